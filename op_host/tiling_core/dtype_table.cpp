@@ -1,0 +1,49 @@
+#include "dtype_table.h"
+
+#include <cstring>
+
+namespace aqo {
+namespace {
+
+// dmax values: seed 004 ("int8 127, hifloat8 32768, float8_e4m3fn 448, float8_e5m2 57344").
+// ATB outTensorType codes: seed 004 (2 int8, 34 hifloat8, 35 float8_e5m2, 36 float8_e4m3fn).
+const DTypeInfo kTable[] = {
+    {DType::FLOAT16, "float16", 2, true, true, 0.0, -1},
+    {DType::BFLOAT16, "bfloat16", 2, true, true, 0.0, -1},
+    {DType::FLOAT32, "float32", 4, true, true, 0.0, -1},
+    {DType::INT8, "int8", 1, false, true, 127.0, 2},
+    {DType::UINT8, "uint8", 1, false, false, 0.0, -1},
+    {DType::INT32, "int32", 4, false, true, 0.0, -1},
+    {DType::HIFLOAT8, "hifloat8", 1, true, true, 32768.0, 34},
+    {DType::FLOAT8_E4M3FN, "float8_e4m3fn", 1, true, true, 448.0, 36},
+    {DType::FLOAT8_E5M2, "float8_e5m2", 1, true, true, 57344.0, 35},
+    {DType::FLOAT8_E4M3FNUZ, "float8_e4m3fnuz", 1, true, true, 0.0, -1},
+    {DType::FLOAT8_E5M2FNUZ, "float8_e5m2fnuz", 1, true, true, 0.0, -1},
+};
+static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(DType::COUNT),
+              "one DTypeInfo per DType, in enum order");
+
+}  // namespace
+
+const DTypeInfo* DTypeTable(size_t* count)
+{
+    if (count != nullptr) {
+        *count = sizeof(kTable) / sizeof(kTable[0]);
+    }
+    return kTable;
+}
+
+const DTypeInfo& GetDTypeInfo(DType t) { return kTable[static_cast<int>(t)]; }
+
+bool DTypeFromName(const char* name, DType* out)
+{
+    for (const DTypeInfo& info : kTable) {
+        if (std::strcmp(info.name, name) == 0) {
+            *out = info.id;
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace aqo
