@@ -3,9 +3,11 @@
 #include <nanobind/stl/string.h>
 
 #include "dtype_table.h"
+#include "registry.h"
 
 namespace nb = nanobind;
 
+namespace {
 void RegisterTables(nb::module_& m)
 {
     m.def(
@@ -29,3 +31,6 @@ void RegisterTables(nb::module_& m)
         },
         "The package's dtype table: one dict per dtype (name, bytes, is_float, is_signed, quant_max, atb_code).");
 }
+
+aqo_bind::Registrar kRegisterTables("tables", &RegisterTables);
+}  // namespace

@@ -1,13 +1,23 @@
-// ascend_quant_ops._native: the compiled core seen from Python. Each area registers its own bindings from its
-// own file (bind_*.cpp); this file only lists them.
+// ascend_quant_ops._native: the compiled core seen from Python. Each bind_*.cpp registers its own group of
+// bindings through registry.h; `_native.binding_groups()` lists what this build contains.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <string>
+#include <vector>
+
+#include "registry.h"
 
 namespace nb = nanobind;
-
-void RegisterTables(nb::module_& m);  // bind_tables.cpp: dtype table
 
 NB_MODULE(_native, m)
 {
     m.doc() = "ascend_quant_ops compiled core: tables, host tiling, AscendC CPU emulator";
-    RegisterTables(m);
+    std::vector<std::string> names;
+    for (const aqo_bind::Entry& e : aqo_bind::Registry()) {
+        e.fn(m);
+        names.emplace_back(e.name);
+    }
+    m.def("binding_groups", [names]() { return names; }, "Names of the binding groups compiled into _native.");
 }

@@ -1,0 +1,69 @@
+// Types every plan shares: the constraint violation a plan reports instead of a plan, and the explanation a
+// plan carries for people and for the validation scripts (cores, work per core, UB map, GM ranges, passes).
+// C++11: included by the CANN op_host adapters.
+#ifndef AQO_TILING_CORE_PLAN_COMMON_H
+#define AQO_TILING_CORE_PLAN_COMMON_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace aqo {
+
+// Why a request was refused. Python turns it into ascend_quant_ops.ConstraintError with the same fields.
+struct ConstraintViolation {
+    std::string op;          // "dynamic_quant" | "qlinear_matmul"
+    std::string argument;    // the argument at fault: "x", "dst_type", "b", ...
+    std::string soc;         // canonical SoC name, empty when SoC-independent
+    std::string constraint;  // what is violated, in words: "float16 tail axis length"
+    std::string limit;       // the limit as text ("<= 26624", "multiple of 32", "int8 | uint8")
+    std::string actual;      // the actual value as text
+    std::string suggestion;  // what would work ("largest bfloat16 tail on ascend910b is 7552")
+    bool is_dtype = false;   // a dtype refusal (Python raises DTypeError)
+};
+
+// One unified-buffer allocation of a plan, as the kernel makes it (TPipe::InitBuffer order).
+struct UbBuffer {
+    std::string name;     // "x_in", "work_f32", ...
+    uint32_t offset = 0;  // bytes from the start of UB; 32-byte aligned
+    uint32_t bytes = 0;   // bytes per slot; a multiple of 32
+    uint32_t slots = 1;   // queue depth (2 = double buffered)
+};
+
+// A contiguous byte range of a GM tensor that one core reads or writes.
+struct GmRange {
+    std::string tensor;  // "x", "y", "scale", "a", ...
+    uint32_t core = 0;
+    uint64_t begin = 0;  // byte offsets into the tensor, [begin, end)
+    uint64_t end = 0;
+    bool write = false;
+};
+
+// A contiguous range of work items of one core: rows for DynamicQuant, output tiles for QLinearMatMul.
+struct CoreWork {
+    uint32_t core = 0;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+};
+
+struct PlanExplanation {
+    std::string soc;
+    std::string mode;               // e.g. "single_pass", "row_resident_chunked", "multi_pass"
+    uint32_t core_capacity = 0;     // cores available
+    uint32_t used_cores = 0;        // block dim
+    uint32_t ub_capacity = 0;       // bytes
+    std::string work_unit;          // "row", "output element", ...
+    uint64_t total_work = 0;        // in work units
+    std::vector<CoreWork> work;     // per core, covering [0, total_work) exactly once
+    std::vector<UbBuffer> ub;       // every buffer of one core
+    std::vector<GmRange> gm;        // every planned GM access
+    uint32_t passes = 1;            // reads of the input per element (2 = multi-pass)
+    std::vector<std::string> notes; // human-readable decisions ("double buffering off: does not fit")
+};
+
+inline uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+inline uint64_t CeilDiv(uint64_t v, uint64_t d) { return (v + d - 1) / d; }
+
+}  // namespace aqo
+
+#endif  // AQO_TILING_CORE_PLAN_COMMON_H
