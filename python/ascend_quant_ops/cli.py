@@ -1,0 +1,105 @@
+"""Command line: `python -m ascend_quant_ops` or `aqo`.
+
+    aqo info                      versions, backends (usable or why not), the SoC table
+    aqo demo [--backend B] [--soc S]   both operators on the spec examples, inputs and outputs printed
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+import numpy as np
+
+
+def _version(module: str) -> str:
+    # torch is probed in a way that survives a broken torch_npu (autoload off, failure reported, not raised)
+    try:
+        mod = importlib.import_module(module)
+    except Exception as exc:  # noqa: BLE001 - report any import failure as text
+        return f"not usable ({type(exc).__name__}: {exc})".splitlines()[0][:120]
+    return getattr(mod, "__version__", "installed")
+
+
+def cmd_info(args) -> int:
+    import ascend_quant_ops as aqo
+
+    info = {
+        "ascend_quant_ops": aqo.__version__,
+        "python": sys.version.split()[0],
+        "versions": {m: _version(m) for m in ("numpy", "ml_dtypes", "en_dtypes", "torch", "onnxruntime")},
+        "backends": aqo.backend_info(),
+    }
+    try:
+        info["socs"] = aqo.soc_table()
+    except Exception as exc:  # noqa: BLE001
+        info["socs"] = f"unavailable: {exc}"
+    if args.json:
+        print(json.dumps(info, indent=2, default=str))
+        return 0
+    print(f"ascend_quant_ops {info['ascend_quant_ops']} (python {info['python']})")
+    for m, v in info["versions"].items():
+        print(f"  {m:12s} {v}")
+    print("backends:")
+    for name, b in info["backends"].items():
+        print(f"  {name:9s} {'usable' if b['usable'] else 'NOT usable'}: {b['reason']}")
+    print("SoCs:")
+    socs = info["socs"]
+    if isinstance(socs, str):
+        print("  " + socs)
+    else:
+        for row in socs:
+            print("  " + ", ".join(f"{k}={v}" for k, v in row.items()))
+    return 0
+
+
+def _show(name: str, a) -> None:
+    a = np.asarray(a)
+    body = np.array2string(a, max_line_width=110, precision=8, separator=", ")
+    print(f"{name} ({a.dtype}, shape {list(a.shape)}) =\n{body}")
+
+
+def cmd_demo(args) -> int:
+    import ascend_quant_ops as aqo
+    from ascend_quant_ops import examples as ex
+
+    kw = {"backend": args.backend}
+    if args.soc:
+        kw["soc"] = args.soc
+    print(f"== DynamicQuant, seed 004 example (backend {args.backend}{', soc ' + args.soc if args.soc else ''})")
+    _show("x", ex.SEED_004_X)
+    y, scale = aqo.dynamic_quant(ex.SEED_004_X, **kw)
+    _show("y", y)
+    _show("scale", scale)
+    ok_dq = np.array_equal(y, ex.SEED_004_Y)
+    print(f"y matches the spec: {ok_dq}")
+
+    print(f"\n== QLinearMatMul, ONNX example (2-D uint8, per-tensor)")
+    for k, v in ex.ONNX_2D_UINT8.items():
+        _show(k, v)
+    y = aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw)
+    _show("y", y)
+    ok_qmm = np.array_equal(y, ex.ONNX_2D_UINT8_Y)
+    print(f"y matches the spec: {ok_qmm}")
+    return 0 if (ok_dq and ok_qmm) else 1
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="aqo", description="ascend-quant-ops command line")
+    sub = parser.add_subparsers(dest="command", required=True)
+    p = sub.add_parser("info", help="versions, backends, SoC table")
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+    p.set_defaults(func=cmd_info)
+    p = sub.add_parser("demo", help="run both operators on the spec examples")
+    p.add_argument("--backend", default="auto", choices=["auto", "cpu", "emulator", "npu"])
+    p.add_argument("--soc", default=None, help="ascend910b | ascend310p | ascend910_95 (alias ascend950)")
+    p.set_defaults(func=cmd_demo)
+    args = parser.parse_args(argv)
+    from .errors import AqoError
+
+    try:
+        return args.func(args)
+    except AqoError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2

@@ -1,0 +1,26 @@
+"""The spec examples, as data: used by the CLI demo and by the conformance tests.
+
+SEED_004: ATB DynamicQuant example (seed 004; its input is float16, the "(float8)" label is a typo).
+ONNX_2D_UINT8: the QLinearMatMul example of the ONNX operator documentation (2-D, uint8, per-tensor).
+"""
+import numpy as np
+
+SEED_004_X = np.array(
+    [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+     [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]], dtype=np.float16)
+SEED_004_Y = np.array(
+    [[[56, 72, 127, 64], [78, 127, -37, -31]],
+     [[-17, 6, 32, 127], [-32, 127, 61, -14]]], dtype=np.int8)
+SEED_004_SCALE = np.array([[0.09442668, 0.12044784], [0.11897146, 0.0952879]], dtype=np.float32)
+
+ONNX_2D_UINT8 = dict(
+    a=np.array([[208, 236, 0, 238], [3, 214, 255, 29]], dtype=np.uint8),
+    a_scale=np.array(0.0066, dtype=np.float32),
+    a_zero_point=np.array(113, dtype=np.uint8),
+    b=np.array([[152, 51, 244], [60, 26, 255], [0, 127, 246], [127, 254, 247]], dtype=np.uint8),
+    b_scale=np.array(0.00705, dtype=np.float32),
+    b_zero_point=np.array(114, dtype=np.uint8),
+    y_scale=np.array(0.0107, dtype=np.float32),
+    y_zero_point=np.array(118, dtype=np.uint8),
+)
+ONNX_2D_UINT8_Y = np.array([[168, 115, 255], [1, 66, 151]], dtype=np.uint8)
