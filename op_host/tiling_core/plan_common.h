@@ -23,11 +23,20 @@ struct ConstraintViolation {
 };
 
 // One unified-buffer allocation of a plan, as the kernel makes it (TPipe::InitBuffer order).
+// The slots of a buffer are contiguous: it occupies [offset, offset + bytes * slots).
 struct UbBuffer {
     std::string name;     // "x_in", "work_f32", ...
     uint32_t offset = 0;  // bytes from the start of UB; 32-byte aligned
     uint32_t bytes = 0;   // bytes per slot; a multiple of 32
     uint32_t slots = 1;   // queue depth (2 = double buffered)
+};
+
+// A GM tensor a plan touches, with its size, so that the validation scripts can check every GmRange lies inside
+// it and that every output byte is written (by exactly one core).
+struct GmTensor {
+    std::string name;     // matches GmRange::tensor: "x", "y", "scale", "workspace", ...
+    uint64_t bytes = 0;   // size of the tensor in bytes
+    bool output = false;  // written by the kernel: its write ranges must cover [0, bytes)
 };
 
 // A contiguous byte range of a GM tensor that one core reads or writes.
@@ -57,6 +66,8 @@ struct PlanExplanation {
     std::vector<CoreWork> work;     // per core, covering [0, total_work) exactly once
     std::vector<UbBuffer> ub;       // every buffer of one core
     std::vector<GmRange> gm;        // every planned GM access
+    std::vector<GmTensor> tensors;  // every GM tensor named in gm, with its size
+    uint64_t balance_unit = 0;      // a core has at most this many work units more than another (0 = not claimed)
     uint32_t passes = 1;            // reads of the input per element (2 = multi-pass)
     std::vector<std::string> notes; // human-readable decisions ("double buffering off: does not fit")
 };

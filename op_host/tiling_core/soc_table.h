@@ -1,0 +1,131 @@
+// The one table of SoC facts the package knows: UB size, core counts, DataCopyPad, alignment, float overflow
+// mode, which dtypes each operator accepts on each SoC, and the documented DynamicQuant limits of seed 004.
+// The tiling plans, the constraint checks, the CANN adapters and Python (through _native.soc_table()) read this
+// table; nothing else may restate these numbers.
+//
+// Sources: FACTS 1 (core counts and UB from CANN 8.1.RC1 data/platform_config/*.ini), FACTS 3 (cube dtypes),
+// seed 004 (DynamicQuant per-SoC limits).
+//
+// C++11: included by the CANN op_host adapters.
+#ifndef AQO_TILING_CORE_SOC_TABLE_H
+#define AQO_TILING_CORE_SOC_TABLE_H
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "dtype_table.h"
+#include "plan_common.h"
+
+namespace aqo {
+
+enum class Soc : int32_t { ASCEND910B = 0, ASCEND310P, ASCEND910_95, COUNT };
+
+// The operator a request is for; picks the kernel's core kind and the error's op name.
+enum class OpKind : int32_t { DYNAMIC_QUANT = 0, QLINEAR_MATMUL };
+
+// "dynamic_quant" | "qlinear_matmul": the Python op name, used in every ConstraintViolation.
+const char* OpName(OpKind op);
+
+// A set of dtypes as a bit mask: bit static_cast<int>(DType) set = member.
+typedef uint32_t DTypeSet;
+inline DTypeSet DTypeBit(DType t) { return static_cast<DTypeSet>(1u) << static_cast<int>(t); }
+inline bool DTypeSetHas(DTypeSet s, DType t) { return (s & DTypeBit(t)) != 0; }
+// "int8 | uint8" (table order); "none" for the empty set.
+std::string DTypeSetText(DTypeSet s);
+
+// Everything the tiling core needs to know about one SoC. Core counts and UB size are the table defaults; a
+// caller may override them (SocOverrides) with what the device reports at run time.
+struct SocSpec {
+    Soc id;
+    const char* name;     // canonical name: "ascend910b", "ascend310p", "ascend910_95"
+    const char* variant;  // the name the spec was resolved from when it was a variant ("ascend910b3"), else name
+
+    // Cores and memory (FACTS 1).
+    uint32_t ai_cores;       // ai_core_cnt of the platform config (910b/950: = cube cores; 310p: coupled AI cores)
+    uint32_t cube_cores;     // cube cores (310p: the AI cores, cube and vector coupled)
+    uint32_t vector_cores;   // vector cores (910b/950: 2 per cube core; 310p: 7 vector-only cores, Cast unsupported)
+    bool split_architecture; // separate cube and vector cores, 1 cube : 2 vector (910b, 950)
+    uint32_t ub_bytes;       // unified buffer per core
+
+    // The block-dim capacity of each operator's kernel: the cores it is launched on.
+    // DynamicQuant: the vector cores on 910b/950; the AI cores on 310p (Cast is unsupported on the 310p
+    // vector-only cores, FACTS 1). QLinearMatMul: the cube cores (each with its vector cores for the epilogue on
+    // split architectures); the AI cores on 310p. SocOverrides::core_num replaces both.
+    uint32_t dynamic_quant_cores;
+    uint32_t qlinear_matmul_cores;
+
+    // Data movement (FACTS 1, FACTS 3).
+    bool has_data_copy_pad;      // false on 310p: every GM<->UB copy is a whole number of 32-byte blocks
+    uint32_t ub_align_bytes;     // UB buffer addresses and vector operands: 32-byte aligned
+    uint32_t copy_block_bytes;   // DataCopy length unit: 32 bytes
+    bool saturation_only_float;  // 310p: Inf -> max, NaN -> 0 (no IEEE Inf/NaN mode)
+    bool has_bfloat16;
+
+    // DynamicQuant (seed 004, and what our kernel implements).
+    DTypeSet dq_x_dtypes;            // x dtypes
+    DTypeSet dq_dst_dtypes;          // dst_type (y dtype)
+    uint32_t dq_min_rank;            // 2 on every SoC
+    uint32_t dq_max_tail_float16;    // tail (last axis) limit for float16 x; 0 = no documented limit
+    uint32_t dq_max_tail_bfloat16;   // the same for bfloat16 x; 0 = no documented limit
+    uint32_t dq_tail_multiple;       // the tail must be a multiple of this many elements (310p: 32; else 1)
+    bool dq_asymmetric_implemented;  // false everywhere: seed 004 "symmetric only", and our kernel has no offset
+    bool dq_smooth_implemented;      // smooth_scales [H] multiplied into x before the max (FACTS 4, OPSNN)
+
+    // QLinearMatMul (FACTS 3: cube dtypes; uint8 operands reach an int8 cube through v ^ 0x80, zp - 128).
+    DTypeSet qmm_a_dtypes;
+    DTypeSet qmm_b_dtypes;
+    DTypeSet qmm_y_dtypes;
+    bool qmm_uint8_by_xor;           // uint8 operands are mapped to int8 exactly (the cube has no uint8 path)
+    bool qmm_mixed_int_float8;       // false: the cube multiplies int8 x int8 or float8 x float8, never a mix
+};
+
+// A device-reported core count and UB size replacing the table defaults; 0 = keep the table value.
+struct SocOverrides {
+    uint32_t core_num = 0;  // block-dim capacity of the operator's kernel (GetCoreNumAiv / GetCoreNumAic)
+    uint32_t ub_size = 0;   // bytes (GetCoreMemSize(UB)); must be a multiple of 32
+};
+
+// Canonical table entries, in enum order.
+const SocSpec* SocTable(size_t* count);
+const SocSpec& GetSocSpec(Soc id);
+
+// Resolves a SoC name: canonical names, "ascend950" (= ascend910_95), and the variants of the platform configs
+// (ascend910b1..b4, ascend910b2c, ascend910b4-1, ascend310p1/p3/p5/p7) with their own core counts. Case and a
+// leading "Ascend" capital do not matter. Returns false when the name is unknown.
+bool SocFromName(const char* name, SocSpec* out);
+
+// Every name SocFromName accepts, canonical names first; "ascend910b, ascend310p, ascend910_95, ascend950, ...".
+std::string KnownSocNames();
+// The accepted names as a list (for Python).
+const char* const* SocNameList(size_t* count);
+
+// The maximum override values accepted; anything larger is a typo, not a device.
+const uint32_t kMaxCoreNumOverride = 4096;
+const uint32_t kMinUbSizeOverride = 1024;
+const uint32_t kMaxUbSizeOverride = 16u * 1024u * 1024u;
+
+// Applies overrides to a resolved spec. Returns false with a complete violation (argument "core_num" or
+// "ub_size") when an override is out of range.
+bool ApplySocOverrides(const SocOverrides& overrides, OpKind op, SocSpec* spec, ConstraintViolation* violation);
+
+// SocFromName + ApplySocOverrides, for the plans: an unknown name gives a violation (argument "soc") that lists
+// the known names.
+bool ResolveSoc(const char* name, const SocOverrides& overrides, OpKind op, SocSpec* out,
+                ConstraintViolation* violation);
+
+// The block-dim capacity of `op` on `spec` (dynamic_quant_cores or qlinear_matmul_cores).
+inline uint32_t KernelCores(const SocSpec& spec, OpKind op)
+{
+    return op == OpKind::DYNAMIC_QUANT ? spec.dynamic_quant_cores : spec.qlinear_matmul_cores;
+}
+
+// The tail limit of seed 004 for x dtype `x` on `spec` (0 = none).
+inline uint32_t DynamicQuantMaxTail(const SocSpec& spec, DType x)
+{
+    return x == DType::BFLOAT16 ? spec.dq_max_tail_bfloat16 : (x == DType::FLOAT16 ? spec.dq_max_tail_float16 : 0);
+}
+
+}  // namespace aqo
+
+#endif  // AQO_TILING_CORE_SOC_TABLE_H
