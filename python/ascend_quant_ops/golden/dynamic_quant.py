@@ -1,0 +1,167 @@
+"""DynamicQuant, the CPU reference: per-row (per-token) dynamic quantization of the last axis.
+
+Spec: ATB DynamicQuant (seed 004); asymmetric mode and smooth scales from OPSNN DynamicQuantV2. The kernels
+compute exactly this (docs/design.md, "DynamicQuant arithmetic").
+
+Inputs
+    x              float16 or bfloat16 ndarray of shape [d0, ..., dn-1, H], rank >= 2 (any strides).
+    smooth_scales  optional ndarray of shape [H] and x's dtype; multiplies every row before quantization.
+    dst_type       int8, hifloat8, float8_e4m3fn or float8_e5m2: a name, a numpy dtype, or ATB's
+                   outTensorType code (2, 34, 35, 36).
+    asymmetric     False: symmetric (returns y, scale); True: asymmetric (returns y, scale, offset).
+
+Outputs
+    y              shape of x, dtype dst_type (hifloat8 is en_dtypes.hifloat8).
+    scale, offset  float32, shape [d0, ..., dn-1]: one value per row.
+
+Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in this order, per row r = x[..., :]:
+
+    v      = float32(r) * float32(smooth)           (v = float32(r) without smooth scales)
+  symmetric:
+    m      = max(|v|)
+    scale  = m / dmax                               (float32 division, not a multiply by 1/dmax)
+    q      = v / scale
+  asymmetric (OPSNN):
+    scale  = (max(v) - min(v)) / (qmax - qmin)
+    offset = qmax - max(v) / scale
+    q      = v / scale + offset                     (division, then addition: two roundings)
+
+  dmax = qmax is the type's quantization maximum (int8 127, hifloat8 32768, float8_e4m3fn 448,
+  float8_e5m2 57344; the dtype table is the source). qmin is the type's minimum for int8 (-128) and -dmax for
+  the float types, so qmax - qmin is 255, 65536, 896 and 114688 (as OPSNN's 950 kernels use).
+
+  Conversion of q to dst_type:
+    int8                 round half to even, then clip to [-128, 127]
+    float8_e4m3fn / e5m2 clip to [-dmax, dmax], then round to nearest even
+    hifloat8             clip to [-32768, 32768], then round to nearest, ties away from zero
+  Clipping first makes the casts saturate as the 950 hardware does (ml_dtypes and en_dtypes do not saturate:
+  e4m3fn overflow gives NaN, hifloat8 overflow gives Inf).
+
+Edge cases
+  * Zero scale. A row whose scale is 0 gives y = 0 (and offset = 0): all-zero rows, in asymmetric mode every
+    constant row (max(v) == min(v), where the formula would divide by 0), and rows so tiny that the float32
+    division underflows to 0 (only possible with bfloat16 products below about 2^-149 * dmax). For such rows
+    y * scale (or (y - offset) * scale) dequantizes to 0, as it must with scale 0.
+  * NaN and Inf follow IEEE arithmetic through the formulas above; nothing is replaced before the cast.
+    Symmetric: a row containing NaN has scale NaN and every y NaN; a row containing +-Inf and no NaN has
+    scale +Inf, its finite elements give 0 and its infinite ones NaN (Inf / Inf).
+    Asymmetric: a row containing NaN has scale and offset NaN; a row with +Inf has scale +Inf and offset NaN
+    (Inf / Inf), so all its y are NaN; a row with -Inf and a finite maximum has scale +Inf, offset qmax,
+    finite elements give qmax and -Inf gives NaN.
+    A NaN y element becomes 0 for int8 and the positive NaN code for the float types (0x7F float8_e4m3fn,
+    0x7E float8_e5m2, 0x80 hifloat8). Non-finite smooth scales enter through v the same way (0 * Inf = NaN).
+  * Empty tensors. Rows with H = 0 have no element: they are zero rows (scale 0, offset 0) and y is empty.
+    Zero rows ([0, H]) give empty y, scale and offset.
+
+Bad input raises ascend_quant_ops.errors.DTypeError (dtypes) or ConstraintError (everything else), naming the
+argument, what was expected and what was given.
+"""
+from __future__ import annotations
+
+from typing import Optional, Tuple, Union
+
+import numpy as np
+
+from .. import dtypes
+from ..errors import ConstraintError
+
+OP = "dynamic_quant"
+
+
+def dynamic_quant(
+    x: np.ndarray,
+    smooth_scales: Optional[np.ndarray] = None,
+    *,
+    dst_type="int8",
+    asymmetric: bool = False,
+) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """Quantize each row of x's last axis; see the module docstring for the exact arithmetic."""
+    dst = _validate(x, smooth_scales, dst_type, asymmetric)
+    qmax = np.float32(dtypes.dmax(dst))
+    qmin = _quant_min(dst, qmax)
+
+    row_shape = x.shape[:-1]
+    v = x.astype(np.float32).reshape(-1, x.shape[-1])  # a fresh contiguous copy: worked on in place
+    if smooth_scales is not None:
+        np.multiply(v, smooth_scales.astype(np.float32), out=v)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        row_max, row_min = _row_max_min(v)
+        if asymmetric:
+            scale = (row_max - row_min) / (qmax - qmin)
+            offset = qmax - row_max / scale
+        else:
+            scale = np.maximum(row_max, -row_min) / qmax  # max|v|, NaN-propagating
+            offset = None
+        zero_rows = scale == 0
+        np.divide(v, scale[:, None], out=v)
+        if asymmetric:
+            offset[zero_rows] = 0
+            np.add(v, offset[:, None], out=v)
+        v[zero_rows] = 0
+        y = _convert(v, dst, qmin, qmax, suspect_rows=~np.isfinite(scale if offset is None else scale + offset))
+
+    y = y.reshape(x.shape)
+    scale = scale.reshape(row_shape)
+    if asymmetric:
+        return y, scale, offset.reshape(row_shape)
+    return y, scale
+
+
+def _row_max_min(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """Per-row max and min (NaN if the row holds a NaN); 0 for rows without elements (H = 0)."""
+    if v.shape[1] == 0:
+        zeros = np.zeros(v.shape[0], np.float32)
+        return zeros, zeros.copy()
+    return v.max(axis=1), v.min(axis=1)
+
+
+def _quant_min(dst: str, qmax: np.float32) -> np.float32:
+    """Lowest value of the asymmetric range: the integer type's minimum, -dmax for the float types."""
+    if dtypes.TABLE[dst]["is_float"]:
+        return -qmax
+    return np.float32(np.iinfo(dtypes.numpy_dtype(dst)).min)
+
+
+def _convert(q: np.ndarray, dst: str, qmin: np.float32, qmax: np.float32, suspect_rows: np.ndarray) -> np.ndarray:
+    """float32 q (modified in place) -> dst, with the rounding and clipping of the module docstring.
+
+    Only rows with a non-finite scale or offset can hold NaN; they are the only ones inspected for it.
+    """
+    if suspect_rows.any():
+        rows = q[suspect_rows]
+        # int8 has no NaN: 0. Float types: a positive NaN, so that the code does not depend on the sign
+        # the division happened to produce.
+        rows[np.isnan(rows)] = 0 if not dtypes.TABLE[dst]["is_float"] else np.nan
+        q[suspect_rows] = rows
+    if dtypes.TABLE[dst]["is_float"]:
+        np.clip(q, -qmax, qmax, out=q)
+    else:
+        np.rint(q, out=q)  # round half to even
+        np.clip(q, qmin, qmax, out=q)
+    return q.astype(dtypes.numpy_dtype(dst))
+
+
+def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
+    """Check every argument; return the canonical dst_type name."""
+    if not isinstance(x, np.ndarray):
+        raise ConstraintError(OP, "x", "must be a numpy ndarray", expected="numpy.ndarray",
+                              actual=type(x).__name__,
+                              suggestion="Use ascend_quant_ops.dynamic_quant for torch tensors.")
+    x_type = dtypes.parse_dtype(x.dtype, op=OP, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
+    if x.ndim < 2:
+        raise ConstraintError(OP, "x", "rank must be at least 2 (rows x last axis)", limit=2,
+                              actual=f"rank {x.ndim}, shape {list(x.shape)}",
+                              suggestion="Reshape a vector of H elements to [1, H].")
+    if smooth_scales is not None:
+        if not isinstance(smooth_scales, np.ndarray):
+            raise ConstraintError(OP, "smooth_scales", "must be a numpy ndarray or None",
+                                  expected="numpy.ndarray", actual=type(smooth_scales).__name__)
+        dtypes.parse_dtype(smooth_scales.dtype, op=OP, argument="smooth_scales", allowed=(x_type,))
+        if smooth_scales.shape != (x.shape[-1],):
+            raise ConstraintError(OP, "smooth_scales", "shape must be [H], H = the last dimension of x",
+                                  expected=[x.shape[-1]], actual=list(smooth_scales.shape))
+    if not isinstance(asymmetric, (bool, np.bool_)):
+        raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
+                              actual=repr(asymmetric))
+    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")
