@@ -75,9 +75,9 @@ def _on_npu(*tensors: Any) -> bool:
 
 
 def _resolve_soc(soc: Optional[str], op: str, backend: str) -> Optional[str]:
-    from . import tiling
-
     if soc is not None:
+        from . import tiling
+
         return tiling.canonical_soc(soc, op=op)
     if backend == "npu":
         from . import npu
@@ -170,9 +170,11 @@ def _check_dq_plan(shape, x_dtype, dst, smooth, asymmetric, soc) -> None:
 
 
 def _torch_ops_available() -> bool:
+    # Any failure counts, not only ImportError: with a broken torch_npu installed, `import torch` itself raises
+    # RuntimeError (FACTS 9), and the numpy path must still work.
     try:
         from . import torch_ops  # noqa: F401
-    except ImportError:
+    except Exception:  # noqa: BLE001
         return False
     return True
 

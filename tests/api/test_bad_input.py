@@ -1,0 +1,140 @@
+"""Bad input through the public API: every case gives a typed error that names the op and the argument, with
+the expected value (or limit) and the actual one. SoC cases also name the SoC."""
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_quant_ops as aqo
+from ascend_quant_ops import ConstraintError, DTypeError
+
+F16 = np.float16
+BF16 = ml_dtypes.bfloat16
+
+
+def x16(*shape, dtype=F16):
+    return (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3).astype(dtype)
+
+
+def dq(x, *args, **kw):
+    return lambda: aqo.dynamic_quant(x, *args, **kw)
+
+
+def qmm_args(M=2, K=4, N=3, a_dtype=np.uint8, b_dtype=np.uint8, y_dtype=np.uint8):
+    return dict(
+        a=np.ones((M, K), a_dtype), a_scale=np.float32(0.5), a_zero_point=a_dtype(1),
+        b=np.ones((K, N), b_dtype), b_scale=np.float32(0.25), b_zero_point=b_dtype(2),
+        y_scale=np.float32(2.0), y_zero_point=y_dtype(3))
+
+
+def qmm(**changes):
+    def call():
+        kw = qmm_args()
+        soc = changes.pop("soc", None)
+        kw.update(changes)
+        extra = {"soc": soc} if soc else {}
+        return aqo.qlinear_matmul(**kw, **extra)
+    return call
+
+
+def np_arr(v, dtype):
+    return np.array(v, dtype=dtype)
+
+
+# (id, call, error type, acceptable argument names)
+CASES = [
+    # ---------------------------------------------------------------- dynamic_quant
+    ("dq-x-float32", dq(x16(2, 4, dtype=np.float32)), DTypeError, {"x"}),
+    ("dq-x-int8", dq(x16(2, 4, dtype=np.int8)), DTypeError, {"x"}),
+    ("dq-x-rank1", dq(x16(8)), ConstraintError, {"x"}),
+    ("dq-x-rank0", dq(np.float16(1.0)), ConstraintError, {"x"}),
+    ("dq-x-list", dq([[1.0, 2.0]]), ConstraintError, {"x"}),
+    ("dq-x-none", dq(None), ConstraintError, {"x"}),
+    ("dq-smooth-shape", dq(x16(2, 4), x16(5)[None][0]), ConstraintError, {"smooth_scales"}),
+    ("dq-smooth-rank2", dq(x16(2, 4), x16(1, 4)), ConstraintError, {"smooth_scales"}),
+    ("dq-smooth-dtype", dq(x16(2, 4), np.ones(4, np.float32)), DTypeError, {"smooth_scales"}),
+    ("dq-dst-name", dq(x16(2, 4), dst_type="int4"), DTypeError, {"dst_type"}),
+    ("dq-dst-atb-code", dq(x16(2, 4), dst_type=3), DTypeError, {"dst_type"}),
+    ("dq-dst-float32", dq(x16(2, 4), dst_type=np.float32), DTypeError, {"dst_type"}),
+    ("dq-asym-fp8", dq(x16(2, 4), dst_type="float8_e4m3fn", asymmetric=True), ConstraintError,
+     {"asymmetric", "dst_type"}),
+    ("dq-asym-not-bool", dq(x16(2, 4), asymmetric="yes"), ConstraintError, {"asymmetric"}),
+    ("dq-backend", dq(x16(2, 4), backend="gpu"), ConstraintError, {"backend"}),
+    ("dq-soc-unknown", dq(x16(2, 4), soc="ascend999"), ConstraintError, {"soc"}),
+    ("dq-quant-mode", dq(x16(2, 4), quant_mode="pertensor"), ConstraintError, {"quant_mode"}),
+    ("dq-310p-bf16", dq(x16(2, 32, dtype=BF16), soc="ascend310p"), ConstraintError, {"x"}),
+    ("dq-310p-unaligned", dq(x16(2, 40), soc="ascend310p"), ConstraintError, {"x"}),
+    ("dq-310p-too-long", dq(x16(2, 4128), soc="ascend310p"), ConstraintError, {"x"}),
+    ("dq-910b-f16-too-long", dq(x16(1, 26625), soc="ascend910b"), ConstraintError, {"x"}),
+    ("dq-910b-bf16-too-long", dq(x16(1, 7553, dtype=BF16), soc="ascend910b"), ConstraintError, {"x"}),
+    ("dq-910b-hif8", dq(x16(2, 16), dst_type="hifloat8", soc="ascend910b"), ConstraintError, {"dst_type"}),
+    ("dq-910-95-rank1", dq(x16(16), soc="ascend910_95"), ConstraintError, {"x"}),
+    # ---------------------------------------------------------------- qlinear_matmul
+    ("qmm-k-mismatch", qmm(b=np.ones((5, 3), np.uint8)), ConstraintError, {"a", "b"}),
+    ("qmm-a-float32", qmm(a=np.ones((2, 4), np.float32)), DTypeError, {"a"}),
+    ("qmm-a-int32", qmm(a=np.ones((2, 4), np.int32)), DTypeError, {"a"}),
+    ("qmm-a-zp-dtype", qmm(a_zero_point=np.int8(1)), DTypeError, {"a_zero_point"}),
+    ("qmm-b-zp-dtype", qmm(b_zero_point=np.int8(1)), DTypeError, {"b_zero_point"}),
+    ("qmm-y-zp-float", qmm(y_zero_point=np.float32(3)), DTypeError, {"y_zero_point"}),
+    ("qmm-a-scale-int", qmm(a_scale=np.int32(1)), DTypeError, {"a_scale"}),
+    ("qmm-b-scale-float64", qmm(b_scale=np.float64(0.25)), DTypeError, {"b_scale"}),
+    ("qmm-y-scale-zero", qmm(y_scale=np.float32(0.0)), ConstraintError, {"y_scale"}),
+    ("qmm-a-scale-nan", qmm(a_scale=np.float32("nan")), ConstraintError, {"a_scale"}),
+    ("qmm-b-scale-inf", qmm(b_scale=np.float32("inf")), ConstraintError, {"b_scale"}),
+    ("qmm-a-scale-along-k", qmm(a_scale=np.full(4, 0.5, np.float32), a_zero_point=np.ones(4, np.uint8)),
+     ConstraintError, {"a_scale", "a_zero_point"}),
+    ("qmm-b-scale-along-k", qmm(b_scale=np.full((4, 1), 0.5, np.float32), b_zero_point=np.ones((4, 1), np.uint8)),
+     ConstraintError, {"b_scale", "b_zero_point"}),
+    ("qmm-a-scale-zp-shape", qmm(a_scale=np.full(2, 0.5, np.float32), a_zero_point=np.uint8(1)),
+     ConstraintError, {"a_scale", "a_zero_point"}),
+    ("qmm-batch-broadcast", qmm(a=np.ones((2, 2, 4), np.uint8), b=np.ones((3, 4, 3), np.uint8)),
+     ConstraintError, {"a", "b"}),
+    ("qmm-a-rank0", qmm(a=np.uint8(1)), ConstraintError, {"a"}),
+    ("qmm-soc-fp8-910b", lambda: aqo.qlinear_matmul(
+        **{**qmm_args(), "a": np.ones((2, 4), ml_dtypes.float8_e4m3fn),
+           "a_zero_point": ml_dtypes.float8_e4m3fn(0)}, soc="ascend910b"), DTypeError, {"a"}),
+    ("qmm-soc-fnuz", lambda: aqo.qlinear_matmul(
+        **{**qmm_args(), "b": np.ones((4, 3), ml_dtypes.float8_e5m2fnuz),
+           "b_zero_point": ml_dtypes.float8_e5m2fnuz(0)}, soc="ascend910_95"), DTypeError, {"b"}),
+    ("qmm-backend", lambda: aqo.qlinear_matmul(**qmm_args(), backend="tpu"), ConstraintError, {"backend"}),
+]
+
+SOC_CASES = {c[0] for c in CASES if "soc=" in repr(c) or c[0].startswith(("dq-310p", "dq-910"))}
+
+
+def test_at_least_30_distinct_cases():
+    assert len({c[0] for c in CASES}) == len(CASES) >= 30
+
+
+@pytest.mark.parametrize("case_id,call,exc_type,arguments", CASES, ids=[c[0] for c in CASES])
+def test_bad_input(case_id, call, exc_type, arguments):
+    with pytest.raises(exc_type) as info:
+        call()
+    err = info.value
+    assert err.op in ("dynamic_quant", "qlinear_matmul")
+    assert err.op == ("dynamic_quant" if case_id.startswith("dq") else "qlinear_matmul")
+    assert err.argument in arguments, (err.argument, str(err))
+    msg = str(err)
+    assert err.op in msg and err.argument in msg
+    assert err.actual is not None, msg
+    assert err.expected is not None or err.limit is not None, msg
+    if case_id.startswith(("dq-310p", "dq-910")):
+        assert err.soc and err.soc in msg
+
+
+def test_soc_limit_error_names_limit_and_suggestion():
+    with pytest.raises(ConstraintError) as info:
+        aqo.dynamic_quant(x16(1, 7553, dtype=BF16), soc="ascend910b")
+    err = info.value
+    assert err.soc == "ascend910b"
+    assert "7552" in str(err.limit) and "7553" in str(err.actual)
+    assert err.suggestion and "7552" in err.suggestion
+
+
+def test_dtype_errors_are_also_type_errors():
+    with pytest.raises(TypeError):
+        aqo.dynamic_quant(x16(2, 4, dtype=np.float32))
+
+
+def test_unknown_keyword_is_a_type_error():
+    with pytest.raises(TypeError):
+        aqo.dynamic_quant(x16(2, 4), smoothing=1.0)
