@@ -1,0 +1,121 @@
+"""The public API's plumbing: input kinds, dtype spellings, backends, SoC checks. Values are checked against the
+spec examples (seed 004, the ONNX example), never against the package's own output."""
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+
+import ascend_quant_ops as aqo
+from ascend_quant_ops import BackendUnavailableError, ConstraintError, examples as ex
+
+
+def test_seed_004_numpy():
+    y, scale = aqo.dynamic_quant(ex.SEED_004_X)
+    assert y.dtype == np.int8 and np.array_equal(y, ex.SEED_004_Y)
+    assert scale.dtype == np.float32 and scale.shape == (2, 2)
+    # within one float32 ulp of the spec's printed scales
+    assert np.all(np.abs(scale - ex.SEED_004_SCALE) <= np.spacing(ex.SEED_004_SCALE))
+
+
+def test_seed_004_torch_in_torch_out():
+    y, scale = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X))
+    assert isinstance(y, torch.Tensor) and y.dtype == torch.int8
+    assert isinstance(scale, torch.Tensor) and scale.dtype == torch.float32
+    assert np.array_equal(y.numpy(), ex.SEED_004_Y)
+
+
+@pytest.mark.parametrize("dst", ["int8", np.int8, torch.int8, 2])
+def test_dst_type_spellings_int8(dst):
+    y, _ = aqo.dynamic_quant(ex.SEED_004_X, dst_type=dst)
+    assert np.array_equal(np.asarray(y), ex.SEED_004_Y)
+
+
+@pytest.mark.parametrize("dst,np_type", [
+    ("float8_e4m3fn", ml_dtypes.float8_e4m3fn), (36, ml_dtypes.float8_e4m3fn), (torch.float8_e4m3fn, ml_dtypes.float8_e4m3fn),
+    ("float8_e5m2", ml_dtypes.float8_e5m2), (35, ml_dtypes.float8_e5m2), (torch.float8_e5m2, ml_dtypes.float8_e5m2),
+    ("hifloat8", None), (34, None)])
+def test_dst_type_spellings_8bit_floats(dst, np_type):
+    y, scale = aqo.dynamic_quant(ex.SEED_004_X, dst_type=dst)
+    if np_type is None:
+        assert y.dtype.name == "hifloat8"
+    else:
+        assert y.dtype == np.dtype(np_type)
+    # the row maximum always maps to +-dmax exactly
+    dmax = {"float8_e4m3fn": 448.0, "float8_e5m2": 57344.0, "hifloat8": 32768.0}[y.dtype.name]
+    assert np.all(np.max(np.abs(y.astype(np.float32)), axis=-1) == dmax)
+
+
+def test_hifloat8_travels_as_uint8_in_torch():
+    y, _ = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X), dst_type="hifloat8")
+    y_np, _ = aqo.dynamic_quant(ex.SEED_004_X, dst_type="hifloat8")
+    assert y.dtype == torch.uint8
+    assert np.array_equal(y.numpy(), y_np.view(np.uint8))
+
+
+def test_bfloat16_torch_roundtrip_is_bit_exact():
+    x = torch.randn(3, 64, generator=torch.Generator().manual_seed(0)).to(torch.bfloat16)
+    y_t, s_t = aqo.dynamic_quant(x)
+    x_np = x.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    y_n, s_n = aqo.dynamic_quant(x_np)
+    assert np.array_equal(y_t.numpy(), y_n) and np.array_equal(s_t.numpy(), s_n)
+
+
+def test_strided_and_non_contiguous_inputs():
+    base = np.tile(ex.SEED_004_X.reshape(4, 4), (1, 2))  # [4, 8]: every other column is the example
+    strided = base[:, ::2]
+    assert not strided.flags["C_CONTIGUOUS"]
+    y, _ = aqo.dynamic_quant(strided)
+    assert np.array_equal(y, ex.SEED_004_Y.reshape(4, 4))
+    t = torch.from_numpy(np.ascontiguousarray(ex.SEED_004_X.reshape(4, 4).T)).T  # transposed view
+    assert not t.is_contiguous()
+    y_t, _ = aqo.dynamic_quant(t)
+    assert np.array_equal(y_t.numpy(), ex.SEED_004_Y.reshape(4, 4))
+
+
+def test_onnx_example_numpy_and_torch():
+    assert np.array_equal(aqo.qlinear_matmul(**ex.ONNX_2D_UINT8), ex.ONNX_2D_UINT8_Y)
+    as_torch = {k: torch.from_numpy(np.array(v)) for k, v in ex.ONNX_2D_UINT8.items()}
+    y = aqo.qlinear_matmul(**as_torch)
+    assert isinstance(y, torch.Tensor) and np.array_equal(y.numpy(), ex.ONNX_2D_UINT8_Y)
+
+
+def test_onnx_example_strided_operands():
+    a = np.repeat(ex.ONNX_2D_UINT8["a"], 2, axis=1)[:, ::2]
+    b = np.asfortranarray(ex.ONNX_2D_UINT8["b"])
+    kw = {**ex.ONNX_2D_UINT8, "a": a, "b": b}
+    assert np.array_equal(aqo.qlinear_matmul(**kw), ex.ONNX_2D_UINT8_Y)
+
+
+def test_backend_info_shape():
+    info = aqo.backend_info()
+    assert set(info) == {"cpu", "emulator", "npu"}
+    for b in info.values():
+        assert isinstance(b["usable"], bool) and b["reason"]
+    assert info["cpu"]["usable"]
+
+
+def test_npu_backend_unusable_says_why():
+    with pytest.raises(BackendUnavailableError) as info:
+        aqo.dynamic_quant(ex.SEED_004_X, backend="npu")
+    assert info.value.backend == "npu" and info.value.reason == aqo.backend_info()["npu"]["reason"]
+
+
+def test_soc_check_runs_on_cpu_backend():
+    # what the device would refuse is refused on a laptop too
+    x = np.zeros((2, 48), np.float16)  # 48 is not a multiple of 32
+    with pytest.raises(ConstraintError) as info:
+        aqo.dynamic_quant(x, soc="ascend310p", backend="cpu")
+    assert info.value.soc == "ascend310p"
+    y, scale = aqo.dynamic_quant(x, soc="ascend910b", backend="cpu")
+    assert not y.any() and not scale.any()
+
+
+def test_soc_alias_ascend950():
+    y, _ = aqo.dynamic_quant(ex.SEED_004_X, dst_type="float8_e5m2", soc="ascend950")
+    assert y.dtype == np.dtype(ml_dtypes.float8_e5m2)
+
+
+def test_torch_npu_keyword_arguments_accepted():
+    y, _ = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X), smooth_scales=None, dst_type=torch.int8,
+                             quant_mode="pertoken", group_index=None, dst_type_max=0.0)
+    assert np.array_equal(y.numpy(), ex.SEED_004_Y)
