@@ -81,11 +81,13 @@ def dynamic_quant(
     qmin = _quant_min(dst, qmax)
 
     row_shape = x.shape[:-1]
-    v = x.astype(np.float32).reshape(-1, x.shape[-1])  # a fresh contiguous copy: worked on in place
-    if smooth_scales is not None:
-        np.multiply(v, smooth_scales.astype(np.float32), out=v)
+    # a fresh contiguous float32 copy, worked on in place (explicit row count: -1 is ambiguous when H = 0)
+    v = x.astype(np.float32).reshape(int(np.prod(row_shape)), x.shape[-1])
 
+    # IEEE semantics are the contract (0 * Inf = NaN, overflow = Inf): no warnings for them
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        if smooth_scales is not None:
+            np.multiply(v, smooth_scales.astype(np.float32), out=v)
         row_max, row_min = _row_max_min(v)
         if asymmetric:
             scale = (row_max - row_min) / (qmax - qmin)
