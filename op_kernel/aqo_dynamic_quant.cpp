@@ -1,0 +1,671 @@
+// AqoDynamicQuant: per-row (tail axis) symmetric dynamic quantization, seed 004.
+//   m = max|x * smooth| per row, scale = m / dmax, y = (x * smooth) / scale, rounded into the dst type.
+// One source for ascend910b, ascend310p and ascend910_95. The arithmetic is the golden's (docs/design.md
+// "DynamicQuant arithmetic") so that the CPU emulator run of this very file matches it bit for bit.
+//
+// Work split and UB layout come from the host plan (op_host/tiling_core/dynamic_quant_plan.*) through the
+// tiling data; the kernel allocates exactly the buffers the plan budgeted, in the plan's order:
+//   x_in (queue), y_out (queue), scale_out (queue), smooth (resident mode only), work_f32, tmp_f32, reduce, stat.
+// Two modes:
+//   resident: rowsPerIter rows of x are copied into UB at once; each row is then processed in fp32 chunks of
+//             `chunk` elements (numChunks == 1 is the plain single-pass case): a max pass over the chunks, then a
+//             quantize pass over the same resident row, so x is read from GM exactly once.
+//   stream:   rows longer than one UB load (ascend910_95 has no tail limit): pass 1 streams the row's chunks
+//             from GM for the max, pass 2 streams them again and quantizes.
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+namespace aqo_dq {
+
+// ---------------------------------------------------------------------------------------------------------------
+// SoC traits: the only place that looks at the compiler's SoC macros. Everything below branches on these names.
+// ---------------------------------------------------------------------------------------------------------------
+#if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
+// ascend310p: no DataCopyPad (every copy a 32-byte multiple), no bfloat16, runs in saturation mode (FACTS 1), Cast
+// only on the AI cores (so the kernel is a plain AI-core kernel there).
+#define AQO_DQ_HAS_BF16 0
+#define AQO_DQ_HAS_FP8 0
+#define AQO_DQ_HAS_DATACOPYPAD 0
+#define AQO_DQ_KERNEL_TYPE()
+constexpr bool kSaturatingInput = true;
+#elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
+// ascend910_95: DataCopyPad, bfloat16, and the hifloat8 / float8 outputs. Not type-checkable with public headers:
+// its own code is the small Float8Out helper below.
+#define AQO_DQ_HAS_BF16 1
+#define AQO_DQ_HAS_FP8 1
+#define AQO_DQ_HAS_DATACOPYPAD 1
+#define AQO_DQ_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
+constexpr bool kSaturatingInput = false;
+#else
+// ascend910b: vector cores only (split architecture), DataCopyPad for unaligned tails, bfloat16.
+#define AQO_DQ_HAS_BF16 1
+#define AQO_DQ_HAS_FP8 0
+#define AQO_DQ_HAS_DATACOPYPAD 1
+#define AQO_DQ_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
+constexpr bool kSaturatingInput = false;
+#endif
+
+// Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
+// aqo::DynamicQuantMode values (dynamic_quant_plan.h); the emulator runner static_asserts that they agree.
+constexpr uint32_t kDTypeFloat16 = 0;
+constexpr uint32_t kDTypeBFloat16 = 1;
+constexpr uint32_t kDTypeInt8 = 3;
+constexpr uint32_t kDTypeHiFloat8 = 6;
+constexpr uint32_t kDTypeFloat8E4M3FN = 7;
+constexpr uint32_t kDTypeFloat8E5M2 = 8;
+constexpr uint32_t kModeResident = 0;
+constexpr uint32_t kModeStream = 1;
+
+constexpr uint32_t kBlockBytes = 32;     // DataCopy / vector operand granule
+constexpr uint32_t kStatSlot = 8;        // floats per 32-byte slot of the stat buffer
+
+__aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
+
+__aicore__ inline float BitsToFloat(uint32_t bits)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v;
+    v.u = bits;
+    return v.f;
+}
+
+// The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
+// one, the check stub, or the emulator's), so the kernel body does not depend on that class's name.
+struct DqParams {
+    uint32_t mode;
+    uint32_t xDtype;
+    uint32_t dstDtype;
+    uint32_t hasSmooth;
+    uint64_t rows;
+    uint64_t unitsPerCore;
+    uint32_t cols;
+    uint32_t colsPad;
+    uint32_t usedCores;
+    uint32_t unitRows;
+    uint32_t unitsExtra;
+    uint32_t rowsPerIter;
+    uint32_t chunk;
+    uint32_t numChunks;
+    uint32_t xSlots;
+    uint32_t ySlots;
+    uint32_t xBufBytes;
+    uint32_t yBufBytes;
+    uint32_t scaleBufBytes;
+    uint32_t smoothBufBytes;
+    uint32_t workBytes;
+    uint32_t tmpBytes;
+    uint32_t reduceBytes;
+    uint32_t statBytes;
+    float dmax;
+    float clipLo;
+    float clipHi;
+    uint32_t nanCode;
+};
+
+template <class TilingT>
+__aicore__ inline DqParams ReadParams(const TilingT& t)
+{
+    DqParams p;
+    p.mode = t.mode;
+    p.xDtype = t.xDtype;
+    p.dstDtype = t.dstDtype;
+    p.hasSmooth = t.hasSmooth;
+    p.rows = t.rows;
+    p.unitsPerCore = t.unitsPerCore;
+    p.cols = t.cols;
+    p.colsPad = t.colsPad;
+    p.usedCores = t.usedCores;
+    p.unitRows = t.unitRows;
+    p.unitsExtra = t.unitsExtra;
+    p.rowsPerIter = t.rowsPerIter;
+    p.chunk = t.chunk;
+    p.numChunks = t.numChunks;
+    p.xSlots = t.xSlots;
+    p.ySlots = t.ySlots;
+    p.xBufBytes = t.xBufBytes;
+    p.yBufBytes = t.yBufBytes;
+    p.scaleBufBytes = t.scaleBufBytes;
+    p.smoothBufBytes = t.smoothBufBytes;
+    p.workBytes = t.workBytes;
+    p.tmpBytes = t.tmpBytes;
+    p.reduceBytes = t.reduceBytes;
+    p.statBytes = t.statBytes;
+    p.dmax = t.dmax;
+    p.clipLo = t.clipLo;
+    p.clipHi = t.clipHi;
+    p.nanCode = t.nanCode;
+    return p;
+}
+
+// How a row is finished after its max pass.
+enum class RowKind : uint32_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW };
+
+struct RowStats {
+    float max;
+    bool hasNan;
+    bool hasInf;
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// ascend910_95 only: hifloat8 / float8 outputs. The values are already clipped to +-dmax (the golden clips before
+// it casts), so the saturating cast never meets an out-of-range value; float8 rounds to nearest even (RINT),
+// hifloat8 ties away from zero (ROUND), as OPSNN's 950 kernel does (FACTS 4).
+// ---------------------------------------------------------------------------------------------------------------
+template <typename YT>
+struct Float8Out {
+    static constexpr bool kIsFloat = false;
+    __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
+};
+#if AQO_DQ_HAS_FP8
+template <>
+struct Float8Out<hifloat8_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<hifloat8_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_ROUND, n);
+    }
+};
+template <>
+struct Float8Out<fp8_e4m3fn_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+template <>
+struct Float8Out<fp8_e5m2_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+#endif
+
+template <typename XT, typename YT>
+class KernelDynamicQuant {
+public:
+    __aicore__ inline KernelDynamicQuant() {}
+
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p, TPipe* pipe)
+    {
+        p_ = p;
+        pipe_ = pipe;
+        // Balanced split in work units (1 row, or 8 rows where scales must be stored in 32-byte blocks): the first
+        // unitsExtra cores take one unit more, so no core has more than one unit above another.
+        uint64_t core = GetBlockIdx();
+        uint64_t before = core < p.unitsExtra ? core : p.unitsExtra;
+        uint64_t unitBegin = core * p.unitsPerCore + before;
+        uint64_t units = p.unitsPerCore + (core < p.unitsExtra ? 1 : 0);
+        uint64_t b = unitBegin * p.unitRows;
+        uint64_t e = (unitBegin + units) * p.unitRows;
+        rowBegin_ = b < p.rows ? b : p.rows;
+        rowEnd_ = e < p.rows ? e : p.rows;
+        if (core >= p.usedCores) {
+            rowEnd_ = rowBegin_;
+        }
+
+        xGm_.SetGlobalBuffer((__gm__ XT*)x, p.rows * p.cols);
+        yGm_.SetGlobalBuffer((__gm__ YT*)y, p.rows * p.cols);
+        scaleGm_.SetGlobalBuffer((__gm__ float*)scale, p.rows);
+        if (p.hasSmooth != 0) {
+            smoothGm_.SetGlobalBuffer((__gm__ XT*)smooth, p.cols);
+        }
+
+        // Exactly the plan's UB map, in its order.
+        pipe->InitBuffer(xQue_, p.xSlots, p.xBufBytes);
+        pipe->InitBuffer(yQue_, p.ySlots, p.yBufBytes);
+        pipe->InitBuffer(scaleQue_, p.ySlots, p.scaleBufBytes);
+        if (p.smoothBufBytes != 0) {
+            pipe->InitBuffer(smoothBuf_, p.smoothBufBytes);
+        }
+        pipe->InitBuffer(workBuf_, p.workBytes);
+        pipe->InitBuffer(tmpBuf_, p.tmpBytes);
+        pipe->InitBuffer(reduceBuf_, p.reduceBytes);
+        pipe->InitBuffer(statBuf_, p.statBytes);
+        work_ = workBuf_.Get<float>();
+        tmp_ = tmpBuf_.Get<float>();
+        reduce_ = reduceBuf_.Get<float>();
+        stat_ = statBuf_.Get<float>();
+    }
+
+    __aicore__ inline void Process()
+    {
+        if (rowBegin_ >= rowEnd_) {
+            return;
+        }
+        if (p_.mode == kModeResident && p_.hasSmooth != 0) {
+            LoadResidentSmooth();
+        }
+        for (uint64_t g = rowBegin_; g < rowEnd_; g += p_.rowsPerIter) {
+            uint32_t n = static_cast<uint32_t>((rowEnd_ - g) < p_.rowsPerIter ? (rowEnd_ - g) : p_.rowsPerIter);
+            if (p_.mode == kModeResident) {
+                CopyIn(g, n);
+                Compute(n);
+                CopyOut(g, n);
+            } else {
+                ProcessStreamGroup(g, n);
+            }
+        }
+    }
+
+private:
+    // ----- resident mode: CopyIn / Compute / CopyOut of a group of n whole rows -----
+    __aicore__ inline void CopyIn(uint64_t row, uint32_t n)
+    {
+        LocalTensor<XT> x = xQue_.AllocTensor<XT>();
+        CopyRowsIn(x, xGm_[row * p_.cols], n, p_.cols, p_.colsPad);
+        xQue_.EnQue(x);
+    }
+
+    __aicore__ inline void Compute(uint32_t n)
+    {
+        LocalTensor<XT> x = xQue_.DeQue<XT>();
+        LocalTensor<YT> y = yQue_.AllocTensor<YT>();
+        LocalTensor<float> s = scaleQue_.AllocTensor<float>();
+        for (uint32_t i = 0; i < n; ++i) {
+            LocalTensor<XT> xr = x[i * p_.colsPad];
+            LocalTensor<YT> yr = y[i * p_.colsPad];
+            RowStats st = {0.0f, false, false};
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                uint32_t off = c * p_.chunk;
+                uint32_t len = ChunkLen(c);
+                LoadChunkF32(xr[off], smooth_, off, len);
+                AccumulateStats(len, st);
+            }
+            float sc = 0.0f;
+            RowKind kind = FinishRow(st, sc);
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                uint32_t off = c * p_.chunk;
+                uint32_t len = ChunkLen(c);
+                if (kind == RowKind::NORMAL || NeedsElementScan(kind)) {
+                    LoadChunkF32(xr[off], smooth_, off, len);
+                }
+                StoreChunk(yr[off], len, kind, sc);
+            }
+            s.SetValue(i, sc);
+        }
+        WaitPipe<HardEvent::S_MTE3>();  // the scales (and rare scalar y writes) were written by the scalar unit
+        yQue_.EnQue(y);
+        scaleQue_.EnQue(s);
+        xQue_.FreeTensor(x);
+    }
+
+    __aicore__ inline void CopyOut(uint64_t row, uint32_t n)
+    {
+        LocalTensor<YT> y = yQue_.DeQue<YT>();
+        CopyRowsOut(yGm_[row * p_.cols], y, n, p_.cols);
+        yQue_.FreeTensor(y);
+        LocalTensor<float> s = scaleQue_.DeQue<float>();
+        WriteScales(row, n, s);
+        scaleQue_.FreeTensor(s);
+    }
+
+    // ----- stream mode (multi-pass): one row at a time, chunks streamed from GM twice -----
+    __aicore__ inline void ProcessStreamGroup(uint64_t g, uint32_t n)
+    {
+        LocalTensor<float> s = scaleQue_.AllocTensor<float>();
+        for (uint32_t i = 0; i < n; ++i) {
+            uint64_t row = g + i;
+            RowStats st = {0.0f, false, false};
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {  // pass 1: max
+                uint32_t len = ChunkLen(c);
+                StreamChunkIn(row, c, len);
+                AccumulateStats(len, st);
+            }
+            float sc = 0.0f;
+            RowKind kind = FinishRow(st, sc);
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {  // pass 2: quantize
+                uint32_t len = ChunkLen(c);
+                if (kind == RowKind::NORMAL || NeedsElementScan(kind)) {
+                    StreamChunkIn(row, c, len);
+                }
+                LocalTensor<YT> y = yQue_.AllocTensor<YT>();
+                StoreChunk(y, len, kind, sc);
+                WaitPipe<HardEvent::S_MTE3>();
+                yQue_.EnQue(y);
+                LocalTensor<YT> yo = yQue_.DeQue<YT>();
+                CopyRowsOut(yGm_[row * p_.cols + c * p_.chunk], yo, 1, len);
+                yQue_.FreeTensor(yo);
+            }
+            s.SetValue(i, sc);
+        }
+        WaitPipe<HardEvent::S_MTE3>();
+        scaleQue_.EnQue(s);
+        LocalTensor<float> so = scaleQue_.DeQue<float>();
+        WriteScales(g, n, so);
+        scaleQue_.FreeTensor(so);
+    }
+
+    // Copies chunk c of a row (and the matching smooth chunk, stored behind it in the same slot) into UB and
+    // converts it to fp32 in work_.
+    __aicore__ inline void StreamChunkIn(uint64_t row, uint32_t c, uint32_t len)
+    {
+        uint32_t off = c * p_.chunk;
+        LocalTensor<XT> x = xQue_.AllocTensor<XT>();
+        CopyRowsIn(x, xGm_[row * p_.cols + off], 1, len, p_.chunk);
+        if (p_.hasSmooth != 0) {
+            CopyRowsIn(x[p_.chunk], smoothGm_[off], 1, len, p_.chunk);
+        }
+        xQue_.EnQue(x);
+        LocalTensor<XT> xi = xQue_.DeQue<XT>();
+        LoadChunkF32(xi, xi[p_.chunk], 0, len);
+        xQue_.FreeTensor(xi);
+    }
+
+    __aicore__ inline void LoadResidentSmooth()
+    {
+        smooth_ = smoothBuf_.Get<XT>();
+        CopyRowsIn(smooth_, smoothGm_, 1, p_.cols, p_.colsPad);
+        WaitPipe<HardEvent::MTE2_V>();
+    }
+
+    __aicore__ inline uint32_t ChunkLen(uint32_t c) const
+    {
+        uint32_t off = c * p_.chunk;
+        return (p_.cols - off) < p_.chunk ? (p_.cols - off) : p_.chunk;
+    }
+
+    // ----- arithmetic (shared by both modes) -----
+
+    // work_ = fp32(x) [* fp32(smooth)]. ascend310p runs in saturation mode: its result is defined as the golden of
+    // x with Inf -> +-65504 and NaN -> 0 (docs/design.md), which SaturateChunk applies explicitly, before the smooth
+    // multiply, instead of relying on how the hardware converts non-finite halves.
+    __aicore__ inline void LoadChunkF32(const LocalTensor<XT>& src, const LocalTensor<XT>& smoothSrc, uint32_t smoothOff,
+                                        uint32_t len)
+    {
+        Cast(work_, src, RoundMode::CAST_NONE, len);
+        if (kSaturatingInput) {
+            SaturateChunk(len);
+        }
+        if (p_.hasSmooth != 0) {
+            Cast(tmp_, smoothSrc[smoothOff], RoundMode::CAST_NONE, len);
+            Mul(work_, work_, tmp_, len);
+        }
+    }
+
+    // Row statistics without feeding NaN to a max (hardware max semantics with NaN are not documented):
+    // sum(x * 0) is +-0 exactly when every element is finite (IEEE: 0 * Inf and 0 * NaN are NaN, NaN + a = NaN).
+    // Only then is the max taken on the vector unit; a non-finite chunk is classified by the scalar unit.
+    __aicore__ inline void AccumulateStats(uint32_t len, RowStats& st)
+    {
+        Muls(tmp_, work_, 0.0f, len);
+        ReduceSum(stat_, tmp_, reduce_, len);
+        WaitPipe<HardEvent::V_S>();
+        float z = stat_.GetValue(0);
+        if (z == 0.0f) {
+            Abs(tmp_, work_, len);
+            ReduceMax(stat_, tmp_, reduce_, len, false);
+            WaitPipe<HardEvent::V_S>();
+            float cm = stat_.GetValue(0);
+            if (cm > st.max) {
+                st.max = cm;
+            }
+            return;
+        }
+        for (uint32_t j = 0; j < len; ++j) {
+            float v = work_.GetValue(j);
+            if (v != v) {
+                st.hasNan = true;
+            } else if (v - v != 0.0f) {
+                st.hasInf = true;
+            }
+        }
+    }
+
+    // ascend310p: replaces Inf by +-65504 (the float16 max) and NaN by 0 in work_ when the chunk is not finite.
+    __aicore__ inline void SaturateChunk(uint32_t len)
+    {
+        Muls(tmp_, work_, 0.0f, len);
+        ReduceSum(stat_, tmp_, reduce_, len);
+        WaitPipe<HardEvent::V_S>();
+        if (stat_.GetValue(0) == 0.0f) {
+            return;
+        }
+        const float kHalfMax = 65504.0f;
+        for (uint32_t j = 0; j < len; ++j) {
+            float v = work_.GetValue(j);
+            if (v != v) {
+                work_.SetValue(j, 0.0f);
+            } else if (v - v != 0.0f) {
+                work_.SetValue(j, v > 0.0f ? kHalfMax : -kHalfMax);
+            }
+        }
+        WaitPipe<HardEvent::S_V>();
+    }
+
+    // scale = m / dmax as an fp32 divide on the vector unit (the same unit and operation as y = x / scale).
+    __aicore__ inline RowKind FinishRow(const RowStats& st, float& sc)
+    {
+        if (st.hasNan) {
+            sc = BitsToFloat(0x7FC00000u);  // NaN: a row containing NaN has scale NaN
+            return RowKind::NAN_ROW;
+        }
+        if (st.hasInf) {
+            sc = BitsToFloat(0x7F800000u);  // +Inf: a row containing +-Inf (no NaN) has scale +Inf
+            return RowKind::INF_ROW;
+        }
+        if (st.max == 0.0f) {
+            sc = 0.0f;
+            return RowKind::ZERO;
+        }
+        Duplicate(stat_, st.max, kStatSlot);
+        Duplicate(stat_[kStatSlot], p_.dmax, kStatSlot);
+        Div(stat_, stat_, stat_[kStatSlot], kStatSlot);
+        WaitPipe<HardEvent::V_S>();
+        sc = stat_.GetValue(0);
+        return RowKind::NORMAL;
+    }
+
+    // Inf rows with a float8 / hifloat8 output need the element values (Inf / Inf = NaN, finite / Inf = 0).
+    __aicore__ inline bool NeedsElementScan(RowKind kind) const
+    {
+        return kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat;
+    }
+
+    // Writes the chunk's y: quantized (NORMAL) or the special values of zero / non-finite rows.
+    __aicore__ inline void StoreChunk(const LocalTensor<YT>& y, uint32_t len, RowKind kind, float sc)
+    {
+        if (kind == RowKind::NORMAL) {
+            QuantizeChunk(y, len, sc);
+            return;
+        }
+        // Zero row: y = 0. NaN row: x / NaN = NaN, which is 0 in int8 and the NaN code in float8 / hifloat8.
+        // Inf row: every element is finite / Inf = 0 or Inf / Inf = NaN.
+        uint32_t code = (kind == RowKind::NAN_ROW && Float8Out<YT>::kIsFloat) ? p_.nanCode : 0u;
+        FillBytes(y, len, code);
+        if (NeedsElementScan(kind)) {
+            WaitPipe<HardEvent::V_S>();
+            LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
+            for (uint32_t j = 0; j < len; ++j) {
+                float v = work_.GetValue(j);
+                if (v - v != 0.0f) {
+                    yb.SetValue(j, static_cast<uint8_t>(p_.nanCode));
+                }
+            }
+        }
+    }
+
+    // y = clip(x / scale) then the dst cast. A true divide (Duplicate + Div), not a multiply by 1/scale, so that
+    // the result is the golden's bit for bit.
+    __aicore__ inline void QuantizeChunk(const LocalTensor<YT>& y, uint32_t len, float sc)
+    {
+        Duplicate(tmp_, sc, len);
+        Div(work_, work_, tmp_, len);
+        Maxs(work_, work_, p_.clipLo, len);
+        Mins(work_, work_, p_.clipHi, len);
+        CastOut(y, len);
+    }
+
+    // int8: round half to even with Cast modes both SoCs accept (FACTS 2): float->int32 RINT, then the exact path
+    // int32->float (NONE), float->half (NONE, exact for |v| <= 2048), half->int8 (NONE, exact on integers).
+    __aicore__ inline void CastOut(const LocalTensor<YT>& y, uint32_t len)
+    {
+        if constexpr (Float8Out<YT>::kIsFloat) {
+            Float8Out<YT>::Cast(y, work_, len);
+        } else {
+            LocalTensor<int32_t> ti = tmp_.template ReinterpretCast<int32_t>();
+            LocalTensor<half> th = tmp_.template ReinterpretCast<half>();
+            Cast(ti, work_, RoundMode::CAST_RINT, len);
+            Cast(work_, ti, RoundMode::CAST_NONE, len);
+            Cast(th, work_, RoundMode::CAST_NONE, len);
+            Cast(y, th, RoundMode::CAST_NONE, len);
+        }
+    }
+
+    // Fills len bytes of y (rounded up to the 32-byte granule, which the plan's buffers always have) with a byte.
+    __aicore__ inline void FillBytes(const LocalTensor<YT>& y, uint32_t len, uint32_t byte)
+    {
+        LocalTensor<int16_t> y16 = y.template ReinterpretCast<int16_t>();
+        int16_t v = static_cast<int16_t>((byte & 0xFFu) | ((byte & 0xFFu) << 8));
+        Duplicate(y16, v, AlignUp32(len) / 2);
+    }
+
+    // ----- data movement: the only place that differs between SoCs with and without DataCopyPad -----
+
+    // n rows of `len` elements from GM (row stride p_.cols) into UB rows of stride ubStride elements.
+    __aicore__ inline void CopyRowsIn(const LocalTensor<XT>& dst, const GlobalTensor<XT>& src, uint32_t n, uint32_t len,
+                                      uint32_t ubStride)
+    {
+#if AQO_DQ_HAS_DATACOPYPAD
+        uint32_t padded = AlignUp32(len * sizeof(XT));
+        DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(XT)),
+                              (p_.cols - len) * static_cast<uint32_t>(sizeof(XT)),
+                              n == 1 ? 0u : (ubStride * static_cast<uint32_t>(sizeof(XT)) - padded) / kBlockBytes, 0);
+        DataCopyPadExtParams<XT> pad(false, 0, 0, 0);
+        DataCopyPad(dst, src, prm, pad);
+#else
+        // ascend310p: the plan only admits rows whose bytes are 32-byte multiples (tail % 32 == 0, seed 004) and
+        // chunks of 32-element multiples, so rows are contiguous in UB (ubStride == len when n > 1).
+        if (n == 1 || len == p_.cols) {
+            DataCopy(dst, src, n * len);
+        } else {
+            DataCopyParams prm(static_cast<uint16_t>(n), static_cast<uint16_t>(len * sizeof(XT) / kBlockBytes),
+                               static_cast<uint16_t>((p_.cols - len) * sizeof(XT) / kBlockBytes),
+                               static_cast<uint16_t>((ubStride - len) * sizeof(XT) / kBlockBytes));
+            DataCopy(dst, src, prm);
+        }
+#endif
+    }
+
+    // n rows of len elements from UB (row stride p_.colsPad in resident mode; n == 1 in stream mode) to GM rows of
+    // stride p_.cols.
+    __aicore__ inline void CopyRowsOut(const GlobalTensor<YT>& dst, const LocalTensor<YT>& src, uint32_t n, uint32_t len)
+    {
+#if AQO_DQ_HAS_DATACOPYPAD
+        uint32_t padded = AlignUp32(len * sizeof(YT));
+        DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(YT)),
+                              n == 1 ? 0u : (p_.colsPad * static_cast<uint32_t>(sizeof(YT)) - padded) / kBlockBytes,
+                              (p_.cols - len) * static_cast<uint32_t>(sizeof(YT)), 0);
+        DataCopyPad(dst, src, prm);
+#else
+        DataCopy(dst, src, n * len);  // 310p: n > 1 only with len == cols == colsPad (32-byte multiple rows)
+#endif
+    }
+
+    // The group's n scales. ascend310p cannot copy fewer than 32 bytes and must not write past the end of scale
+    // (ATB / OPSNN do, FACTS 4): groups are 8-row multiples except the tensor's last one, whose scales are stored
+    // by the scalar unit and flushed from the data cache.
+    __aicore__ inline void WriteScales(uint64_t row, uint32_t n, const LocalTensor<float>& s)
+    {
+#if AQO_DQ_HAS_DATACOPYPAD
+        DataCopyExtParams prm(1, n * static_cast<uint32_t>(sizeof(float)), 0, 0, 0);
+        DataCopyPad(scaleGm_[row], s, prm);
+#else
+        if ((n * sizeof(float)) % kBlockBytes == 0) {
+            DataCopy(scaleGm_[row], s, n);
+            return;
+        }
+        PipeBarrier<PIPE_ALL>();  // this core's earlier scale DMAs have landed before the cache lines are touched
+        for (uint32_t i = 0; i < n; ++i) {
+            scaleGm_.SetValue(row + i, s.GetValue(i));
+        }
+        DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(scaleGm_);
+#endif
+    }
+
+    template <HardEvent E>
+    __aicore__ inline void WaitPipe()
+    {
+        event_t id = static_cast<event_t>(pipe_->FetchEventID(E));
+        SetFlag<E>(id);
+        WaitFlag<E>(id);
+    }
+
+    DqParams p_;
+    TPipe* pipe_ = nullptr;
+    uint64_t rowBegin_ = 0;
+    uint64_t rowEnd_ = 0;
+    GlobalTensor<XT> xGm_;
+    GlobalTensor<XT> smoothGm_;
+    GlobalTensor<YT> yGm_;
+    GlobalTensor<float> scaleGm_;
+    TQue<QuePosition::VECIN, 2> xQue_;
+    TQue<QuePosition::VECOUT, 2> yQue_;
+    TQue<QuePosition::VECOUT, 2> scaleQue_;
+    TBuf<TPosition::VECCALC> smoothBuf_;
+    TBuf<TPosition::VECCALC> workBuf_;
+    TBuf<TPosition::VECCALC> tmpBuf_;
+    TBuf<TPosition::VECCALC> reduceBuf_;
+    TBuf<TPosition::VECCALC> statBuf_;
+    LocalTensor<XT> smooth_;
+    LocalTensor<float> work_;
+    LocalTensor<float> tmp_;
+    LocalTensor<float> reduce_;
+    LocalTensor<float> stat_;
+};
+
+template <typename XT, typename YT>
+__aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+{
+    TPipe pipe;
+    KernelDynamicQuant<XT, YT> op;
+    op.Init(x, smooth, y, scale, p, &pipe);
+    op.Process();
+}
+
+// The dst types this SoC can produce (int8 everywhere; hifloat8 / float8 on ascend910_95 only).
+template <typename XT>
+__aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+{
+    if (p.dstDtype == kDTypeInt8) {
+        Run<XT, int8_t>(x, smooth, y, scale, p);
+    }
+#if AQO_DQ_HAS_FP8
+    else if (p.dstDtype == kDTypeHiFloat8) {
+        Run<XT, hifloat8_t>(x, smooth, y, scale, p);
+    } else if (p.dstDtype == kDTypeFloat8E4M3FN) {
+        Run<XT, fp8_e4m3fn_t>(x, smooth, y, scale, p);
+    } else if (p.dstDtype == kDTypeFloat8E5M2) {
+        Run<XT, fp8_e5m2_t>(x, smooth, y, scale, p);
+    }
+#endif
+}
+
+// The x types this SoC reads (float16 everywhere; bfloat16 not on ascend310p).
+__aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+{
+    if (p.xDtype == kDTypeFloat16) {
+        DispatchDst<half>(x, smooth, y, scale, p);
+    }
+#if AQO_DQ_HAS_BF16
+    else if (p.xDtype == kDTypeBFloat16) {
+        DispatchDst<bfloat16_t>(x, smooth, y, scale, p);
+    }
+#endif
+}
+
+}  // namespace aqo_dq
+
+extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smooth_scales, GM_ADDR y, GM_ADDR scale,
+                                                        GM_ADDR workspace, GM_ADDR tiling)
+{
+    (void)workspace;
+    AQO_DQ_KERNEL_TYPE();
+    GET_TILING_DATA(tilingData, tiling);
+    aqo_dq::Dispatch(x, smooth_scales, y, scale, aqo_dq::ReadParams(tilingData));
+}
