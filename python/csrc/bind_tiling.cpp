@@ -110,7 +110,7 @@ void RegisterTiling(nb::module_& m)
             const aqo::OpKind kind = op == "qlinear_matmul" ? aqo::OpKind::QLINEAR_MATMUL : aqo::OpKind::DYNAMIC_QUANT;
             aqo::SocOverrides ov;
             aqo::SocSpec spec;
-            if (!aqo_bind::OverridesFromArgs(core_num, ub_size, kind, &ov, &v) ||
+            if (!aqo_bind::OverridesFromArgs(core_num, ub_size, kind, &ov, &v, name.c_str()) ||
                 !aqo::ResolveSoc(name.c_str(), ov, kind, &spec, &v)) {
                 return aqo_bind::RefusedResult(v);
             }
@@ -145,7 +145,7 @@ void RegisterTiling(nb::module_& m)
             aqo::DynamicQuantRequestView r;
             if (!aqo_bind::ParseDTypeArg(x_dtype, op, "x", &r.x_dtype, &v) ||
                 !aqo_bind::ParseDTypeArg(dst_type, op, "dst_type", &r.dst_type, &v) ||
-                !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &ov, &v) ||
+                !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &ov, &v, soc.c_str()) ||
                 !aqo::ResolveSoc(soc.c_str(), ov, op, &spec, &v)) {
                 return aqo_bind::RefusedResult(v);
             }
@@ -174,7 +174,7 @@ void RegisterTiling(nb::module_& m)
                 !aqo_bind::ParseDTypeArg(y_dtype, op, "y", &r.y_dtype, &v) ||
                 !aqo_bind::ParseParamKindArg(a_param, op, "a_param", &r.a_param, &v) ||
                 !aqo_bind::ParseParamKindArg(b_param, op, "b_param", &r.b_param, &v) ||
-                !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &ov, &v) ||
+                !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &ov, &v, soc.c_str()) ||
                 !aqo::ResolveSoc(soc.c_str(), ov, op, &spec, &v)) {
                 return aqo_bind::RefusedResult(v);
             }

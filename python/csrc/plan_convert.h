@@ -7,7 +7,7 @@
 //   aqo::ConstraintViolation v;
 //   aqo::DType x;  aqo::SocOverrides ov;
 //   if (!aqo_bind::ParseDTypeArg(x_dtype, aqo::OpKind::DYNAMIC_QUANT, "x", &x, &v) ||
-//       !aqo_bind::OverridesFromArgs(core_num, ub_size, aqo::OpKind::DYNAMIC_QUANT, &ov, &v)) {
+//       !aqo_bind::OverridesFromArgs(core_num, ub_size, aqo::OpKind::DYNAMIC_QUANT, &ov, &v, soc.c_str())) {
 //       return aqo_bind::RefusedResult(v);
 //   }
 //   ... aqo::PlanDynamicQuant(request, &plan, &v) ...
@@ -153,21 +153,30 @@ inline bool ParseParamKindArg(const std::string& name, aqo::OpKind op, const cha
     return false;
 }
 
-// core_num / ub_size from Python (0 = the table value); negative or too large values are violations.
+// core_num / ub_size from Python (0 = the table value); negative or too large values are violations. With
+// `soc_name` the violation names the SoC and its table value (ResolveSoc checks the override ranges too).
 inline bool OverridesFromArgs(int64_t core_num, int64_t ub_size, aqo::OpKind op, aqo::SocOverrides* out,
-                              aqo::ConstraintViolation* v)
+                              aqo::ConstraintViolation* v, const char* soc_name = nullptr)
 {
+    aqo::SocSpec spec;
+    const bool known = soc_name != nullptr && aqo::SocFromName(soc_name, &spec);
     if (core_num < 0 || core_num > static_cast<int64_t>(aqo::kMaxCoreNumOverride)) {
-        aqo::SetViolation(v, op, "core_num", nullptr, "core count override",
+        aqo::SetViolation(v, op, "core_num", known ? &spec : nullptr, "core count override",
                           "1..." + std::to_string(aqo::kMaxCoreNumOverride) + " (None = the table value)",
-                          std::to_string(core_num), "pass core_num=None to use the SoC table's core count");
+                          std::to_string(core_num),
+                          known ? std::string("the table value for ") + spec.variant + " is " +
+                                      std::to_string(aqo::KernelCores(spec, op)) + "; pass core_num=None to use it"
+                                : std::string("pass core_num=None to use the SoC table's core count"));
         return false;
     }
     if (ub_size < 0 || ub_size > static_cast<int64_t>(aqo::kMaxUbSizeOverride)) {
-        aqo::SetViolation(v, op, "ub_size", nullptr, "unified buffer size override",
+        aqo::SetViolation(v, op, "ub_size", known ? &spec : nullptr, "unified buffer size override",
                           "a multiple of 32 in " + std::to_string(aqo::kMinUbSizeOverride) + "..." +
                               std::to_string(aqo::kMaxUbSizeOverride) + " bytes (None = the table value)",
-                          std::to_string(ub_size), "pass ub_size=None to use the SoC table's UB size");
+                          std::to_string(ub_size),
+                          known ? std::string("the table value for ") + spec.name + " is " +
+                                      std::to_string(spec.ub_bytes) + " bytes; pass ub_size=None to use it"
+                                : std::string("pass ub_size=None to use the SoC table's UB size"));
         return false;
     }
     out->core_num = static_cast<uint32_t>(core_num);
