@@ -1,0 +1,108 @@
+// QLinearMatMul tiling plan: how y[..., M, N] = requant((a - a_zp) @ (b - b_zp)) is split over a SoC's cores.
+//
+// The kernel (op_kernel/aqo_qlinear_matmul.cpp) works on output tiles of baseM x baseN elements of one broadcast
+// batch matrix. Tiles are numbered batch-major, then M-block, then N-block (N fastest, so consecutive tiles of a
+// core share their rows of a). Every block (cube core; AI core on ascend310p) gets a contiguous range of tiles;
+// on split-architecture SoCs (910b, 950) the block's two vector cores take the range's tiles alternately and each
+// drives the shared cube through the Matmul high-level API. Per tile the kernel
+//   1. maps uint8 operands to int8 into its private workspace (v ^ 0x80 computed as v - 128, FACTS 3), because the
+//      cube multiplies int8 x int8 (the zero point is lowered by 128, so v - zp is unchanged);
+//   2. lets the cube compute P = A' B' (int32, wrapping), RA = A' 1 (row sums) and CB = 1^T B' (column sums);
+//   3. requantizes on the vector unit: acc = P - zb * (RA - K * za) - za * CB (int32, exact mod 2^32, seed 002),
+//      y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zp), one row of the tile at a time.
+// Everything the kernel sizes comes in QLinearMatMulTiling; the plan's explanation lists the same buffers.
+//
+// C++11: included by the CANN op_host adapter (op_host/aqo_qlinear_matmul.cpp).
+#ifndef AQO_TILING_CORE_QLINEAR_MATMUL_PLAN_H
+#define AQO_TILING_CORE_QLINEAR_MATMUL_PLAN_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "constraints.h"
+#include "dtype_table.h"
+#include "plan_common.h"
+#include "soc_table.h"
+
+namespace aqo {
+
+// The broadcast batch rank the kernel tiling carries (deeper batches are refused by the plan).
+const uint32_t kQmmMaxBatchRank = 8;
+
+// Operand codes in the kernel tiling (the kernel cannot read the dtype table).
+enum QmmOperandCode : uint32_t { QMM_INT8 = 0, QMM_UINT8 = 1, QMM_FLOAT8_E4M3FN = 2, QMM_FLOAT8_E5M2 = 3 };
+
+struct QLinearMatMulRequest {
+    std::vector<int64_t> a_shape;  // [..., M, K] (1-D operands are promoted by the caller: [K] -> [1, K])
+    std::vector<int64_t> b_shape;  // [..., K, N] ([K] -> [K, 1])
+    DType a_dtype = DType::INT8;
+    DType b_dtype = DType::INT8;
+    DType y_dtype = DType::INT8;
+    QuantParamKind a_param = QuantParamKind::TENSOR;  // TENSOR | ROW
+    QuantParamKind b_param = QuantParamKind::TENSOR;  // TENSOR | COLUMN
+    // Per-row / per-column parameters laid out with the operand's batch dims ([batch_a..., M] / [batch_b..., N]);
+    // false: one [M] / [N] vector shared by every batch matrix.
+    bool a_param_batched = false;
+    bool b_param_batched = false;
+    std::string soc = "ascend910b";
+    SocOverrides overrides;
+};
+
+// The kernel's tiling, a POD of integers (the same fields as AqoQLinearMatMulTilingData in
+// op_host/aqo_qlinear_matmul_tiling.h, which the CANN adapter fills from this struct).
+struct QLinearMatMulTiling {
+    uint32_t usedCores;       // block dim (cube cores / 310p AI cores)
+    uint32_t workersPerCore;  // vector workers per block: 2 on split SoCs (AIV : AIC = 2 : 1), 1 on 310p
+    uint32_t m, n, k;
+    uint32_t batch;           // broadcast batch matrices of y
+    uint32_t batchRank;       // <= kQmmMaxBatchRank
+    uint32_t batchDims[kQmmMaxBatchRank];     // y's batch dims, outermost first (unused entries 1)
+    uint32_t aBatchStrides[kQmmMaxBatchRank]; // a matrices to skip per step of that dim (0 = broadcast)
+    uint32_t bBatchStrides[kQmmMaxBatchRank];
+    uint32_t aMatrices, bMatrices;            // batch matrices stored in a / b
+    uint32_t aCode, bCode, yCode;             // QmmOperandCode
+    uint32_t mapA, mapB;                      // 1: operand is uint8 and the cube takes int8 only (v - 128)
+    uint32_t aParamKind, bParamKind;          // 0 per tensor, 1 per row (a) / per column (b)
+    uint32_t aParamBatchStride, bParamBatchStride;  // parameter elements per operand batch matrix (0 = shared)
+    uint32_t baseM, baseN;                    // output tile
+    uint32_t tilesM, tilesN, tileCount;
+    uint32_t cStride;                         // int32 elements per row of the tile's accumulator (baseN -> 8)
+    uint32_t bpStride;                        // bytes per row of the mapped b slab (baseN -> 32)
+    uint32_t mapChunk;                        // bytes per UB chunk of the uint8 -> int8 mapping
+    // Workspace (bytes) of one vector worker; the workers' areas follow each other.
+    uint32_t wsAOffset, wsBOffset, wsCOffset, wsRaOffset, wsCbOffset, wsOnesOffset;
+    uint64_t wsPerWorker;
+    // UB buffer bytes, in the kernel's InitBuffer order (see the explanation's UB map).
+    uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
+};
+
+struct QLinearMatMulPlan {
+    QLinearMatMulTiling tiling;
+    PlanExplanation explanation;
+    uint64_t workspace_bytes;  // user workspace (all workers); the Matmul API's system workspace comes on top
+    uint64_t y_elements;
+};
+
+// Plans the request; false with a complete violation when the request is not supported on the SoC or does not
+// fit (tile buffers in UB, sizes in the tiling's 32-bit fields).
+bool PlanQLinearMatMul(const QLinearMatMulRequest& request, QLinearMatMulPlan* plan,
+                       ConstraintViolation* violation);
+
+// The broadcast batch matrix `index` of y (row-major over batchDims) as matrix indices of a and b.
+inline void QmmBatchOperands(const QLinearMatMulTiling& t, uint64_t index, uint64_t* a_index, uint64_t* b_index)
+{
+    uint64_t ai = 0, bi = 0;
+    for (uint32_t d = t.batchRank; d-- > 0;) {
+        const uint64_t i = index % t.batchDims[d];
+        index /= t.batchDims[d];
+        ai += i * t.aBatchStrides[d];
+        bi += i * t.bBatchStrides[d];
+    }
+    *a_index = ai;
+    *b_index = bi;
+}
+
+}  // namespace aqo
+
+#endif  // AQO_TILING_CORE_QLINEAR_MATMUL_PLAN_H
