@@ -304,10 +304,17 @@ def run_case(op: str, soc: str, spec: dict, case: dict, fn: Callable) -> Outcome
     return Outcome(True, problems, e["mode"])
 
 
-def case_key(op: str, case: dict) -> Tuple[str, str]:
+def case_key(op: str, spec: dict, case: dict) -> Tuple[str, str]:
+    """The summary row of a case: its dtypes when the SoC supports them, else one row of dtype refusal probes."""
     if op == DQ:
-        return case["x_dtype"], case["dst_type"]
-    return f"{case['a_dtype']}x{case['b_dtype']}", case["y_dtype"]
+        dq = spec["dynamic_quant"]
+        if case["x_dtype"] in dq["x_dtypes"] and case["dst_type"] in dq["dst_types"]:
+            return case["x_dtype"], case["dst_type"]
+        return "(unsupported dtypes)", "-"
+    q = spec["qlinear_matmul"]
+    if case["a_dtype"] in q["a_dtypes"] and case["b_dtype"] in q["b_dtypes"] and case["y_dtype"] in q["y_dtypes"]:
+        return f"{case['a_dtype']} x {case['b_dtype']}", case["y_dtype"]
+    return "(unsupported dtypes)", "-"
 
 
 class Progress:
@@ -355,7 +362,7 @@ def sweep(op: str, socs, count: int, seed: int, *, grid: bool = False, progress:
                 o = run_case(op, soc, spec, case, fn)
             except Exception as exc:  # a crash of the plan is a failure of the case, not of the sweep
                 o = Outcome(False, [f"exception {type(exc).__name__}: {exc}"], "crash")
-            k1, k2 = case_key(op, case)
+            k1, k2 = case_key(op, spec, case)
             row = rows.setdefault((op, soc, k1, k2), [0, 0, 0, 0, set()])
             row[0] += 1
             row[1 if o.accepted else 2] += 1
