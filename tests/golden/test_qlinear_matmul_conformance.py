@@ -3,7 +3,8 @@
 The ONNX cases come from the generator shipped in the installed onnx package
 (onnx/backend/test/case/node/qlinearmatmul.py): importing it records every case (inputs and the expected output
 written in the generator) in onnx's node test-case list. (The installed wheel does not ship the protobufs
-generated from it, onnx/backend/test/data/node/test_qlinearmatmul_*; they hold these same arrays.) The onnxruntime vectors are transcribed in tests/data/ort_qlinearmatmul_cases.json (source noted there).
+generated from it, onnx/backend/test/data/node/test_qlinearmatmul_*; they hold these same arrays.)
+The onnxruntime vectors are transcribed in tests/data/ort_qlinearmatmul_cases.json (source noted there).
 """
 from __future__ import annotations
 

@@ -11,8 +11,8 @@ Inputs (numpy arrays or numpy scalars; any strides)
     a_scale, b_scale,       float32, float16 or bfloat16, all three of one type (ONNX's TS); float16 and
     y_scale                 bfloat16 are widened to float32 (exact) before any arithmetic.
 
-Parameter shapes. A scale and its zero point must have the same shape (leading 1s aside: [4] and [1, 4] are the
-same). Leading dimensions of size 1 never change what a parameter means:
+Parameter shapes. A scale and its zero point must have the same shape, up to equivalent spellings of one
+layout ([N] and [1, N], [M] and [M, 1]). Leading dimensions of size 1 never change what a parameter means:
     a_*   per tensor: [] or [1] (all ones);  per row: [M], or [..., M, 1] whose batch part broadcasts to a's.
     b_*   per tensor: [] or [1];             per column: [N], or [..., 1, N] whose batch part broadcasts to b's.
     y_*   any shape that broadcasts to the output's shape (per tensor, per row [..., M, 1], per column [N], ...).
@@ -167,14 +167,22 @@ class _Problem:
         self.out_shape_2d = batch + (m, n)
         self.out_shape = batch + ((m,) if a.ndim >= 2 else ()) + ((n,) if b.ndim >= 2 else ())
 
-        a_param_shape = _per_row_shape(arrays["a_scale"], "a_scale", a, a2)
-        b_param_shape = _per_column_shape(arrays["b_scale"], "b_scale", b, b2)
-        y_param_shape = _output_param_shape(arrays["y_scale"], "y_scale", self, a, b, len(batch))
-        for zp_name, scale_name in (("a_zero_point", "a_scale"), ("b_zero_point", "b_scale"),
-                                    ("y_zero_point", "y_scale")):
-            if _strip_leading_ones(arrays[zp_name].shape) != _strip_leading_ones(arrays[scale_name].shape):
-                raise ConstraintError(OP, zp_name, f"a zero point must have the shape of its scale ({scale_name})",
-                                      expected=list(arrays[scale_name].shape), actual=list(arrays[zp_name].shape))
+        # A scale and its zero point must describe the same layout: [N] and [1, N], or [M] and [M, 1], are one.
+        layouts = {
+            "a": lambda name: _per_row_shape(arrays[name], name, a, a2),
+            "b": lambda name: _per_column_shape(arrays[name], name, b, b2),
+            "y": lambda name: _output_param_shape(arrays[name], name, self, a, b, len(batch)),
+        }
+        param_shapes = {}
+        for tensor, layout in layouts.items():
+            scale_shape = layout(f"{tensor}_scale")
+            zp_shape = layout(f"{tensor}_zero_point")
+            if scale_shape != zp_shape:
+                raise ConstraintError(OP, f"{tensor}_zero_point", f"a zero point must have the shape of its scale "
+                                      f"({tensor}_scale)", expected=list(arrays[f"{tensor}_scale"].shape),
+                                      actual=list(arrays[f"{tensor}_zero_point"].shape))
+            param_shapes[tensor] = scale_shape
+        a_param_shape, b_param_shape, y_param_shape = param_shapes["a"], param_shapes["b"], param_shapes["y"]
 
         scales = {}
         for name, shape in (("a_scale", a_param_shape), ("b_scale", b_param_shape), ("y_scale", y_param_shape)):
