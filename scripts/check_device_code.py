@@ -1,0 +1,344 @@
+#!/usr/bin/env python3
+"""Type-checks the AscendC device code and the CANN op_host code against the headers of a CANN toolkit.
+
+No NPU and no CANN compiler are needed: the AscendC headers have a CPU-debug mode (the one tikicpulib uses) that
+host g++ parses, so `g++ -fsyntax-only` finds wrong API names and overloads, wrong dtypes, missing includes, and
+APIs the headers mark as unsupported on a SoC (they are [[deprecated("... is an unsupported API on current
+device")]] for that SoC; the check turns that warning into a failure). It is a front-end check only: nothing is
+linked, and run-time restrictions (illegal Cast round modes, UB overflow, alignment) are not seen.
+
+Kernel passes (every op_kernel/*.cpp):
+  ascend910b   cpu-debug  __CCE_AICORE__=220, core type chosen at run time (how tikicpulib compiles a mix kernel)
+               aiv        the same plus the vector-core macros bisheng defines for the AIV half of a mix kernel
+  ascend310p   aicore     __CCE_AICORE__=200 (coupled AI core)
+  ascend910_95 reported as not checkable: no public header set has its dav-3510 implementation.
+A kernel that uses GET_TILING_DATA gets a tiling struct generated from the BEGIN_TILING_DATA_DEF of
+op_host/*tiling*.h (what the real build generates from the same header).
+
+Host passes (every op_host/*.cpp), as the custom-op template compiles each file (-std=c++11):
+  opbuild (no define), proto (-DOP_PROTO_LIB), tiling (-DOP_TILING_LIB).
+
+Toolkit: --toolkit, else $ASCEND_HOME_PATH, else $ASCEND_TOOLKIT. Exit status: 0 all checked passes clean,
+1 a pass failed, 2 usage error or headers missing.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import re
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+UNSUPPORTED = "is an unsupported API on current device"
+
+# Per-SoC macros. __CCE_AICORE__ selects impl/dav_* in the headers; __DAV_C220_VEC__ / __DAV_C220_CUBE__ are what
+# bisheng defines for --cce-aicore-arch=dav-c220-vec / -cube (a mix kernel is compiled once per core type);
+# tikicpulib defines only __DAV_C220__ and picks the core type at run time. __NPU_ARCH__ as asc-tools' cpudebug.
+C220 = ["-D__CCE_AICORE__=220", "-D__DAV_C220__", "-D__NPU_ARCH__=2201"]
+M200 = ["-D__CCE_AICORE__=200", "-D__DAV_M200__", "-D__NPU_ARCH__=2002"]
+VEC = ["-D__DAV_C220_VEC__", "-D__DAV_VEC__"]
+KERNEL_PASSES = {
+    "ascend910b": [("cpu-debug", C220), ("aiv", C220 + VEC)],
+    "ascend310p": [("aicore", M200)],
+}
+NOT_CHECKABLE = {
+    "ascend910_95": "dav-3510 (__CCE_AICORE__=310): the CANN 8.1 AscendC headers have no implementation for it and "
+                    "the public asc-devkit headers need CPU-mode intrinsic stubs shipped only in binary toolkits",
+}
+HOST_PASSES = [("opbuild", []), ("proto", ["-DOP_PROTO_LIB"]), ("tiling", ["-DOP_TILING_LIB"])]
+
+
+class HeaderError(RuntimeError):
+    pass
+
+
+@dataclass
+class Toolkit:
+    root: Path
+    arch_dir: Path  # <root>/<arch>-linux
+
+    @property
+    def ascendc(self) -> Path:
+        return self.arch_dir / "ascendc" / "include"
+
+    @property
+    def include(self) -> Path:
+        return self.arch_dir / "include"
+
+    @property
+    def highlevel(self) -> Path:
+        return self.ascendc / "highlevel_api"
+
+    @property
+    def tikicpulib(self) -> Path:
+        return self.root / "tools" / "tikicpulib" / "lib" / "include"
+
+
+def locate_toolkit(root: Path) -> Toolkit:
+    """The header directories of the toolkit at `root`; HeaderError naming what is missing."""
+    if not root.is_dir():
+        raise HeaderError(f"{root} is not a directory")
+    candidates = [root / f"{platform.machine()}-linux"] + sorted(root.glob("*-linux"))
+    arch = next((c for c in candidates if (c / "ascendc" / "include").is_dir()), None)
+    if arch is None:
+        raise HeaderError(f"no <arch>-linux/ascendc/include under {root}: not a CANN toolkit (>= 8.0) with the "
+                          "AscendC headers")
+    tk = Toolkit(root, arch)
+    return tk
+
+
+def require(tk: Toolkit, kind: str) -> None:
+    if kind == "kernel":
+        dirs = [tk.ascendc / "basic_api", tk.highlevel, tk.tikicpulib, tk.include]
+    else:
+        dirs = [tk.include / "register", tk.include / "exe_graph", tk.highlevel / "tiling" / "platform",
+                tk.highlevel / "lib"]
+    missing = [str(d) for d in dirs if not d.is_dir()]
+    if missing:
+        raise HeaderError(f"the toolkit at {tk.root} lacks header directories needed for the {kind} check: "
+                          + ", ".join(missing))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Kernel-side tiling struct
+
+
+def _strip_comments(src: str) -> str:
+    src = re.sub(r"/\*.*?\*/", "", src, flags=re.S)
+    return re.sub(r"//[^\n]*", "", src)
+
+
+def snake_case(name: str) -> str:
+    name = re.sub(r"([A-Z]+)([A-Z][a-z])", r"\1_\2", name)
+    return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
+
+
+def tiling_stub(headers: list[Path], kernel: Path, wanted: str | None = None) -> tuple[str, str]:
+    """(C++ text, class name): the kernel-side structs of every BEGIN_TILING_DATA_DEF in `headers` and a
+    GET_TILING_DATA bound to the class registered for the kernel's operator."""
+    src = "\n".join(_strip_comments(h.read_text(encoding="utf-8", errors="replace")) for h in headers)
+    classes, order = {}, []
+    for m in re.finditer(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)(.*?)END_TILING_DATA_DEF", src, re.S):
+        fields = []
+        for f in re.finditer(r"TILING_DATA_FIELD_DEF(_ARR|_STRUCT)?\s*\(([^)]*)\)", m.group(2)):
+            args = [a.strip() for a in f.group(2).split(",")]
+            if f.group(1) == "_ARR":
+                fields.append(f"    {args[0]} {args[2]}[{args[1]}];")
+            else:
+                fields.append(f"    {args[0]} {args[1]};")
+        classes[m.group(1)] = fields
+        order.append(m.group(1))
+    if not order:
+        raise HeaderError("no BEGIN_TILING_DATA_DEF in " + ", ".join(str(h) for h in headers))
+    registered = re.findall(r"REGISTER_TILING_DATA_CLASS\s*\(\s*(\w+)\s*,\s*(\w+)\s*\)", src)
+    stem = kernel.stem.replace("_", "")
+    mine = [cls for op, cls in registered if snake_case(op).replace("_", "") == stem]
+    main = wanted or (mine[0] if mine else (registered[0][1] if registered else order[-1]))
+    if main not in classes:
+        raise HeaderError(f"tiling class {main} is not defined in " + ", ".join(str(h) for h in headers))
+    lines = ["#pragma once", '#include "kernel_operator.h"', '#include "kernel_tiling/kernel_tiling.h"']
+    for name in order:
+        lines.append(f"class {name} {{\npublic:\n" + "\n".join(classes[name]) + "\n};")
+    lines.append("template <class T>\n__aicore__ inline void AqoCheckInitTiling(const __gm__ uint8_t* p, T* t)\n"
+                 "{\n    uint8_t* d = reinterpret_cast<uint8_t*>(t);\n"
+                 "    for (uint64_t i = 0; i < sizeof(T); ++i) { d[i] = p[i]; }\n}")
+    lines.append(f"#define GET_TILING_DATA(tiling_data, tiling_arg) {main} tiling_data; "
+                 f"AqoCheckInitTiling<{main}>(tiling_arg, &tiling_data);")
+    lines.append("#define GET_TILING_DATA_WITH_STRUCT(tiling_struct, tiling_data, tiling_arg) "
+                 "tiling_struct tiling_data; AqoCheckInitTiling<tiling_struct>(tiling_arg, &tiling_data);")
+    lines.append("#define GET_TILING_DATA_MEMBER(tiling_type, member, var, tiling) "
+                 "decltype(((tiling_type *)0)->member) var; "
+                 "AqoCheckInitTiling<decltype(((tiling_type *)0)->member)>("
+                 "(tiling) + (size_t)(&((tiling_type*)0)->member), &var);")
+    return "\n".join(lines) + "\n", main
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Passes
+
+
+@dataclass
+class Result:
+    target: str   # "ascend910b/aiv" or "host/opbuild"
+    file: Path
+    status: str   # PASS | FAIL | NOT-CHECKABLE
+    detail: list[str] = field(default_factory=list)
+    command: list[str] = field(default_factory=list)
+
+
+def _shims(tmp: Path, tk: Toolkit) -> Path:
+    """Include names that are symlinks in an installed toolkit but plain paths in a header-only mirror."""
+    shim = tmp / "shim"
+    (shim / "lib").mkdir(parents=True, exist_ok=True)
+    (shim / "tiling").mkdir(parents=True, exist_ok=True)
+    (shim / "lib" / "matmul_intf.h").write_text(
+        f'#include "{tk.highlevel / "lib" / "matmul" / "matmul_intf.h"}"\n', encoding="utf-8")
+    (shim / "tiling" / "tiling_api.h").write_text(
+        f'#include "{tk.highlevel / "lib" / "tiling_api.h"}"\n', encoding="utf-8")
+    return shim
+
+
+def _compile(cmd: list[str]) -> tuple[int, str]:
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, check=False)
+    return proc.returncode, proc.stdout
+
+
+def kernel_commands(tk: Toolkit, kernel: Path, soc: str, shim: Path, forced: list[str], cxx: str,
+                    extra: list[str]) -> list[tuple[str, list[str]]]:
+    a = tk.ascendc
+    incs = [shim, kernel.parent, tk.tikicpulib, tk.include, a / "basic_api", a / "basic_api" / "interface",
+            a / "basic_api" / "impl", tk.highlevel, tk.highlevel / "lib", tk.highlevel / "impl",
+            tk.highlevel / "lib" / "matmul"]
+    base = [cxx, "-std=c++17", "-fsyntax-only", "-Wdeprecated-declarations", "-Wno-missing-template-keyword",
+            "-D_GLIBCXX_USE_CXX11_ABI=0", "-D__CCE_KT_TEST__=1", "-DASCENDC_CPU_DEBUG=1", "-DASCENDC_DEBUG=1"]
+    base += [f"-I{d}" for d in incs]
+    return [(name, base + flags + extra + forced + [str(kernel)]) for name, flags in KERNEL_PASSES[soc]]
+
+
+def check_kernel(tk: Toolkit, kernel: Path, socs: list[str], tiling_headers: list[Path] | None, cxx: str,
+                 extra: list[str], tmp: Path) -> list[Result]:
+    results = []
+    checkable = [s for s in socs if s in KERNEL_PASSES]
+    for soc in socs:
+        if soc in NOT_CHECKABLE:
+            results.append(Result(soc, kernel, "NOT-CHECKABLE", [NOT_CHECKABLE[soc]]))
+    if not checkable:
+        return results
+    shim = _shims(tmp, tk)
+    forced = []
+    text = kernel.read_text(encoding="utf-8", errors="replace")
+    if "GET_TILING_DATA" in text:
+        headers = tiling_headers or sorted((kernel.parent.parent / "op_host").glob("*tiling*.h"))
+        if not headers:
+            return results + [Result(f"{s}/*", kernel, "FAIL",
+                                     ["uses GET_TILING_DATA but no op_host/*tiling*.h with BEGIN_TILING_DATA_DEF "
+                                      "was found (pass --tiling-header)"]) for s in checkable]
+        try:
+            stub, _ = tiling_stub(headers, kernel)
+        except HeaderError as exc:
+            return results + [Result(f"{s}/*", kernel, "FAIL", [str(exc)]) for s in checkable]
+        stub_path = tmp / f"tiling_stub_{kernel.stem}.h"
+        stub_path.write_text(stub, encoding="utf-8")
+        forced = ["-include", str(stub_path)]
+    for soc in checkable:
+        for name, cmd in kernel_commands(tk, kernel, soc, shim, forced, cxx, extra):
+            rc, log = _compile(cmd)
+            if rc == 0 and UNSUPPORTED not in log:
+                own = [ln for ln in log.splitlines() if re.match(rf"^(.*/)?{re.escape(kernel.name)}:\d+:\d+: warning", ln)]
+                results.append(Result(f"{soc}/{name}", kernel, "PASS", own, cmd))
+            else:
+                keep = [ln.replace(": warning: ", ": error(unsupported-on-SoC): ") for ln in log.splitlines()
+                        if ("error:" in ln or UNSUPPORTED in ln
+                            or re.match(rf"^(.*/)?{re.escape(kernel.name)}:\d+:\d+: +required from", ln))
+                        and not ln.startswith("cc1plus")]
+                results.append(Result(f"{soc}/{name}", kernel, "FAIL", keep[:40] or log.splitlines()[-20:], cmd))
+    return results
+
+
+def check_host(tk: Toolkit, source: Path, cxx: str, extra: list[str], tmp: Path,
+               passes: list[str] | None = None) -> list[Result]:
+    shim = _shims(tmp, tk)
+    base = [cxx, "-std=c++11", "-fsyntax-only", "-fPIC", "-D_GLIBCXX_USE_CXX11_ABI=0", f"-I{shim}",
+            f"-I{tk.include}", f"-I{tk.highlevel}", f"-I{source.parent}", f"-I{source.parent.parent / 'op_kernel'}"]
+    results = []
+    for name, defines in HOST_PASSES:
+        if passes and name not in passes:
+            continue
+        cmd = base + defines + extra + [str(source)]
+        rc, log = _compile(cmd)
+        if rc == 0:
+            results.append(Result(f"host/{name}", source, "PASS", [], cmd))
+        else:
+            errors = [ln for ln in log.splitlines() if "error:" in ln]
+            results.append(Result(f"host/{name}", source, "FAIL", errors[:30] or log.splitlines()[-20:], cmd))
+    return results
+
+
+# ---------------------------------------------------------------------------------------------------------------
+
+
+def default_toolkit(env=None) -> tuple[str | None, str]:
+    env = os.environ if env is None else env
+    for var in ("ASCEND_HOME_PATH", "ASCEND_TOOLKIT"):
+        if env.get(var):
+            return env[var], var
+    return None, ""
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("files", nargs="*", help="sources to check (default: op_kernel/*.cpp and op_host/*.cpp)")
+    parser.add_argument("--toolkit", help="CANN toolkit root (default: $ASCEND_HOME_PATH, else $ASCEND_TOOLKIT)")
+    parser.add_argument("--soc", action="append", choices=sorted(KERNEL_PASSES) + sorted(NOT_CHECKABLE),
+                        help="kernel SoC (repeatable; default: all three)")
+    parser.add_argument("--host-pass", action="append", choices=[n for n, _ in HOST_PASSES],
+                        help="host pass (repeatable; default: all three)")
+    parser.add_argument("--tiling-header", action="append", type=Path,
+                        help="host tiling header(s) for GET_TILING_DATA (default: ../op_host/*tiling*.h)")
+    parser.add_argument("--repo", type=Path, default=REPO, help="project root for the default file lists")
+    parser.add_argument("-I", dest="includes", action="append", default=[], help="extra include directory")
+    parser.add_argument("-D", dest="defines", action="append", default=[], help="extra define")
+    parser.add_argument("-v", "--verbose", action="store_true", help="print the g++ command lines")
+    args = parser.parse_args(argv)
+
+    root, source = (args.toolkit, "--toolkit") if args.toolkit else default_toolkit()
+    if not root:
+        print("check: no CANN headers: set ASCEND_HOME_PATH to a CANN toolkit (or ASCEND_TOOLKIT to a header "
+              "mirror such as ~/.cache/cann-headers/Ascend/ascend-toolkit/8.1.RC1), or pass --toolkit",
+              file=sys.stderr)
+        return 2
+    cxx = os.environ.get("CXX", "g++")
+    extra = [f"-I{d}" for d in args.includes] + [f"-D{d}" for d in args.defines]
+    socs = args.soc or ["ascend910b", "ascend310p", "ascend910_95"]
+    if args.files:
+        files = [Path(f) for f in args.files]
+    else:
+        files = sorted((args.repo / "op_kernel").glob("*.cpp")) + sorted((args.repo / "op_host").glob("*.cpp"))
+    if not files:
+        print(f"check: no op_kernel/*.cpp or op_host/*.cpp under {args.repo}: nothing to check", file=sys.stderr)
+        return 2
+    missing = [str(f) for f in files if not f.is_file()]
+    if missing:
+        print("check: no such file: " + ", ".join(missing), file=sys.stderr)
+        return 2
+    try:
+        tk = locate_toolkit(Path(root))
+        kinds = {"kernel" if f.parent.name == "op_kernel" else "host" for f in files}
+        for kind in sorted(kinds):
+            require(tk, kind)
+    except HeaderError as exc:
+        print(f"check: {exc} (toolkit from {source})", file=sys.stderr)
+        return 2
+    print(f"check: headers of {tk.root} ({tk.arch_dir.name}, from {source})")
+
+    results = []
+    with tempfile.TemporaryDirectory(prefix="aqo-check-") as tmpdir:
+        tmp = Path(tmpdir)
+        for f in files:
+            if f.parent.name == "op_kernel":
+                batch = check_kernel(tk, f, socs, args.tiling_header, cxx, extra, tmp)
+            else:
+                batch = check_host(tk, f, cxx, extra, tmp, args.host_pass)
+            for r in batch:
+                print(f"check: {r.status:<13} {r.target:<22} {r.file}")
+                indent = "    "
+                for line in r.detail:
+                    print(indent + line)
+                if args.verbose and r.command:
+                    print(indent + "+ " + " ".join(r.command))
+            results += batch
+    failed = [r for r in results if r.status == "FAIL"]
+    passed = [r for r in results if r.status == "PASS"]
+    unchecked = [r for r in results if r.status == "NOT-CHECKABLE"]
+    print(f"check: {len(passed)} passed, {len(failed)} failed, {len(unchecked)} not checkable "
+          f"({', '.join(sorted({r.target for r in unchecked})) or 'none'})")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
