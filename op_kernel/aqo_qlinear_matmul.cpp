@@ -1,0 +1,608 @@
+// AqoQLinearMatMul: y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zero_point) with
+// acc = sum_k (a - a_zp)(b - b_zp) wrapped to int32 (ONNX QLinearMatMul, seed 000; arithmetic of the golden,
+// FACTS 6 Decision). One source for ascend910b, ascend310p and ascend910_95.
+//
+// Scheme (the plan, op_host/tiling_core/qlinear_matmul_plan.h, sizes everything):
+//   * work = output tiles of baseM x baseN of one broadcast batch matrix; every block (cube core / 310p AI core)
+//     owns a contiguous tile range, its vector workers (2 per cube core on split SoCs) take alternate tiles;
+//   * the cube computes int8 x int8 -> int32 through the Matmul high-level API: P = A'B', the row sums
+//     RA = A' 1 and the column sums CB = 1^T B' (a ones vector in the worker's workspace), all exact mod 2^32;
+//     uint8 operands are first mapped to int8 in the worker's workspace (v - 128, FACTS 3), since the cube has
+//     no uint8 x int8 / int8 x uint8 path on every SoC; the zero point is lowered by 128 so v - zp is unchanged;
+//   * the vector unit applies the zero points through seed 002's decomposition in int32 wrap-around
+//     acc = P - zb * (RA - K * za) - za * CB, then requantizes in float32 exactly like the golden.
+// Not the FP19 fixpipe dequant path (FACTS 7: +-1 against ONNX on ~1% of outputs).
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+
+using namespace AscendC;
+
+namespace aqo_qmm {
+
+// ---------------------------------------------------------------------------------------------------------------
+// SoC traits: the only place that looks at the compiler's SoC macros.
+// ---------------------------------------------------------------------------------------------------------------
+#if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
+// ascend310p: coupled AI cores (cube + vector in one core), no fixpipe (the Matmul API moves L0C through UB), no
+// DataCopyPad, no system workspace for the Matmul API.
+#define AQO_QMM_HAS_DATACOPYPAD 0
+#define AQO_QMM_SPLIT_CORES 0
+#define AQO_QMM_KERNEL_TYPE()
+#elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
+// ascend910_95: split cube / vector cores like 910b. Not type-checkable with public headers (FACTS, tools).
+#define AQO_QMM_HAS_DATACOPYPAD 1
+#define AQO_QMM_SPLIT_CORES 1
+#define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
+#else
+// ascend910b: mix kernel, 1 cube : 2 vector cores; the vector cores are the Matmul API's clients.
+#define AQO_QMM_HAS_DATACOPYPAD 1
+#define AQO_QMM_SPLIT_CORES 1
+#define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
+#endif
+
+// Operand codes of the tiling (aqo::QmmOperandCode; the emulator runner static_asserts that they agree).
+constexpr uint32_t kCodeInt8 = 0;
+constexpr uint32_t kCodeUInt8 = 1;
+constexpr uint32_t kBlockBytes = 32;
+constexpr uint32_t kMaxBatchRank = 8;
+// |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
+// |y_zero_point| <= 255 < kClamp - 255 (anything beyond saturates either way).
+constexpr float kClamp = 1024.0f;
+
+__aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
+__aicore__ inline uint32_t AlignUp8(uint32_t v) { return (v + 7u) / 8u * 8u; }
+__aicore__ inline uint32_t Min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
+
+// The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
+// one, the check stub, or the emulator's), so that the kernel body does not depend on that class's name.
+struct QmmParams {
+    uint32_t usedCores, workersPerCore, m, n, k, batch, batchRank;
+    uint32_t batchDims[kMaxBatchRank], aBatchStrides[kMaxBatchRank], bBatchStrides[kMaxBatchRank];
+    uint32_t aMatrices, bMatrices, aCode, bCode, yCode, mapA, mapB, aParamKind, bParamKind;
+    uint32_t aParamBatchStride, bParamBatchStride, baseM, baseN, tilesM, tilesN, tileCount, cStride, bpStride;
+    uint32_t mapChunk, wsAOffset, wsBOffset, wsCOffset, wsRaOffset, wsCbOffset, wsOnesOffset;
+    uint64_t wsPerWorker;
+    uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
+};
+
+template <class T>
+__aicore__ inline QmmParams ReadParams(const T& t)
+{
+    QmmParams p;
+    p.usedCores = t.usedCores;
+    p.workersPerCore = t.workersPerCore;
+    p.m = t.m;
+    p.n = t.n;
+    p.k = t.k;
+    p.batch = t.batch;
+    p.batchRank = t.batchRank;
+    for (uint32_t i = 0; i < kMaxBatchRank; ++i) {
+        p.batchDims[i] = t.batchDims[i];
+        p.aBatchStrides[i] = t.aBatchStrides[i];
+        p.bBatchStrides[i] = t.bBatchStrides[i];
+    }
+    p.aMatrices = t.aMatrices;
+    p.bMatrices = t.bMatrices;
+    p.aCode = t.aCode;
+    p.bCode = t.bCode;
+    p.yCode = t.yCode;
+    p.mapA = t.mapA;
+    p.mapB = t.mapB;
+    p.aParamKind = t.aParamKind;
+    p.bParamKind = t.bParamKind;
+    p.aParamBatchStride = t.aParamBatchStride;
+    p.bParamBatchStride = t.bParamBatchStride;
+    p.baseM = t.baseM;
+    p.baseN = t.baseN;
+    p.tilesM = t.tilesM;
+    p.tilesN = t.tilesN;
+    p.tileCount = t.tileCount;
+    p.cStride = t.cStride;
+    p.bpStride = t.bpStride;
+    p.mapChunk = t.mapChunk;
+    p.wsAOffset = t.wsAOffset;
+    p.wsBOffset = t.wsBOffset;
+    p.wsCOffset = t.wsCOffset;
+    p.wsRaOffset = t.wsRaOffset;
+    p.wsCbOffset = t.wsCbOffset;
+    p.wsOnesOffset = t.wsOnesOffset;
+    p.wsPerWorker = t.wsPerWorker;
+    p.ubCIn = t.ubCIn;
+    p.ubYOut = t.ubYOut;
+    p.ubVecI32 = t.ubVecI32;
+    p.ubVecF32 = t.ubVecF32;
+    p.ubHalf = t.ubHalf;
+    p.ubRa = t.ubRa;
+    p.ubMapIn = t.ubMapIn;
+    p.ubMapHalf = t.ubMapHalf;
+    p.ubMapOut = t.ubMapOut;
+    return p;
+}
+
+// The cube operation: int8 x int8 -> int32, A and B read from GM in ND layout, C written to GM.
+using MmAType = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
+using MmBType = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
+using MmCType = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
+using MmInt8 = Matmul<MmAType, MmBType, MmCType>;
+
+// The workers' part of the workspace. 910b / 950: the Matmul API's system workspace comes first (the framework
+// registers it; GetSysWorkSpacePtr() gives it to REGIST_MATMUL_OBJ); 310p: the API has none.
+__aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace)
+{
+#if AQO_QMM_SPLIT_CORES
+    return GetUserWorkspace(workspace);
+#else
+    return workspace;
+#endif
+}
+
+// Which tile range, and which vector worker of its block, this core is.
+__aicore__ inline uint32_t WorkerIndex() { return static_cast<uint32_t>(GetBlockIdx()); }
+
+// Value of a raw 8-bit zero point as an integer of the operand's signedness.
+__aicore__ inline int32_t ZeroPointValue(uint8_t raw, uint32_t code)
+{
+    return code == kCodeUInt8 ? static_cast<int32_t>(raw) : static_cast<int32_t>(static_cast<int8_t>(raw));
+}
+
+template <class YT>
+class KernelQLinearMatMul {
+public:
+    __aicore__ inline KernelQLinearMatMul() {}
+
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
+                                TPipe* pipe, MmInt8* mm)
+    {
+        p_ = p;
+        pipe_ = pipe;
+        mm_ = mm;
+        const uint64_t mk = static_cast<uint64_t>(p.m) * p.k;
+        const uint64_t kn = static_cast<uint64_t>(p.k) * p.n;
+        aBytes_ = p.aMatrices * mk;
+        bBytes_ = p.bMatrices * kn;
+        aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(a), aBytes_);
+        bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(b), bBytes_);
+        aI8Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(a), aBytes_);
+        bI8Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(b), bBytes_);
+        const uint64_t aParams = p.aParamKind ? (p.aParamBatchStride ? static_cast<uint64_t>(p.aMatrices) * p.m : p.m)
+                                              : 1;
+        const uint64_t bParams = p.bParamKind ? (p.bParamBatchStride ? static_cast<uint64_t>(p.bMatrices) * p.n : p.n)
+                                              : 1;
+        aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aParams);
+        aZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(aZp), aParams);
+        bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bParams);
+        bZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(bZp), bParams);
+        yScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
+        yZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
+        yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ YT*>(y), static_cast<uint64_t>(p.batch) * p.m * p.n);
+
+        // This worker's workspace: mapped a rows, mapped b slab, int32 tile, row sums, column sums, ones.
+        GM_ADDR ws = userWs + static_cast<uint64_t>(WorkerIndex()) * p.wsPerWorker;
+        wsA_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsAOffset), p.wsBOffset - p.wsAOffset);
+        wsB_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsBOffset), p.wsCOffset - p.wsBOffset);
+        wsC_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCOffset), (p.wsRaOffset - p.wsCOffset) / 4);
+        wsRa_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsRaOffset), (p.wsCbOffset - p.wsRaOffset) / 4);
+        wsCb_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCbOffset),
+                              (p.wsOnesOffset - p.wsCbOffset) / 4);
+        wsOnes_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsOnesOffset),
+                                p.wsPerWorker - p.wsOnesOffset);
+
+        // UB, in the plan's order (its explanation lists the same buffers).
+        pipe->InitBuffer(cQue_, 2, p.ubCIn);
+        pipe->InitBuffer(yQue_, 2, p.ubYOut);
+        pipe->InitBuffer(zbBuf_, p.ubVecI32);
+        pipe->InitBuffer(cbBuf_, p.ubVecI32);
+        pipe->InitBuffer(tmpIBuf_, p.ubVecI32);
+        pipe->InitBuffer(accBuf_, p.ubVecF32);
+        pipe->InitBuffer(multBuf_, p.ubVecF32);
+        pipe->InitBuffer(ysBuf_, p.ubVecF32);
+        pipe->InitBuffer(tmpFBuf_, p.ubVecF32);
+        pipe->InitBuffer(halfBuf_, p.ubHalf);
+        pipe->InitBuffer(raBuf_, p.ubRa);
+        pipe->InitBuffer(mapInQue_, 1, p.ubMapIn);
+        pipe->InitBuffer(mapHalfBuf_, p.ubMapHalf);
+        pipe->InitBuffer(mapOutQue_, 1, p.ubMapOut);
+        zb_ = zbBuf_.Get<int32_t>();
+        cb_ = cbBuf_.Get<int32_t>();
+        tmpI_ = tmpIBuf_.Get<int32_t>();
+        acc_ = accBuf_.Get<float>();
+        mult_ = multBuf_.Get<float>();
+        ys_ = ysBuf_.Get<float>();
+        tmpF_ = tmpFBuf_.Get<float>();
+        half_ = halfBuf_.Get<half>();
+        ra_ = raBuf_.Get<int32_t>();
+        mapHalf_ = mapHalfBuf_.Get<half>();
+
+        // Per-tensor parameters, read once. Zero points of mapped operands are lowered by 128 (FACTS 3).
+        yScale_ = yScaleGm_.GetValue(0);
+        yZp_ = static_cast<float>(ZeroPointValue(yZpGm_.GetValue(0), p.yCode));
+        aScale0_ = aScaleGm_.GetValue(0);
+        bScale0_ = bScaleGm_.GetValue(0);
+        aZp0_ = ZeroPointValue(aZpGm_.GetValue(0), p.aCode) - (p.mapA ? 128 : 0);
+        bZp0_ = ZeroPointValue(bZpGm_.GetValue(0), p.bCode) - (p.mapB ? 128 : 0);
+        qMin_ = p.yCode == kCodeUInt8 ? 0.0f : -128.0f;
+        qMax_ = p.yCode == kCodeUInt8 ? 255.0f : 127.0f;
+    }
+
+    __aicore__ inline void Process()
+    {
+        const uint32_t worker = WorkerIndex();
+        const uint32_t block = worker / p_.workersPerCore;
+        const uint32_t sub = worker % p_.workersPerCore;
+        if (block >= p_.usedCores) {
+            return;
+        }
+        const uint32_t q = p_.tileCount / p_.usedCores;
+        const uint32_t r = p_.tileCount % p_.usedCores;
+        const uint32_t begin = block * q + Min32(block, r);
+        const uint32_t end = begin + q + (block < r ? 1u : 0u);
+        if (begin + sub >= end) {
+            return;
+        }
+        if (p_.k != 0) {
+            WriteOnes();
+        }
+        Duplicate(ys_, yScale_, p_.cStride);  // the divisor of the per-column multiplier
+        for (uint32_t t = begin + sub; t < end; t += p_.workersPerCore) {
+            Tile(t);
+        }
+    }
+
+private:
+    // ---- one output tile ----------------------------------------------------------------------------------
+    __aicore__ inline void Tile(uint32_t t)
+    {
+        const uint32_t perBatch = p_.tilesM * p_.tilesN;
+        const uint32_t bi = t / perBatch;
+        const uint32_t mb = t / p_.tilesN % p_.tilesM;
+        const uint32_t nb = t % p_.tilesN;
+        uint64_t ai = 0, bj = 0;
+        BatchOperands(bi, &ai, &bj);
+        const uint32_t m0 = mb * p_.baseM;
+        const uint32_t mrows = Min32(p_.baseM, p_.m - m0);
+        const uint32_t n0 = nb * p_.baseN;
+        const uint32_t ncols = Min32(p_.baseN, p_.n - n0);
+        if (p_.k != 0) {
+            CubeProducts(ai, bj, m0, mrows, n0, ncols);
+        }
+        LoadColumnTerms(bj, n0, ncols);
+        LoadRowSums(mrows);
+        for (uint32_t i = 0; i < mrows; ++i) {
+            CopyIn(i);
+            Compute(ai, m0 + i, i);
+            CopyOut(static_cast<uint64_t>(bi) * p_.m + m0 + i, n0, ncols);
+        }
+    }
+
+    // The y batch matrix `index` as matrix indices of a and b (numpy broadcasting; see the plan).
+    __aicore__ inline void BatchOperands(uint64_t index, uint64_t* ai, uint64_t* bj) const
+    {
+        uint64_t x = 0, z = 0;
+        for (uint32_t d = p_.batchRank; d-- > 0;) {
+            const uint64_t i = index % p_.batchDims[d];
+            index /= p_.batchDims[d];
+            x += i * p_.aBatchStrides[d];
+            z += i * p_.bBatchStrides[d];
+        }
+        *ai = x;
+        *bj = z;
+    }
+
+    // ---- cube part: P = A'B', RA = A' 1, CB = 1^T B' into the worker's workspace -------------------------
+    __aicore__ inline void CubeProducts(uint64_t ai, uint64_t bj, uint32_t m0, uint32_t mrows, uint32_t n0,
+                                        uint32_t ncols)
+    {
+        const uint32_t k = p_.k;
+        const uint64_t aOff = (ai * p_.m + m0) * k;
+        const uint64_t bOff = bj * k * p_.n + n0;
+        GlobalTensor<int8_t> aSrc = aI8Gm_[aOff];
+        GlobalTensor<int8_t> bSrc = bI8Gm_[bOff];
+        uint32_t bStride = p_.n;
+        if (p_.mapA) {
+            MapBytes(wsA_, aGm_, aOff, static_cast<uint64_t>(mrows) * k);
+            aSrc = wsA_;
+        }
+        if (p_.mapB) {
+            for (uint32_t kk = 0; kk < k; ++kk) {
+                MapRow(wsB_[static_cast<uint64_t>(kk) * p_.bpStride], bOff + static_cast<uint64_t>(kk) * p_.n,
+                       ncols);
+            }
+            bSrc = wsB_;
+            bStride = p_.bpStride;
+        }
+        // The vector core's DMA writes (mapped operands, ones) must have landed before the cube reads them.
+        PipeBarrier<PIPE_ALL>();
+        // SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc): A row stride orgKa, B row stride orgN, C row stride orgKc.
+        mm_->SetOrgShape(mrows, bStride, k, k, p_.cStride);
+        mm_->SetSingleShape(mrows, ncols, k);
+        mm_->SetTensorA(aSrc);
+        mm_->SetTensorB(bSrc);
+        mm_->IterateAll(wsC_);
+        mm_->End();
+        // Row sums of A' against the ones column (C is [mrows, 1]).
+        mm_->SetOrgShape(mrows, 1, k, k, 1);
+        mm_->SetSingleShape(mrows, 1, k);
+        mm_->SetTensorA(aSrc);
+        mm_->SetTensorB(wsOnes_);
+        mm_->IterateAll(wsRa_);
+        mm_->End();
+        // Column sums of B' against the ones row (C is [1, ncols]).
+        mm_->SetOrgShape(1, bStride, k, k, p_.cStride);
+        mm_->SetSingleShape(1, ncols, k);
+        mm_->SetTensorA(wsOnes_);
+        mm_->SetTensorB(bSrc);
+        mm_->IterateAll(wsCb_);
+        mm_->End();
+    }
+
+    // The ones vector of length K (the cube's summing operand), written once per worker.
+    __aicore__ inline void WriteOnes()
+    {
+        const uint32_t total = AlignUp32(p_.k);
+        for (uint32_t off = 0; off < total; off += p_.mapChunk) {
+            const uint32_t len = Min32(p_.mapChunk, total - off);
+            Duplicate(mapHalf_, static_cast<half>(1.0f), len);
+            LocalTensor<int8_t> o = mapOutQue_.AllocTensor<int8_t>();
+            Cast(o, mapHalf_, RoundMode::CAST_NONE, len);
+            mapOutQue_.EnQue(o);
+            o = mapOutQue_.DeQue<int8_t>();
+            DataCopy(wsOnes_[off], o, len);
+            mapOutQue_.FreeTensor(o);
+        }
+    }
+
+    // uint8 -> int8 of `bytes` contiguous bytes of a from `off` into the workspace (v - 128, exact in half).
+    __aicore__ inline void MapBytes(const GlobalTensor<int8_t>& dst, const GlobalTensor<uint8_t>& src, uint64_t off,
+                                    uint64_t bytes)
+    {
+        for (uint64_t done = 0; done < bytes; done += p_.mapChunk) {
+            const uint32_t len = static_cast<uint32_t>(bytes - done < p_.mapChunk ? bytes - done : p_.mapChunk);
+            MapChunk(dst[done], src, off + done, len, aBytes_);
+        }
+    }
+
+    // One row segment of b (ncols bytes) mapped into the workspace slab.
+    __aicore__ inline void MapRow(const GlobalTensor<int8_t>& dst, uint64_t srcOff, uint32_t ncols)
+    {
+        MapChunk(dst, bGm_, srcOff, ncols, bBytes_);
+    }
+
+    __aicore__ inline void MapChunk(const GlobalTensor<int8_t>& dst, const GlobalTensor<uint8_t>& src, uint64_t off,
+                                    uint32_t len, uint64_t srcBytes)
+    {
+        const uint32_t padded = AlignUp32(len);
+        LocalTensor<uint8_t> in = mapInQue_.AllocTensor<uint8_t>();
+        CopyBytesIn(in, src, off, len, srcBytes);
+        mapInQue_.EnQue(in);
+        in = mapInQue_.DeQue<uint8_t>();
+        Cast(mapHalf_, in, RoundMode::CAST_NONE, padded);
+        mapInQue_.FreeTensor(in);
+        Adds(mapHalf_, mapHalf_, static_cast<half>(-128.0f), padded);
+        LocalTensor<int8_t> o = mapOutQue_.AllocTensor<int8_t>();
+        Cast(o, mapHalf_, RoundMode::CAST_NONE, padded);
+        mapOutQue_.EnQue(o);
+        o = mapOutQue_.DeQue<int8_t>();
+        DataCopy(dst, o, padded);  // the workspace regions are 32-byte multiples
+        mapOutQue_.FreeTensor(o);
+    }
+
+    // ---- vector part ------------------------------------------------------------------------------------
+    // Per tile: zb (int32, mapped), CB, and the per-column multiplier (a_scale * b_scale) / y_scale.
+    __aicore__ inline void LoadColumnTerms(uint64_t bj, uint32_t n0, uint32_t ncols)
+    {
+        if (p_.k != 0) {
+            DataCopy(cb_, wsCb_, p_.cStride);
+        } else {
+            Duplicate(cb_, 0, p_.cStride);
+        }
+        if (p_.bParamKind == 0) {
+            Duplicate(zb_, bZp0_, p_.cStride);
+            PipeBarrier<PIPE_ALL>();
+            return;
+        }
+        // Per-column parameters: ncols small unaligned values per tile, read by the scalar unit (these inputs
+        // are never written, so the data cache holds no stale copy).
+        const uint64_t base = (p_.bParamBatchStride ? bj * p_.n : 0) + n0;
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t j = 0; j < p_.cStride; ++j) {
+            const bool in = j < ncols;
+            const int32_t z = in ? ZeroPointValue(bZpGm_.GetValue(base + j), p_.bCode) - (p_.mapB ? 128 : 0) : 0;
+            zb_.SetValue(j, z);
+            mult_.SetValue(j, in ? bScaleGm_.GetValue(base + j) : 0.0f);
+        }
+        PipeBarrier<PIPE_ALL>();
+        if (p_.aParamKind == 0) {
+            Muls(mult_, mult_, aScale0_, p_.cStride);  // a_scale * b_scale[n] (commutes exactly)
+            Div(mult_, mult_, ys_, p_.cStride);
+        }
+    }
+
+    __aicore__ inline void LoadRowSums(uint32_t mrows)
+    {
+        if (p_.k == 0) {
+            return;
+        }
+        DataCopy(ra_, wsRa_, AlignUp8(mrows));
+        PipeBarrier<PIPE_ALL>();  // read by the scalar unit below
+    }
+
+    __aicore__ inline void CopyIn(uint32_t i)
+    {
+        LocalTensor<int32_t> c = cQue_.AllocTensor<int32_t>();
+        if (p_.k != 0) {
+            DataCopy(c, wsC_[static_cast<uint64_t>(i) * p_.cStride], p_.cStride);
+        } else {
+            Duplicate(c, 0, p_.cStride);  // K = 0: the empty sum
+        }
+        cQue_.EnQue(c);
+    }
+
+    __aicore__ inline void Compute(uint64_t ai, uint32_t m, uint32_t i)
+    {
+        // Row terms in 32-bit wrap-around: r = RA - K * za, s = za.
+        int32_t za = aZp0_;
+        float as = aScale0_;
+        if (p_.aParamKind != 0) {
+            const uint64_t pi = (p_.aParamBatchStride ? ai * p_.m : 0) + m;
+            za = ZeroPointValue(aZpGm_.GetValue(pi), p_.aCode) - (p_.mapA ? 128 : 0);
+            as = aScaleGm_.GetValue(pi);
+        }
+        const uint32_t ra = p_.k != 0 ? static_cast<uint32_t>(ra_.GetValue(i)) : 0u;
+        const uint32_t rTerm = ra - p_.k * static_cast<uint32_t>(za);
+        const int32_t negR = static_cast<int32_t>(0u - rTerm);
+        const int32_t negS = static_cast<int32_t>(0u - static_cast<uint32_t>(za));
+
+        const uint32_t len = p_.cStride;
+        LocalTensor<int32_t> c = cQue_.DeQue<int32_t>();
+        Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
+        Add(c, c, tmpI_, len);
+        Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
+        Add(c, c, tmpI_, len);
+        Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
+        cQue_.FreeTensor(c);
+        ApplyMultiplier(as, len);
+        Maxs(acc_, acc_, -kClamp, len);
+        Mins(acc_, acc_, kClamp, len);
+        Cast(tmpI_, acc_, RoundMode::CAST_RINT, len);  // round half to even
+        Cast(acc_, tmpI_, RoundMode::CAST_NONE, len);  // exact: |v| <= kClamp
+        Adds(acc_, acc_, yZp_, len);                   // round first, then add the zero point (ORT, FACTS 6)
+        Maxs(acc_, acc_, qMin_, len);
+        Mins(acc_, acc_, qMax_, len);
+        Cast(half_, acc_, RoundMode::CAST_NONE, len);  // exact small integers
+        LocalTensor<YT> y = yQue_.AllocTensor<YT>();
+        Cast(y, half_, RoundMode::CAST_NONE, len);
+        yQue_.EnQue(y);
+    }
+
+    // acc *= (a_scale * b_scale) / y_scale in the golden's order, for each parameter granularity.
+    __aicore__ inline void ApplyMultiplier(float as, uint32_t len)
+    {
+        if (p_.bParamKind != 0) {
+            if (p_.aParamKind != 0) {
+                Muls(tmpF_, mult_, as, len);  // mult_ holds b_scale here
+                Div(tmpF_, tmpF_, ys_, len);
+                Mul(acc_, acc_, tmpF_, len);
+            } else {
+                Mul(acc_, acc_, mult_, len);
+            }
+            return;
+        }
+        const float mult = (as * bScale0_) / yScale_;
+        Muls(acc_, acc_, mult, len);
+    }
+
+    __aicore__ inline void CopyOut(uint64_t row, uint32_t n0, uint32_t ncols)
+    {
+        LocalTensor<YT> y = yQue_.DeQue<YT>();
+        CopyBytesOut(yGm_[row * p_.n + n0], y, ncols);
+        yQue_.FreeTensor(y);
+    }
+
+    // ---- unaligned GM <-> UB copies (the only place that differs by DataCopyPad) ---------------------------
+    // Copies src[off, off + len) into dst[0, len) and makes dst[len, AlignUp32(len)) defined (zero or real bytes).
+    __aicore__ inline void CopyBytesIn(const LocalTensor<uint8_t>& dst, const GlobalTensor<uint8_t>& src,
+                                       uint64_t off, uint32_t len, uint64_t srcBytes)
+    {
+        const uint32_t padded = AlignUp32(len);
+#if AQO_QMM_HAS_DATACOPYPAD
+        DataCopyExtParams prm(1, len, 0, 0, 0);
+        DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
+        DataCopyPad(dst, src[off], prm, pad);
+        (void)srcBytes;
+#else
+        if (off + padded <= srcBytes) {
+            DataCopy(dst, src[off], padded);  // the few bytes past len belong to the same tensor
+            return;
+        }
+        const uint32_t body = len / kBlockBytes * kBlockBytes;
+        if (body != 0) {
+            DataCopy(dst, src[off], body);
+        }
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t j = body; j < padded; ++j) {
+            dst.SetValue(j, j < len ? src.GetValue(off + j) : static_cast<uint8_t>(0));
+        }
+        PipeBarrier<PIPE_ALL>();
+#endif
+    }
+
+    // Writes src[0, len) to dst[0, len) without touching dst[len, ...) (other cores own those bytes).
+    __aicore__ inline void CopyBytesOut(GlobalTensor<YT> dst, const LocalTensor<YT>& src, uint32_t len)
+    {
+#if AQO_QMM_HAS_DATACOPYPAD
+        DataCopyExtParams prm(1, len, 0, 0, 0);
+        DataCopyPad(dst, src, prm);
+#else
+        const uint32_t body = len / kBlockBytes * kBlockBytes;
+        if (body != 0) {
+            DataCopy(dst, src, body);
+        }
+        if (body == len) {
+            return;
+        }
+        PipeBarrier<PIPE_ALL>();  // the vector results are in UB and this core's earlier DMAs have landed
+        for (uint32_t j = body; j < len; ++j) {
+            dst.SetValue(j, src.GetValue(j));
+        }
+        DataCacheCleanAndInvalid<YT, CacheLine::ENTIRE_DATA_CACHE>(dst);
+#endif
+    }
+
+    QmmParams p_;
+    TPipe* pipe_ = nullptr;
+    MmInt8* mm_ = nullptr;
+    uint64_t aBytes_ = 0;
+    uint64_t bBytes_ = 0;
+    GlobalTensor<uint8_t> aGm_, bGm_, aZpGm_, bZpGm_, yZpGm_;
+    GlobalTensor<int8_t> aI8Gm_, bI8Gm_;
+    GlobalTensor<float> aScaleGm_, bScaleGm_, yScaleGm_;
+    GlobalTensor<YT> yGm_;
+    GlobalTensor<int8_t> wsA_, wsB_, wsOnes_;
+    GlobalTensor<int32_t> wsC_, wsRa_, wsCb_;
+    TQue<QuePosition::VECIN, 2> cQue_;
+    TQue<QuePosition::VECOUT, 2> yQue_;
+    TQue<QuePosition::VECIN, 1> mapInQue_;
+    TQue<QuePosition::VECOUT, 1> mapOutQue_;
+    TBuf<TPosition::VECCALC> zbBuf_, cbBuf_, tmpIBuf_, accBuf_, multBuf_, ysBuf_, tmpFBuf_, halfBuf_, raBuf_,
+        mapHalfBuf_;
+    LocalTensor<int32_t> zb_, cb_, tmpI_, ra_;
+    LocalTensor<float> acc_, mult_, ys_, tmpF_;
+    LocalTensor<half> half_, mapHalf_;
+    float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f, qMin_ = -128.0f, qMax_ = 127.0f;
+    int32_t aZp0_ = 0, bZp0_ = 0;
+};
+
+template <class YT>
+__aicore__ inline void Run(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                           GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p, TPipe* pipe,
+                           MmInt8* mm)
+{
+    KernelQLinearMatMul<YT> op;
+    op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, pipe, mm);
+    op.Process();
+}
+
+}  // namespace aqo_qmm
+
+extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_scale, GM_ADDR a_zero_point, GM_ADDR b,
+                                                         GM_ADDR b_scale, GM_ADDR b_zero_point, GM_ADDR y_scale,
+                                                         GM_ADDR y_zero_point, GM_ADDR y, GM_ADDR workspace,
+                                                         GM_ADDR tiling)
+{
+    AQO_QMM_KERNEL_TYPE();
+    GET_TILING_DATA(tilingData, tiling);
+    GM_ADDR userWs = aqo_qmm::UserWorkspace(workspace);
+    TPipe pipe;
+    aqo_qmm::MmInt8 mm;
+    // On split SoCs the cube core runs the Matmul server inside this macro and returns; the vector cores go on.
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tilingData.cubeTiling);
+    const aqo_qmm::QmmParams p = aqo_qmm::ReadParams(tilingData);
+    if (p.yCode == aqo_qmm::kCodeUInt8) {
+        aqo_qmm::Run<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
+                              p, &pipe, &mm);
+    } else {
+        aqo_qmm::Run<int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
+                             p, &pipe, &mm);
+    }
+}
