@@ -46,6 +46,9 @@ struct GmRange {
     uint64_t begin = 0;  // byte offsets into the tensor, [begin, end)
     uint64_t end = 0;
     bool write = false;
+    // Bytes at the end of the range stored by scalar writes instead of DMA (SoCs without DataCopyPad store a
+    // partial last block this way, so that nothing lands past the end of the tensor). The rest is whole blocks.
+    uint32_t scalar_bytes = 0;
 };
 
 // A contiguous range of work items of one core: rows for DynamicQuant, output tiles for QLinearMatMul.

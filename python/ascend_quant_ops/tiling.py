@@ -333,7 +333,8 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
       overlapping; ub_capacity <= ub_limit (the SoC's UB) when given; names unique.
     - GM: every range inside a declared tensor, begin <= end, by a used core; the tensors' sizes equal
       expected_tensors when given; every output tensor's bytes written, and no byte written by two cores; on a SoC
-      without DataCopyPad every write range is a whole number of 32-byte blocks.
+      without DataCopyPad the DMA part of every write range is whole 32-byte blocks (a scalar-stored tail is
+      declared in scalar_bytes, or is the partial last block of a range ending at the tensor's end).
     """
     p: List[str] = []
     align = int(soc_spec_["ub_align_bytes"]) if soc_spec_ else 32
@@ -441,14 +442,20 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             if bad_range_reported <= 8:
                 p.append(problem)
             continue
-        if not has_pad and g["write"] and (en - b) % block:
-            # Without DataCopyPad a DMA moves whole 32-byte blocks: a write range that is not a whole number of
-            # blocks either cannot be issued or lands on bytes the plan does not list (reads are recorded as the
-            # bytes the kernel uses; their rounding up is the kernel's business and the emulator checks it).
-            bad_range_reported += 1
-            if bad_range_reported <= 8:
-                p.append(f"GM write [{b}, {en}) of '{t}' by core {c} is {en - b} bytes, not a whole number of "
-                         f"{block}-byte blocks (no DataCopyPad on this SoC)")
+        if not has_pad and g["write"]:
+            # Without DataCopyPad a DMA moves whole 32-byte blocks: the DMA part of a write range must be whole
+            # blocks, or it lands on bytes the plan does not list. A partial last block is stored by scalar writes:
+            # declared in scalar_bytes, or implied for the tail of a range that ends exactly at the tensor's end.
+            # (Reads are recorded as the bytes the kernel uses; their rounding up is checked by the emulator.)
+            scalar = int(g.get("scalar_bytes", 0) or 0)
+            if scalar == 0 and en == tensors[t][0]:
+                scalar = (en - b) % block
+            if scalar > en - b or (en - b - scalar) % block:
+                bad_range_reported += 1
+                if bad_range_reported <= 8:
+                    p.append(f"GM write [{b}, {en}) of '{t}' by core {c}: {en - b - scalar} DMA bytes are not a "
+                             f"whole number of {block}-byte blocks (no DataCopyPad on this SoC; scalar tail "
+                             f"{scalar} bytes)")
         if g["write"]:
             writes.setdefault(t, []).append((b, en, c))
     if bad_range_reported > 8:

@@ -84,6 +84,7 @@ inline nb::dict ExplanationToDict(const aqo::PlanExplanation& e)
         x["begin"] = g.begin;
         x["end"] = g.end;
         x["write"] = g.write;
+        x["scalar_bytes"] = g.scalar_bytes;
         gm.append(x);
     }
     d["gm"] = gm;

@@ -109,6 +109,36 @@ def test_no_datacopypad_write_blocks():
     assert check(valid(), soc_spec_=SPEC_PAD) == []
 
 
+def nopad_valid():
+    """310p style: scales stored per 8 rows (32 B); 10 rows on 2 cores (8 + 2), the last 2 rows' 8 bytes of scale
+    stored by scalar writes; y rows of 64 B."""
+    e = valid()
+    e.update(used_cores=2, balance_unit=8, work=[{"core": 0, "begin": 0, "end": 8}, {"core": 1, "begin": 8,
+                                                                                     "end": 10}])
+    e["gm"] = [
+        {"tensor": "x", "core": 0, "begin": 0, "end": 1024, "write": False},
+        {"tensor": "x", "core": 1, "begin": 1024, "end": 1280, "write": False},
+        {"tensor": "y", "core": 0, "begin": 0, "end": 512, "write": True},
+        {"tensor": "y", "core": 1, "begin": 512, "end": 640, "write": True},
+        {"tensor": "scale", "core": 0, "begin": 0, "end": 32, "write": True},
+        {"tensor": "scale", "core": 1, "begin": 32, "end": 40, "write": True},
+    ]
+    return e
+
+
+def test_no_datacopypad_scalar_tail():
+    e = nopad_valid()
+    assert check(e, soc_spec_=SPEC_NOPAD) == []  # implied scalar tail: the range ends at the tensor's end
+    e["gm"][5]["scalar_bytes"] = 8
+    assert check(e, soc_spec_=SPEC_NOPAD) == []
+    e["gm"][5]["scalar_bytes"] = 4  # 4 DMA bytes: not a whole block
+    assert any("not a whole number" in p for p in check(e, soc_spec_=SPEC_NOPAD))
+    e = nopad_valid()
+    e["gm"][4]["end"] = 36  # a partial block in the middle of the tensor, by DMA
+    e["gm"][5]["begin"] = 36
+    assert any("scale' by core 0" in p for p in check(e, soc_spec_=SPEC_NOPAD))
+
+
 def test_same_core_rewrite_is_not_a_race():
     # A core may rewrite its own bytes (a back-shifted last block on 310p); only cross-core overlap is a race.
     e = valid()
