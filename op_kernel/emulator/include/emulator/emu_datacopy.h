@@ -1,0 +1,285 @@
+// DataCopy and DataCopyPad of the emulated AscendC API.
+//
+// Modelled rules (AscendC documentation; FACTS 1 and 3):
+// - DataCopy moves whole 32-byte blocks: the length (count form: count * sizeof(T); params form: blockLen
+//   blocks) and the UB address must be 32-byte multiples. Strides of the params form are in 32-byte blocks on
+//   both sides.
+// - DataCopyPad (GM <-> UB, any byte length) exists on ascend910b and ascend910_95, not on ascend310p.
+//   DataCopyExtParams: blockLen in bytes; GM -> UB: srcStride = GM gap in bytes, dstStride = UB gap in 32-byte
+//   blocks; UB -> GM: srcStride = UB gap in blocks, dstStride = GM gap in bytes. In UB every block starts
+//   32-byte aligned and occupies align32(leftPadding + blockLen + rightPadding) bytes. With isPad the padding
+//   elements get paddingValue; the bytes up to the next 32-byte boundary are left undefined (the emulator
+//   marks them uninitialised, so computing on them and copying them to GM is caught).
+// - Every GM access is checked against the registered buffer and the GlobalTensor's extent; writes need a
+//   writable buffer. UB -> GM copies of never-written UB bytes are refused (they would put garbage in GM).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "emulator/emu_tensor.h"
+
+namespace AscendC {
+
+struct DataCopyParams {
+    DataCopyParams() = default;
+    DataCopyParams(uint16_t count, uint16_t len, uint16_t src_stride, uint16_t dst_stride)
+        : blockCount(count), blockLen(len), srcStride(src_stride), dstStride(dst_stride)
+    {}
+    uint16_t blockCount = 1;
+    uint16_t blockLen = 0;
+    uint16_t srcStride = 0;
+    uint16_t dstStride = 0;
+};
+
+struct DataCopyExtParams {
+    DataCopyExtParams() = default;
+    DataCopyExtParams(uint16_t count, uint32_t len, uint32_t src_stride, uint32_t dst_stride, uint32_t rsv_in)
+        : blockCount(count), blockLen(len), srcStride(src_stride), dstStride(dst_stride), rsv(rsv_in)
+    {}
+    uint16_t blockCount = 1;
+    uint32_t blockLen = 0;
+    uint32_t srcStride = 0;
+    uint32_t dstStride = 0;
+    uint32_t rsv = 0;
+};
+
+struct DataCopyPadParams {
+    DataCopyPadParams() = default;
+    DataCopyPadParams(bool is_pad, uint8_t left, uint8_t right, uint64_t value)
+        : isPad(is_pad), leftPadding(left), rightPadding(right), paddingValue(value)
+    {}
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    uint64_t paddingValue = 0;
+};
+
+template <typename T> struct DataCopyPadExtParams {
+    DataCopyPadExtParams() = default;
+    DataCopyPadExtParams(bool is_pad, uint8_t left, uint8_t right, T value)
+        : isPad(is_pad), leftPadding(left), rightPadding(right), paddingValue(value)
+    {}
+    bool isPad = false;
+    uint8_t leftPadding = 0;
+    uint8_t rightPadding = 0;
+    T paddingValue = T();
+};
+
+namespace emu_detail {
+
+inline void FailUnaligned(const char* file, int line, const char* api, const std::string& what, uint64_t value)
+{
+    aqo_emu::Fail(file, line, std::string(api) + ": " + what + " " + std::to_string(value) +
+                                  " is not a multiple of 32 bytes (DataCopy moves whole 32-byte blocks; use "
+                                  "DataCopyPad where the SoC has it)");
+}
+
+// GM -> UB of blockCount blocks. gm_block / gm_gap / ub_gap in bytes; ub_block_bytes = UB bytes per block.
+template <typename T>
+void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count,
+                uint64_t gm_block, uint64_t gm_gap, uint64_t ub_block, uint64_t ub_gap, uint32_t left_pad_bytes,
+                uint32_t right_pad_bytes, const T* pad_value, const char* file, int line, const char* api)
+{
+    aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst (UB)");
+    aqo_emu::CheckUbAligned(c, dst.byte_, file, line, api, "dst (UB)");
+    const int region = src.Region(c, file, line, api);
+    const uint64_t ub_total = count == 0 ? 0 : (count - 1) * (ub_block + ub_gap) + ub_block;
+    const uint64_t gm_total = count == 0 ? 0 : (count - 1) * (gm_block + gm_gap) + gm_block;
+    aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, ub_total, file, line, api, "dst (UB)");
+    const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.ptr_);
+    aqo_emu::CheckGmRange(c, region, src.begin_, src.end_, gm, gm_total, false, file, line, api);
+    for (uint32_t b = 0; b < count; ++b) {
+        const uint64_t ub_at = dst.byte_ + b * (ub_block + ub_gap);
+        const uint8_t* gm_at = gm + b * (gm_block + gm_gap);
+        aqo_emu::SetUbDefined(c, ub_at, ub_block, false);
+        if (pad_value != nullptr) {
+            for (uint32_t i = 0; i < left_pad_bytes; i += sizeof(T)) {
+                std::memcpy(c.ub.data() + ub_at + i, pad_value, sizeof(T));
+            }
+            for (uint32_t i = 0; i < right_pad_bytes; i += sizeof(T)) {
+                std::memcpy(c.ub.data() + ub_at + left_pad_bytes + gm_block + i, pad_value, sizeof(T));
+            }
+            aqo_emu::SetUbDefined(c, ub_at, left_pad_bytes + gm_block + right_pad_bytes, true);
+        } else {
+            aqo_emu::SetUbDefined(c, ub_at + left_pad_bytes, gm_block, true);
+        }
+        std::memcpy(c.ub.data() + ub_at + left_pad_bytes, gm_at, gm_block);
+    }
+    c.stats->gm_read_bytes += count * gm_block;
+    c.stats->dma_gm_to_ub++;
+}
+
+template <typename T>
+void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count,
+                uint64_t gm_block, uint64_t gm_gap, uint64_t ub_block, uint64_t ub_gap, const char* file, int line,
+                const char* api)
+{
+    aqo_emu::CheckRecord(c, src.record_, file, line, api, "src (UB)");
+    aqo_emu::CheckUbAligned(c, src.byte_, file, line, api, "src (UB)");
+    const int region = dst.Region(c, file, line, api);
+    const uint64_t ub_total = count == 0 ? 0 : (count - 1) * (ub_block + ub_gap) + ub_block;
+    const uint64_t gm_total = count == 0 ? 0 : (count - 1) * (gm_block + gm_gap) + gm_block;
+    aqo_emu::CheckUbRange(c, src.record_, src.byte_, ub_total, file, line, api, "src (UB)");
+    uint8_t* gm = reinterpret_cast<uint8_t*>(dst.ptr_);
+    aqo_emu::CheckGmRange(c, region, dst.begin_, dst.end_, gm, gm_total, true, file, line, api);
+    for (uint32_t b = 0; b < count; ++b) {
+        const uint64_t ub_at = src.byte_ + b * (ub_block + ub_gap);
+        if (!aqo_emu::UbDefined(c, ub_at, gm_block)) {
+            uint64_t first = 0;
+            while (c.ub_defined[ub_at + first]) ++first;
+            aqo_emu::Fail(file, line,
+                          std::string(api) + ": copies UB bytes that were never written to GM (block " +
+                              std::to_string(b) + ", byte " + std::to_string(first) + " of " +
+                              std::to_string(gm_block) + "): the result would contain garbage");
+        }
+        std::memcpy(gm + b * (gm_block + gm_gap), c.ub.data() + ub_at, gm_block);
+    }
+    c.stats->gm_write_bytes += count * gm_block;
+    c.stats->dma_ub_to_gm++;
+}
+
+inline void RequireDataCopyPad(aqo_emu::CoreContext& c, const char* file, int line)
+{
+    if (!c.soc.has_data_copy_pad) {
+        aqo_emu::Fail(file, line,
+                      "DataCopyPad is not available on " + c.soc.name +
+                          " (FACTS 3: unsupported on ascend310p); copy whole 32-byte blocks with DataCopy");
+    }
+}
+
+}  // namespace emu_detail
+
+// ---- DataCopy, count form ----
+template <typename T> void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, "DataCopy GM->UB", "length (bytes)", bytes);
+    emu_detail::CopyGmToUb<T>(c, dst, src, 1, bytes, 0, bytes, 0, 0, 0, nullptr, aqo_file, aqo_line,
+                              "DataCopy GM->UB");
+}
+
+template <typename T> void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, "DataCopy UB->GM", "length (bytes)", bytes);
+    emu_detail::CopyUbToGm<T>(c, dst, src, 1, bytes, 0, bytes, 0, aqo_file, aqo_line, "DataCopy UB->GM");
+}
+
+template <typename T> void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const char* api = "DataCopy UB->UB";
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, api, "length (bytes)", bytes);
+    aqo_emu::CheckRecord(c, dst.record_, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckRecord(c, src.record_, aqo_file, aqo_line, api, "src");
+    aqo_emu::CheckUbAligned(c, dst.byte_, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckUbAligned(c, src.byte_, aqo_file, aqo_line, api, "src");
+    aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, bytes, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckUbRange(c, src.record_, src.byte_, bytes, aqo_file, aqo_line, api, "src");
+    std::memmove(c.ub.data() + dst.byte_, c.ub.data() + src.byte_, bytes);
+    std::memmove(c.ub_defined.data() + dst.byte_, c.ub_defined.data() + src.byte_, bytes);
+    c.stats->dma_ub_to_ub++;
+}
+
+// ---- DataCopy, DataCopyParams form (lengths and strides in 32-byte blocks) ----
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::CopyGmToUb<T>(c, dst, src, p.blockCount, p.blockLen * 32ull, p.srcStride * 32ull,
+                              p.blockLen * 32ull, p.dstStride * 32ull, 0, 0, nullptr, aqo_file, aqo_line,
+                              "DataCopy GM->UB (DataCopyParams)");
+}
+
+template <typename T>
+void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen * 32ull, p.dstStride * 32ull,
+                              p.blockLen * 32ull, p.srcStride * 32ull, aqo_file, aqo_line,
+                              "DataCopy UB->GM (DataCopyParams)");
+}
+
+template <typename T>
+void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const char* api = "DataCopy UB->UB (DataCopyParams)";
+    aqo_emu::CheckRecord(c, dst.record_, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckRecord(c, src.record_, aqo_file, aqo_line, api, "src");
+    aqo_emu::CheckUbAligned(c, dst.byte_, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckUbAligned(c, src.byte_, aqo_file, aqo_line, api, "src");
+    const uint64_t block = p.blockLen * 32ull;
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        const uint64_t s = src.byte_ + b * (block + p.srcStride * 32ull);
+        const uint64_t d = dst.byte_ + b * (block + p.dstStride * 32ull);
+        aqo_emu::CheckUbRange(c, src.record_, s, block, aqo_file, aqo_line, api, "src");
+        aqo_emu::CheckUbRange(c, dst.record_, d, block, aqo_file, aqo_line, api, "dst");
+        std::memmove(c.ub.data() + d, c.ub.data() + s, block);
+        std::memmove(c.ub_defined.data() + d, c.ub_defined.data() + s, block);
+    }
+    c.stats->dma_ub_to_ub++;
+}
+
+// ---- DataCopyPad (ascend910b, ascend910_95) ----
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyExtParams& p,
+                 const DataCopyPadExtParams<T>& pad, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
+    const char* api = "DataCopyPad GM->UB";
+    const uint32_t left = pad.leftPadding * sizeof(T);
+    const uint32_t right = pad.rightPadding * sizeof(T);
+    if (left > 32 || right > 32) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": leftPadding / rightPadding exceed 32 bytes");
+    }
+    if (!pad.isPad && (left != 0 || right != 0)) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      std::string(api) +
+                          ": leftPadding / rightPadding without isPad: the padding value would be whatever an "
+                          "earlier copy left in the pad register");
+    }
+    if (p.blockLen % sizeof(T) != 0) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": blockLen " + std::to_string(p.blockLen) +
+                                              " bytes is not a whole number of elements");
+    }
+    const uint64_t ub_block = aqo_emu::AlignUp32(static_cast<uint64_t>(left) + p.blockLen + right);
+    emu_detail::CopyGmToUb<T>(c, dst, src, p.blockCount, p.blockLen, p.srcStride, ub_block, p.dstStride * 32ull,
+                              left, right, pad.isPad ? &pad.paddingValue : nullptr, aqo_file, aqo_line, api);
+}
+
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyExtParams& p, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
+    const uint64_t ub_block = aqo_emu::AlignUp32(p.blockLen);
+    emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen, p.dstStride, ub_block, p.srcStride * 32ull,
+                              aqo_file, aqo_line, "DataCopyPad UB->GM");
+}
+
+// The older DataCopyParams / DataCopyPadParams forms (blockLen in bytes, same stride units as above).
+template <typename T>
+void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p,
+                 const DataCopyPadParams& pad, AQO_EMU_SRC)
+{
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0);
+    T value;
+    std::memcpy(&value, &pad.paddingValue, sizeof(T) <= sizeof(uint64_t) ? sizeof(T) : sizeof(uint64_t));
+    DataCopyPadExtParams<T> ep(pad.isPad, pad.leftPadding, pad.rightPadding, value);
+    DataCopyPad(dst, src, e, ep, aqo_file, aqo_line);
+}
+
+template <typename T>
+void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
+{
+    DataCopyExtParams e(p.blockCount, p.blockLen, p.srcStride, p.dstStride, 0);
+    DataCopyPad(dst, src, e, aqo_file, aqo_line);
+}
+
+}  // namespace AscendC

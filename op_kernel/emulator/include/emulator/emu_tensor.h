@@ -1,0 +1,539 @@
+// Tensors and memory management of the emulated AscendC API: LocalTensor (UB), GlobalTensor (GM), TPipe, TQue,
+// TBuf, and the enums kernels name (TPosition, HardEvent, RoundMode, CMPMODE, SELMODE, pipe_t).
+//
+// Every API function takes the caller's file and line as defaulted arguments (__builtin_FILE/LINE), so a fault
+// is reported at the kernel's line, not at the emulator's.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+
+#include "emulator/emu_context.h"
+#include "emulator/emu_types.h"
+
+#define AQO_EMU_SRC const char *aqo_file = __builtin_FILE(), int aqo_line = __builtin_LINE()
+
+// The hardware pipes (a compiler enum in bisheng).
+enum pipe_t : int { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5,
+                    PIPE_V2, PIPE_FIX };
+enum event_t : int { EVENT_ID0 = 0, EVENT_ID1, EVENT_ID2, EVENT_ID3, EVENT_ID4, EVENT_ID5, EVENT_ID6, EVENT_ID7 };
+
+namespace AscendC {
+
+enum class TPosition : uint8_t {
+    GM, A1, A2, B1, B2, C1, C2, CO1, CO2, VECIN, VECOUT, VECCALC, LCM = VECCALC, SPM, SHM = SPM, TSCM, C2PIPE2GM,
+    C2PIPE2LOCAL, MAX,
+};
+using QuePosition = TPosition;
+
+enum class HardEvent : uint8_t {
+    MTE2_MTE1, MTE1_MTE2, MTE1_M, M_MTE1, MTE2_V, V_MTE2, MTE3_V, V_MTE3, M_V, V_M, V_V, MTE3_MTE1, MTE1_MTE3,
+    MTE1_V, MTE2_M, M_MTE2, V_MTE1, M_FIX, FIX_M, MTE3_MTE2, MTE2_MTE3, S_V, V_S, S_MTE2, MTE2_S, S_MTE3, MTE3_S,
+    MTE2_FIX, FIX_MTE2, FIX_S, M_S, FIX_MTE3, MTE1_FIX, FIX_MTE1, FIX_FIX, MAX,
+};
+
+enum class RoundMode : uint8_t { CAST_NONE = 0, CAST_RINT, CAST_FLOOR, CAST_CEIL, CAST_ROUND, CAST_TRUNC, CAST_ODD };
+enum class CMPMODE : uint8_t { LT = 0, GT, EQ, LE, GE, NE };
+enum class SELMODE : uint8_t { VSEL_CMPMASK_SPR = 0, VSEL_TENSOR_SCALAR_MODE, VSEL_TENSOR_TENSOR_MODE };
+
+template <typename T> class LocalTensor;
+template <typename T> class GlobalTensor;
+
+// A view of UB memory owned by a queue buffer or a TBuf.
+template <typename T> class LocalTensor {
+public:
+    using PrimType = T;
+    LocalTensor() = default;
+
+    // Element `offset` onwards, as a tensor (the AscendC way to address a slice).
+    LocalTensor operator[](uint32_t offset) const
+    {
+        LocalTensor t = *this;
+        t.byte_ += static_cast<uint64_t>(offset) * sizeof(T);
+        t.size_ = offset <= size_ ? size_ - offset : 0;
+        return t;
+    }
+
+    T GetValue(uint32_t index, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const uint64_t at = byte_ + static_cast<uint64_t>(index) * sizeof(T);
+        aqo_emu::CheckRecord(c, record_, aqo_file, aqo_line, "LocalTensor::GetValue", "tensor");
+        aqo_emu::CheckUbRange(c, record_, at, sizeof(T), aqo_file, aqo_line, "LocalTensor::GetValue", "tensor");
+        if (!aqo_emu::UbDefined(c, at, sizeof(T))) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "LocalTensor::GetValue(" + std::to_string(index) +
+                              ") reads UB bytes that were never written (uninitialised)");
+        }
+        T v;
+        std::memcpy(&v, c.ub.data() + at, sizeof(T));
+        return v;
+    }
+
+    template <typename V> void SetValue(uint32_t index, V value, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const uint64_t at = byte_ + static_cast<uint64_t>(index) * sizeof(T);
+        aqo_emu::CheckRecord(c, record_, aqo_file, aqo_line, "LocalTensor::SetValue", "tensor");
+        aqo_emu::CheckUbRange(c, record_, at, sizeof(T), aqo_file, aqo_line, "LocalTensor::SetValue", "tensor");
+        const T v = static_cast<T>(value);
+        std::memcpy(c.ub.data() + at, &v, sizeof(T));
+        aqo_emu::SetUbDefined(c, at, sizeof(T), true);
+    }
+
+    uint32_t GetSize() const { return size_; }
+    uint32_t GetLength() const { return size_ * static_cast<uint32_t>(sizeof(T)); }
+    void SetSize(uint32_t size) { size_ = size; }
+
+    template <typename U> LocalTensor<U> ReinterpretCast() const
+    {
+        LocalTensor<U> t;
+        t.record_ = record_;
+        t.byte_ = byte_;
+        t.size_ = static_cast<uint32_t>(static_cast<uint64_t>(size_) * sizeof(T) / sizeof(U));
+        return t;
+    }
+
+    // The UB address as the kernel sees it (bytes from the start of UB); a pointer into the emulated UB for
+    // code that passes addresses around.
+    T* GetPhyAddr() const
+    {
+        aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
+        return c ? reinterpret_cast<T*>(c->ub.data() + byte_) : nullptr;
+    }
+    T* GetPhyAddr(uint32_t offset) const { return GetPhyAddr() + offset; }
+
+    // Emulator internals (public so that the free API functions can reach them).
+    int record_ = -1;      // allocation record, -1 = never allocated
+    uint64_t byte_ = 0;    // UB byte address of element 0
+    uint32_t size_ = 0;    // elements
+};
+
+// A view of a GM buffer the launcher registered.
+template <typename T> class GlobalTensor {
+public:
+    using PrimType = T;
+    GlobalTensor() = default;
+
+    void SetGlobalBuffer(T* buffer, uint64_t bufferSize, AQO_EMU_SRC)
+    {
+        SetBuffer(buffer, bufferSize, true, aqo_file, aqo_line);
+    }
+    void SetGlobalBuffer(T* buffer, AQO_EMU_SRC) { SetBuffer(buffer, 0, false, aqo_file, aqo_line); }
+
+    GlobalTensor operator[](uint64_t offset) const
+    {
+        GlobalTensor t = *this;
+        t.ptr_ = ptr_ + offset;  // pointer arithmetic only; every access is range-checked
+        return t;
+    }
+
+    T GetValue(uint64_t index, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const uint8_t* at = reinterpret_cast<const uint8_t*>(ptr_ + index);
+        aqo_emu::CheckGmRange(c, Region(c, aqo_file, aqo_line, "GlobalTensor::GetValue"), begin_, end_, at,
+                              sizeof(T), false, aqo_file, aqo_line, "GlobalTensor::GetValue");
+        c.stats->gm_scalar_reads++;
+        T v;
+        std::memcpy(&v, at, sizeof(T));
+        return v;
+    }
+
+    template <typename V> void SetValue(uint64_t index, V value, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        uint8_t* at = reinterpret_cast<uint8_t*>(ptr_ + index);
+        aqo_emu::CheckGmRange(c, Region(c, aqo_file, aqo_line, "GlobalTensor::SetValue"), begin_, end_, at,
+                              sizeof(T), true, aqo_file, aqo_line, "GlobalTensor::SetValue");
+        c.stats->gm_scalar_writes++;
+        const T v = static_cast<T>(value);
+        std::memcpy(at, &v, sizeof(T));
+    }
+
+    T* GetPhyAddr() const { return ptr_; }
+    T* GetPhyAddr(uint64_t offset) const { return ptr_ + offset; }
+    uint64_t GetSize() const
+    {
+        return end_ > reinterpret_cast<const uint8_t*>(ptr_)
+                   ? static_cast<uint64_t>(end_ - reinterpret_cast<const uint8_t*>(ptr_)) / sizeof(T)
+                   : 0;
+    }
+    template <typename... A> void SetL2CacheHint(A...) {}
+
+    // Emulator internals.
+    int Region(aqo_emu::CoreContext& c, const char* file, int line, const char* api) const
+    {
+        if (region_ < 0) {
+            aqo_emu::Fail(file, line, std::string(api) +
+                                          ": GlobalTensor has no buffer (SetGlobalBuffer was not called, or was "
+                                          "given a null pointer)");
+        }
+        (void)c;
+        return region_;
+    }
+    T* ptr_ = nullptr;
+    const uint8_t* begin_ = nullptr;  // the extent given to SetGlobalBuffer
+    const uint8_t* end_ = nullptr;
+    int region_ = -1;
+
+private:
+    void SetBuffer(T* buffer, uint64_t elements, bool sized, const char* file, int line)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+        ptr_ = buffer;
+        region_ = -1;
+        begin_ = end_ = nullptr;
+        if (buffer == nullptr) {
+            return;  // an absent optional input; any access fails
+        }
+        region_ = aqo_emu::FindGmRegion(c, buffer, file, line, "SetGlobalBuffer");
+        const aqo_emu::GmRegion& r = (*c.gm)[region_];
+        begin_ = reinterpret_cast<const uint8_t*>(buffer);
+        if (sized) {
+            end_ = begin_ + elements * sizeof(T);
+            if (end_ > r.base + r.bytes) {
+                aqo_emu::Fail(file, line,
+                              "SetGlobalBuffer: " + std::to_string(elements) + " elements of " +
+                                  std::to_string(sizeof(T)) + " bytes from byte " +
+                                  std::to_string(begin_ - r.base) + " exceed GM buffer '" + r.name + "' (" +
+                                  std::to_string(r.bytes) + " bytes)");
+            }
+        } else {
+            end_ = r.base + r.bytes;
+        }
+    }
+};
+
+class TPipe;
+
+// Shared machinery of TQue and TQueBind.
+template <int kDepth> class TQueImpl {
+public:
+    template <typename T> LocalTensor<T> AllocTensor(AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        aqo_emu::QueueState& q = State(c, aqo_file, aqo_line, "AllocTensor");
+        int slot = -1;
+        for (int i = 0; i < q.num; ++i) {
+            const int s = (q.next_slot + i) % q.num;
+            if (q.slot_record[s] < 0) {
+                slot = s;
+                break;
+            }
+        }
+        if (slot < 0) {
+            std::string holders;
+            for (int s = 0; s < q.num; ++s) {
+                const aqo_emu::AllocRecord& r = c.records[q.slot_record[s]];
+                holders += (s ? ", " : "") + std::string(r.file) + ":" + std::to_string(r.line);
+            }
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "AllocTensor: all " + std::to_string(q.num) +
+                              " buffers of this queue are in use (allocated at " + holders +
+                              " and not freed); on the device this waits forever");
+        }
+        q.next_slot = (slot + 1) % q.num;
+        aqo_emu::AllocRecord r;
+        r.kind = aqo_emu::AllocKind::kQueue;
+        r.queue = id_;
+        r.slot = slot;
+        r.live = true;
+        r.begin = q.slot_offset[slot];
+        r.end = r.begin + q.slot_bytes;
+        r.file = aqo_file;
+        r.line = aqo_line;
+        c.records.push_back(r);
+        q.slot_record[slot] = static_cast<int>(c.records.size()) - 1;
+        // A fresh buffer holds whatever the previous user left: treat it as uninitialised.
+        aqo_emu::SetUbDefined(c, r.begin, q.slot_bytes, false);
+        LocalTensor<T> t;
+        t.record_ = q.slot_record[slot];
+        t.byte_ = r.begin;
+        t.size_ = static_cast<uint32_t>(q.slot_bytes / sizeof(T));
+        return t;
+    }
+
+    template <typename T> bool EnQue(const LocalTensor<T>& tensor, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        aqo_emu::QueueState& q = State(c, aqo_file, aqo_line, "EnQue");
+        aqo_emu::AllocRecord& r = Owned(c, tensor.record_, aqo_file, aqo_line, "EnQue");
+        if (r.enqueued) {
+            aqo_emu::Fail(aqo_file, aqo_line, "EnQue: the tensor is already in the queue (EnQue twice)");
+        }
+        if (static_cast<int>(q.fifo.size()) >= q.depth) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "EnQue: queue depth " + std::to_string(q.depth) + " exceeded (" +
+                              std::to_string(q.fifo.size()) + " tensors already queued, none DeQue'd)");
+        }
+        r.enqueued = true;
+        q.fifo.push_back(tensor.record_);
+        return true;
+    }
+
+    template <typename T> LocalTensor<T> DeQue(AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        aqo_emu::QueueState& q = State(c, aqo_file, aqo_line, "DeQue");
+        if (q.fifo.empty()) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "DeQue on an empty queue (no EnQue before it); on the device this waits forever");
+        }
+        const int rec = q.fifo.front();
+        q.fifo.erase(q.fifo.begin());
+        aqo_emu::AllocRecord& r = c.records[rec];
+        r.enqueued = false;
+        LocalTensor<T> t;
+        t.record_ = rec;
+        t.byte_ = r.begin;
+        t.size_ = static_cast<uint32_t>((r.end - r.begin) / sizeof(T));
+        return t;
+    }
+
+    template <typename T> void FreeTensor(LocalTensor<T>& tensor, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        aqo_emu::QueueState& q = State(c, aqo_file, aqo_line, "FreeTensor");
+        if (tensor.record_ < 0) {
+            aqo_emu::Fail(aqo_file, aqo_line, "FreeTensor of a tensor that was never allocated");
+        }
+        aqo_emu::AllocRecord& r = c.records[tensor.record_];
+        if (r.kind != aqo_emu::AllocKind::kQueue || r.queue != id_) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "FreeTensor of a foreign tensor (allocated at " + std::string(r.file) + ":" +
+                              std::to_string(r.line) + " from another queue or buffer)");
+        }
+        if (!r.live) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "FreeTensor twice: the tensor allocated at " + std::string(r.file) + ":" +
+                              std::to_string(r.line) + " was already freed");
+        }
+        if (r.enqueued) {
+            aqo_emu::Fail(aqo_file, aqo_line, "FreeTensor of a tensor that is still in the queue (EnQue'd, not DeQue'd)");
+        }
+        r.live = false;
+        q.slot_record[r.slot] = -1;
+    }
+
+    // Emulator internals.
+    void EmuInit(aqo_emu::CoreContext& c, int num, uint32_t slot_bytes, uint32_t first_offset, const char* file,
+                 int line)
+    {
+        aqo_emu::QueueState q;
+        q.depth = kDepth;
+        q.num = num;
+        q.slot_bytes = slot_bytes;
+        for (int i = 0; i < num; ++i) {
+            q.slot_offset.push_back(first_offset + static_cast<uint32_t>(i) * slot_bytes);
+            q.slot_record.push_back(-1);
+        }
+        q.file = file;
+        q.line = line;
+        c.queues.push_back(q);
+        id_ = static_cast<int>(c.queues.size()) - 1;
+    }
+    int id_ = -1;
+
+private:
+    aqo_emu::QueueState& State(aqo_emu::CoreContext& c, const char* file, int line, const char* api)
+    {
+        if (id_ < 0 || id_ >= static_cast<int>(c.queues.size())) {
+            aqo_emu::Fail(file, line, std::string(api) + " on a queue that TPipe::InitBuffer never initialised");
+        }
+        return c.queues[id_];
+    }
+    aqo_emu::AllocRecord& Owned(aqo_emu::CoreContext& c, int record, const char* file, int line, const char* api)
+    {
+        if (record < 0) {
+            aqo_emu::Fail(file, line, std::string(api) + " of a tensor that was never allocated");
+        }
+        aqo_emu::AllocRecord& r = c.records[record];
+        if (r.kind != aqo_emu::AllocKind::kQueue || r.queue != id_) {
+            aqo_emu::Fail(file, line,
+                          std::string(api) + " of a foreign tensor (allocated at " + r.file + ":" +
+                              std::to_string(r.line) + " from another queue or buffer)");
+        }
+        if (!r.live) {
+            aqo_emu::Fail(file, line, std::string(api) + " of a freed tensor");
+        }
+        return r;
+    }
+};
+
+template <TPosition kPos, int32_t kDepth, auto kMask = 0> class TQue : public TQueImpl<kDepth> {
+    static_assert(kDepth >= 1, "TQue depth must be at least 1");
+};
+template <TPosition kSrc, TPosition kDst, int32_t kDepth, auto kMask = 0> class TQueBind : public TQueImpl<kDepth> {
+    static_assert(kDepth >= 1, "TQueBind depth must be at least 1");
+};
+
+// A calculation buffer: one UB range, no queue semantics.
+template <TPosition kPos = TPosition::LCM> class TBuf {
+public:
+    template <typename T> LocalTensor<T> Get(AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);
+        LocalTensor<T> t;
+        t.record_ = b.record;
+        t.byte_ = b.offset;
+        t.size_ = static_cast<uint32_t>(b.bytes / sizeof(T));
+        return t;
+    }
+    template <typename T> LocalTensor<T> Get(uint32_t len, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);
+        if (static_cast<uint64_t>(len) * sizeof(T) > b.bytes) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "TBuf::Get(" + std::to_string(len) + "): " + std::to_string(len * sizeof(T)) +
+                              " bytes exceed the buffer's " + std::to_string(b.bytes) + " bytes");
+        }
+        LocalTensor<T> t;
+        t.record_ = b.record;
+        t.byte_ = b.offset;
+        t.size_ = len;
+        return t;
+    }
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t len, uint32_t byte_offset, AQO_EMU_SRC) const
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);
+        if (static_cast<uint64_t>(byte_offset) + static_cast<uint64_t>(len) * sizeof(T) > b.bytes) {
+            aqo_emu::Fail(aqo_file, aqo_line, "TBuf::GetWithOffset: range exceeds the buffer");
+        }
+        LocalTensor<T> t;
+        t.record_ = b.record;
+        t.byte_ = b.offset + byte_offset;
+        t.size_ = len;
+        return t;
+    }
+
+    void EmuInit(aqo_emu::CoreContext& c, uint32_t offset, uint32_t bytes, const char* file, int line)
+    {
+        aqo_emu::AllocRecord r;
+        r.kind = aqo_emu::AllocKind::kTBuf;
+        r.live = true;
+        r.begin = offset;
+        r.end = offset + bytes;
+        r.file = file;
+        r.line = line;
+        c.records.push_back(r);
+        aqo_emu::BufState b;
+        b.offset = offset;
+        b.bytes = bytes;
+        b.record = static_cast<int>(c.records.size()) - 1;
+        c.bufs.push_back(b);
+        id_ = static_cast<int>(c.bufs.size()) - 1;
+        c.records.back().queue = id_;
+        aqo_emu::SetUbDefined(c, offset, bytes, false);
+    }
+    int id_ = -1;
+
+private:
+    const aqo_emu::BufState& State(aqo_emu::CoreContext& c, const char* file, int line) const
+    {
+        if (id_ < 0 || id_ >= static_cast<int>(c.bufs.size())) {
+            aqo_emu::Fail(file, line, "TBuf::Get on a buffer that TPipe::InitBuffer never initialised");
+        }
+        return c.bufs[id_];
+    }
+};
+
+// The UB allocator of a kernel: hands out consecutive 32-byte aligned ranges from UB address 0.
+class TPipe {
+public:
+    explicit TPipe(AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        if (c.pipe_live) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "a second TPipe while another is alive: both would hand out the same UB addresses");
+        }
+        c.pipe_live = true;
+        c.pipe = this;
+        core_ = &c;
+    }
+    ~TPipe()
+    {
+        if (core_ != nullptr && aqo_emu::CurrentCore() == core_ && core_->pipe == this) {
+            core_->pipe_live = false;
+            core_->pipe = nullptr;
+        }
+    }
+    TPipe(const TPipe&) = delete;
+    TPipe& operator=(const TPipe&) = delete;
+
+    template <class Q> bool InitBuffer(Q& que, uint8_t num, uint32_t len, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        if (num == 0 || len == 0) {
+            aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: buffer count and length must be positive");
+        }
+        const uint32_t slot = aqo_emu::AlignUp32(len);
+        const uint32_t offset = Reserve(c, static_cast<uint64_t>(slot) * num, aqo_file, aqo_line, num, len);
+        que.EmuInit(c, num, slot, offset, aqo_file, aqo_line);
+        return true;
+    }
+    template <TPosition kPos> bool InitBuffer(TBuf<kPos>& buf, uint32_t len, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        if (len == 0) {
+            aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: TBuf length must be positive");
+        }
+        const uint32_t bytes = aqo_emu::AlignUp32(len);
+        const uint32_t offset = Reserve(c, bytes, aqo_file, aqo_line, 1, len);
+        buf.EmuInit(c, offset, bytes, aqo_file, aqo_line);
+        return true;
+    }
+
+    // Releases every buffer: the UB can be carved up again (records die, so stale tensors are caught).
+    void Reset(AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        for (aqo_emu::AllocRecord& r : c.records) {
+            r.live = false;
+            r.enqueued = false;
+        }
+        c.queues.clear();
+        c.bufs.clear();
+        c.ub_alloc = 0;
+    }
+    void Destroy(AQO_EMU_SRC) { Reset(aqo_file, aqo_line); }
+    int32_t FetchEventID(HardEvent) { return 0; }
+    template <HardEvent kEvent> int32_t FetchEventID() { return 0; }
+    int32_t AllocEventID(HardEvent) { return 0; }
+    template <HardEvent kEvent> int32_t AllocEventID() { return 0; }
+    template <HardEvent kEvent> void ReleaseEventID(int32_t) {}
+
+private:
+    uint32_t Reserve(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, int num, uint32_t len)
+    {
+        const uint64_t end = static_cast<uint64_t>(c.ub_alloc) + bytes;
+        if (end > c.soc.ub_bytes) {
+            aqo_emu::Fail(file, line,
+                          "UB overflow: InitBuffer(" + std::to_string(num) + " x " + std::to_string(len) +
+                              " bytes) needs UB bytes [" + std::to_string(c.ub_alloc) + ", " + std::to_string(end) +
+                              ") but the UB of " + c.soc.name + " has " + std::to_string(c.soc.ub_bytes) +
+                              " bytes");
+        }
+        const uint32_t offset = c.ub_alloc;
+        c.ub_alloc = static_cast<uint32_t>(end);
+        if (c.ub_alloc > c.stats->peak_ub_bytes) {
+            c.stats->peak_ub_bytes = c.ub_alloc;
+        }
+        return offset;
+    }
+    aqo_emu::CoreContext* core_ = nullptr;
+};
+
+inline TPipe* GetTPipePtr()
+{
+    aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
+    return c ? static_cast<TPipe*>(c->pipe) : nullptr;
+}
+
+}  // namespace AscendC

@@ -1,0 +1,604 @@
+// Vector instructions of the emulated AscendC API (level-2 "count" forms): Cast, Abs, Add, Sub, Mul, Div, Max,
+// Min, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, Compare, CompareScalar, Select.
+//
+// Semantics:
+// - Operands live in UB, start 32-byte aligned, and lie inside their buffers; `count` elements are processed.
+// - Arithmetic is IEEE in the operand type: computed exactly in double and rounded once to nearest even, which
+//   equals the correctly rounded float / half / bfloat16 operation for + - * / (double has > 2p+2 bits).
+// - ascend310p runs in saturation mode (FACTS 1): a float operand that is +-Inf reads as +-max of its type, NaN
+//   reads as 0, and results saturate to +-max (NaN results become 0).
+// - Undefined (never written) input elements give undefined output elements; they are never reduced, compared
+//   into a result that is read, or copied to GM without an error.
+// - Where the documentation does not say what the hardware does, the emulator refuses: Max / Min / ReduceMax /
+//   ReduceMin with a NaN operand (outside saturation mode), integer results out of range, Cast of NaN / Inf /
+//   out-of-range values to an integer type, ReduceMax index on ties, and Cast mode / type pairs not in the
+//   SoC's table (FACTS 2).
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "emulator/emu_tensor.h"
+
+namespace aqo_emu {
+
+// How a Cast converts, per SoC (FACTS 2, derived from the CANN 8.1.RC1 vconv implementations; ascend910_95
+// has the 910b table plus float -> float8 (RINT) and float -> hifloat8 (ROUND), which saturate).
+enum class CastKind : int { kPlain = 0, kDeq };
+// Fails (at the kernel's line) unless the SoC accepts this conversion with this mode.
+CastKind CheckCast(CoreContext& c, ElemType src, ElemType dst, int round_mode, const char* file, int line);
+const char* RoundModeName(int round_mode);
+
+inline Rounding RoundingOf(int round_mode)
+{
+    switch (round_mode) {
+        case 2: return Rounding::kDown;         // CAST_FLOOR
+        case 3: return Rounding::kUp;           // CAST_CEIL
+        case 4: return Rounding::kNearestAway;  // CAST_ROUND
+        case 5: return Rounding::kTowardZero;   // CAST_TRUNC
+        case 6: return Rounding::kOdd;          // CAST_ODD
+        default: return Rounding::kNearestEven; // CAST_NONE, CAST_RINT
+    }
+}
+
+template <typename T> inline T LoadUb(const CoreContext& c, uint64_t byte)
+{
+    T v;
+    std::memcpy(&v, c.ub.data() + byte, sizeof(T));
+    return v;
+}
+template <typename T> inline void StoreUb(CoreContext& c, uint64_t byte, T v)
+{
+    std::memcpy(c.ub.data() + byte, &v, sizeof(T));
+    SetUbDefined(c, byte, sizeof(T), true);
+}
+
+template <typename T> inline double TypeMax()
+{
+    if constexpr (std::is_same<T, float>::value) {
+        return static_cast<double>(std::numeric_limits<float>::max());
+    } else if constexpr (ElemTraits<T>::kIsFloat) {
+        return FloatFormatMax(ElemTraits<T>::kFormat);
+    } else {
+        return static_cast<double>(std::numeric_limits<T>::max());
+    }
+}
+
+// The value the vector unit reads: in saturation mode Inf reads as +-max of the type, NaN as 0.
+template <typename T> inline double ReadOperand(const CoreContext& c, T v)
+{
+    double d = ToDouble(v);
+    if constexpr (ElemTraits<T>::kIsFloat) {
+        if (c.soc.saturation_mode) {
+            if (std::isnan(d)) return 0.0;
+            if (std::isinf(d)) return d > 0 ? TypeMax<T>() : -TypeMax<T>();
+        }
+    }
+    return d;
+}
+
+// An arithmetic result x (exact, as a double) stored in type T: rounded to nearest even; saturated in
+// saturation mode; integer results out of range refused.
+template <typename T> inline T MakeResult(const CoreContext& c, double x, const char* file, int line, const char* api)
+{
+    if constexpr (ElemTraits<T>::kIsFloat) {
+        if (c.soc.saturation_mode) {
+            if (std::isnan(x)) x = 0.0;
+            if (x > TypeMax<T>()) x = TypeMax<T>();
+            if (x < -TypeMax<T>()) x = -TypeMax<T>();
+        }
+        if constexpr (std::is_same<T, float>::value) {
+            float f = static_cast<float>(x);
+            if (c.soc.saturation_mode && std::isinf(f)) {
+                f = x > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+            }
+            return f;
+        } else {
+            OverflowPolicy p;
+            p.saturate = c.soc.saturation_mode;
+            p.nan_to_zero = c.soc.saturation_mode;
+            return T::FromBits(static_cast<decltype(T().bits_)>(
+                EncodeFloat(ElemTraits<T>::kFormat, x, Rounding::kNearestEven, p)));
+        }
+    } else {
+        if (!(x >= static_cast<double>(std::numeric_limits<T>::min()) &&
+              x <= static_cast<double>(std::numeric_limits<T>::max()))) {
+            Fail(file, line,
+                 std::string(api) + ": integer result " + std::to_string(x) + " is out of the range of " +
+                     ElemTypeName(ElemTraits<T>::kId) + " (wrap-around or saturation is not documented)");
+        }
+        return static_cast<T>(x);
+    }
+}
+
+template <typename T>
+inline void CheckVecOperand(CoreContext& c, const AscendC::LocalTensor<T>& t, uint64_t count, const char* file,
+                            int line, const char* api, const char* operand)
+{
+    CheckRecord(c, t.record_, file, line, api, operand);
+    CheckUbAligned(c, t.byte_, file, line, api, operand);
+    CheckUbRange(c, t.record_, t.byte_, count * sizeof(T), file, line, api, operand);
+}
+
+template <typename T, typename F>
+void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count, F f,
+             const char* file, int line, const char* api)
+{
+    CoreContext& c = Ctx(file, line);
+    CheckVecOperand(c, dst, count, file, line, api, "dst");
+    CheckVecOperand(c, src, count, file, line, api, "src");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s = src.byte_ + i * sizeof(T);
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!UbDefined(c, s, sizeof(T))) {
+            SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        StoreUb<T>(c, d, MakeResult<T>(c, f(ReadOperand(c, LoadUb<T>(c, s)), i), file, line, api));
+    }
+    c.stats->vector_ops++;
+}
+
+template <typename T, typename F>
+void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+              const AscendC::LocalTensor<T>& src1, uint32_t count, F f, const char* file, int line, const char* api)
+{
+    CoreContext& c = Ctx(file, line);
+    CheckVecOperand(c, dst, count, file, line, api, "dst");
+    CheckVecOperand(c, src0, count, file, line, api, "src0");
+    CheckVecOperand(c, src1, count, file, line, api, "src1");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s0 = src0.byte_ + i * sizeof(T);
+        const uint64_t s1 = src1.byte_ + i * sizeof(T);
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!UbDefined(c, s0, sizeof(T)) || !UbDefined(c, s1, sizeof(T))) {
+            SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        const double a = ReadOperand(c, LoadUb<T>(c, s0));
+        const double b = ReadOperand(c, LoadUb<T>(c, s1));
+        StoreUb<T>(c, d, MakeResult<T>(c, f(a, b, i), file, line, api));
+    }
+    c.stats->vector_ops++;
+}
+
+inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
+                           const char* api)
+{
+    if (!c.soc.saturation_mode && (std::isnan(a) || std::isnan(b))) {
+        Fail(file, line,
+             std::string(api) + ": element " + std::to_string(i) +
+                 " is NaN; what the vector unit's max/min does with NaN is not documented, so the emulator "
+                 "refuses (test for NaN with Compare and Select it away first)");
+    }
+}
+
+}  // namespace aqo_emu
+
+namespace AscendC {
+
+// ---- unary / binary arithmetic ----
+template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::UnaryOp(dst, src, count, [](double v, uint64_t) { return std::fabs(v); }, aqo_file, aqo_line, "Abs");
+}
+
+#define AQO_EMU_BINARY(NAME, EXPR)                                                                               \
+    template <typename T>                                                                                        \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count, \
+              AQO_EMU_SRC)                                                                                       \
+    {                                                                                                            \
+        aqo_emu::BinaryOp(dst, src0, src1, count, [&](double a, double b, uint64_t i) { (void)i; return EXPR; },  \
+                          aqo_file, aqo_line, #NAME);                                                            \
+    }
+AQO_EMU_BINARY(Add, a + b)
+AQO_EMU_BINARY(Sub, a - b)
+AQO_EMU_BINARY(Mul, a * b)
+AQO_EMU_BINARY(Div, a / b)
+AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Max"),
+                     a > b ? a : b))
+AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Min"),
+                     a < b ? a : b))
+#undef AQO_EMU_BINARY
+
+// Scalar forms: the scalar is converted to the operand type first (the instruction takes a T scalar).
+#define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
+    template <typename T, typename U>                                                                             \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint32_t count, AQO_EMU_SRC) \
+    {                                                                                                             \
+        const double b = aqo_emu::ReadOperand(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<T>(scalar));          \
+        aqo_emu::UnaryOp(dst, src, count, [&](double a, uint64_t i) { (void)i; return EXPR; }, aqo_file,          \
+                         aqo_line, #NAME);                                                                        \
+    }
+AQO_EMU_SCALAR(Adds, a + b)
+AQO_EMU_SCALAR(Muls, a * b)
+AQO_EMU_SCALAR(Maxs, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Maxs"),
+                      a > b ? a : b))
+AQO_EMU_SCALAR(Mins, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Mins"),
+                      a < b ? a : b))
+#undef AQO_EMU_SCALAR
+
+template <typename T, typename U>
+void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
+    const T v = static_cast<T>(scalar);
+    for (uint64_t i = 0; i < count; ++i) {
+        aqo_emu::StoreUb<T>(c, dst.byte_ + i * sizeof(T), v);
+    }
+    c.stats->vector_ops++;
+}
+
+// ---- reductions (level 2): dst[0] = max (min) of src[0, count); with calIndex dst[1] holds the index's bits ----
+namespace emu_detail {
+template <typename T>
+void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
+                   bool cal_index, bool is_max, const char* file, int line)
+{
+    const char* api = is_max ? "ReduceMax" : "ReduceMin";
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    if (count <= 0) {
+        aqo_emu::Fail(file, line, std::string(api) + ": count must be positive, got " + std::to_string(count));
+    }
+    aqo_emu::CheckVecOperand(c, src, static_cast<uint64_t>(count), file, line, api, "src");
+    aqo_emu::CheckVecOperand(c, dst, cal_index ? 2 : 1, file, line, api, "dst");
+    aqo_emu::CheckRecord(c, work.record_, file, line, api, "work");
+    aqo_emu::CheckUbAligned(c, work.byte_, file, line, api, "work");
+    double best = 0;
+    int64_t best_i = -1;
+    bool tie = false;
+    for (int64_t i = 0; i < count; ++i) {
+        const uint64_t s = src.byte_ + static_cast<uint64_t>(i) * sizeof(T);
+        if (!aqo_emu::UbDefined(c, s, sizeof(T))) {
+            aqo_emu::Fail(file, line,
+                          std::string(api) + ": element " + std::to_string(i) + " of " + std::to_string(count) +
+                              " was never written (uninitialised UB, e.g. the unpadded tail of a DataCopyPad)");
+        }
+        const double v = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<T>(c, s));
+        aqo_emu::RefuseNaNOrder(c, v, 0.0, static_cast<uint64_t>(i), file, line, api);
+        if (best_i < 0 || (is_max ? v > best : v < best)) {
+            best = v;
+            best_i = i;
+            tie = false;
+        } else if (v == best) {
+            tie = true;
+        }
+    }
+    if (cal_index && tie) {
+        aqo_emu::Fail(file, line, std::string(api) +
+                                      " with calIndex: the extreme value occurs more than once and which index "
+                                      "the hardware reports is not documented");
+    }
+    aqo_emu::StoreUb<T>(c, dst.byte_, aqo_emu::MakeResult<T>(c, best, file, line, api));
+    if (cal_index) {
+        // The index is stored as the bit pattern of an unsigned integer of T's width.
+        T idx_bits;
+        if constexpr (sizeof(T) == 4) {
+            const uint32_t u = static_cast<uint32_t>(best_i);
+            std::memcpy(&idx_bits, &u, 4);
+        } else {
+            const uint16_t u = static_cast<uint16_t>(best_i);
+            std::memcpy(&idx_bits, &u, sizeof(T));
+        }
+        aqo_emu::StoreUb<T>(c, dst.byte_ + sizeof(T), idx_bits);
+    }
+    c.stats->vector_ops++;
+}
+}  // namespace emu_detail
+
+template <typename T>
+void ReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
+               bool calIndex = false, AQO_EMU_SRC)
+{
+    emu_detail::ReduceExtreme(dst, src, work, count, calIndex, true, aqo_file, aqo_line);
+}
+template <typename T>
+void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
+               bool calIndex = false, AQO_EMU_SRC)
+{
+    emu_detail::ReduceExtreme(dst, src, work, count, calIndex, false, aqo_file, aqo_line);
+}
+
+// dst[0] = sum of src[0, count). The hardware adds in an order of its own (per repeat, then across repeats),
+// which the documentation does not specify; float addition is not associative, so the emulator returns a sum
+// only when it does not depend on the order: when the exact sum (double, then one rounding) equals both the
+// sequential and the pairwise float sums, or when the inputs contain NaN / Inf (the IEEE result is then
+// order-independent). Otherwise it refuses.
+template <typename T>
+void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
+               AQO_EMU_SRC)
+{
+    const char* api = "ReduceSum";
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    if (count <= 0) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": count must be positive, got " + std::to_string(count));
+    }
+    aqo_emu::CheckVecOperand(c, src, static_cast<uint64_t>(count), aqo_file, aqo_line, api, "src");
+    aqo_emu::CheckVecOperand(c, dst, 1, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckRecord(c, work.record_, aqo_file, aqo_line, api, "work");
+    aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
+    std::vector<double> v(static_cast<size_t>(count));
+    bool non_finite = false;
+    bool all_negative_zero = true;
+    for (int32_t i = 0; i < count; ++i) {
+        const uint64_t s = src.byte_ + static_cast<uint64_t>(i) * sizeof(T);
+        if (!aqo_emu::UbDefined(c, s, sizeof(T))) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string(api) + ": element " + std::to_string(i) + " of " + std::to_string(count) +
+                              " was never written (uninitialised UB)");
+        }
+        v[i] = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<T>(c, s));
+        non_finite = non_finite || !std::isfinite(v[i]);
+        all_negative_zero = all_negative_zero && v[i] == 0.0 && std::signbit(v[i]);
+    }
+    double result = 0.0;
+    if (non_finite) {
+        for (double x : v) result += x;  // NaN, or +-Inf, or NaN from Inf - Inf: the same in every order
+    } else if (all_negative_zero) {
+        result = -0.0;
+    } else {
+        double exact = 0.0;  // exact for the float16 / float32 ranges the kernels sum (|terms| share a scale)
+        for (double x : v) exact += x;
+        const T rounded = aqo_emu::MakeResult<T>(c, exact, aqo_file, aqo_line, api);
+        auto round_t = [&](double x) { return aqo_emu::ToDouble(aqo_emu::MakeResult<T>(c, x, aqo_file, aqo_line, api)); };
+        double seq = 0.0;
+        for (double x : v) seq = round_t(seq + x);
+        std::vector<double> pw(v);
+        while (pw.size() > 1) {
+            std::vector<double> next;
+            for (size_t i = 0; i + 1 < pw.size(); i += 2) next.push_back(round_t(pw[i] + pw[i + 1]));
+            if (pw.size() % 2) next.push_back(pw.back());
+            pw.swap(next);
+        }
+        const double r = aqo_emu::ToDouble(rounded);
+        if (!(seq == r && pw[0] == r)) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string(api) + " of " + std::to_string(count) +
+                              " elements: the float result depends on the order of the additions, which the "
+                              "hardware's is not documented for; the emulator refuses rather than guess");
+        }
+        result = r;
+    }
+    aqo_emu::StoreUb<T>(c, dst.byte_, aqo_emu::MakeResult<T>(c, result, aqo_file, aqo_line, api));
+    c.stats->vector_ops++;
+}
+
+// ---- Cast ----
+template <typename D, typename S>
+void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode& round_mode, uint32_t count,
+          AQO_EMU_SRC)
+{
+    const char* api = "Cast";
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const aqo_emu::CastKind kind = aqo_emu::CheckCast(c, aqo_emu::ElemTraits<S>::kId, aqo_emu::ElemTraits<D>::kId,
+                                                      static_cast<int>(round_mode), aqo_file, aqo_line);
+    aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckVecOperand(c, src, count, aqo_file, aqo_line, api, "src");
+    if (kind == aqo_emu::CastKind::kDeq && !c.deq_scale_set) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      "Cast int32 -> half is a deq conversion (src * deq scale) but SetDeqScale was not called on "
+                      "this core");
+    }
+    const aqo_emu::Rounding rounding = aqo_emu::RoundingOf(static_cast<int>(round_mode));
+    // Overlapping dst and src of different widths are processed so that no source element is overwritten
+    // before it is read: read everything first.
+    std::vector<double> values(count);
+    std::vector<bool> defined(count);
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s = src.byte_ + i * sizeof(S);
+        defined[i] = aqo_emu::UbDefined(c, s, sizeof(S));
+        values[i] = defined[i] ? aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s)) : 0.0;
+    }
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t d = dst.byte_ + i * sizeof(D);
+        if (!defined[i]) {
+            aqo_emu::SetUbDefined(c, d, sizeof(D), false);
+            continue;
+        }
+        double v = values[i];
+        if (kind == aqo_emu::CastKind::kDeq) {
+            v = v * c.deq_scale;  // exact in double for int32 x half
+        }
+        if constexpr (std::is_same<D, float>::value) {
+            float f = aqo_emu::RoundToFloat32(v, rounding);
+            if (c.soc.saturation_mode && std::isinf(f)) {
+                f = v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+            }
+            aqo_emu::StoreUb<D>(c, d, f);
+        } else if constexpr (aqo_emu::ElemTraits<D>::kIsFloat) {
+            aqo_emu::OverflowPolicy p;
+            const bool fp8 = aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E4M3FN ||
+                             aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E5M2 ||
+                             aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kHiFloat8;
+            p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, FACTS 4)
+            p.nan_to_zero = c.soc.saturation_mode;
+            aqo_emu::StoreUb<D>(c, d, D::FromBits(static_cast<decltype(D().bits_)>(
+                                          aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p))));
+        } else {
+            double r;
+            if (std::isnan(v) || std::isinf(v)) {
+                aqo_emu::Fail(aqo_file, aqo_line,
+                              std::string("Cast ") + aqo_emu::ElemTypeName(aqo_emu::ElemTraits<S>::kId) + " -> " +
+                                  aqo_emu::ElemTypeName(aqo_emu::ElemTraits<D>::kId) + ": element " +
+                                  std::to_string(i) + " is " + (std::isnan(v) ? "NaN" : "Inf") +
+                                  "; the integer result is not documented, so the emulator refuses");
+            }
+            switch (rounding) {
+                case aqo_emu::Rounding::kNearestEven: r = std::nearbyint(v); break;  // host mode: to nearest even
+                case aqo_emu::Rounding::kNearestAway: r = std::round(v); break;
+                case aqo_emu::Rounding::kTowardZero: r = std::trunc(v); break;
+                case aqo_emu::Rounding::kDown: r = std::floor(v); break;
+                case aqo_emu::Rounding::kUp: r = std::ceil(v); break;
+                default: r = std::nearbyint(v); break;
+            }
+            const double lo = static_cast<double>(std::numeric_limits<D>::min());
+            const double hi = static_cast<double>(std::numeric_limits<D>::max());
+            if (r < lo || r > hi) {
+                if (c.soc.saturation_mode) {
+                    r = r < lo ? lo : hi;
+                } else {
+                    aqo_emu::Fail(aqo_file, aqo_line,
+                                  std::string("Cast ") + aqo_emu::ElemTypeName(aqo_emu::ElemTraits<S>::kId) + " -> " +
+                                      aqo_emu::ElemTypeName(aqo_emu::ElemTraits<D>::kId) + ": element " +
+                                      std::to_string(i) + " = " + std::to_string(v) +
+                                      " is out of range; overflow behaviour is not documented, clip first");
+                }
+            }
+            aqo_emu::StoreUb<D>(c, d, static_cast<D>(r));
+        }
+    }
+    c.stats->vector_ops++;
+}
+
+// Scale of the int32 -> half deq conversion.
+inline void SetDeqScale(half scale, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    c.deq_scale = static_cast<double>(static_cast<float>(scale));
+    c.deq_scale_set = true;
+}
+
+// ---- Compare / Select: one mask bit per element, bit i of byte i / 8 ----
+namespace emu_detail {
+inline bool CompareValues(double a, double b, CMPMODE mode)
+{
+    switch (mode) {  // IEEE: every ordered comparison with NaN is false, NE is true
+        case CMPMODE::LT: return a < b;
+        case CMPMODE::GT: return a > b;
+        case CMPMODE::EQ: return a == b;
+        case CMPMODE::LE: return a <= b;
+        case CMPMODE::GE: return a >= b;
+        case CMPMODE::NE: return a != b;
+    }
+    return false;
+}
+
+template <typename T, typename U, typename F>
+void CompareInto(const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t count, F rhs, CMPMODE mode,
+                 const LocalTensor<T>* src1, const char* file, int line, const char* api)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
+    if (src1 != nullptr) aqo_emu::CheckVecOperand(c, *src1, count, file, line, api, "src1");
+    const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
+    aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst");
+    aqo_emu::CheckUbAligned(c, dst.byte_, file, line, api, "dst");
+    aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, mask_bytes, file, line, api, "dst");
+    for (uint64_t byte = 0; byte < mask_bytes; ++byte) {
+        uint8_t bits = 0;
+        bool defined = true;
+        for (uint64_t k = 0; k < 8 && byte * 8 + k < count; ++k) {
+            const uint64_t i = byte * 8 + k;
+            const uint64_t s0 = src0.byte_ + i * sizeof(T);
+            const uint64_t s1 = src1 ? src1->byte_ + i * sizeof(T) : 0;
+            if (!aqo_emu::UbDefined(c, s0, sizeof(T)) || (src1 && !aqo_emu::UbDefined(c, s1, sizeof(T)))) {
+                defined = false;
+                continue;
+            }
+            const double a = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<T>(c, s0));
+            if (CompareValues(a, rhs(i), mode)) bits = static_cast<uint8_t>(bits | (1u << k));
+        }
+        c.ub[dst.byte_ + byte] = bits;
+        c.ub_defined[dst.byte_ + byte] = defined ? 1 : 0;
+    }
+    c.stats->vector_ops++;
+}
+
+template <typename T, typename U, typename F>
+void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const LocalTensor<T>& src0, uint32_t count,
+                F other, const LocalTensor<T>* src1, const char* file, int line, const char* api)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckVecOperand(c, dst, count, file, line, api, "dst");
+    aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
+    if (src1 != nullptr) aqo_emu::CheckVecOperand(c, *src1, count, file, line, api, "src1");
+    const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
+    aqo_emu::CheckRecord(c, mask.record_, file, line, api, "selMask");
+    aqo_emu::CheckUbRange(c, mask.record_, mask.byte_, mask_bytes, file, line, api, "selMask");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t mb = mask.byte_ + i / 8;
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!c.ub_defined[mb]) {
+            aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        const bool pick0 = (c.ub[mb] >> (i % 8)) & 1u;
+        if (pick0) {
+            const uint64_t s = src0.byte_ + i * sizeof(T);
+            if (aqo_emu::UbDefined(c, s, sizeof(T))) aqo_emu::StoreUb<T>(c, d, aqo_emu::LoadUb<T>(c, s));
+            else aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+        } else {
+            bool ok = true;
+            const T v = other(i, &ok);
+            if (ok) aqo_emu::StoreUb<T>(c, d, v);
+            else aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+        }
+    }
+    c.stats->vector_ops++;
+}
+}  // namespace emu_detail
+
+template <typename T, typename U>
+void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, CMPMODE mode,
+             uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::CompareInto(
+        dst, src0, count,
+        [&](uint64_t i) { return aqo_emu::ReadOperand(c, aqo_emu::LoadUb<T>(c, src1.byte_ + i * sizeof(T))); },
+        mode, &src1, aqo_file, aqo_line, "Compare");
+}
+
+template <typename T, typename U, typename S>
+void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const S& scalar, CMPMODE mode,
+                   uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const double b = aqo_emu::ReadOperand(c, static_cast<T>(scalar));
+    emu_detail::CompareInto(dst, src0, count, [&](uint64_t) { return b; }, mode,
+                            static_cast<const LocalTensor<T>*>(nullptr), aqo_file, aqo_line, "CompareScalar");
+}
+
+// Select(dst, mask, src0, src1, VSEL_TENSOR_TENSOR_MODE, count): dst[i] = bit i ? src0[i] : src1[i].
+template <typename T, typename U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0,
+            const LocalTensor<T>& src1, SELMODE mode, uint32_t count, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    if (mode != SELMODE::VSEL_TENSOR_TENSOR_MODE) {
+        aqo_emu::Fail(aqo_file, aqo_line, "Select with two tensors needs SELMODE::VSEL_TENSOR_TENSOR_MODE");
+    }
+    emu_detail::SelectInto(
+        dst, selMask, src0, count,
+        [&](uint64_t i, bool* ok) {
+            const uint64_t s = src1.byte_ + i * sizeof(T);
+            *ok = aqo_emu::UbDefined(c, s, sizeof(T));
+            return aqo_emu::LoadUb<T>(c, s);
+        },
+        &src1, aqo_file, aqo_line, "Select");
+}
+
+// Select(dst, mask, src0, scalar, VSEL_TENSOR_SCALAR_MODE, count): dst[i] = bit i ? src0[i] : scalar.
+template <typename T, typename U, typename S,
+          typename = typename std::enable_if<!std::is_same<S, LocalTensor<T>>::value>::type>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, S scalar,
+            SELMODE mode, uint32_t count, AQO_EMU_SRC)
+{
+    if (mode != SELMODE::VSEL_TENSOR_SCALAR_MODE) {
+        aqo_emu::Fail(aqo_file, aqo_line, "Select with a scalar needs SELMODE::VSEL_TENSOR_SCALAR_MODE");
+    }
+    const T v = static_cast<T>(scalar);
+    emu_detail::SelectInto(
+        dst, selMask, src0, count,
+        [&](uint64_t, bool* ok) {
+            *ok = true;
+            return v;
+        },
+        static_cast<const LocalTensor<T>*>(nullptr), aqo_file, aqo_line, "Select");
+}
+
+}  // namespace AscendC

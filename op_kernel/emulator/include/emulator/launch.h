@@ -1,0 +1,64 @@
+// The emulator's launcher: what an op runner (python/csrc/emulate_<op>.cpp) uses to run a kernel on CPU.
+//
+//   aqo_emu::Launcher launch("ascend310p", "aqo_dynamic_quant");     // SoC model (+ optional UB override)
+//   uint8_t* x = launch.AddGm("x", x_ptr, x_bytes, aqo_emu::GmAccess::kReadOnly);
+//   uint8_t* y = launch.AddGm("y", y_ptr, y_bytes, aqo_emu::GmAccess::kReadWrite);
+//   uint8_t* tiling = launch.SetTiling(&tiling_struct, sizeof(tiling_struct));
+//   launch.Run(block_dim, [&] { aqo_emu_ascend310p::aqo_dynamic_quant_ascend310p(x, y, ..., tiling); });
+//   launch.stats();                                                   // per-core GM bytes, DMA ops, peak UB
+//
+// Run() calls the kernel entry once per block, block_idx 0 .. block_dim-1, one after another, each with a
+// fresh UB. After each block it checks that every AllocTensor was freed. The first fault throws
+// aqo_emu::EmulatorError (the binding maps it to ascend_quant_ops.errors.EmulatorError); the stats of the run
+// (also when it failed) stay readable through stats() and LastRunStats().
+//
+// How a runner TU compiles a kernel once per SoC into one module: see kernel_operator.h.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "emulator/emu_context.h"
+
+namespace aqo_emu {
+
+class Launcher {
+public:
+    // soc: any name the SoC table accepts. ub_bytes_override > 0 replaces the table's UB size (e.g. the size a
+    // plan was made for); it must be a multiple of 32.
+    Launcher(const std::string& soc, const std::string& kernel_name, uint32_t ub_bytes_override = 0);
+
+    // Registers a GM buffer the kernel may access and returns the address to pass to the kernel entry. Every
+    // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one).
+    uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access);
+
+    // Copies the tiling bytes (the tiling class as a plain struct) and returns the address to pass as the
+    // kernel's `tiling` argument. GET_TILING_DATA reading past these bytes fails.
+    uint8_t* SetTiling(const void* data, uint64_t bytes);
+    void SetTilingKey(uint64_t key) { tiling_key_ = key; }
+
+    // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
+    void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
+
+    // Runs kernel_call for block_idx = 0 .. block_dim-1.
+    void Run(uint32_t block_dim, const std::function<void()>& kernel_call);
+
+    const RunStats& stats() const { return stats_; }
+    const SocModel& soc() const { return soc_; }
+
+private:
+    SocModel soc_;
+    std::string kernel_name_;
+    std::vector<GmRegion> gm_;
+    std::vector<uint8_t> tiling_;
+    uint64_t tiling_key_ = 0;
+    bool is_aiv_ = true;
+    RunStats stats_;
+};
+
+// The stats of the most recent Run() in this process (completed or failed).
+const RunStats& LastRunStats();
+
+}  // namespace aqo_emu

@@ -1,0 +1,367 @@
+// Run-time state, checks, the Cast table and the launcher of the AscendC CPU emulator.
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "emulator/emu_context.h"
+#include "emulator/emu_vector.h"
+#include "emulator/launch.h"
+#include "soc_table.h"
+
+namespace aqo_emu {
+namespace {
+
+thread_local CoreContext* g_core = nullptr;
+RunStats g_last_run;
+
+std::string Location(const char* file, int line) { return std::string(file ? file : "?") + ":" + std::to_string(line); }
+
+}  // namespace
+
+CoreContext* CurrentCore() { return g_core; }
+void SetCurrentCore(CoreContext* core) { g_core = core; }
+
+[[noreturn]] void Fail(const char* file, int line, const std::string& detail)
+{
+    std::string soc = "no SoC";
+    int core = -1;
+    std::string where;
+    if (g_core != nullptr) {
+        soc = g_core->soc.name;
+        core = static_cast<int>(g_core->block_idx);
+        where = "[" + soc + " core " + std::to_string(g_core->block_idx) + "/" + std::to_string(g_core->block_dim) +
+                (g_core->kernel_name.empty() ? "" : " kernel " + g_core->kernel_name) + "] ";
+    } else {
+        where = "[no kernel running] ";
+    }
+    throw EmulatorError(Location(file, line) + ": " + where + detail, file ? file : "?", line, soc, core, detail);
+}
+
+CoreContext& Ctx(const char* file, int line)
+{
+    if (g_core == nullptr) {
+        Fail(file, line, "AscendC API called outside a kernel launch (use aqo_emu::Launcher::Run)");
+    }
+    return *g_core;
+}
+
+SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
+{
+    aqo::SocSpec spec;
+    if (!aqo::SocFromName(soc_name.c_str(), &spec)) {
+        throw EmulatorError("emulator: unknown SoC '" + soc_name + "'; known: " + aqo::KnownSocNames(), "?", 0,
+                            soc_name, -1, "unknown SoC");
+    }
+    SocModel m;
+    m.name = spec.name;
+    switch (spec.id) {
+        case aqo::Soc::ASCEND310P: m.id = SocId::kAscend310P; break;
+        case aqo::Soc::ASCEND910_95: m.id = SocId::kAscend910_95; break;
+        default: m.id = SocId::kAscend910B; break;
+    }
+    m.ub_bytes = spec.ub_bytes;
+    m.has_data_copy_pad = spec.has_data_copy_pad;
+    m.has_bfloat16 = spec.has_bfloat16;
+    m.saturation_mode = spec.saturation_only_float;
+    m.has_float8 = m.id == SocId::kAscend910_95;  // FACTS 1: fp8 / hif8 only on ascend910_95
+    if (ub_bytes_override != 0) {
+        if (ub_bytes_override % 32 != 0) {
+            throw EmulatorError("emulator: UB size override " + std::to_string(ub_bytes_override) +
+                                    " is not a multiple of 32 bytes",
+                                "?", 0, m.name, -1, "bad UB override");
+        }
+        m.ub_bytes = ub_bytes_override;
+    }
+    return m;
+}
+
+const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int line, const char* api,
+                               const char* operand)
+{
+    if (record < 0 || record >= static_cast<int>(c.records.size())) {
+        Fail(file, line, std::string(api) + ": " + operand +
+                             " is not an allocated LocalTensor (never obtained from AllocTensor / DeQue / TBuf::Get)");
+    }
+    const AllocRecord& r = c.records[record];
+    if (!r.live) {
+        Fail(file, line, std::string(api) + ": " + operand + " was allocated at " + Location(r.file, r.line) +
+                             " and has been freed (FreeTensor or TPipe::Reset) since: use after free");
+    }
+    if (r.enqueued) {
+        Fail(file, line, std::string(api) + ": " + operand + " (allocated at " + Location(r.file, r.line) +
+                             ") is in its queue (EnQue'd and not DeQue'd): accessing it races with the other pipe");
+    }
+    return r;
+}
+
+void CheckUbRange(CoreContext& c, int record, uint64_t byte, uint64_t nbytes, const char* file, int line,
+                  const char* api, const char* operand)
+{
+    const AllocRecord& r = c.records[record];
+    if (byte < r.begin || byte + nbytes > r.end) {
+        Fail(file, line, std::string(api) + ": " + operand + " accesses UB bytes [" + std::to_string(byte) + ", " +
+                             std::to_string(byte + nbytes) + ") outside its buffer [" + std::to_string(r.begin) +
+                             ", " + std::to_string(r.end) + ") allocated at " + Location(r.file, r.line));
+    }
+}
+
+void CheckUbAligned(CoreContext& c, uint64_t byte, const char* file, int line, const char* api, const char* operand)
+{
+    (void)c;
+    if (byte % 32 != 0) {
+        Fail(file, line, std::string(api) + ": " + operand + " UB address " + std::to_string(byte) +
+                             " is not 32-byte aligned");
+    }
+}
+
+int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, const char* api)
+{
+    const uint8_t* p = static_cast<const uint8_t*>(ptr);
+    int empty_match = -1;
+    for (size_t i = 0; i < c.gm->size(); ++i) {
+        const GmRegion& r = (*c.gm)[i];
+        if (p >= r.base && p < r.base + r.bytes) return static_cast<int>(i);
+        if (r.bytes == 0 && p == r.base) empty_match = static_cast<int>(i);
+    }
+    if (empty_match >= 0) return empty_match;
+    Fail(file, line, std::string(api) + ": GM address is not inside any buffer registered with the launcher");
+}
+
+void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
+                  const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api)
+{
+    const GmRegion& r = (*c.gm)[region];
+    auto describe = [&]() {
+        return "bytes [" + std::to_string(static_cast<int64_t>(ptr - r.base)) + ", " +
+               std::to_string(static_cast<int64_t>(ptr - r.base) + static_cast<int64_t>(nbytes)) + ") of GM buffer '" +
+               r.name + "' (" + std::to_string(r.bytes) + " bytes)";
+    };
+    if (ptr < r.base || ptr + nbytes > r.base + r.bytes) {
+        Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
+                             ": outside the buffer");
+    }
+    if (ptr < tensor_begin || ptr + nbytes > tensor_end) {
+        Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
+                             ": outside the GlobalTensor's extent given to SetGlobalBuffer (bytes [" +
+                             std::to_string(tensor_begin - r.base) + ", " + std::to_string(tensor_end - r.base) + "))");
+    }
+    if (write && r.access != GmAccess::kReadWrite) {
+        Fail(file, line, std::string(api) + ": write to " + describe() + ", which is a read-only input");
+    }
+}
+
+void LoadTiling(void* dst, uint64_t bytes, const uint8_t* tiling, const char* type_name, const char* file, int line)
+{
+    CoreContext& c = Ctx(file, line);
+    if (tiling == nullptr || c.tiling == nullptr) {
+        Fail(file, line, std::string("GET_TILING_DATA(") + type_name + "): no tiling was given to the launcher");
+    }
+    if (tiling != c.tiling) {
+        Fail(file, line, std::string("GET_TILING_DATA(") + type_name +
+                             "): the tiling address is not the one the launcher passed to the kernel");
+    }
+    if (bytes > c.tiling_bytes) {
+        Fail(file, line, std::string("GET_TILING_DATA(") + type_name + "): the tiling class has " +
+                             std::to_string(bytes) + " bytes but the launcher was given only " +
+                             std::to_string(c.tiling_bytes) + " tiling bytes");
+    }
+    std::memcpy(dst, tiling, bytes);
+}
+
+bool KernelPrintfEnabled()
+{
+    static const bool enabled = std::getenv("AQO_EMU_PRINTF") != nullptr;
+    return enabled;
+}
+
+// ---- Cast table (FACTS 2) ----
+namespace {
+
+constexpr uint8_t M(int mode) { return static_cast<uint8_t>(1u << mode); }
+constexpr uint8_t kNone = M(0), kRint = M(1), kFloor = M(2), kCeil = M(3), kRound = M(4), kTrunc = M(5), kOdd = M(6);
+constexpr uint8_t kDirected = kRint | kFloor | kCeil | kRound | kTrunc;
+constexpr uint8_t kAll = kNone | kDirected | kOdd;
+
+struct CastEntry {
+    ElemType src;
+    ElemType dst;
+    uint8_t modes_910b;    // 0 = conversion absent
+    uint8_t modes_310p;
+    uint8_t modes_910_95;  // 910b's table (the 950 headers are not public) plus the float8 conversions
+    bool deq;              // int32 -> half: src * deq scale, the mode is ignored
+};
+
+const CastEntry kCastTable[] = {
+    {ElemType::kInt32, ElemType::kFloat16, kAll, kAll, kAll, true},
+    {ElemType::kInt8, ElemType::kFloat16, kNone, kNone, kNone, false},
+    {ElemType::kUInt8, ElemType::kFloat16, kNone, kNone, kNone, false},
+    {ElemType::kInt32, ElemType::kFloat32, kNone | kDirected, kNone, kNone | kDirected, false},
+    {ElemType::kFloat16, ElemType::kFloat32, kNone, kNone, kNone, false},
+    {ElemType::kFloat16, ElemType::kInt32, kDirected, kDirected, kDirected, false},
+    {ElemType::kFloat16, ElemType::kInt8, kNone | kDirected, kNone | kFloor | kCeil | kRound | kTrunc,
+     kNone | kDirected, false},
+    {ElemType::kFloat16, ElemType::kUInt8, kNone | kDirected, kNone | kFloor | kCeil | kRound | kTrunc,
+     kNone | kDirected, false},
+    {ElemType::kFloat32, ElemType::kFloat16, kAll, kNone | kOdd, kAll, false},
+    {ElemType::kFloat32, ElemType::kInt32, kDirected, kDirected, kDirected, false},
+    {ElemType::kFloat16, ElemType::kInt16, kDirected, 0, kDirected, false},
+    {ElemType::kInt16, ElemType::kFloat16, kNone | kDirected, 0, kNone | kDirected, false},
+    {ElemType::kFloat32, ElemType::kBFloat16, kDirected, 0, kDirected, false},
+    {ElemType::kBFloat16, ElemType::kFloat32, kNone, 0, kNone, false},
+    {ElemType::kBFloat16, ElemType::kInt32, kDirected, 0, kDirected, false},
+    {ElemType::kFloat32, ElemType::kInt16, kDirected, 0, kDirected, false},
+    {ElemType::kInt16, ElemType::kFloat32, kNone, 0, kNone, false},
+    // ascend910_95 float8 / hifloat8 (FACTS 4: OPSNN 950 casts fp8 with RINT, hif8 with ROUND, saturating).
+    {ElemType::kFloat32, ElemType::kFloat8E4M3FN, 0, 0, kRint, false},
+    {ElemType::kFloat32, ElemType::kFloat8E5M2, 0, 0, kRint, false},
+    {ElemType::kFloat32, ElemType::kHiFloat8, 0, 0, kRound, false},
+    {ElemType::kFloat8E4M3FN, ElemType::kFloat32, 0, 0, kNone, false},
+    {ElemType::kFloat8E5M2, ElemType::kFloat32, 0, 0, kNone, false},
+    {ElemType::kHiFloat8, ElemType::kFloat32, 0, 0, kNone, false},
+};
+
+std::string ModeList(uint8_t modes)
+{
+    std::string s;
+    for (int m = 0; m < 7; ++m) {
+        if (modes & M(m)) s += (s.empty() ? "" : ", ") + std::string(RoundModeName(m));
+    }
+    return s.empty() ? "none" : s;
+}
+
+}  // namespace
+
+const char* RoundModeName(int round_mode)
+{
+    static const char* const kNames[] = {"CAST_NONE", "CAST_RINT", "CAST_FLOOR", "CAST_CEIL",
+                                         "CAST_ROUND", "CAST_TRUNC", "CAST_ODD"};
+    return (round_mode >= 0 && round_mode < 7) ? kNames[round_mode] : "CAST_<invalid>";
+}
+
+CastKind CheckCast(CoreContext& c, ElemType src, ElemType dst, int round_mode, const char* file, int line)
+{
+    const std::string pair = std::string(ElemTypeName(src)) + " -> " + ElemTypeName(dst);
+    if (round_mode < 0 || round_mode > 6) {
+        Fail(file, line, "Cast " + pair + ": invalid round mode " + std::to_string(round_mode));
+    }
+    for (const CastEntry& e : kCastTable) {
+        if (e.src != src || e.dst != dst) continue;
+        const uint8_t modes = c.soc.id == SocId::kAscend310P    ? e.modes_310p
+                              : c.soc.id == SocId::kAscend910_95 ? e.modes_910_95
+                                                                 : e.modes_910b;
+        if (modes == 0) break;
+        if (!(modes & M(round_mode))) {
+            Fail(file, line, "Cast " + pair + " with " + RoundModeName(round_mode) + " is not accepted on " +
+                                 c.soc.name + " (accepted: " + ModeList(modes) + ")");
+        }
+        return e.deq ? CastKind::kDeq : CastKind::kPlain;
+    }
+    Fail(file, line, "Cast " + pair + " is not available on " + c.soc.name +
+                         " (not in the emulator's Cast table for this SoC, FACTS 2)");
+}
+
+// ---- launcher ----
+
+Launcher::Launcher(const std::string& soc, const std::string& kernel_name, uint32_t ub_bytes_override)
+    : soc_(MakeSocModel(soc, ub_bytes_override)), kernel_name_(kernel_name)
+{}
+
+uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access)
+{
+    GmRegion r;
+    r.name = name;
+    r.base = static_cast<uint8_t*>(data);
+    r.bytes = bytes;
+    r.access = access;
+    if (r.base == nullptr && bytes != 0) {
+        throw EmulatorError("emulator: GM buffer '" + name + "' has " + std::to_string(bytes) +
+                                " bytes but a null address",
+                            "?", 0, soc_.name, -1, "null GM buffer");
+    }
+    gm_.push_back(r);
+    return r.base;
+}
+
+uint8_t* Launcher::SetTiling(const void* data, uint64_t bytes)
+{
+    tiling_.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
+    if (tiling_.empty()) tiling_.push_back(0);  // a valid address even for empty tiling; tiling_bytes stays 0
+    GmRegion r;
+    r.name = "tiling";
+    r.base = tiling_.data();
+    r.bytes = bytes;
+    r.access = GmAccess::kReadOnly;
+    // Replace an earlier tiling registration.
+    for (GmRegion& g : gm_) {
+        if (g.name == "tiling") {
+            g = r;
+            return tiling_.data();
+        }
+    }
+    gm_.push_back(r);
+    return tiling_.data();
+}
+
+void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
+{
+    stats_ = RunStats();
+    stats_.soc = soc_.name;
+    stats_.kernel = kernel_name_;
+    stats_.block_dim = block_dim;
+    stats_.ub_bytes = soc_.ub_bytes;
+    stats_.cores.assign(block_dim, CoreStats());
+    if (block_dim == 0) {
+        stats_.completed = false;
+        stats_.error = "block_dim 0";
+        g_last_run = stats_;
+        throw EmulatorError("emulator: launch of " + kernel_name_ + " with block_dim 0", "?", 0, soc_.name, -1,
+                            "block_dim 0");
+    }
+    uint64_t tiling_bytes = 0;
+    for (const GmRegion& g : gm_) {
+        if (g.name == "tiling") tiling_bytes = g.bytes;
+    }
+    for (uint32_t b = 0; b < block_dim; ++b) {
+        CoreContext core;
+        core.soc = soc_;
+        core.kernel_name = kernel_name_;
+        core.block_idx = b;
+        core.block_dim = block_dim;
+        core.is_aiv = is_aiv_;
+        // Stale contents of a real UB are unknown; a fixed pattern keeps runs reproducible and the shadow
+        // (ub_defined = 0) makes any read of it an error.
+        core.ub.assign(soc_.ub_bytes, 0xA5);
+        core.ub_defined.assign(soc_.ub_bytes, 0);
+        core.gm = &gm_;
+        core.tiling = tiling_.empty() ? nullptr : tiling_.data();
+        core.tiling_bytes = tiling_bytes;
+        core.tiling_key = tiling_key_;
+        core.stats = &stats_.cores[b];
+        SetCurrentCore(&core);
+        try {
+            kernel_call();
+            for (const AllocRecord& r : core.records) {
+                if (r.kind == AllocKind::kQueue && r.live) {
+                    Fail(r.file, r.line,
+                         std::string("the tensor allocated here (AllocTensor) was never freed by the end of the "
+                                     "kernel") +
+                             (r.enqueued ? " and is still in its queue" : ""));
+                }
+            }
+        } catch (const std::exception& e) {
+            SetCurrentCore(nullptr);
+            stats_.completed = false;
+            stats_.error = e.what();
+            g_last_run = stats_;
+            throw;
+        }
+        SetCurrentCore(nullptr);
+    }
+    stats_.completed = true;
+    g_last_run = stats_;
+}
+
+const RunStats& LastRunStats() { return g_last_run; }
+
+}  // namespace aqo_emu
