@@ -677,3 +677,9 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
     GET_TILING_DATA(tilingData, tiling);
     aqo_dq::Dispatch(x, smooth_scales, y, scale, aqo_dq::ReadParams(tilingData));
 }
+
+// The SoC trait macros are this file's own: the emulator runner includes it once per SoC in one translation unit.
+#undef AQO_DQ_HAS_BF16
+#undef AQO_DQ_HAS_FP8
+#undef AQO_DQ_HAS_DATACOPYPAD
+#undef AQO_DQ_KERNEL_TYPE

@@ -1,0 +1,227 @@
+// Emulator runner of op_kernel/aqo_dynamic_quant.cpp: the very kernel source, compiled once per SoC with the
+// macros bisheng would define, into its own namespace (ODR-safe, see op_kernel/emulator/include/kernel_operator.h),
+// driven by the real host plan and tiling data.
+//
+//   _native.emulate_dynamic_quant(x, smooth, y, scale, shape, x_dtype, dst_type, soc, core_num, ub_size)
+//     x, smooth, y, scale: contiguous uint8 numpy views of the tensors' bytes (smooth may be None); y and scale
+//     are written in place. Returns {"ok": True, "stats": {...}, "plan": {...}} or {"ok": False, "violation": ...}
+//     (plan refused) or {"ok": False, "emulator_error": {...}} (the emulator caught a kernel fault).
+#include "kernel_operator.h"
+#include "emulator/launch.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "aqo_dynamic_quant_tiling.h"
+#include "dynamic_quant_plan.h"
+#include "plan_convert.h"
+#include "registry.h"
+
+#define AQO_EMU_TILING_CLASS optiling::AqoDynamicQuantTilingData
+
+// ---- ascend910b: dav-c220, vector core ----
+#define __CCE_AICORE__ 220
+#define __DAV_C220__
+#define __DAV_C220_VEC__
+#define aqo_dynamic_quant aqo_dynamic_quant_ascend910b
+namespace aqo_emu_dq_ascend910b {
+#include "aqo_dynamic_quant.cpp"
+}
+#undef aqo_dynamic_quant
+#undef __DAV_C220_VEC__
+#undef __DAV_C220__
+#undef __CCE_AICORE__
+
+// ---- ascend310p: dav-m200, AI core ----
+#define __CCE_AICORE__ 200
+#define __DAV_M200__
+#define aqo_dynamic_quant aqo_dynamic_quant_ascend310p
+namespace aqo_emu_dq_ascend310p {
+#include "aqo_dynamic_quant.cpp"
+}
+#undef aqo_dynamic_quant
+#undef __DAV_M200__
+#undef __CCE_AICORE__
+
+// ---- ascend910_95: dav-3510 ----
+#define __CCE_AICORE__ 310
+#define __DAV_C310__
+#define __NPU_ARCH__ 3510
+#define aqo_dynamic_quant aqo_dynamic_quant_ascend910_95
+namespace aqo_emu_dq_ascend910_95 {
+#include "aqo_dynamic_quant.cpp"
+}
+#undef aqo_dynamic_quant
+#undef __NPU_ARCH__
+#undef __DAV_C310__
+#undef __CCE_AICORE__
+
+// The kernel's tiling codes are the tiling core's values (one source; the kernel cannot include host headers).
+namespace kdq = aqo_emu_dq_ascend910b::aqo_dq;
+static_assert(kdq::kDTypeFloat16 == static_cast<uint32_t>(aqo::DType::FLOAT16), "kernel dtype code");
+static_assert(kdq::kDTypeBFloat16 == static_cast<uint32_t>(aqo::DType::BFLOAT16), "kernel dtype code");
+static_assert(kdq::kDTypeInt8 == static_cast<uint32_t>(aqo::DType::INT8), "kernel dtype code");
+static_assert(kdq::kDTypeHiFloat8 == static_cast<uint32_t>(aqo::DType::HIFLOAT8), "kernel dtype code");
+static_assert(kdq::kDTypeFloat8E4M3FN == static_cast<uint32_t>(aqo::DType::FLOAT8_E4M3FN), "kernel dtype code");
+static_assert(kdq::kDTypeFloat8E5M2 == static_cast<uint32_t>(aqo::DType::FLOAT8_E5M2), "kernel dtype code");
+static_assert(kdq::kModeResident == static_cast<uint32_t>(aqo::DynamicQuantMode::RESIDENT), "kernel mode code");
+static_assert(kdq::kModeStream == static_cast<uint32_t>(aqo::DynamicQuantMode::STREAM), "kernel mode code");
+
+namespace nb = nanobind;
+
+namespace {
+
+using Bytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+
+KernelEntry EntryFor(const std::string& canonical_soc)
+{
+    if (canonical_soc == "ascend910b") return &aqo_emu_dq_ascend910b::aqo_dynamic_quant_ascend910b;
+    if (canonical_soc == "ascend310p") return &aqo_emu_dq_ascend310p::aqo_dynamic_quant_ascend310p;
+    if (canonical_soc == "ascend910_95") return &aqo_emu_dq_ascend910_95::aqo_dynamic_quant_ascend910_95;
+    return nullptr;
+}
+
+nb::dict StatsToDict(const aqo_emu::RunStats& s)
+{
+    nb::dict d;
+    d["soc"] = s.soc;
+    d["kernel"] = s.kernel;
+    d["block_dim"] = s.block_dim;
+    d["ub_bytes"] = s.ub_bytes;
+    d["completed"] = s.completed;
+    d["error"] = s.error;
+    nb::list cores;
+    for (const aqo_emu::CoreStats& c : s.cores) {
+        nb::dict x;
+        x["gm_read_bytes"] = c.gm_read_bytes;
+        x["gm_write_bytes"] = c.gm_write_bytes;
+        x["dma_gm_to_ub"] = c.dma_gm_to_ub;
+        x["dma_ub_to_gm"] = c.dma_ub_to_gm;
+        x["dma_ub_to_ub"] = c.dma_ub_to_ub;
+        x["gm_scalar_reads"] = c.gm_scalar_reads;
+        x["gm_scalar_writes"] = c.gm_scalar_writes;
+        x["vector_ops"] = c.vector_ops;
+        x["peak_ub_bytes"] = c.peak_ub_bytes;
+        cores.append(x);
+    }
+    d["cores"] = cores;
+    return d;
+}
+
+// A GM buffer for the launcher: zero-byte tensors (H = 0 or no rows) get a one-byte stand-in the kernel never
+// touches, so that every kernel argument is a registered address.
+uint8_t* AddBuffer(aqo_emu::Launcher& launch, const char* name, uint8_t* data, uint64_t bytes,
+                   aqo_emu::GmAccess access, uint8_t* dummy)
+{
+    if (bytes == 0) {
+        return launch.AddGm(name, dummy, 1, access);
+    }
+    return launch.AddGm(name, data, bytes, access);
+}
+
+nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std::vector<int64_t>& shape,
+                 const std::string& x_dtype, const std::string& dst_type, const std::string& soc, int64_t core_num,
+                 int64_t ub_size)
+{
+    const aqo::OpKind op = aqo::OpKind::DYNAMIC_QUANT;
+    aqo::ConstraintViolation v;
+    aqo::DynamicQuantRequest r;
+    if (!aqo_bind::ParseDTypeArg(x_dtype, op, "x", &r.x_dtype, &v) ||
+        !aqo_bind::ParseDTypeArg(dst_type, op, "dst_type", &r.dst_type, &v) ||
+        !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &r.overrides, &v, soc.c_str())) {
+        return aqo_bind::RefusedResult(v);
+    }
+    r.shape = shape;
+    r.smooth = !smooth_obj.is_none();
+    r.soc = soc;
+    aqo::DynamicQuantPlan plan;
+    if (!aqo::PlanDynamicQuant(r, &plan, &v)) {
+        return aqo_bind::RefusedResult(v);
+    }
+    const aqo::DynamicQuantTiling& t = plan.tiling;
+    const uint64_t x_bytes = t.rows * t.cols * static_cast<uint64_t>(aqo::DTypeBytes(r.x_dtype));
+    const uint64_t y_bytes = t.rows * t.cols * static_cast<uint64_t>(aqo::DTypeBytes(r.dst_type));
+    const uint64_t s_bytes = t.rows * sizeof(float);
+    const uint64_t sm_bytes = t.cols * static_cast<uint64_t>(aqo::DTypeBytes(r.x_dtype));
+    if (x.size() != x_bytes || y.size() != y_bytes || scale.size() != s_bytes) {
+        throw nb::value_error("emulate_dynamic_quant: buffer sizes do not match the shape and dtypes");
+    }
+    Bytes sm;
+    if (r.smooth) {
+        sm = nb::cast<Bytes>(smooth_obj);
+        if (sm.size() != sm_bytes) {
+            throw nb::value_error("emulate_dynamic_quant: smooth_scales size does not match H");
+        }
+    }
+
+    const std::string canonical = plan.explanation.soc;
+    KernelEntry entry = EntryFor(canonical);
+    if (entry == nullptr) {
+        throw nb::value_error(("emulate_dynamic_quant: no kernel variant for SoC " + canonical).c_str());
+    }
+    optiling::AqoDynamicQuantTilingData td;
+    aqo::FillDynamicQuantTilingData(t, &td);
+
+    nb::dict out;
+    nb::dict plan_d;
+    plan_d["mode"] = plan.explanation.mode;
+    plan_d["used_cores"] = plan.explanation.used_cores;
+    plan_d["block_dim"] = plan.block_dim;
+    plan_d["passes"] = plan.explanation.passes;
+    out["plan"] = plan_d;
+    if (t.rows == 0) {
+        // No row: nothing to launch (y and scale are empty).
+        out["ok"] = true;
+        out["stats"] = nb::none();
+        return out;
+    }
+    uint8_t dummy[4][32] = {};
+    try {
+        aqo_emu::Launcher launch(canonical, "aqo_dynamic_quant", plan.explanation.ub_capacity);
+        uint8_t* gx = AddBuffer(launch, "x", x.data(), x_bytes, aqo_emu::GmAccess::kReadOnly, dummy[0]);
+        uint8_t* gs = r.smooth ? AddBuffer(launch, "smooth_scales", sm.data(), sm_bytes, aqo_emu::GmAccess::kReadOnly,
+                                           dummy[1])
+                               : nullptr;
+        uint8_t* gy = AddBuffer(launch, "y", y.data(), y_bytes, aqo_emu::GmAccess::kReadWrite, dummy[2]);
+        uint8_t* gsc = AddBuffer(launch, "scale", scale.data(), s_bytes, aqo_emu::GmAccess::kReadWrite, dummy[3]);
+        uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
+        launch.SetTilingKey(plan.tiling_key);
+        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, nullptr, tiling); });
+        out["ok"] = true;
+        out["stats"] = StatsToDict(launch.stats());
+    } catch (const aqo_emu::EmulatorError& e) {
+        nb::dict err;
+        err["message"] = std::string(e.what());
+        err["file"] = e.file();
+        err["line"] = e.line();
+        err["soc"] = e.soc();
+        err["core"] = e.core();
+        err["detail"] = e.detail();
+        out["ok"] = false;
+        out["emulator_error"] = err;
+        out["stats"] = StatsToDict(aqo_emu::LastRunStats());
+    }
+    return out;
+}
+
+void RegisterEmulateDynamicQuant(nb::module_& m)
+{
+    m.def("emulate_dynamic_quant", &Emulate, nb::arg("x"), nb::arg("smooth").none(), nb::arg("y"), nb::arg("scale"),
+          nb::arg("shape"), nb::arg("x_dtype"), nb::arg("dst_type"), nb::arg("soc"), nb::arg("core_num") = 0,
+          nb::arg("ub_size") = 0,
+          "Runs op_kernel/aqo_dynamic_quant.cpp in the AscendC CPU emulator for `soc` with the host plan's tiling; "
+          "writes y and scale (uint8 views) in place.");
+}
+
+aqo_bind::Registrar kRegisterEmulateDynamicQuant("emulate_dynamic_quant", &RegisterEmulateDynamicQuant);
+
+}  // namespace
