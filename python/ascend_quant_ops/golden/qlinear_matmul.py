@@ -83,9 +83,12 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
 
 def _integer_accumulator(p: "_Problem") -> np.ndarray:
     """float32(acc) with acc the exact sum wrapped to int32."""
-    a_diff = p.a.astype(np.float32) - p.a_zero_point.astype(np.float32)
-    b_diff = p.b.astype(np.float32) - p.b_zero_point.astype(np.float32)
-    exact = exact_integer_matmul(a_diff, b_diff, _max_abs(a_diff), _max_abs(b_diff))
+    a_diff = np.subtract(p.a, p.a_zero_point, dtype=np.float32)  # exact: |a - a_zp| <= 255
+    b_diff = np.subtract(p.b, p.b_zero_point, dtype=np.float32)
+    exact = exact_integer_matmul(a_diff, b_diff, _difference_bound(p.a, p.a_zero_point),
+                                 _difference_bound(p.b, p.b_zero_point))
+    if exact.dtype == np.float32:  # one exact GEMM: |acc| <= 2^24, nothing to wrap, already float32(acc)
+        return exact
     return wrap_to_int32(exact).astype(np.float32)
 
 
@@ -109,8 +112,13 @@ def _quantize_output(v: np.ndarray, p: "_Problem") -> np.ndarray:
     return np.clip(rounded, info.min, info.max).astype(out_type)
 
 
-def _max_abs(x: np.ndarray) -> int:
-    return int(np.max(np.abs(x))) if x.size else 0
+def _difference_bound(x: np.ndarray, zero_point: np.ndarray) -> int:
+    """An upper bound of |x - zero_point| from the extremes alone (cheap: no temporary array)."""
+    if x.size == 0:
+        return 0
+    lo, hi = int(x.min()), int(x.max())
+    zp_lo, zp_hi = int(zero_point.min()), int(zero_point.max())
+    return max(hi - zp_lo, zp_hi - lo, 0)
 
 
 class _Problem:
