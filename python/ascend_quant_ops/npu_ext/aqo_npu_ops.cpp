@@ -1,0 +1,165 @@
+// NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul.
+//
+// The op schemas are defined in Python (ascend_quant_ops/torch_ops.py, torch.library.custom_op); this library
+// only adds the PrivateUse1 implementation to them, so loading it (npu.load_extension()) is all it takes for
+// NPU tensors to reach the custom operators. Each kernel validates what the aclnn API cannot report clearly,
+// preallocates the outputs on the input's device and calls the operator's generated aclnn API through
+// op-plugin's EXEC_NPU_CMD, which looks the symbols up in libcust_opapi.so (found through
+// ASCEND_CUSTOM_OPP_PATH or $ASCEND_OPP_PATH/vendors/config.ini) and enqueues on the current NPU stream.
+//
+// Argument order of the aclnn calls = the operator description cmake/cann/ops.json (the one source the OpDefs
+// in op_host/ are checked against): inputs, then attributes, then outputs, as op_build generates
+// aclnn<OpType>GetWorkspaceSize(inputs..., attrs..., outputs..., workspaceSize, executor). Each call below is
+// preceded by an "aclnn order" line that tests/torch/test_npu_extension.py compares with ops.json.
+// The device operator is symmetric only (seed 004): asymmetric=True is refused here and stays on the CPU.
+// Its scales are float32 on the device: float16 / bfloat16 scales are upcast (exact), as the golden does.
+//
+// Compile flags: CURRENT_VERSION must name the torch release (V2R13 for torch 2.13) because op-plugin's headers
+// select their declarations with it; npu_ext/build.py computes it for both the JIT build and the type-check.
+
+#include <torch/library.h>
+#include <ATen/ATen.h>
+#include <ATen/ExpandUtils.h>
+#include <c10/core/DeviceGuard.h>
+
+#include <tuple>
+#include <vector>
+
+#include "op_plugin/utils/op_api_common.h"
+
+namespace aqo_npu {
+namespace {
+
+// ATB outTensorType codes, which are aclDataType's codes (acl_base_rt.h), and the torch dtype that carries each.
+at::ScalarType DynamicQuantOutputCarrier(int64_t dst_type) {
+  switch (dst_type) {
+    case ACL_INT8:
+      return at::kChar;
+    case ACL_HIFLOAT8:  // torch has no hifloat8: the bit patterns travel as uint8
+      return at::kByte;
+    case ACL_FLOAT8_E5M2:
+      return at::ScalarType::Float8_e5m2;
+    case ACL_FLOAT8_E4M3FN:
+      return at::ScalarType::Float8_e4m3fn;
+    default:
+      TORCH_CHECK(false, "dynamic_quant: argument 'dst_type': unknown code ", dst_type,
+                  "; expected 2 (int8), 34 (hifloat8), 35 (float8_e5m2) or 36 (float8_e4m3fn)");
+  }
+  return at::kChar;  // not reached
+}
+
+void CheckOnNpu(const char* op, const char* name, const at::Tensor& t, const at::Device& device) {
+  TORCH_CHECK(t.device() == device, op, ": argument '", name, "' must be on ", device, ", got ", t.device());
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
+                                                               const c10::optional<at::Tensor>& smooth_scales,
+                                                               int64_t dst_type, bool asymmetric) {
+  TORCH_CHECK(!asymmetric, "dynamic_quant: argument 'asymmetric': the NPU operator is symmetric only (seed 004); "
+              "run asymmetric quantization with backend='cpu'");
+  TORCH_CHECK(x.dim() >= 2, "dynamic_quant: argument 'x': rank must be at least 2, got ", x.dim());
+  TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16,
+              "dynamic_quant: argument 'x': dtype must be float16 or bfloat16, got ", x.scalar_type());
+  const c10::DeviceGuard guard(x.device());
+  const at::Tensor xc = x.contiguous();
+  c10::optional<at::Tensor> smooth;
+  if (smooth_scales.has_value() && smooth_scales->defined()) {
+    CheckOnNpu("dynamic_quant", "smooth_scales", *smooth_scales, x.device());
+    TORCH_CHECK(smooth_scales->dim() == 1 && smooth_scales->size(0) == x.size(-1),
+                "dynamic_quant: argument 'smooth_scales': shape must be [", x.size(-1), "], got ",
+                smooth_scales->sizes());
+    TORCH_CHECK(smooth_scales->scalar_type() == x.scalar_type(),
+                "dynamic_quant: argument 'smooth_scales': dtype must be x's (", x.scalar_type(), "), got ",
+                smooth_scales->scalar_type());
+    smooth = smooth_scales->contiguous();
+  }
+
+  const at::ScalarType carrier = DynamicQuantOutputCarrier(dst_type);
+  const at::IntArrayRef rows = x.sizes().slice(0, x.dim() - 1);
+  at::Tensor y = at::empty(x.sizes(), x.options().dtype(carrier));
+  at::Tensor scale = at::empty(rows, x.options().dtype(at::kFloat));
+  // The schema returns an offset in both modes; symmetric quantization has none: zeros, as on the CPU.
+  at::Tensor offset = at::zeros(rows, x.options().dtype(at::kFloat));
+  if (x.numel() == 0) {
+    // No kernel launch for empty tensors: rows without elements are zero rows (scale 0).
+    scale.zero_();
+    return std::make_tuple(y, scale, offset);
+  }
+  // y's aclDataType is the requested one (the uint8 carrier of hifloat8 becomes ACL_HIFLOAT8).
+  TensorWrapper y_typed{y, static_cast<aclDataType>(dst_type)};
+  // aclnn order AqoDynamicQuant: x smooth_scales | dst_type | y scale
+  EXEC_NPU_CMD(aclnnAqoDynamicQuant, xc, smooth, dst_type, y_typed, scale);
+  return std::make_tuple(y, scale, offset);
+}
+
+std::vector<int64_t> MatmulShape(const at::Tensor& a, const at::Tensor& b) {
+  TORCH_CHECK(a.dim() >= 1 && b.dim() >= 1, "qlinear_matmul: arguments 'a' and 'b' need at least one dimension");
+  const int64_t k_a = a.size(-1);
+  const int64_t k_b = b.dim() == 1 ? b.size(0) : b.size(-2);
+  TORCH_CHECK(k_a == k_b, "qlinear_matmul: argument 'b': the reduction dimension K must be ", k_a, ", got ", k_b);
+  const at::IntArrayRef a_batch = a.dim() > 2 ? a.sizes().slice(0, a.dim() - 2) : at::IntArrayRef();
+  const at::IntArrayRef b_batch = b.dim() > 2 ? b.sizes().slice(0, b.dim() - 2) : at::IntArrayRef();
+  std::vector<int64_t> out = at::infer_size(a_batch, b_batch);
+  if (a.dim() > 1) {
+    out.push_back(a.size(-2));
+  }
+  if (b.dim() > 1) {
+    out.push_back(b.size(-1));
+  }
+  return out;
+}
+
+bool IsNpuQuantType(at::ScalarType t) {
+  return t == at::kChar || t == at::kByte || t == at::ScalarType::Float8_e4m3fn ||
+         t == at::ScalarType::Float8_e5m2;
+}
+
+at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, const at::Tensor& a_zero_point,
+                            const at::Tensor& b, const at::Tensor& b_scale, const at::Tensor& b_zero_point,
+                            const at::Tensor& y_scale, const at::Tensor& y_zero_point) {
+  const char* op = "qlinear_matmul";
+  const std::pair<const char*, const at::Tensor*> all[] = {
+      {"a_scale", &a_scale}, {"a_zero_point", &a_zero_point}, {"b", &b},
+      {"b_scale", &b_scale}, {"b_zero_point", &b_zero_point}, {"y_scale", &y_scale},
+      {"y_zero_point", &y_zero_point}};
+  for (const auto& named : all) {
+    CheckOnNpu(op, named.first, *named.second, a.device());
+  }
+  // The NPUs have no fnuz float8 formats (FACTS 3): those stay on the CPU backend.
+  TORCH_CHECK(IsNpuQuantType(a.scalar_type()) && IsNpuQuantType(b.scalar_type()) &&
+                  IsNpuQuantType(y_zero_point.scalar_type()),
+              "qlinear_matmul: on the NPU a, b and y_zero_point must be int8, uint8, float8_e4m3fn or "
+              "float8_e5m2; got ", a.scalar_type(), ", ", b.scalar_type(), ", ", y_zero_point.scalar_type());
+  TORCH_CHECK(a_zero_point.scalar_type() == a.scalar_type() && b_zero_point.scalar_type() == b.scalar_type(),
+              "qlinear_matmul: zero points must have their operand's dtype");
+  const c10::DeviceGuard guard(a.device());
+  const std::vector<int64_t> shape = MatmulShape(a, b);
+  at::Tensor y = at::empty(shape, a.options().dtype(y_zero_point.scalar_type()));
+  if (y.numel() == 0) {
+    return y;
+  }
+  if (a.size(-1) == 0) {
+    // K = 0: every accumulator is 0, so y is the (per-tensor) output zero point.
+    y.copy_(y_zero_point.reshape({}).expand(shape));
+    return y;
+  }
+  const at::Tensor ac = a.contiguous();
+  const at::Tensor bc = b.contiguous();
+  const at::Tensor a_s = a_scale.to(at::kFloat).contiguous();
+  const at::Tensor a_zp = a_zero_point.contiguous();
+  const at::Tensor b_s = b_scale.to(at::kFloat).contiguous();
+  const at::Tensor b_zp = b_zero_point.contiguous();
+  const at::Tensor y_s = y_scale.to(at::kFloat).contiguous();
+  const at::Tensor y_zp = y_zero_point.contiguous();
+  // aclnn order AqoQLinearMatMul: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point | | y
+  EXEC_NPU_CMD(aclnnAqoQLinearMatMul, ac, a_s, a_zp, bc, b_s, b_zp, y_s, y_zp, y);
+  return y;
+}
+
+}  // namespace
+}  // namespace aqo_npu
+
+TORCH_LIBRARY_IMPL(ascend_quant_ops, PrivateUse1, m) {
+  m.impl("dynamic_quant", &aqo_npu::DynamicQuantNpu);
+  m.impl("qlinear_matmul", &aqo_npu::QLinearMatMulNpu);
+}

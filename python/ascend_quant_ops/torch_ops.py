@@ -1,0 +1,300 @@
+"""PyTorch operators: `torch.ops.ascend_quant_ops.dynamic_quant` and `torch.ops.ascend_quant_ops.qlinear_matmul`.
+
+Each op has three implementations:
+
+* CPU: converts the tensors to numpy (bfloat16 and float8 through bit-views, so no value is ever rounded on the
+  way) and calls the golden (`golden/`), then converts back.
+* Fake (meta): shapes and dtypes only, so that `torch.compile(fullgraph=True)` traces through the ops.
+* PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
+  operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel.
+
+Op schemas (chosen so that one schema serves both modes and every device):
+
+    dynamic_quant(Tensor x, Tensor? smooth_scales, int dst_type, bool asymmetric) -> (Tensor, Tensor, Tensor)
+        dst_type is ATB's outTensorType code, which is also aclDataType's code: 2 int8, 34 hifloat8,
+        35 float8_e5m2, 36 float8_e4m3fn. Always returns (y, scale, offset); offset is zeros when
+        asymmetric is False. hifloat8 y is torch.uint8 holding the bit patterns (torch has no hifloat8).
+    qlinear_matmul(Tensor a, Tensor a_scale, Tensor a_zero_point, Tensor b, Tensor b_scale,
+                   Tensor b_zero_point, Tensor y_scale, Tensor y_zero_point) -> Tensor
+        y has y_zero_point's dtype and numpy.matmul's shape of a and b.
+
+The Python helpers `dynamic_quant` and `qlinear_matmul` below validate the arguments (typed errors from
+errors.py), call the ops, and drop offset when it was not asked for; the public API calls them for torch tensors.
+`npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for torch_npu switches by
+changing one name.
+"""
+from __future__ import annotations
+
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+import numpy as np
+import torch
+from torch import Tensor
+
+from . import dtypes
+from .errors import ConstraintError, DTypeError
+
+NAMESPACE = "ascend_quant_ops"
+DQ = "dynamic_quant"
+QMM = "qlinear_matmul"
+
+__all__ = [
+    "dynamic_quant",
+    "qlinear_matmul",
+    "npu_dynamic_quant",
+    "npu_dynamic_quant_asymmetric",
+    "normalize_npu_dynamic_quant_kwargs",
+    "dst_type_code",
+    "dst_type_from_code",
+    "to_numpy",
+    "from_numpy",
+]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# dtype codes and exact torch <-> numpy conversion
+# ---------------------------------------------------------------------------------------------------------------
+
+def dst_type_code(dst_type: Any) -> int:
+    """ATB / aclDataType code of a DynamicQuant output type given in any accepted form."""
+    return int(dtypes.TABLE[dtypes.parse_dst_type(dst_type, op=DQ, argument="dst_type")]["atb_code"])
+
+
+def dst_type_from_code(code: int) -> str:
+    """Canonical dtype name of an ATB code; DTypeError for an unknown code."""
+    return dtypes.parse_dst_type(int(code), op=DQ, argument="dst_type")
+
+
+# torch dtypes whose numpy counterpart torch.Tensor.numpy() cannot produce: carried as raw bits of this width.
+_BIT_CARRIERS = {
+    torch.bfloat16: torch.int16,
+    torch.float8_e4m3fn: torch.uint8,
+    torch.float8_e5m2: torch.uint8,
+    torch.float8_e4m3fnuz: torch.uint8,
+    torch.float8_e5m2fnuz: torch.uint8,
+}
+
+
+def to_numpy(t: Tensor) -> np.ndarray:
+    """A CPU tensor as a numpy array of the same values (bfloat16 / float8 as ml_dtypes, through bit-views)."""
+    t = t.detach()
+    if t.device.type != "cpu":
+        raise ConstraintError("to_numpy", "tensor", "must be on the CPU", expected="cpu", actual=str(t.device))
+    t = t.contiguous()
+    carrier = _BIT_CARRIERS.get(t.dtype)
+    if carrier is None:
+        return t.numpy()
+    name = dtypes.dtype_name(t.dtype)
+    return t.view(carrier).numpy().view(dtypes.numpy_dtype(name))
+
+
+def from_numpy(a: np.ndarray) -> Tensor:
+    """A numpy array as a CPU tensor of the same values; hifloat8 becomes torch.uint8 bit patterns."""
+    a = np.ascontiguousarray(a)
+    name = dtypes.dtype_name(a.dtype)
+    if name == dtypes.HIFLOAT8:
+        return torch.from_numpy(a.view(np.uint8).copy())
+    target = dtypes.torch_dtype(name) if name is not None else None
+    carrier = _BIT_CARRIERS.get(target)
+    if carrier is None:
+        return torch.from_numpy(a.copy())
+    bits = np.uint8 if carrier == torch.uint8 else np.int16
+    return torch.from_numpy(a.view(bits).copy()).view(target)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The ops
+# ---------------------------------------------------------------------------------------------------------------
+
+@torch.library.custom_op(f"{NAMESPACE}::{DQ}", mutates_args=(), device_types="cpu")
+def _dynamic_quant_op(x: Tensor, smooth_scales: Optional[Tensor], dst_type: int,
+                      asymmetric: bool) -> Tuple[Tensor, Tensor, Tensor]:
+    from .golden.dynamic_quant import dynamic_quant as golden
+
+    smooth = None if smooth_scales is None else to_numpy(smooth_scales)
+    out = golden(to_numpy(x), smooth, dst_type=dst_type_from_code(dst_type), asymmetric=bool(asymmetric))
+    y, scale = from_numpy(out[0]), from_numpy(out[1])
+    offset = from_numpy(out[2]) if asymmetric else torch.zeros(x.shape[:-1], dtype=torch.float32)
+    return y, scale, offset
+
+
+@_dynamic_quant_op.register_fake
+def _dynamic_quant_fake(x, smooth_scales, dst_type, asymmetric):
+    _check_dynamic_quant(x, smooth_scales)
+    y_dtype = dtypes.torch_dtype(dst_type_from_code(dst_type))
+    rows = x.shape[:-1]
+    return (x.new_empty(x.shape, dtype=y_dtype), x.new_empty(rows, dtype=torch.float32),
+            x.new_empty(rows, dtype=torch.float32))
+
+
+@torch.library.custom_op(f"{NAMESPACE}::{QMM}", mutates_args=(), device_types="cpu")
+def _qlinear_matmul_op(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, b_scale: Tensor,
+                       b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
+    from .golden.qlinear_matmul import qlinear_matmul as golden
+
+    args = [to_numpy(t) for t in (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)]
+    return from_numpy(np.asarray(golden(*args)))
+
+
+@_qlinear_matmul_op.register_fake
+def _qlinear_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
+    _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point)
+    return a.new_empty(matmul_shape(list(a.shape), list(b.shape)), dtype=y_zero_point.dtype)
+
+
+def matmul_shape(a_shape: Sequence, b_shape: Sequence) -> List:
+    """numpy.matmul's output shape (1-D operands promoted, then their added axis removed); raises on K mismatch."""
+    if len(a_shape) == 0 or len(b_shape) == 0:
+        raise ConstraintError(QMM, "a" if len(a_shape) == 0 else "b", "must have at least one dimension",
+                              actual="a 0-d tensor")
+    a2 = [1] + list(a_shape) if len(a_shape) == 1 else list(a_shape)
+    b2 = list(b_shape) + [1] if len(b_shape) == 1 else list(b_shape)
+    if a2[-1] != b2[-2]:
+        raise ConstraintError(QMM, "b", "the reduction dimension K of a and b must agree",
+                              expected=f"K = {a2[-1]} (last dimension of a)",
+                              actual=f"{b2[-2]} (dimension -2 of b, shape {list(b_shape)})")
+    try:
+        batch = list(torch.broadcast_shapes(tuple(a2[:-2]), tuple(b2[:-2])))
+    except RuntimeError as e:
+        raise ConstraintError(QMM, "b", "batch dimensions of a and b must broadcast",
+                              actual=f"a {list(a_shape)}, b {list(b_shape)}") from e
+    out = batch + [a2[-2], b2[-1]]
+    if len(a_shape) == 1:
+        del out[-2]
+    if len(b_shape) == 1:
+        del out[-1]
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Validation shared by the helpers and the fake implementations (the golden validates again on CPU: these checks
+# exist so that a wrong call fails with a typed error before any kernel, on every device and under compile).
+# ---------------------------------------------------------------------------------------------------------------
+
+def _require_tensor(op: str, name: str, t: Any) -> None:
+    if not isinstance(t, Tensor):
+        raise ConstraintError(op, name, "must be a torch.Tensor", expected="torch.Tensor",
+                              actual=type(t).__name__)
+
+
+def _check_dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor]) -> None:
+    _require_tensor(DQ, "x", x)
+    x_name = dtypes.parse_dtype(x.dtype, op=DQ, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
+    if x.dim() < 2:
+        raise ConstraintError(DQ, "x", "rank must be at least 2 (rows x last axis)", limit=2,
+                              actual=f"rank {x.dim()}, shape {list(x.shape)}",
+                              suggestion="Reshape a vector of H elements to [1, H].")
+    if smooth_scales is not None:
+        _require_tensor(DQ, "smooth_scales", smooth_scales)
+        dtypes.parse_dtype(smooth_scales.dtype, op=DQ, argument="smooth_scales", allowed=(x_name,))
+        if list(smooth_scales.shape) != [x.shape[-1]]:
+            raise ConstraintError(DQ, "smooth_scales", "shape must be [H], H = the last dimension of x",
+                                  expected=[x.shape[-1]], actual=list(smooth_scales.shape))
+        if smooth_scales.device != x.device:
+            raise ConstraintError(DQ, "smooth_scales", "must be on x's device", expected=str(x.device),
+                                  actual=str(smooth_scales.device))
+
+
+def _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point) -> None:
+    for name, t in (("a", a), ("a_zero_point", a_zero_point), ("b", b), ("b_zero_point", b_zero_point),
+                    ("y_scale", y_scale), ("y_zero_point", y_zero_point)):
+        _require_tensor(QMM, name, t)
+    for data, zp, dname, zname in ((a, a_zero_point, "a", "a_zero_point"), (b, b_zero_point, "b", "b_zero_point")):
+        dtypes.parse_dtype(data.dtype, op=QMM, argument=dname, allowed=dtypes.QLINEAR_MATMUL_TYPES)
+        if zp.dtype != data.dtype:
+            raise DTypeError(QMM, zname, f"must have the dtype of {dname}", expected=str(data.dtype),
+                             actual=str(zp.dtype))
+    dtypes.parse_dtype(y_zero_point.dtype, op=QMM, argument="y_zero_point", allowed=dtypes.QLINEAR_MATMUL_TYPES)
+    matmul_shape(list(a.shape), list(b.shape))
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Python helpers (what api.py calls for torch tensors)
+# ---------------------------------------------------------------------------------------------------------------
+
+def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type: Any = "int8",
+                  asymmetric: bool = False):
+    """Per-row dynamic quantization of torch tensors: (y, scale), or (y, scale, offset) when asymmetric.
+
+    dst_type: a name, a numpy / torch dtype, or an ATB code (2, 34, 35, 36). hifloat8 y is torch.uint8 bits.
+    Runs on x's device: the golden on CPU, the custom operator on an NPU (after npu.load_extension()).
+    """
+    _check_dynamic_quant(x, smooth_scales)
+    if not isinstance(asymmetric, (bool, np.bool_)):
+        raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
+    if asymmetric and x.device.type not in ("cpu", "meta"):
+        # The device operator implements seed 004's symmetric quantization only (cmake/cann/ops.json).
+        raise ConstraintError(DQ, "asymmetric", "the NPU operator is symmetric only", expected="False",
+                              actual=True, suggestion="Run asymmetric quantization on CPU tensors (backend 'cpu').")
+    y, scale, offset = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales, dst_type_code(dst_type),
+                                                                 bool(asymmetric))
+    return (y, scale, offset) if asymmetric else (y, scale)
+
+
+def qlinear_matmul(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, b_scale: Tensor,
+                   b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
+    """ONNX QLinearMatMul of torch tensors (semantics of golden/qlinear_matmul.py); y has y_zero_point's dtype."""
+    _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point)
+    for name, t in (("a_scale", a_scale), ("b_scale", b_scale)):
+        _require_tensor(QMM, name, t)
+    return torch.ops.ascend_quant_ops.qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
+                                                      y_scale, y_zero_point)
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Drop-in for torch_npu.npu_dynamic_quant
+# ---------------------------------------------------------------------------------------------------------------
+
+#: torch_npu.npu_dynamic_quant's keyword arguments and the only values this package supports for the ones it
+#: does not implement (their torch_npu defaults).
+NPU_DYNAMIC_QUANT_DEFAULTS = {"group_index": None, "quant_mode": "pertoken", "dst_type_max": 0.0}
+
+
+def normalize_npu_dynamic_quant_kwargs(**kw) -> Dict[str, Any]:
+    """torch_npu.npu_dynamic_quant keyword arguments -> this package's dynamic_quant keyword arguments.
+
+    Accepts smooth_scales, dst_type (None = int8, a torch dtype, a name or an ATB code), asymmetric, and
+    torch_npu's group_index / quant_mode / dst_type_max at their defaults only (None, "pertoken", 0.0); any
+    other value, or an unknown name, raises ConstraintError naming it. Returns a dict with the keys
+    smooth_scales, dst_type, asymmetric (only those given), ready for `dynamic_quant(x, **result)`.
+    """
+    out: Dict[str, Any] = {}
+    for name, value in kw.items():
+        if name in ("smooth_scales", "asymmetric"):
+            out[name] = value
+        elif name == "dst_type":
+            out[name] = "int8" if value is None else value
+        elif name == "group_index":
+            if value is not None:
+                raise ConstraintError(DQ, "group_index", "MoE group quantization is not implemented",
+                                      expected="None", actual=f"a {type(value).__name__}",
+                                      suggestion="Quantize each group's rows separately.")
+        elif name == "quant_mode":
+            if value != "pertoken":
+                raise ConstraintError(DQ, "quant_mode", "only per-token (per-row) quantization is implemented",
+                                      expected="'pertoken'", actual=repr(value))
+        elif name == "dst_type_max":
+            if not isinstance(value, (int, float)) or isinstance(value, bool) or float(value) != 0.0:
+                raise ConstraintError(DQ, "dst_type_max", "a custom quantization maximum is not implemented",
+                                      expected="0.0 (the dtype's own maximum)", actual=repr(value))
+        else:
+            raise ConstraintError(DQ, name, "unknown keyword argument",
+                                  expected="smooth_scales, dst_type, asymmetric, group_index, quant_mode, "
+                                           "dst_type_max", actual=name)
+    return out
+
+
+def npu_dynamic_quant(input: Tensor, *, smooth_scales: Optional[Tensor] = None, group_index=None,
+                      dst_type=None, quant_mode: str = "pertoken", dst_type_max: float = 0.0):
+    """torch_npu.npu_dynamic_quant's signature -> (y, scale), computed by this package's operator."""
+    kw = normalize_npu_dynamic_quant_kwargs(smooth_scales=smooth_scales, group_index=group_index,
+                                            dst_type=dst_type, quant_mode=quant_mode, dst_type_max=dst_type_max)
+    return dynamic_quant(input, **kw)
+
+
+def npu_dynamic_quant_asymmetric(input: Tensor, *, smooth_scales: Optional[Tensor] = None, group_index=None,
+                                 dst_type=None, quant_mode: str = "pertoken", dst_type_max: float = 0.0):
+    """torch_npu.npu_dynamic_quant_asymmetric's signature -> (y, scale, offset)."""
+    kw = normalize_npu_dynamic_quant_kwargs(smooth_scales=smooth_scales, group_index=group_index,
+                                            dst_type=dst_type, quant_mode=quant_mode, dst_type_max=dst_type_max)
+    return dynamic_quant(input, asymmetric=True, **kw)

@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Type-check the NPU extension (python/ascend_quant_ops/npu_ext/aqo_npu_ops.cpp) without an NPU or CANN.
+
+Gets the torch_npu wheel that matches the installed torch (pip download, no install: an installed torch_npu
+without CANN breaks `import torch`), unpacks its headers into a cache directory that is not on sys.path, and runs
+`g++ -fsyntax-only` with torch's and torch_npu's include directories and the flags the JIT build uses
+(npu_ext/build.py). The wheel carries op-plugin's op_api_common.h (EXEC_NPU_CMD) and CANN's acl headers, so no
+stub header is needed. Front-end only: nothing is linked, and the aclnn symbols are looked up at run time, so
+their argument order is checked separately (tests/torch/test_npu_extension.py, against the OpDefs).
+
+    python scripts/check_npu_extension.py [--cache DIR] [--torch-npu-version V] [--source FILE]
+
+Exit status 0 = the source compiles; 1 = compiler errors (printed); 2 = the headers could not be obtained.
+Needs network access to PyPI the first time (the wheel is about 45 MB), then works from the cache.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "python"))
+os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+
+from ascend_quant_ops.npu_ext import build  # noqa: E402  (needs the path above)
+
+
+def default_cache() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "ascend-quant-ops" / "torch_npu-headers"
+
+
+def matching_torch_npu_version() -> str:
+    """torch_npu releases follow torch's: torch 2.13.0(+cpu) -> torch-npu 2.13.0."""
+    import torch
+
+    m = re.match(r"(\d+\.\d+\.\d+)", torch.__version__)
+    return m.group(1)
+
+
+def ensure_headers(cache: Path, version: str) -> Path:
+    """Return the unpacked torch_npu package folder for `version`, downloading the wheel if needed."""
+    cache = cache.resolve()
+    for entry in sys.path:
+        if entry and Path(entry).resolve() in (cache, *cache.parents) and Path(entry).resolve() != Path("/"):
+            raise SystemExit(f"cache directory {cache} is on sys.path ({entry}): choose another one")
+    unpacked = cache / version / "unpacked"
+    package = unpacked / "torch_npu"
+    marker = package / "include" / "third_party" / "op-plugin" / "op_plugin" / "utils" / "op_api_common.h"
+    if marker.is_file():
+        return package
+    wheels = cache / version / "wheel"
+    wheels.mkdir(parents=True, exist_ok=True)
+    found = sorted(wheels.glob(f"torch_npu-{version}-*.whl"))
+    if not found:
+        cmd = [sys.executable, "-m", "pip", "download", f"torch-npu=={version}", "--no-deps",
+               "--only-binary=:all:", "-d", str(wheels)]
+        print("+", " ".join(cmd), flush=True)
+        r = subprocess.run(cmd)
+        found = sorted(wheels.glob(f"torch_npu-{version}-*.whl"))
+        if r.returncode != 0 or not found:
+            print(f"error: could not download torch-npu=={version} (is PyPI reachable?)", file=sys.stderr)
+            sys.exit(2)
+    tmp = unpacked.with_name("unpacked.tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with zipfile.ZipFile(found[0]) as z:
+        members = [n for n in z.namelist() if n.startswith("torch_npu/include/") or n == "torch_npu/version.py"]
+        z.extractall(tmp, members)
+    shutil.rmtree(unpacked, ignore_errors=True)
+    tmp.rename(unpacked)
+    if not marker.is_file():
+        print(f"error: {found[0].name} has no op_plugin/utils/op_api_common.h", file=sys.stderr)
+        sys.exit(2)
+    return package
+
+
+def check(source: Path, package: Path) -> int:
+    cmd = ["g++", "-fsyntax-only", *build.compile_flags(package), str(source)]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    errors = [line for line in r.stderr.splitlines() if "error" in line]
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr[-20000:])
+        print(f"FAILED: {source.name} does not compile against torch_npu headers ({len(errors)} error lines)")
+        return 1
+    print(f"OK: {source.name} type-checks against torch {__import__('torch').__version__} and "
+          f"torch_npu {package.parent.parent.name} headers")
+    return 0
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--cache", type=Path, default=default_cache(), help="where the wheel and headers are kept")
+    p.add_argument("--torch-npu-version", default=None, help="default: the installed torch's version")
+    p.add_argument("--source", type=Path, default=build.SOURCE, help="the C++ file to check")
+    args = p.parse_args(argv)
+    if shutil.which("g++") is None:
+        print("error: g++ not found", file=sys.stderr)
+        return 2
+    package = ensure_headers(args.cache, args.torch_npu_version or matching_torch_npu_version())
+    return check(args.source, package)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

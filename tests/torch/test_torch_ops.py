@@ -1,0 +1,205 @@
+"""torch.ops.ascend_quant_ops on CPU: equal to the numpy golden on the same data and to independent references
+(the seed 004 example, a torch re-implementation of the formula), exact bit-views for bfloat16 / float8, fake
+implementations (shapes and dtypes), torch.compile(fullgraph=True), and torch_npu's argument forms."""
+import ml_dtypes
+import numpy as np
+import pytest
+import torch
+from torch._subclasses.fake_tensor import FakeTensorMode
+
+from ascend_quant_ops import torch_ops
+from ascend_quant_ops.errors import ConstraintError, DTypeError
+from ascend_quant_ops.golden.dynamic_quant import dynamic_quant as golden_dq
+
+# Seed 004 (ATB DynamicQuant example), values as printed in the spec.
+SEED_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+          [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]
+SEED_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]]
+SEED_SCALE = [[0.09442668, 0.12044784], [0.11897146, 0.0952879]]
+
+DST = {"int8": torch.int8, "hifloat8": torch.uint8, "float8_e5m2": torch.float8_e5m2,
+       "float8_e4m3fn": torch.float8_e4m3fn}
+
+
+def bits(t):
+    """Raw storage of a tensor as int64, so that NaN payloads and -0 compare exactly."""
+    t = t.contiguous()
+    carrier = {1: torch.uint8, 2: torch.int16, 4: torch.int32}[t.element_size()]
+    return t.view(carrier).to(torch.int64)
+
+
+def test_seed_004_example():
+    x = torch.tensor(SEED_X, dtype=torch.float16)
+    y, scale = torch_ops.dynamic_quant(x)
+    assert y.dtype == torch.int8 and scale.dtype == torch.float32
+    assert y.tolist() == SEED_Y
+    expected = torch.tensor(SEED_SCALE, dtype=torch.float32)
+    # within 1 ulp of the printed value
+    assert torch.all((scale - expected).abs() <= torch.finfo(torch.float32).eps * expected.abs())
+    # the raw op always returns three tensors; offset is zeros when symmetric
+    y3, s3, off = torch.ops.ascend_quant_ops.dynamic_quant(x, None, 2, False)
+    assert torch.equal(y3, y) and torch.equal(s3, scale) and torch.equal(off, torch.zeros(2, 2))
+
+
+def torch_reference_int8(x, smooth=None):
+    """The formula of FACTS 4 written again in torch (fp32, divide, round half even, clip): independent code."""
+    v = x.float() if smooth is None else x.float() * smooth.float()
+    m = v.abs().amax(dim=-1)
+    # A tensor divisor: torch turns division by a scalar into multiplication by its reciprocal.
+    scale = m / torch.full_like(m, 127.0)
+    q = torch.where(scale[..., None] == 0, torch.zeros_like(v), v / scale[..., None])
+    return torch.round(q).clamp(-128, 127).to(torch.int8), scale
+
+
+@pytest.mark.parametrize("xdtype", [torch.float16, torch.bfloat16])
+def test_int8_matches_independent_torch_reference(xdtype):
+    g = torch.Generator().manual_seed(1)
+    x = (torch.randn(3, 5, 67, generator=g) * 10).to(xdtype)
+    x[1, 2] = 0  # a zero row
+    smooth = (torch.rand(67, generator=g) + 0.5).to(xdtype)
+    for s in (None, smooth):
+        y, scale = torch_ops.dynamic_quant(x, s)
+        ry, rscale = torch_reference_int8(x, s)
+        assert torch.equal(scale, rscale)
+        assert torch.equal(y, ry)
+
+
+@pytest.mark.parametrize("dst", list(DST))
+@pytest.mark.parametrize("xdtype", ["float16", "bfloat16"])
+@pytest.mark.parametrize("asymmetric", [False, True])
+def test_equals_numpy_golden_on_same_data(dst, xdtype, asymmetric):
+    rng = np.random.default_rng(7)
+    xn = (rng.standard_normal((4, 3, 33)) * 5).astype(np.float32).astype(ml_dtypes.bfloat16 if xdtype == "bfloat16"
+                                                                            else np.float16)
+    xn[0, 0, 3] = np.inf
+    xn[1, 1, 0] = np.nan
+    xn[2, 2] = 0
+    sn = (rng.random(33) + 0.5).astype(xn.dtype)
+    x = torch.from_numpy(xn.view(np.int16).copy()).view(getattr(torch, xdtype))
+    s = torch.from_numpy(sn.view(np.int16).copy()).view(getattr(torch, xdtype))
+    got = torch_ops.dynamic_quant(x, s, dst_type=dst, asymmetric=asymmetric)
+    want = golden_dq(xn, sn, dst_type=dst, asymmetric=asymmetric)
+    assert len(got) == len(want) == (3 if asymmetric else 2)
+    assert got[0].dtype == DST[dst] and got[0].shape == x.shape
+    assert np.array_equal(bits(got[0]).numpy(), want[0].view(np.uint8).astype(np.int64)
+                          if want[0].dtype.itemsize == 1 else None)
+    for g_, w_ in zip(got[1:], want[1:]):
+        assert g_.dtype == torch.float32 and g_.shape == x.shape[:-1]
+        assert np.array_equal(g_.numpy().view(np.int32), w_.view(np.int32))
+
+
+def test_dst_type_forms_agree():
+    x = torch.randn(2, 16).half()
+    ref = torch_ops.dynamic_quant(x, dst_type="float8_e4m3fn")
+    for form in (torch.float8_e4m3fn, 36, np.dtype(ml_dtypes.float8_e4m3fn), "FLOAT8_E4M3FN"):
+        got = torch_ops.dynamic_quant(x, dst_type=form)
+        assert torch.equal(bits(got[0]), bits(ref[0])) and torch.equal(got[1], ref[1])
+
+
+def test_non_contiguous_input():
+    x = torch.randn(8, 40).half()
+    xt = x.t()  # [40, 8], strided
+    y, scale = torch_ops.dynamic_quant(xt)
+    y2, scale2 = torch_ops.dynamic_quant(xt.contiguous())
+    assert torch.equal(y, y2) and torch.equal(scale, scale2)
+
+
+def test_empty_tensors():
+    y, scale = torch_ops.dynamic_quant(torch.empty(0, 8, dtype=torch.float16))
+    assert y.shape == (0, 8) and scale.shape == (0,)
+    y, scale, off = torch_ops.dynamic_quant(torch.empty(3, 0, dtype=torch.bfloat16), asymmetric=True)
+    assert y.shape == (3, 0) and torch.equal(scale, torch.zeros(3)) and torch.equal(off, torch.zeros(3))
+
+
+@pytest.mark.parametrize("kwargs,exc,argument", [
+    (dict(x=torch.randn(2, 4)), DTypeError, "x"),
+    (dict(x=torch.randn(4).half()), ConstraintError, "x"),
+    (dict(x=torch.randn(2, 4).half(), smooth_scales=torch.ones(5).half()), ConstraintError, "smooth_scales"),
+    (dict(x=torch.randn(2, 4).half(), smooth_scales=torch.ones(4).bfloat16()), DTypeError, "smooth_scales"),
+    (dict(x=torch.randn(2, 4).half(), dst_type=torch.int32), DTypeError, "dst_type"),
+    (dict(x=torch.randn(2, 4).half(), dst_type=3), DTypeError, "dst_type"),
+    (dict(x=torch.randn(2, 4).half(), asymmetric="yes"), ConstraintError, "asymmetric"),
+    (dict(x=np.zeros((2, 4), np.float16)), ConstraintError, "x"),
+])
+def test_bad_input_is_typed(kwargs, exc, argument):
+    x = kwargs.pop("x")
+    with pytest.raises(exc) as e:
+        torch_ops.dynamic_quant(x, **kwargs)
+    assert e.value.op == "dynamic_quant" and e.value.argument == argument
+
+
+def test_fake_impl_shapes_and_dtypes():
+    with FakeTensorMode():
+        x = torch.empty(5, 7, 96, dtype=torch.bfloat16)
+        for dst, dt in DST.items():
+            y, scale, off = torch.ops.ascend_quant_ops.dynamic_quant(x, None, torch_ops.dst_type_code(dst), True)
+            assert (y.shape, y.dtype) == (x.shape, dt)
+            assert (scale.shape, scale.dtype) == ((5, 7), torch.float32)
+            assert (off.shape, off.dtype) == ((5, 7), torch.float32)
+        with pytest.raises(ConstraintError):
+            torch.ops.ascend_quant_ops.dynamic_quant(torch.empty(96, dtype=torch.float16), None, 2, False)
+
+
+def test_opcheck():
+    x = torch.randn(3, 40).half()
+    for args in ((x, None, 2, False), (x, torch.rand(40).half(), 36, True), (x.bfloat16(), None, 34, False)):
+        result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, args)
+        assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_torch_compile_fullgraph_dynamic_quant():
+    torch._dynamo.reset()
+
+    def f(x, s):
+        y, scale = torch_ops.dynamic_quant(x * 2, s, dst_type=torch.int8)
+        return y.float() * scale[..., None]  # dequantize: something downstream of the op
+
+    compiled = torch.compile(f, fullgraph=True, backend="inductor")
+    x = torch.randn(6, 64).half()
+    s = (torch.rand(64) + 0.5).half()
+    assert torch.equal(compiled(x, s), f(x, s))
+    y, scale = torch_ops.dynamic_quant(x * 2, s)
+    ry, rs = torch_reference_int8(x * 2, s)
+    assert torch.equal(y, ry) and torch.equal(scale, rs)
+
+
+def test_drop_in_npu_dynamic_quant_signature():
+    x = torch.randn(4, 32).half()
+    s = (torch.rand(32) + 0.5).half()
+    y, scale = torch_ops.npu_dynamic_quant(x, smooth_scales=s, dst_type=torch.int8)
+    ry, rs = torch_reference_int8(x, s)
+    assert torch.equal(y, ry) and torch.equal(scale, rs)
+    y0, _ = torch_ops.npu_dynamic_quant(x)  # dst_type=None means int8, as in torch_npu
+    assert y0.dtype == torch.int8
+    y3 = torch_ops.npu_dynamic_quant_asymmetric(x, dst_type=torch.int8)
+    assert len(y3) == 3
+    kw = torch_ops.normalize_npu_dynamic_quant_kwargs(smooth_scales=s, dst_type=None, group_index=None,
+                                                      quant_mode="pertoken", dst_type_max=0.0)
+    assert set(kw) == {"smooth_scales", "dst_type"} and kw["dst_type"] == "int8"
+
+
+@pytest.mark.parametrize("kw,argument", [
+    (dict(group_index=torch.tensor([2, 4])), "group_index"),
+    (dict(quant_mode="perchannel"), "quant_mode"),
+    (dict(dst_type_max=448.0), "dst_type_max"),
+    (dict(bogus=1), "bogus"),
+])
+def test_drop_in_refuses_unsupported(kw, argument):
+    with pytest.raises(ConstraintError) as e:
+        torch_ops.normalize_npu_dynamic_quant_kwargs(**kw)
+    assert e.value.argument == argument
+    if argument != "bogus":
+        with pytest.raises(ConstraintError):
+            torch_ops.npu_dynamic_quant(torch.randn(2, 8).half(), **kw)
+
+
+@pytest.mark.parametrize("dtype", [torch.bfloat16, torch.float8_e4m3fn, torch.float8_e5m2,
+                                   torch.float8_e4m3fnuz, torch.float8_e5m2fnuz, torch.float16, torch.int8])
+def test_numpy_bit_views_are_exact(dtype):
+    raw = torch.arange(256, dtype=torch.int64).to(torch.uint8)
+    t = raw.view(torch.int8).to(torch.int16).view(torch.uint8)[:256].view(dtype) if dtype.itemsize == 2 \
+        else raw.view(dtype)
+    a = torch_ops.to_numpy(t)
+    assert a.dtype.itemsize == t.element_size() and a.shape == tuple(t.shape)
+    back = torch_ops.from_numpy(a)
+    assert back.dtype == dtype and torch.equal(bits(back), bits(t))
