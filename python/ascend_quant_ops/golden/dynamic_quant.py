@@ -96,6 +96,7 @@ def dynamic_quant(
             scale = np.maximum(row_max, -row_min) / qmax  # max|v|, NaN-propagating
             offset = None
         zero_rows = scale == 0
+        scale[zero_rows] = 0  # +0, also where max|v| came out as -0 (a row of -0.0)
         np.divide(v, scale[:, None], out=v)
         if asymmetric:
             offset[zero_rows] = 0
