@@ -40,16 +40,18 @@ def test_accumulator_is_rounded_to_float32_before_scaling(ort_qlinear_matmul):
 
 def test_multiplier_is_float32_product_then_quotient(ort_qlinear_matmul):
     # a_scale = b_scale = 1 + 2^-12: the exact product 1 + 2^-11 + 2^-24 is a float32 tie and rounds (to even)
-    # to 1 + 2^-11; y_scale = 2 + 2^-10, so mult = 0.5 exactly and acc = 1 gives rint(0.5) = 0. In float64 the
-    # multiplier is 0.5 + 2^-26 and the result 1.
+    # to 1 + 2^-11; y_scale = 2 + 2^-10, so mult = 0.5 exactly: acc 1 -> rint(0.5) = 0, acc 5 -> rint(2.5) = 2.
+    # A float64 multiplier is 0.5 * (1 + ~2^-24): acc 1 -> 1 (float64 v), acc 5 -> v = 2.5 + 0.625 ulp, which
+    # is 3 even after rounding v to float32.
     s = f32(1 + 2.0 ** -12)
     y_scale = f32(2 + 2.0 ** -10)
     assert f32(s * s) / y_scale == f32(0.5)
     assert np.rint(float(s) * float(s) / float(y_scale)) == 1
-    args = _arrays(np.array([[1]], np.uint8), s, np.uint8(0), np.array([[1]], np.uint8), s, np.uint8(0), y_scale,
-                   np.uint8(0))
-    np.testing.assert_array_equal(qlinear_matmul(*args), [[0]])
-    np.testing.assert_array_equal(ort_qlinear_matmul(*args), [[0]])
+    assert np.rint(f32(5 * (float(s) * float(s) / float(y_scale)))) == 3
+    args = _arrays(np.array([[1], [5]], np.uint8), s, np.uint8(0), np.array([[1]], np.uint8), s, np.uint8(0),
+                   y_scale, np.uint8(0))
+    np.testing.assert_array_equal(qlinear_matmul(*args), [[0], [2]])
+    np.testing.assert_array_equal(ort_qlinear_matmul(*args), [[0], [2]])
 
 
 def test_k_zero_gives_the_output_zero_point():
