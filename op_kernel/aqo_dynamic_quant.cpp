@@ -478,9 +478,17 @@ private:
         }
         // Zero row: y = 0. NaN row: x / NaN = NaN, which is 0 in int8 and the NaN code in float8 / hifloat8.
         // Inf row: every element is finite / Inf = 0 or Inf / Inf = NaN.
-        uint32_t code = (kind == RowKind::NAN_ROW && Float8Out<YT>::kIsFloat) ? p_.nanCode : 0u;
-        FillBytes(y, len, code);
-        if (NeedsElementScan(kind)) {
+        if (!NeedsElementScan(kind)) {
+            uint32_t code = (kind == RowKind::NAN_ROW && Float8Out<YT>::kIsFloat) ? p_.nanCode : 0u;
+            FillBytes(y, len, code);
+        } else {
+            // Inf row, float dst: finite / Inf is a zero carrying x's sign (float8 keeps -0), made on the vector
+            // unit from clip(x) * 0 (the clip keeps Inf out of the multiply, so no NaN reaches the cast); the
+            // Inf elements (Inf / Inf = NaN) then get the NaN code from the scalar unit.
+            Maxs(tmp_, work_, p_.clipLo, len);
+            Mins(tmp_, tmp_, p_.clipHi, len);
+            Muls(tmp_, tmp_, 0.0f, len);
+            Float8Out<YT>::Cast(y, tmp_, len);
             WaitPipe<HardEvent::V_S>();
             LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
             for (uint32_t j = 0; j < len; ++j) {

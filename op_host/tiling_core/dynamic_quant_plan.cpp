@@ -336,7 +336,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         uint64_t b = std::min(rows, ub_begin * unit_rows);
         uint64_t en = std::min(rows, (ub_begin + n_units) * unit_rows);
         e.work.push_back(CoreWork{c, b, en});
-        auto range = [&](const char* tensor, uint64_t rb, uint64_t re, bool write) {
+        auto range = [&](const char* tensor, uint64_t rb, uint64_t re, bool write, uint64_t scalar_bytes) {
             if (re > rb) {
                 GmRange g;
                 g.tensor = tensor;
@@ -344,15 +344,19 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                 g.begin = rb;
                 g.end = re;
                 g.write = write;
+                g.scalar_bytes = static_cast<uint32_t>(scalar_bytes);
                 e.gm.push_back(g);
             }
         };
-        range("x", b * cols * s.ex, en * cols * s.ex, false);
+        range("x", b * cols * s.ex, en * cols * s.ex, false, 0);
         if (req.smooth) {
-            range("smooth_scales", 0, cols * s.ex, false);
+            range("smooth_scales", 0, cols * s.ex, false, 0);
         }
-        range("y", b * cols * s.ey, en * cols * s.ey, true);
-        range("scale", b * sizeof(float), en * sizeof(float), true);
+        range("y", b * cols * s.ey, en * cols * s.ey, true, 0);
+        // Without DataCopyPad the tensor's last partial group of rows (fewer than unit_rows) stores its scales
+        // with scalar writes (the kernel's WriteScales): those bytes are not a DMA.
+        uint64_t scalar_rows = (!soc.has_data_copy_pad && en == rows) ? rows % unit_rows : 0;
+        range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float));
     }
 
     notes.insert(notes.begin(), std::to_string(rows) + " rows of " + std::to_string(cols) + " " + xi.name + " -> " +
