@@ -277,12 +277,13 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     if (cal_index) {
         // The index is stored as the bit pattern of an unsigned integer of T's width.
         T idx_bits;
-        if constexpr (sizeof(T) == 4) {
+        if constexpr (std::is_same<T, float>::value) {
             const uint32_t u = static_cast<uint32_t>(best_i);
             std::memcpy(&idx_bits, &u, 4);
+        } else if constexpr (aqo_emu::ElemTraits<T>::kIsFloat) {
+            idx_bits = T::FromBits(static_cast<decltype(T().bits_)>(best_i));
         } else {
-            const uint16_t u = static_cast<uint16_t>(best_i);
-            std::memcpy(&idx_bits, &u, sizeof(T));
+            idx_bits = static_cast<T>(best_i);
         }
         aqo_emu::StoreUb<T>(c, dst.byte_ + sizeof(T), idx_bits);
     }

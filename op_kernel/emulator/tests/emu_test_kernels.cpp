@@ -1,0 +1,690 @@
+// Test kernels of the AscendC CPU emulator, written against the AscendC API exactly as device kernels are.
+//
+// Fault kernels: each is deliberately broken in one way. The faulty line carries a marker comment
+// "FAULT(<name>)"; tests/emulator/test_emulator_faults.py reads this file, finds the marker's line and checks
+// that the emulator's error names this file and that line. Every fault kernel runs with
+//   x: 256 float32 (read-only GM), y: 256 float32 (read-write GM), tiling: EmuTestTiling.
+// Demo kernels: correct kernels whose results the tests compare with numpy (Cast rounding, arithmetic,
+// reductions, DataCopyPad padding, a double-buffered pipeline, Compare + Select).
+//
+// Included once by python/csrc/emulate_test_kernels.cpp; the SoC is chosen at run time by the launcher.
+#include "kernel_operator.h"
+
+using namespace AscendC;
+
+namespace aqo_emu_tests {
+
+struct EmuTestTiling {
+    uint32_t n;        // elements
+    uint32_t mode;     // RoundMode / CMPMODE / op selector
+    float scalar;      // scalar operand
+    float scalar2;
+    uint32_t rows;     // DataCopyPad demo
+    uint32_t cols;
+    uint32_t left;
+    uint32_t right;
+    uint32_t tile;     // pipeline demo
+    uint32_t flags;
+};
+
+struct BigTiling {  // larger than EmuTestTiling: reading it from EmuTestTiling bytes overruns them
+    EmuTestTiling base;
+    uint32_t extra[16];
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+// Fault kernels
+// ---------------------------------------------------------------------------------------------------------------
+using FaultKernel = void (*)(GM_ADDR x, GM_ADDR y, GM_ADDR tiling);
+
+inline void FaultUbOverflow(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    TBuf<TPosition::VECCALC> big;
+    pipe.InitBuffer(q, 2, 64 * 1024);
+    pipe.InitBuffer(big, 256 * 1024);  // FAULT(ub_overflow)
+}
+
+inline void FaultUnalignedCopyLength(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 7);  // FAULT(unaligned_copy_length)
+}
+
+inline void FaultUnalignedUbAddress(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t[3], xg, 8);  // FAULT(unaligned_ub_address)
+}
+
+inline void FaultUnalignedVectorOperand(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    Abs(t[1], t[9], 8);  // FAULT(unaligned_vector_operand)
+}
+
+// float -> half with CAST_RINT: accepted on ascend910b, refused on ascend310p (NONE / ODD only).
+inline void FaultIllegalCastMode(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> h;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(h, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    LocalTensor<half> th = h.Get<half>();
+    Cast(th, t, RoundMode::CAST_RINT, 64);  // FAULT(illegal_cast_mode)
+}
+
+// half -> int8 with CAST_RINT: refused on ascend310p (FACTS 2).
+inline void FaultIllegalCastModeInt8(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> h;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(h, 512);
+    pipe.InitBuffer(o, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    LocalTensor<half> th = h.Get<half>();
+    Cast(th, t, RoundMode::CAST_NONE, 64);
+    LocalTensor<int8_t> ti = o.Get<int8_t>();
+    Cast(ti, th, RoundMode::CAST_RINT, 64);  // FAULT(illegal_cast_mode_int8)
+}
+
+inline void FaultDataCopyPad(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(t, xg, p, pad);  // FAULT(datacopypad_unavailable)
+}
+
+inline void FaultDeQueEmpty(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 2, 256);
+    LocalTensor<float> t = q.DeQue<float>();  // FAULT(deque_empty)
+    q.FreeTensor(t);
+}
+
+inline void FaultFreeTwice(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 2, 256);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    q.FreeTensor(t);
+    q.FreeTensor(t);  // FAULT(free_twice)
+}
+
+inline void FaultFreeForeign(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> qa;
+    TQue<QuePosition::VECOUT, 1> qb;
+    pipe.InitBuffer(qa, 1, 256);
+    pipe.InitBuffer(qb, 1, 256);
+    LocalTensor<float> a = qa.AllocTensor<float>();
+    qb.FreeTensor(a);  // FAULT(free_foreign)
+}
+
+inline void FaultTooManyLive(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> q;
+    pipe.InitBuffer(q, 2, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    LocalTensor<float> b = q.AllocTensor<float>();
+    LocalTensor<float> c = q.AllocTensor<float>();  // FAULT(too_many_live)
+    q.FreeTensor(a);
+    q.FreeTensor(b);
+    q.FreeTensor(c);
+}
+
+inline void FaultDepthExceeded(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 2, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    LocalTensor<float> b = q.AllocTensor<float>();
+    Duplicate(a, 1.0f, 64);
+    Duplicate(b, 2.0f, 64);
+    q.EnQue(a);
+    q.EnQue(b);  // FAULT(depth_exceeded)
+}
+
+inline void FaultNeverFreed(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECOUT, 1> q;
+    pipe.InitBuffer(q, 2, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();  // FAULT(never_freed)
+    Duplicate(a, 1.0f, 64);
+}
+
+inline void FaultGmReadOutOfBounds(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg[200], 64);  // FAULT(gm_read_oob)
+}
+
+inline void FaultGmWriteOutOfBounds(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    DataCopy(yg[256 - 8], t, 16);  // FAULT(gm_write_oob)
+}
+
+inline void FaultGmWriteReadOnly(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 64);
+    DataCopy(xg, t, 64);  // FAULT(gm_write_readonly)
+}
+
+inline void FaultGmExtent(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 16);  // the tensor claims 16 elements of the 256-element buffer
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 32);  // FAULT(gm_extent_oob)
+}
+
+inline void FaultGmScalarOutOfBounds(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    yg.SetValue(256, 1.0f);  // FAULT(gm_scalar_oob)
+}
+
+inline void FaultLocalOutOfBounds(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> c;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(c, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 65);  // FAULT(local_oob)
+}
+
+inline void FaultLocalScalarOutOfBounds(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    t.SetValue(64, 1.0f);  // FAULT(local_scalar_oob)
+}
+
+inline void FaultTilingTooShort(GM_ADDR, GM_ADDR, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(BigTiling, t, tiling);  // FAULT(tiling_out_of_range)
+    (void)t;
+}
+
+inline void FaultUseAfterFree(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    Duplicate(a, 1.0f, 64);
+    q.FreeTensor(a);
+    Abs(a, a, 64);  // FAULT(use_after_free)
+}
+
+inline void FaultAccessEnqueued(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    Duplicate(a, 1.0f, 64);
+    q.EnQue(a);
+    Abs(a, a, 64);  // FAULT(access_enqueued)
+    LocalTensor<float> b = q.DeQue<float>();
+    q.FreeTensor(b);
+}
+
+// DataCopyPad of 5 floats leaves bytes 20..31 of the block undefined; the reduction reads them.
+inline void FaultUninitialisedReduce(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> r;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(r, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> w = r.Get<float>();
+    DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(t, xg, p, pad);
+    ReduceMax(w, t, w[8], 8, false);  // FAULT(uninitialised_reduce)
+}
+
+inline void FaultGarbageToGm(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECOUT, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> a = q.AllocTensor<float>();
+    Duplicate(a, 1.0f, 32);  // only the first 32 of 64 floats are written
+    q.EnQue(a);
+    LocalTensor<float> o = q.DeQue<float>();
+    DataCopy(yg, o, 64);  // FAULT(garbage_to_gm)
+    q.FreeTensor(o);
+}
+
+inline void FaultWaitWithoutSet(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    SetFlag<HardEvent::MTE2_V>(0);
+    WaitFlag<HardEvent::MTE2_V>(0);
+    WaitFlag<HardEvent::V_MTE3>(1);  // FAULT(wait_without_set)
+}
+
+// float -> int32 of a NaN: what the hardware produces is not documented.
+inline void FaultCastNaNToInt(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(o, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    t.SetValue(5, std::numeric_limits<float>::quiet_NaN());
+    LocalTensor<int32_t> ti = o.Get<int32_t>();
+    Cast(ti, t, RoundMode::CAST_RINT, 64);  // FAULT(cast_nan_to_int)
+}
+
+// half -> int8 of 200: out of range, overflow behaviour not documented (except in 310p saturation mode).
+inline void FaultCastOutOfRange(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(o, 256);
+    LocalTensor<half> t = b.Get<half>();
+    Duplicate(t, half(200.0f), 128);
+    LocalTensor<int8_t> ti = o.Get<int8_t>();
+    Cast(ti, t, RoundMode::CAST_TRUNC, 128);  // FAULT(cast_out_of_range)
+}
+
+inline void FaultMaxNaN(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> r;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(r, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> w = r.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    t.SetValue(7, std::numeric_limits<float>::quiet_NaN());
+    ReduceMax(w, t, w[8], 64, false);  // FAULT(reduce_max_nan)
+}
+
+// bfloat16 is absent on ascend310p.
+inline void FaultBf16On310p(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(o, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    LocalTensor<bfloat16_t> tb = o.Get<bfloat16_t>();
+    Cast(tb, t, RoundMode::CAST_RINT, 64);  // FAULT(bf16_unavailable)
+}
+
+// float8 exists on ascend910_95 only.
+inline void FaultFp8On910b(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(o, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    LocalTensor<fp8_e4m3fn_t> t8 = o.Get<fp8_e4m3fn_t>();
+    Cast(t8, t, RoundMode::CAST_RINT, 64);  // FAULT(fp8_unavailable)
+}
+
+// ReduceSum whose float result depends on the order of the additions: 1 + 2^-24 + 2^-24 ...
+inline void FaultReduceSumOrder(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> r;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(r, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> w = r.Get<float>();
+    Duplicate(t, 5.9604645e-08f, 64);  // 2^-24
+    t.SetValue(0, 1.0f);
+    ReduceSum(w, t, w[8], 64);  // FAULT(reduce_sum_order)
+}
+
+inline void FaultSecondPipe(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TPipe other;  // FAULT(second_pipe)
+}
+
+struct FaultEntry {
+    const char* name;
+    FaultKernel kernel;
+};
+
+inline const FaultEntry* FaultKernels(size_t* count)
+{
+    static const FaultEntry kFaults[] = {
+        {"ub_overflow", &FaultUbOverflow},
+        {"unaligned_copy_length", &FaultUnalignedCopyLength},
+        {"unaligned_ub_address", &FaultUnalignedUbAddress},
+        {"unaligned_vector_operand", &FaultUnalignedVectorOperand},
+        {"illegal_cast_mode", &FaultIllegalCastMode},
+        {"illegal_cast_mode_int8", &FaultIllegalCastModeInt8},
+        {"datacopypad_unavailable", &FaultDataCopyPad},
+        {"deque_empty", &FaultDeQueEmpty},
+        {"free_twice", &FaultFreeTwice},
+        {"free_foreign", &FaultFreeForeign},
+        {"too_many_live", &FaultTooManyLive},
+        {"depth_exceeded", &FaultDepthExceeded},
+        {"never_freed", &FaultNeverFreed},
+        {"gm_read_oob", &FaultGmReadOutOfBounds},
+        {"gm_write_oob", &FaultGmWriteOutOfBounds},
+        {"gm_write_readonly", &FaultGmWriteReadOnly},
+        {"gm_extent_oob", &FaultGmExtent},
+        {"gm_scalar_oob", &FaultGmScalarOutOfBounds},
+        {"local_oob", &FaultLocalOutOfBounds},
+        {"local_scalar_oob", &FaultLocalScalarOutOfBounds},
+        {"tiling_out_of_range", &FaultTilingTooShort},
+        {"use_after_free", &FaultUseAfterFree},
+        {"access_enqueued", &FaultAccessEnqueued},
+        {"uninitialised_reduce", &FaultUninitialisedReduce},
+        {"garbage_to_gm", &FaultGarbageToGm},
+        {"wait_without_set", &FaultWaitWithoutSet},
+        {"cast_nan_to_int", &FaultCastNaNToInt},
+        {"cast_out_of_range", &FaultCastOutOfRange},
+        {"reduce_max_nan", &FaultMaxNaN},
+        {"bf16_unavailable", &FaultBf16On310p},
+        {"fp8_unavailable", &FaultFp8On910b},
+        {"reduce_sum_order", &FaultReduceSumOrder},
+        {"second_pipe", &FaultSecondPipe},
+    };
+    *count = sizeof(kFaults) / sizeof(kFaults[0]);
+    return kFaults;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Demo kernels (correct; results checked against numpy)
+// ---------------------------------------------------------------------------------------------------------------
+
+// y[0, n) = Cast(x[0, n), mode). n is a multiple of 32 elements of both types (the runner pads).
+template <typename S, typename D>
+inline void DemoCast(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> qi;
+    TQue<QuePosition::VECOUT, 1> qo;
+    pipe.InitBuffer(qi, 1, t.n * sizeof(S));
+    pipe.InitBuffer(qo, 1, t.n * sizeof(D));
+    GlobalTensor<S> xg;
+    GlobalTensor<D> yg;
+    xg.SetGlobalBuffer((__gm__ S*)x, t.n);
+    yg.SetGlobalBuffer((__gm__ D*)y, t.n);
+    LocalTensor<S> a = qi.AllocTensor<S>();
+    DataCopy(a, xg, t.n);
+    qi.EnQue(a);
+    LocalTensor<S> b = qi.DeQue<S>();
+    LocalTensor<D> o = qo.AllocTensor<D>();
+    if (t.flags != 0) {
+        SetDeqScale(half(t.scalar));
+    }
+    Cast(o, b, static_cast<RoundMode>(t.mode), t.n);
+    qi.FreeTensor(b);
+    qo.EnQue(o);
+    LocalTensor<D> r = qo.DeQue<D>();
+    DataCopy(yg, r, t.n);
+    qo.FreeTensor(r);
+}
+
+// Elementwise ops: mode 0 Add, 1 Sub, 2 Mul, 3 Div, 4 Max, 5 Min (x0, x1 -> y); 10 Adds, 11 Muls, 12 Maxs,
+// 13 Mins (x0, scalar -> y); 20 Abs (x0 -> y); 21 Duplicate(scalar). x holds x0 then x1 (n each).
+template <typename T>
+inline void DemoElementwise(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b0;
+    TBuf<TPosition::VECCALC> b1;
+    TBuf<TPosition::VECCALC> bo;
+    pipe.InitBuffer(b0, t.n * sizeof(T));
+    pipe.InitBuffer(b1, t.n * sizeof(T));
+    pipe.InitBuffer(bo, t.n * sizeof(T));
+    GlobalTensor<T> xg;
+    GlobalTensor<T> yg;
+    xg.SetGlobalBuffer((__gm__ T*)x, 2 * t.n);
+    yg.SetGlobalBuffer((__gm__ T*)y, t.n);
+    LocalTensor<T> a = b0.Get<T>();
+    LocalTensor<T> c = b1.Get<T>();
+    LocalTensor<T> o = bo.Get<T>();
+    DataCopy(a, xg, t.n);
+    DataCopy(c, xg[t.n], t.n);
+    const T s = static_cast<T>(t.scalar);
+    switch (t.mode) {
+        case 0: Add(o, a, c, t.n); break;
+        case 1: Sub(o, a, c, t.n); break;
+        case 2: Mul(o, a, c, t.n); break;
+        case 3: Div(o, a, c, t.n); break;
+        case 4: Max(o, a, c, t.n); break;
+        case 5: Min(o, a, c, t.n); break;
+        case 10: Adds(o, a, s, t.n); break;
+        case 11: Muls(o, a, s, t.n); break;
+        case 12: Maxs(o, a, s, t.n); break;
+        case 13: Mins(o, a, s, t.n); break;
+        case 20: Abs(o, a, t.n); break;
+        case 21: Duplicate(o, s, t.n); break;
+        default: break;
+    }
+    DataCopy(yg, o, t.n);
+}
+
+// y[0] = ReduceMax / ReduceMin / ReduceSum (mode 0 / 1 / 2) of x[0, n); mode 3: ReduceMax with calIndex,
+// y[1] = the index bits. y is padded to 32 bytes with zeros.
+template <typename T>
+inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> o;
+    const uint32_t n_pad = (t.n * sizeof(T) + 31) / 32 * 32 / sizeof(T);
+    pipe.InitBuffer(b, n_pad * sizeof(T));
+    pipe.InitBuffer(w, n_pad * sizeof(T) + 64);
+    pipe.InitBuffer(o, 32);
+    GlobalTensor<T> xg;
+    GlobalTensor<T> yg;
+    xg.SetGlobalBuffer((__gm__ T*)x, n_pad);
+    yg.SetGlobalBuffer((__gm__ T*)y, 32 / sizeof(T));
+    LocalTensor<T> a = b.Get<T>();
+    LocalTensor<T> wk = w.Get<T>();
+    LocalTensor<T> r = o.Get<T>();
+    DataCopy(a, xg, n_pad);
+    Duplicate(r, static_cast<T>(0.0f), 32 / sizeof(T));
+    switch (t.mode) {
+        case 0: ReduceMax(r, a, wk, static_cast<int32_t>(t.n), false); break;
+        case 1: ReduceMin(r, a, wk, static_cast<int32_t>(t.n), false); break;
+        case 2: ReduceSum(r, a, wk, static_cast<int32_t>(t.n)); break;
+        case 3: ReduceMax(r, a, wk, static_cast<int32_t>(t.n), true); break;
+        default: break;
+    }
+    DataCopy(yg, r, 32 / sizeof(T));
+}
+
+// DataCopyPad GM -> UB of `rows` rows of `cols` floats (GM row stride cols + scalar2 elements gap) with
+// leftPadding / rightPadding = left / right elements of value `scalar` (left + cols + right a multiple of 8),
+// then the raw UB rows are copied to y[0, rows * (left + cols + right)) with DataCopy (whole blocks), and the
+// data part alone is copied back with DataCopyPad UB -> GM to y[rows * (left+cols+right) ...] as a dense
+// [rows, cols] matrix (UB source stride skips the padding).
+inline void DemoDataCopyPad(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    const uint32_t gap = static_cast<uint32_t>(t.scalar2);
+    const uint32_t row_ub = t.left + t.cols + t.right;  // elements, a multiple of 8 (32 bytes)
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> qi;
+    pipe.InitBuffer(qi, 1, t.rows * row_ub * sizeof(float));
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, t.rows * (t.cols + gap));
+    yg.SetGlobalBuffer((__gm__ float*)y, t.rows * row_ub + t.rows * t.cols);
+    LocalTensor<float> a = qi.AllocTensor<float>();
+    DataCopyExtParams in(static_cast<uint16_t>(t.rows), t.cols * sizeof(float), gap * sizeof(float), 0, 0);
+    DataCopyPadExtParams<float> pad(true, static_cast<uint8_t>(t.left), static_cast<uint8_t>(t.right), t.scalar);
+    DataCopyPad(a, xg, in, pad);
+    qi.EnQue(a);
+    LocalTensor<float> b = qi.DeQue<float>();
+    DataCopy(yg, b, t.rows * row_ub);
+    // UB -> GM of the data part only: source blocks start after the left padding, which must be 32-byte aligned
+    // in UB, so this copy is issued row by row from b[row * row_ub + left] only when left == 0 or left == 8.
+    DataCopyExtParams out(static_cast<uint16_t>(t.rows), t.cols * sizeof(float),
+                          (row_ub * sizeof(float) - (t.cols * sizeof(float) + 31) / 32 * 32) / 32, 0, 0);
+    DataCopyPad(yg[t.rows * row_ub], b[t.left], out);
+    qi.FreeTensor(b);
+}
+
+// The classic double-buffered pipeline: y = x * scalar + scalar2 over n floats in tiles of `tile` floats, with
+// two buffers per queue so that CopyIn of tile i+1 can overlap Compute of tile i. Each core takes a contiguous
+// share of the tiles.
+inline void DemoDoubleBuffer(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    constexpr int32_t kBufferNum = 2;
+    TPipe pipe;
+    TQue<QuePosition::VECIN, kBufferNum> qi;
+    TQue<QuePosition::VECOUT, kBufferNum> qo;
+    pipe.InitBuffer(qi, kBufferNum, t.tile * sizeof(float));
+    pipe.InitBuffer(qo, kBufferNum, t.tile * sizeof(float));
+    const uint32_t tiles = t.n / t.tile;
+    const uint32_t per_core = (tiles + GetBlockNum() - 1) / GetBlockNum();
+    const uint32_t first = per_core * GetBlockIdx();
+    const uint32_t last = first + per_core < tiles ? first + per_core : tiles;
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, t.n);
+    yg.SetGlobalBuffer((__gm__ float*)y, t.n);
+    // Prologue: two tiles in flight before the first compute.
+    uint32_t next_in = first;
+    for (int32_t k = 0; k < kBufferNum && next_in < last; ++k, ++next_in) {
+        LocalTensor<float> a = qi.AllocTensor<float>();
+        DataCopy(a, xg[next_in * t.tile], t.tile);
+        qi.EnQue(a);
+    }
+    for (uint32_t i = first; i < last; ++i) {
+        LocalTensor<float> a = qi.DeQue<float>();
+        LocalTensor<float> o = qo.AllocTensor<float>();
+        Muls(o, a, t.scalar, t.tile);
+        Adds(o, o, t.scalar2, t.tile);
+        qi.FreeTensor(a);
+        qo.EnQue(o);
+        if (next_in < last) {
+            LocalTensor<float> n = qi.AllocTensor<float>();
+            DataCopy(n, xg[next_in * t.tile], t.tile);
+            qi.EnQue(n);
+            ++next_in;
+        }
+        LocalTensor<float> r = qo.DeQue<float>();
+        DataCopy(yg[i * t.tile], r, t.tile);
+        qo.FreeTensor(r);
+    }
+}
+
+// y = where(x <cmp> scalar, x, scalar2) with CompareScalar + Select (tensor-scalar mode); mode = CMPMODE.
+inline void DemoCompareSelect(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, t.n * sizeof(float));
+    pipe.InitBuffer(m, (t.n + 7) / 8 + 32);
+    pipe.InitBuffer(o, t.n * sizeof(float));
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, t.n);
+    yg.SetGlobalBuffer((__gm__ float*)y, t.n);
+    LocalTensor<float> a = b.Get<float>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    LocalTensor<float> r = o.Get<float>();
+    DataCopy(a, xg, t.n);
+    CompareScalar(mask, a, t.scalar, static_cast<CMPMODE>(t.mode), t.n);
+    Select(r, mask, a, t.scalar2, SELMODE::VSEL_TENSOR_SCALAR_MODE, t.n);
+    DataCopy(yg, r, t.n);
+}
+
+}  // namespace aqo_emu_tests

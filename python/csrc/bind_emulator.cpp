@@ -1,0 +1,161 @@
+// Generic bindings of the AscendC CPU emulator: the exception mapping (aqo_emu::EmulatorError ->
+// ascend_quant_ops.errors.EmulatorError), the last run's statistics, the SoC model, and the emulator's float
+// rounding (so tests can check it against independent references). The op runners
+// (python/csrc/emulate_<op>.cpp) bind the kernels themselves.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "emulator/emu_context.h"
+#include "emulator/emu_types.h"
+#include "emulator/launch.h"
+#include "registry.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+// Raises ascend_quant_ops.errors.EmulatorError with the fault's fields as attributes.
+void TranslateEmulatorError(const std::exception_ptr& p, void*)
+{
+    try {
+        std::rethrow_exception(p);
+    } catch (const aqo_emu::EmulatorError& e) {
+        nb::object cls = nb::module_::import_("ascend_quant_ops.errors").attr("EmulatorError");
+        nb::object err = cls(std::string(e.what()));
+        err.attr("kernel_file") = e.file();
+        err.attr("kernel_line") = e.line();
+        err.attr("soc") = e.soc();
+        err.attr("core") = e.core();
+        err.attr("detail") = e.detail();
+        PyErr_SetObject(cls.ptr(), err.ptr());
+    }
+}
+
+nb::dict CoreStatsDict(const aqo_emu::CoreStats& s)
+{
+    nb::dict d;
+    d["gm_read_bytes"] = s.gm_read_bytes;
+    d["gm_write_bytes"] = s.gm_write_bytes;
+    d["dma_gm_to_ub"] = s.dma_gm_to_ub;
+    d["dma_ub_to_gm"] = s.dma_ub_to_gm;
+    d["dma_ub_to_ub"] = s.dma_ub_to_ub;
+    d["gm_scalar_reads"] = s.gm_scalar_reads;
+    d["gm_scalar_writes"] = s.gm_scalar_writes;
+    d["vector_ops"] = s.vector_ops;
+    d["peak_ub_bytes"] = s.peak_ub_bytes;
+    return d;
+}
+
+aqo_emu::FloatFormat ParseFormat(const std::string& name)
+{
+    for (int i = 0; i < static_cast<int>(aqo_emu::FloatFormat::kCount); ++i) {
+        const auto f = static_cast<aqo_emu::FloatFormat>(i);
+        if (name == aqo_emu::FloatFormatName(f)) return f;
+    }
+    throw nb::value_error(("unknown float format '" + name +
+                           "'; expected float16, bfloat16, float8_e4m3fn, float8_e5m2 or hifloat8")
+                              .c_str());
+}
+
+aqo_emu::Rounding ParseRounding(const std::string& name)
+{
+    if (name == "nearest_even") return aqo_emu::Rounding::kNearestEven;
+    if (name == "nearest_away") return aqo_emu::Rounding::kNearestAway;
+    if (name == "toward_zero") return aqo_emu::Rounding::kTowardZero;
+    if (name == "down") return aqo_emu::Rounding::kDown;
+    if (name == "up") return aqo_emu::Rounding::kUp;
+    if (name == "odd") return aqo_emu::Rounding::kOdd;
+    throw nb::value_error(("unknown rounding '" + name +
+                           "'; expected nearest_even, nearest_away, toward_zero, down, up or odd")
+                              .c_str());
+}
+
+void RegisterEmulator(nb::module_& m)
+{
+    nb::register_exception_translator(&TranslateEmulatorError);
+
+    m.def(
+        "emulator_last_run_stats",
+        []() {
+            const aqo_emu::RunStats& s = aqo_emu::LastRunStats();
+            nb::dict d;
+            d["soc"] = s.soc;
+            d["kernel"] = s.kernel;
+            d["block_dim"] = s.block_dim;
+            d["ub_bytes"] = s.ub_bytes;
+            d["completed"] = s.completed;
+            d["error"] = s.error;
+            nb::list cores;
+            for (const aqo_emu::CoreStats& c : s.cores) cores.append(CoreStatsDict(c));
+            d["cores"] = cores;
+            return d;
+        },
+        "Statistics of the last emulator run in this process: soc, kernel, block_dim, ub_bytes, completed, error, "
+        "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "
+        "gm_scalar_writes, vector_ops, peak_ub_bytes.");
+
+    m.def(
+        "emulator_soc_model",
+        [](const std::string& soc, uint32_t ub_size) {
+            const aqo_emu::SocModel s = aqo_emu::MakeSocModel(soc, ub_size);
+            nb::dict d;
+            d["name"] = s.name;
+            d["ub_bytes"] = s.ub_bytes;
+            d["has_data_copy_pad"] = s.has_data_copy_pad;
+            d["has_bfloat16"] = s.has_bfloat16;
+            d["has_float8"] = s.has_float8;
+            d["saturation_mode"] = s.saturation_mode;
+            return d;
+        },
+        nb::arg("soc"), nb::arg("ub_size") = 0,
+        "The emulator's model of a SoC (UB size, DataCopyPad, bfloat16, float8, saturation mode).");
+
+    m.def(
+        "emulator_encode_float",
+        [](const std::string& format, const std::vector<double>& values, const std::string& rounding,
+           bool saturate, bool nan_to_zero) {
+            const aqo_emu::FloatFormat f = ParseFormat(format);
+            const aqo_emu::Rounding r = ParseRounding(rounding);
+            aqo_emu::OverflowPolicy p;
+            p.saturate = saturate;
+            p.nan_to_zero = nan_to_zero;
+            std::vector<uint32_t> out;
+            out.reserve(values.size());
+            for (double v : values) out.push_back(aqo_emu::EncodeFloat(f, v, r, p));
+            return out;
+        },
+        nb::arg("format"), nb::arg("values"), nb::arg("rounding") = "nearest_even", nb::arg("saturate") = false,
+        nb::arg("nan_to_zero") = false,
+        "Bit patterns of values rounded into a narrow float format by the emulator's rounding routine.");
+
+    m.def(
+        "emulator_decode_float",
+        [](const std::string& format, const std::vector<uint32_t>& codes) {
+            const aqo_emu::FloatFormat f = ParseFormat(format);
+            std::vector<double> out;
+            out.reserve(codes.size());
+            for (uint32_t c : codes) out.push_back(aqo_emu::DecodeFloat(f, static_cast<uint16_t>(c)));
+            return out;
+        },
+        nb::arg("format"), nb::arg("codes"), "Exact values of bit patterns of a narrow float format.");
+
+    m.def(
+        "emulator_round_float32",
+        [](const std::vector<double>& values, const std::string& rounding) {
+            const aqo_emu::Rounding r = ParseRounding(rounding);
+            std::vector<float> out;
+            out.reserve(values.size());
+            for (double v : values) out.push_back(aqo_emu::RoundToFloat32(v, r));
+            return out;
+        },
+        nb::arg("values"), nb::arg("rounding"), "float32 rounding of doubles in a given direction.");
+}
+
+aqo_bind::Registrar kRegisterEmulator("emulator", &RegisterEmulator);
+
+}  // namespace

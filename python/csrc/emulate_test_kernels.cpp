@@ -1,0 +1,247 @@
+// Runner of the emulator's own test kernels (op_kernel/emulator/tests/emu_test_kernels.cpp): the deliberately
+// broken fault kernels and the demo kernels whose results tests/emulator compares with numpy. Exposed as
+// _native.emulator_fault_* and _native.emulator_demo_*; these exist to test the emulator, not for users.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernel_operator.h"
+#include "emulator/launch.h"
+#include "registry.h"
+
+#include "emulator/tests/emu_test_kernels.cpp"  // include dir op_kernel
+
+namespace nb = nanobind;
+using aqo_emu_tests::EmuTestTiling;
+
+namespace {
+
+std::vector<uint8_t> ToVector(const nb::bytes& b)
+{
+    const uint8_t* p = static_cast<const uint8_t*>(b.data());
+    return std::vector<uint8_t>(p, p + b.size());
+}
+
+nb::bytes ToBytes(const std::vector<uint8_t>& v, size_t n)
+{
+    return nb::bytes(reinterpret_cast<const char*>(v.data()), n);
+}
+
+// Runs `kernel` on x (read-only) and y (read-write, y_bytes) with the tiling; returns y.
+std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_tests::FaultKernel kernel,
+                             std::vector<uint8_t> x, size_t y_bytes, const EmuTestTiling& t, uint32_t block_dim = 1)
+{
+    std::vector<uint8_t> y(y_bytes, 0);
+    aqo_emu::Launcher launch(soc, name);
+    uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
+    uint8_t* gy = launch.AddGm("y", y.data(), y.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gt = launch.SetTiling(&t, sizeof(t));
+    nb::gil_scoped_release release;
+    launch.Run(block_dim, [&] { kernel(gx, gy, gt); });
+    return y;
+}
+
+size_t ElemBytes(const std::string& dtype)
+{
+    if (dtype == "float32" || dtype == "int32") return 4;
+    if (dtype == "float16" || dtype == "bfloat16" || dtype == "int16") return 2;
+    if (dtype == "int8" || dtype == "uint8" || dtype == "float8_e4m3fn" || dtype == "float8_e5m2" ||
+        dtype == "hifloat8")
+        return 1;
+    throw nb::value_error(("unknown dtype " + dtype).c_str());
+}
+
+struct CastKernelEntry {
+    const char* src;
+    const char* dst;
+    aqo_emu_tests::FaultKernel kernel;
+};
+
+#define AQO_CAST(S, D, SN, DN) {SN, DN, &aqo_emu_tests::DemoCast<S, D>}
+const CastKernelEntry kCastKernels[] = {
+    AQO_CAST(float, half, "float32", "float16"),
+    AQO_CAST(half, float, "float16", "float32"),
+    AQO_CAST(float, int32_t, "float32", "int32"),
+    AQO_CAST(int32_t, float, "int32", "float32"),
+    AQO_CAST(half, int8_t, "float16", "int8"),
+    AQO_CAST(half, uint8_t, "float16", "uint8"),
+    AQO_CAST(half, int32_t, "float16", "int32"),
+    AQO_CAST(int8_t, half, "int8", "float16"),
+    AQO_CAST(int32_t, half, "int32", "float16"),
+    AQO_CAST(float, bfloat16_t, "float32", "bfloat16"),
+    AQO_CAST(bfloat16_t, float, "bfloat16", "float32"),
+    AQO_CAST(float, fp8_e4m3fn_t, "float32", "float8_e4m3fn"),
+    AQO_CAST(float, fp8_e5m2_t, "float32", "float8_e5m2"),
+    AQO_CAST(float, hifloat8_t, "float32", "hifloat8"),
+};
+#undef AQO_CAST
+
+void RegisterEmulatorTestKernels(nb::module_& m)
+{
+    m.def(
+        "emulator_fault_names",
+        []() {
+            size_t n = 0;
+            const aqo_emu_tests::FaultEntry* f = aqo_emu_tests::FaultKernels(&n);
+            std::vector<std::string> names;
+            for (size_t i = 0; i < n; ++i) names.emplace_back(f[i].name);
+            return names;
+        },
+        "Names of the emulator's deliberately broken test kernels.");
+
+    m.def(
+        "emulator_fault_demo",
+        [](const std::string& name, const std::string& soc) {
+            size_t n = 0;
+            const aqo_emu_tests::FaultEntry* f = aqo_emu_tests::FaultKernels(&n);
+            for (size_t i = 0; i < n; ++i) {
+                if (name != f[i].name) continue;
+                std::vector<uint8_t> x(256 * sizeof(float));
+                for (int k = 0; k < 256; ++k) {
+                    const float v = static_cast<float>(k) - 100.0f;
+                    std::memcpy(x.data() + k * sizeof(float), &v, sizeof(float));
+                }
+                EmuTestTiling t{};
+                t.n = 64;
+                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t);
+                return;
+            }
+            throw nb::value_error(("unknown fault kernel " + name).c_str());
+        },
+        nb::arg("name"), nb::arg("soc"),
+        "Runs one deliberately broken kernel on one core of `soc`; the emulator is expected to raise "
+        "EmulatorError naming the faulty line of op_kernel/emulator/tests/emu_test_kernels.cpp.");
+
+    m.def(
+        "emulator_demo_cast",
+        [](nb::bytes src, const std::string& src_dtype, const std::string& dst_dtype, int mode,
+           const std::string& soc, double deq_scale, bool set_deq_scale) {
+            for (const CastKernelEntry& e : kCastKernels) {
+                if (src_dtype != e.src || dst_dtype != e.dst) continue;
+                const size_t sb = ElemBytes(src_dtype);
+                const size_t db = ElemBytes(dst_dtype);
+                const size_t n = src.size() / sb;
+                // Pad to a count whose bytes are 32-byte multiples in both types (DataCopy moves whole blocks).
+                size_t n_pad = (n + 31) / 32 * 32;
+                std::vector<uint8_t> x = ToVector(src);
+                x.resize(n_pad * sb, 0);
+                EmuTestTiling t{};
+                t.n = static_cast<uint32_t>(n_pad);
+                t.mode = static_cast<uint32_t>(mode);
+                t.scalar = static_cast<float>(deq_scale);
+                t.flags = set_deq_scale ? 1u : 0u;
+                std::vector<uint8_t> y = RunDemo(soc, "emu_demo_cast", e.kernel, x, n_pad * db, t);
+                return ToBytes(y, n * db);
+            }
+            throw nb::value_error(("no cast demo kernel for " + src_dtype + " -> " + dst_dtype).c_str());
+        },
+        nb::arg("src"), nb::arg("src_dtype"), nb::arg("dst_dtype"), nb::arg("mode"), nb::arg("soc"),
+        nb::arg("deq_scale") = 1.0, nb::arg("set_deq_scale") = false,
+        "Cast of raw element bytes with RoundMode `mode` (0 NONE .. 6 ODD) on the emulated vector unit.");
+
+    m.def(
+        "emulator_demo_elementwise",
+        [](nb::bytes x0, nb::bytes x1, const std::string& dtype, int mode, double scalar, const std::string& soc) {
+            const size_t eb = ElemBytes(dtype);
+            if (x0.size() != x1.size() || x0.size() % 32 != 0) {
+                throw nb::value_error("x0 and x1 must have equal sizes that are multiples of 32 bytes");
+            }
+            std::vector<uint8_t> x = ToVector(x0);
+            std::vector<uint8_t> b = ToVector(x1);
+            x.insert(x.end(), b.begin(), b.end());
+            EmuTestTiling t{};
+            t.n = static_cast<uint32_t>(x0.size() / eb);
+            t.mode = static_cast<uint32_t>(mode);
+            t.scalar = static_cast<float>(scalar);
+            aqo_emu_tests::FaultKernel k = nullptr;
+            if (dtype == "float32") k = &aqo_emu_tests::DemoElementwise<float>;
+            else if (dtype == "float16") k = &aqo_emu_tests::DemoElementwise<half>;
+            else if (dtype == "int32") k = &aqo_emu_tests::DemoElementwise<int32_t>;
+            else throw nb::value_error(("no elementwise demo for " + dtype).c_str());
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_elementwise", k, x, x0.size(), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x0"), nb::arg("x1"), nb::arg("dtype"), nb::arg("mode"), nb::arg("scalar"), nb::arg("soc"),
+        "Elementwise vector op (0 Add 1 Sub 2 Mul 3 Div 4 Max 5 Min 10 Adds 11 Muls 12 Maxs 13 Mins 20 Abs "
+        "21 Duplicate).");
+
+    m.def(
+        "emulator_demo_reduce",
+        [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
+            const size_t eb = ElemBytes(dtype);
+            const size_t n = x.size() / eb;
+            std::vector<uint8_t> xv = ToVector(x);
+            xv.resize((xv.size() + 31) / 32 * 32, 0);
+            EmuTestTiling t{};
+            t.n = static_cast<uint32_t>(n);
+            t.mode = static_cast<uint32_t>(mode);
+            aqo_emu_tests::FaultKernel k = nullptr;
+            if (dtype == "float32") k = &aqo_emu_tests::DemoReduce<float>;
+            else if (dtype == "float16") k = &aqo_emu_tests::DemoReduce<half>;
+            else throw nb::value_error(("no reduce demo for " + dtype).c_str());
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_reduce", k, xv, 32, t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("dtype"), nb::arg("mode"), nb::arg("soc"),
+        "ReduceMax (0), ReduceMin (1), ReduceSum (2), ReduceMax with index (3): 32 bytes, result first.");
+
+    m.def(
+        "emulator_demo_datacopypad",
+        [](nb::bytes x, uint32_t rows, uint32_t cols, uint32_t gap, uint32_t left, uint32_t right, float pad_value,
+           const std::string& soc) {
+            EmuTestTiling t{};
+            t.rows = rows;
+            t.cols = cols;
+            t.left = left;
+            t.right = right;
+            t.scalar = pad_value;
+            t.scalar2 = static_cast<float>(gap);
+            const size_t y_elems = static_cast<size_t>(rows) * (left + cols + right) + static_cast<size_t>(rows) * cols;
+            std::vector<uint8_t> y =
+                RunDemo(soc, "emu_demo_datacopypad", &aqo_emu_tests::DemoDataCopyPad, ToVector(x), y_elems * 4, t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("rows"), nb::arg("cols"), nb::arg("gap"), nb::arg("left"), nb::arg("right"),
+        nb::arg("pad_value"), nb::arg("soc"),
+        "DataCopyPad GM->UB with padding, the raw UB rows, then the data rows back through DataCopyPad UB->GM.");
+
+    m.def(
+        "emulator_demo_double_buffer",
+        [](nb::bytes x, uint32_t tile, float scalar, float scalar2, uint32_t block_dim, const std::string& soc) {
+            EmuTestTiling t{};
+            t.n = static_cast<uint32_t>(x.size() / 4);
+            t.tile = tile;
+            t.scalar = scalar;
+            t.scalar2 = scalar2;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_double_buffer", &aqo_emu_tests::DemoDoubleBuffer,
+                                             ToVector(x), x.size(), t, block_dim);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("tile"), nb::arg("scalar"), nb::arg("scalar2"), nb::arg("block_dim"), nb::arg("soc"),
+        "Double-buffered pipeline y = x * scalar + scalar2 (float32) in tiles over block_dim cores.");
+
+    m.def(
+        "emulator_demo_compare_select",
+        [](nb::bytes x, int mode, float scalar, float scalar2, const std::string& soc) {
+            EmuTestTiling t{};
+            t.n = static_cast<uint32_t>(x.size() / 4);
+            t.mode = static_cast<uint32_t>(mode);
+            t.scalar = scalar;
+            t.scalar2 = scalar2;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_compare_select", &aqo_emu_tests::DemoCompareSelect,
+                                             ToVector(x), x.size(), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("mode"), nb::arg("scalar"), nb::arg("scalar2"), nb::arg("soc"),
+        "y = where(x <mode> scalar, x, scalar2) through CompareScalar + Select (float32).");
+}
+
+aqo_bind::Registrar kRegisterEmulatorTestKernels("emulator_test_kernels", &RegisterEmulatorTestKernels);
+
+}  // namespace
