@@ -63,7 +63,7 @@ from typing import Optional, Tuple, Union
 import numpy as np
 
 from .. import dtypes
-from ..errors import ConstraintError
+from ..errors import ConstraintError, DTypeError
 
 OP = "dynamic_quant"
 
@@ -150,7 +150,8 @@ def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
     if not isinstance(x, np.ndarray):
         raise ConstraintError(OP, "x", "must be a numpy ndarray", expected="numpy.ndarray",
                               actual=type(x).__name__,
-                              suggestion="Use ascend_quant_ops.dynamic_quant for torch tensors.")
+                              suggestion="Convert with numpy.asarray(x, numpy.float16) (or ml_dtypes.bfloat16); "
+                                         "the public ascend_quant_ops.dynamic_quant also takes torch tensors.")
     x_type = dtypes.parse_dtype(x.dtype, op=OP, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
     if x.ndim < 2:
         raise ConstraintError(OP, "x", "rank must be at least 2 (rows x last axis)", limit=2,
@@ -160,7 +161,9 @@ def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
         if not isinstance(smooth_scales, np.ndarray):
             raise ConstraintError(OP, "smooth_scales", "must be a numpy ndarray or None",
                                   expected="numpy.ndarray", actual=type(smooth_scales).__name__)
-        dtypes.parse_dtype(smooth_scales.dtype, op=OP, argument="smooth_scales", allowed=(x_type,))
+        if dtypes.dtype_name(smooth_scales.dtype) != x_type:
+            raise DTypeError(OP, "smooth_scales", "must have the dtype of x", expected=x_type,
+                             actual=str(smooth_scales.dtype))
         if smooth_scales.shape != (x.shape[-1],):
             raise ConstraintError(OP, "smooth_scales", "shape must be [H], H = the last dimension of x",
                                   expected=[x.shape[-1]], actual=list(smooth_scales.shape))
