@@ -48,6 +48,10 @@ constexpr uint32_t kMaxBatchRank = 8;
 // |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
 // |y_zero_point| <= 255 < kClamp - 255 (anything beyond saturates either way).
 constexpr float kClamp = 1024.0f;
+// Up to this K the zero-point correction P - zb (RA - K za) - za CB never leaves int32 in any partial sum
+// (|P| <= 2^14 K, |zb (RA - K za)| <= 2^15 K, |za CB| <= 2^14 K, total <= 2^16 K < 2^31), so the vector unit's
+// int32 Muls / Add are exact; beyond it the sum wraps modulo 2^32 (ONNX) and the scalar unit does it.
+constexpr uint32_t kVectorExactMaxK = 32767;
 
 __aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
 __aicore__ inline uint32_t AlignUp8(uint32_t v) { return (v + 7u) / 8u * 8u; }
@@ -455,10 +459,14 @@ private:
 
         const uint32_t len = p_.cStride;
         LocalTensor<int32_t> c = cQue_.DeQue<int32_t>();
-        Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
-        Add(c, c, tmpI_, len);
-        Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
-        Add(c, c, tmpI_, len);
+        if (p_.k <= kVectorExactMaxK) {
+            Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
+            Add(c, c, tmpI_, len);
+            Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
+            Add(c, c, tmpI_, len);
+        } else {
+            CorrectWrapping(c, negR, negS, len);
+        }
         Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
         cQue_.FreeTensor(c);
         ApplyMultiplier(as, len);
@@ -473,6 +481,21 @@ private:
         LocalTensor<YT> y = yQue_.AllocTensor<YT>();
         Cast(y, half_, RoundMode::CAST_NONE, len);
         yQue_.EnQue(y);
+    }
+
+    // The same correction for K > kVectorExactMaxK, where the terms may leave int32: the scalar unit's 32-bit
+    // arithmetic wraps by definition (what the vector unit does on int32 overflow is not documented). O(M N)
+    // scalar steps against the cube's O(M N K) work.
+    __aicore__ inline void CorrectWrapping(const LocalTensor<int32_t>& c, int32_t negR, int32_t negS, uint32_t len)
+    {
+        PipeBarrier<PIPE_ALL>();  // c (DMA), zb and cb (vector / scalar) complete before the scalar reads
+        for (uint32_t j = 0; j < len; ++j) {
+            const uint32_t v = static_cast<uint32_t>(c.GetValue(j)) +
+                               static_cast<uint32_t>(zb_.GetValue(j)) * static_cast<uint32_t>(negR) +
+                               static_cast<uint32_t>(cb_.GetValue(j)) * static_cast<uint32_t>(negS);
+            c.SetValue(j, static_cast<int32_t>(v));
+        }
+        PipeBarrier<PIPE_ALL>();
     }
 
     // acc *= (a_scale * b_scale) / y_scale in the golden's order, for each parameter granularity.

@@ -103,6 +103,59 @@ inline void QmmBatchOperands(const QLinearMatMulTiling& t, uint64_t index, uint6
     *b_index = bi;
 }
 
+// Copies the plan's tiling into the tiling-data class of op_host/aqo_qlinear_matmul_tiling.h (CANN's generated
+// class or the emulator's plain struct: both have set_<field>); the one fill shared by the CANN TilingFunc and
+// the emulator runner. The cubeTiling member is filled by the caller (CANN: MultiCoreMatmulTiling).
+template <class TilingData>
+void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
+{
+    td->set_wsPerWorker(t.wsPerWorker);
+    td->set_usedCores(t.usedCores);
+    td->set_workersPerCore(t.workersPerCore);
+    td->set_m(t.m);
+    td->set_n(t.n);
+    td->set_k(t.k);
+    td->set_batch(t.batch);
+    td->set_batchRank(t.batchRank);
+    td->set_batchDims(t.batchDims);
+    td->set_aBatchStrides(t.aBatchStrides);
+    td->set_bBatchStrides(t.bBatchStrides);
+    td->set_aMatrices(t.aMatrices);
+    td->set_bMatrices(t.bMatrices);
+    td->set_aCode(t.aCode);
+    td->set_bCode(t.bCode);
+    td->set_yCode(t.yCode);
+    td->set_mapA(t.mapA);
+    td->set_mapB(t.mapB);
+    td->set_aParamKind(t.aParamKind);
+    td->set_bParamKind(t.bParamKind);
+    td->set_aParamBatchStride(t.aParamBatchStride);
+    td->set_bParamBatchStride(t.bParamBatchStride);
+    td->set_baseM(t.baseM);
+    td->set_baseN(t.baseN);
+    td->set_tilesM(t.tilesM);
+    td->set_tilesN(t.tilesN);
+    td->set_tileCount(t.tileCount);
+    td->set_cStride(t.cStride);
+    td->set_bpStride(t.bpStride);
+    td->set_mapChunk(t.mapChunk);
+    td->set_wsAOffset(t.wsAOffset);
+    td->set_wsBOffset(t.wsBOffset);
+    td->set_wsCOffset(t.wsCOffset);
+    td->set_wsRaOffset(t.wsRaOffset);
+    td->set_wsCbOffset(t.wsCbOffset);
+    td->set_wsOnesOffset(t.wsOnesOffset);
+    td->set_ubCIn(t.ubCIn);
+    td->set_ubYOut(t.ubYOut);
+    td->set_ubVecI32(t.ubVecI32);
+    td->set_ubVecF32(t.ubVecF32);
+    td->set_ubHalf(t.ubHalf);
+    td->set_ubRa(t.ubRa);
+    td->set_ubMapIn(t.ubMapIn);
+    td->set_ubMapHalf(t.ubMapHalf);
+    td->set_ubMapOut(t.ubMapOut);
+}
+
 }  // namespace aqo
 
 #endif  // AQO_TILING_CORE_QLINEAR_MATMUL_PLAN_H

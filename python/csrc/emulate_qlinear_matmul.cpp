@@ -1,0 +1,288 @@
+// Emulator runner of op_kernel/aqo_qlinear_matmul.cpp: the very kernel source, compiled once per SoC with the
+// macros bisheng would define, into its own namespace (ODR-safe, see op_kernel/emulator/include/kernel_operator.h),
+// driven by the real host plan and tiling data.
+//
+//   _native.emulate_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
+//                                  a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
+//                                  a_param_batched, b_param_batched, soc, core_num, ub_size)
+//     every tensor a contiguous uint8 numpy view of its bytes (scales float32); y is written in place.
+//     Returns {"ok": True, "stats": {...}, "matmul": [...], "plan": {...}} or {"ok": False, "violation": ...}
+//     (plan refused) or {"ok": False, "emulator_error": {...}} (the emulator caught a kernel fault).
+//
+// Split SoCs (910b, 950): the launcher runs the vector cores (usedCores x 2 blocks); the cube's work is done
+// inside their Matmul calls (lib/matmul_intf.h). 310p: one block per AI core.
+#include "kernel_operator.h"
+#include "emulator/launch.h"
+#include "lib/matmul_intf.h"
+
+#include <nanobind/nanobind.h>
+#include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#define AQO_QMM_EMULATOR_TILING 1
+#include "aqo_qlinear_matmul_tiling.h"
+#include "plan_convert.h"
+#include "qlinear_matmul_plan.h"
+#include "registry.h"
+
+#define AQO_EMU_TILING_CLASS optiling::AqoQLinearMatMulTilingData
+
+// ---- ascend910b: dav-c220 mix kernel, run as its vector cores ----
+#define __CCE_AICORE__ 220
+#define __DAV_C220__
+#define __DAV_C220_VEC__
+#define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910b
+namespace aqo_emu_qmm_ascend910b {
+#include "aqo_qlinear_matmul.cpp"
+}
+#undef aqo_qlinear_matmul
+#undef __DAV_C220_VEC__
+#undef __DAV_C220__
+#undef __CCE_AICORE__
+
+// ---- ascend310p: dav-m200, AI core ----
+#define __CCE_AICORE__ 200
+#define __DAV_M200__
+#define aqo_qlinear_matmul aqo_qlinear_matmul_ascend310p
+namespace aqo_emu_qmm_ascend310p {
+#include "aqo_qlinear_matmul.cpp"
+}
+#undef aqo_qlinear_matmul
+#undef __DAV_M200__
+#undef __CCE_AICORE__
+
+// ---- ascend910_95: dav-3510 ----
+#define __CCE_AICORE__ 310
+#define __DAV_C310__
+#define __NPU_ARCH__ 3510
+#define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910_95
+namespace aqo_emu_qmm_ascend910_95 {
+#include "aqo_qlinear_matmul.cpp"
+}
+#undef aqo_qlinear_matmul
+#undef __NPU_ARCH__
+#undef __DAV_C310__
+#undef __CCE_AICORE__
+
+// The kernel's codes are the tiling core's (one source; the kernel cannot include host headers).
+namespace kqmm = aqo_emu_qmm_ascend910b::aqo_qmm;
+static_assert(kqmm::kCodeInt8 == aqo::QMM_INT8, "kernel operand code");
+static_assert(kqmm::kCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
+static_assert(kqmm::kMaxBatchRank == aqo::kQmmMaxBatchRank, "kernel batch rank");
+
+namespace nb = nanobind;
+
+namespace {
+
+using Bytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
+                            GM_ADDR);
+
+KernelEntry EntryFor(const std::string& canonical_soc)
+{
+    if (canonical_soc == "ascend910b") return &aqo_emu_qmm_ascend910b::aqo_qlinear_matmul_ascend910b;
+    if (canonical_soc == "ascend310p") return &aqo_emu_qmm_ascend310p::aqo_qlinear_matmul_ascend310p;
+    if (canonical_soc == "ascend910_95") return &aqo_emu_qmm_ascend910_95::aqo_qlinear_matmul_ascend910_95;
+    return nullptr;
+}
+
+nb::dict StatsToDict(const aqo_emu::RunStats& s)
+{
+    nb::dict d;
+    d["soc"] = s.soc;
+    d["kernel"] = s.kernel;
+    d["block_dim"] = s.block_dim;
+    d["ub_bytes"] = s.ub_bytes;
+    d["completed"] = s.completed;
+    d["error"] = s.error;
+    nb::list cores;
+    for (const aqo_emu::CoreStats& c : s.cores) {
+        nb::dict x;
+        x["gm_read_bytes"] = c.gm_read_bytes;
+        x["gm_write_bytes"] = c.gm_write_bytes;
+        x["dma_gm_to_ub"] = c.dma_gm_to_ub;
+        x["dma_ub_to_gm"] = c.dma_ub_to_gm;
+        x["dma_ub_to_ub"] = c.dma_ub_to_ub;
+        x["gm_scalar_reads"] = c.gm_scalar_reads;
+        x["gm_scalar_writes"] = c.gm_scalar_writes;
+        x["vector_ops"] = c.vector_ops;
+        x["peak_ub_bytes"] = c.peak_ub_bytes;
+        cores.append(x);
+    }
+    d["cores"] = cores;
+    return d;
+}
+
+nb::list MatmulStatsToList()
+{
+    nb::list out;
+    for (const aqo_emu::MatmulCoreStats& s : aqo_emu::MatmulStats()) {
+        nb::dict x;
+        x["calls"] = s.calls;
+        x["a_bytes"] = s.a_bytes;
+        x["b_bytes"] = s.b_bytes;
+        x["c_bytes"] = s.c_bytes;
+        x["macs"] = s.macs;
+        out.append(x);
+    }
+    return out;
+}
+
+// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling;
+// here only what the emulated API checks matters: whole cube fractals, the tile as the single-core shape.
+TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
+{
+    TCubeTiling c;
+    c.usedCoreNum = static_cast<int32_t>(t.usedCores);
+    c.M = static_cast<int32_t>(t.m);
+    c.N = static_cast<int32_t>(t.n);
+    c.Ka = static_cast<int32_t>(t.k);
+    c.Kb = static_cast<int32_t>(t.k);
+    c.singleCoreM = static_cast<int32_t>(t.baseM);
+    c.singleCoreN = static_cast<int32_t>(t.baseN);
+    c.singleCoreK = static_cast<int32_t>(t.k);
+    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseM, 128), 16));
+    c.baseN = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseN, 256), 16));
+    c.baseK = 64;  // int8: two 32-byte fractal rows
+    c.depthA1 = 2;
+    c.depthB1 = 2;
+    c.stepM = 1;
+    c.stepN = 1;
+    c.stepKa = 1;
+    c.stepKb = 1;
+    c.dbL0A = 2;
+    c.dbL0B = 2;
+    c.dbL0C = 1;
+    return c;
+}
+
+nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Bytes b_zp, Bytes y_scale, Bytes y_zp,
+                 Bytes y, const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape,
+                 const std::string& a_dtype, const std::string& b_dtype, const std::string& y_dtype,
+                 const std::string& a_param, const std::string& b_param, bool a_param_batched, bool b_param_batched,
+                 const std::string& soc, int64_t core_num, int64_t ub_size)
+{
+    const aqo::OpKind op = aqo::OpKind::QLINEAR_MATMUL;
+    aqo::ConstraintViolation v;
+    aqo::QLinearMatMulRequest r;
+    if (!aqo_bind::ParseDTypeArg(a_dtype, op, "a", &r.a_dtype, &v) ||
+        !aqo_bind::ParseDTypeArg(b_dtype, op, "b", &r.b_dtype, &v) ||
+        !aqo_bind::ParseDTypeArg(y_dtype, op, "y", &r.y_dtype, &v) ||
+        !aqo_bind::ParseParamKindArg(a_param, op, "a_param", &r.a_param, &v) ||
+        !aqo_bind::ParseParamKindArg(b_param, op, "b_param", &r.b_param, &v) ||
+        !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &r.overrides, &v, soc.c_str())) {
+        return aqo_bind::RefusedResult(v);
+    }
+    r.a_shape = a_shape;
+    r.b_shape = b_shape;
+    r.soc = soc;
+    r.a_param_batched = a_param_batched;
+    r.b_param_batched = b_param_batched;
+    aqo::QLinearMatMulPlan plan;
+    if (!aqo::PlanQLinearMatMul(r, &plan, &v)) {
+        return aqo_bind::RefusedResult(v);
+    }
+    const aqo::QLinearMatMulTiling& t = plan.tiling;
+    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8 || t.yCode > aqo::QMM_UINT8) {
+        throw nb::value_error("emulate_qlinear_matmul: float8 operands are not implemented by the kernel yet");
+    }
+    // Expected byte sizes, from the plan (the explanation's tensor list is the one source).
+    auto expect = [&](const char* name) -> uint64_t {
+        for (const aqo::GmTensor& g : plan.explanation.tensors) {
+            if (g.name == name) return g.bytes;
+        }
+        return 0;
+    };
+    struct Arg {
+        const char* name;
+        Bytes* data;
+    } args[] = {{"a", &a}, {"a_scale", &a_scale}, {"a_zero_point", &a_zp}, {"b", &b}, {"b_scale", &b_scale},
+                {"b_zero_point", &b_zp}, {"y_scale", &y_scale}, {"y_zero_point", &y_zp}, {"y", &y}};
+    for (const Arg& x : args) {
+        if (x.data->size() != expect(x.name)) {
+            throw nb::value_error(("emulate_qlinear_matmul: " + std::string(x.name) + " has " +
+                                   std::to_string(x.data->size()) + " bytes, the plan expects " +
+                                   std::to_string(expect(x.name)))
+                                      .c_str());
+        }
+    }
+    const std::string canonical = plan.explanation.soc;
+    KernelEntry entry = EntryFor(canonical);
+    if (entry == nullptr) {
+        throw nb::value_error(("emulate_qlinear_matmul: no kernel variant for SoC " + canonical).c_str());
+    }
+    optiling::AqoQLinearMatMulTilingData td;
+    td.InitData();
+    aqo::FillQLinearMatMulTilingData(t, &td);
+    td.cubeTiling = CubeTilingFor(t);
+
+    nb::dict out;
+    nb::dict plan_d;
+    plan_d["mode"] = plan.explanation.mode;
+    plan_d["used_cores"] = plan.explanation.used_cores;
+    plan_d["workers_per_core"] = t.workersPerCore;
+    plan_d["tile"] = nb::make_tuple(t.baseM, t.baseN);
+    plan_d["tiles"] = t.tileCount;
+    plan_d["workspace_bytes"] = plan.workspace_bytes;
+    out["plan"] = plan_d;
+    if (t.tileCount == 0) {
+        out["ok"] = true;  // empty output: nothing to launch
+        out["stats"] = nb::none();
+        out["matmul"] = nb::list();
+        return out;
+    }
+    std::vector<uint8_t> workspace(std::max<uint64_t>(plan.workspace_bytes, 32), 0);
+    const uint32_t blocks = t.usedCores * t.workersPerCore;
+    try {
+        aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
+        uint8_t* g[9];
+        for (int i = 0; i < 9; ++i) {
+            const bool out_tensor = i == 8;
+            g[i] = launch.AddGm(args[i].name, args[i].data->data(), args[i].data->size(),
+                                out_tensor ? aqo_emu::GmAccess::kReadWrite : aqo_emu::GmAccess::kReadOnly);
+        }
+        uint8_t* ws = launch.AddGm("workspace", workspace.data(), workspace.size(), aqo_emu::GmAccess::kReadWrite);
+        uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
+        aqo_emu::ResetMatmulStats(blocks);
+        launch.Run(blocks, [&] { entry(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], ws, tiling); });
+        out["ok"] = true;
+        out["stats"] = StatsToDict(launch.stats());
+        out["matmul"] = MatmulStatsToList();
+    } catch (const aqo_emu::EmulatorError& e) {
+        nb::dict err;
+        err["message"] = std::string(e.what());
+        err["file"] = e.file();
+        err["line"] = e.line();
+        err["soc"] = e.soc();
+        err["core"] = e.core();
+        err["detail"] = e.detail();
+        out["ok"] = false;
+        out["emulator_error"] = err;
+        out["stats"] = StatsToDict(aqo_emu::LastRunStats());
+        out["matmul"] = MatmulStatsToList();
+    }
+    return out;
+}
+
+void RegisterEmulateQLinearMatMul(nb::module_& m)
+{
+    m.def("emulate_qlinear_matmul", &Emulate, nb::arg("a"), nb::arg("a_scale"), nb::arg("a_zero_point"),
+          nb::arg("b"), nb::arg("b_scale"), nb::arg("b_zero_point"), nb::arg("y_scale"), nb::arg("y_zero_point"),
+          nb::arg("y"), nb::arg("a_shape"), nb::arg("b_shape"), nb::arg("a_dtype"), nb::arg("b_dtype"),
+          nb::arg("y_dtype"), nb::arg("a_param"), nb::arg("b_param"), nb::arg("a_param_batched"),
+          nb::arg("b_param_batched"), nb::arg("soc"), nb::arg("core_num") = 0, nb::arg("ub_size") = 0,
+          "Runs op_kernel/aqo_qlinear_matmul.cpp in the AscendC CPU emulator for `soc` with the host plan's "
+          "tiling; writes y (a uint8 view) in place.");
+}
+
+aqo_bind::Registrar kRegisterEmulateQLinearMatMul("emulate_qlinear_matmul", &RegisterEmulateQLinearMatMul);
+
+}  // namespace
