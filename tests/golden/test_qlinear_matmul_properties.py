@@ -7,7 +7,7 @@
   for integer types: every T1/T2/T3 combination, per-row a, batch-shaped parameters, 1-D operands, strided
   inputs, negative and bfloat16 scales, int32 wrap-around.
 * For float8, the ONNX chain DequantizeLinear -> MatMul (float64) -> QuantizeLinear(saturate=1) run by
-  onnx.reference (conftest.run_dq_matmul_q_oracle): equal whenever the scales are powers of two (no
+  onnx.reference and by onnxruntime (conftest.run_dq_matmul_q_oracle): equal whenever the scales are powers of two (no
   intermediate rounding on either side), and at most one step of the output grid apart, rarely, otherwise.
 """
 from __future__ import annotations
@@ -252,10 +252,11 @@ def test_float8_matches_dq_matmul_q_with_power_of_two_scales(dq_matmul_q_oracle,
     # onnx.reference's QuantizeLinear casts to int32 before saturating, so it cannot judge integer outputs
     # beyond int32; such draws are left out.
     assume(not np.issubdtype(args[7].dtype, np.integer) or _real_product_fits_int32(args))
-    expected = dq_matmul_q_oracle(*args, **axes)
     y = qlinear_matmul(*args)
-    assert y.dtype == expected.dtype and y.shape == expected.shape
-    np.testing.assert_array_equal(_grid_steps_apart(y, expected), 0)
+    for runtime in ("onnx.reference", "onnxruntime"):
+        expected = dq_matmul_q_oracle(*args, **axes, runtime=runtime)
+        assert y.dtype == expected.dtype and y.shape == expected.shape
+        np.testing.assert_array_equal(_grid_steps_apart(y, expected), 0, err_msg=runtime)
 
 
 def test_float8_close_to_dq_matmul_q_with_any_scales(dq_matmul_q_oracle):
