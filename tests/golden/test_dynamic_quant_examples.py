@@ -134,6 +134,18 @@ def test_zero_rows_and_single_nonzero(dst):
     np.testing.assert_array_equal(q, [0, 0, -DMAX[dst], 0])
 
 
+@pytest.mark.parametrize("asymmetric", [False, True])
+def test_scale_underflowing_to_zero_is_a_zero_scale_row(asymmetric):
+    # v = 2^-70 * 2^-79 = 2^-149 (the smallest float32 denormal); 2^-149 / 127 (or / 255) rounds to 0
+    x = np.array([[2.0 ** -70, 0.0, 0.0]], BF16)
+    smooth = np.array([2.0 ** -79] * 3, BF16)
+    out = dynamic_quant(x, smooth, asymmetric=asymmetric)
+    assert out[1][0] == 0 and np.signbit(out[1][0]) == False
+    np.testing.assert_array_equal(out[0], [[0, 0, 0]])
+    if asymmetric:
+        assert out[2][0] == 0
+
+
 # --- NaN and Inf --------------------------------------------------------------------------------------------
 
 NONFINITE_X = [

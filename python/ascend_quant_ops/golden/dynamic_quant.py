@@ -29,6 +29,9 @@ Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in thi
   dmax = qmax is the type's quantization maximum (int8 127, hifloat8 32768, float8_e4m3fn 448,
   float8_e5m2 57344; the dtype table is the source). qmin is the type's minimum for int8 (-128) and -dmax for
   the float types, so qmax - qmin is 255, 65536, 896 and 114688 (as OPSNN's 950 kernels use).
+  Asymmetric mode is defined for all four output types, as OPSNN DynamicQuantV2 defines it on the 950 (its
+  910B kernels and ATB offer int8 only); which SoC accepts which combination is the SoC table's business,
+  the reference itself is SoC-independent.
 
   Conversion of q to dst_type:
     int8                 round half to even, then clip to [-128, 127]
@@ -40,7 +43,8 @@ Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in thi
 Edge cases
   * Zero scale. A row whose scale is 0 gives y = 0 (and offset = 0): all-zero rows, in asymmetric mode every
     constant row (max(v) == min(v), where the formula would divide by 0), and rows so tiny that the float32
-    division underflows to 0 (only possible with bfloat16 products below about 2^-149 * dmax). For such rows
+    division underflows to 0 (only possible for bfloat16 x times bfloat16 smooth scales, with products
+    below about 2^-149 * dmax). For such rows
     y * scale (or (y - offset) * scale) dequantizes to 0, as it must with scale 0.
   * NaN and Inf follow IEEE arithmetic through the formulas above; nothing is replaced before the cast.
     Symmetric: a row containing NaN has scale NaN and every y NaN; a row containing +-Inf and no NaN has
@@ -50,8 +54,10 @@ Edge cases
     finite elements give qmax and -Inf gives NaN.
     A NaN y element becomes 0 for int8 and the positive NaN code for the float types (0x7F float8_e4m3fn,
     0x7E float8_e5m2, 0x80 hifloat8). Non-finite smooth scales enter through v the same way (0 * Inf = NaN).
-  * Empty tensors. Rows with H = 0 have no element: they are zero rows (scale 0, offset 0) and y is empty.
-    Zero rows ([0, H]) give empty y, scale and offset.
+  * Signed zero. float8 keeps the sign of a zero q (-0 is 0x80); hifloat8 has no -0 (0x80 is its NaN), so
+    -0 and negative values that round to zero give 0x00.
+  * Empty tensors. Rows with H = 0 have no element: they are zero-scale rows (scale 0, offset 0) and y is
+    empty. A tensor without rows (a leading dimension 0, e.g. [0, H]) gives empty y, scale and offset.
 
 Bad input raises ascend_quant_ops.errors.DTypeError (dtypes) or ConstraintError (everything else), naming the
 argument, what was expected and what was given.
