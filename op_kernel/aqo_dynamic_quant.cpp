@@ -195,12 +195,14 @@ public:
     {
         p_ = p;
         pipe_ = pipe;
-        // Balanced split in work units (1 row, or 8 rows where scales must be stored in 32-byte blocks): the first
-        // unitsExtra cores take one unit more, so no core has more than one unit above another.
+        // Balanced split in work units (1 row, or 8 rows where scales must be stored in 32-byte blocks): the last
+        // unitsExtra cores take one unit more. The last core holds the tensor's partial unit, so giving it (not
+        // the first cores) the extra unit keeps every core within one unit of rows of every other.
         uint64_t core = GetBlockIdx();
-        uint64_t before = core < p.unitsExtra ? core : p.unitsExtra;
+        uint64_t firstExtra = p.usedCores - p.unitsExtra;
+        uint64_t before = core > firstExtra ? core - firstExtra : 0;
         uint64_t unitBegin = core * p.unitsPerCore + before;
-        uint64_t units = p.unitsPerCore + (core < p.unitsExtra ? 1 : 0);
+        uint64_t units = p.unitsPerCore + (core >= firstExtra ? 1 : 0);
         uint64_t b = unitBegin * p.unitRows;
         uint64_t e = (unitBegin + units) * p.unitRows;
         rowBegin_ = b < p.rows ? b : p.rows;

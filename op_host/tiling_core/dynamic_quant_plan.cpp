@@ -331,8 +331,11 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         e.tensors.push_back(GmTensor{"smooth_scales", cols * s.ex, false});
     }
     for (uint32_t c = 0; c < used; ++c) {
-        uint64_t ub_begin = c * base + std::min<uint64_t>(c, extra);
-        uint64_t n_units = base + (c < extra ? 1 : 0);
+        // The last `extra` cores take one unit more (the kernel's Init computes the same): the last core holds
+        // the partial unit, so every core stays within one unit of rows of every other.
+        const uint32_t first_extra = used - extra;
+        uint64_t ub_begin = c * base + (c > first_extra ? c - first_extra : 0);
+        uint64_t n_units = base + (c >= first_extra ? 1 : 0);
         uint64_t b = std::min(rows, ub_begin * unit_rows);
         uint64_t en = std::min(rows, (ub_begin + n_units) * unit_rows);
         e.work.push_back(CoreWork{c, b, en});

@@ -49,7 +49,7 @@ struct DynamicQuantTiling {
     uint32_t colsPad = 0;       // UB row stride in elements: x and y rows both whole 32-byte blocks
     uint32_t usedCores = 0;     // block dim (0 only when there is no row)
     uint32_t unitRows = 0;      // rows per work unit: 1 with DataCopyPad, else 32 bytes of scales (8 rows)
-    uint32_t unitsExtra = 0;    // the first unitsExtra cores take one unit more
+    uint32_t unitsExtra = 0;    // the last unitsExtra cores take one unit more
     uint32_t rowsPerIter = 0;   // rows per UB iteration and per scale store (a multiple of unitRows)
     uint32_t chunk = 0;         // elements per fp32 compute chunk (a multiple of 64, or colsPad)
     uint32_t numChunks = 0;     // ceil(H / chunk)

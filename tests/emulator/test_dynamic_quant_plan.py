@@ -1,0 +1,203 @@
+"""The DynamicQuant plan (op_host/tiling_core/dynamic_quant_plan.*) against its invariants and against what the
+emulator observes when the kernel runs it:
+
+- the explanation passes the shared invariant checker (work covered once, balance within one unit, UB buffers
+  aligned / disjoint / within capacity, GM ranges inside their tensors, whole blocks without DataCopyPad) for a
+  grid of shapes on every SoC, including the bfloat16 widths where ATB's own budget overflows UB (FACTS 4);
+- the kernel allocates exactly the plan's UB map (the emulator's peak UB per core == the plan's total);
+- every core's GM traffic in the emulator equals the plan's GM ranges (x read once, twice in multi-pass; y and
+  scale written once; the 310p scale tail by scalar writes);
+- the documented limits are refused with typed errors naming the SoC and the limit.
+"""
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ascend_quant_ops import _native, tiling
+from ascend_quant_ops.errors import ConstraintError, DTypeError
+
+if not hasattr(_native, "plan_dynamic_quant"):  # pragma: no cover
+    pytest.skip("_native was built without the DynamicQuant plan", allow_module_level=True)
+
+SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+
+
+def plan(shape, dtype="float16", soc="ascend910b", **kw):
+    return tiling.plan_dynamic_quant(shape, dtype, soc=soc, **kw)
+
+
+def check(p, soc, **kw):
+    problems = tiling.verify_explanation(p.explanation, soc_spec_=tiling.soc_spec(soc, **kw),
+                                         expected_work=int(p.tiling["rows"]))
+    assert problems == [], problems
+
+
+def ub_total(p):
+    return sum(b["bytes"] * b["slots"] for b in p.explanation["ub"])
+
+
+def _grid(soc):
+    spec = tiling.soc_spec(soc)["dynamic_quant"]
+    mult = spec["tail_multiple"]
+    tails = [mult, 3 * mult, 64, 100, 1000, 4096, 7168, 7552, 12345, 26624, 60000, 100000]
+    rows = [1, 5, 8, 13, 47, 48, 49, 1000, 65536 * 3 + 5]
+    for dtype in spec["x_dtypes"]:
+        limit = spec["max_tail_" + dtype] or None
+        for h, r in itertools.product(tails, rows):
+            if h % mult or (limit and h > limit):
+                continue
+            yield dtype, (r, h)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_invariants_on_a_grid(soc):
+    n = 0
+    for dtype, shape in _grid(soc):
+        for smooth in (False, True):
+            p = plan(shape, dtype, soc, smooth=smooth)
+            check(p, soc)
+            t = p.tiling
+            assert ub_total(p) <= tiling.soc_spec(soc)["ub_bytes"]
+            assert t["rowsPerIter"] % t["unitRows"] == 0
+            assert t["chunk"] % 64 == 0 and t["numChunks"] * t["chunk"] >= t["cols"]
+            n += 1
+    assert n > 50
+
+
+def test_bfloat16_widths_that_overflow_atb_fit():
+    # FACTS 4: ATB's budget overflows UB for bfloat16 widths around 4272-4432, 4800-5024, 5472-5824, 6352-6896
+    for h in list(range(4272, 4433, 16)) + list(range(4800, 5025, 32)) + list(range(5472, 5825, 32)) + \
+            list(range(6352, 6897, 32)) + [7552]:
+        p = plan((4096, h), "bfloat16", "ascend910b")
+        check(p, "ascend910b")
+        assert ub_total(p) <= 196608
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_shapes_with_overrides(seed):
+    rng = np.random.default_rng(seed)
+    for _ in range(150):
+        soc = SOCS[rng.integers(3)]
+        spec = tiling.soc_spec(soc)["dynamic_quant"]
+        mult = spec["tail_multiple"]
+        dtype = spec["x_dtypes"][rng.integers(len(spec["x_dtypes"]))]
+        limit = spec["max_tail_" + dtype] or 200000
+        h = int(rng.integers(1, limit // mult + 1)) * mult
+        rows = int(rng.integers(0, 5000))
+        cores = int(rng.integers(1, 80))
+        ub = int(rng.integers(64, 300)) * 1024
+        p = plan((rows, h), dtype, soc, core_num=cores, ub_size=ub, smooth=bool(rng.integers(2)))
+        check(p, soc, core_num=cores, ub_size=ub)
+        assert p.explanation["used_cores"] <= cores
+
+
+def test_balance_and_units():
+    p = plan((48 * 5 + 7, 256), "float16", "ascend910b")
+    loads = [w["end"] - w["begin"] for w in p.explanation["work"]]
+    assert max(loads) - min(loads) <= 1 and len(loads) == 48
+    p = plan((8 * 8 * 3 + 5, 256), "float16", "ascend310p")
+    t = p.tiling
+    assert t["unitRows"] == 8
+    for w in p.explanation["work"]:
+        assert w["begin"] % 8 == 0  # every core's scale block starts on a 32-byte boundary
+    tail = [g for g in p.explanation["gm"] if g["tensor"] == "scale" and g.get("scalar_bytes")]
+    assert len(tail) == 1 and tail[0]["scalar_bytes"] == 5 * 4 and tail[0]["end"] == (8 * 8 * 3 + 5) * 4
+
+
+def test_modes():
+    assert plan((64, 26624), "float16", "ascend910b").explanation["mode"] == "row_resident_chunked"
+    assert plan((64, 7552), "bfloat16", "ascend910b").explanation["mode"] == "single_pass"
+    p = plan((2, 100000), "float16", "ascend910_95")
+    assert p.explanation["mode"] == "multi_pass" and p.explanation["passes"] == 2
+    assert plan((2, 4096), "float16", "ascend310p").tiling["xSlots"] == 2
+
+
+# ------------------------------------------------------------------------------------------------ refusals
+@pytest.mark.parametrize("shape,dtype,soc,kw,arg,limit", [
+    ((4, 26625), "float16", "ascend910b", {}, "x", "<= 26624"),
+    ((4, 7553), "bfloat16", "ascend910b", {}, "x", "<= 7552"),
+    ((4, 4097), "float16", "ascend310p", {}, "x", None),
+    ((4, 4001), "float16", "ascend310p", {}, "x", "multiple of 32"),
+    ((4, 4128), "float16", "ascend310p", {}, "x", "<= 4096"),
+    ((64,), "float16", "ascend910_95", {}, "x", ">= 2"),
+    ((4, 64), "float16", "ascend910b", {"asymmetric": True}, "asymmetric", None),
+])
+def test_refusals(shape, dtype, soc, kw, arg, limit):
+    with pytest.raises(ConstraintError) as ei:
+        plan(shape, dtype, soc, **kw)
+    e = ei.value
+    assert e.op == "dynamic_quant" and e.argument == arg and e.soc == soc
+    if limit:
+        assert e.limit == limit
+    for ok in (4096, 4064, 4000):  # issue 3's accepted neighbours of the 310p limits
+        assert plan((4, ok), "float16", "ascend310p").explanation["used_cores"] == 1
+
+
+@pytest.mark.parametrize("dtype,dst,soc", [("bfloat16", "int8", "ascend310p"), ("float16", "hifloat8", "ascend910b"),
+                                           ("float16", "float8_e4m3fn", "ascend310p")])
+def test_dtype_refusals(dtype, dst, soc):
+    with pytest.raises(DTypeError) as ei:
+        plan((4, 64), dtype, soc, dst_type=dst)
+    assert ei.value.soc == soc
+
+
+def test_small_ub_falls_back_to_multi_pass():
+    # A UB override too small for a resident row: the row is streamed twice instead of refused (any SoC); the
+    # smallest override (1024 B) still fits the smallest streamed layout, so no accepted request is unplannable.
+    p = plan((4, 26624), "float16", "ascend910b", ub_size=4096)
+    assert p.explanation["mode"] == "multi_pass" and ub_total(p) <= 4096
+    check(p, "ascend910b", ub_size=4096)
+    p = plan((4, 26624), "float16", "ascend910b", ub_size=1024, smooth=True)
+    assert ub_total(p) <= 1024
+
+
+# ------------------------------------------------------------------------------------------------ vs emulator
+edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant") if hasattr(
+    _native, "emulate_dynamic_quant") else None
+
+
+@pytest.mark.skipif(edq is None, reason="no emulator runner in this build")
+@pytest.mark.parametrize("shape,dtype,soc,kw", [
+    ((53, 100), np.float16, "ascend910b", {}),
+    ((3, 26624), np.float16, "ascend910b", {}),
+    ((23, 1500), ml_dtypes.bfloat16, "ascend910b", {"core_num": 5, "ub_size": 16384}),
+    ((29, 96), np.float16, "ascend310p", {}),
+    ((5, 64), np.float16, "ascend310p", {}),
+    ((3, 100003), np.float16, "ascend910_95", {}),
+    ((7, 3000), ml_dtypes.bfloat16, "ascend910_95", {"ub_size": 16384, "smooth": True}),
+])
+def test_emulator_traffic_matches_plan(shape, dtype, soc, kw):
+    kw = dict(kw)
+    smooth = kw.pop("smooth", False)
+    rng = np.random.default_rng(0)
+    x = (rng.standard_normal(shape) + 0.1).astype(dtype)  # no zero / special rows: every row takes both passes
+    sm = (rng.random(shape[-1]) + 0.5).astype(dtype) if smooth else None
+    edq.dynamic_quant(x, sm, soc=soc, **kw)
+    run = edq.last_run_stats()["run"]
+    assert run["completed"]
+    p = plan(shape, np.dtype(dtype).name, soc, smooth=smooth, **kw)
+    e, t = p.explanation, p.tiling
+    assert run["block_dim"] == e["used_cores"] == len(run["cores"])
+    passes = e["passes"]
+    for c, cs in enumerate(run["cores"]):
+        mine = [g for g in e["gm"] if g["core"] == c]
+        size = {g["tensor"]: g["end"] - g["begin"] for g in mine}
+        rows = next(w["end"] - w["begin"] for w in e["work"] if w["core"] == c)
+        smooth_reads = 0
+        if smooth:
+            smooth_reads = size["smooth_scales"] * (rows * passes if e["mode"] == "multi_pass" else 1)
+        assert cs["gm_read_bytes"] == size["x"] * passes + smooth_reads, (c, cs)
+        scalar = sum(g.get("scalar_bytes", 0) for g in mine)
+        assert cs["gm_write_bytes"] == size["y"] + size["scale"] - scalar, (c, cs)
+        assert cs["gm_scalar_writes"] * 4 == scalar
+        # the kernel allocates exactly the plan's UB map
+        assert cs["peak_ub_bytes"] == ub_total(p), (c, cs["peak_ub_bytes"], ub_total(p))
+        # one DMA per UB iteration (resident) or per chunk and pass (multi-pass), plus the smooth row
+        if e["mode"] != "multi_pass":
+            iters = -(-rows // t["rowsPerIter"])
+            assert cs["dma_gm_to_ub"] == iters + (1 if smooth else 0)
