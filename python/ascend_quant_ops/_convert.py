@@ -6,6 +6,7 @@ same-size integer views, so no value is rounded on the way.
 """
 from __future__ import annotations
 
+import sys
 from typing import Any, Tuple
 
 import numpy as np
@@ -22,8 +23,6 @@ _BIT_VIEW = {1: (np.uint8, "uint8"), 2: (np.int16, "int16")}
 
 def is_torch_tensor(obj: Any) -> bool:
     # Never import torch just to answer this: a broken torch_npu can make `import torch` fail (FACTS 9).
-    import sys
-
     torch = sys.modules.get("torch")
     return torch is not None and isinstance(obj, getattr(torch, "Tensor", ()))
 
@@ -60,7 +59,7 @@ def torch_to_numpy(t: Any, *, op: str, argument: str) -> np.ndarray:
             raise ConstraintError(op, argument, "unsupported dtype", actual=str(t.dtype)) from exc
     np_dtype = dtypes.numpy_dtype(name)
     if name in (dtypes.BFLOAT16,) or np_dtype.kind == "V" or name.startswith("float8"):
-        import torch
+        torch = sys.modules["torch"]  # t is a torch tensor, so torch is imported
 
         width = dtypes.itemsize(name)
         int_np, int_torch = _BIT_VIEW[width]
@@ -70,7 +69,11 @@ def torch_to_numpy(t: Any, *, op: str, argument: str) -> np.ndarray:
 
 def numpy_to_torch(a: np.ndarray) -> Any:
     """torch tensor with the same bits; hifloat8 becomes uint8 (torch has no hifloat8)."""
-    import torch
+    from ._torch import import_torch
+
+    torch, why = import_torch()
+    if torch is None:
+        raise RuntimeError(f"returning torch tensors needs torch: {why}")
 
     name = dtypes.dtype_name(a.dtype)
     a = np.ascontiguousarray(a)

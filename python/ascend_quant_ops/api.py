@@ -127,7 +127,7 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     backend = _check_backend(backend, DQ)
     dst = dtypes.parse_dst_type(dst_type, op=DQ)
     if not isinstance(asymmetric, (bool, np.bool_)):
-        raise ConstraintError(DQ, "asymmetric", "must be a bool", actual=repr(asymmetric))
+        raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
     backend = _choose_backend(backend, _on_npu(x, smooth_scales), DQ)
     soc = _resolve_soc(soc, DQ, backend)
 
@@ -172,9 +172,13 @@ def _check_dq_plan(shape, x_dtype, dst, smooth, asymmetric, soc) -> None:
 def _torch_ops_available() -> bool:
     # Any failure counts, not only ImportError: with a broken torch_npu installed, `import torch` itself raises
     # RuntimeError (FACTS 9), and the numpy path must still work.
+    from ._torch import import_torch
+
+    if import_torch()[0] is None:
+        return False
     try:
         from . import torch_ops  # noqa: F401
-    except Exception:  # noqa: BLE001
+    except ImportError:
         return False
     return True
 

@@ -48,9 +48,21 @@ def cmd_info(args) -> int:
     socs = info["socs"]
     if isinstance(socs, str):
         print("  " + socs)
-    else:
-        for row in socs:
-            print("  " + ", ".join(f"{k}={v}" for k, v in row.items()))
+        return 0
+    for name, s in socs.items():
+        dq, qmm = s["dynamic_quant"], s["qlinear_matmul"]
+        limits = []
+        for dt in ("float16", "bfloat16"):
+            if dt in dq["x_dtypes"] and dq[f"max_tail_{dt}"]:
+                limits.append(f"{dt} tail <= {dq[f'max_tail_{dt}']}")
+        if dq["tail_multiple"] > 1:
+            limits.append(f"tail multiple of {dq['tail_multiple']}")
+        print(f"  {name}: {s['vector_cores']} vector / {s['cube_cores']} cube cores, UB {s['ub_bytes']} B, "
+              f"DataCopyPad {'yes' if s['has_data_copy_pad'] else 'no'}")
+        print(f"    dynamic_quant  x {'/'.join(dq['x_dtypes'])} -> {'/'.join(dq['dst_types'])}"
+              + (f"; {', '.join(limits)}" if limits else "; no tail limit"))
+        print(f"    qlinear_matmul a {'/'.join(qmm['a_dtypes'])}, b {'/'.join(qmm['b_dtypes'])}, "
+              f"y {'/'.join(qmm['y_dtypes'])}")
     return 0
 
 

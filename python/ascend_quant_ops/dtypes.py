@@ -82,17 +82,21 @@ def itemsize(name: str) -> int:
 
 def torch_dtype(name: str):
     """The torch dtype that carries `name`. torch has no hifloat8: its bit patterns travel as uint8."""
-    import torch
+    from ._torch import import_torch
 
+    torch, why = import_torch()
+    if torch is None:
+        raise RuntimeError(f"torch dtypes need torch: {why}")
     if name == HIFLOAT8:
         return torch.uint8
     return getattr(torch, name)
 
 
 def _name_of_torch_dtype(obj: Any) -> Optional[str]:
-    try:
-        import torch
-    except Exception:  # torch absent or broken: obj cannot be a torch dtype
+    import sys
+
+    torch = sys.modules.get("torch")  # a torch dtype exists only if torch was imported: never import it here
+    if torch is None or not hasattr(torch, "dtype"):
         return None
     if isinstance(obj, torch.dtype):
         s = str(obj).replace("torch.", "")
