@@ -1,7 +1,7 @@
 """QLinearMatMul, the CPU reference: a quantized matrix product that behaves like numpy.matmul.
 
 Spec: ONNX QLinearMatMul opset 21 (seed 000). Where the spec is loose, this follows onnxruntime's CPU kernel bit
-for bit (FACTS 6, "Decision"); the kernels compute exactly this.
+for bit (FACTS 6, "Decision"). The emulator and NPU backends are checked against this module.
 
 Inputs (numpy arrays or numpy scalars; any strides)
     a, b                    T1 / T2 in {int8, uint8, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz}
