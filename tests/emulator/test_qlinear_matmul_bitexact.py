@@ -1,0 +1,251 @@
+"""QLinearMatMul: the AscendC kernel (op_kernel/aqo_qlinear_matmul.cpp) run in the CPU emulator equals the golden
+bit for bit on the integer paths, on every SoC.
+
+Covered: all eight int8/uint8 (a, b, y) combinations x per-tensor / per-row / per-column parameters x batch
+broadcasting, with M, N, K that are multiples of no tile size; K large enough to wrap int32 (checked against an
+exact int64 reference of our own, and asserted to actually wrap); the ONNX backend node cases and the
+onnxruntime unit-test vectors; K = 0 and empty outputs; the refusals (float8, per-column y parameters).
+Shapes are small (each emulated run well under a second) except the one large-K case per SoC.
+"""
+from __future__ import annotations
+
+import itertools
+import json
+import pathlib
+
+import numpy as np
+import pytest
+
+from ascend_quant_ops.errors import ConstraintError, DTypeError
+
+emu = pytest.importorskip("ascend_quant_ops.emulator.qlinear_matmul")
+from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul as golden  # noqa: E402
+
+SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+INT_TYPES = (np.int8, np.uint8)
+DATA = pathlib.Path(__file__).resolve().parents[1] / "data"
+
+
+def _rand(rng, dtype, shape):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, size=shape, dtype=np.int64).astype(dtype)
+
+
+def _params(rng, kind, dtype, length, batch=()):
+    """(scale, zero_point) per tensor (numpy scalars) or along `length` (with optional batch dims)."""
+    if kind == "tensor":
+        return np.float32(rng.uniform(0.005, 0.05)), dtype(_rand(rng, dtype, ()))
+    shape = batch + (length,)
+    return rng.uniform(0.005, 0.05, size=shape).astype(np.float32), _rand(rng, dtype, shape)
+
+
+def _case(rng, at, bt, yt, a_kind, b_kind, a_shape, b_shape):
+    m, k = a_shape[-2:]
+    n = b_shape[-1]
+    a = _rand(rng, at, a_shape)
+    b = _rand(rng, bt, b_shape)
+    a_s, a_z = _params(rng, a_kind, at, m)
+    if a_kind == "row":  # [..., M, 1] form for batched a, [M] for 2-D a
+        if len(a_shape) > 2:
+            a_s = rng.uniform(0.005, 0.05, size=a_shape[:-1] + (1,)).astype(np.float32)
+            a_z = _rand(rng, at, a_shape[:-1] + (1,))
+    b_s, b_z = _params(rng, b_kind, bt, n)
+    # y_scale from the spread of the exact accumulator, so that outputs spread over the output range.
+    a_zb = np.broadcast_to(np.asarray(a_z, np.int64).reshape(np.shape(a_z) + (1,) * (np.ndim(a_z) == 1)),
+                           a_shape[:-1] + (1,)) if a_kind == "row" else np.int64(a_z)
+    acc = (a.astype(np.int64) - a_zb) @ (b.astype(np.int64) - np.asarray(b_z, np.int64))
+    spread = float(np.max(np.abs(acc))) or 1.0
+    y_s = np.float32(float(np.median(a_s)) * float(np.median(b_s)) * spread / 100)
+    info = np.iinfo(yt)
+    y_z = yt((int(info.min) + int(info.max) + 1) // 2 + int(rng.integers(-20, 21)))  # near the middle
+    return a, a_s, a_z, b, b_s, b_z, y_s, y_z
+
+
+TYPE_COMBOS = list(itertools.product(INT_TYPES, INT_TYPES, INT_TYPES))
+KINDS = [("tensor", "tensor"), ("row", "tensor"), ("tensor", "column"), ("row", "column")]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at,bt,yt", TYPE_COMBOS, ids=lambda t: np.dtype(t).name)
+def test_all_type_combinations_and_param_kinds(soc, at, bt, yt):
+    rng = np.random.default_rng(hash((soc, np.dtype(at).name, np.dtype(bt).name, np.dtype(yt).name)) % 2**32)
+    for a_kind, b_kind in KINDS:
+        args = _case(rng, at, bt, yt, a_kind, b_kind, (37, 70), (70, 45))
+        y = emu.qlinear_matmul(*args, soc=soc)
+        g = golden(*args)
+        assert y.dtype == g.dtype and y.shape == g.shape
+        np.testing.assert_array_equal(y, g, err_msg=f"{soc} {a_kind}/{b_kind}")
+        # The outputs are not all saturated (the comparison means something).
+        assert len(np.unique(y)) > 20
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("a_shape,b_shape", [
+    ((2, 1, 19, 33), (3, 33, 50)),      # a's batch 1 broadcast against b's 3, and b lacks the leading dim
+    ((4, 19, 33), (33, 50)),            # 2-D b shared by every batch of a
+    ((19, 33), (2, 3, 33, 50)),         # 2-D a shared
+    ((1, 3, 130, 33), (2, 1, 33, 290)), # both broadcast; M and N above one tile (tiles 128 x 256)
+])
+def test_batch_broadcasting(soc, a_shape, b_shape):
+    rng = np.random.default_rng(7)
+    for a_kind, b_kind in (("row", "column"), ("tensor", "tensor")):
+        args = _case(rng, np.uint8, np.int8, np.uint8, a_kind, b_kind, a_shape, b_shape)
+        y = emu.qlinear_matmul(*args, soc=soc)
+        g = golden(*args)
+        assert y.shape == np.broadcast_shapes(a_shape[:-2], b_shape[:-2]) + (a_shape[-2], b_shape[-1])
+        np.testing.assert_array_equal(y, g)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_batched_per_row_and_per_column_parameters(soc):
+    # Per-row parameters with a's batch dims [B, M, 1], per-column ones with b's [B, 1, N].
+    rng = np.random.default_rng(11)
+    a = _rand(rng, np.int8, (3, 21, 40))
+    b = _rand(rng, np.uint8, (3, 40, 35))
+    a_s = rng.uniform(0.01, 0.02, (3, 21, 1)).astype(np.float32)
+    a_z = _rand(rng, np.int8, (3, 21, 1))
+    b_s = rng.uniform(0.01, 0.02, (3, 1, 35)).astype(np.float32)
+    b_z = _rand(rng, np.uint8, (3, 1, 35))
+    args = (a, a_s, a_z, b, b_s, b_z, np.float32(0.05), np.int8(-5))
+    np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc=soc), golden(*args))
+
+
+def _exact_reference(a, a_z, b, b_z, mult, y_z, y_dtype):
+    """Our own exact path: int64 products, wrap to int32, then the documented float32 requantization."""
+    acc = (a.astype(np.int64) - a_z.astype(np.int64)) @ (b.astype(np.int64) - b_z.astype(np.int64))
+    wrapped = ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
+    v = wrapped.astype(np.float32) * mult
+    info = np.iinfo(y_dtype)
+    return np.clip(np.rint(v) + np.float32(y_z), info.min, info.max).astype(y_dtype), acc
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_large_k_wraps_int32_exactly(soc):
+    # u8 x u8 with zero points 0: sum of 255 * 255 over K >= 33,026 leaves int32 (FACTS 6). Per-column b
+    # parameters and non-zero a zero points also exercise the wrap-around zero-point correction.
+    rng = np.random.default_rng(5)
+    m, k, n = 3, 40000, 5
+    a = rng.integers(230, 256, (m, k)).astype(np.uint8)
+    b = rng.integers(230, 256, (k, n)).astype(np.uint8)
+    for a_z, b_z in ((np.uint8(0), np.zeros(n, np.uint8)), (np.uint8(3), rng.integers(0, 9, n).astype(np.uint8))):
+        a_s, b_s, y_s = np.float32(2.0**-10), np.full(n, 2.0**-10, np.float32), np.float32(2.0**5)
+        y_z = np.uint8(128)
+        args = (a, a_s, a_z, b, b_s, b_z, y_s, y_z)
+        y = emu.qlinear_matmul(*args, soc=soc)
+        mult = (a_s * b_s) / y_s
+        ref, acc = _exact_reference(a, np.full((m, 1), a_z), b, b_z[None, :], mult, y_z, np.uint8)
+        assert (np.abs(acc) >= 2**31).any(), "the case must actually wrap"
+        np.testing.assert_array_equal(y, ref)
+        np.testing.assert_array_equal(y, golden(*args))
+
+
+def _onnx_backend_cases():
+    import onnx.backend.test.case.node as node_cases
+    import onnx.backend.test.case.node.qlinearmatmul  # noqa: F401  (records its cases on import)
+
+    return [c for c in node_cases._NodeTestCases
+            if c.name.startswith("test_qlinearmatmul_") and not c.name.endswith("_expanded")]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_onnx_backend_node_cases(soc):
+    pytest.importorskip("onnx")
+    cases = _onnx_backend_cases()
+    assert len(cases) == 8
+    for case in cases:
+        (inputs, outputs), = case.data_sets
+        y = emu.qlinear_matmul(*inputs, soc=soc)
+        assert y.dtype == outputs[0].dtype and y.shape == outputs[0].shape, case.name
+        np.testing.assert_array_equal(y, outputs[0], err_msg=case.name)
+
+
+def _array(spec):
+    return np.array(spec["values"], dtype=np.dtype(spec["dtype"])).reshape(spec["shape"])
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_onnxruntime_unit_test_vectors(soc):
+    doc = json.loads((DATA / "ort_qlinearmatmul_cases.json").read_text())
+    ran = 0
+    for case in doc["cases"]:
+        inputs = [_array(case["inputs"][name]) for name in
+                  ("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")]
+        expected = _array(case["output"])
+        if np.size(inputs[6]) != 1:
+            continue  # per-row / per-column y parameters: not a kernel feature (refusal tested below)
+        y = emu.qlinear_matmul(*inputs, soc=soc)
+        np.testing.assert_array_equal(y, expected, err_msg=case["name"])
+        ran += 1
+    assert ran >= 8
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_k_zero_gives_the_output_zero_point(soc):
+    a = np.zeros((4, 0), np.uint8)
+    b = np.zeros((0, 6), np.int8)
+    y = emu.qlinear_matmul(a, np.float32(0.1), np.uint8(3), b, np.float32(0.2), np.int8(1), np.float32(0.3),
+                           np.int8(-7), soc=soc)
+    np.testing.assert_array_equal(y, np.full((4, 6), -7, np.int8))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_empty_output(soc):
+    a = np.zeros((0, 5), np.int8)
+    b = np.ones((5, 6), np.int8)
+    y = emu.qlinear_matmul(a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(1), np.int8(0),
+                           soc=soc)
+    assert y.shape == (0, 6) and y.dtype == np.int8
+
+
+def test_one_dimensional_operands_follow_numpy_matmul():
+    rng = np.random.default_rng(3)
+    a = _rand(rng, np.uint8, (50,))
+    b = _rand(rng, np.int8, (50, 7))
+    args = (a, np.float32(0.02), np.uint8(100), b, np.float32(0.03), np.int8(2), np.float32(0.4), np.uint8(9))
+    y = emu.qlinear_matmul(*args, soc="ascend310p")
+    assert y.shape == (7,)
+    np.testing.assert_array_equal(y, golden(*args))
+
+
+def test_float8_is_refused_with_a_dtype_error():
+    import ml_dtypes
+
+    a = np.zeros((2, 3), ml_dtypes.float8_e4m3fn)
+    b = np.zeros((3, 4), ml_dtypes.float8_e4m3fn)
+    z = ml_dtypes.float8_e4m3fn(0)
+    with pytest.raises(DTypeError) as e:
+        emu.qlinear_matmul(a, np.float32(1), z, b, np.float32(1), z, np.float32(1), z, soc="ascend910_95")
+    assert "float8" in str(e.value)
+    # On 910b the SoC table refuses float8 before anything else.
+    with pytest.raises(DTypeError) as e:
+        emu.qlinear_matmul(a, np.float32(1), z, b, np.float32(1), z, np.float32(1), z, soc="ascend910b")
+    assert "ascend910b" in str(e.value)
+
+
+def test_per_column_output_parameters_are_refused():
+    a = np.zeros((2, 3), np.int8)
+    b = np.zeros((3, 4), np.int8)
+    with pytest.raises(ConstraintError) as e:
+        emu.qlinear_matmul(a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.ones(4, np.float32),
+                           np.zeros(4, np.int8), soc="ascend910b")
+    assert e.value.argument == "y_scale"
+
+
+def test_unknown_soc_is_a_constraint_error():
+    a = np.zeros((2, 3), np.int8)
+    b = np.zeros((3, 4), np.int8)
+    with pytest.raises(ConstraintError) as e:
+        emu.qlinear_matmul(a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(1), np.int8(0),
+                           soc="ascend999")
+    assert e.value.argument == "soc"
+
+
+@pytest.mark.parametrize("soc", ("ascend910b", "ascend310p"))
+def test_core_count_override_changes_nothing_but_the_split(soc):
+    rng = np.random.default_rng(9)
+    args = _case(rng, np.int8, np.uint8, np.int8, "row", "column", (2, 150, 64), (64, 300))
+    g = golden(*args)
+    for cores in (1, 3):
+        np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc=soc, core_num=cores), g)
+        stats = emu.last_run_stats()
+        assert stats["plan"]["used_cores"] <= cores
