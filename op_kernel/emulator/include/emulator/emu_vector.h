@@ -91,7 +91,9 @@ template <typename T> inline T MakeResult(const CoreContext& c, double x, const 
             if (x < -TypeMax<T>()) x = -TypeMax<T>();
         }
         if constexpr (std::is_same<T, float>::value) {
-            float f = static_cast<float>(x);
+            // NaN results get one canonical pattern (0x7FC00000) whatever the host produced: the device's NaN
+            // payload is not documented and no kernel may depend on it.
+            float f = std::isnan(x) ? std::numeric_limits<float>::quiet_NaN() : static_cast<float>(x);
             if (c.soc.saturation_mode && std::isinf(f)) {
                 f = x > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
             }
