@@ -22,6 +22,8 @@ from hypothesis import strategies as st
 
 from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul
 
+f32 = np.float32
+
 SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 INT_TYPES = (np.uint8, np.int8)
@@ -161,22 +163,40 @@ def test_int32_wraparound_at_long_k(exact_qlinear_matmul, types):
     a[1, rng.integers(0, k, 5000)] = lo_a  # second row: mixed signs of (a - a_zp)
     b = np.full((k, 3), hi_b, tb)
     b[:, 2] = rng.choice([lo_b, hi_b], k)
+    # mult = 1e-9 / 0.05 = 2e-8 maps |acc| < 2^31 onto |v| < 43: nothing saturates, the wrap shows.
+    y_zp = ty(128) if ty == np.uint8 else ty(0)
     args = tuple(np.asarray(x) for x in (a, np.float32(1e-9), ta(lo_a), b, np.float32(1.0), tb(lo_b),
-                                          np.float32(1e-3), ty(0)))
-    exact_sum = (a.astype(np.int64) - lo_a).sum(axis=1)[0] * 255
+                                          np.float32(0.05), y_zp))
+    exact_sum = int((a.astype(np.int64) - lo_a).sum(axis=1)[0]) * 255  # row 0, column 0: every term 255 * 255
     assert exact_sum > 2 ** 31 - 1  # the case really wraps
-    np.testing.assert_array_equal(qlinear_matmul(*args), exact_qlinear_matmul(*args))
+    wrapped = exact_sum - 2 ** 32
+    y = qlinear_matmul(*args)
+    mult = f32(1e-9) * f32(1.0) / f32(0.05)
+    assert int(y[0, 0]) == int(np.rint(f32(wrapped) * mult)) + int(y_zp)
+    assert int(y[0, 0]) != int(np.clip(np.rint(f32(exact_sum) * mult) + int(y_zp), np.iinfo(ty).min,
+                                       np.iinfo(ty).max))
+    np.testing.assert_array_equal(y, exact_qlinear_matmul(*args))
 
 
 @pytest.mark.parametrize("k", [257, 258, 259, 517, 1000])
 def test_k_slice_boundaries_extreme_values(exact_qlinear_matmul, k):
     # The golden cuts K into float32-exact slices of floor(2^24 / 65025) = 258 columns at these magnitudes.
+    from ascend_quant_ops.golden._exact_gemm import exact_integer_matmul
+
     rng = np.random.default_rng(k)
     a = rng.choice(np.array([0, 255]), (4, k)).astype(np.uint8)
     b = rng.choice(np.array([-128, 127]), (k, 5)).astype(np.int8)
+    # the accumulator itself, exactly: (a - 255) and (b - 127) are 0 or -255
+    a_diff, b_diff = a.astype(np.float32) - 255, b.astype(np.float32) - 127
+    exact = (a_diff.astype(np.int64) @ b_diff.astype(np.int64))
+    np.testing.assert_array_equal(exact_integer_matmul(a_diff, b_diff, 255, 255), exact)
+    # and through the golden, with y_scale spreading acc in [0, K * 65025] over the uint8 range
+    y_scale = f32(0.37) * f32(0.011) * f32(k * 65025 / 255)
     args = tuple(np.asarray(x) for x in (a, np.float32(0.37), np.uint8(255), b, np.float32(0.011), np.int8(127),
-                                          np.float32(3.3), np.uint8(128)))
-    np.testing.assert_array_equal(qlinear_matmul(*args), exact_qlinear_matmul(*args))
+                                          y_scale, np.uint8(0)))
+    y = qlinear_matmul(*args)
+    assert 0 < y.min() and y.max() < 255
+    np.testing.assert_array_equal(y, exact_qlinear_matmul(*args))
 
 
 # ---------------------------------------------------------------------------------------------------------------

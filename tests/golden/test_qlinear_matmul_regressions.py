@@ -218,3 +218,31 @@ def test_float8_times_integer_operand_keeps_the_integer_zero_point():
     y = qlinear_matmul(*_arrays(a, f32(1), np.uint8(10), b, f32(1), ml_dtypes.float8_e4m3fn(0), f32(0.5),
                                 ml_dtypes.float8_e4m3fn(0)))
     assert float(y[0, 0]) == 6.0
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# the exact BLAS formulation (golden/_exact_gemm.py)
+
+def test_wrap_to_int32_is_twos_complement():
+    from ascend_quant_ops.golden._exact_gemm import wrap_to_int32
+
+    values = np.array([2 ** 31 - 1, 2 ** 31, -2 ** 31, -2 ** 31 - 1, 2 ** 32 + 5, -(2 ** 32) - 5, 0], np.float64)
+    expected = [2 ** 31 - 1, -2 ** 31, -2 ** 31, 2 ** 31 - 1, 5, -5, 0]
+    np.testing.assert_array_equal(wrap_to_int32(values), expected)
+
+
+def test_sliced_k_with_batch_broadcasting(exact_qlinear_matmul):
+    # K = 600 at the largest magnitudes (|a - a_zp| = |b - b_zp| = 255) takes three 258-column slices; the
+    # batch dimensions broadcast ([2, 1] against [3]) through every slice.
+    rng = np.random.default_rng(11)
+    a = rng.choice(np.array([0, 255], np.uint8), (2, 1, 3, 600))
+    b = rng.choice(np.array([-128, 127], np.int8), (3, 600, 2))
+    a_scale = np.array([[[[0.5], [0.25], [1.0]]], [[[2.0], [1.0], [0.5]]]], f32)  # [2, 1, 3, 1] per row
+    a_zp = np.array([[[[255], [0], [255]]], [[[0], [255], [0]]]], np.uint8)
+    b_zp = np.array([[[127, -128]], [[-128, 127]], [[127, 127]]], np.int8)  # [3, 1, 2] per column
+    args = (a, a_scale, a_zp, b, np.ones((3, 1, 2), f32) * f32(0.01), b_zp, np.asarray(f32(4000.0)),
+            np.asarray(np.int8(-3)))
+    y = qlinear_matmul(*args)
+    assert y.shape == (2, 3, 3, 2)
+    assert len(np.unique(y)) > 10 and (np.abs(y.astype(int)) < 127).mean() > 0.5  # not just saturation
+    np.testing.assert_array_equal(y, exact_qlinear_matmul(*args))
