@@ -35,15 +35,18 @@ uint32_t OperandCode(DType t)
 
 std::string Str(uint64_t v) { return std::to_string(v); }
 
-// Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous.
-void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write)
+// Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous
+// (never ranges with a scalar-stored tail: each keeps its own).
+void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write,
+              uint32_t scalar_bytes = 0)
 {
     if (end <= begin) {
         return;
     }
-    if (!e->gm.empty()) {
+    if (!e->gm.empty() && scalar_bytes == 0) {
         GmRange& last = e->gm.back();
-        if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin) {
+        if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin &&
+            last.scalar_bytes == 0) {
             last.end = end;
             return;
         }
@@ -54,6 +57,7 @@ void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t be
     r.begin = begin;
     r.end = end;
     r.write = write;
+    r.scalar_bytes = scalar_bytes;
     e->gm.push_back(r);
 }
 
@@ -342,8 +346,11 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                 AddRange(&e, "b_scale", c, p0 * 4, (p0 + n1 - n0) * 4, false);
                 AddRange(&e, "b_zero_point", c, p0, p0 + n1 - n0, false);
             }
+            // Without DataCopyPad a row segment is stored as whole 32-byte blocks plus a scalar-stored tail, so
+            // that nothing lands on the neighbouring tile's bytes (kernel: CopyBytesOut).
+            const uint32_t tail = soc.has_data_copy_pad ? 0u : static_cast<uint32_t>((n1 - n0) % 32);
             for (uint64_t row = m0; row < m1; ++row) {
-                AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true);
+                AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true, tail);
             }
         }
     }
