@@ -246,3 +246,19 @@ def test_sliced_k_with_batch_broadcasting(exact_qlinear_matmul):
     assert y.shape == (2, 3, 3, 2)
     assert len(np.unique(y)) > 10 and (np.abs(y.astype(int)) < 127).mean() > 0.5  # not just saturation
     np.testing.assert_array_equal(y, exact_qlinear_matmul(*args))
+
+
+def test_float16_scales_are_multiplied_in_float32(ort_qlinear_matmul):
+    s = np.float16(1 + 2.0 ** -10)
+    y_scale = np.array(0x300E, np.uint16).view(np.float16)
+    # a_scale = b_scale = float16(1 + 2^-10): their product 1 + 2^-9 + 2^-20 is exact in float32 but rounds to
+    # 1 + 2^-9 in float16 (onnx.reference computes with float16 scales in float16, FACTS 6). With
+    # y_scale = float16 0x300E = 0.126708984375 and acc = 16: the float32 multiplier gives v = 126.52 -> 127;
+    # a multiplier computed in float16, float16(float16(a_scale * b_scale) / y_scale) = 7.90625, gives exactly
+    # 126.5 -> 126.
+    assert float(np.float16(np.float16(s * s) / y_scale)) * 16 == 126.5
+    assert float(y_scale) == 0.126708984375
+    args = _arrays(np.array([[4]], np.uint8), s, np.uint8(0), np.array([[4]], np.uint8), s, np.uint8(0), y_scale,
+                   np.uint8(0))
+    np.testing.assert_array_equal(qlinear_matmul(*args), [[127]])
+    np.testing.assert_array_equal(ort_qlinear_matmul(*args), [[127]])
