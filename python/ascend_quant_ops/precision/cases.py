@@ -1,0 +1,274 @@
+"""The precision case list: what the suite runs on a backend, per SoC.
+
+The list is derived from the SoC table (op_host/tiling_core/soc_table.cpp through tiling.soc_table()): each SoC's
+input dtypes, output types, tail-axis limits and alignment give its cases, so a change of a limit changes the
+cases. Three kinds:
+
+* "compare": run the backend and compare with the golden under the criteria of criteria.py.
+* "refuse":  the SoC cannot run this (a limit + 1, a dtype it lacks, asymmetric mode): the backend must raise
+             ConstraintError before computing. A backend that computes anyway fails the case.
+
+Inputs are made from a seed derived from the case id, so a case is the same data on every machine.
+"""
+from __future__ import annotations
+
+import dataclasses
+import zlib
+from typing import Any, Dict, List, Optional
+
+import numpy as np
+
+from .. import dtypes
+
+DQ = "dynamic_quant"
+QMM = "qlinear_matmul"
+
+_SHORT = {"float16": "fp16", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "hifloat8": "hif8",
+          "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
+
+
+@dataclasses.dataclass
+class Case:
+    id: str
+    op: str
+    soc: str
+    kind: str  # "compare" | "refuse"
+    title: str
+    params: Dict[str, Any]
+    tags: List[str] = dataclasses.field(default_factory=list)
+
+    @property
+    def seed(self) -> int:
+        return zlib.crc32(self.id.encode())
+
+    def make_inputs(self) -> Dict[str, Any]:
+        """The operator's arguments as numpy arrays (bfloat16 / float8 from ml_dtypes)."""
+        rng = np.random.default_rng(self.seed)
+        if self.op == DQ:
+            return _dq_inputs(self.params, rng)
+        return _qmm_inputs(self.params, rng)
+
+    def to_dict(self) -> dict:
+        return {"id": self.id, "op": self.op, "soc": self.soc, "kind": self.kind, "title": self.title,
+                "params": {k: (list(v) if isinstance(v, tuple) else v) for k, v in self.params.items()},
+                "tags": self.tags, "seed": self.seed}
+
+
+# --------------------------------------------------------------------------------------------- DynamicQuant inputs
+def _dq_inputs(p: Dict[str, Any], rng: np.random.Generator) -> Dict[str, Any]:
+    shape = tuple(p["shape"])
+    x_dtype = dtypes.numpy_dtype(p["x_dtype"])
+    special = p.get("special", "normal")
+    h = shape[-1] if shape else 0
+    x = rng.standard_normal(shape).astype(np.float32) * np.float32(p.get("magnitude", 4.0))
+    rows = x.reshape(int(np.prod(shape[:-1], dtype=np.int64)), h)  # a view: editing rows edits x
+    n_rows = rows.shape[0]
+    if special == "special_values" and n_rows and h:
+        # One kind of row each: all zero, NaN, +Inf, -Inf, NaN and Inf, fp16 max, subnormal-only, a single
+        # non-zero element; the remaining rows stay normal.
+        kinds = ["zero", "nan", "posinf", "neginf", "nan_inf", "max", "subnormal", "single"]
+        for i, kind in enumerate(kinds[:n_rows]):
+            r = rows[i]
+            col = int(rng.integers(0, h))
+            if kind == "zero":
+                r[:] = 0
+                r[::2] = -0.0
+            elif kind == "nan":
+                r[col] = np.nan
+            elif kind == "posinf":
+                r[col] = np.inf
+            elif kind == "neginf":
+                r[col] = -np.inf
+            elif kind == "nan_inf":
+                r[col] = np.nan
+                r[(col + 1) % h] = np.inf
+            elif kind == "max":
+                r[col] = 65504.0 if p["x_dtype"] == "float16" else 3.0e38
+            elif kind == "subnormal":
+                r[:] = rng.integers(-3, 4, h).astype(np.float32) * np.float32(2.0 ** -24)
+            elif kind == "single":
+                r[:] = 0
+                r[col] = 1.5
+    elif special == "ties" and h:
+        # Integers and half-integers only, with row maximum 127: y = x exactly, so every .5 is a rounding tie.
+        rows[:] = rng.integers(-254, 255, rows.shape).astype(np.float32) / 2
+        rows[:, 0] = 127.0
+    elif special == "wide_range" and h:
+        rows *= np.float32(2.0) ** rng.integers(-14, 8, rows.shape).astype(np.float32)
+    x = x.astype(x_dtype)
+    out: Dict[str, Any] = {"x": x, "smooth_scales": None}
+    if p.get("smooth"):
+        out["smooth_scales"] = (rng.random(h).astype(np.float32) * 1.5 + 0.25).astype(x_dtype)
+    return out
+
+
+# --------------------------------------------------------------------------------------------- QLinearMatMul inputs
+def _qmm_tensor(rng, shape, name: str, spread: float = 1.0) -> np.ndarray:
+    d = dtypes.numpy_dtype(name)
+    if name in ("int8", "uint8"):
+        info = np.iinfo(d)
+        return rng.integers(info.min, int(info.max) + 1, shape).astype(d)
+    return (rng.standard_normal(shape) * spread).astype(np.float32).astype(d)
+
+
+def _qmm_inputs(p: Dict[str, Any], rng: np.random.Generator) -> Dict[str, Any]:
+    ta, tb, ty = p["a_dtype"], p["b_dtype"], p["y_dtype"]
+    a_shape, b_shape = tuple(p["a_shape"]), tuple(p["b_shape"])
+    a = _qmm_tensor(rng, a_shape, ta, 2.0)
+    b = _qmm_tensor(rng, b_shape, tb, 2.0)
+    m = a_shape[-2] if len(a_shape) >= 2 else 1
+    n = b_shape[-1] if len(b_shape) >= 2 else 1
+    k = a_shape[-1]
+    a_par = (m,) if p.get("a_param") == "row" else ()
+    b_par = (n,) if p.get("b_param") == "column" else ()
+
+    def zp(shape, name):
+        if name in ("int8", "uint8"):
+            return _qmm_tensor(rng, shape, name)
+        return np.zeros(shape, dtypes.numpy_dtype(name))  # float8 zero points must be 0 (ONNX)
+
+    # Scales chosen so that y uses its whole range: |acc| grows like sqrt(K) * spread^2.
+    int_a, int_b = ta in ("int8", "uint8"), tb in ("int8", "uint8")
+    typical_acc = max(1.0, np.sqrt(max(k, 1))) * (75.0 if int_a else 2.0) * (75.0 if int_b else 2.0)
+    y_range = 64.0 if ty in ("int8", "uint8") else 200.0
+    a_scale = (rng.random(a_par) * 0.5 + 0.75).astype(np.float32) * np.float32(0.02)
+    b_scale = (rng.random(b_par) * 0.5 + 0.75).astype(np.float32) * np.float32(0.03)
+    y_scale = np.float32(0.02 * 0.03 * typical_acc / y_range)
+    return {"a": a, "a_scale": np.asarray(a_scale, np.float32), "a_zero_point": zp(a_par, ta),
+            "b": b, "b_scale": np.asarray(b_scale, np.float32), "b_zero_point": zp(b_par, tb),
+            "y_scale": np.asarray(y_scale, np.float32), "y_zero_point": zp((), ty)}
+
+
+# --------------------------------------------------------------------------------------------- the list
+def _dq_case(cases, soc, kind, title, tags, **params):
+    p = {"smooth": False, "asymmetric": False, "special": "normal", **params}
+    shape = "x".join(str(d) for d in p["shape"])
+    parts = [DQ, soc, _SHORT[p["x_dtype"]], _SHORT[p["dst_type"]], shape]
+    if p["smooth"]:
+        parts.append("smooth")
+    if p["asymmetric"]:
+        parts.append("asym")
+    if p["special"] != "normal":
+        parts.append(p["special"])
+    cases.append(Case("-".join(parts), DQ, soc, kind, title, p, tags))
+
+
+def _qmm_case(cases, soc, kind, title, tags, **params):
+    p = {"a_param": "tensor", "b_param": "tensor", **params}
+    parts = [QMM, soc, f"{_SHORT[p['a_dtype']]}{_SHORT[p['b_dtype']]}{_SHORT[p['y_dtype']]}",
+             "a" + "x".join(map(str, p["a_shape"])), "b" + "x".join(map(str, p["b_shape"])),
+             f"{p['a_param']}-{p['b_param']}"]
+    cases.append(Case("-".join(parts), QMM, soc, kind, title, p, tags))
+
+
+def dynamic_quant_cases(soc: str, spec: dict) -> List[Case]:
+    dq = spec["dynamic_quant"]
+    cases: List[Case] = []
+    align = max(1, int(dq["tail_multiple"]))
+    odd = 1 if align == 1 else 0  # unaligned tails only where the SoC takes them
+
+    def tail(n):  # n rounded up to the SoC's tail multiple
+        return -(-n // align) * align
+
+    for x_dtype in dq["x_dtypes"]:
+        limit = int(dq[f"max_tail_{x_dtype}"])
+        for dst in dq["dst_types"]:
+            first = dst == dq["dst_types"][0]
+            _dq_case(cases, soc, "compare", "small rows, unaligned where allowed", ["basic"],
+                     shape=(13, tail(61) + odd), x_dtype=x_dtype, dst_type=dst)
+            _dq_case(cases, soc, "compare", "special values: zero, NaN, +-Inf, max, subnormal rows",
+                     ["special"], shape=(11, tail(40)), x_dtype=x_dtype, dst_type=dst, special="special_values")
+            _dq_case(cases, soc, "compare", "empty: no rows", ["empty"], shape=(0, tail(16)), x_dtype=x_dtype,
+                     dst_type=dst)
+            if first:
+                _dq_case(cases, soc, "compare", "rank 4, smooth scales", ["smooth", "rank"],
+                         shape=(2, 3, 5, tail(96)), x_dtype=x_dtype, dst_type=dst, smooth=True)
+                _dq_case(cases, soc, "compare", "rounding ties (x.5 values)", ["ties"], shape=(9, tail(64)),
+                         x_dtype=x_dtype, dst_type=dst, special="ties")
+                _dq_case(cases, soc, "compare", "values over a wide exponent range", ["range"],
+                         shape=(17, tail(200)), x_dtype=x_dtype, dst_type=dst, special="wide_range")
+                _dq_case(cases, soc, "compare", "empty: rows of no element", ["empty"], shape=(3, 0),
+                         x_dtype=x_dtype, dst_type=dst)
+            if limit > 0:
+                _dq_case(cases, soc, "compare", f"tail at the SoC limit ({limit})", ["limit"],
+                         shape=(3, limit), x_dtype=x_dtype, dst_type=dst, smooth=first)
+                if first:
+                    _dq_case(cases, soc, "refuse", f"tail over the SoC limit ({limit} + {align})", ["limit"],
+                             shape=(2, limit + align), x_dtype=x_dtype, dst_type=dst)
+            elif first:
+                _dq_case(cases, soc, "compare", "a row longer than one UB load (multi-pass)", ["limit"],
+                         shape=(2, 100_003), x_dtype=x_dtype, dst_type=dst, smooth=True)
+    if align > 1:
+        _dq_case(cases, soc, "refuse", f"tail not a multiple of {align}", ["limit"], shape=(4, align + 1),
+                 x_dtype=dq["x_dtypes"][0], dst_type="int8")
+    for x_dtype in dtypes.DYNAMIC_QUANT_X_TYPES:
+        if x_dtype not in dq["x_dtypes"]:
+            _dq_case(cases, soc, "refuse", f"{x_dtype} input is not supported", ["dtype"], shape=(2, 64),
+                     x_dtype=x_dtype, dst_type="int8")
+    for dst in dtypes.DYNAMIC_QUANT_DST_TYPES:
+        if dst not in dq["dst_types"]:
+            _dq_case(cases, soc, "refuse", f"{dst} output is not supported", ["dtype"], shape=(2, 64),
+                     x_dtype=dq["x_dtypes"][0], dst_type=dst)
+    if not dq["asymmetric_implemented"]:
+        _dq_case(cases, soc, "refuse", "asymmetric mode is not implemented", ["mode"], shape=(2, 64),
+                 x_dtype=dq["x_dtypes"][0], dst_type="int8", asymmetric=True)
+    return cases
+
+
+def qlinear_matmul_cases(soc: str, spec: dict) -> List[Case]:
+    q = spec["qlinear_matmul"]
+    cases: List[Case] = []
+    ints = [t for t in ("uint8", "int8") if t in q["a_dtypes"]]
+    floats = [t for t in ("float8_e4m3fn", "float8_e5m2") if t in q["a_dtypes"]]
+    # The three onnxruntime combinations plus s8 x u8, per tensor and per row / column, odd sizes.
+    for ta, tb, ty in (("uint8", "uint8", "uint8"), ("uint8", "int8", "uint8"), ("int8", "int8", "int8"),
+                       ("int8", "uint8", "int8")):
+        if ta in ints and tb in q["b_dtypes"] and ty in q["y_dtypes"]:
+            _qmm_case(cases, soc, "compare", "odd M, K, N, per tensor", ["basic"], a_dtype=ta, b_dtype=tb,
+                      y_dtype=ty, a_shape=(37, 91), b_shape=(91, 29))
+            _qmm_case(cases, soc, "compare", "per-row a, per-column b", ["params"], a_dtype=ta, b_dtype=tb,
+                      y_dtype=ty, a_shape=(33, 130), b_shape=(130, 47), a_param="row", b_param="column")
+    t0 = ints[0]
+    _qmm_case(cases, soc, "compare", "batch broadcasting", ["batch"], a_dtype=t0, b_dtype="int8", y_dtype=t0,
+              a_shape=(2, 1, 9, 40), b_shape=(3, 40, 17), b_param="column")
+    _qmm_case(cases, soc, "compare", "1-D a (vector times matrix)", ["rank"], a_dtype=t0, b_dtype="int8",
+              y_dtype=t0, a_shape=(70,), b_shape=(70, 21))
+    _qmm_case(cases, soc, "compare", "K large enough to wrap int32 (u8 x u8)", ["wrap"], a_dtype="uint8",
+              b_dtype="uint8", y_dtype="uint8", a_shape=(3, 33_030), b_shape=(33_030, 5))
+    _qmm_case(cases, soc, "compare", "K = 0 gives y_zero_point", ["empty"], a_dtype=t0, b_dtype="int8",
+              y_dtype=t0, a_shape=(4, 0), b_shape=(0, 6))
+    _qmm_case(cases, soc, "compare", "empty: M = 0", ["empty"], a_dtype=t0, b_dtype="int8", y_dtype=t0,
+              a_shape=(0, 16), b_shape=(16, 6))
+    for ta in floats:
+        for tb in floats:
+            _qmm_case(cases, soc, "compare", "float8 operands, float8 output", ["float8"], a_dtype=ta, b_dtype=tb,
+                      y_dtype=ta, a_shape=(19, 64), b_shape=(64, 23), b_param="column")
+        _qmm_case(cases, soc, "compare", "float8 operands, int8 output", ["float8"], a_dtype=ta, b_dtype=ta,
+                  y_dtype="int8", a_shape=(8, 48), b_shape=(48, 12))
+    for t in ("float8_e4m3fn",):
+        if t not in q["a_dtypes"]:
+            _qmm_case(cases, soc, "refuse", f"{t} operands are not supported", ["dtype"], a_dtype=t, b_dtype=t,
+                      y_dtype="int8", a_shape=(4, 8), b_shape=(8, 4))
+    if floats and not q["mixed_int_float8"]:
+        _qmm_case(cases, soc, "refuse", "int8 x float8 mix is not supported", ["dtype"], a_dtype="int8",
+                  b_dtype=floats[0], y_dtype="int8", a_shape=(4, 8), b_shape=(8, 4))
+    return cases
+
+
+def all_cases(socs: Optional[List[str]] = None, ops: Optional[List[str]] = None) -> List[Case]:
+    """Every case for the given SoCs (default: all in the SoC table) and operators (default: both)."""
+    from .. import tiling
+
+    table = tiling.soc_table()
+    cases: List[Case] = []
+    for soc in socs or list(table):
+        spec = table[tiling.canonical_soc(soc)]
+        if ops is None or DQ in ops:
+            cases += dynamic_quant_cases(spec["name"], spec)
+        if ops is None or QMM in ops:
+            cases += qlinear_matmul_cases(spec["name"], spec)
+    ids = [c.id for c in cases]
+    dup = {i for i in ids if ids.count(i) > 1}
+    if dup:
+        raise AssertionError(f"duplicate case ids: {sorted(dup)}")
+    return cases
