@@ -324,7 +324,13 @@ def find_toolkit(explicit: str | None = None, env=None) -> tuple[Path | None, st
 
 
 def msopgen_path(toolkit: Path) -> Path:
-    return toolkit / "python" / "site-packages" / "bin" / "msopgen"
+    """The toolkit's msopgen: <toolkit>/python/site-packages/bin/msopgen, else the one on PATH (CANN's set_env.sh
+    puts that directory there), else the standard path (which toolkit_problems then reports missing)."""
+    standard = toolkit / "python" / "site-packages" / "bin" / "msopgen"
+    if standard.is_file():
+        return standard
+    on_path = shutil.which("msopgen")
+    return Path(on_path) if on_path else standard
 
 
 def toolkit_problems(toolkit: Path, compute_units: list[str]) -> list[str]:
