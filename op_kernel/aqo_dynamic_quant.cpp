@@ -243,15 +243,31 @@ public:
         if (p_.mode == kModeResident && p_.hasSmooth != 0) {
             LoadResidentSmooth();
         }
-        for (uint64_t g = rowBegin_; g < rowEnd_; g += p_.rowsPerIter) {
-            uint32_t n = static_cast<uint32_t>((rowEnd_ - g) < p_.rowsPerIter ? (rowEnd_ - g) : p_.rowsPerIter);
-            if (p_.mode == kModeResident) {
-                CopyIn(g, n);
-                Compute(n);
-                CopyOut(g, n);
-            } else {
-                ProcessStreamGroup(g, n);
+        if (p_.mode != kModeResident) {
+            for (uint64_t g = rowBegin_; g < rowEnd_; g += p_.rowsPerIter) {
+                ProcessStreamGroup(g, GroupRows(g));
             }
+            return;
+        }
+        // With two x slots the next group's copy-in is issued before this group's compute: the compute stalls
+        // the scalar unit (it waits for each row's max), so a copy issued after it would not overlap it.
+        const bool prefetch = p_.xSlots > 1;
+        uint64_t g = rowBegin_;
+        uint32_t n = GroupRows(g);
+        CopyIn(g, n);
+        while (g < rowEnd_) {
+            const uint64_t next = g + n;
+            const uint32_t nn = next < rowEnd_ ? GroupRows(next) : 0;
+            if (prefetch && nn != 0) {
+                CopyIn(next, nn);
+            }
+            Compute(n);
+            CopyOut(g, n);
+            if (!prefetch && nn != 0) {
+                CopyIn(next, nn);
+            }
+            g = next;
+            n = nn;
         }
     }
 
@@ -314,26 +330,10 @@ private:
         for (uint32_t i = 0; i < n; ++i) {
             uint64_t row = g + i;
             RowStats st = {0.0f, false, false};
-            for (uint32_t c = 0; c < p_.numChunks; ++c) {  // pass 1: max
-                uint32_t len = ChunkLen(c);
-                StreamChunkIn(row, c, len);
-                AccumulateStats(len, st);
-            }
+            StreamPass(row, RowKind::NORMAL, 0.0f, &st);  // pass 1: max
             float sc = 0.0f;
             RowKind kind = FinishRow(st, sc);
-            for (uint32_t c = 0; c < p_.numChunks; ++c) {  // pass 2: quantize
-                uint32_t len = ChunkLen(c);
-                if (kind == RowKind::NORMAL || NeedsElementScan(kind)) {
-                    StreamChunkIn(row, c, len);
-                }
-                LocalTensor<YT> y = yQue_.AllocTensor<YT>();
-                StoreChunk(y, len, kind, sc);
-                WaitPipe<HardEvent::S_MTE3>();
-                yQue_.EnQue(y);
-                LocalTensor<YT> yo = yQue_.DeQue<YT>();
-                CopyRowsOut(yGm_[row * p_.cols + c * p_.chunk], yo, 1, len);
-                yQue_.FreeTensor(yo);
-            }
+            StreamPass(row, kind, sc, nullptr);          // pass 2: quantize
             s.SetValue(i, sc);
         }
         WaitPipe<HardEvent::S_MTE3>();
@@ -343,20 +343,59 @@ private:
         scaleQue_.FreeTensor(so);
     }
 
-    // Copies chunk c of a row (and the matching smooth chunk, stored behind it in the same slot) into UB and
-    // converts it to fp32 in work_.
-    __aicore__ inline void StreamChunkIn(uint64_t row, uint32_t c, uint32_t len)
+    // One pass over a row's chunks: statistics (st != nullptr) or quantize and store (st == nullptr). With two x
+    // slots chunk c + 1 is copied in while chunk c is computed. Pass 2 of a zero / NaN / int8 Inf row needs no x.
+    __aicore__ inline void StreamPass(uint64_t row, RowKind kind, float sc, RowStats* st)
     {
-        uint32_t off = c * p_.chunk;
+        const bool read = st != nullptr || kind == RowKind::NORMAL || NeedsElementScan(kind);
+        const bool prefetch = p_.xSlots > 1;
+        if (read) {
+            StreamChunkIn(row, 0);
+        }
+        for (uint32_t c = 0; c < p_.numChunks; ++c) {
+            const uint32_t len = ChunkLen(c);
+            const bool more = read && c + 1 < p_.numChunks;
+            if (more && prefetch) {
+                StreamChunkIn(row, c + 1);
+            }
+            if (read) {
+                LocalTensor<XT> x = xQue_.DeQue<XT>();
+                LoadChunkF32(x, x[p_.chunk], 0, len);
+                xQue_.FreeTensor(x);
+            }
+            if (st != nullptr) {
+                AccumulateStats(len, *st);
+            } else {
+                LocalTensor<YT> y = yQue_.AllocTensor<YT>();
+                StoreChunk(y, len, kind, sc);
+                WaitPipe<HardEvent::S_MTE3>();
+                yQue_.EnQue(y);
+                LocalTensor<YT> yo = yQue_.DeQue<YT>();
+                CopyRowsOut(yGm_[row * p_.cols + c * p_.chunk], yo, 1, len);
+                yQue_.FreeTensor(yo);
+            }
+            if (more && !prefetch) {
+                StreamChunkIn(row, c + 1);
+            }
+        }
+    }
+
+    // Copies chunk c of a row (and the matching smooth chunk, stored behind it in the same slot) into an x slot.
+    __aicore__ inline void StreamChunkIn(uint64_t row, uint32_t c)
+    {
+        const uint32_t off = c * p_.chunk;
+        const uint32_t len = ChunkLen(c);
         LocalTensor<XT> x = xQue_.AllocTensor<XT>();
         CopyRowsIn(x, xGm_[row * p_.cols + off], 1, len, p_.chunk);
         if (p_.hasSmooth != 0) {
             CopyRowsIn(x[p_.chunk], smoothGm_[off], 1, len, p_.chunk);
         }
         xQue_.EnQue(x);
-        LocalTensor<XT> xi = xQue_.DeQue<XT>();
-        LoadChunkF32(xi, xi[p_.chunk], 0, len);
-        xQue_.FreeTensor(xi);
+    }
+
+    __aicore__ inline uint32_t GroupRows(uint64_t g) const
+    {
+        return static_cast<uint32_t>((rowEnd_ - g) < p_.rowsPerIter ? (rowEnd_ - g) : p_.rowsPerIter);
     }
 
     __aicore__ inline void LoadResidentSmooth()

@@ -227,3 +227,18 @@ def test_zero_rows_and_empty(soc):
     y, s = edq.dynamic_quant(np.zeros((3, 0), F16), soc=soc)
     assert y.shape == (3, 0)
     np.testing.assert_array_equal(s, np.zeros(3, np.float32))
+
+
+@pytest.mark.parametrize("ub_size,slots", [(1024, 1), (2048, 2)])
+def test_950_multi_pass_single_and_double_buffered(ub_size, slots):
+    # the smallest UBs: 11 chunks of 64 per row, one x slot (no prefetch) or two (chunk c + 1 copied during c)
+    x = np.concatenate([rand((3, 700), F16, seed=16), special_rows(700, F16)])
+    smooth = (np.random.default_rng(17).random(700) + 0.5).astype(F16)
+    run(x, smooth, dst="float8_e5m2", soc="ascend910_95", ub_size=ub_size, expect_mode="multi_pass",
+        expect_slots=slots)
+
+
+def test_910b_resident_single_buffered_many_iterations():
+    x = rand((40, 3000), BF16, seed=18)
+    x[17] = 0
+    run(x, soc="ascend910b", core_num=3, ub_size=20000, expect_slots=1)
