@@ -109,7 +109,7 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 }
                 EmuTestTiling t{};
                 t.n = 64;
-                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t);
+                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim);
                 return;
             }
             throw nb::value_error(("unknown fault kernel " + name).c_str());

@@ -146,8 +146,35 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
                              ": outside the GlobalTensor's extent given to SetGlobalBuffer (bytes [" +
                              std::to_string(tensor_begin - r.base) + ", " + std::to_string(tensor_end - r.base) + "))");
     }
-    if (write && r.access != GmAccess::kReadWrite) {
+    if (write && r.access == GmAccess::kReadOnly) {
         Fail(file, line, std::string(api) + ": write to " + describe() + ", which is a read-only input");
+    }
+    if (write && r.access == GmAccess::kReadWrite && c.block_dim <= 254 && nbytes > 0) {
+        GmRegion& w = (*c.gm)[region];
+        if (w.writer.size() != w.bytes) w.writer.assign(w.bytes, 0);
+        const uint8_t me = static_cast<uint8_t>(c.block_idx + 1);
+        const uint64_t first = static_cast<uint64_t>(ptr - r.base);
+        for (uint64_t i = first; i < first + nbytes; ++i) {
+            if (w.writer[i] != 0 && w.writer[i] != me) {
+                Fail(file, line, std::string(api) + ": core " + std::to_string(c.block_idx) + " writes byte " +
+                                     std::to_string(i) + " of GM buffer '" + r.name + "', which core " +
+                                     std::to_string(w.writer[i] - 1) +
+                                     " already wrote in this launch: on the device the two cores race");
+            }
+            w.writer[i] = me;
+        }
+    }
+}
+
+void CheckElemTypeOnSoc(CoreContext& c, ElemType t, const char* file, int line, const char* api)
+{
+    if (t == ElemType::kBFloat16 && !c.soc.has_bfloat16) {
+        Fail(file, line, std::string(api) + ": bfloat16 does not exist on " + c.soc.name);
+    }
+    if ((t == ElemType::kFloat8E4M3FN || t == ElemType::kFloat8E5M2 || t == ElemType::kHiFloat8) &&
+        !c.soc.has_float8) {
+        Fail(file, line, std::string(api) + ": " + ElemTypeName(t) + " does not exist on " + c.soc.name +
+                             " (float8 / hifloat8: ascend910_95 only)");
     }
 }
 
@@ -319,8 +346,9 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
                             "block_dim 0");
     }
     uint64_t tiling_bytes = 0;
-    for (const GmRegion& g : gm_) {
+    for (GmRegion& g : gm_) {
         if (g.name == "tiling") tiling_bytes = g.bytes;
+        g.writer.clear();  // cross-core write tracking is per launch
     }
     for (uint32_t b = 0; b < block_dim; ++b) {
         CoreContext core;

@@ -431,9 +431,35 @@ inline void FaultSecondPipe(GM_ADDR, GM_ADDR, GM_ADDR)
     TPipe other;  // FAULT(second_pipe)
 }
 
+// Two cores write the same 32 bytes of y: a race on the device. Run with block_dim 2.
+inline void FaultCrossCoreRace(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), 64);
+    DataCopy(yg[GetBlockIdx() * 56], t, 64);  // FAULT(gm_cross_core_race)
+}
+
+// A bfloat16 tensor copied on ascend310p, which has no bfloat16.
+inline void FaultBf16Copy(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<bfloat16_t> xg;
+    xg.SetGlobalBuffer((__gm__ bfloat16_t*)x, 512);
+    LocalTensor<bfloat16_t> t = b.Get<bfloat16_t>();
+    DataCopy(t, xg, 64);  // FAULT(bf16_copy_unavailable)
+}
+
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
+    uint32_t block_dim = 1;
 };
 
 inline const FaultEntry* FaultKernels(size_t* count)
@@ -472,6 +498,8 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"fp8_unavailable", &FaultFp8On910b},
         {"reduce_sum_order", &FaultReduceSumOrder},
         {"second_pipe", &FaultSecondPipe},
+        {"gm_cross_core_race", &FaultCrossCoreRace, 2},
+        {"bf16_copy_unavailable", &FaultBf16Copy},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;

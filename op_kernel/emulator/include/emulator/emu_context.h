@@ -59,13 +59,17 @@ struct SocModel {
 // SoC table; ub_bytes_override > 0 replaces the UB size. Throws EmulatorError for an unknown name.
 SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override = 0);
 
-enum class GmAccess : int { kReadOnly = 0, kReadWrite };
+// kReadWrite buffers may be written by one core per byte: a byte written by two cores of one launch is a race
+// on the device (the result depends on timing) and fails. kReadWriteShared lifts that check for buffers whose
+// kernel orders its cores' writes itself (e.g. a workspace handed from core to core with SyncAll).
+enum class GmAccess : int { kReadOnly = 0, kReadWrite, kReadWriteShared };
 
 struct GmRegion {
     std::string name;
     uint8_t* base = nullptr;
     uint64_t bytes = 0;
     GmAccess access = GmAccess::kReadOnly;
+    std::vector<uint8_t> writer;  // per byte: 0 = not written in this launch, else block_idx + 1 (kReadWrite)
 };
 
 // Per-core statistics of one run.
@@ -171,6 +175,8 @@ const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int
 // Fails unless [byte, byte + nbytes) lies inside the record's buffer.
 void CheckUbRange(CoreContext& c, int record, uint64_t byte, uint64_t nbytes, const char* file, int line,
                   const char* api, const char* operand);
+// Fails unless the SoC has the element type (bfloat16: not on ascend310p; float8 / hifloat8: ascend910_95 only).
+void CheckElemTypeOnSoc(CoreContext& c, ElemType t, const char* file, int line, const char* api);
 // Fails unless a UB address is 32-byte aligned (DataCopy and vector operands).
 void CheckUbAligned(CoreContext& c, uint64_t byte, const char* file, int line, const char* api,
                     const char* operand);
@@ -189,7 +195,8 @@ inline void SetUbDefined(CoreContext& c, uint64_t byte, uint64_t nbytes, bool de
 // Resolves a GM pointer to a registered region; Fails if none contains it.
 int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, const char* api);
 // Fails unless [ptr, ptr + nbytes) is inside region `region`, inside the GlobalTensor's own extent
-// [tensor_begin, tensor_end), and (for writes) the region is writable.
+// [tensor_begin, tensor_end), and (for writes) the region is writable and no other core of this launch wrote
+// any of these bytes. A successful write check records the bytes as written by the current core.
 void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api);
 

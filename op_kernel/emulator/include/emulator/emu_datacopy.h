@@ -81,6 +81,7 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
                 uint64_t gm_block, uint64_t gm_gap, uint64_t ub_block, uint64_t ub_gap, uint32_t left_pad_bytes,
                 uint32_t right_pad_bytes, const T* pad_value, const char* file, int line, const char* api)
 {
+    aqo_emu::CheckElemTypeOnSoc(c, aqo_emu::ElemTraits<T>::kId, file, line, api);
     aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst (UB)");
     aqo_emu::CheckUbAligned(c, dst.byte_, file, line, api, "dst (UB)");
     const int region = src.Region(c, file, line, api);
@@ -115,6 +116,7 @@ void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const Local
                 uint64_t gm_block, uint64_t gm_gap, uint64_t ub_block, uint64_t ub_gap, const char* file, int line,
                 const char* api)
 {
+    aqo_emu::CheckElemTypeOnSoc(c, aqo_emu::ElemTraits<T>::kId, file, line, api);
     aqo_emu::CheckRecord(c, src.record_, file, line, api, "src (UB)");
     aqo_emu::CheckUbAligned(c, src.byte_, file, line, api, "src (UB)");
     const int region = dst.Region(c, file, line, api);

@@ -120,6 +120,7 @@ template <typename T>
 inline void CheckVecOperand(CoreContext& c, const AscendC::LocalTensor<T>& t, uint64_t count, const char* file,
                             int line, const char* api, const char* operand)
 {
+    CheckElemTypeOnSoc(c, ElemTraits<T>::kId, file, line, api);
     CheckRecord(c, t.record_, file, line, api, operand);
     CheckUbAligned(c, t.byte_, file, line, api, operand);
     CheckUbRange(c, t.record_, t.byte_, count * sizeof(T), file, line, api, operand);
