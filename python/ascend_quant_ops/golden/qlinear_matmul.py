@@ -83,13 +83,21 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
 
 def _integer_accumulator(p: "_Problem") -> np.ndarray:
     """float32(acc) with acc the exact sum wrapped to int32."""
-    a_diff = np.subtract(p.a, p.a_zero_point, dtype=np.float32)  # exact: |a - a_zp| <= 255
-    b_diff = np.subtract(p.b, p.b_zero_point, dtype=np.float32)
+    a_diff = _difference_as_float32(p.a, p.a_zero_point)
+    b_diff = _difference_as_float32(p.b, p.b_zero_point)
     exact = exact_integer_matmul(a_diff, b_diff, _difference_bound(p.a, p.a_zero_point),
                                  _difference_bound(p.b, p.b_zero_point))
     if exact.dtype == np.float32:  # one exact GEMM: |acc| <= 2^24, nothing to wrap, already float32(acc)
         return exact
     return wrap_to_int32(exact).astype(np.float32)
+
+
+def _difference_as_float32(x: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """x - zero_point as float32 (exact: |x - zp| <= 255); a plain widening when the zero point is 0."""
+    diff = x.astype(np.float32)
+    if zero_point.any():
+        diff -= zero_point.astype(np.float32)
+    return diff
 
 
 def _float_accumulator(p: "_Problem") -> np.ndarray:
