@@ -108,7 +108,8 @@ def dynamic_quant(
             offset[zero_rows] = 0
             np.add(v, offset[:, None], out=v)
         v[zero_rows] = 0
-        y = _convert(v, dst, qmin, qmax, suspect_rows=~np.isfinite(scale if offset is None else scale + offset))
+        finite_rows = np.isfinite(scale) if offset is None else np.isfinite(scale) & np.isfinite(offset)
+        y = _convert(v, dst, qmin, qmax, suspect_rows=~finite_rows)
 
     y = y.reshape(x.shape)
     scale = scale.reshape(row_shape)
