@@ -160,6 +160,9 @@ def test_script_cpu_writes_json_and_html(tmp_path):
     data = json.loads((tmp_path / "precision_cpu.json").read_text())
     assert data["summary"]["total"] == data["summary"]["pass"] > 20
     assert data["meta"]["socs"] == ["ascend310p"]
+    for r in data["results"]:
+        for name, out in r["outputs"].items():  # every element lands in exactly one histogram bin
+            assert sum(out["histogram"]["counts"]) == out["stats"]["elements"], (r["id"], name)
     html = (tmp_path / "precision_cpu.html").read_text()
     assert html.count("<svg") >= data["summary"]["total"] - 10  # histograms, one per output of compare cases
     assert "dynamic_quant-ascend310p-fp16-s8-11x64-special_values" in html

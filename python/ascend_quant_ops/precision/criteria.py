@@ -138,9 +138,9 @@ def check_float8(actual: np.ndarray, golden: np.ndarray) -> dict:
     over = int((ulp > FLOAT8_MAX_ULP).sum())
     ratio = not_equal / n if n else 0.0
     passed = over == 0 and nan_mismatch == 0 and ratio <= FLOAT8_ERROR_RATIO
-    labels = ["0 ulp", "1 ulp", "2 ulp", ">= 3 ulp", "NaN miss"]
-    counts = [int((ulp == 0).sum()), int((ulp == 1).sum()), int((ulp == 2).sum()), int((ulp >= 3).sum()),
-              nan_mismatch]
+    labels = ["NaN equal", "0 ulp", "1 ulp", "2 ulp", ">= 3 ulp", "NaN miss"]
+    counts = [int((nan_a & nan_g).sum()), int((ulp == 0).sum()), int((ulp == 1).sum()), int((ulp == 2).sum()),
+              int((ulp >= 3).sum()), nan_mismatch]
     stats = {"elements": n, "max_ulp": int(ulp.max()) if ulp.size else 0, "not_equal": not_equal,
              "error_ratio": float(ratio), "over_limit": over, "nan_mismatch": nan_mismatch}
     if passed:
@@ -154,7 +154,7 @@ def check_float8(actual: np.ndarray, golden: np.ndarray) -> dict:
         if ratio > FLOAT8_ERROR_RATIO:
             parts.append(f"error ratio {ratio:.3%} > {FLOAT8_ERROR_RATIO:.1%}")
         msg = "; ".join(parts)
-    return _result(crit, passed, msg, stats, labels, counts, bad=(2, 3, 4))
+    return _result(crit, passed, msg, stats, labels, counts, bad=(3, 4, 5))
 
 
 def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:

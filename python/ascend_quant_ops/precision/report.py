@@ -16,12 +16,12 @@ TEMPLATE = "report.html.j2"
 
 
 def svg_histogram(labels: Sequence[str], counts: Sequence[int], bad: Sequence[bool] = (), *, title: str = "",
-                  width: int = 420, height: int = 170) -> Markup:
+                  width: int = 540, height: int = 180) -> Markup:
     """A bar chart as an SVG element. Bar heights follow log10(1 + count), so that a handful of outliers stays
     visible next to millions of exact elements; each bar is labelled with its exact count. Bins that break the
     criterion are red, the others blue."""
     n = max(1, len(counts))
-    top, bottom, left, right = 22, 34, 8, 8
+    top, bottom, left, right = 34, 34, 8, 8  # top leaves room for the title and the counts
     plot_h = height - top - bottom
     slot = (width - left - right) / n
     peak = max((math.log10(1 + c) for c in counts), default=0.0) or 1.0
