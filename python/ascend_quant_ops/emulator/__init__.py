@@ -10,10 +10,18 @@ kernel source line. `last_run_stats()` gives the last run's per-core GM traffic,
 """
 from __future__ import annotations
 
+import importlib
+
 from .. import _native
 
 # kernel -> the _native function its runner binds (python/csrc/emulate_<kernel>.cpp)
 _RUNNERS = {"aqo_dynamic_quant": "emulate_dynamic_quant", "aqo_qlinear_matmul": "emulate_qlinear_matmul"}
+
+
+def _module(name):
+    # The submodules share their names with this package's functions, so `from . import x` would find the
+    # function; import the submodule by its full name instead.
+    return importlib.import_module(f"{__name__}.{name}")
 
 
 def missing_kernels():
@@ -22,21 +30,15 @@ def missing_kernels():
 
 
 def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, soc="ascend910b", **kw):
-    from . import dynamic_quant as _dq
-
-    return _dq.dynamic_quant(x, smooth_scales, dst_type=dst_type, asymmetric=asymmetric, soc=soc, **kw)
+    return _module("dynamic_quant").dynamic_quant(x, smooth_scales, dst_type=dst_type, asymmetric=asymmetric, soc=soc, **kw)
 
 
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *,
                    soc="ascend910b", **kw):
-    from . import qlinear_matmul as _qmm
-
-    return _qmm.qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
+    return _module("qlinear_matmul").qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
                                soc=soc, **kw)
 
 
 def last_run_stats():
     """Per-core statistics of the last emulated kernel run (GM bytes read / written, DMA ops, UB peak)."""
-    from . import dynamic_quant as _dq
-
-    return _dq.last_run_stats()
+    return _module("dynamic_quant").last_run_stats()
