@@ -82,6 +82,7 @@ struct QLinearMatMulPlan {
     PlanExplanation explanation;
     uint64_t workspace_bytes;  // user workspace (all workers); the Matmul API's system workspace comes on top
     uint64_t y_elements;
+    uint32_t matmul_api_ub_bytes;  // UB left to the Matmul API itself (310p: L0C -> UB, ND -> NZ); 0 on split SoCs
 };
 
 // Plans the request; false with a complete violation when the request is not supported on the SoC or does not
@@ -117,9 +118,10 @@ void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
     td->set_k(t.k);
     td->set_batch(t.batch);
     td->set_batchRank(t.batchRank);
-    td->set_batchDims(t.batchDims);
-    td->set_aBatchStrides(t.aBatchStrides);
-    td->set_bBatchStrides(t.bBatchStrides);
+    // CANN's array setters take a non-const pointer but only copy from it.
+    td->set_batchDims(const_cast<uint32_t*>(t.batchDims));
+    td->set_aBatchStrides(const_cast<uint32_t*>(t.aBatchStrides));
+    td->set_bBatchStrides(const_cast<uint32_t*>(t.bBatchStrides));
     td->set_aMatrices(t.aMatrices);
     td->set_bMatrices(t.bMatrices);
     td->set_aCode(t.aCode);

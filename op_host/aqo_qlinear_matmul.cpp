@@ -1,0 +1,390 @@
+// AqoQLinearMatMul: CANN operator definition, shape / dtype inference and the TilingFunc adapter.
+//
+// OpType "AqoQLinearMatMul": no built-in has it (a custom op with a built-in's OpType would replace CANN's own for
+// every user of the installation, FACTS 9). CANN's snake-case conversion of the OpType would split "QLinear" and
+// "MatMul", so the kernel file op_kernel/aqo_qlinear_matmul.cpp and its function are named explicitly
+// (opFile.value, opInterface.value).
+//
+// What the adapter decides comes from the tiling core (op_host/tiling_core, plain C++ that tests and the emulator
+// call too): the per-SoC dtype lists from the SoC table, the request check and the work split / UB / workspace
+// from PlanQLinearMatMul. The cube's own blocking inside a tile is CANN's matmul tiling API
+// (MultiCoreMatmulTiling) for one tile's single-core problem; the kernel sets the tile's real shape per call.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "aqo_qlinear_matmul_tiling.h"
+#include "register/op_def_registry.h"
+#include "tiling/platform/platform_ascendc.h"
+// fe::PlatFormInfos (GetPlatformResWithLock) is only forward-declared by platform_ascendc.h; its definition lives
+// under include/experiment/platform, which some build setups put on the include path and some do not.
+#if defined(__has_include)
+#if __has_include("platform/platform_infos_def.h")
+#include "platform/platform_infos_def.h"
+#else
+#include "experiment/platform/platform/platform_infos_def.h"
+#endif
+#else
+#include "experiment/platform/platform/platform_infos_def.h"
+#endif
+#include "tiling_core/constraints.h"
+#include "tiling_core/dtype_table.h"
+#include "tiling_core/qlinear_matmul_plan.h"
+#include "tiling_core/soc_table.h"
+
+namespace {
+
+// Input indices of the OpDef (and of ops.json).
+enum QmmInput { kA = 0, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kYScale, kYZeroPoint };
+
+bool ToGe(aqo::DType t, ge::DataType* out)
+{
+    switch (t) {
+        case aqo::DType::INT8: *out = ge::DT_INT8; return true;
+        case aqo::DType::UINT8: *out = ge::DT_UINT8; return true;
+        case aqo::DType::FLOAT8_E4M3FN: *out = ge::DT_FLOAT8_E4M3FN; return true;
+        case aqo::DType::FLOAT8_E5M2: *out = ge::DT_FLOAT8_E5M2; return true;
+        default: return false;
+    }
+}
+
+bool FromGe(ge::DataType g, aqo::DType* out)
+{
+    for (int i = 0; i < static_cast<int>(aqo::DType::COUNT); ++i) {
+        ge::DataType v;
+        if (ToGe(static_cast<aqo::DType>(i), &v) && v == g) {
+            *out = static_cast<aqo::DType>(i);
+            return true;
+        }
+    }
+    return false;
+}
+
+// The (a, b, y) dtype combinations of a SoC, from the SoC table, as the parallel lists OpDef wants (zero points
+// have their tensor's dtype, scales are float32).
+struct DTypeLists {
+    std::vector<ge::DataType> a, b, y, scale;
+    std::vector<ge::Format> fmt;
+};
+
+void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
+{
+    for (int i = 0; i < static_cast<int>(aqo::DType::COUNT); ++i) {
+        for (int j = 0; j < static_cast<int>(aqo::DType::COUNT); ++j) {
+            for (int k = 0; k < static_cast<int>(aqo::DType::COUNT); ++k) {
+                const aqo::DType a = static_cast<aqo::DType>(i);
+                const aqo::DType b = static_cast<aqo::DType>(j);
+                const aqo::DType y = static_cast<aqo::DType>(k);
+                ge::DataType ga, gb, gy;
+                if (!aqo::DTypeSetHas(s.qmm_a_dtypes, a) || !aqo::DTypeSetHas(s.qmm_b_dtypes, b) ||
+                    !aqo::DTypeSetHas(s.qmm_y_dtypes, y) || !ToGe(a, &ga) || !ToGe(b, &gb) || !ToGe(y, &gy)) {
+                    continue;
+                }
+                if (!s.qmm_mixed_int_float8 && aqo::GetDTypeInfo(a).is_float != aqo::GetDTypeInfo(b).is_float) {
+                    continue;  // the cube multiplies int8 x int8 or float8 x float8, never a mix
+                }
+                bool seen = false;
+                for (size_t n = 0; n < l->a.size(); ++n) {
+                    seen = seen || (l->a[n] == ga && l->b[n] == gb && l->y[n] == gy);
+                }
+                if (!seen) {
+                    l->a.push_back(ga);
+                    l->b.push_back(gb);
+                    l->y.push_back(gy);
+                    l->scale.push_back(ge::DT_FLOAT);
+                    l->fmt.push_back(ge::FORMAT_ND);
+                }
+            }
+        }
+    }
+}
+
+void Report(const char* where, const aqo::ConstraintViolation& v)
+{
+    std::fprintf(stderr, "[AqoQLinearMatMul] %s refused: %s on %s, argument %s: %s (limit %s, actual %s)%s%s\n", where,
+                 v.op.c_str(), v.soc.c_str(), v.argument.c_str(), v.constraint.c_str(), v.limit.c_str(),
+                 v.actual.c_str(), v.suggestion.empty() ? "" : "; ", v.suggestion.c_str());
+}
+
+std::vector<int64_t> Dims(const gert::Shape& s)
+{
+    std::vector<int64_t> d;
+    for (size_t i = 0; i < s.GetDimNum(); ++i) {
+        d.push_back(s.GetDim(i));
+    }
+    return d;
+}
+
+int64_t Numel(const std::vector<int64_t>& d)
+{
+    int64_t n = 1;
+    for (size_t i = 0; i < d.size(); ++i) {
+        n *= d[i];
+    }
+    return n;
+}
+
+// Per-row (a) / per-column (b) parameters: the kernel reads them as one [M] / [N] vector shared by all batch
+// matrices, or laid out with exactly the operand's batch dims. Returns false (with a message) for anything else
+// (e.g. batch dims that broadcast only partly).
+bool ParamLayout(const char* name, const std::vector<int64_t>& param, const std::vector<int64_t>& operand,
+                 bool* batched)
+{
+    *batched = false;
+    if (param.size() <= 2) {
+        return true;  // [M], [M, 1], [1, N], [N]
+    }
+    std::vector<int64_t> pb(param.begin(), param.end() - 2);
+    if (Numel(pb) == 1) {
+        return true;  // leading ones
+    }
+    std::vector<int64_t> ob(operand.begin(), operand.end() - 2);
+    while (pb.size() > ob.size() && pb.front() == 1) {
+        pb.erase(pb.begin());
+    }
+    while (ob.size() > pb.size() && ob.front() == 1) {
+        ob.erase(ob.begin());
+    }
+    if (pb != ob) {
+        std::fprintf(stderr,
+                     "[AqoQLinearMatMul] %s: batch dims of a per-row / per-column parameter must equal its "
+                     "tensor's or be all 1 (the kernel reads one vector per batch matrix or one for all)\n",
+                     name);
+        return false;
+    }
+    *batched = true;
+    return true;
+}
+
+}  // namespace
+
+namespace optiling {
+
+static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
+{
+    // The platform as the device reports it: SoC name, cube core count and UB size replace the table defaults.
+    fe::PlatFormInfos* info = context->GetPlatformInfo();
+    if (info == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    std::string soc_short;
+    if (!info->GetPlatformResWithLock("version", "Short_SoC_version", soc_short)) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] platform has no version/Short_SoC_version\n");
+        return ge::GRAPH_FAILED;
+    }
+    platform_ascendc::PlatformAscendC platform(info);
+    uint64_t ub = 0;
+    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
+    aqo::SocSpec spec;
+    if (!aqo::SocFromName(soc_short.c_str(), &spec)) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] unsupported SoC %s (known: %s)\n", soc_short.c_str(),
+                     aqo::KnownSocNames().c_str());
+        return ge::GRAPH_FAILED;
+    }
+    aqo::QLinearMatMulRequest req;
+    req.soc = soc_short;
+    // The kernel's blocks are cube cores (mix kernel, 2 vector cores each) on 910b / 950, AI cores on 310p.
+    req.overrides.core_num = platform.GetCoreNumAic();
+    req.overrides.ub_size = static_cast<uint32_t>(ub);
+
+    const gert::StorageShape* as = context->GetInputShape(kA);
+    const gert::StorageShape* bs = context->GetInputShape(kB);
+    const gert::StorageShape* ass = context->GetInputShape(kAScale);
+    const gert::StorageShape* bss = context->GetInputShape(kBScale);
+    const gert::StorageShape* yss = context->GetInputShape(kYScale);
+    const gert::CompileTimeTensorDesc* ad = context->GetInputDesc(kA);
+    const gert::CompileTimeTensorDesc* bd = context->GetInputDesc(kB);
+    const gert::CompileTimeTensorDesc* yd = context->GetInputDesc(kYZeroPoint);
+    if (as == nullptr || bs == nullptr || ass == nullptr || bss == nullptr || yss == nullptr || ad == nullptr ||
+        bd == nullptr || yd == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    req.a_shape = Dims(as->GetStorageShape());
+    req.b_shape = Dims(bs->GetStorageShape());
+    // numpy.matmul promotion of 1-D operands: a [K] -> [1, K], b [K] -> [K, 1].
+    if (req.a_shape.size() == 1) {
+        req.a_shape.insert(req.a_shape.begin(), 1);
+    }
+    if (req.b_shape.size() == 1) {
+        req.b_shape.push_back(1);
+    }
+    if (!FromGe(ad->GetDataType(), &req.a_dtype) || !FromGe(bd->GetDataType(), &req.b_dtype) ||
+        !FromGe(yd->GetDataType(), &req.y_dtype)) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] a, b and y must be int8 / uint8 (float8 on ascend910_95)\n");
+        return ge::GRAPH_FAILED;
+    }
+    const std::vector<int64_t> a_param = Dims(ass->GetStorageShape());
+    const std::vector<int64_t> b_param = Dims(bss->GetStorageShape());
+    req.a_param = Numel(a_param) == 1 ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::ROW;
+    req.b_param = Numel(b_param) == 1 ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::COLUMN;
+    if (Numel(Dims(yss->GetStorageShape())) != 1) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] y_scale / y_zero_point must be per tensor (one element)\n");
+        return ge::GRAPH_FAILED;
+    }
+    if ((req.a_param == aqo::QuantParamKind::ROW &&
+         !ParamLayout("a_scale", a_param, req.a_shape, &req.a_param_batched)) ||
+        (req.b_param == aqo::QuantParamKind::COLUMN &&
+         !ParamLayout("b_scale", b_param, req.b_shape, &req.b_param_batched))) {
+        return ge::GRAPH_FAILED;
+    }
+
+    aqo::QLinearMatMulPlan plan;
+    aqo::ConstraintViolation v;
+    if (!aqo::PlanQLinearMatMul(req, &plan, &v)) {
+        Report("tiling", v);
+        return ge::GRAPH_FAILED;
+    }
+    const aqo::QLinearMatMulTiling& t = plan.tiling;
+    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8 || t.yCode > aqo::QMM_UINT8) {
+        // The SoC table lists float8 for ascend910_95, but the kernel's epilogue and cube path are integer only:
+        // refuse rather than compute float8 bytes as int8.
+        std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b / y is not implemented by the kernel yet (%s)\n",
+                     soc_short.c_str());
+        return ge::GRAPH_FAILED;
+    }
+
+    AqoQLinearMatMulTilingData td;
+    aqo::FillQLinearMatMulTilingData(t, &td);
+    // The cube's blocking for one tile (the kernel's per-call shapes are at most this).
+    matmul_tiling::MultiCoreMatmulTiling mm(platform);
+    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8);
+    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8);
+    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT32);
+    mm.SetBias(false);
+    mm.SetDim(1);
+    const int32_t k = static_cast<int32_t>(t.k == 0 ? 1 : t.k);
+    mm.SetOrgShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
+    mm.SetShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
+    mm.SetSingleShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
+    if (plan.matmul_api_ub_bytes != 0) {
+        // 310p: the API stages L0C -> UB and ND -> NZ in UB; keep it inside the UB the plan left free.
+        mm.SetBufferSpace(-1, -1, static_cast<int32_t>(plan.matmul_api_ub_bytes));
+    }
+    if (mm.GetTiling(td.cubeTiling) == -1) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] matmul tiling failed for tile %u x %u x %u\n", t.baseM, t.baseN,
+                     t.k);
+        return ge::GRAPH_FAILED;
+    }
+
+    gert::TilingData* raw = context->GetRawTilingData();
+    if (raw == nullptr || raw->GetCapacity() < td.GetDataSize()) {
+        return ge::GRAPH_FAILED;
+    }
+    td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
+    raw->SetDataSize(td.GetDataSize());
+    context->SetBlockDim(t.usedCores);
+    size_t* ws = context->GetWorkspaceSizes(1);
+    if (ws == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
+    ws[0] = static_cast<size_t>(platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
+    return ge::GRAPH_SUCCESS;
+}
+
+}  // namespace optiling
+
+namespace ge {
+
+// numpy.matmul: y = broadcast(a[:-2], b[:-2]) + [M] (unless a is 1-D) + [N] (unless b is 1-D).
+static graphStatus AqoQLinearMatMulInferShape(gert::InferShapeContext* context)
+{
+    const gert::Shape* a = context->GetInputShape(kA);
+    const gert::Shape* b = context->GetInputShape(kB);
+    gert::Shape* y = context->GetOutputShape(0);
+    if (a == nullptr || b == nullptr || y == nullptr || a->GetDimNum() < 1 || b->GetDimNum() < 1) {
+        return GRAPH_FAILED;
+    }
+    std::vector<int64_t> ad = Dims(*a), bd = Dims(*b);
+    const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
+    if (a_vec) {
+        ad.insert(ad.begin(), 1);
+    }
+    if (b_vec) {
+        bd.push_back(1);
+    }
+    if (ad[ad.size() - 1] != bd[bd.size() - 2]) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] K of a (%lld) differs from K of b (%lld)\n",
+                     static_cast<long long>(ad[ad.size() - 1]), static_cast<long long>(bd[bd.size() - 2]));
+        return GRAPH_FAILED;
+    }
+    int64_t batch[aqo::kMaxBatchRank];
+    size_t rank = 0;
+    if (!aqo::BroadcastBatchDims(&ad[0], ad.size(), &bd[0], bd.size(), batch, &rank)) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] batch dims of a and b do not broadcast\n");
+        return GRAPH_FAILED;
+    }
+    std::vector<int64_t> out(batch, batch + rank);
+    if (!a_vec) {
+        out.push_back(ad[ad.size() - 2]);
+    }
+    if (!b_vec) {
+        out.push_back(bd[bd.size() - 1]);
+    }
+    y->SetDimNum(out.size());
+    for (size_t i = 0; i < out.size(); ++i) {
+        y->SetDim(i, out[i]);
+    }
+    return GRAPH_SUCCESS;
+}
+
+// y has the dtype of y_zero_point (ONNX: T3).
+static graphStatus AqoQLinearMatMulInferDataType(gert::InferDataTypeContext* context)
+{
+    context->SetOutputDataType(0, context->GetInputDataType(kYZeroPoint));
+    return GRAPH_SUCCESS;
+}
+
+}  // namespace ge
+
+namespace ops {
+
+class AqoQLinearMatMul : public OpDef {
+public:
+    explicit AqoQLinearMatMul(const char* name) : OpDef(name)
+    {
+        // The default definition lists every combination any SoC supports; each SoC's AddConfig narrows it to
+        // what the SoC table says that SoC supports.
+        DTypeLists all;
+        size_t n = 0;
+        const aqo::SocSpec* table = aqo::SocTable(&n);
+        for (size_t i = 0; i < n; ++i) {
+            AppendCombos(table[i], &all);
+        }
+        Define(*this, all);
+        this->SetInferShape(ge::AqoQLinearMatMulInferShape).SetInferDataType(ge::AqoQLinearMatMulInferDataType);
+        this->AICore().SetTiling(optiling::AqoQLinearMatMulTilingFunc);
+        for (size_t i = 0; i < n; ++i) {
+            DTypeLists l;
+            AppendCombos(table[i], &l);
+            OpAICoreConfig cfg;
+            DefineConfig(cfg, l);
+            cfg.DynamicCompileStaticFlag(true).DynamicRankSupportFlag(true).DynamicShapeSupportFlag(true);
+            // snake_case("AqoQLinearMatMul") would be aqo_q_linear_mat_mul: name the kernel file and function.
+            cfg.ExtendCfgInfo("opFile.value", "aqo_qlinear_matmul");
+            cfg.ExtendCfgInfo("opInterface.value", "aqo_qlinear_matmul");
+            this->AICore().AddConfig(table[i].name, cfg);
+        }
+    }
+
+private:
+    template <class D>
+    static void Params(D& d, const DTypeLists& l)
+    {
+        d.Input("a").ParamType(REQUIRED).DataType(l.a).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("a_scale").ParamType(REQUIRED).DataType(l.scale).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("a_zero_point").ParamType(REQUIRED).DataType(l.a).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("b").ParamType(REQUIRED).DataType(l.b).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("b_scale").ParamType(REQUIRED).DataType(l.scale).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("b_zero_point").ParamType(REQUIRED).DataType(l.b).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("y_scale").ParamType(REQUIRED).DataType(l.scale).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Input("y_zero_point").ParamType(REQUIRED).DataType(l.y).Format(l.fmt).UnknownShapeFormat(l.fmt);
+        d.Output("y").ParamType(REQUIRED).DataType(l.y).Format(l.fmt).UnknownShapeFormat(l.fmt);
+    }
+    void Define(OpDef& d, const DTypeLists& l) { Params(d, l); }
+    static void DefineConfig(OpAICoreConfig& c, const DTypeLists& l) { Params(c, l); }
+};
+
+OP_ADD(AqoQLinearMatMul);
+
+}  // namespace ops
