@@ -107,12 +107,21 @@ def vendor_dirs() -> List[Path]:
     return dirs
 
 
+def _is_our_package(d: Path) -> bool:
+    """A vendor directory (<d>/op_api/lib/libcust_opapi.so) or, as ASCEND_CUSTOM_OPP_PATH also allows, an
+    op_api/lib directory itself (<d>/libcust_opapi.so), holding our operators' library."""
+    if (d / "op_api" / "lib" / "libcust_opapi.so").is_file():
+        return (d / "op_api" / "include" / ACLNN_HEADER).is_file() or d.name == VENDOR
+    if (d / "libcust_opapi.so").is_file():
+        return (d.parent / "include" / ACLNN_HEADER).is_file()
+    return False
+
+
 def find_custom_opp() -> Tuple[Optional[Path], str]:
     """(our vendor directory, "") or (None, reason naming what was searched)."""
     searched = vendor_dirs()
     for d in searched:
-        lib = d / "op_api" / "lib" / "libcust_opapi.so"
-        if lib.is_file() and ((d / "op_api" / "include" / ACLNN_HEADER).is_file() or d.name == VENDOR):
+        if _is_our_package(d):
             return d, ""
     where = ", ".join(str(d) for d in searched) or "nowhere (ASCEND_CUSTOM_OPP_PATH and ASCEND_OPP_PATH unset)"
     return None, (f"the custom operator package (vendor '{VENDOR}', op_api/lib/libcust_opapi.so with "

@@ -156,3 +156,15 @@ def test_status_here_says_why():
     assert usable == (reason == "")
     if importlib.util.find_spec("torch_npu") is None:  # every machine of this project: no NPU
         assert not usable and reason.startswith("torch_npu is not installed")
+
+
+def test_op_api_lib_form_of_custom_opp_path(tmp_path, monkeypatch):
+    lib = tmp_path / "build" / "op_api" / "lib"
+    lib.mkdir(parents=True)
+    (lib / "libcust_opapi.so").write_bytes(b"")
+    monkeypatch.setenv("ASCEND_CUSTOM_OPP_PATH", str(lib))
+    monkeypatch.delenv("ASCEND_OPP_PATH", raising=False)
+    assert npu.find_custom_opp()[0] is None  # somebody else's operators
+    (lib.parent / "include").mkdir()
+    (lib.parent / "include" / npu.ACLNN_HEADER).write_text("")
+    assert npu.find_custom_opp() == (lib, "")
