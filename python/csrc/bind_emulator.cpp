@@ -95,7 +95,7 @@ void RegisterEmulator(nb::module_& m)
             d["cores"] = cores;
             return d;
         },
-        "Statistics of the last emulator run in this process: soc, kernel, block_dim, ub_bytes, completed, error, "
+        "Statistics of the last emulator run on this thread: soc, kernel, block_dim, ub_bytes, completed, error, "
         "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "
         "gm_scalar_writes, vector_ops, peak_ub_bytes.");
 

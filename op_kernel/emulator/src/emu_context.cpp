@@ -13,7 +13,7 @@ namespace aqo_emu {
 namespace {
 
 thread_local CoreContext* g_core = nullptr;
-RunStats g_last_run;
+thread_local RunStats g_last_run;  // per host thread, like the current core
 
 std::string Location(const char* file, int line) { return std::string(file ? file : "?") + ":" + std::to_string(line); }
 

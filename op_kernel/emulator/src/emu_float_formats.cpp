@@ -114,6 +114,7 @@ double DecodeUnsigned(FloatFormat f, uint32_t code)
 
 struct Table {
     std::vector<std::pair<double, uint16_t>> finite;  // non-negative finite values, ascending, with codes
+    std::vector<double> values;                       // finite[i].first, contiguous for the search
 };
 
 const Table& GetTable(FloatFormat f)
@@ -131,6 +132,7 @@ const Table& GetTable(FloatFormat f)
             }
         }
         std::sort(tables[i].finite.begin(), tables[i].finite.end());
+        for (const auto& e : tables[i].finite) tables[i].values.push_back(e.first);
     });
     return tables[i];
 }
@@ -205,12 +207,12 @@ uint16_t EncodeFloat(FloatFormat format, double x, Rounding rounding, OverflowPo
         if (rounding == Rounding::kOdd) up = false;  // round-to-odd never creates Inf from a finite value
         return up ? overflow_code() : static_cast<uint16_t>(sign | max_code);
     }
-    auto it = std::lower_bound(t.finite.begin(), t.finite.end(), std::make_pair(a, static_cast<uint16_t>(0)));
-    if (it != t.finite.end() && it->first == a) {
-        return static_cast<uint16_t>((a == 0.0 ? zero_sign : sign) | it->second);
+    const size_t at = static_cast<size_t>(std::lower_bound(t.values.begin(), t.values.end(), a) - t.values.begin());
+    if (t.values[at] == a) {
+        return static_cast<uint16_t>((a == 0.0 ? zero_sign : sign) | t.finite[at].second);
     }
-    const auto hi = *it;
-    const auto lo = *(it - 1);  // a > 0 = table[0], so it > begin
+    const auto hi = t.finite[at];
+    const auto lo = t.finite[at - 1];  // a > 0 = table[0], so at > 0
     const bool up = PickUpper(a, lo.first, lo.second, hi.first, hi.second, rounding, negative);
     const auto& pick = up ? hi : lo;
     return static_cast<uint16_t>((pick.first == 0.0 ? zero_sign : sign) | pick.second);

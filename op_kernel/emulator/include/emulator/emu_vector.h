@@ -327,6 +327,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
     std::vector<double> v(static_cast<size_t>(count));
     bool non_finite = false;
+    bool all_zero = true;
     bool all_negative_zero = true;
     for (int32_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + static_cast<uint64_t>(i) * sizeof(T);
@@ -337,13 +338,14 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         }
         v[i] = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<T>(c, s));
         non_finite = non_finite || !std::isfinite(v[i]);
+        all_zero = all_zero && v[i] == 0.0;
         all_negative_zero = all_negative_zero && v[i] == 0.0 && std::signbit(v[i]);
     }
     double result = 0.0;
     if (non_finite) {
         for (double x : v) result += x;  // NaN, or +-Inf, or NaN from Inf - Inf: the same in every order
-    } else if (all_negative_zero) {
-        result = -0.0;
+    } else if (all_zero) {
+        result = all_negative_zero ? -0.0 : 0.0;  // IEEE: a sum of zeros is -0 only when every term is -0
     } else {
         double exact = 0.0;  // exact for the float16 / float32 ranges the kernels sum (|terms| share a scale)
         for (double x : v) exact += x;
@@ -391,7 +393,7 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     // Overlapping dst and src of different widths are processed so that no source element is overwritten
     // before it is read: read everything first.
     std::vector<double> values(count);
-    std::vector<bool> defined(count);
+    std::vector<uint8_t> defined(count);
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(S);
         defined[i] = aqo_emu::UbDefined(c, s, sizeof(S));

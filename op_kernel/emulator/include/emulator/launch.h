@@ -58,7 +58,7 @@ private:
     RunStats stats_;
 };
 
-// The stats of the most recent Run() in this process (completed or failed).
+// The stats of the most recent Run() on this host thread (completed or failed).
 const RunStats& LastRunStats();
 
 }  // namespace aqo_emu
