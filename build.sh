@@ -119,15 +119,17 @@ case "$MODE" in
     render)
         cann_project render --out "$out" ;;
     package)
+        # The toolkit check needs no native build: fail before the slow part when the toolkit lacks a tool.
+        "$PYTHON" "$HERE/scripts/cann_project.py" ${UNITS:+--compute-units "$UNITS"} preflight
         build_native
-        cann_project package --toolkit "$TOOLKIT" --out-dir "$BUILD_DIR/cann" --dist-dir "$DIST_DIR"
+        cann_project package --out-dir "$BUILD_DIR/cann" --dist-dir "$DIST_DIR"
         ;;
     default)
         build_native
         say "built: native parts in $NATIVE_DIR"
         if [ -n "$TOOLKIT" ]; then
             say "CANN toolkit at $TOOLKIT (from $TOOLKIT_VAR): building the operator package"
-            cann_project package --toolkit "$TOOLKIT" --out-dir "$BUILD_DIR/cann" --dist-dir "$DIST_DIR"
+            cann_project package --out-dir "$BUILD_DIR/cann" --dist-dir "$DIST_DIR"
         else
             say "skipped: the CANN operator package (build_out/custom_opp_<os>_<arch>.run), because no CANN toolkit" \
                 "is set (ASCEND_HOME_PATH and ASCEND_CANN_PACKAGE_PATH are unset). On a CANN machine:" \

@@ -505,6 +505,8 @@ def main(argv=None) -> int:
     p_render.add_argument("--out", required=True)
     p_render.add_argument("--cann-package-path", default="/usr/local/Ascend/ascend-toolkit/latest")
     sub.add_parser("describe", help="print each operator's dtype columns per compute unit")
+    p_pre = sub.add_parser("preflight", help="check that a toolkit has what the package build needs (no build)")
+    p_pre.add_argument("--toolkit", help="CANN toolkit root (default: $ASCEND_HOME_PATH, $ASCEND_CANN_PACKAGE_PATH)")
     p_pkg = sub.add_parser("package", help="build custom_opp_<os>_<arch>.run with the toolkit")
     p_pkg.add_argument("--toolkit", help="CANN toolkit root (default: $ASCEND_HOME_PATH, $ASCEND_CANN_PACKAGE_PATH)")
     p_pkg.add_argument("--out-dir", default=str(REPO / "build" / "cann"), help="where the project is generated")
@@ -513,6 +515,19 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     units = _units_arg(args.compute_units)
     try:
+        if args.command == "preflight":
+            toolkit, source = find_toolkit(args.toolkit)
+            if toolkit is None:
+                raise CannBuildError("no CANN toolkit: set ASCEND_HOME_PATH (source <toolkit>/set_env.sh) or "
+                                     "ASCEND_CANN_PACKAGE_PATH, or pass --toolkit")
+            desc = load_description(Path(args.description))
+            problems = toolkit_problems(toolkit, units or desc["compute_units"])
+            if problems:
+                raise CannBuildError(f"the CANN toolkit at {toolkit} (from {source}) cannot build the operator "
+                                     "package:\n  - " + "\n  - ".join(problems))
+            print(f"cann_project: toolkit {toolkit} has msopgen, the project template, op_build and the kernel "
+                  "compiler")
+            return 0
         if args.command == "package":
             toolkit, source = find_toolkit(args.toolkit)
             if toolkit is None:

@@ -142,3 +142,13 @@ def test_unknown_argument_is_a_usage_error():
 
 def test_build_sh_is_executable():
     assert os.access(BUILD_SH, os.X_OK)
+
+
+def test_cann_mode_with_an_incomplete_toolkit_fails_before_building(tmp_path, stub_cmake):
+    stub, log = stub_cmake
+    toolkit = make_fake_toolkit(tmp_path / "cann", with_op_build=False)
+    proc = run(["--cann"], clean_env(CMAKE=str(stub), ASCEND_HOME_PATH=str(toolkit),
+                                     AQO_BUILD_DIR=str(tmp_path / "b")))
+    assert proc.returncode != 0
+    assert "missing op_build" in proc.stderr and "from ASCEND_HOME_PATH" in proc.stderr
+    assert not log.exists(), "the native build ran although the toolkit cannot build the package"
