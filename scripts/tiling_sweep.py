@@ -147,10 +147,9 @@ def _split_rows(rng: random.Random, rows: int, n_lead: int) -> List[int]:
 
 def dq_random_case(rng: random.Random, spec: dict) -> dict:
     dq = spec["dynamic_quant"]
-    x_dtype = rng.choice(["float16", "bfloat16", "float16", "bfloat16", "float32"] if rng.random() < 0.02
-                         else ["float16", "bfloat16"])
-    # dst: mostly what the SoC supports, sometimes anything DynamicQuant knows (to exercise refusals).
-    dst_type = rng.choice(list(dtypes.DYNAMIC_QUANT_DST_TYPES) if rng.random() < 0.2 else dq["dst_types"])
+    # dtypes: mostly what the SoC supports, sometimes anything DynamicQuant knows (to exercise the refusals).
+    x_dtype = rng.choice(["float16", "bfloat16", "float32"] if rng.random() < 0.08 else dq["x_dtypes"])
+    dst_type = rng.choice(list(dtypes.DYNAMIC_QUANT_DST_TYPES) if rng.random() < 0.08 else dq["dst_types"])
     limit = {"float16": dq["max_tail_float16"], "bfloat16": dq["max_tail_bfloat16"]}.get(x_dtype, 0) or 0
     r = rng.random()
     if r < 0.15 and limit:
@@ -236,10 +235,10 @@ def qmm_random_case(rng: random.Random, spec: dict) -> dict:
 
 def qmm_grid_cases(spec: dict) -> Iterator[dict]:
     q = spec["qlinear_matmul"]
-    for m in (1, 2, 15, 16, 17, 128, 1000):
-        for k in (1, 16, 31, 32, 33, 256, 4096):
-            for n in (1, 15, 16, 17, 128, 1000):
-                for ab, bb in (([], []), ([3], [3]), ([3], [1]), ([2, 3], [3])):
+    for m in (1, 15, 16, 17, 1000):
+        for k in (1, 31, 32, 4096):
+            for n in (1, 16, 17, 1000):
+                for ab, bb in (([], []), ([3], [1]), ([2, 3], [3])):
                     for a_dtype in q["a_dtypes"]:
                         b_dtype = a_dtype
                         yield {"a_shape": ab + [m, k], "b_shape": bb + [k, n], "a_dtype": a_dtype,
@@ -375,7 +374,19 @@ def sweep(op: str, socs, count: int, seed: int, *, grid: bool = False, progress:
     return rows, failures
 
 
-def print_summary(rows, out=sys.stdout) -> None:
+def format_failures(failures, limit: int = 10, per_case: int = 6) -> str:
+    """The first `limit` failing cases with their problems, as text."""
+    lines = []
+    for op, soc, case, problems in failures[:limit]:
+        lines.append(f"FAIL {op} {soc} {case}")
+        lines.extend(f"    {p}" for p in problems[:per_case])
+    if len(failures) > limit:
+        lines.append(f"... {len(failures) - limit} more failing cases")
+    return "\n".join(lines)
+
+
+def print_summary(rows, out=None) -> None:
+    out = out or sys.stdout
     header = f"{'op':<15} {'soc':<13} {'dtype':<28} {'dst / y':<16} {'cases':>6} {'plans':>6} {'refused':>7} " \
              f"{'FAILED':>6}  modes"
     out.write(header + "\n" + "-" * len(header) + "\n")
@@ -411,10 +422,8 @@ def main(argv=None) -> int:
     print_summary(all_rows)
     total = sum(r[0] for r in all_rows.values())
     print(f"\n{total} cases, {len(failures)} failed")
-    for op, soc, case, problems in failures[: args.show_failures]:
-        print(f"FAIL {op} {soc} {case}")
-        for p in problems[:6]:
-            print(f"    {p}")
+    if failures and args.show_failures > 0:
+        print(format_failures(failures, args.show_failures))
     return 1 if failures else 0
 
 
