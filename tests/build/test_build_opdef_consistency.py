@@ -1,0 +1,300 @@
+"""The OpDef in op_host/<kernel>.cpp, read as text, against the op description cmake/cann/ops.json: the package is
+generated from the description, so the two must name the same inputs, outputs and attributes, and the OpDef must
+point CANN at our kernel file and function."""
+from __future__ import annotations
+
+import json
+import re
+
+import cann_project as cp
+import pytest
+
+
+@pytest.fixture(scope="module")
+def desc():
+    return cp.load_description()
+
+def strip_comments(text: str) -> str:
+    text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+    return re.sub(r"//[^\n]*", "", text)
+
+
+def default_op_file(op_type: str) -> str:
+    """The file / kernel-function name CANN derives from an OpType when the OpDef does not set opFile.value /
+    opInterface.value: msopgen's lower_with_under ("AbcDef" -> abc_def, "ABCDef" -> abc_def,
+    "AqoQLinearMatMul" -> aqo_q_linear_mat_mul)."""
+    out = ""
+    for i, c in enumerate(op_type):
+        if i > 0 and c.isupper():
+            prev_lower = op_type[i - 1].islower() or op_type[i - 1].isdigit()
+            next_lower = i + 1 < len(op_type) and op_type[i + 1].islower()
+            if prev_lower or (op_type[i - 1].isupper() and next_lower):
+                out += "_"
+        out += c.lower()
+    return out
+
+
+def test_default_op_file_rule():
+    assert default_op_file("AqoDynamicQuant") == "aqo_dynamic_quant"
+    assert default_op_file("AqoQLinearMatMul") == "aqo_q_linear_mat_mul"
+    assert default_op_file("ABCDef") == "abc_def"
+    assert default_op_file("LSTMBlockCellGrad") == "lstm_block_cell_grad"
+
+
+def _chain(text: str, start: int) -> str:
+    """The member-call chain that starts at text[start] (up to the first `,` `)` or `;` at depth 0)."""
+    depth, i = 0, start
+    while i < len(text):
+        c = text[i]
+        if c in "({[":
+            depth += 1
+        elif c in ")}]":
+            if depth == 0:
+                break
+            depth -= 1
+        elif c in ",;" and depth == 0:
+            break
+        i += 1
+    return text[start:i]
+
+
+def _enclosing_call(text: str, pos: int) -> tuple[str, int] | None:
+    """(function name, argument index) when text[pos] is an argument of a call `F(..., <here>, ...)`."""
+    depth, index, i = 0, 0, pos - 1
+    while i >= 0:
+        c = text[i]
+        if c in ")}]":
+            depth += 1
+        elif c in "({[":
+            if depth == 0:
+                if c != "(":
+                    return None
+                m = re.search(r"(\w+)\s*$", text[:i])
+                return (m.group(1), index) if m else None
+            depth -= 1
+        elif c == "," and depth == 0:
+            index += 1
+        elif c == ";" and depth == 0:
+            return None
+        i -= 1
+    return None
+
+
+def _param_type_through_helper(text: str, func: str, index: int) -> str | None:
+    """ParamType(X) applied to parameter `index` of `func(OpParamDef& a, OpParamDef& b, ...)` in its body."""
+    m = re.search(rf"\b{func}\s*\(([^)]*)\)\s*(const\s*)?\{{", text)
+    if not m:
+        return None
+    params = [p.strip() for p in m.group(1).split(",")]
+    if index >= len(params):
+        return None
+    name = re.search(r"(\w+)\s*$", params[index]).group(1)
+    body = text[m.end():]
+    found = re.search(rf"\b{name}\s*\.\s*ParamType\s*\(\s*(\w+)\s*\)", body)
+    return found.group(1) if found else None
+
+
+def parse_opdef(text: str, op_type: str) -> dict:
+    """Inputs / outputs / attrs of the OpDef class `op_type`, in declaration order. Every `<recv>.Input("n")` /
+    `<recv>->Input("n")` (and Output, Attr) after the class head counts, whatever the receiver (`this`, a helper's
+    OpDef& or OpAICoreConfig& parameter): the parameter kind comes from the chain after it or, when the OpParamDef
+    is handed to a helper, from that helper; every declaration of one name must agree."""
+    text = strip_comments(text)
+    m = re.search(rf"class\s+{op_type}\s*:\s*public\s+OpDef\b", text)
+    assert m, f"no `class {op_type} : public OpDef`"
+    assert re.search(rf"OP_ADD\s*\(\s*{op_type}\s*\)", text), f"no OP_ADD({op_type})"
+    found_by_name: dict[tuple[str, str], dict] = {}
+    order: list[tuple[str, str]] = []
+    pattern = r"\b\w+\s*(?:\.|->)\s*(Input|Output|Attr)\s*\(\s*\"(\w+)\"\s*\)"
+    for found in re.finditer(pattern, text[m.end():]):
+        kind, name = found.group(1), found.group(2)
+        pos = m.end() + found.start()
+        chain = _chain(text, m.end() + found.end())
+        if kind == "Attr":
+            param = re.search(r"\.AttrType\s*\(\s*(\w+)\s*\)", chain)
+            value = re.search(r"\.(Int|Float|Bool|String|ListInt|ListFloat)\s*\((.*)\)\s*$", chain.strip())
+            assert value, f"attr {name}: no value type in `{chain.strip()}`"
+            entry = {"name": name, "param_type": (param.group(1) if param else "REQUIRED").lower(),
+                     "type": value.group(1).lower(), "default": value.group(2).strip()}
+        else:
+            param = re.search(r"\.ParamType\s*\(\s*(\w+)\s*\)", chain)
+            param_type = param.group(1) if param else None
+            if param_type is None:
+                call = _enclosing_call(text, pos)
+                if call:
+                    param_type = _param_type_through_helper(text, *call)
+            assert param_type, f"{kind} {name}: no ParamType found (neither chained nor in a helper)"
+            entry = {"name": name, "param_type": param_type.lower()}
+        key = (kind, name)
+        if key in found_by_name:
+            assert found_by_name[key] == entry, f"{kind} {name} is declared two ways: {found_by_name[key]}, {entry}"
+        else:
+            found_by_name[key] = entry
+            order.append(key)
+    groups = {"Input": "inputs", "Output": "outputs", "Attr": "attrs"}
+    out = {"inputs": [], "outputs": [], "attrs": []}
+    for key in order:
+        out[groups[key[0]]].append(found_by_name[key])
+    return out
+
+
+def evaluate_default(text: str):
+    """An attribute default as the OpDef spells it: a number, or a ge::DT_* enumerator (CANN's values)."""
+    ge = {"ge::DT_INT8": 2, "DT_INT8": 2, "ge::DT_HIFLOAT8": 34, "ge::DT_FLOAT8_E5M2": 35,
+          "ge::DT_FLOAT8_E4M3FN": 36}
+    text = re.sub(r"^static_cast<\w+>\((.*)\)$", r"\1", text.strip())
+    if text in ge:
+        return ge[text]
+    try:
+        return json.loads(text.lower())
+    except ValueError:
+        return text
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_opdef_matches_the_description(desc, repo, index):
+    op = desc["ops"][index]
+    source = repo / "op_host" / f"{op['kernel']}.cpp"
+    assert source.is_file(), f"{source.relative_to(repo)} (the OpDef of {op['op_type']}) does not exist"
+    text = source.read_text(encoding="utf-8")
+    opdef = parse_opdef(text, op["op_type"])
+    assert opdef["inputs"] == [{"name": t["name"], "param_type": t["param_type"]} for t in op["inputs"]]
+    assert opdef["outputs"] == [{"name": t["name"], "param_type": t["param_type"]} for t in op["outputs"]]
+    assert [(a["name"], a["param_type"], a["type"]) for a in opdef["attrs"]] == \
+        [(a["name"], a["param_type"], a["type"]) for a in op["attrs"]]
+    for got, want in zip(opdef["attrs"], op["attrs"]):
+        assert evaluate_default(got["default"]) == want["default_value"], got
+    code = strip_comments(text)
+    literal = [u for u in desc["compute_units"] if re.search(rf"AddConfig\s*\(\s*\"{u}\"", code)]
+    if literal != desc["compute_units"]:
+        # Otherwise: one AddConfig per entry of the SoC table (whose SoCs are the compute units, see
+        # test_build_op_description.py), named by the entry.
+        assert "SocTable(" in code and re.search(r"AddConfig\s*\(\s*[\w\[\]\.]*\.name\s*,", code), \
+            f"{op['op_type']}: AddConfig for {desc['compute_units']} neither literal nor over the SoC table"
+
+
+@pytest.mark.parametrize("index", [0, 1])
+def test_kernel_file_and_function_are_the_ones_cann_will_look_for(desc, repo, index):
+    """CANN compiles op_kernel/<opFile>.cpp and calls the kernel function <opInterface>; both default to the
+    OpType in lower_with_under. Where our kernel name differs, the OpDef must set both explicitly."""
+    op = desc["ops"][index]
+    kernel = repo / "op_kernel" / f"{op['kernel']}.cpp"
+    assert kernel.is_file()
+    assert re.search(rf"__global__\s+__aicore__\s+void\s+{op['kernel']}\s*\(", kernel.read_text(encoding="utf-8")), \
+        f"{kernel.name} defines no `__global__ __aicore__ void {op['kernel']}(`"
+    source = repo / "op_host" / f"{op['kernel']}.cpp"
+    assert source.is_file(), f"{source.relative_to(repo)} does not exist"
+    code = strip_comments(source.read_text(encoding="utf-8"))
+    for key in ("opFile.value", "opInterface.value"):
+        set_to = re.findall(rf"ExtendCfgInfo\s*\(\s*\"{re.escape(key)}\"\s*,\s*\"(\w+)\"\s*\)", code)
+        if default_op_file(op["op_type"]) != op["kernel"]:
+            assert set_to, (f"{source.name}: CANN would look for {default_op_file(op['op_type'])}; the OpDef must "
+                            f"set ExtendCfgInfo(\"{key}\", \"{op['kernel']}\") on every AICore config")
+        assert all(v == op["kernel"] for v in set_to), (key, set_to)
+
+
+# The reader itself, on the two ways an OpDef is written: chained calls, and OpParamDefs handed to a helper.
+CHAINED = """
+namespace ops {
+class MyOp : public OpDef {
+public:
+    explicit MyOp(const char* name) : OpDef(name)
+    {
+        this->Input("a").ParamType(REQUIRED).DataType({ge::DT_INT8});  // a comment with this->Input("z")
+        this->Input("b").ParamType(OPTIONAL).DataType({ge::DT_INT8, ge::DT_UINT8});
+        this->Output("y").ParamType(REQUIRED).DataType({ge::DT_INT8});
+        this->Attr("mode").AttrType(OPTIONAL).Int(static_cast<int64_t>(ge::DT_INT8));
+        this->Attr("flag").Bool();
+    }
+};
+OP_ADD(MyOp);
+}
+"""
+
+HELPER = """
+class MyOp : public OpDef {
+public:
+    explicit MyOp(const char* name) : OpDef(name)
+    {
+        Define(this->Input("a"), this->Input("b"), this->Output("y"), lists);
+    }
+private:
+    static void Define(OpParamDef& first, OpParamDef& second, OpParamDef& out, const L& l)
+    {
+        first.ParamType(REQUIRED).DataType(l.a);
+        second.ParamType(OPTIONAL).DataType(l.a);
+        out.ParamType(REQUIRED).DataType(l.y);
+    }
+};
+OP_ADD(MyOp);
+"""
+
+
+TEMPLATE_HELPER = """
+class MyOp : public OpDef {
+public:
+    explicit MyOp(const char* name) : OpDef(name)
+    {
+        Params(*this, all);
+        OpAICoreConfig cfg;
+        Params(cfg, one);
+    }
+private:
+    template <class D>
+    static void Params(D& d, const L& l)
+    {
+        d.Input("a").ParamType(REQUIRED).DataType(l.a);
+        d.Input("b").ParamType(OPTIONAL).DataType(l.a);
+        d.Output("y").ParamType(REQUIRED).DataType(l.y);
+    }
+};
+OP_ADD(MyOp);
+"""
+
+
+@pytest.mark.parametrize("text", [CHAINED, HELPER, TEMPLATE_HELPER])
+def test_reader_finds_names_and_parameter_kinds(text):
+    got = parse_opdef(text, "MyOp")
+    assert got["inputs"] == [{"name": "a", "param_type": "required"}, {"name": "b", "param_type": "optional"}]
+    assert got["outputs"] == [{"name": "y", "param_type": "required"}]
+
+
+def test_reader_finds_attributes_with_defaults():
+    attrs = parse_opdef(CHAINED, "MyOp")["attrs"]
+    assert [(a["name"], a["param_type"], a["type"]) for a in attrs] == [("mode", "optional", "int"),
+                                                                       ("flag", "required", "bool")]
+    assert evaluate_default(attrs[0]["default"]) == 2
+
+
+def test_reader_refuses_conflicting_declarations():
+    conflicting = CHAINED.replace("    }\n};", "        OpAICoreConfig c;\n        c.Input(\"b\").ParamType(REQUIRED);\n    }\n};")
+    with pytest.raises(AssertionError, match="declared two ways"):
+        parse_opdef(conflicting, "MyOp")
+
+
+def test_reader_refuses_a_tensor_without_parameter_kind():
+    with pytest.raises(AssertionError, match="no ParamType"):
+        parse_opdef(HELPER.replace("second.ParamType(OPTIONAL).", "second."), "MyOp")
+
+
+def test_package_project_gets_every_real_device_source(repo, native, tmp_path, monkeypatch):
+    """The real source tree through package mode with the fake toolkit of fake_toolkit.py: every op_host and
+    op_kernel source of this repository lands in the generated project unchanged, and nothing of the emulator."""
+    from fake_toolkit import make_fake_toolkit, read_log
+
+    monkeypatch.setenv("FAKE_CANN_LOG", str(tmp_path / "log"))
+    toolkit = make_fake_toolkit(tmp_path / "cann")
+    cp.package(toolkit, native, tmp_path / "out", tmp_path / "dist", repo=repo)
+    project = tmp_path / "out" / "project"
+    expected = sorted([*(repo / "op_host").glob("*.cpp"), *(repo / "op_host").glob("*.h"),
+                       *(repo / "op_host" / "tiling_core").glob("*.cpp"),
+                       *(repo / "op_host" / "tiling_core").glob("*.h"),
+                       *(repo / "op_kernel").glob("*.cpp"), *(repo / "op_kernel").glob("*.h")])
+    for src in expected:
+        rel = src.relative_to(repo)
+        assert (project / rel).read_bytes() == src.read_bytes(), rel
+    copied = sorted(p.relative_to(project) for p in [*(project / "op_host").rglob("*"),
+                                                     *(project / "op_kernel").rglob("*")]
+                    if p.is_file() and p.name != "CMakeLists.txt")
+    assert copied == sorted(p.relative_to(repo) for p in expected)
+    assert [c["tool"] for c in read_log(tmp_path / "log")] == ["msopgen", "msopgen", "build.sh"]
