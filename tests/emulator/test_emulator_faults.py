@@ -74,6 +74,7 @@ EXPECTED = {
     "second_pipe": (ALL_SOCS, ["second TPipe"]),
     "gm_cross_core_race": (ALL_SOCS, ["core 1 writes byte 224", "core 0 already wrote", "race"]),
     "bf16_copy_unavailable": (("ascend310p",), ["bfloat16 does not exist on ascend310p"]),
+    "reduce_work_too_small": (ALL_SOCS, ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
 }
 
 # Faults that run on several cores: name -> (core that faults, block_dim).

@@ -456,6 +456,23 @@ inline void FaultBf16Copy(GM_ADDR x, GM_ADDR, GM_ADDR)
     DataCopy(t, xg, 64);  // FAULT(bf16_copy_unavailable)
 }
 
+// ReduceMax of 1000 floats needs 16 repeats -> 32 work elements (128 bytes); the work tensor has 64 bytes.
+inline void FaultReduceWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> r;
+    pipe.InitBuffer(b, 4000);
+    pipe.InitBuffer(w, 64);
+    pipe.InitBuffer(r, 32);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> work = w.Get<float>();
+    LocalTensor<float> out = r.Get<float>();
+    Duplicate(t, 2.0f, 1000);
+    ReduceMax(out, t, work, 1000, false);  // FAULT(reduce_work_too_small)
+}
+
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
@@ -500,6 +517,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"second_pipe", &FaultSecondPipe},
         {"gm_cross_core_race", &FaultCrossCoreRace, 2},
         {"bf16_copy_unavailable", &FaultBf16Copy},
+        {"reduce_work_too_small", &FaultReduceWorkTooSmall},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;

@@ -248,9 +248,25 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         aqo_emu::Fail(file, line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
     aqo_emu::CheckVecOperand(c, src, static_cast<uint64_t>(count), file, line, api, "src");
-    aqo_emu::CheckVecOperand(c, dst, cal_index ? 2 : 1, file, line, api, "dst");
+    // dst needs only 2 * sizeof(T) alignment (value and index); work 32 bytes and the documented minimum size:
+    // every repeat of 256 bytes leaves a (value, index) pair, rounded up to whole 32-byte blocks. That is the
+    // whole requirement without calIndex and a lower bound with it (later rounds then need space of their own).
+    aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst");
+    if (dst.byte_ % (2 * sizeof(T)) != 0) {
+        aqo_emu::Fail(file, line, std::string(api) + ": dst UB address " + std::to_string(dst.byte_) +
+                                      " is not " + std::to_string(2 * sizeof(T)) + "-byte aligned");
+    }
+    aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), file, line, api, "dst");
     aqo_emu::CheckRecord(c, work.record_, file, line, api, "work");
     aqo_emu::CheckUbAligned(c, work.byte_, file, line, api, "work");
+    {
+        const uint64_t per_repeat = 256 / sizeof(T);
+        const uint64_t per_block = 32 / sizeof(T);
+        const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
+        const uint64_t need = (repeats * 2 + per_block - 1) / per_block * per_block;
+        aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
+                              "work (documented minimum: 2 elements per 256-byte repeat, 32-byte rounded)");
+    }
     double best = 0;
     int64_t best_i = -1;
     bool tie = false;
