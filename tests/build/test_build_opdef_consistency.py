@@ -156,7 +156,10 @@ def test_opdef_matches_the_description(desc, repo, index):
     op = desc["ops"][index]
     source = repo / "op_host" / f"{op['kernel']}.cpp"
     assert source.is_file(), f"{source.relative_to(repo)} (the OpDef of {op['op_type']}) does not exist"
-    text = source.read_text(encoding="utf-8")
+    assert_opdef_matches(op, desc["compute_units"], source.read_text(encoding="utf-8"))
+
+
+def assert_opdef_matches(op: dict, compute_units: list[str], text: str) -> None:
     opdef = parse_opdef(text, op["op_type"])
     assert opdef["inputs"] == [{"name": t["name"], "param_type": t["param_type"]} for t in op["inputs"]]
     assert opdef["outputs"] == [{"name": t["name"], "param_type": t["param_type"]} for t in op["outputs"]]
@@ -165,12 +168,28 @@ def test_opdef_matches_the_description(desc, repo, index):
     for got, want in zip(opdef["attrs"], op["attrs"]):
         assert evaluate_default(got["default"]) == want["default_value"], got
     code = strip_comments(text)
-    literal = [u for u in desc["compute_units"] if re.search(rf"AddConfig\s*\(\s*\"{u}\"", code)]
-    if literal != desc["compute_units"]:
+    literal = [u for u in compute_units if re.search(rf"AddConfig\s*\(\s*\"{u}\"", code)]
+    if literal != compute_units:
         # Otherwise: one AddConfig per entry of the SoC table (whose SoCs are the compute units, see
         # test_build_op_description.py), named by the entry.
         assert "SocTable(" in code and re.search(r"AddConfig\s*\(\s*[\w\[\]\.]*\.name\s*,", code), \
-            f"{op['op_type']}: AddConfig for {desc['compute_units']} neither literal nor over the SoC table"
+            f"{op['op_type']}: AddConfig for {compute_units} neither literal nor over the SoC table"
+
+
+@pytest.mark.parametrize("mutate", [
+    lambda op: op["inputs"][1].update(                          # the kind of smooth_scales / a_scale
+        param_type="optional" if op["inputs"][1]["param_type"] == "required" else "required"),
+    lambda op: op["inputs"].reverse(),                           # order
+    lambda op: op["outputs"].append({"name": "extra", "param_type": "required", "dtype": {"fixed": "float32"}}),
+    lambda op: op["attrs"].append({"name": "mode", "param_type": "optional", "type": "int", "default_value": 0}),
+])
+@pytest.mark.parametrize("index", [0, 1])
+def test_a_description_that_drifted_from_the_opdef_is_caught(desc, repo, index, mutate):
+    op = json.loads(json.dumps(desc["ops"][index]))
+    mutate(op)
+    text = (repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8")
+    with pytest.raises(AssertionError):
+        assert_opdef_matches(op, desc["compute_units"], text)
 
 
 @pytest.mark.parametrize("index", [0, 1])
