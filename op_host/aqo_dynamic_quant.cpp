@@ -120,6 +120,7 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
 
     aqo::DynamicQuantRequest req;
+    req.explain = false;  // runs on every launch: the tiling only
     req.soc = soc_short;  // "Ascend910B" / "Ascend310P" / "Ascend910_95": SocFromName ignores the capitals
     aqo::SocSpec spec;
     aqo::ConstraintViolation v;

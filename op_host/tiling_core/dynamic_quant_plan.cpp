@@ -213,10 +213,12 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
             chunk = c_units * kChunkAlign;
             lay = ResidentLayout(s, r, chunk, slots);
             found = true;
-            notes.push_back("fp32 copy of a whole row does not fit in UB next to the resident x/y rows: the row is "
-                            "computed in " + std::to_string(CeilDiv(cols, chunk)) + " fp32 chunks of " +
-                            std::to_string(chunk) + " elements (max pass, then quantize pass over the resident "
-                            "row); x is read from GM once");
+            if (req.explain) {
+                notes.push_back("fp32 copy of a whole row does not fit in UB next to the resident x/y rows: the "
+                                "row is computed in " + std::to_string(CeilDiv(cols, chunk)) + " fp32 chunks of " +
+                                std::to_string(chunk) + " elements (max pass, then quantize pass over the "
+                                "resident row); x is read from GM once");
+            }
         }
     }
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
@@ -229,10 +231,12 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
             chunk = c_units * kChunkAlign;
             lay = StreamLayout(s, r, chunk, slots);
             found = true;
-            notes.push_back("a row (" + Bytes(cols * s.ex) + " of x) does not fit in UB with its output: multi-pass, "
-                            "pass 1 streams " + std::to_string(CeilDiv(cols, chunk)) + " chunks of " +
-                            std::to_string(chunk) + " elements for the row max, pass 2 streams them again and "
-                            "quantizes (x read twice)");
+            if (req.explain) {
+                notes.push_back("a row (" + Bytes(cols * s.ex) + " of x) does not fit in UB with its output: "
+                                "multi-pass, pass 1 streams " + std::to_string(CeilDiv(cols, chunk)) +
+                                " chunks of " + std::to_string(chunk) + " elements for the row max, pass 2 "
+                                "streams them again and quantizes (x read twice)");
+            }
         }
     }
     if (!found) {
@@ -241,12 +245,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                      "<= " + Bytes(ub), Bytes(min_l.Total()),
                      "use a SoC with a larger unified buffer (ub_size override too small?)");
         return false;
-    }
-    if (lay.x_slots == 1) {
-        notes.push_back("double buffering off: two slots of x/y do not fit in UB");
-    } else {
-        notes.push_back("double buffered: x_in, y_out and scale_out have 2 slots (copy-in of the next iteration "
-                        "overlaps compute)");
     }
 
     // ---- tiling ----
@@ -289,6 +287,15 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     // ---- explanation ----
     PlanExplanation& e = plan->explanation;
     e = PlanExplanation();
+    if (!req.explain) {
+        return true;
+    }
+    if (lay.x_slots == 1) {
+        notes.push_back("double buffering off: two slots of x/y do not fit in UB");
+    } else {
+        notes.push_back("double buffered: x_in, y_out and scale_out have 2 slots (the next copy-in is issued "
+                        "before this iteration's compute)");
+    }
     e.soc = soc.name;
     e.mode = mode == DynamicQuantMode::STREAM ? "multi_pass" : (t.numChunks > 1 ? "row_resident_chunked" : "single_pass");
     e.core_capacity = cores;

@@ -34,6 +34,9 @@ struct DynamicQuantRequest {
     bool asymmetric = false;     // refused by the request check (no kernel implements it)
     std::string soc;             // any name SocFromName accepts
     SocOverrides overrides;      // device-reported core count / UB size (0 = the SoC table's)
+    // false: the tiling only, no PlanExplanation (no strings, no per-core vectors). The CANN TilingFunc runs on
+    // every launch and needs nothing but the tiling; Python and the validation scripts keep the default.
+    bool explain = true;
 };
 
 // The kernel's tiling, field for field the AqoDynamicQuantTilingData of op_host/aqo_dynamic_quant_tiling.h
