@@ -31,11 +31,11 @@ from ascend_quant_ops.errors import ConstraintError  # noqa: E402
 
 
 def _shape(text: str):
-    text = text.strip().strip("[]()")
-    if not text:
+    body = text.strip().strip("[]()").replace(" ", "")
+    if not body:
         return []
     try:
-        return [int(t) for t in text.replace("x", ",").split(",") if t.strip()]
+        return [int(t) for t in body.replace("x", ",").split(",")]
     except ValueError:
         raise argparse.ArgumentTypeError(f"a shape is comma-separated integers, e.g. 4096,7168; got {text!r}")
 
