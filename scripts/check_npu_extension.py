@@ -10,8 +10,14 @@ their argument order is checked separately (tests/torch/test_npu_extension.py, a
 
     python scripts/check_npu_extension.py [--cache DIR] [--torch-npu-version V] [--source FILE]
 
-Exit status 0 = the source compiles; 1 = compiler errors (printed); 2 = the headers could not be obtained.
-Needs network access to PyPI the first time (the wheel is about 45 MB), then works from the cache.
+With --schema it also builds the extension against CPU-only torch, with a stand-in for op_api_common.h
+(scripts/check_npu_extension_stub/: the few names the extension uses, EXEC_NPU_CMD doing nothing), and loads it
+after ascend_quant_ops.torch_ops: registering the PrivateUse1 kernels makes the dispatcher compare their C++
+signatures with the op schemas defined in Python, which no header check can do.
+
+Exit status 0 = the source compiles (and, with --schema, registers); 1 = compiler or registration errors
+(printed); 2 = the headers could not be obtained. Needs network access to PyPI the first time (the wheel is
+about 45 MB), then works from the cache.
 """
 from __future__ import annotations
 
@@ -93,17 +99,65 @@ def check(source: Path, package: Path) -> int:
     return 0
 
 
+STUB_DIR = Path(__file__).resolve().parent / "check_npu_extension_stub"
+
+LOAD_PROBE = """
+import sys, torch
+import ascend_quant_ops.torch_ops  # defines the schemas
+torch.ops.load_library(sys.argv[1])
+for op in ("dynamic_quant", "qlinear_matmul"):
+    assert torch._C._dispatch_has_kernel_for_dispatch_key(f"ascend_quant_ops::{op}", "PrivateUse1"), op
+print("registered")
+"""
+
+
+def check_schema(source: Path, workdir: Path) -> int:
+    """Build `source` against CPU torch + the stub header and load it next to the Python schemas."""
+    import torch
+    from torch.utils import cpp_extension
+
+    workdir.mkdir(parents=True, exist_ok=True)
+    lib = workdir / "aqo_npu_ops_schema_check.so"
+    flags = ["-std=c++20", "-shared", "-fPIC", "-O0", f"-I{STUB_DIR}",
+             f"-D_GLIBCXX_USE_CXX11_ABI={int(torch._C._GLIBCXX_USE_CXX11_ABI)}"]
+    flags += [f"-I{d}" for d in cpp_extension.include_paths()]
+    libdirs = cpp_extension.library_paths()
+    cmd = ["g++", *flags, str(source), "-o", str(lib), *[f"-L{d}" for d in libdirs], "-lc10", "-ltorch_cpu",
+           *[f"-Wl,-rpath,{d}" for d in libdirs]]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.stderr.write(r.stderr[-20000:])
+        print(f"FAILED: {source.name} does not build against CPU torch with the stub header")
+        return 1
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    r = subprocess.run([sys.executable, "-c", LOAD_PROBE, str(lib)], capture_output=True, text=True, env=env)
+    if r.returncode != 0 or "registered" not in r.stdout:
+        sys.stderr.write(r.stderr[-20000:])
+        print(f"FAILED: {source.name}'s PrivateUse1 kernels do not match the op schemas of torch_ops.py")
+        return 1
+    print(f"OK: {source.name}'s kernels register against the torch_ops schemas (PrivateUse1)")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cache", type=Path, default=default_cache(), help="where the wheel and headers are kept")
     p.add_argument("--torch-npu-version", default=None, help="default: the installed torch's version")
     p.add_argument("--source", type=Path, default=build.SOURCE, help="the C++ file to check")
+    p.add_argument("--schema", action="store_true",
+                   help="also build against CPU torch with the stub header and check the kernel signatures")
+    p.add_argument("--schema-only", action="store_true", help="only the schema check (no wheel needed)")
     args = p.parse_args(argv)
     if shutil.which("g++") is None:
         print("error: g++ not found", file=sys.stderr)
         return 2
-    package = ensure_headers(args.cache, args.torch_npu_version or matching_torch_npu_version())
-    return check(args.source, package)
+    rc = 0
+    if not args.schema_only:
+        package = ensure_headers(args.cache, args.torch_npu_version or matching_torch_npu_version())
+        rc = check(args.source, package)
+    if rc == 0 and (args.schema or args.schema_only):
+        rc = check_schema(args.source, args.cache / "schema_check")
+    return rc
 
 
 if __name__ == "__main__":

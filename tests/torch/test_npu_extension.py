@@ -39,6 +39,14 @@ def test_type_check_reports_failure(tmp_path):
     assert "op_api_common_v0.h" in r.stderr
 
 
+def test_kernel_signatures_match_the_python_schemas(tmp_path):
+    # Built against CPU torch with the stub op_api_common.h and loaded after torch_ops: the dispatcher refuses a
+    # PrivateUse1 kernel whose C++ signature differs from the schema (checked by hand: `double dst_type` fails).
+    r = run_check("--schema-only", "--cache", str(tmp_path))
+    assert r.returncode == 0, r.stdout + r.stderr[-5000:]
+    assert "register against the torch_ops schemas" in r.stdout
+
+
 def test_aclnn_argument_order_matches_operator_description():
     ops = {op["op_type"]: op for op in json.loads((ROOT / "cmake" / "cann" / "ops.json").read_text())["ops"]}
     src = build.SOURCE.read_text()
