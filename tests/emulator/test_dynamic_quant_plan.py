@@ -201,3 +201,25 @@ def test_emulator_traffic_matches_plan(shape, dtype, soc, kw):
         if e["mode"] != "multi_pass":
             iters = -(-rows // t["rowsPerIter"])
             assert cs["dma_gm_to_ub"] == iters + (1 if smooth else 0)
+
+
+@pytest.mark.skipif(edq is None, reason="no emulator runner in this build")
+def test_emulator_backend_refuses_like_the_plan():
+    x16 = np.ones((4, 64), np.float16)
+    with pytest.raises(ConstraintError) as ei:
+        edq.dynamic_quant(x16, soc="ascend910b", asymmetric=True)
+    assert ei.value.argument == "asymmetric" and ei.value.soc == "ascend910b"
+    with pytest.raises(DTypeError):
+        edq.dynamic_quant(x16.astype(ml_dtypes.bfloat16), soc="ascend310p")
+    with pytest.raises(DTypeError):
+        edq.dynamic_quant(x16, soc="ascend910b", dst_type="float8_e4m3fn")
+    with pytest.raises(ConstraintError) as ei:
+        edq.dynamic_quant(np.ones((2, 26625), np.float16), soc="ascend910b")
+    assert ei.value.limit == "<= 26624"
+    with pytest.raises(ConstraintError) as ei:
+        edq.dynamic_quant(np.ones(64, np.float16), soc="ascend910_95")
+    assert ei.value.argument == "x"
+    with pytest.raises(ConstraintError):
+        edq.dynamic_quant(x16, np.ones(63, np.float16), soc="ascend910b")
+    with pytest.raises(DTypeError):
+        edq.dynamic_quant(x16, np.ones(64, np.float32), soc="ascend910b")
