@@ -39,8 +39,9 @@ DESCRIPTION = TEMPLATE_DIR / "ops.json"
 
 # Canonical dtype names (op_host/tiling_core/dtype_table.cpp) -> msopgen IR json type names
 # (op_gen/config/transform.json INPUT_OUTPUT_DTYPE_MAP). The float8 / hifloat8 names follow the same spelling;
-# msopgen 8.1.RC1 does not know them and drops them from its skeleton with a warning, which is harmless because
-# the skeleton sources are replaced by ours.
+# msopgen 8.1.RC1 does not know them (and rejects an operator that uses them), so render_msopgen_json leaves the
+# columns holding them out of msopgen's input when the toolkit's table lacks them: only msopgen's skeleton, which
+# our sources replace, is generated from that file.
 IR_TYPE = {
     "float16": "float16",
     "bfloat16": "bfloat16",
@@ -52,18 +53,7 @@ IR_TYPE = {
     "float8_e4m3fn": "float8_e4m3fn",
     "float8_e5m2": "float8_e5m2",
 }
-# Canonical dtype names -> ge::DataType enumerators (CANN include/graph/types.h), used to read OpDef sources.
-GE_TYPE = {
-    "float16": "DT_FLOAT16",
-    "bfloat16": "DT_BF16",
-    "float32": "DT_FLOAT",
-    "int8": "DT_INT8",
-    "uint8": "DT_UINT8",
-    "int32": "DT_INT32",
-    "hifloat8": "DT_HIFLOAT8",
-    "float8_e4m3fn": "DT_FLOAT8_E4M3FN",
-    "float8_e5m2": "DT_FLOAT8_E5M2",
-}
+# Which dtype families the no_int_float8_mix rule of ops.json tells apart.
 FLOAT8_TYPES = {"hifloat8", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"}
 INTEGER_TYPES = {"int8", "uint8", "int32"}
 
