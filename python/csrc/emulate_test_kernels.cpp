@@ -119,6 +119,31 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "EmulatorError naming the faulty line of op_kernel/emulator/tests/emu_test_kernels.cpp.");
 
     m.def(
+        "emulator_misuse_demo",
+        [](const std::string& name) {
+            std::vector<uint8_t> buf(64);
+            if (name == "api_outside_launch") {
+                // A kernel API called with no launch running (no core context).
+                AscendC::GlobalTensor<float> g;
+                g.SetGlobalBuffer(reinterpret_cast<float*>(buf.data()), 16);
+            } else if (name == "block_dim_zero") {
+                aqo_emu::Launcher launch("ascend910b", "misuse");
+                launch.Run(0, [] {});
+            } else if (name == "null_gm_buffer") {
+                aqo_emu::Launcher launch("ascend910b", "misuse");
+                launch.AddGm("x", nullptr, 64, aqo_emu::GmAccess::kReadOnly);
+            } else if (name == "no_tiling") {
+                aqo_emu::Launcher launch("ascend910b", "misuse");
+                uint8_t* x = launch.AddGm("x", buf.data(), buf.size(), aqo_emu::GmAccess::kReadOnly);
+                launch.Run(1, [&] { aqo_emu_tests::FaultTilingTooShort(x, x, x); });
+            } else {
+                throw nb::value_error(("unknown misuse case " + name).c_str());
+            }
+        },
+        nb::arg("name"),
+        "Launcher / API misuse outside kernels: api_outside_launch, block_dim_zero, null_gm_buffer, no_tiling.");
+
+    m.def(
         "emulator_demo_cast",
         [](nb::bytes src, const std::string& src_dtype, const std::string& dst_dtype, int mode,
            const std::string& soc, double deq_scale, bool set_deq_scale) {

@@ -74,6 +74,9 @@ EXPECTED = {
     "second_pipe": (ALL_SOCS, ["second TPipe"]),
     "gm_cross_core_race": (ALL_SOCS, ["core 1 writes byte 224", "core 0 already wrote", "race"]),
     "bf16_copy_unavailable": (("ascend310p",), ["bfloat16 does not exist on ascend310p"]),
+    "gm_unregistered": (ALL_SOCS, ["SetGlobalBuffer", "not inside any buffer registered"]),
+    "use_after_pipe_reset": (ALL_SOCS, ["Abs", "use after free"]),
+    "unallocated_tensor": (ALL_SOCS, ["Duplicate", "not an allocated LocalTensor"]),
     "reduce_work_too_small": (ALL_SOCS, ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
 }
 
@@ -151,3 +154,16 @@ def test_soc_model_comes_from_the_soc_table():
     assert _native.emulator_soc_model("ascend910b", ub_size=65536)["ub_bytes"] == 65536
     with pytest.raises(EmulatorError, match="multiple of 32"):
         _native.emulator_soc_model("ascend910b", ub_size=1000)
+
+
+@pytest.mark.parametrize("case,words", [
+    ("api_outside_launch", ["outside a kernel launch"]),
+    ("block_dim_zero", ["block_dim 0"]),
+    ("null_gm_buffer", ["'x'", "null address"]),
+    ("no_tiling", ["no tiling was given"]),
+])
+def test_launcher_misuse_is_refused_not_crashed(case, words):
+    with pytest.raises(EmulatorError) as info:
+        _native.emulator_misuse_demo(case)
+    for word in words:
+        assert word in str(info.value)

@@ -473,6 +473,33 @@ inline void FaultReduceWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR)
     ReduceMax(out, t, work, 1000, false);  // FAULT(reduce_work_too_small)
 }
 
+// A GM address the launcher never registered (here: host stack memory).
+inline void FaultGmUnregistered(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    float host[8] = {};
+    GlobalTensor<float> g;
+    g.SetGlobalBuffer((__gm__ float*)host, 8);  // FAULT(gm_unregistered)
+}
+
+// A TBuf tensor used after TPipe::Reset released its UB.
+inline void FaultUseAfterPipeReset(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    pipe.Reset();
+    Abs(t, t, 64);  // FAULT(use_after_pipe_reset)
+}
+
+// A LocalTensor that was declared but never allocated.
+inline void FaultUnallocatedTensor(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    LocalTensor<float> t;
+    Duplicate(t, 1.0f, 8);  // FAULT(unallocated_tensor)
+}
+
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
@@ -518,6 +545,9 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"gm_cross_core_race", &FaultCrossCoreRace, 2},
         {"bf16_copy_unavailable", &FaultBf16Copy},
         {"reduce_work_too_small", &FaultReduceWorkTooSmall},
+        {"gm_unregistered", &FaultGmUnregistered},
+        {"use_after_pipe_reset", &FaultUseAfterPipeReset},
+        {"unallocated_tensor", &FaultUnallocatedTensor},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;
