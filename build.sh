@@ -90,6 +90,7 @@ fi
 
 build_native() {
     command -v "$CMAKE" >/dev/null 2>&1 || die "cmake not found (set CMAKE or install cmake >= 3.18)"
+    command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (set PYTHON to the Python the extension is for)"
     local gen=()
     if [ ! -f "$NATIVE_DIR/CMakeCache.txt" ] && command -v ninja >/dev/null 2>&1; then gen=(-G Ninja); fi
     say "native build (tiling core, _native extension, CPU emulator) in $NATIVE_DIR"
