@@ -159,13 +159,8 @@ bool PickUpper(double a, double lo, uint16_t /*lo_code*/, double hi, uint16_t hi
     return false;
 }
 
-}  // namespace
-
-const char* FloatFormatName(FloatFormat format) { return kSpecs[static_cast<int>(format)].name; }
-
-double FloatFormatMax(FloatFormat format) { return GetTable(format).finite.back().first; }
-
-double DecodeFloat(FloatFormat format, uint16_t code)
+// Value of a full code (sign included), from the format's definition.
+double DecodeSlow(FloatFormat format, uint16_t code)
 {
     const FormatSpec& s = kSpecs[static_cast<int>(format)];
     const uint32_t sign_bit = 1u << (s.bits - 1);
@@ -174,6 +169,32 @@ double DecodeFloat(FloatFormat format, uint16_t code)
     }
     const double mag = DecodeUnsigned(format, code & (sign_bit - 1));
     return (code & sign_bit) ? -mag : mag;
+}
+
+// Every code's value, computed once per format: decoding is on the hot path of every half / bfloat16 operand.
+const std::vector<double>& DecodeTable(FloatFormat format)
+{
+    static std::vector<double> tables[static_cast<int>(FloatFormat::kCount)];
+    static std::once_flag once[static_cast<int>(FloatFormat::kCount)];
+    const int i = static_cast<int>(format);
+    std::call_once(once[i], [format, i]() {
+        const uint32_t n = 1u << kSpecs[i].bits;
+        tables[i].resize(n);
+        for (uint32_t c = 0; c < n; ++c) tables[i][c] = DecodeSlow(format, static_cast<uint16_t>(c));
+    });
+    return tables[i];
+}
+
+}  // namespace
+
+const char* FloatFormatName(FloatFormat format) { return kSpecs[static_cast<int>(format)].name; }
+
+double FloatFormatMax(FloatFormat format) { return GetTable(format).finite.back().first; }
+
+double DecodeFloat(FloatFormat format, uint16_t code)
+{
+    const std::vector<double>& t = DecodeTable(format);
+    return code < t.size() ? t[code] : std::numeric_limits<double>::quiet_NaN();
 }
 
 uint16_t EncodeFloat(FloatFormat format, double x, Rounding rounding, OverflowPolicy policy)
