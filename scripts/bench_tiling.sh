@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): host time of one DynamicQuant tiling call (aqo::PlanDynamicQuant, the function the
-# CANN TilingFunc calls on every launch), for a few shapes per SoC. Target: under 2 us per call.
+# CANN TilingFunc calls on every launch, with request.explain = false), for a few shapes per SoC; also the time
+# with the explanation (Python, scripts). Target: under 2 us per call on the launch path.
 #
 # Compiles scripts/bench_tiling_main.cpp and every op_host/tiling_core/*.cpp with g++ -O2 (no CANN, no Python),
 # then prints ns per call: the best of 5 rounds, each round the mean over enough calls to last about 0.1 s.
