@@ -4,7 +4,7 @@
 //
 // Scheme (the plan, op_host/tiling_core/qlinear_matmul_plan.h, sizes everything):
 //   * work = output tiles of baseM x baseN of one broadcast batch matrix; every block (cube core / 310p AI core)
-//     owns a contiguous tile range, its vector workers (2 per cube core on split SoCs) take alternate tiles;
+//     owns a contiguous tile range, split again between its vector workers (2 per cube core on split SoCs);
 //   * the cube computes int8 x int8 -> int32 through the Matmul high-level API: P = A'B', the row sums
 //     RA = A' 1 and the column sums CB = 1^T B' (a ones vector in the worker's workspace), all exact mod 2^32;
 //     uint8 operands are first mapped to int8 in the worker's workspace (v - 128, FACTS 3), since the cube has
@@ -239,16 +239,22 @@ public:
         }
         const uint32_t q = p_.tileCount / p_.usedCores;
         const uint32_t r = p_.tileCount % p_.usedCores;
-        const uint32_t begin = block * q + Min32(block, r);
-        const uint32_t end = begin + q + (block < r ? 1u : 0u);
-        if (begin + sub >= end) {
+        const uint32_t blockBegin = block * q + Min32(block, r);
+        const uint32_t blockLen = q + (block < r ? 1u : 0u);
+        // The block's vector workers split its range into contiguous parts, so that consecutive tiles of a
+        // worker share their rows of a as often as possible.
+        const uint32_t q2 = blockLen / p_.workersPerCore;
+        const uint32_t r2 = blockLen % p_.workersPerCore;
+        const uint32_t begin = blockBegin + sub * q2 + Min32(sub, r2);
+        const uint32_t end = begin + q2 + (sub < r2 ? 1u : 0u);
+        if (begin >= end) {
             return;
         }
         if (p_.k != 0) {
             WriteOnes();
         }
         Duplicate(ys_, yScale_, p_.cStride);  // the divisor of the per-column multiplier
-        for (uint32_t t = begin + sub; t < end; t += p_.workersPerCore) {
+        for (uint32_t t = begin; t < end; ++t) {
             Tile(t);
         }
     }
@@ -303,8 +309,13 @@ private:
         GlobalTensor<int8_t> aSrc = aI8Gm_[aOff];
         GlobalTensor<int8_t> bSrc = bI8Gm_[bOff];
         uint32_t bStride = p_.n;
+        // Consecutive tiles of a worker often share their rows of a (N-blocks vary fastest): the mapped rows and
+        // their row sums in the workspace are still valid then.
+        const bool sameRows = haveRows_ && aOff == rowsOff_ && mrows == rowsCount_;
         if (p_.mapA) {
-            MapBytes(wsA_, aGm_, aOff, static_cast<uint64_t>(mrows) * k);
+            if (!sameRows) {
+                MapBytes(wsA_, aGm_, aOff, static_cast<uint64_t>(mrows) * k);
+            }
             aSrc = wsA_;
         }
         if (p_.mapB) {
@@ -325,12 +336,17 @@ private:
         mm_->IterateAll(wsC_);
         mm_->End();
         // Row sums of A' against the ones column (C is [mrows, 1]).
-        mm_->SetOrgShape(mrows, 1, k, k, 1);
-        mm_->SetSingleShape(mrows, 1, k);
-        mm_->SetTensorA(aSrc);
-        mm_->SetTensorB(wsOnes_);
-        mm_->IterateAll(wsRa_);
-        mm_->End();
+        if (!sameRows) {
+            mm_->SetOrgShape(mrows, 1, k, k, 1);
+            mm_->SetSingleShape(mrows, 1, k);
+            mm_->SetTensorA(aSrc);
+            mm_->SetTensorB(wsOnes_);
+            mm_->IterateAll(wsRa_);
+            mm_->End();
+            haveRows_ = true;
+            rowsOff_ = aOff;
+            rowsCount_ = mrows;
+        }
         // Column sums of B' against the ones row (C is [1, ncols]).
         mm_->SetOrgShape(1, bStride, k, k, p_.cStride);
         mm_->SetSingleShape(1, ncols, k);
@@ -594,6 +610,9 @@ private:
     LocalTensor<half> half_, mapHalf_;
     float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f, qMin_ = -128.0f, qMax_ = 127.0f;
     int32_t aZp0_ = 0, bZp0_ = 0;
+    bool haveRows_ = false;   // wsA_ (when mapped) and wsRa_ hold the rows of a at rowsOff_
+    uint64_t rowsOff_ = 0;
+    uint32_t rowsCount_ = 0;
 };
 
 template <class YT>

@@ -359,9 +359,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                       " tiles = batch " + Str(batch) + " x " + Str(t.tilesM) + " M-blocks x " + Str(t.tilesN) +
                       " N-blocks, N fastest");
     if (soc.split_architecture) {
-        e.notes.push_back("mix kernel: each cube core's tile range is shared by its 2 vector cores (alternate "
-                          "tiles); the vector cores drive the cube through the Matmul API and requantize; UB map "
-                          "and workspace are per vector core");
+        e.notes.push_back("mix kernel: each cube core's tile range is split into 2 contiguous parts for its 2 "
+                          "vector cores; the vector cores drive the cube through the Matmul API and requantize; UB "
+                          "map and workspace are per vector core");
     } else {
         e.notes.push_back("coupled AI cores: the Matmul API moves L0C through UB (no fixpipe); " +
                           Str(kMatmulApiUbReserveCoupled) + " bytes of UB kept for it");

@@ -3,7 +3,7 @@
 // The kernel (op_kernel/aqo_qlinear_matmul.cpp) works on output tiles of baseM x baseN elements of one broadcast
 // batch matrix. Tiles are numbered batch-major, then M-block, then N-block (N fastest, so consecutive tiles of a
 // core share their rows of a). Every block (cube core; AI core on ascend310p) gets a contiguous range of tiles;
-// on split-architecture SoCs (910b, 950) the block's two vector cores take the range's tiles alternately and each
+// on split-architecture SoCs (910b, 950) the block's two vector cores split the range into two contiguous parts, and each
 // drives the shared cube through the Matmul high-level API. Per tile the kernel
 //   1. maps uint8 operands to int8 into its private workspace (v ^ 0x80 computed as v - 128, FACTS 3), because the
 //      cube multiplies int8 x int8 (the zero point is lowered by 128, so v - zp is unchanged);
