@@ -25,6 +25,7 @@
 #                     headers. Arguments after `check` go to scripts/check_device_code.py (--help there), e.g.
 #                       ASCEND_TOOLKIT=~/.cache/cann-headers/Ascend/ascend-toolkit/8.1.RC1 ./build.sh check
 #                       ./build.sh check --soc ascend310p op_kernel/aqo_dynamic_quant.cpp
+#                       ./build.sh check -j 4        (files in parallel)
 #   render DIR        Write the rendered CANN build inputs (msopgen json, preset variables, tiling-core cmake)
 #                     into DIR without any toolkit, for inspection.
 #   -h | --help       This text.

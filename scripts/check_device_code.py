@@ -30,6 +30,7 @@ import re
 import subprocess
 import sys
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -283,6 +284,7 @@ def main(argv=None) -> int:
     parser.add_argument("--repo", type=Path, default=REPO, help="project root for the default file lists")
     parser.add_argument("-I", dest="includes", action="append", default=[], help="extra include directory")
     parser.add_argument("-D", dest="defines", action="append", default=[], help="extra define")
+    parser.add_argument("-j", "--jobs", type=int, default=1, help="files checked in parallel (default 1)")
     parser.add_argument("-v", "--verbose", action="store_true", help="print the g++ command lines")
     args = parser.parse_args(argv)
 
@@ -318,20 +320,26 @@ def main(argv=None) -> int:
 
     results = []
     with tempfile.TemporaryDirectory(prefix="aqo-check-") as tmpdir:
-        tmp = Path(tmpdir)
-        for f in files:
+
+        def check_file(item):
+            index, f = item
+            tmp = Path(tmpdir) / str(index)  # one scratch folder per file: shims and stubs are not shared
+            tmp.mkdir()
             if f.parent.name == "op_kernel":
-                batch = check_kernel(tk, f, socs, args.tiling_header, cxx, extra, tmp)
-            else:
-                batch = check_host(tk, f, cxx, extra, tmp, args.host_pass)
-            for r in batch:
-                print(f"check: {r.status:<13} {r.target:<22} {r.file}")
-                indent = "    "
-                for line in r.detail:
-                    print(indent + line)
-                if args.verbose and r.command:
-                    print(indent + "+ " + " ".join(r.command))
-            results += batch
+                return check_kernel(tk, f, socs, args.tiling_header, cxx, extra, tmp)
+            return check_host(tk, f, cxx, extra, tmp, args.host_pass)
+
+        with ThreadPoolExecutor(max_workers=max(1, args.jobs)) as pool:
+            batches = pool.map(check_file, enumerate(files))  # results in file order, whatever finishes first
+            for batch in batches:
+                for r in batch:
+                    print(f"check: {r.status:<13} {r.target:<22} {r.file}", flush=True)
+                    indent = "    "
+                    for line in r.detail:
+                        print(indent + line)
+                    if args.verbose and r.command:
+                        print(indent + "+ " + " ".join(r.command))
+                results += batch
     failed = [r for r in results if r.status == "FAIL"]
     passed = [r for r in results if r.status == "PASS"]
     unchecked = [r for r in results if r.status == "NOT-CHECKABLE"]

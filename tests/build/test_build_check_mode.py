@@ -238,3 +238,17 @@ def test_build_sh_check_passes_its_arguments_on(tmp_path, toolkit):
                           env=clean_env(ASCEND_TOOLKIT=str(toolkit)), capture_output=True, text=True, check=False)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert verdicts(proc.stdout) == {"ascend310p/aicore": "PASS"}
+
+
+def test_parallel_check_reports_in_file_order_with_the_same_verdicts(tmp_path, toolkit):
+    good = source(tmp_path, "op_kernel/good.cpp", GOOD_KERNEL)
+    bad = source(tmp_path, "op_kernel/bad.cpp", """\
+        #include "kernel_operator.h"
+        extern "C" __global__ __aicore__ void bad(GM_ADDR x) { AscendC::PadCopy(); }
+        """)
+    host = source(tmp_path, "op_host/op.cpp", HOST_SOURCE.format(call="0"))
+    serial = check("--toolkit", toolkit, "--soc", "ascend310p", good, bad, host)
+    parallel = check("--toolkit", toolkit, "--soc", "ascend310p", "-j", "3", good, bad, host)
+    assert serial[0] == parallel[0] == 1
+    lines = [ln for ln in serial[1].splitlines() if ln.startswith("check: ")]
+    assert lines == [ln for ln in parallel[1].splitlines() if ln.startswith("check: ")]
