@@ -194,6 +194,8 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count, \
               AQO_EMU_SRC)                                                                                       \
     {                                                                                                            \
+        aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                        \
+        (void)aqo_ctx;                                                                                           \
         aqo_emu::BinaryOp(dst, src0, src1, count, [&](double a, double b, uint64_t i) { (void)i; return EXPR; },  \
                           aqo_file, aqo_line, #NAME);                                                            \
     }
@@ -201,9 +203,9 @@ AQO_EMU_BINARY(Add, a + b)
 AQO_EMU_BINARY(Sub, a - b)
 AQO_EMU_BINARY(Mul, a * b)
 AQO_EMU_BINARY(Div, a / b)
-AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Max"),
+AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Max"),
                      a > b ? a : b))
-AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Min"),
+AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
                      a < b ? a : b))
 #undef AQO_EMU_BINARY
 
@@ -212,15 +214,16 @@ AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a
     template <typename T, typename U>                                                                             \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
-        const double b = aqo_emu::ReadOperand(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<T>(scalar));          \
+        aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
+        const double b = aqo_emu::ReadOperand(aqo_ctx, static_cast<T>(scalar));                                  \
         aqo_emu::UnaryOp(dst, src, count, [&](double a, uint64_t i) { (void)i; return EXPR; }, aqo_file,          \
                          aqo_line, #NAME);                                                                        \
     }
 AQO_EMU_SCALAR(Adds, a + b)
 AQO_EMU_SCALAR(Muls, a * b)
-AQO_EMU_SCALAR(Maxs, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Maxs"),
+AQO_EMU_SCALAR(Maxs, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Maxs"),
                       a > b ? a : b))
-AQO_EMU_SCALAR(Mins, (aqo_emu::RefuseNaNOrder(aqo_emu::Ctx(aqo_file, aqo_line), a, b, i, aqo_file, aqo_line, "Mins"),
+AQO_EMU_SCALAR(Mins, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Mins"),
                       a < b ? a : b))
 #undef AQO_EMU_SCALAR
 
