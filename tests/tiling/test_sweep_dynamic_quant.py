@@ -55,3 +55,18 @@ def test_sweep_cli_exit_status(sweep_mod, capsys):
     assert sweep_mod.main(["--op", "dynamic_quant", "--soc", "ascend950", "--count", "50", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "ascend910_95" in out and "0 failed" in out
+
+
+def test_sweep_cli_fails_on_a_broken_plan(sweep_mod, monkeypatch, capsys):
+    real = sweep_mod.plan_function("dynamic_quant")
+
+    def overflowing(*args):
+        out = real(*args)
+        if out["ok"] and out["explanation"]["ub"]:
+            out["explanation"]["ub"][-1]["offset"] = out["explanation"]["ub_capacity"]  # past the end of UB
+        return out
+
+    monkeypatch.setattr(sweep_mod, "plan_function", lambda op: overflowing)
+    assert sweep_mod.main(["--op", "dynamic_quant", "--soc", "ascend910b", "--count", "40", "--no-progress"]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL dynamic_quant ascend910b" in out and "past ub_capacity" in out
