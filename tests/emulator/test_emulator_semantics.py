@@ -380,3 +380,40 @@ def test_double_buffered_pipeline(block_dim):
         assert core["peak_ub_bytes"] == 2 * 2 * tile * 4
         assert core["vector_ops"] == 2 * n
     assert sum(c["gm_read_bytes"] for c in stats["cores"]) == x.nbytes
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# The Cast table is FACTS 2 (transcribed here from shared/FACTS.md section 2, independently of the C++ table)
+# ---------------------------------------------------------------------------------------------------------------
+_ALL_MODES = {NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD}
+FACTS_2 = {
+    # (src, dst): (modes on ascend310p, modes on ascend910b)
+    ("float32", "float16"): ({NONE, ODD}, _ALL_MODES),
+    ("float16", "int8"): ({NONE, FLOOR, CEIL, ROUND, TRUNC}, {RINT, FLOOR, CEIL, ROUND, TRUNC, NONE}),
+    ("float32", "int32"): ({RINT, FLOOR, CEIL, ROUND, TRUNC}, {RINT, FLOOR, CEIL, ROUND, TRUNC}),
+    ("float16", "float32"): ({NONE}, {NONE}),
+    ("int8", "float16"): ({NONE}, {NONE}),
+    ("int32", "float32"): ({NONE}, _ALL_MODES - {ODD}),
+    ("int32", "float16"): (_ALL_MODES, _ALL_MODES),  # deq conversion: the mode is ignored
+    ("bfloat16", "float32"): (set(), {NONE}),
+}
+_SAMPLE = {"float32": np.float32([1.0, -2.0] * 16), "float16": np.float16([1.0, -2.0] * 16),
+           "int32": np.int32([1, -2] * 16), "int8": np.int8([1, -2] * 16),
+           "bfloat16": np.float32([1.0, -2.0] * 16).astype(ml_dtypes.bfloat16)}
+
+
+@pytest.mark.parametrize("soc_index,soc", [(0, "ascend310p"), (1, "ascend910b")])
+@pytest.mark.parametrize("pair", sorted(FACTS_2))
+def test_cast_table_is_facts_2(pair, soc_index, soc):
+    src, dst = pair
+    accepted = FACTS_2[pair][soc_index]
+    x = _SAMPLE[src]
+    for mode in sorted(_ALL_MODES):
+        deq = 1.0 if pair == ("int32", "float16") else None
+        if mode in accepted:
+            out = cast(x, dst, mode, soc, deq_scale=deq)
+            assert len(out) == x.size * {"float16": 2, "float32": 4, "int32": 4, "int8": 1}[dst]
+        else:
+            # bfloat16 on ascend310p is refused already when it is copied in.
+            with pytest.raises(EmulatorError, match="Cast|bfloat16 does not exist"):
+                cast(x, dst, mode, soc, deq_scale=deq)
