@@ -71,7 +71,7 @@ void ChooseTiles(uint64_t batch, uint64_t m, uint64_t n, uint32_t workers, uint3
     while (batch * CeilDiv(m, bm) * CeilDiv(n, bn) < workers) {
         if (bn / 2 >= min_bn && bn / 2 % 32 == 0 && CeilDiv(n, bn / 2) > CeilDiv(n, bn)) {
             bn /= 2;
-        } else if (bm / 2 >= kMinBaseM && CeilDiv(m, bm / 2) > CeilDiv(m, bm)) {
+        } else if (bm / 2 >= kMinBaseM && bm / 2 % kMinBaseM == 0 && CeilDiv(m, bm / 2) > CeilDiv(m, bm)) {
             bm /= 2;
         } else {
             break;
