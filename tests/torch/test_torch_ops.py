@@ -203,3 +203,14 @@ def test_numpy_bit_views_are_exact(dtype):
     assert a.dtype.itemsize == t.element_size() and a.shape == tuple(t.shape)
     back = torch_ops.from_numpy(a)
     assert back.dtype == dtype and torch.equal(bits(back), bits(t))
+
+
+def test_torch_compile_dynamic_shapes():
+    torch._dynamo.reset()
+    compiled = torch.compile(lambda x: torch_ops.dynamic_quant(x, dst_type="float8_e5m2"), fullgraph=True,
+                             dynamic=True)
+    for rows in (5, 9, 17):  # one graph with a symbolic row count: the fake impl must handle SymInts
+        x = torch.randn(rows, 48).half()
+        y, scale = compiled(x)
+        ry, rs = torch_ops.dynamic_quant(x, dst_type="float8_e5m2")
+        assert torch.equal(bits(y), bits(ry)) and torch.equal(scale, rs) and y.shape == (rows, 48)
