@@ -78,6 +78,8 @@ def test_variants_carry_their_platform_config(name, numbers):
     ("ascend910b", "ascend910b"), ("ascend950", "ascend910_95"), ("Ascend950", "ascend910_95"),
     ("ASCEND910_95", "ascend910_95"), ("Ascend910B3", "ascend910b"), ("ascend910b4-1", "ascend910b"),
     ("Ascend310P3", "ascend310p"), (" ascend310p ", "ascend310p"),
+    # CANN's Short_SoC_version strings (FACTS 1: the portable run-time detection) resolve too.
+    ("Ascend910B", "ascend910b"), ("Ascend310P", "ascend310p"), ("Ascend910_95", "ascend910_95"),
 ])
 def test_aliases(name, canon):
     assert tiling.canonical_soc(name) == canon
