@@ -168,3 +168,34 @@ def test_op_api_lib_form_of_custom_opp_path(tmp_path, monkeypatch):
     (lib.parent / "include").mkdir()
     (lib.parent / "include" / npu.ACLNN_HEADER).write_text("")
     assert npu.find_custom_opp() == (lib, "")
+
+
+def test_autoloaded_torch_npu_breaking_import_torch(tmp_path):
+    # FACTS 9: with autoloading on, a torch_npu that cannot import (no CANN) makes `import torch` raise. The
+    # package must still compute with numpy and report the first, meaningful error every time it is asked.
+    fake = tmp_path / "fake"
+    (fake / "torch_npu").mkdir(parents=True)
+    (fake / "torch_npu" / "__init__.py").write_text('raise RuntimeError("libhccl.so: cannot open shared object")\n')
+    dist = fake / "torch_npu-2.13.0.dist-info"
+    dist.mkdir()
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: torch_npu\nVersion: 2.13.0\n")
+    (dist / "entry_points.txt").write_text("[torch.backends]\ntorch_npu = torch_npu:_autoload\n")
+    probe = textwrap.dedent("""
+        import json, numpy as np
+        from ascend_quant_ops import npu
+        first, second = npu.status(), npu.status()
+        import ascend_quant_ops as aqo
+        y, scale = aqo.dynamic_quant(np.ones((2, 4), np.float16), backend="cpu")
+        print(json.dumps({"first": first, "second": second, "y": y.tolist()}))
+    """)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_")}
+    env.update(PYTHONPATH=os.pathsep.join([str(fake), str(ROOT / "python")]), TORCH_DEVICE_BACKEND_AUTOLOAD="1")
+    r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout.strip().splitlines()[-1])
+    assert out["first"] == out["second"]
+    usable, reason = out["first"]
+    assert usable is False
+    assert reason.startswith("torch is installed but failed to import: RuntimeError")
+    assert "torch_npu" in reason and "TORCH_DEVICE_BACKEND_AUTOLOAD=0" in reason
+    assert out["y"] == [[127] * 4] * 2
