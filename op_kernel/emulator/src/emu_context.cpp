@@ -367,6 +367,10 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         core.tiling_key = tiling_key_;
         core.stats = &stats_.cores[b];
         SetCurrentCore(&core);
+        // Whatever leaves the kernel (a fault, or any other exception), the core context must not outlive it.
+        struct ClearCore {
+            ~ClearCore() { SetCurrentCore(nullptr); }
+        } clear_core;
         try {
             kernel_call();
             for (const AllocRecord& r : core.records) {
@@ -378,13 +382,16 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
                 }
             }
         } catch (const std::exception& e) {
-            SetCurrentCore(nullptr);
             stats_.completed = false;
             stats_.error = e.what();
             g_last_run = stats_;
             throw;
+        } catch (...) {
+            stats_.completed = false;
+            stats_.error = "the kernel threw a non-standard exception";
+            g_last_run = stats_;
+            throw;
         }
-        SetCurrentCore(nullptr);
     }
     stats_.completed = true;
     g_last_run = stats_;

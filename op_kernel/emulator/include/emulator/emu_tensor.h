@@ -297,7 +297,7 @@ public:
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         aqo_emu::QueueState& q = State(c, aqo_file, aqo_line, "FreeTensor");
-        if (tensor.record_ < 0) {
+        if (tensor.record_ < 0 || tensor.record_ >= static_cast<int>(c.records.size())) {
             aqo_emu::Fail(aqo_file, aqo_line, "FreeTensor of a tensor that was never allocated");
         }
         aqo_emu::AllocRecord& r = c.records[tensor.record_];
@@ -347,7 +347,7 @@ private:
     }
     aqo_emu::AllocRecord& Owned(aqo_emu::CoreContext& c, int record, const char* file, int line, const char* api)
     {
-        if (record < 0) {
+        if (record < 0 || record >= static_cast<int>(c.records.size())) {
             aqo_emu::Fail(file, line, std::string(api) + " of a tensor that was never allocated");
         }
         aqo_emu::AllocRecord& r = c.records[record];
