@@ -19,7 +19,7 @@ TILING_DATA_FIELD_DEF(uint32_t, hasSmooth);
 TILING_DATA_FIELD_DEF(uint32_t, cols);          // H = shape[-1]
 TILING_DATA_FIELD_DEF(uint32_t, colsPad);       // UB row stride in elements (32-byte granule for x and y)
 TILING_DATA_FIELD_DEF(uint32_t, usedCores);     // block dim
-TILING_DATA_FIELD_DEF(uint32_t, unitRows);      // rows per work unit (1, or 8 without DataCopyPad)
+TILING_DATA_FIELD_DEF(uint32_t, unitRows);      // rows per work unit (1, or 16 without DataCopyPad)
 TILING_DATA_FIELD_DEF(uint32_t, unitsExtra);    // the last unitsExtra cores get one unit more
 TILING_DATA_FIELD_DEF(uint32_t, rowsPerIter);   // rows per UB iteration (per scale store)
 TILING_DATA_FIELD_DEF(uint32_t, chunk);         // elements per fp32 compute chunk

@@ -195,7 +195,7 @@ public:
     {
         p_ = p;
         pipe_ = pipe;
-        // Balanced split in work units (1 row, or 8 rows where scales must be stored in 32-byte blocks): the last
+        // Balanced split in work units (1 row; 16 rows, a data-cache line of scales, without DataCopyPad): the last
         // unitsExtra cores take one unit more. The last core holds the tensor's partial unit, so giving it (not
         // the first cores) the extra unit keeps every core within one unit of rows of every other.
         uint64_t core = GetBlockIdx();
@@ -625,20 +625,25 @@ private:
     }
 
     // The group's n scales. ascend310p cannot copy fewer than 32 bytes and must not write past the end of scale
-    // (ATB / OPSNN do, FACTS 4): groups are 8-row multiples except the tensor's last one, whose scales are stored
-    // by the scalar unit and flushed from the data cache.
+    // (ATB / OPSNN do, FACTS 4): whole 32-byte blocks go by DMA; only the tensor's last group can end in a partial
+    // block, whose scales the scalar unit stores and flushes from its data cache. The plan's work units are whole
+    // 64-byte cache lines of scales, so that line holds this core's scales only.
     __aicore__ inline void WriteScales(uint64_t row, uint32_t n, const LocalTensor<float>& s)
     {
 #if AQO_DQ_HAS_DATACOPYPAD
         DataCopyExtParams prm(1, n * static_cast<uint32_t>(sizeof(float)), 0, 0, 0);
         DataCopyPad(scaleGm_[row], s, prm);
 #else
-        if ((n * sizeof(float)) % kBlockBytes == 0) {
-            DataCopy(scaleGm_[row], s, n);
+        const uint32_t perBlock = kBlockBytes / sizeof(float);
+        const uint32_t dmaRows = n / perBlock * perBlock;
+        if (dmaRows != 0) {
+            DataCopy(scaleGm_[row], s, dmaRows);
+        }
+        if (dmaRows == n) {
             return;
         }
-        PipeBarrier<PIPE_ALL>();  // this core's earlier scale DMAs have landed before the cache lines are touched
-        for (uint32_t i = 0; i < n; ++i) {
+        PipeBarrier<PIPE_ALL>();  // the DMA'd scales are in GM before the scalar unit fills their cache line
+        for (uint32_t i = dmaRows; i < n; ++i) {
             scaleGm_.SetValue(row + i, s.GetValue(i));
         }
         DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(scaleGm_);

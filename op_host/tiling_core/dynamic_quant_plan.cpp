@@ -23,6 +23,9 @@ constexpr uint64_t kTargetIterXBytes = 32 * 1024;
 constexpr uint64_t kMaxBurstCount = 65535;
 // stat buffer: two 32-byte slots (reduction result, and the dmax operand of the scale division).
 constexpr uint32_t kStatSlots = 2;
+// The scalar unit's GM data-cache line: DataCacheCleanAndInvalid writes back whole 64-byte lines (AscendC API
+// docs, DataCacheCleanAndInvalid: "SINGLE_CACHE_LINE ... 64B").
+constexpr uint32_t kDataCacheLineBytes = 64;
 
 // The bit pattern of a positive NaN in each float dst type, as the golden writes it (golden/dynamic_quant.py:
 // 0x7F float8_e4m3fn, 0x7E float8_e5m2 (ml_dtypes' quiet NaN), 0x80 hifloat8 (FACTS 5)); int8 has no NaN (0).
@@ -161,10 +164,17 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                      "split the last axis");
         return false;
     }
-    // Without DataCopyPad every copy must be whole 32-byte blocks, and scales are stored per 32 bytes (8 rows) so
-    // that no core's scale block shares a 32-byte block with another's. The request check guarantees the
-    // tail multiple that makes x and y rows whole blocks.
-    const uint32_t unit_rows = soc.has_data_copy_pad ? 1 : block / static_cast<uint32_t>(sizeof(float));
+    // Without DataCopyPad every copy must be whole 32-byte blocks (the request check guarantees the tail multiple
+    // that makes x and y rows whole blocks), and the scales of the tensor's last rows that do not fill a block are
+    // stored by the scalar unit through its data cache. A work unit is one data-cache line of scales (16 rows):
+    // every core's scale range then starts on a line boundary, so the line the scalar unit writes back holds only
+    // the last core's own scales (already in GM: it DMAs them first), never another core's in-flight ones.
+    const uint32_t unit_rows =
+        soc.has_data_copy_pad ? 1 : std::max(block, kDataCacheLineBytes) / static_cast<uint32_t>(sizeof(float));
+    // Rows per UB iteration: whole 32-byte blocks of scales (8 rows) without DataCopyPad, so that every group's
+    // scales go by DMA except the tensor's last partial block. Core ranges are whole units (16 rows), so groups
+    // never straddle cores.
+    const uint32_t iter_rows = soc.has_data_copy_pad ? 1 : block / static_cast<uint32_t>(sizeof(float));
     if (!soc.has_data_copy_pad && s.cols_pad != cols) {
         SetViolation(v, op, "x", &soc, "tail axis length: rows of whole 32-byte blocks (no DataCopyPad)",
                      "multiple of " + std::to_string(elems_per_block), std::to_string(cols),
@@ -189,27 +199,27 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     bool found = false;
     std::vector<std::string> notes;
     const uint64_t r_cap_units = std::max<uint64_t>(
-        1, std::min<uint64_t>({CeilDiv(max_core_rows, unit_rows),
-                               kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex * unit_rows),
-                               kMaxBurstCount / unit_rows}));
+        1, std::min<uint64_t>({CeilDiv(max_core_rows, iter_rows),
+                               kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex * iter_rows),
+                               kMaxBurstCount / iter_rows}));
     // One chunk covering the whole row (whole repeats; H = 0 still gets a valid, unused chunk).
     const uint64_t single_chunk = AlignUp(std::max<uint64_t>(s.cols_pad, 1), kChunkAlign);
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
         uint64_t k = LargestFitting(r_cap_units, [&](uint64_t kk) {
-            return ResidentLayout(s, kk * unit_rows, single_chunk, slots).Total() <= ub;
+            return ResidentLayout(s, kk * iter_rows, single_chunk, slots).Total() <= ub;
         });
         if (k > 0) {
-            r = k * unit_rows;
+            r = k * iter_rows;
             chunk = single_chunk;
             lay = ResidentLayout(s, r, chunk, slots);
             found = true;
             break;
         }
         uint64_t c_units = LargestFitting(CeilDiv(s.cols_pad, kChunkAlign), [&](uint64_t cu) {
-            return ResidentLayout(s, unit_rows, cu * kChunkAlign, slots).Total() <= ub;
+            return ResidentLayout(s, iter_rows, cu * kChunkAlign, slots).Total() <= ub;
         });
         if (c_units * kChunkAlign >= kMinResidentChunk && c_units * kChunkAlign < single_chunk) {
-            r = unit_rows;
+            r = iter_rows;
             chunk = c_units * kChunkAlign;
             lay = ResidentLayout(s, r, chunk, slots);
             found = true;
@@ -223,11 +233,11 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     }
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
         uint64_t c_units = LargestFitting(CeilDiv(std::max<uint64_t>(cols, 1), kChunkAlign), [&](uint64_t cu) {
-            return StreamLayout(s, unit_rows, cu * kChunkAlign, slots).Total() <= ub;
+            return StreamLayout(s, iter_rows, cu * kChunkAlign, slots).Total() <= ub;
         });
         if (c_units > 0) {
             mode = DynamicQuantMode::STREAM;
-            r = unit_rows;
+            r = iter_rows;
             chunk = c_units * kChunkAlign;
             lay = StreamLayout(s, r, chunk, slots);
             found = true;
@@ -240,7 +250,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         }
     }
     if (!found) {
-        Layout min_l = StreamLayout(s, unit_rows, kChunkAlign, 1);
+        Layout min_l = StreamLayout(s, iter_rows, kChunkAlign, 1);
         SetViolation(v, op, "x", &soc, "unified buffer: the smallest DynamicQuant layout does not fit",
                      "<= " + Bytes(ub), Bytes(min_l.Total()),
                      "use a SoC with a larger unified buffer (ub_size override too small?)");
@@ -365,7 +375,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         range("y", b * cols * s.ey, en * cols * s.ey, true, 0);
         // Without DataCopyPad the tensor's last partial group of rows (fewer than unit_rows) stores its scales
         // with scalar writes (the kernel's WriteScales): those bytes are not a DMA.
-        uint64_t scalar_rows = (!soc.has_data_copy_pad && en == rows) ? rows % unit_rows : 0;
+        uint64_t scalar_rows = (!soc.has_data_copy_pad && en == rows) ? rows % (block / sizeof(float)) : 0;
         range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float));
     }
 
@@ -381,9 +391,11 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         notes.push_back("UB use " + Bytes(lay.Total()) + " of " + Bytes(ub));
     }
     if (!soc.has_data_copy_pad) {
-        notes.push_back("no DataCopyPad: every copy is whole 32-byte blocks; scales are stored per 8 rows (32 B); "
-                        "the tensor's last partial group of " + std::to_string(rows % unit_rows) +
-                        " row(s) stores its scales with scalar GM writes and a data-cache flush, never past the "
+        const uint64_t per_block = block / sizeof(float);
+        notes.push_back("no DataCopyPad: every copy is whole 32-byte blocks; work units of " +
+                        std::to_string(unit_rows) + " rows (one 64-byte data-cache line of scales); the last " +
+                        std::to_string(rows % per_block) + " scale(s) of the tensor (fewer than a 32-byte block) "
+                        "are stored by scalar GM writes and a data-cache flush on the last core, never past the "
                         "end of scale");
     }
     if (soc.saturation_only_float) {

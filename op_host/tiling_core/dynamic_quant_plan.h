@@ -51,9 +51,9 @@ struct DynamicQuantTiling {
     uint32_t cols = 0;          // H
     uint32_t colsPad = 0;       // UB row stride in elements: x and y rows both whole 32-byte blocks
     uint32_t usedCores = 0;     // block dim (0 only when there is no row)
-    uint32_t unitRows = 0;      // rows per work unit: 1 with DataCopyPad, else 32 bytes of scales (8 rows)
+    uint32_t unitRows = 0;      // rows per work unit: 1 with DataCopyPad, else a 64-byte cache line of scales (16)
     uint32_t unitsExtra = 0;    // the last unitsExtra cores take one unit more
-    uint32_t rowsPerIter = 0;   // rows per UB iteration and per scale store (a multiple of unitRows)
+    uint32_t rowsPerIter = 0;   // rows per UB iteration and scale store (without DataCopyPad: a multiple of 8)
     uint32_t chunk = 0;         // elements per fp32 compute chunk (a multiple of 64, or colsPad)
     uint32_t numChunks = 0;     // ceil(H / chunk)
     uint32_t xSlots = 0;        // x_in queue depth (2 = double buffered)

@@ -63,7 +63,8 @@ def test_invariants_on_a_grid(soc):
             check(p, soc)
             t = p.tiling
             assert ub_total(p) <= tiling.soc_spec(soc)["ub_bytes"]
-            assert t["rowsPerIter"] % t["unitRows"] == 0
+            # without DataCopyPad: groups of whole 32-byte blocks of scales, core ranges of whole cache lines
+            assert t["rowsPerIter"] % (1 if t["unitRows"] == 1 else 8) == 0
             assert t["chunk"] % 64 == 0 and t["numChunks"] * t["chunk"] >= t["cols"]
             n += 1
     assert n > 50
@@ -100,13 +101,16 @@ def test_balance_and_units():
     p = plan((48 * 5 + 7, 256), "float16", "ascend910b")
     loads = [w["end"] - w["begin"] for w in p.explanation["work"]]
     assert max(loads) - min(loads) <= 1 and len(loads) == 48
-    p = plan((8 * 8 * 3 + 5, 256), "float16", "ascend310p")
+    rows = 16 * 8 * 3 + 13
+    p = plan((rows, 256), "float16", "ascend310p")
     t = p.tiling
-    assert t["unitRows"] == 8
+    assert t["unitRows"] == 16
     for w in p.explanation["work"]:
-        assert w["begin"] % 8 == 0  # every core's scale block starts on a 32-byte boundary
+        assert w["begin"] % 16 == 0  # every core's scales start on a 64-byte data-cache line
     tail = [g for g in p.explanation["gm"] if g["tensor"] == "scale" and g.get("scalar_bytes")]
-    assert len(tail) == 1 and tail[0]["scalar_bytes"] == 5 * 4 and tail[0]["end"] == (8 * 8 * 3 + 5) * 4
+    # 13 = 8 + 5: one more 32-byte block by DMA, the last 5 scales by scalar writes, on the last core only
+    assert len(tail) == 1 and tail[0]["scalar_bytes"] == 5 * 4 and tail[0]["end"] == rows * 4
+    assert tail[0]["core"] == p.explanation["used_cores"] - 1
 
 
 def test_modes():
