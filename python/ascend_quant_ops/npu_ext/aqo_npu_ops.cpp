@@ -139,8 +139,8 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
     return y;
   }
   if (a.size(-1) == 0) {
-    // K = 0: every accumulator is 0, so y is the (per-tensor) output zero point.
-    y.copy_(y_zero_point.reshape({}).expand(shape));
+    // K = 0: every accumulator is 0, so y is the output zero point, broadcast (copy_ broadcasts its source).
+    y.copy_(y_zero_point);
     return y;
   }
   const at::Tensor ac = a.contiguous();
