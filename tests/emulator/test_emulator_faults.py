@@ -77,6 +77,7 @@ EXPECTED = {
     "gm_unregistered": (ALL_SOCS, ["SetGlobalBuffer", "not inside any buffer registered"]),
     "use_after_pipe_reset": (ALL_SOCS, ["Abs", "use after free"]),
     "unallocated_tensor": (ALL_SOCS, ["Duplicate", "not an allocated LocalTensor"]),
+    "partial_overlap": (ALL_SOCS, ["Add", "partially overlaps src0", "[32, 288)"]),
     "reduce_work_too_small": (ALL_SOCS, ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
 }
 

@@ -500,6 +500,17 @@ inline void FaultUnallocatedTensor(GM_ADDR, GM_ADDR, GM_ADDR)
     Duplicate(t, 1.0f, 8);  // FAULT(unallocated_tensor)
 }
 
+// dst and src share a buffer but start 32 bytes apart: a partial overlap, which the vector unit does not support.
+inline void FaultPartialOverlap(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 128);
+    Add(t[8], t, t, 64);  // FAULT(partial_overlap)
+}
+
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
@@ -548,6 +559,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"gm_unregistered", &FaultGmUnregistered},
         {"use_after_pipe_reset", &FaultUseAfterPipeReset},
         {"unallocated_tensor", &FaultUnallocatedTensor},
+        {"partial_overlap", &FaultPartialOverlap},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;

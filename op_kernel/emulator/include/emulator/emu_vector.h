@@ -126,6 +126,21 @@ inline void CheckVecOperand(CoreContext& c, const AscendC::LocalTensor<T>& t, ui
     CheckUbRange(c, t.record_, t.byte_, count * sizeof(T), file, line, api, operand);
 }
 
+// Documented overlap rule of the vector instructions: a destination may share its addresses with a source only
+// 100% (same start, same length), never partially ("通用地址重叠约束").
+inline void CheckOverlap(uint64_t dst, uint64_t dst_bytes, uint64_t src, uint64_t src_bytes, const char* file,
+                         int line, const char* api, const char* src_name)
+{
+    const bool intersect = dst < src + src_bytes && src < dst + dst_bytes;
+    if (intersect && !(dst == src && dst_bytes == src_bytes)) {
+        Fail(file, line,
+             std::string(api) + ": dst UB [" + std::to_string(dst) + ", " + std::to_string(dst + dst_bytes) +
+                 ") partially overlaps " + src_name + " [" + std::to_string(src) + ", " +
+                 std::to_string(src + src_bytes) +
+                 "); operands may only overlap completely (documented address-overlap rule)");
+    }
+}
+
 template <typename T, typename F>
 void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count, F f,
              const char* file, int line, const char* api)
@@ -133,6 +148,7 @@ void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
     CoreContext& c = Ctx(file, line);
     CheckVecOperand(c, dst, count, file, line, api, "dst");
     CheckVecOperand(c, src, count, file, line, api, "src");
+    CheckOverlap(dst.byte_, count * sizeof(T), src.byte_, count * sizeof(T), file, line, api, "src");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(T);
         const uint64_t d = dst.byte_ + i * sizeof(T);
@@ -153,6 +169,8 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
     CheckVecOperand(c, dst, count, file, line, api, "dst");
     CheckVecOperand(c, src0, count, file, line, api, "src0");
     CheckVecOperand(c, src1, count, file, line, api, "src1");
+    CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
+    CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s0 = src0.byte_ + i * sizeof(T);
         const uint64_t s1 = src1.byte_ + i * sizeof(T);
@@ -403,6 +421,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
                                                       static_cast<int>(round_mode), aqo_file, aqo_line);
     aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckVecOperand(c, src, count, aqo_file, aqo_line, api, "src");
+    aqo_emu::CheckOverlap(dst.byte_, uint64_t{count} * sizeof(D), src.byte_, uint64_t{count} * sizeof(S), aqo_file,
+                          aqo_line, api, "src");
     if (kind == aqo_emu::CastKind::kDeq && !c.deq_scale_set) {
         aqo_emu::Fail(aqo_file, aqo_line,
                       "Cast int32 -> half is a deq conversion (src * deq scale) but SetDeqScale was not called on "
