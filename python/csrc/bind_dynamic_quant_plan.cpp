@@ -61,7 +61,7 @@ void RegisterDynamicQuantPlan(nb::module_& m)
     m.def(
         "plan_dynamic_quant",
         [](const std::vector<int64_t>& shape, const std::string& x_dtype, const std::string& dst_type, bool smooth,
-           bool asymmetric, const std::string& soc, int64_t core_num, int64_t ub_size) {
+           bool asymmetric, const std::string& soc, int64_t core_num, int64_t ub_size, bool explain) {
             const aqo::OpKind op = aqo::OpKind::DYNAMIC_QUANT;
             aqo::ConstraintViolation v;
             aqo::DynamicQuantRequest r;
@@ -74,6 +74,7 @@ void RegisterDynamicQuantPlan(nb::module_& m)
             r.smooth = smooth;
             r.asymmetric = asymmetric;
             r.soc = soc;
+            r.explain = explain;
             aqo::DynamicQuantPlan plan;
             if (!aqo::PlanDynamicQuant(r, &plan, &v)) {
                 return aqo_bind::RefusedResult(v);
@@ -81,8 +82,9 @@ void RegisterDynamicQuantPlan(nb::module_& m)
             return aqo_bind::PlanResult(TilingToDict(plan), plan.explanation);
         },
         nb::arg("shape"), nb::arg("x_dtype"), nb::arg("dst_type"), nb::arg("smooth"), nb::arg("asymmetric"),
-        nb::arg("soc"), nb::arg("core_num") = 0, nb::arg("ub_size") = 0,
-        "The DynamicQuant tiling plan: {'ok': True, 'tiling': {...}, 'explanation': {...}} or the refusal.");
+        nb::arg("soc"), nb::arg("core_num") = 0, nb::arg("ub_size") = 0, nb::arg("explain") = true,
+        "The DynamicQuant tiling plan: {'ok': True, 'tiling': {...}, 'explanation': {...}} or the refusal. "
+        "explain=False plans as the CANN TilingFunc does (tiling only, empty explanation).");
 }
 
 aqo_bind::Registrar kRegisterDynamicQuantPlan("dynamic_quant_plan", &RegisterDynamicQuantPlan);

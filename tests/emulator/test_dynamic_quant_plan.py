@@ -227,3 +227,23 @@ def test_emulator_backend_refuses_like_the_plan():
         edq.dynamic_quant(x16, np.ones(63, np.float16), soc="ascend910b")
     with pytest.raises(DTypeError):
         edq.dynamic_quant(x16, np.ones(64, np.float32), soc="ascend910b")
+
+
+def test_tiling_without_explanation_is_the_same():
+    # The CANN TilingFunc plans with explain=False (no strings per launch): its tiling must be the explained one's.
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        soc = SOCS[rng.integers(3)]
+        spec = tiling.soc_spec(soc)["dynamic_quant"]
+        mult = spec["tail_multiple"]
+        dtype = spec["x_dtypes"][rng.integers(len(spec["x_dtypes"]))]
+        limit = spec["max_tail_" + dtype] or 200000
+        shape = [int(rng.integers(0, 3000)), int(rng.integers(1, limit // mult + 1)) * mult]
+        args = (shape, dtype, "int8", bool(rng.integers(2)), False, soc, int(rng.integers(0, 70)),
+                int(rng.integers(0, 300)) * 1024)
+        full = _native.plan_dynamic_quant(*args)
+        bare = _native.plan_dynamic_quant(*args, explain=False)
+        assert full["ok"] == bare["ok"]
+        if full["ok"]:
+            assert full["tiling"] == bare["tiling"]
+            assert bare["explanation"]["ub"] == [] and bare["explanation"]["notes"] == []
