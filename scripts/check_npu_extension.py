@@ -31,10 +31,15 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+if any((ROOT / "python" / "ascend_quant_ops").glob("_native*")):
+    # A developer build in this checkout (scripts/dev_build.sh): use it. Otherwise the installed package.
+    sys.path.insert(0, str(ROOT / "python"))
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
-from ascend_quant_ops.npu_ext import build  # noqa: E402  (needs the path above)
+import ascend_quant_ops  # noqa: E402  (needs the path above)
+from ascend_quant_ops.npu_ext import build  # noqa: E402
+
+PACKAGE_PARENT = str(Path(ascend_quant_ops.__file__).resolve().parents[1])
 
 
 def default_cache() -> Path:
@@ -129,7 +134,7 @@ def check_schema(source: Path, workdir: Path) -> int:
         sys.stderr.write(r.stderr[-20000:])
         print(f"FAILED: {source.name} does not build against CPU torch with the stub header")
         return 1
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
     r = subprocess.run([sys.executable, "-c", LOAD_PROBE, str(lib)], capture_output=True, text=True, env=env)
     if r.returncode != 0 or "registered" not in r.stdout:
         sys.stderr.write(r.stderr[-20000:])

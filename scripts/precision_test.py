@@ -17,8 +17,9 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if (ROOT / "python" / "ascend_quant_ops").is_dir():
-    sys.path.insert(0, str(ROOT / "python"))  # run from a checkout without installing
+if any((ROOT / "python" / "ascend_quant_ops").glob("_native*")):
+    # A developer build in this checkout (scripts/dev_build.sh): use it. Otherwise the installed package.
+    sys.path.insert(0, str(ROOT / "python"))
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
 
 

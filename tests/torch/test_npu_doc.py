@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+import ascend_quant_ops
+
+PACKAGE_PARENT = str(Path(ascend_quant_ops.__file__).resolve().parents[1])  # the package under test
 ROOT = Path(__file__).resolve().parents[2]
 # The emulator backend's public entry (emulator.dynamic_quant) is shadowed by its submodule of the same name after
 # the first call; until that is fixed the emulator command is only parsed here (--list).
@@ -33,7 +36,7 @@ def commands():
 
 def run(cmd, **kw):
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0",
-               PYTHONPATH=os.pathsep.join([str(ROOT / "python"), os.environ.get("PYTHONPATH", "")]))
+               PYTHONPATH=os.pathsep.join([PACKAGE_PARENT, os.environ.get("PYTHONPATH", "")]))
     return subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, env=env, timeout=300, **kw)
 
 

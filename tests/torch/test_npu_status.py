@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
+import ascend_quant_ops
 from ascend_quant_ops import npu
 
-ROOT = Path(__file__).resolve().parents[2]
+# The package this test imported (the checkout's or the installed one): subprocesses must use the same.
+PACKAGE_PARENT = str(Path(ascend_quant_ops.__file__).resolve().parents[1])
 
 PROBE = textwrap.dedent("""
     import json, sys
@@ -26,7 +28,7 @@ PROBE = textwrap.dedent("""
 
 
 def run_probe(tmp_path, fake_torch_npu=None, env_extra=None):
-    paths = [str(ROOT / "python")]
+    paths = [PACKAGE_PARENT]
     if fake_torch_npu is not None:
         pkg = tmp_path / "fake" / "torch_npu"
         pkg.mkdir(parents=True)
@@ -189,7 +191,7 @@ def test_autoloaded_torch_npu_breaking_import_torch(tmp_path):
         print(json.dumps({"first": first, "second": second, "y": y.tolist()}))
     """)
     env = {k: v for k, v in os.environ.items() if not k.startswith("ASCEND_")}
-    env.update(PYTHONPATH=os.pathsep.join([str(fake), str(ROOT / "python")]), TORCH_DEVICE_BACKEND_AUTOLOAD="1")
+    env.update(PYTHONPATH=os.pathsep.join([str(fake), PACKAGE_PARENT]), TORCH_DEVICE_BACKEND_AUTOLOAD="1")
     r = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, env=env, timeout=120)
     assert r.returncode == 0, r.stderr
     out = json.loads(r.stdout.strip().splitlines()[-1])
