@@ -235,10 +235,10 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
-    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8 || t.yCode > aqo::QMM_UINT8) {
-        // The SoC table lists float8 for ascend910_95, but the kernel's epilogue and cube path are integer only:
-        // refuse rather than compute float8 bytes as int8.
-        std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b / y is not implemented by the kernel yet (%s)\n",
+    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8) {
+        // The SoC table lists float8 operands for ascend910_95, but the kernel's cube path is integer only (float8
+        // y from integer operands is implemented): refuse rather than multiply float8 bytes as int8.
+        std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b is not implemented by the kernel yet (%s)\n",
                      soc_short.c_str());
         return ge::GRAPH_FAILED;
     }

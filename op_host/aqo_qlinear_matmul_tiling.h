@@ -62,6 +62,7 @@ TILING_DATA_FIELD_DEF(uint32_t, ubRa);
 TILING_DATA_FIELD_DEF(uint32_t, ubMapIn);
 TILING_DATA_FIELD_DEF(uint32_t, ubMapHalf);
 TILING_DATA_FIELD_DEF(uint32_t, ubMapOut);
+TILING_DATA_FIELD_DEF(float, yMax);                     // float8 y: saturation bound (dtype table); else 0
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AqoQLinearMatMul, AqoQLinearMatMulTilingData)

@@ -26,16 +26,20 @@ namespace aqo_qmm {
 // ascend310p: coupled AI cores (cube + vector in one core), no fixpipe (the Matmul API moves L0C through UB), no
 // DataCopyPad, no system workspace for the Matmul API.
 #define AQO_QMM_HAS_DATACOPYPAD 0
+#define AQO_QMM_HAS_FP8 0
 #define AQO_QMM_SPLIT_CORES 0
 #define AQO_QMM_KERNEL_TYPE()
 #elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
-// ascend910_95: split cube / vector cores like 910b. Not type-checkable with public headers (FACTS, tools).
+// ascend910_95: split cube / vector cores like 910b, float8 outputs. Not type-checkable with public headers
+// (FACTS, tools): its own code is the small Float8Out helper below.
 #define AQO_QMM_HAS_DATACOPYPAD 1
+#define AQO_QMM_HAS_FP8 1
 #define AQO_QMM_SPLIT_CORES 1
 #define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
 #else
 // ascend910b: mix kernel, 1 cube : 2 vector cores; the vector cores are the Matmul API's clients.
 #define AQO_QMM_HAS_DATACOPYPAD 1
+#define AQO_QMM_HAS_FP8 0
 #define AQO_QMM_SPLIT_CORES 1
 #define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
 #endif
@@ -43,6 +47,8 @@ namespace aqo_qmm {
 // Operand codes of the tiling (aqo::QmmOperandCode; the emulator runner static_asserts that they agree).
 constexpr uint32_t kCodeInt8 = 0;
 constexpr uint32_t kCodeUInt8 = 1;
+constexpr uint32_t kCodeFloat8E4M3FN = 2;
+constexpr uint32_t kCodeFloat8E5M2 = 3;
 constexpr uint32_t kBlockBytes = 32;
 constexpr uint32_t kMaxBatchRank = 8;
 // |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
@@ -67,6 +73,7 @@ struct QmmParams {
     uint32_t mapChunk, wsAOffset, wsBOffset, wsCOffset, wsRaOffset, wsCbOffset, wsOnesOffset;
     uint64_t wsPerWorker;
     uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
+    float yMax;
 };
 
 template <class T>
@@ -120,8 +127,35 @@ __aicore__ inline QmmParams ReadParams(const T& t)
     p.ubMapIn = t.ubMapIn;
     p.ubMapHalf = t.ubMapHalf;
     p.ubMapOut = t.ubMapOut;
+    p.yMax = t.yMax;
     return p;
 }
+
+// The output conversion of float8 y: the only ascend910_95-specific code (not type-checkable with public headers).
+template <class YT>
+struct Float8Out {
+    static constexpr bool kIsFloat = false;
+    __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
+};
+#if AQO_QMM_HAS_FP8
+template <>
+struct Float8Out<fp8_e4m3fn_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src,
+                                       uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+template <>
+struct Float8Out<fp8_e5m2_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+#endif
 
 // The cube operation: int8 x int8 -> int32, A and B read from GM in ND layout, C written to GM.
 using MmAType = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
@@ -486,16 +520,24 @@ private:
         Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
         cQue_.FreeTensor(c);
         ApplyMultiplier(as, len);
-        Maxs(acc_, acc_, -kClamp, len);
-        Mins(acc_, acc_, kClamp, len);
-        Cast(tmpI_, acc_, RoundMode::CAST_RINT, len);  // round half to even
-        Cast(acc_, tmpI_, RoundMode::CAST_NONE, len);  // exact: |v| <= kClamp
-        Adds(acc_, acc_, yZp_, len);                   // round first, then add the zero point (ORT, FACTS 6)
-        Maxs(acc_, acc_, qMin_, len);
-        Mins(acc_, acc_, qMax_, len);
-        Cast(half_, acc_, RoundMode::CAST_NONE, len);  // exact small integers
         LocalTensor<YT> y = yQue_.AllocTensor<YT>();
-        Cast(y, half_, RoundMode::CAST_NONE, len);
+        if constexpr (Float8Out<YT>::kIsFloat) {
+            // float8 y (ascend910_95): saturate to +-max, then round to nearest even (ONNX QuantizeLinear with
+            // saturate=1; the golden's clip-then-cast). The zero point of a float8 y is 0.
+            Maxs(acc_, acc_, -p_.yMax, len);
+            Mins(acc_, acc_, p_.yMax, len);
+            Float8Out<YT>::Cast(y, acc_, len);
+        } else {
+            Maxs(acc_, acc_, -kClamp, len);
+            Mins(acc_, acc_, kClamp, len);
+            Cast(tmpI_, acc_, RoundMode::CAST_RINT, len);  // round half to even
+            Cast(acc_, tmpI_, RoundMode::CAST_NONE, len);  // exact: |v| <= kClamp
+            Adds(acc_, acc_, yZp_, len);                   // round first, then add the zero point (ORT, FACTS 6)
+            Maxs(acc_, acc_, qMin_, len);
+            Mins(acc_, acc_, qMax_, len);
+            Cast(half_, acc_, RoundMode::CAST_NONE, len);  // exact small integers
+            Cast(y, half_, RoundMode::CAST_NONE, len);
+        }
         yQue_.EnQue(y);
     }
 
@@ -643,6 +685,14 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     if (p.yCode == aqo_qmm::kCodeUInt8) {
         aqo_qmm::Run<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
                               p, &pipe, &mm);
+#if AQO_QMM_HAS_FP8
+    } else if (p.yCode == aqo_qmm::kCodeFloat8E4M3FN) {
+        aqo_qmm::Run<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
+                                   userWs, p, &pipe, &mm);
+    } else if (p.yCode == aqo_qmm::kCodeFloat8E5M2) {
+        aqo_qmm::Run<fp8_e5m2_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
+                                 userWs, p, &pipe, &mm);
+#endif
     } else {
         aqo_qmm::Run<int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
                              p, &pipe, &mm);

@@ -75,6 +75,7 @@ struct QLinearMatMulTiling {
     uint64_t wsPerWorker;
     // UB buffer bytes, in the kernel's InitBuffer order (see the explanation's UB map).
     uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
+    float yMax;  // float8 y: the largest finite value (dtype table quant_max), the saturation bound; else 0
 };
 
 struct QLinearMatMulPlan {
@@ -156,6 +157,7 @@ void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
     td->set_ubMapIn(t.ubMapIn);
     td->set_ubMapHalf(t.ubMapHalf);
     td->set_ubMapOut(t.ubMapOut);
+    td->set_yMax(t.yMax);
 }
 
 }  // namespace aqo

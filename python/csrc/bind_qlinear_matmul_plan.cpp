@@ -72,6 +72,7 @@ nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
     AQO_TILING_FIELD(d, t, ubMapIn);
     AQO_TILING_FIELD(d, t, ubMapHalf);
     AQO_TILING_FIELD(d, t, ubMapOut);
+    d["yMax"] = t.yMax;
     AQO_TILING_FIELD(d, p, workspace_bytes);
     AQO_TILING_FIELD(d, p, y_elements);
     return d;

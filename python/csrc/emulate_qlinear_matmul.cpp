@@ -75,6 +75,8 @@ namespace aqo_emu_qmm_ascend910_95 {
 namespace kqmm = aqo_emu_qmm_ascend910b::aqo_qmm;
 static_assert(kqmm::kCodeInt8 == aqo::QMM_INT8, "kernel operand code");
 static_assert(kqmm::kCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
+static_assert(kqmm::kCodeFloat8E4M3FN == aqo::QMM_FLOAT8_E4M3FN, "kernel operand code");
+static_assert(kqmm::kCodeFloat8E5M2 == aqo::QMM_FLOAT8_E5M2, "kernel operand code");
 static_assert(kqmm::kMaxBatchRank == aqo::kQmmMaxBatchRank, "kernel batch rank");
 
 namespace nb = nanobind;
@@ -191,7 +193,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         return aqo_bind::RefusedResult(v);
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
-    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8 || t.yCode > aqo::QMM_UINT8) {
+    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8) {
         throw nb::value_error("emulate_qlinear_matmul: float8 operands are not implemented by the kernel yet");
     }
     // Expected byte sizes, from the plan (the explanation's tensor list is the one source).

@@ -249,3 +249,27 @@ def test_core_count_override_changes_nothing_but_the_split(soc):
         np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc=soc, core_num=cores), g)
         stats = emu.last_run_stats()
         assert stats["plan"]["used_cores"] <= cores
+
+
+@pytest.mark.parametrize("y_name", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("at,bt", [(np.uint8, np.int8), (np.int8, np.uint8)])
+def test_float8_output_on_910_95(y_name, at, bt):
+    # Integer operands, float8 y (ascend910_95 only): saturate to +-max, round to nearest even, exactly as the
+    # golden. y_scale is chosen so that some outputs saturate and most do not.
+    import ml_dtypes
+
+    yt = getattr(ml_dtypes, y_name)
+    rng = np.random.default_rng(21)
+    a, b = _rand(rng, at, (3, 29, 61)), _rand(rng, bt, (61, 37))
+    a_s = rng.uniform(0.01, 0.02, (29,)).astype(np.float32)
+    b_s = rng.uniform(0.01, 0.02, (37,)).astype(np.float32)
+    largest = float(ml_dtypes.finfo(yt).max)
+    y_s = np.float32(0.02 * 0.02 * 61 * 60 * 128 / largest / 4)
+    args = (a, a_s, _rand(rng, at, (29,)), b, b_s, _rand(rng, bt, (37,)), y_s, yt(0))
+    y = emu.qlinear_matmul(*args, soc="ascend910_95")
+    g = golden(*args)
+    assert y.dtype == g.dtype == yt
+    np.testing.assert_array_equal(y.view(np.uint8), g.view(np.uint8))
+    assert (np.abs(g.astype(np.float32)) == largest).any() and len(np.unique(g.view(np.uint8))) > 50
+    with pytest.raises(DTypeError):  # no float8 on the other SoCs (SoC table)
+        emu.qlinear_matmul(*args, soc="ascend910b")
