@@ -273,3 +273,21 @@ def test_float8_output_on_910_95(y_name, at, bt):
     assert (np.abs(g.astype(np.float32)) == largest).any() and len(np.unique(g.view(np.uint8))) > 50
     with pytest.raises(DTypeError):  # no float8 on the other SoCs (SoC table)
         emu.qlinear_matmul(*args, soc="ascend910b")
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_ties_round_half_to_even_then_add_the_zero_point(soc):
+    # mult = 1 * 1 / 2: every odd acc lands exactly on .5 (FACTS 6: acc/2 = 0.5, 1.5, 2.5, 3.5 with y_zp 1 gives
+    # [1, 3, 3, 5] under round-then-add; adding first, or rounding half away from zero, gives other values).
+    a = np.array([[1, 3, 5, 7, -1, -3, -5, -7]], np.int8).T  # [8, 1]
+    b = np.array([[1]], np.int8)
+    y = emu.qlinear_matmul(a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(2), np.int8(1),
+                           soc=soc)
+    np.testing.assert_array_equal(y[:, 0], np.array([1, 3, 3, 5, 1, -1, -1, -3], np.int8))
+    # The same on a full tile of random odd accumulators.
+    rng = np.random.default_rng(13)
+    a = _rand(rng, np.int8, (40, 33))
+    b = _rand(rng, np.int8, (33, 50))
+    args = (a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(2.0**9), np.int8(1))
+    y = emu.qlinear_matmul(*args, soc=soc)
+    np.testing.assert_array_equal(y, golden(*args))
