@@ -70,3 +70,11 @@ def test_sweep_cli_fails_on_a_broken_plan(sweep_mod, monkeypatch, capsys):
     assert sweep_mod.main(["--op", "dynamic_quant", "--soc", "ascend910b", "--count", "40", "--no-progress"]) == 1
     out = capsys.readouterr().out
     assert "FAIL dynamic_quant ascend910b" in out and "past ub_capacity" in out
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
+def test_dynamic_quant_with_device_overrides(sweep_mod, soc):
+    # Every case planned with a random smaller core count and UB size: plans stay inside them.
+    rows, failures = sweep_mod.sweep("dynamic_quant", [soc], 1500, seed=77, overrides=1.0)
+    assert not failures, sweep_mod.format_failures(failures)
+    assert sum(r[1] for r in rows.values()) >= 900

@@ -17,3 +17,10 @@ def test_qlinear_matmul_grid(sweep_mod):
     rows, failures = sweep_mod.sweep("qlinear_matmul", ["ascend910b", "ascend310p", "ascend910_95"], 0, seed=0,
                                      grid=True)
     assert not failures, sweep_mod.format_failures(failures)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
+def test_qlinear_matmul_with_device_overrides(sweep_mod, soc):
+    rows, failures = sweep_mod.sweep("qlinear_matmul", [soc], 100, seed=77, overrides=1.0)
+    assert not failures, sweep_mod.format_failures(failures)
+    assert sum(r[1] for r in rows.values()) >= 30
