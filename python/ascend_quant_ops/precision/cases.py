@@ -189,6 +189,13 @@ def dynamic_quant_cases(soc: str, spec: dict) -> List[Case]:
                          shape=(17, tail(200)), x_dtype=x_dtype, dst_type=dst, special="wide_range")
                 _dq_case(cases, soc, "compare", "empty: rows of no element", ["empty"], shape=(3, 0),
                          x_dtype=x_dtype, dst_type=dst)
+                _dq_case(cases, soc, "compare", "many rows, not a multiple of the core count", ["cores"],
+                         shape=(197, tail(128)), x_dtype=x_dtype, dst_type=dst)
+            if first and x_dtype == "bfloat16" and limit > 4400:
+                # FACTS 4: counting ATB's fp32 scratch buffer, some bf16 widths below the documented limit
+                # (4272-4432, ...) would not fit UB with many rows. Our plan must still run them exactly.
+                _dq_case(cases, soc, "compare", "bfloat16 width in the band ATB's UB model flags, many rows",
+                         ["limit"], shape=(64, 4400), x_dtype=x_dtype, dst_type=dst)
             if limit > 0:
                 _dq_case(cases, soc, "compare", f"tail at the SoC limit ({limit})", ["limit"],
                          shape=(3, limit), x_dtype=x_dtype, dst_type=dst, smooth=first)
