@@ -236,10 +236,11 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
     if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8) {
-        // The SoC table lists float8 operands for ascend910_95, but the kernel's cube path is integer only (float8
-        // y from integer operands is implemented): refuse rather than multiply float8 bytes as int8.
-        std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b is not implemented by the kernel yet (%s)\n",
-                     soc_short.c_str());
+        // The kernel has a float8 cube path (ascend910_95, tested in the emulator), but the CANN 8.1 matmul
+        // tiling API (matmul_tiling::DataType) has no float8 type to size its cube tiling with: refuse until a
+        // toolkit that has it, rather than hand the kernel an int8 tiling for float8 operands.
+        std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b: no float8 DataType in this CANN's matmul tiling "
+                     "API (%s)\n", soc_short.c_str());
         return ge::GRAPH_FAILED;
     }
 

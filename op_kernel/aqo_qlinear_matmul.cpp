@@ -157,11 +157,34 @@ struct Float8Out<fp8_e5m2_t> {
 };
 #endif
 
-// The cube operation: int8 x int8 -> int32, A and B read from GM in ND layout, C written to GM.
-using MmAType = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
-using MmBType = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
-using MmCType = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
-using MmInt8 = Matmul<MmAType, MmBType, MmCType>;
+// The cube operation, A and B read from GM in ND layout, C written to GM: int8 x int8 -> int32 (exact, wrapping),
+// or (ascend910_95) float8 x float8 -> float32. The float8 instantiation exists only where the SoC has float8.
+template <class AT, class BT>
+struct Cube {
+    using AccT = float;
+    static constexpr bool kFloat = true;
+    using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT>,
+                      MatmulType<TPosition::GM, CubeFormat::ND, float>>;
+};
+template <>
+struct Cube<int8_t, int8_t> {
+    using AccT = int32_t;
+    static constexpr bool kFloat = false;
+    using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+};
+using MmInt8 = Cube<int8_t, int8_t>::MM;
+
+__aicore__ inline float BitsToFloat(uint32_t bits)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v;
+    v.u = bits;
+    return v.f;
+}
 
 // The workers' part of the workspace. 910b / 950: the Matmul API's system workspace comes first (the framework
 // registers it; GetSysWorkSpacePtr() gives it to REGIST_MATMUL_OBJ); 310p: the API has none.
@@ -183,14 +206,20 @@ __aicore__ inline int32_t ZeroPointValue(uint8_t raw, uint32_t code)
     return code == kCodeUInt8 ? static_cast<int32_t>(raw) : static_cast<int32_t>(static_cast<int8_t>(raw));
 }
 
-template <class YT>
+template <class YT, class AT = int8_t, class BT = int8_t>
 class KernelQLinearMatMul {
+    using MM = typename Cube<AT, BT>::MM;
+    using AccT = typename Cube<AT, BT>::AccT;
+    // float8 operands: float32 accumulators, zero points 0 (ONNX requires it for float8), no uint8 mapping, and
+    // IEEE non-finite values to carry through the epilogue.
+    static constexpr bool kFloatCube = Cube<AT, BT>::kFloat;
+
 public:
     __aicore__ inline KernelQLinearMatMul() {}
 
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
                                 GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
-                                TPipe* pipe, MmInt8* mm)
+                                TPipe* pipe, MM* mm)
     {
         p_ = p;
         pipe_ = pipe;
@@ -201,8 +230,8 @@ public:
         bBytes_ = p.bMatrices * kn;
         aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(a), aBytes_);
         bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(b), bBytes_);
-        aI8Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(a), aBytes_);
-        bI8Gm_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(b), bBytes_);
+        aCubeGm_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(a), aBytes_);
+        bCubeGm_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(b), bBytes_);
         const uint64_t aParams = p.aParamKind ? (p.aParamBatchStride ? static_cast<uint64_t>(p.aMatrices) * p.m : p.m)
                                               : 1;
         const uint64_t bParams = p.bParamKind ? (p.bParamBatchStride ? static_cast<uint64_t>(p.bMatrices) * p.n : p.n)
@@ -219,7 +248,7 @@ public:
         GM_ADDR ws = userWs + static_cast<uint64_t>(WorkerIndex()) * p.wsPerWorker;
         wsA_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsAOffset), p.wsBOffset - p.wsAOffset);
         wsB_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsBOffset), p.wsCOffset - p.wsBOffset);
-        wsC_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCOffset), (p.wsRaOffset - p.wsCOffset) / 4);
+        wsC_.SetGlobalBuffer(reinterpret_cast<__gm__ AccT*>(ws + p.wsCOffset), (p.wsRaOffset - p.wsCOffset) / 4);
         wsRa_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsRaOffset), (p.wsCbOffset - p.wsRaOffset) / 4);
         wsCb_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCbOffset),
                               (p.wsOnesOffset - p.wsCbOffset) / 4);
@@ -340,9 +369,27 @@ private:
         const uint32_t k = p_.k;
         const uint64_t aOff = (ai * p_.m + m0) * k;
         const uint64_t bOff = bj * k * p_.n + n0;
-        GlobalTensor<int8_t> aSrc = aI8Gm_[aOff];
-        GlobalTensor<int8_t> bSrc = bI8Gm_[bOff];
+        GlobalTensor<AT> aSrc = aCubeGm_[aOff];
+        GlobalTensor<BT> bSrc = bCubeGm_[bOff];
         uint32_t bStride = p_.n;
+        if constexpr (kFloatCube) {
+            // float8: the product only (zero points are 0, so no row / column sums).
+            mm_->SetOrgShape(mrows, bStride, k, k, p_.cStride);
+            mm_->SetSingleShape(mrows, ncols, k);
+            mm_->SetTensorA(aSrc);
+            mm_->SetTensorB(bSrc);
+            mm_->IterateAll(wsC_);
+            mm_->End();
+        } else {
+            IntegerCubeProducts(aSrc, bSrc, bStride, aOff, bOff, mrows, ncols);
+        }
+    }
+
+    __aicore__ inline void IntegerCubeProducts(GlobalTensor<int8_t> aSrc, GlobalTensor<int8_t> bSrc,
+                                               uint32_t bStride, uint64_t aOff, uint64_t bOff, uint32_t mrows,
+                                               uint32_t ncols)
+    {
+        const uint32_t k = p_.k;
         // Consecutive tiles of a worker often share their rows of a (N-blocks vary fastest): the mapped rows and
         // their row sums in the workspace are still valid then.
         const bool sameRows = haveRows_ && aOff == rowsOff_ && mrows == rowsCount_;
@@ -445,7 +492,7 @@ private:
     // Per tile: zb (int32, mapped), CB, and the per-column multiplier (a_scale * b_scale) / y_scale.
     __aicore__ inline void LoadColumnTerms(uint64_t bj, uint32_t n0, uint32_t ncols)
     {
-        if (p_.k != 0) {
+        if (p_.k != 0 && !kFloatCube) {
             DataCopy(cb_, wsCb_, p_.cStride);
         } else {
             Duplicate(cb_, 0, p_.cStride);
@@ -474,7 +521,7 @@ private:
 
     __aicore__ inline void LoadRowSums(uint32_t mrows)
     {
-        if (p_.k == 0) {
+        if (p_.k == 0 || kFloatCube) {
             return;
         }
         DataCopy(ra_, wsRa_, AlignUp8(mrows));
@@ -483,11 +530,11 @@ private:
 
     __aicore__ inline void CopyIn(uint32_t i)
     {
-        LocalTensor<int32_t> c = cQue_.AllocTensor<int32_t>();
+        LocalTensor<AccT> c = cQue_.AllocTensor<AccT>();
         if (p_.k != 0) {
             DataCopy(c, wsC_[static_cast<uint64_t>(i) * p_.cStride], p_.cStride);
         } else {
-            Duplicate(c, 0, p_.cStride);  // K = 0: the empty sum
+            Duplicate(c, static_cast<AccT>(0), p_.cStride);  // K = 0: the empty sum
         }
         cQue_.EnQue(c);
     }
@@ -502,24 +549,32 @@ private:
             za = ZeroPointValue(aZpGm_.GetValue(pi), p_.aCode) - (p_.mapA ? 128 : 0);
             as = aScaleGm_.GetValue(pi);
         }
-        const uint32_t ra = p_.k != 0 ? static_cast<uint32_t>(ra_.GetValue(i)) : 0u;
+        const uint32_t ra = (p_.k != 0 && !kFloatCube) ? static_cast<uint32_t>(ra_.GetValue(i)) : 0u;
         const uint32_t rTerm = ra - p_.k * static_cast<uint32_t>(za);
         const int32_t negR = static_cast<int32_t>(0u - rTerm);
         const int32_t negS = static_cast<int32_t>(0u - static_cast<uint32_t>(za));
 
         const uint32_t len = p_.cStride;
-        LocalTensor<int32_t> c = cQue_.DeQue<int32_t>();
-        if (p_.k <= kVectorExactMaxK) {
-            Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
-            Add(c, c, tmpI_, len);
-            Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
-            Add(c, c, tmpI_, len);
+        LocalTensor<AccT> c = cQue_.DeQue<AccT>();
+        if constexpr (kFloatCube) {
+            Muls(acc_, c, 1.0f, len);  // the float32 accumulators as they are (x * 1 is exact, NaN and Inf too)
         } else {
-            CorrectWrapping(c, negR, negS, len);
+            if (p_.k <= kVectorExactMaxK) {
+                Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
+                Add(c, c, tmpI_, len);
+                Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
+                Add(c, c, tmpI_, len);
+            } else {
+                CorrectWrapping(c, negR, negS, len);
+            }
+            Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
         }
-        Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
         cQue_.FreeTensor(c);
         ApplyMultiplier(as, len);
+        bool rowHasNaN = false;
+        if constexpr (kFloatCube) {
+            rowHasNaN = ReplaceNonFinite(len);
+        }
         LocalTensor<YT> y = yQue_.AllocTensor<YT>();
         if constexpr (Float8Out<YT>::kIsFloat) {
             // float8 y (ascend910_95): saturate to +-max, then round to nearest even (ONNX QuantizeLinear with
@@ -527,6 +582,9 @@ private:
             Maxs(acc_, acc_, -p_.yMax, len);
             Mins(acc_, acc_, p_.yMax, len);
             Float8Out<YT>::Cast(y, acc_, len);
+            if (rowHasNaN) {
+                RestoreNaN(y, len);
+            }
         } else {
             Maxs(acc_, acc_, -kClamp, len);
             Mins(acc_, acc_, kClamp, len);
@@ -552,6 +610,46 @@ private:
                                static_cast<uint32_t>(zb_.GetValue(j)) * static_cast<uint32_t>(negR) +
                                static_cast<uint32_t>(cb_.GetValue(j)) * static_cast<uint32_t>(negS);
             c.SetValue(j, static_cast<int32_t>(v));
+        }
+        PipeBarrier<PIPE_ALL>();
+    }
+
+    // float8 operands: the float32 accumulators may hold NaN / +-Inf (IEEE, e.g. Inf * 0). What the vector unit's
+    // max / min do with NaN is not documented, so the scalar unit replaces them before the clamps: NaN -> 0 (an
+    // integer y then gets y_zero_point, as the golden; a float8 y gets NaN back in RestoreNaN, flagged in tmpI_),
+    // +-Inf -> +-bound (saturates either way). O(N) scalar steps per row against the cube's O(N K).
+    __aicore__ inline bool ReplaceNonFinite(uint32_t len)
+    {
+        const float bound = Float8Out<YT>::kIsFloat ? p_.yMax : kClamp;
+        bool anyNaN = false;
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t j = 0; j < len; ++j) {
+            const float v = acc_.GetValue(j);
+            const bool isNaN = v != v;
+            tmpI_.SetValue(j, isNaN ? 1 : 0);
+            if (isNaN) {
+                acc_.SetValue(j, 0.0f);
+                anyNaN = true;
+            } else if (v - v != 0.0f) {
+                acc_.SetValue(j, v > 0.0f ? bound : -bound);
+            }
+        }
+        PipeBarrier<PIPE_ALL>();
+        return anyNaN;
+    }
+
+    // Writes the float8 NaN code (the vector unit's conversion of a float NaN) where ReplaceNonFinite flagged NaN.
+    __aicore__ inline void RestoreNaN(const LocalTensor<YT>& y, uint32_t len)
+    {
+        const uint32_t kNaNProbe = 8;  // one 32-byte block of float
+        Duplicate(tmpF_, BitsToFloat(0x7FC00000u), kNaNProbe);
+        LocalTensor<YT> code = half_.template ReinterpretCast<YT>();
+        Float8Out<YT>::Cast(code, tmpF_, kNaNProbe);
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t j = 0; j < len; ++j) {
+            if (tmpI_.GetValue(j) != 0) {
+                y.SetValue(j, code.GetValue(0));
+            }
         }
         PipeBarrier<PIPE_ALL>();
     }
@@ -632,15 +730,17 @@ private:
 
     QmmParams p_;
     TPipe* pipe_ = nullptr;
-    MmInt8* mm_ = nullptr;
+    MM* mm_ = nullptr;
     uint64_t aBytes_ = 0;
     uint64_t bBytes_ = 0;
     GlobalTensor<uint8_t> aGm_, bGm_, aZpGm_, bZpGm_, yZpGm_;
-    GlobalTensor<int8_t> aI8Gm_, bI8Gm_;
+    GlobalTensor<AT> aCubeGm_;
+    GlobalTensor<BT> bCubeGm_;
     GlobalTensor<float> aScaleGm_, bScaleGm_, yScaleGm_;
     GlobalTensor<YT> yGm_;
     GlobalTensor<int8_t> wsA_, wsB_, wsOnes_;
-    GlobalTensor<int32_t> wsC_, wsRa_, wsCb_;
+    GlobalTensor<AccT> wsC_;
+    GlobalTensor<int32_t> wsRa_, wsCb_;
     TQue<QuePosition::VECIN, 2> cQue_;
     TQue<QuePosition::VECOUT, 2> yQue_;
     TQue<QuePosition::VECIN, 1> mapInQue_;
@@ -657,15 +757,58 @@ private:
     uint32_t rowsCount_ = 0;
 };
 
-template <class YT>
+template <class YT, class AT = int8_t, class BT = int8_t>
 __aicore__ inline void Run(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
                            GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p, TPipe* pipe,
-                           MmInt8* mm)
+                           typename Cube<AT, BT>::MM* mm)
 {
-    KernelQLinearMatMul<YT> op;
+    KernelQLinearMatMul<YT, AT, BT> op;
     op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, pipe, mm);
     op.Process();
 }
+
+#if AQO_QMM_HAS_FP8
+// float8 operands (ascend910_95): their own Matmul object (float8 x float8 -> float32) registered in place of the
+// int8 one, then the same kernel class; one instantiation per (a, b, y) dtype triple.
+template <class AT, class BT, class YT>
+__aicore__ inline void RunFloat8Cube(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                     GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
+                                     const TCubeTiling* cubeTiling)
+{
+    TPipe pipe;
+    typename Cube<AT, BT>::MM mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, cubeTiling);
+    Run<YT, AT, BT>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, &pipe, &mm);
+}
+
+template <class AT, class BT>
+__aicore__ inline void RunFloat8Y(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
+                                  const TCubeTiling* t)
+{
+    if (p.yCode == kCodeInt8) {
+        RunFloat8Cube<AT, BT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    } else if (p.yCode == kCodeUInt8) {
+        RunFloat8Cube<AT, BT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    } else if (p.yCode == kCodeFloat8E4M3FN) {
+        RunFloat8Cube<AT, BT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    } else {
+        RunFloat8Cube<AT, BT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    }
+}
+
+template <class AT>
+__aicore__ inline void RunFloat8B(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
+                                  const TCubeTiling* t)
+{
+    if (p.bCode == kCodeFloat8E4M3FN) {
+        RunFloat8Y<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    } else {
+        RunFloat8Y<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+    }
+}
+#endif
 
 }  // namespace aqo_qmm
 
@@ -677,11 +820,23 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     AQO_QMM_KERNEL_TYPE();
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = aqo_qmm::UserWorkspace(workspace);
+    const aqo_qmm::QmmParams p = aqo_qmm::ReadParams(tilingData);
+#if AQO_QMM_HAS_FP8
+    if (p.aCode == aqo_qmm::kCodeFloat8E4M3FN) {
+        aqo_qmm::RunFloat8B<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
+                                          y, userWs, p, &tilingData.cubeTiling);
+        return;
+    }
+    if (p.aCode == aqo_qmm::kCodeFloat8E5M2) {
+        aqo_qmm::RunFloat8B<fp8_e5m2_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
+                                        y, userWs, p, &tilingData.cubeTiling);
+        return;
+    }
+#endif
     TPipe pipe;
     aqo_qmm::MmInt8 mm;
     // On split SoCs the cube core runs the Matmul server inside this macro and returns; the vector cores go on.
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tilingData.cubeTiling);
-    const aqo_qmm::QmmParams p = aqo_qmm::ReadParams(tilingData);
     if (p.yCode == aqo_qmm::kCodeUInt8) {
         aqo_qmm::Run<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
                               p, &pipe, &mm);

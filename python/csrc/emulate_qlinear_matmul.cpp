@@ -193,9 +193,6 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         return aqo_bind::RefusedResult(v);
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
-    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8) {
-        throw nb::value_error("emulate_qlinear_matmul: float8 operands are not implemented by the kernel yet");
-    }
     // Expected byte sizes, from the plan (the explanation's tensor list is the one source).
     auto expect = [&](const char* name) -> uint64_t {
         for (const aqo::GmTensor& g : plan.explanation.tensors) {

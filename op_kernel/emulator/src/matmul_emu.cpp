@@ -66,4 +66,31 @@ void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8
     }
 }
 
+void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k)
+{
+    // Decode tables: 256 values per format.
+    double ta[256], tb[256];
+    for (int v = 0; v < 256; ++v) {
+        ta[v] = DecodeFloat(fa, static_cast<uint16_t>(v));
+        tb[v] = DecodeFloat(fb, static_cast<uint16_t>(v));
+    }
+    std::vector<double> row(n);
+    for (uint32_t i = 0; i < m; ++i) {
+        std::fill(row.begin(), row.end(), 0.0);
+        const uint8_t* ai = a + static_cast<uint64_t>(i) * lda;
+        for (uint32_t kk = 0; kk < k; ++kk) {
+            const double av = ta[ai[kk]];
+            const uint8_t* br = b + static_cast<uint64_t>(kk) * ldb;
+            for (uint32_t j = 0; j < n; ++j) {
+                row[j] += av * tb[br[j]];
+            }
+        }
+        float* ci = c + static_cast<uint64_t>(i) * ldc;
+        for (uint32_t j = 0; j < n; ++j) {
+            ci[j] = static_cast<float>(row[j]);
+        }
+    }
+}
+
 }  // namespace aqo_emu

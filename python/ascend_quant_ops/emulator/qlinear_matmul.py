@@ -9,8 +9,11 @@ them (same errors); then the plan refuses what the SoC cannot do (ConstraintErro
 runs); a kernel fault the emulator catches raises EmulatorError naming the kernel line.
 
 What the kernel takes (beyond the golden's checks):
-  * a, b: int8 / uint8 (float8 operands are not implemented by the kernel yet: refused); y: int8 / uint8, and
-    float8_e4m3fn / float8_e5m2 where the SoC has them (ascend910_95);
+  * a, b, y: int8 / uint8, and float8_e4m3fn / float8_e5m2 where the SoC has them (ascend910_95; a and b both
+    integer or both float8). Integer operands give results bit-exact with the golden. Float8 operands: the
+    emulated cube sums exactly and rounds once to float32; the device accumulates in float32 in its own order,
+    so device results may differ from these (and the golden's) by one unit of y where a sum lies near a rounding
+    boundary;
   * a's parameters per tensor or per row, b's per tensor or per column (as the golden);
   * y_scale / y_zero_point per tensor (the kernel has one output multiplier denominator and zero point);
   * float16 / bfloat16 scales are widened to float32 here (exact), as the golden does before any arithmetic.
@@ -52,13 +55,6 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     a_type = dtypes.dtype_name(a2.dtype)
     b_type = dtypes.dtype_name(b2.dtype)
     y_type = p.out_type
-    if not p.integer_inputs:
-        # Let the plan name a SoC refusal first (float8 on 910b / 310p, fnuz anywhere).
-        tiling.plan_qlinear_matmul(a2.shape, b2.shape, soc=soc, a_dtype=a_type, b_dtype=b_type, y_dtype=y_type)
-        raise DTypeError(OP, "a" if dtypes.TABLE[a_type]["is_float"] else "b",
-                         "float8 operands are not implemented by the NPU kernel yet (int8 / uint8 a and b; a "
-                         "float8 y is)", expected="int8 | uint8 a and b", actual=f"a {a_type}, b {b_type}",
-                         soc=soc, suggestion="Use backend='cpu' (the golden) for float8 operands.")
     if p.y_scale.size != 1:
         raise ConstraintError(OP, "y_scale", "the NPU kernel takes a per-tensor y_scale / y_zero_point",
                               expected="[] or [1]", actual=list(np.shape(y_scale)), soc=soc,

@@ -6,7 +6,9 @@
 //     from GM in ND layout (row strides from SetOrgShape), C [M, N] written to GM, IterateAll only.
 //   * Arithmetic: int8 x int8 (and, on ascend310p, uint8 x int8 / uint8 x uint8, FACTS 3) products accumulated
 //     in 32-bit two's complement, wrapping modulo 2^32 like the cube's int32 accumulator. The result is the same
-//     for every tiling, so the tiling's base blocks only feed the checks.
+//     for every tiling, so the tiling's base blocks only feed the checks. Float8 pairs (e4m3fn / e5m2, any mix;
+//     ascend910_95 only) into float32: the exact sum rounded once (the device's float32 accumulation order is
+//     not modelled).
 //   * Cross-core synchronisation on split SoCs (910b, 950): on the device the vector core is the Matmul API's
 //     client and the cube core its server (REGIST_MATMUL_OBJ, KFC messages through the system workspace);
 //     IterateAll<sync = true> returns when C is in GM. The emulator runs the server's work inside the client's
@@ -54,6 +56,11 @@ MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line);
 // C[i, j] = sum_k A[i, k] * B[k, j] in 32-bit wrap-around arithmetic (src/matmul_emu.cpp).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
                       int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k);
+// Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
+// every e4m3fn product sum up to K = 65536; IEEE NaN / Inf propagation). The device accumulates in float32 in
+// its own order: the emulator models the exact result, not the device's rounding (see the tests' tolerance).
+void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k);
 
 }  // namespace aqo_emu
 
@@ -92,10 +99,16 @@ class Matmul {
                       C_TYPE::format == CubeFormat::ND,
                   "emulated Matmul: ND layout only");
     static_assert(!A_TYPE::isTrans && !B_TYPE::isTrans, "emulated Matmul: transposed operands are not modelled");
-    static_assert((std::is_same<SrcAT, int8_t>::value || std::is_same<SrcAT, uint8_t>::value) &&
-                      (std::is_same<SrcBT, int8_t>::value || std::is_same<SrcBT, uint8_t>::value) &&
-                      std::is_same<DstT, int32_t>::value,
-                  "emulated Matmul: 8-bit integer operands with an int32 result only");
+    static constexpr bool kFloat8 = std::is_same<SrcAT, fp8_e4m3fn_t>::value ||
+                                    std::is_same<SrcAT, fp8_e5m2_t>::value;
+    static_assert(((std::is_same<SrcAT, int8_t>::value || std::is_same<SrcAT, uint8_t>::value) &&
+                   (std::is_same<SrcBT, int8_t>::value || std::is_same<SrcBT, uint8_t>::value) &&
+                   std::is_same<DstT, int32_t>::value) ||
+                      (kFloat8 &&
+                       (std::is_same<SrcBT, fp8_e4m3fn_t>::value || std::is_same<SrcBT, fp8_e5m2_t>::value) &&
+                       std::is_same<DstT, float>::value),
+                  "emulated Matmul: 8-bit integer operands with an int32 result, or float8 operands with a float "
+                  "result");
 
 public:
     Matmul() = default;
@@ -115,6 +128,11 @@ public:
                               std::to_string(tiling->baseN) + " x " + std::to_string(tiling->baseK) +
                               " (M x N x K) is not made of cube fractals: baseM and baseN must be positive "
                               "multiples of 16, baseK a positive multiple of " + std::to_string(k_unit));
+        }
+        if (kFloat8 && !c.soc.has_float8) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::Init: the cube of ") + c.soc.name +
+                              " has no float8 path (FACTS 3: float8 pairs on ascend910_95 only)");
         }
         const bool a_u8 = std::is_same<SrcAT, uint8_t>::value;
         const bool b_u8 = std::is_same<SrcBT, uint8_t>::value;
@@ -248,9 +266,15 @@ public:
                               b_span, false, aqo_file, aqo_line, ("Matmul::IterateAll B, " + shape).c_str());
         aqo_emu::CheckGmRange(c, gm.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (C)"), gm.begin_, gm.end_, pc,
                               c_span, true, aqo_file, aqo_line, ("Matmul::IterateAll C, " + shape).c_str());
-        aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, lda, pb, std::is_signed<SrcBT>::value, ldb,
-                                  reinterpret_cast<int32_t*>(pc), ldc, static_cast<uint32_t>(m),
-                                  static_cast<uint32_t>(n), static_cast<uint32_t>(k));
+        if constexpr (kFloat8) {
+            aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, lda, pb,
+                                  aqo_emu::ElemTraits<SrcBT>::kFormat, ldb, reinterpret_cast<float*>(pc), ldc,
+                                  static_cast<uint32_t>(m), static_cast<uint32_t>(n), static_cast<uint32_t>(k));
+        } else {
+            aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, lda, pb, std::is_signed<SrcBT>::value, ldb,
+                                      reinterpret_cast<int32_t*>(pc), ldc, static_cast<uint32_t>(m),
+                                      static_cast<uint32_t>(n), static_cast<uint32_t>(k));
+        }
         const uint64_t a_bytes = m * k * sizeof(SrcAT), b_bytes = k * n * sizeof(SrcBT),
                        c_bytes = m * n * sizeof(DstT);
         c.stats->gm_read_bytes += a_bytes + b_bytes;
