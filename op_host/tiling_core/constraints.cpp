@@ -98,7 +98,8 @@ bool CheckDims(ConstraintViolation* v, OpKind op, const char* argument, const So
     }
     if (!empty && (huge || elements > kMaxTensorElements)) {
         SetViolation(v, op, argument, &soc, std::string("element count of ") + argument,
-                     "<= 2^48 (" + std::to_string(kMaxTensorElements) + ")", "more, shape " + ShapeText(shape, rank),
+                     "<= 2^48 (" + std::to_string(kMaxTensorElements) + ")",
+                     ShapeText(shape, rank) + ": more than 2^48 elements",
                      "split the tensor into smaller launches");
         return false;
     }
