@@ -246,6 +246,9 @@ def qlinear_matmul_cases(soc: str, spec: dict) -> List[Case]:
                       y_dtype=ty, a_shape=(37, 91), b_shape=(91, 29))
             _qmm_case(cases, soc, "compare", "per-row a, per-column b", ["params"], a_dtype=ta, b_dtype=tb,
                       y_dtype=ty, a_shape=(33, 130), b_shape=(130, 47), a_param="row", b_param="column")
+    for ty in [t for t in ("float8_e4m3fn", "float8_e5m2") if t in q["y_dtypes"]]:
+        _qmm_case(cases, soc, "compare", "integer operands, float8 output", ["float8"], a_dtype="uint8",
+                  b_dtype="int8", y_dtype=ty, a_shape=(21, 77), b_shape=(77, 19), a_param="row", b_param="column")
     t0 = ints[0]
     _qmm_case(cases, soc, "compare", "batch broadcasting", ["batch"], a_dtype=t0, b_dtype="int8", y_dtype=t0,
               a_shape=(2, 1, 9, 40), b_shape=(3, 40, 17), b_param="column")
