@@ -127,6 +127,40 @@ def test_float16_directed_modes(mode, name):
     np.testing.assert_array_equal(got, want)
 
 
+@pytest.mark.parametrize("fmt", ["float16", "bfloat16", "float8_e5m2", "float8_e4m3fn"])
+@pytest.mark.parametrize("name", ["down", "up", "toward_zero", "nearest_away"])
+def test_directed_rounding_against_the_value_grid(fmt, name):
+    """Directed rounding of every format against its value grid, built from ml_dtypes / numpy decoding."""
+    t = np.float16 if fmt == "float16" else getattr(ml_dtypes, fmt)
+    bits = 16 if fmt in ("float16", "bfloat16") else 8
+    codes = np.arange(1 << (bits - 1), dtype=np.uint16 if bits == 16 else np.uint8)
+    with np.errstate(invalid="ignore"):
+        grid = codes.view(t).astype(np.float64)
+    grid = np.unique(grid[np.isfinite(grid)])  # non-negative finite values, ascending
+    mids = (grid[:-1] + grid[1:]) / 2
+    rand = np.abs(RNG.standard_normal(2000)) * grid[-1] / 4
+    mags = np.concatenate([mids, rand, grid[1:50]])
+    mags = mags[mags < grid[-1]]
+    x = np.concatenate([mags, -mags])
+    i = np.searchsorted(grid, np.abs(x), side="left")
+    exact = grid[np.minimum(i, grid.size - 1)] == np.abs(x)
+    lo = np.where(exact, np.abs(x), grid[np.maximum(i - 1, 0)])
+    hi = np.where(exact, np.abs(x), grid[np.minimum(i, grid.size - 1)])
+    neg = x < 0
+    if name == "toward_zero":
+        mag = lo
+    elif name == "down":
+        mag = np.where(neg, hi, lo)
+    elif name == "up":
+        mag = np.where(neg, lo, hi)
+    else:  # nearest, ties away from zero
+        mag = np.where(np.abs(x) - lo < hi - np.abs(x), lo, hi)
+    want = np.where(neg, -mag, mag)
+    got_codes = _native.emulator_encode_float(fmt, x.tolist(), name)
+    got = np.array(_native.emulator_decode_float(fmt, got_codes))
+    np.testing.assert_array_equal(got, want)
+
+
 def test_saturating_encode():
     got = _native.emulator_encode_float("float16", [1e6, -np.inf, np.nan], "nearest_even", True, True)
     assert got == [0x7BFF, 0xFBFF, 0x0000]

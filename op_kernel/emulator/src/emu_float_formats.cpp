@@ -197,8 +197,60 @@ double DecodeFloat(FloatFormat format, uint16_t code)
     return code < t.size() ? t[code] : std::numeric_limits<double>::quiet_NaN();
 }
 
+namespace {
+
+// Direct rounding for the IEEE-style formats (float16, bfloat16, float8 e5m2 / e4m3fn) when the result is
+// finite: scale |x| so that the format's quantum at x's exponent is 1, round that to an integer in the wanted
+// direction, and assemble the code. Returns false (the table path then decides) for NaN, Inf, overflow, CAST_ODD
+// and HiFloat8. The table path is the reference; tests compare both against numpy / ml_dtypes on every tie.
+bool EncodeIeeeFast(FloatFormat format, double x, Rounding rounding, uint16_t* code)
+{
+    int man_bits, bias;
+    uint32_t limit;  // first code that is not a finite value (Inf, or e4m3fn's NaN)
+    switch (format) {
+        case FloatFormat::kFloat16: man_bits = 10; bias = 15; limit = 0x7C00; break;
+        case FloatFormat::kBFloat16: man_bits = 7; bias = 127; limit = 0x7F80; break;
+        case FloatFormat::kFloat8E5M2: man_bits = 2; bias = 15; limit = 0x7C; break;
+        case FloatFormat::kFloat8E4M3FN: man_bits = 3; bias = 7; limit = 0x7F; break;
+        default: return false;
+    }
+    if (rounding == Rounding::kOdd || !std::isfinite(x)) return false;
+    const bool negative = std::signbit(x);
+    const double a = std::fabs(x);
+    int e2 = 0;
+    std::frexp(a, &e2);          // a = f * 2^e2, f in [0.5, 1)
+    const int exponent = e2 - 1;  // floor(log2(a)) for a > 0
+    const int emin = 1 - bias;
+    const bool subnormal = a == 0.0 || exponent < emin;
+    const double m = std::ldexp(a, man_bits - (subnormal ? emin : exponent));  // exact: a power-of-two scaling
+    double r;
+    switch (rounding) {
+        case Rounding::kNearestEven: r = std::nearbyint(m); break;  // host default mode: to nearest even
+        case Rounding::kNearestAway: r = std::round(m); break;
+        case Rounding::kTowardZero: r = std::trunc(m); break;
+        case Rounding::kDown: r = negative ? std::ceil(m) : std::floor(m); break;
+        case Rounding::kUp: r = negative ? std::floor(m) : std::ceil(m); break;
+        default: return false;
+    }
+    const uint32_t ri = static_cast<uint32_t>(r);
+    // Subnormal: the code is the integer itself (1 << man_bits is the smallest normal, as it should be). Normal:
+    // exponent field plus mantissa; a carry (ri == 2 << man_bits) moves into the exponent by itself.
+    const uint32_t magnitude =
+        subnormal ? ri : (static_cast<uint32_t>(exponent + bias) << man_bits) + (ri - (1u << man_bits));
+    if (magnitude >= limit) return false;
+    const uint32_t sign_bit = format == FloatFormat::kFloat16 || format == FloatFormat::kBFloat16 ? 0x8000u : 0x80u;
+    *code = static_cast<uint16_t>((negative ? sign_bit : 0u) | magnitude);
+    return true;
+}
+
+}  // namespace
+
 uint16_t EncodeFloat(FloatFormat format, double x, Rounding rounding, OverflowPolicy policy)
 {
+    uint16_t fast = 0;
+    if (EncodeIeeeFast(format, x, rounding, &fast)) {
+        return fast;
+    }
     const FormatSpec& s = kSpecs[static_cast<int>(format)];
     const uint16_t sign_bit = static_cast<uint16_t>(1u << (s.bits - 1));
     const Table& t = GetTable(format);
