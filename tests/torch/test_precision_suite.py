@@ -10,7 +10,6 @@ from pathlib import Path
 import en_dtypes
 import ml_dtypes
 import numpy as np
-import pytest
 
 from ascend_quant_ops import precision, tiling
 from ascend_quant_ops.precision import criteria, runner
