@@ -35,12 +35,14 @@ nb::bytes ToBytes(const std::vector<uint8_t>& v, size_t n)
 
 // Runs `kernel` on x (read-only) and y (read-write, y_bytes) with the tiling; returns y.
 std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_tests::FaultKernel kernel,
-                             std::vector<uint8_t> x, size_t y_bytes, const EmuTestTiling& t, uint32_t block_dim = 1)
+                             std::vector<uint8_t> x, size_t y_bytes, const EmuTestTiling& t, uint32_t block_dim = 1,
+                             bool y_shared = false)
 {
     std::vector<uint8_t> y(y_bytes, 0);
     aqo_emu::Launcher launch(soc, name);
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
-    uint8_t* gy = launch.AddGm("y", y.data(), y.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gy = launch.AddGm("y", y.data(), y.size(),
+                               y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite);
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));
     nb::gil_scoped_release release;
     launch.Run(block_dim, [&] { kernel(gx, gy, gt); });
@@ -97,7 +99,7 @@ void RegisterEmulatorTestKernels(nb::module_& m)
 
     m.def(
         "emulator_fault_demo",
-        [](const std::string& name, const std::string& soc) {
+        [](const std::string& name, const std::string& soc, bool y_shared) {
             size_t n = 0;
             const aqo_emu_tests::FaultEntry* f = aqo_emu_tests::FaultKernels(&n);
             for (size_t i = 0; i < n; ++i) {
@@ -109,14 +111,15 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 }
                 EmuTestTiling t{};
                 t.n = 64;
-                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim);
+                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim, y_shared);
                 return;
             }
             throw nb::value_error(("unknown fault kernel " + name).c_str());
         },
-        nb::arg("name"), nb::arg("soc"),
-        "Runs one deliberately broken kernel on one core of `soc`; the emulator is expected to raise "
-        "EmulatorError naming the faulty line of op_kernel/emulator/tests/emu_test_kernels.cpp.");
+        nb::arg("name"), nb::arg("soc"), nb::arg("y_shared") = false,
+        "Runs one deliberately broken kernel of `soc` (on one core, or two for multi-core faults); the emulator "
+        "is expected to raise EmulatorError naming the faulty line of op_kernel/emulator/tests/emu_test_kernels.cpp. "
+        "y_shared registers y as kReadWriteShared (cross-core writes allowed).");
 
     m.def(
         "emulator_misuse_demo",

@@ -168,3 +168,10 @@ def test_launcher_misuse_is_refused_not_crashed(case, words):
         _native.emulator_misuse_demo(case)
     for word in words:
         assert word in str(info.value)
+
+
+def test_shared_gm_buffers_may_be_written_by_several_cores():
+    # The same kernel that races on a kReadWrite buffer is accepted when the buffer is declared shared.
+    _native.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
+    stats = _native.emulator_last_run_stats()
+    assert stats["completed"] and stats["block_dim"] == 2
