@@ -372,10 +372,20 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           " mapped to int8 per tile into the vector core's workspace (v - 128, zero point - 128; "
                           "FACTS 3): the cube multiplies int8 x int8");
     }
-    e.notes.push_back("zero points: acc = A'B' - zb * (rowsum(A') - K * za) - za * colsum(B'), int32 mod 2^32 "
-                      "(seed 002); row and column sums by the cube against a ones vector");
-    e.notes.push_back("requantization on the vector unit in float32: rint(float32(acc) * ((a_scale * b_scale) / "
-                      "y_scale)) + y_zero_point, saturated (not the FP19 fixpipe path, FACTS 7)");
+    if (GetDTypeInfo(r.a_dtype).is_float) {
+        e.notes.push_back("float8 operands: the cube accumulates float8 x float8 in float32; zero points are 0 "
+                          "(ONNX), so no row / column sums (their workspace regions stay unused)");
+    } else {
+        e.notes.push_back("zero points: acc = A'B' - zb * (rowsum(A') - K * za) - za * colsum(B'), int32 mod 2^32 "
+                          "(seed 002); row and column sums by the cube against a ones vector");
+    }
+    if (GetDTypeInfo(r.y_dtype).is_float) {
+        e.notes.push_back("float8 y: v = acc * ((a_scale * b_scale) / y_scale) in float32, saturated to +-" +
+                          Str(static_cast<uint64_t>(t.yMax)) + ", rounded to nearest even");
+    } else {
+        e.notes.push_back("requantization on the vector unit in float32: rint(float32(acc) * ((a_scale * b_scale) / "
+                          "y_scale)) + y_zero_point, saturated (not the FP19 fixpipe path, FACTS 7)");
+    }
     e.notes.push_back("b ranges are listed as the span of a tile's K row segments");
     e.notes.push_back("workspace " + Str(plan->workspace_bytes) + " bytes = " + Str(workers) + " vector cores x " +
                       Str(off) + " (mapped a " + Str(ws_a) + ", mapped b " + Str(ws_b) + ", int32 tile " +

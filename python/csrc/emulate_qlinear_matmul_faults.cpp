@@ -25,6 +25,9 @@ using MmI8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulTyp
 using MmU8I8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
                       MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
                       MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+using MmF8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, fp8_e4m3fn_t>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, fp8_e5m2_t>,
+                    MatmulType<TPosition::GM, CubeFormat::ND, float>>;
 using MmU8U8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
                       MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
                       MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
@@ -135,6 +138,14 @@ inline void FaultUint8OnInt8Cube(GM_ADDR, GM_ADDR, GM_ADDR)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: uint8_without_cube_path
 }
 
+inline void FaultFloat8WithoutCubePath(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmF8 mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: float8_without_cube_path
+}
+
 inline void FaultUseBeforeInit(GM_ADDR a, GM_ADDR, GM_ADDR)
 {
     MmI8 mm;
@@ -172,6 +183,7 @@ const FaultEntry kFaults[] = {
     {"c_in_read_only_input", &FaultCReadOnly},
     {"base_block_not_fractal", &FaultBaseBlockNotFractal},
     {"uint8_without_cube_path", &FaultUint8OnInt8Cube},
+    {"float8_without_cube_path", &FaultFloat8WithoutCubePath},
     {"use_before_init", &FaultUseBeforeInit},
     {"single_shape_larger_than_org", &FaultSingleLargerThanOrg},
 };

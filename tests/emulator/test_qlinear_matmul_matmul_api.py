@@ -37,6 +37,7 @@ EXPECTED = {
     "c_in_read_only_input": "read-only input",
     "base_block_not_fractal": "not made of cube fractals",
     "uint8_without_cube_path": "has no uint8 x int8 path",
+    "float8_without_cube_path": "has no float8 path",
     "use_before_init": "before Init",
     "single_shape_larger_than_org": "must be positive and fit the org shape",
 }
