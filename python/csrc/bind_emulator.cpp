@@ -48,6 +48,17 @@ nb::dict CoreStatsDict(const aqo_emu::CoreStats& s)
     d["gm_scalar_writes"] = s.gm_scalar_writes;
     d["vector_ops"] = s.vector_ops;
     d["peak_ub_bytes"] = s.peak_ub_bytes;
+    nb::list bufs;
+    for (const aqo_emu::UbAllocation& a : s.ub_buffers) {
+        nb::dict b;
+        b["offset"] = a.offset;
+        b["bytes"] = a.bytes;
+        b["num"] = a.num;
+        b["kind"] = a.is_queue ? "queue" : "tbuf";
+        b["site"] = a.site;
+        bufs.append(b);
+    }
+    d["ub_buffers"] = bufs;
     return d;
 }
 
@@ -97,7 +108,8 @@ void RegisterEmulator(nb::module_& m)
         },
         "Statistics of the last emulator run on this thread: soc, kernel, block_dim, ub_bytes, completed, error, "
         "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "
-        "gm_scalar_writes, vector_ops, peak_ub_bytes.");
+        "gm_scalar_writes, vector_ops, peak_ub_bytes, ub_buffers (every TPipe::InitBuffer: offset, bytes, num, kind, "
+        "site).");
 
     m.def(
         "emulator_soc_model",

@@ -413,6 +413,10 @@ def test_double_buffered_pipeline(block_dim):
         assert core["gm_read_bytes"] == n * tile * 4 and core["gm_write_bytes"] == n * tile * 4
         assert core["peak_ub_bytes"] == 2 * 2 * tile * 4
         assert core["vector_ops"] == 2 * n
+        # The UB map the kernel built: two double-buffered queues, back to back from address 0.
+        ub = [(b["offset"], b["bytes"], b["num"], b["kind"]) for b in core["ub_buffers"]]
+        assert ub == [(0, 2 * tile * 4, 2, "queue"), (2 * tile * 4, 2 * tile * 4, 2, "queue")]
+        assert all(b["site"].split(":")[0].endswith("emu_test_kernels.cpp") for b in core["ub_buffers"])
     assert sum(c["gm_read_bytes"] for c in stats["cores"]) == x.nbytes
 
 

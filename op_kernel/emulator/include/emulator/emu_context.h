@@ -72,6 +72,15 @@ struct GmRegion {
     std::vector<uint8_t> writer;  // per byte: 0 = not written in this launch, else block_idx + 1 (kReadWrite)
 };
 
+// One TPipe::InitBuffer of a core: the UB map the kernel actually built (to compare with a plan's UB map).
+struct UbAllocation {
+    uint32_t offset = 0;      // UB byte address
+    uint32_t bytes = 0;       // total bytes (num * slot bytes)
+    uint32_t num = 1;         // buffers (queue slots); 1 for a TBuf
+    bool is_queue = false;
+    std::string site;         // kernel file:line of the InitBuffer call
+};
+
 // Per-core statistics of one run.
 struct CoreStats {
     uint64_t gm_read_bytes = 0;     // bytes DMA'd GM -> UB
@@ -83,6 +92,7 @@ struct CoreStats {
     uint64_t gm_scalar_writes = 0;  // GlobalTensor::SetValue calls
     uint64_t vector_ops = 0;        // vector instructions issued (level-2 calls)
     uint64_t peak_ub_bytes = 0;     // highest UB byte allocated by TPipe::InitBuffer
+    std::vector<UbAllocation> ub_buffers;  // every InitBuffer, in call order (after a TPipe::Reset: appended)
 };
 
 struct RunStats {

@@ -474,7 +474,7 @@ public:
             aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: buffer count and length must be positive");
         }
         const uint32_t slot = aqo_emu::AlignUp32(len);
-        const uint32_t offset = Reserve(c, static_cast<uint64_t>(slot) * num, aqo_file, aqo_line, num, len);
+        const uint32_t offset = Reserve(c, static_cast<uint64_t>(slot) * num, aqo_file, aqo_line, num, len, true);
         que.EmuInit(c, num, slot, offset, aqo_file, aqo_line);
         return true;
     }
@@ -485,7 +485,7 @@ public:
             aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: TBuf length must be positive");
         }
         const uint32_t bytes = aqo_emu::AlignUp32(len);
-        const uint32_t offset = Reserve(c, bytes, aqo_file, aqo_line, 1, len);
+        const uint32_t offset = Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
         buf.EmuInit(c, offset, bytes, aqo_file, aqo_line);
         return true;
     }
@@ -510,7 +510,8 @@ public:
     template <HardEvent kEvent> void ReleaseEventID(int32_t) {}
 
 private:
-    uint32_t Reserve(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, int num, uint32_t len)
+    uint32_t Reserve(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, int num, uint32_t len,
+                     bool is_queue)
     {
         const uint64_t end = static_cast<uint64_t>(c.ub_alloc) + bytes;
         if (end > c.soc.ub_bytes) {
@@ -525,6 +526,13 @@ private:
         if (c.ub_alloc > c.stats->peak_ub_bytes) {
             c.stats->peak_ub_bytes = c.ub_alloc;
         }
+        aqo_emu::UbAllocation a;
+        a.offset = offset;
+        a.bytes = static_cast<uint32_t>(bytes);
+        a.num = static_cast<uint32_t>(num);
+        a.is_queue = is_queue;
+        a.site = std::string(file) + ":" + std::to_string(line);
+        c.stats->ub_buffers.push_back(a);
         return offset;
     }
     aqo_emu::CoreContext* core_ = nullptr;
