@@ -1,0 +1,57 @@
+"""The UB map a kernel builds in the emulator is the host plan's UB map.
+
+docs/design.md: "The kernel allocates exactly the plan's buffers (sizes come in the tiling data), so the emulator's
+UB check also checks the plan." The emulator records every TPipe::InitBuffer of every core (offset, bytes, buffer
+count); this test runs the DynamicQuant kernel through the public API and compares that record with the plan's
+explanation, buffer by buffer, for every core that ran.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ascend_quant_ops as aqo
+
+_native = pytest.importorskip("ascend_quant_ops._native")
+if not hasattr(_native, "emulate_dynamic_quant"):
+    pytest.skip("this _native build has no DynamicQuant kernel", allow_module_level=True)
+
+CASES = [
+    # shape, dtype, soc, dst_type, smooth
+    ((40, 4096), "float16", "ascend910b", "int8", False),
+    ((7, 26624), "float16", "ascend910b", "int8", False),
+    ((5, 333), "bfloat16", "ascend910b", "int8", True),
+    ((24, 4096), "float16", "ascend310p", "int8", False),
+    ((3, 1024), "float16", "ascend310p", "int8", True),
+    ((4, 5000), "bfloat16", "ascend910_95", "hifloat8", False),
+    ((2, 100_000), "float16", "ascend910_95", "float8_e4m3fn", False),
+]
+
+
+@pytest.mark.parametrize("shape,dtype,soc,dst,smooth", CASES)
+def test_kernel_ub_map_is_the_plan_ub_map(shape, dtype, soc, dst, smooth):
+    rng = np.random.default_rng(7)
+    np_dtype = np.float16 if dtype == "float16" else aqo.dtypes.numpy_dtype("bfloat16")
+    x = rng.standard_normal(shape).astype(np.float32).astype(np_dtype)
+    s = rng.uniform(0.5, 2.0, shape[-1]).astype(np.float32).astype(np_dtype) if smooth else None
+    plan = aqo.plan_dynamic_quant(shape, dtype, soc=soc, dst_type=dst, smooth=smooth).to_dict()["explanation"]
+    # The runner binding directly (python/csrc/emulate_dynamic_quant.cpp): y and scale are written in place.
+    y = np.zeros(shape, dtype=aqo.dtypes.numpy_dtype(dst))
+    scale = np.zeros(shape[:-1], dtype=np.float32)
+    out = _native.emulate_dynamic_quant(
+        x.view(np.uint8).reshape(-1), None if s is None else s.view(np.uint8).reshape(-1),
+        y.view(np.uint8).reshape(-1), scale.view(np.uint8).reshape(-1), list(shape), dtype, dst, soc)
+    assert out["ok"], out
+    run = _native.emulator_last_run_stats()
+    assert run["completed"] and run["soc"] == soc
+    assert run["ub_bytes"] == plan["ub_capacity"]
+    want = [(b["offset"], b["bytes"] * b["slots"], b["slots"]) for b in plan["ub"] if b["bytes"] > 0]
+    used = 0
+    for core in run["cores"]:
+        if not core["ub_buffers"]:
+            continue  # a core without work returns before Init
+        used += 1
+        got = [(b["offset"], b["bytes"], b["num"]) for b in core["ub_buffers"]]
+        assert got == want, f"kernel UB map {got} != plan UB map {want}"
+        assert core["peak_ub_bytes"] <= plan["ub_capacity"]
+    assert used == plan["used_cores"]
