@@ -282,6 +282,15 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                                   t.ubVecF32, t.ubVecF32, t.ubHalf, t.ubRa, t.ubMapIn, t.ubMapHalf, t.ubMapOut};
         const uint32_t slots[] = {2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
         uint32_t o = 0;
+        if (reserve != 0) {
+            // REGIST_MATMUL_OBJ runs before the kernel's own InitBuffer calls, so the API's buffers come first.
+            UbBuffer b;
+            b.name = "matmul_api_reserve";
+            b.offset = 0;
+            b.bytes = reserve;
+            e.ub.push_back(b);
+            o = reserve;
+        }
         for (size_t i = 0; i < sizeof(bytes) / sizeof(bytes[0]); ++i) {
             UbBuffer b;
             b.name = names[i];
@@ -290,13 +299,6 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
             b.slots = slots[i];
             e.ub.push_back(b);
             o += bytes[i] * slots[i];
-        }
-        if (reserve != 0) {
-            UbBuffer b;
-            b.name = "matmul_api_reserve";
-            b.offset = o;
-            b.bytes = reserve;
-            e.ub.push_back(b);
         }
     }
     // GM tensors and every range each block touches.

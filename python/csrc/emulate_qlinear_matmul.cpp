@@ -140,7 +140,7 @@ nb::list MatmulStatsToList()
 
 // The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling;
 // here only what the emulated API checks matters: whole cube fractals, the tile as the single-core shape.
-TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
+TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint32_t api_ub_bytes)
 {
     TCubeTiling c;
     c.usedCoreNum = static_cast<int32_t>(t.usedCores);
@@ -163,6 +163,7 @@ TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
     c.dbL0A = 2;
     c.dbL0B = 2;
     c.dbL0C = 1;
+    c.transLength = static_cast<int32_t>(api_ub_bytes);  // 310p: the API's UB staging (the plan's reserve)
     return c;
 }
 
@@ -221,7 +222,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
-    td.cubeTiling = CubeTilingFor(t);
+    td.cubeTiling = CubeTilingFor(t, plan.matmul_api_ub_bytes);
 
     nb::dict out;
     nb::dict plan_d;

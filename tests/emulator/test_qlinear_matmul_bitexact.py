@@ -137,6 +137,17 @@ def test_large_k_wraps_int32_exactly(soc):
         assert (np.abs(acc) >= 2**31).any(), "the case must actually wrap"
         np.testing.assert_array_equal(y, ref)
         np.testing.assert_array_equal(y, golden(*args))
+    # Per-row a and per-column b zero points far from 0: every term of the zero-point correction leaves int32.
+    a_z = rng.integers(0, 256, (m,)).astype(np.uint8)
+    b_z = rng.integers(0, 256, (n,)).astype(np.uint8)
+    a_s = np.full(m, 2.0**-10, np.float32)
+    b_s = np.full(n, 2.0**-10, np.float32)
+    y_s = np.float32(2.0**5)
+    args = (a, a_s, a_z, b, b_s, b_z, y_s, np.uint8(128))
+    y = emu.qlinear_matmul(*args, soc=soc)
+    ref, acc = _exact_reference(a, a_z[:, None], b, b_z[None, :], (a_s[:, None] * b_s[None, :]) / y_s,
+                                np.uint8(128), np.uint8)
+    np.testing.assert_array_equal(y, ref)
 
 
 def _onnx_backend_cases():

@@ -22,8 +22,10 @@
 //   not positive, single shapes larger than the org shapes or row strides shorter than a row; any byte of A, B
 //   or C outside its GlobalTensor (and C in a read-only buffer); transposed operands and atomic writes (not
 //   modelled); an operand dtype pair the SoC's cube lacks (FACTS 3: uint8 only on ascend310p).
-// Not modelled: L1 / L0A / L0B / L0C capacities (the SoC table has no L1 / L0 sizes yet), the 310p L0C -> UB
-// staging buffers inside the API (the plan reserves UB for them), Iterate / GetTensorC, bias, batch modes.
+// UB: on ascend310p the API's L0C -> UB / ND -> NZ staging takes tiling.transLength bytes from the TPipe at Init
+// (one TBuf here), so the kernel's UB total includes it.
+// Not modelled: L1 / L0A / L0B / L0C capacities (the SoC table has no L1 / L0 sizes yet), what the API does inside
+// its UB staging area, Iterate / GetTensorC, bias, batch modes.
 #pragma once
 
 #include <cstdint>
@@ -142,6 +144,15 @@ public:
                           std::string("Matmul::Init: the cube of ") + c.soc.name + " has no " +
                               (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") +
                               " path (FACTS 3); map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
+        }
+        // ascend310p has no fixpipe: the API stages L0C -> UB and ND -> NZ in UB buffers it takes from the
+        // kernel's TPipe (transLength bytes), before the kernel's own buffers. Modelled as one TBuf of that size,
+        // so the emulator's UB check counts it.
+        if (c.soc.id == aqo_emu::SocId::kAscend310P && tiling->transLength > 0) {
+            if (pipe == nullptr) {
+                aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Init: no TPipe for the API's UB buffers on ascend310p");
+            }
+            pipe->InitBuffer(api_ub_, static_cast<uint32_t>(tiling->transLength), aqo_file, aqo_line);
         }
         tiling_ = *tiling;
         inited_ = true;
@@ -318,6 +329,7 @@ private:
     int single_m_ = 0, single_n_ = 0, single_k_ = 0;
     GlobalTensor<SrcAT> a_;
     GlobalTensor<SrcBT> b_;
+    TBuf<TPosition::VECCALC> api_ub_;
 };
 
 // REGIST_MATMUL_OBJ(pipe, workspace, obj, tiling[, obj2, tiling2 ...]): Init of each object with its tiling.
