@@ -59,6 +59,16 @@ nb::dict CoreStatsDict(const aqo_emu::CoreStats& s)
         bufs.append(b);
     }
     d["ub_buffers"] = bufs;
+    nb::list ranges;
+    for (const aqo_emu::GmRange& g : s.gm_ranges) {
+        nb::dict r;
+        r["buffer"] = g.buffer;
+        r["begin"] = g.begin;
+        r["end"] = g.end;
+        r["write"] = g.write;
+        ranges.append(r);
+    }
+    d["gm_ranges"] = ranges;
     return d;
 }
 
@@ -109,7 +119,7 @@ void RegisterEmulator(nb::module_& m)
         "Statistics of the last emulator run on this thread: soc, kernel, block_dim, ub_bytes, completed, error, "
         "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "
         "gm_scalar_writes, vector_ops, peak_ub_bytes, ub_buffers (every TPipe::InitBuffer: offset, bytes, num, kind, "
-        "site).");
+        "site), gm_ranges (every GM byte range read or written: buffer, begin, end, write).");
 
     m.def(
         "emulator_soc_model",

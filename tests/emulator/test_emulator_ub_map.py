@@ -1,9 +1,10 @@
-"""The UB map a kernel builds in the emulator is the host plan's UB map.
+"""The UB map a kernel builds in the emulator is the host plan's UB map, and the GM bytes it touches are the
+plan's GM ranges.
 
 docs/design.md: "The kernel allocates exactly the plan's buffers (sizes come in the tiling data), so the emulator's
 UB check also checks the plan." The emulator records every TPipe::InitBuffer of every core (offset, bytes, buffer
-count); this test runs the DynamicQuant kernel through the public API and compares that record with the plan's
-explanation, buffer by buffer, for every core that ran.
+count) and every GM byte range each core reads or writes; this test runs the DynamicQuant kernel and compares
+both with the plan's explanation, core by core.
 """
 from __future__ import annotations
 
@@ -55,3 +56,22 @@ def test_kernel_ub_map_is_the_plan_ub_map(shape, dtype, soc, dst, smooth):
         assert got == want, f"kernel UB map {got} != plan UB map {want}"
         assert core["peak_ub_bytes"] <= plan["ub_capacity"]
     assert used == plan["used_cores"]
+
+    # GM: per core, the merged byte ranges of each tensor read / written equal the plan's.
+    def merged(ranges):
+        out = {}
+        for name, b, e, w in sorted(ranges):
+            lst = out.setdefault((name, w), [])
+            if lst and b <= lst[-1][1]:
+                lst[-1][1] = max(lst[-1][1], e)
+            else:
+                lst.append([b, e])
+        return out
+
+    alias = {"smooth_scales": "smooth_scales", "smooth": "smooth_scales"}
+    for index, core in enumerate(run["cores"]):
+        got = merged((alias.get(g["buffer"], g["buffer"]), g["begin"], g["end"], g["write"])
+                     for g in core["gm_ranges"])
+        want = merged((alias.get(g["tensor"], g["tensor"]), g["begin"], g["end"], g["write"])
+                      for g in plan["gm"] if g["core"] == index and g["end"] > g["begin"])
+        assert got == want, f"core {index}: kernel GM ranges {got} != plan GM ranges {want}"

@@ -1,4 +1,5 @@
 // Run-time state, checks, the Cast table and the launcher of the AscendC CPU emulator.
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -145,6 +146,19 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
                              ": outside the GlobalTensor's extent given to SetGlobalBuffer (bytes [" +
                              std::to_string(tensor_begin - r.base) + ", " + std::to_string(tensor_end - r.base) + "))");
+    }
+    if (nbytes > 0) {
+        // Record the access; consecutive accesses usually extend the previous interval.
+        auto& per_region = c.gm_touched[write ? 1 : 0];
+        if (per_region.size() < c.gm->size()) per_region.resize(c.gm->size());
+        auto& list = per_region[region];
+        const uint64_t b = static_cast<uint64_t>(ptr - r.base);
+        const uint64_t e = b + nbytes;
+        if (!list.empty() && b >= list.back().first && b <= list.back().second) {
+            if (e > list.back().second) list.back().second = e;
+        } else {
+            list.emplace_back(b, e);
+        }
     }
     if (write && r.access == GmAccess::kReadOnly) {
         Fail(file, line, std::string(api) + ": write to " + describe() + ", which is a read-only input");
@@ -373,6 +387,27 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         } clear_core;
         try {
             kernel_call();
+            // Merge the GM intervals the core touched into its statistics.
+            for (int w = 0; w < 2; ++w) {
+                auto& per_region = core.gm_touched[w];
+                for (size_t r = 0; r < per_region.size(); ++r) {
+                    auto& list = per_region[r];
+                    std::sort(list.begin(), list.end());
+                    for (size_t i = 0; i < list.size(); ++i) {
+                        CoreStats& st = stats_.cores[b];
+                        if (i > 0 && list[i].first <= st.gm_ranges.back().end) {
+                            if (list[i].second > st.gm_ranges.back().end) st.gm_ranges.back().end = list[i].second;
+                            continue;
+                        }
+                        GmRange g;
+                        g.buffer = gm_[r].name;
+                        g.begin = list[i].first;
+                        g.end = list[i].second;
+                        g.write = w == 1;
+                        st.gm_ranges.push_back(g);
+                    }
+                }
+            }
             for (const AllocRecord& r : core.records) {
                 if (r.kind == AllocKind::kQueue && r.live) {
                     Fail(r.file, r.line,

@@ -81,6 +81,14 @@ struct UbAllocation {
     std::string site;         // kernel file:line of the InitBuffer call
 };
 
+// A GM byte range [begin, end) of one registered buffer that a core read or wrote (merged over the run).
+struct GmRange {
+    std::string buffer;
+    uint64_t begin = 0;
+    uint64_t end = 0;
+    bool write = false;
+};
+
 // Per-core statistics of one run.
 struct CoreStats {
     uint64_t gm_read_bytes = 0;     // bytes DMA'd GM -> UB
@@ -93,6 +101,7 @@ struct CoreStats {
     uint64_t vector_ops = 0;        // vector instructions issued (level-2 calls)
     uint64_t peak_ub_bytes = 0;     // highest UB byte allocated by TPipe::InitBuffer
     std::vector<UbAllocation> ub_buffers;  // every InitBuffer, in call order (after a TPipe::Reset: appended)
+    std::vector<GmRange> gm_ranges;        // every GM byte the core touched, merged per buffer and direction
 };
 
 struct RunStats {
@@ -165,6 +174,9 @@ struct CoreContext {
     double deq_scale = 1.0;
 
     int flag_count[64][8] = {};       // SetFlag minus WaitFlag per (HardEvent, event id)
+
+    // GM bytes touched, per (region, write) as [begin, end) intervals; merged into stats->gm_ranges at the end.
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> gm_touched[2];
 
     CoreStats* stats = nullptr;
 };
