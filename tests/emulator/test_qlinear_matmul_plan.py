@@ -3,6 +3,7 @@ the kernel allocating exactly the plan's UB buffers (checked in the emulator), a
 from __future__ import annotations
 
 import random
+import zlib
 
 import numpy as np
 import pytest
@@ -26,7 +27,7 @@ def _random_case(rng: random.Random):
 
 @pytest.mark.parametrize("soc", SOCS)
 def test_explanation_invariants_on_random_shapes(soc):
-    rng = random.Random(hash(soc) % 1000)
+    rng = random.Random(zlib.crc32(soc.encode()))  # deterministic (str hashes are salted per process)
     spec = tiling.soc_table()[soc]
     for _ in range(150):
         a_shape, b_shape, at, bt, yt, ap, bp = _random_case(rng)
