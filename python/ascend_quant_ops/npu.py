@@ -203,9 +203,27 @@ def load_extension(verbose: bool = False) -> str:
                 path = build.jit_build(Path(torch_npu.__file__).parent, _extension_build_dir(), verbose=verbose)
         except Exception as e:
             raise BackendUnavailableError(
-                "npu", f"the NPU extension could not be built or loaded: {type(e).__name__}: {e}") from e
+                "npu", f"the NPU extension could not be built or loaded: {type(e).__name__}: {e}"
+                       f"{_loader_reason(e)}") from e
         _loaded_extension = path
         return path
+
+
+def _loader_reason(error: Exception) -> str:
+    """torch's "Could not load this library: PATH" hides the dynamic loader's reason (usually a CANN library that
+    is not on LD_LIBRARY_PATH): ask the loader again for it."""
+    m = str(error)
+    prefix = "Could not load this library: "
+    if not isinstance(error, OSError) or prefix not in m:
+        return ""
+    path = m.split(prefix, 1)[1].strip()
+    try:
+        import ctypes
+
+        ctypes.CDLL(path)
+    except OSError as again:
+        return f" (dynamic loader: {again}; source CANN's set_env.sh so that its libraries are found)"
+    return ""
 
 
 def status(load: bool = True) -> Tuple[bool, str]:

@@ -201,3 +201,17 @@ def test_autoloaded_torch_npu_breaking_import_torch(tmp_path):
     assert reason.startswith("torch is installed but failed to import: RuntimeError")
     assert "torch_npu" in reason and "TORCH_DEVICE_BACKEND_AUTOLOAD=0" in reason
     assert out["y"] == [[127] * 4] * 2
+
+
+def test_loader_reason_names_the_missing_library(tmp_path):
+    # A library whose dependency is gone, as the extension is when CANN's libraries are not on the loader path.
+    (tmp_path / "dep.c").write_text("int aqo_dep(void) { return 1; }\n")
+    (tmp_path / "ext.c").write_text("int aqo_dep(void);\nint aqo_ext(void) { return aqo_dep(); }\n")
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "libaqo_gone.so"), str(tmp_path / "dep.c")],
+                   check=True)
+    subprocess.run(["gcc", "-shared", "-fPIC", "-o", str(tmp_path / "ext.so"), str(tmp_path / "ext.c"),
+                    f"-L{tmp_path}", "-laqo_gone"], check=True)
+    (tmp_path / "libaqo_gone.so").unlink()
+    reason = npu._loader_reason(OSError(f"Could not load this library: {tmp_path / 'ext.so'}"))
+    assert "libaqo_gone.so" in reason and "set_env.sh" in reason
+    assert npu._loader_reason(RuntimeError("something else")) == ""
