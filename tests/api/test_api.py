@@ -119,3 +119,23 @@ def test_torch_npu_keyword_arguments_accepted():
     y, _ = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X), smooth_scales=None, dst_type=torch.int8,
                              quant_mode="pertoken", group_index=None, dst_type_max=0.0)
     assert np.array_equal(y.numpy(), ex.SEED_004_Y)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_emulator_backend_on_the_spec_examples(soc):
+    for _ in range(2):  # twice: the backend must survive repeated calls in one process
+        y, scale = aqo.dynamic_quant(ex.SEED_004_X, backend="emulator", soc=soc)
+        assert np.array_equal(y, ex.SEED_004_Y)
+        assert np.all(np.abs(scale - ex.SEED_004_SCALE) <= np.spacing(ex.SEED_004_SCALE))
+    assert np.array_equal(aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, backend="emulator", soc=soc), ex.ONNX_2D_UINT8_Y)
+    from ascend_quant_ops import emulator
+
+    stats = emulator.last_run_stats()
+    assert stats["kernel"] == "aqo_qlinear_matmul" and stats["soc"] == soc and stats["completed"]
+
+
+def test_emulator_backend_ascend310p_pads_to_32():
+    x = np.zeros((4, 32), np.float16)
+    x[:, :4] = ex.SEED_004_X.reshape(4, 4)  # zero padding does not change a row's maximum
+    y, _ = aqo.dynamic_quant(x, backend="emulator", soc="ascend310p")
+    assert np.array_equal(y[:, :4], ex.SEED_004_Y.reshape(4, 4)) and not y[:, 4:].any()

@@ -10,18 +10,15 @@ kernel source line. `last_run_stats()` gives the last run's per-core GM traffic,
 """
 from __future__ import annotations
 
-import importlib
-
 from .. import _native
+
+# The runner modules are imported first, under other names: importing a submodule binds it as an attribute of
+# this package, and these submodules share their names with the functions defined below.
+from . import dynamic_quant as _dynamic_quant_runner  # noqa: E402  (binds .dynamic_quant, replaced below)
+from . import qlinear_matmul as _qlinear_matmul_runner  # noqa: E402
 
 # kernel -> the _native function its runner binds (python/csrc/emulate_<kernel>.cpp)
 _RUNNERS = {"aqo_dynamic_quant": "emulate_dynamic_quant", "aqo_qlinear_matmul": "emulate_qlinear_matmul"}
-
-
-def _module(name):
-    # The submodules share their names with this package's functions, so `from . import x` would find the
-    # function; import the submodule by its full name instead.
-    return importlib.import_module(f"{__name__}.{name}")
 
 
 def missing_kernels():
@@ -30,15 +27,17 @@ def missing_kernels():
 
 
 def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, soc="ascend910b", **kw):
-    return _module("dynamic_quant").dynamic_quant(x, smooth_scales, dst_type=dst_type, asymmetric=asymmetric, soc=soc, **kw)
+    return _dynamic_quant_runner.dynamic_quant(x, smooth_scales, dst_type=dst_type, asymmetric=asymmetric,
+                                               soc=soc, **kw)
 
 
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *,
                    soc="ascend910b", **kw):
-    return _module("qlinear_matmul").qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                               soc=soc, **kw)
+    return _qlinear_matmul_runner.qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+                                                 y_zero_point, soc=soc, **kw)
 
 
 def last_run_stats():
-    """Per-core statistics of the last emulated kernel run (GM bytes read / written, DMA ops, UB peak)."""
-    return _module("dynamic_quant").last_run_stats()
+    """Per-core statistics of the last emulated kernel run on this thread, whichever kernel it was: GM bytes
+    read / written, DMA operations, scalar GM accesses, vector ops, peak UB, the UB map and the GM ranges."""
+    return _native.emulator_last_run_stats()
