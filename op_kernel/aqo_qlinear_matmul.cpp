@@ -10,7 +10,11 @@
 //     uint8 operands are first mapped to int8 in the worker's workspace (v - 128, FACTS 3), since the cube has
 //     no uint8 x int8 / int8 x uint8 path on every SoC; the zero point is lowered by 128 so v - zp is unchanged;
 //   * the vector unit applies the zero points through seed 002's decomposition in int32 wrap-around
-//     acc = P - zb * (RA - K * za) - za * CB, then requantizes in float32 exactly like the golden.
+//     acc = P - zb * (RA - K * za) - za * CB (vector int32 while no partial sum can leave int32, K <= 32767;
+//     beyond, the scalar unit, whose 32-bit arithmetic wraps by definition), then requantizes in float32
+//     exactly like the golden;
+//   * ascend910_95 also: float8 y (saturate, round to nearest even) and float8 x float8 operands (a float32
+//     cube, zero points 0): the Float8Out helper and the RunFloat8* dispatch, compiled only there.
 // Not the FP19 fixpipe dequant path (FACTS 7: +-1 against ONNX on ~1% of outputs).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
@@ -197,7 +201,8 @@ __aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace)
 #endif
 }
 
-// Which tile range, and which vector worker of its block, this core is.
+// Which vector worker this core is: on split SoCs GetBlockIdx() on a vector core of a mix kernel is its vector
+// core index (cube core * 2 + sub-block), on 310p the AI core index; block = worker / workersPerCore.
 __aicore__ inline uint32_t WorkerIndex() { return static_cast<uint32_t>(GetBlockIdx()); }
 
 // Value of a raw 8-bit zero point as an integer of the operand's signedness.
