@@ -8,7 +8,10 @@ without CANN breaks `import torch`), unpacks its headers into a cache directory 
 stub header is needed. Front-end only: nothing is linked, and the aclnn symbols are looked up at run time, so
 their argument order is checked separately (tests/torch/test_npu_extension.py, against the OpDefs).
 
-    python scripts/check_npu_extension.py [--cache DIR] [--torch-npu-version V] [--source FILE]
+    python scripts/check_npu_extension.py [--cache DIR] [--torch-npu-version V] [--source FILE] [--schema] [--jit]
+
+With --jit it also runs the JIT build of npu.load_extension() against the wheel (compile and link with its
+libtorch_npu.so); without CANN the result cannot load, which is reported with the missing library's name.
 
 With --schema it also builds the extension against CPU-only torch, with a stand-in for op_api_common.h
 (scripts/check_npu_extension_stub/: the few names the extension uses, EXEC_NPU_CMD doing nothing), and loads it
@@ -55,8 +58,9 @@ def matching_torch_npu_version() -> str:
     return m.group(1)
 
 
-def ensure_headers(cache: Path, version: str) -> Path:
-    """Return the unpacked torch_npu package folder for `version`, downloading the wheel if needed."""
+def ensure_headers(cache: Path, version: str, with_libs: bool = False) -> Path:
+    """Return the unpacked torch_npu package folder for `version`, downloading the wheel if needed. With
+    with_libs, its lib/ folder (libtorch_npu.so, for linking) is unpacked as well."""
     cache = cache.resolve()
     for entry in sys.path:
         if entry and Path(entry).resolve() in (cache, *cache.parents) and Path(entry).resolve() != Path("/"):
@@ -64,7 +68,7 @@ def ensure_headers(cache: Path, version: str) -> Path:
     unpacked = cache / version / "unpacked"
     package = unpacked / "torch_npu"
     marker = package / "include" / "third_party" / "op-plugin" / "op_plugin" / "utils" / "op_api_common.h"
-    if marker.is_file():
+    if marker.is_file() and (not with_libs or (package / "lib" / "libtorch_npu.so").is_file()):
         return package
     wheels = cache / version / "wheel"
     wheels.mkdir(parents=True, exist_ok=True)
@@ -81,7 +85,8 @@ def ensure_headers(cache: Path, version: str) -> Path:
     tmp = unpacked.with_name("unpacked.tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     with zipfile.ZipFile(found[0]) as z:
-        members = [n for n in z.namelist() if n.startswith("torch_npu/include/") or n == "torch_npu/version.py"]
+        members = [n for n in z.namelist() if n.startswith("torch_npu/include/") or n == "torch_npu/version.py"
+                   or (with_libs and n.startswith("torch_npu/lib/"))]
         z.extractall(tmp, members)
     shutil.rmtree(unpacked, ignore_errors=True)
     tmp.rename(unpacked)
@@ -144,6 +149,31 @@ def check_schema(source: Path, workdir: Path) -> int:
     return 0
 
 
+def check_jit(package: Path, workdir: Path) -> int:
+    """Run the JIT build exactly as npu.load_extension() does (torch.utils.cpp_extension, the wheel's headers,
+    linked against its libtorch_npu.so). Without CANN the library builds but cannot load (libtorch_npu.so needs
+    CANN's runtime libraries): that outcome passes, naming the missing library; a compile or link error fails."""
+    import ascend_quant_ops.torch_ops  # noqa: F401  (the schemas the library adds kernels to)
+    from ascend_quant_ops import npu
+
+    try:
+        path = build.jit_build(package, workdir)
+    except OSError as e:  # built, not loadable here
+        built = sorted(workdir.glob(f"{build.LIBRARY_NAME}*.so"))
+        if not built:
+            print(f"FAILED: JIT build produced no library: {e}")
+            return 1
+        print(f"OK: JIT build compiled and linked {built[0]}; loading it needs CANN here"
+              f"{npu._loader_reason(e) or ': ' + str(e)}")
+        return 0
+    except Exception as e:
+        sys.stderr.write(f"{type(e).__name__}: {e}\n")
+        print("FAILED: JIT build of the extension failed")
+        return 1
+    print(f"OK: JIT build compiled, linked and loaded {path}")
+    return 0
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--cache", type=Path, default=default_cache(), help="where the wheel and headers are kept")
@@ -152,6 +182,8 @@ def main(argv=None) -> int:
     p.add_argument("--schema", action="store_true",
                    help="also build against CPU torch with the stub header and check the kernel signatures")
     p.add_argument("--schema-only", action="store_true", help="only the schema check (no wheel needed)")
+    p.add_argument("--jit", action="store_true",
+                   help="also run npu.load_extension()'s JIT build against the wheel (headers and libtorch_npu.so)")
     args = p.parse_args(argv)
     if shutil.which("g++") is None:
         print("error: g++ not found", file=sys.stderr)
@@ -162,6 +194,12 @@ def main(argv=None) -> int:
         rc = check(args.source, package)
     if rc == 0 and (args.schema or args.schema_only):
         rc = check_schema(args.source, args.cache / "schema_check")
+    if rc == 0 and args.jit and not args.schema_only:
+        if args.source != build.SOURCE:
+            print("error: --jit builds the package's own source only", file=sys.stderr)
+            return 2
+        version = args.torch_npu_version or matching_torch_npu_version()
+        rc = check_jit(ensure_headers(args.cache, version, with_libs=True), args.cache / version / "jit")
     return rc
 
 

@@ -55,7 +55,7 @@ def test_every_shell_command_is_known():
         "export ASCEND_CUSTOM_OPP_PATH=$HOME/aqo_opp/vendors/aqo:$ASCEND_CUSTOM_OPP_PATH": "test_npu_status",
         "python -m pip install torch==2.13.0 torch-npu==2.13.0": "device only (torch_npu breaks torch here)",
         "python -m pip install .": "the README's install command",
-        "python scripts/check_npu_extension.py": "test_npu_extension",
+        "python scripts/check_npu_extension.py --jit --schema": "test_npu_extension (--jit, --schema-only)",
         "python -m pytest -m npu tests/npu -rs": "tests/npu, collected and skipped here",
     }
     for cmd in commands():

@@ -19,10 +19,15 @@ def run_check(*args):
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=540)
 
 
-def test_extension_type_checks_against_torch_npu_headers():
-    r = run_check()
+def test_extension_type_checks_and_jit_builds_against_torch_npu():
+    # Type-check, then the JIT build npu.load_extension() runs (compile + link against the wheel's
+    # libtorch_npu.so); without CANN the built library cannot load, and the loader's reason is reported.
+    r = run_check("--jit")
     assert r.returncode == 0, r.stdout + r.stderr[-5000:]
     assert "OK: aqo_npu_ops.cpp type-checks" in r.stdout
+    assert "OK: JIT build compiled and linked" in r.stdout
+    if "loading it needs CANN" in r.stdout:
+        assert "cannot open shared object file" in r.stdout  # a CANN runtime library, named
 
 
 def test_type_check_reports_failure(tmp_path):
