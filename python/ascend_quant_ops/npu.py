@@ -32,26 +32,15 @@ EXTENSION_ENV = "AQO_NPU_EXTENSION"
 
 _lock = threading.Lock()
 _loaded_extension: Optional[str] = None
-# The first failure of `import torch`: a second attempt in the same process fails differently (torch's C++
-# registrations are half done), so the original reason is the one worth reporting.
-_torch_import_failure: Optional[str] = None
-
-
 def _import_torch():
-    """(torch module or None, reason)."""
-    global _torch_import_failure
-    if _torch_import_failure is not None:
-        return None, _torch_import_failure
-    if importlib.util.find_spec("torch") is None:
-        return None, "torch is not installed (pip install torch, the version matching torch_npu)"
-    try:
-        import torch
-    except Exception as e:  # e.g. an autoloaded torch_npu failing without CANN
-        _torch_import_failure = (
-            f"torch is installed but failed to import: {type(e).__name__}: {e}. If torch_npu is installed "
-            "without CANN, set TORCH_DEVICE_BACKEND_AUTOLOAD=0 or source CANN's set_env.sh")
-        return None, _torch_import_failure
-    return torch, ""
+    """(torch module or None, reason), through the package's one cached torch import (_torch.py): a second
+    `import torch` after a failed first one fails differently and can crash the interpreter at exit."""
+    from ._torch import import_torch
+
+    torch, reason = import_torch()
+    if torch is None and reason == "torch is not installed":
+        reason = "torch is not installed (pip install torch, the version matching torch_npu)"
+    return torch, reason
 
 
 def _import_torch_npu():
