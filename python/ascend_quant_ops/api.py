@@ -125,7 +125,8 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     """
     _check_npu_compat_kwargs(torch_npu_kwargs)
     backend = _check_backend(backend, DQ)
-    dst = dtypes.parse_dst_type(dst_type, op=DQ)
+    # torch_npu.npu_dynamic_quant spells its default output type dst_type=None (int8)
+    dst = dtypes.parse_dst_type("int8" if dst_type is None else dst_type, op=DQ)
     if not isinstance(asymmetric, (bool, np.bool_)):
         raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
     backend = _choose_backend(backend, _on_npu(x, smooth_scales), DQ)
