@@ -19,7 +19,7 @@ import time
 
 import numpy as np
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul  # noqa: E402
 

@@ -27,7 +27,7 @@ from typing import Callable, Dict, List, Optional, Sequence, Tuple
 
 import numpy as np
 
-sys.path.insert(0, __import__("os").path.join(__import__("os").path.dirname(__file__), "..", "python"))
+import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 from ascend_quant_ops import dtypes, tiling  # noqa: E402
 

@@ -17,10 +17,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if any((ROOT / "python" / "ascend_quant_ops").glob("_native*")):
-    # A developer build in this checkout (scripts/dev_build.sh): use it. Otherwise the installed package.
-    sys.path.insert(0, str(ROOT / "python"))
-os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")
+import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 
 def main(argv=None) -> int:

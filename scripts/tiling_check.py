@@ -21,10 +21,7 @@ import json
 import os
 import sys
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PY = os.path.join(os.path.dirname(_HERE), "python")
-if os.path.isdir(_PY) and _PY not in sys.path:
-    sys.path.insert(0, _PY)
+import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 from ascend_quant_ops import tiling  # noqa: E402
 from ascend_quant_ops.errors import ConstraintError  # noqa: E402

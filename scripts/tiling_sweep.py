@@ -32,10 +32,7 @@ import sys
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
-_HERE = os.path.dirname(os.path.abspath(__file__))
-_PY = os.path.join(os.path.dirname(_HERE), "python")
-if os.path.isdir(_PY) and _PY not in sys.path:
-    sys.path.insert(0, _PY)
+import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 from ascend_quant_ops import _native, dtypes  # noqa: E402
 from ascend_quant_ops.tiling import verify_explanation, verify_violation  # noqa: E402

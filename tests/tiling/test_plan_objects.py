@@ -104,7 +104,9 @@ def test_error_fields_are_attributes():
 
 
 def run_check(*args):
-    env = dict(os.environ, PYTHONPATH=os.path.join(ROOT, "python"))
+    # the package this test imports (installed, or a developer build), for the script too
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(tiling.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")]))
     return subprocess.run([sys.executable, CHECK, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
