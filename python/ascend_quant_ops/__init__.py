@@ -15,6 +15,20 @@ from .errors import AqoError, BackendUnavailableError, ConstraintError, DTypeErr
 __version__ = "0.1.0"
 
 
+def _register_torch_ops_if_torch_is_loaded() -> None:
+    """PyTorch users import torch first: then torch.ops.ascend_quant_ops.* exist as soon as this package is
+    imported. Without torch loaded nothing is imported here (numpy users do not pay for torch); the ops are
+    registered on first use with torch tensors, or by `import ascend_quant_ops.torch_ops`."""
+    import sys
+
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "library"):
+        from . import torch_ops  # noqa: F401
+
+
+_register_torch_ops_if_torch_is_loaded()
+
+
 def __getattr__(name):
     # The plan functions live in tiling.py, which needs the compiled tiling core; resolve them on first use.
     if name in ("plan_dynamic_quant", "plan_qlinear_matmul", "soc_table", "canonical_soc"):

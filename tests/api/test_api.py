@@ -140,3 +140,18 @@ def test_emulator_backend_ascend310p_pads_to_32():
     x[:, :4] = ex.SEED_004_X.reshape(4, 4)  # zero padding does not change a row's maximum
     y, _ = aqo.dynamic_quant(x, backend="emulator", soc="ascend310p")
     assert np.array_equal(y[:, :4], ex.SEED_004_Y.reshape(4, 4)) and not y[:, 4:].any()
+
+
+def test_torch_ops_exist_after_importing_the_package_with_torch_loaded():
+    import subprocess
+    import sys
+
+    code = ("import torch, ascend_quant_ops\n"
+            "x = torch.tensor([[1.0, -2.0, 4.0, 0.5]], dtype=torch.float16)\n"
+            "y, scale, _ = torch.ops.ascend_quant_ops.dynamic_quant(x, None, 2, False)\n"
+            "print(y.tolist(), scale.item())\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                         env={**__import__("os").environ, "TORCH_DEVICE_BACKEND_AUTOLOAD": "0"})
+    assert out.returncode == 0, out.stderr
+    # scale = 4/127; y = round(x / scale) = [32, -64, 127, 16] (31.75 -> 32, 15.875 -> 16)
+    assert out.stdout.split("]")[0] + "]" == "[[32, -64, 127, 16]"
