@@ -98,9 +98,16 @@ def test_random_shapes_with_overrides(seed):
 
 
 def test_balance_and_units():
-    p = plan((48 * 5 + 7, 256), "float16", "ascend910b")
+    rows = 48 * 5 + 7
+    p = plan((rows, 256), "float16", "ascend910b")
     loads = [w["end"] - w["begin"] for w in p.explanation["work"]]
-    assert max(loads) - min(loads) <= 1 and len(loads) == 48
+    # the makespan of any split over 48 cores is ceil(247 / 48) = 6 rows; ceil(247 / 6) = 42 cores reach it
+    assert max(loads) - min(loads) <= 1 and max(loads) == 6 and sum(loads) == rows
+    assert len(loads) == 42 == p.explanation["used_cores"]
+    # balance (mean / max over the launched cores) >= 0.95 whenever rows >= 4 x cores (issue 4's target)
+    for rows in range(4 * 48, 4 * 48 + 200):
+        loads = [w["end"] - w["begin"] for w in plan((rows, 64), "float16", "ascend910b").explanation["work"]]
+        assert (sum(loads) / len(loads)) / max(loads) >= 0.95, rows
     rows = 16 * 8 * 3 + 13
     p = plan((rows, 256), "float16", "ascend310p")
     t = p.tiling
