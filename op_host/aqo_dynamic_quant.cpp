@@ -11,51 +11,21 @@
 #include <vector>
 
 #include "aqo_dynamic_quant_tiling.h"
-#include "register/op_def_registry.h"
-#include "tiling/platform/platform_ascendc.h"
-// fe::PlatFormInfos (GetPlatformResWithLock) is only forward-declared by platform_ascendc.h; its definition lives
-// under include/experiment/platform, which some build setups put on the include path and some do not.
-#if defined(__has_include)
-#if __has_include("platform/platform_infos_def.h")
-#include "platform/platform_infos_def.h"
-#else
-#include "experiment/platform/platform/platform_infos_def.h"
-#endif
-#else
-#include "experiment/platform/platform/platform_infos_def.h"
-#endif
+#include "aqo_op_host_common.h"
 #include "tiling_core/dtype_table.h"
 #include "tiling_core/dynamic_quant_plan.h"
 #include "tiling_core/soc_table.h"
 
 namespace {
 
-// ge::DataType of a dtype-table entry (only the types AqoDynamicQuant can see).
-bool ToGe(aqo::DType t, ge::DataType* out)
-{
-    switch (t) {
-        case aqo::DType::FLOAT16: *out = ge::DT_FLOAT16; return true;
-        case aqo::DType::BFLOAT16: *out = ge::DT_BF16; return true;
-        case aqo::DType::FLOAT32: *out = ge::DT_FLOAT; return true;
-        case aqo::DType::INT8: *out = ge::DT_INT8; return true;
-        case aqo::DType::HIFLOAT8: *out = ge::DT_HIFLOAT8; return true;
-        case aqo::DType::FLOAT8_E4M3FN: *out = ge::DT_FLOAT8_E4M3FN; return true;
-        case aqo::DType::FLOAT8_E5M2: *out = ge::DT_FLOAT8_E5M2; return true;
-        default: return false;
-    }
-}
+const char kOp[] = "AqoDynamicQuant";
 
-bool FromGe(ge::DataType g, aqo::DType* out)
-{
-    for (int i = 0; i < static_cast<int>(aqo::DType::COUNT); ++i) {
-        ge::DataType v;
-        if (ToGe(static_cast<aqo::DType>(i), &v) && v == g) {
-            *out = static_cast<aqo::DType>(i);
-            return true;
-        }
-    }
-    return false;
-}
+// The dtypes any tensor of AqoDynamicQuant can have (x, smooth_scales, y, scale on any SoC).
+const aqo::DType kOpDTypes[] = {aqo::DType::FLOAT16,  aqo::DType::BFLOAT16,      aqo::DType::FLOAT32,
+                                aqo::DType::INT8,     aqo::DType::HIFLOAT8,      aqo::DType::FLOAT8_E4M3FN,
+                                aqo::DType::FLOAT8_E5M2};
+
+bool FromGe(ge::DataType g, aqo::DType* out) { return aqo_host::FromGe(g, kOpDTypes, out); }
 
 // dst_type attribute: ge::DataType codes, which are also ATB's outTensorType codes (seed 004: 2 int8,
 // 34 hifloat8, 35 float8_e5m2, 36 float8_e4m3fn).
@@ -74,29 +44,16 @@ void AppendPairs(const aqo::SocSpec& s, DTypeLists* l)
             const aqo::DType x = static_cast<aqo::DType>(i);
             const aqo::DType y = static_cast<aqo::DType>(j);
             ge::DataType gx, gy;
-            if (!aqo::DTypeSetHas(s.dq_x_dtypes, x) || !aqo::DTypeSetHas(s.dq_dst_dtypes, y) || !ToGe(x, &gx) ||
-                !ToGe(y, &gy)) {
+            if (!aqo::DTypeSetHas(s.dq_x_dtypes, x) || !aqo::DTypeSetHas(s.dq_dst_dtypes, y) ||
+                !aqo_host::ToGe(x, &gx) || !aqo_host::ToGe(y, &gy)) {
                 continue;
             }
-            bool seen = false;
-            for (size_t k = 0; k < l->x.size(); ++k) {
-                seen = seen || (l->x[k] == gx && l->y[k] == gy);
-            }
-            if (!seen) {
-                l->x.push_back(gx);
-                l->y.push_back(gy);
+            if (aqo_host::AppendUniqueCombo({gx, gy}, {&l->x, &l->y})) {
                 l->scale.push_back(ge::DT_FLOAT);
                 l->fmt.push_back(ge::FORMAT_ND);
             }
         }
     }
-}
-
-void Report(const char* where, const aqo::ConstraintViolation& v)
-{
-    std::fprintf(stderr, "[AqoDynamicQuant] %s refused: %s on %s, argument %s: %s (limit %s, actual %s)%s%s\n", where,
-                 v.op.c_str(), v.soc.c_str(), v.argument.c_str(), v.constraint.c_str(), v.limit.c_str(),
-                 v.actual.c_str(), v.suggestion.empty() ? "" : "; ", v.suggestion.c_str());
 }
 
 }  // namespace
@@ -106,33 +63,21 @@ namespace optiling {
 static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
 {
     // The platform as the device reports it: SoC name, vector core count and UB size replace the table defaults.
-    fe::PlatFormInfos* info = context->GetPlatformInfo();
+    std::string soc_short;
+    aqo::SocSpec spec;
+    fe::PlatFormInfos* info = aqo_host::ReadPlatformSoc(context, kOp, &soc_short, &spec);
     if (info == nullptr) {
         return ge::GRAPH_FAILED;
     }
-    std::string soc_short;
-    if (!info->GetPlatformResWithLock("version", "Short_SoC_version", soc_short)) {
-        std::fprintf(stderr, "[AqoDynamicQuant] platform has no version/Short_SoC_version\n");
-        return ge::GRAPH_FAILED;
-    }
     platform_ascendc::PlatformAscendC platform(info);
-    uint64_t ub = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
 
     aqo::DynamicQuantRequest req;
     req.explain = false;  // runs on every launch: the tiling only
-    req.soc = soc_short;  // "Ascend910B" / "Ascend310P" / "Ascend910_95": SocFromName ignores the capitals
-    aqo::SocSpec spec;
-    aqo::ConstraintViolation v;
-    if (!aqo::SocFromName(soc_short.c_str(), &spec)) {
-        std::fprintf(stderr, "[AqoDynamicQuant] unsupported SoC %s (known: %s)\n", soc_short.c_str(),
-                     aqo::KnownSocNames().c_str());
-        return ge::GRAPH_FAILED;
-    }
+    req.soc = soc_short;
     // DynamicQuant runs on the vector cores where they are separate (910b, 950); on 310p on the AI cores, since
     // Cast is unsupported on its vector-only cores (FACTS 1).
     req.overrides.core_num = spec.split_architecture ? platform.GetCoreNumAiv() : platform.GetCoreNumAic();
-    req.overrides.ub_size = static_cast<uint32_t>(ub);
+    req.overrides.ub_size = aqo_host::UbBytes(platform);
 
     const gert::StorageShape* xs = context->GetInputShape(0);
     const gert::CompileTimeTensorDesc* xd = context->GetInputDesc(0);
@@ -140,10 +85,7 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     if (xs == nullptr || xd == nullptr || attrs == nullptr) {
         return ge::GRAPH_FAILED;
     }
-    const gert::Shape& shape = xs->GetStorageShape();
-    for (size_t i = 0; i < shape.GetDimNum(); ++i) {
-        req.shape.push_back(shape.GetDim(i));
-    }
+    req.shape = aqo_host::Dims(xs->GetStorageShape());
     if (!FromGe(xd->GetDataType(), &req.x_dtype)) {
         std::fprintf(stderr, "[AqoDynamicQuant] x dtype %d is not float16 / bfloat16\n",
                      static_cast<int>(xd->GetDataType()));
@@ -158,28 +100,18 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     req.smooth = context->GetOptionalInputShape(1) != nullptr;
 
     aqo::DynamicQuantPlan plan;
+    aqo::ConstraintViolation v;
     if (!aqo::PlanDynamicQuant(req, &plan, &v)) {
-        Report("tiling", v);
+        aqo_host::ReportViolation(kOp, "tiling", v);
         return ge::GRAPH_FAILED;
     }
 
     AqoDynamicQuantTilingData td;
     aqo::FillDynamicQuantTilingData(plan.tiling, &td);
-    gert::TilingData* raw = context->GetRawTilingData();
-    if (raw == nullptr || raw->GetCapacity() < td.GetDataSize()) {
-        return ge::GRAPH_FAILED;
-    }
-    td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
-    raw->SetDataSize(td.GetDataSize());
-    context->SetBlockDim(plan.block_dim);
     context->SetTilingKey(plan.tiling_key);
-    size_t* ws = context->GetWorkspaceSizes(1);
-    if (ws == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
     // The kernel needs no workspace of its own; the framework's system workspace is always reserved.
-    ws[0] = static_cast<size_t>(platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
-    return ge::GRAPH_SUCCESS;
+    return aqo_host::SaveTiling(context, td, plan.block_dim,
+                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
 }
 
 }  // namespace optiling
@@ -208,7 +140,7 @@ static graphStatus AqoDynamicQuantInferDataType(gert::InferDataTypeContext* cont
     const int64_t* dst = attrs == nullptr ? nullptr : attrs->GetAttrPointer<int64_t>(0);
     aqo::DType d;
     ge::DataType g;
-    if (dst == nullptr || !DstFromAttr(*dst, &d) || !ToGe(d, &g)) {
+    if (dst == nullptr || !DstFromAttr(*dst, &d) || !aqo_host::ToGe(d, &g)) {
         return GRAPH_FAILED;
     }
     context->SetOutputDataType(0, g);

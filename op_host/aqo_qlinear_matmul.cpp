@@ -13,20 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "aqo_op_host_common.h"
 #include "aqo_qlinear_matmul_tiling.h"
-#include "register/op_def_registry.h"
-#include "tiling/platform/platform_ascendc.h"
-// fe::PlatFormInfos (GetPlatformResWithLock) is only forward-declared by platform_ascendc.h; its definition lives
-// under include/experiment/platform, which some build setups put on the include path and some do not.
-#if defined(__has_include)
-#if __has_include("platform/platform_infos_def.h")
-#include "platform/platform_infos_def.h"
-#else
-#include "experiment/platform/platform/platform_infos_def.h"
-#endif
-#else
-#include "experiment/platform/platform/platform_infos_def.h"
-#endif
 #include "tiling_core/constraints.h"
 #include "tiling_core/dtype_table.h"
 #include "tiling_core/qlinear_matmul_plan.h"
@@ -34,31 +22,18 @@
 
 namespace {
 
+using aqo_host::Dims;
+
+const char kOp[] = "AqoQLinearMatMul";
+
 // Input indices of the OpDef (and of ops.json).
 enum QmmInput { kA = 0, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kYScale, kYZeroPoint };
 
-bool ToGe(aqo::DType t, ge::DataType* out)
-{
-    switch (t) {
-        case aqo::DType::INT8: *out = ge::DT_INT8; return true;
-        case aqo::DType::UINT8: *out = ge::DT_UINT8; return true;
-        case aqo::DType::FLOAT8_E4M3FN: *out = ge::DT_FLOAT8_E4M3FN; return true;
-        case aqo::DType::FLOAT8_E5M2: *out = ge::DT_FLOAT8_E5M2; return true;
-        default: return false;
-    }
-}
+// The dtypes a, b, their zero points and y can have on any SoC (the scales are float32, never looked up).
+const aqo::DType kOpDTypes[] = {aqo::DType::INT8, aqo::DType::UINT8, aqo::DType::FLOAT8_E4M3FN,
+                                aqo::DType::FLOAT8_E5M2};
 
-bool FromGe(ge::DataType g, aqo::DType* out)
-{
-    for (int i = 0; i < static_cast<int>(aqo::DType::COUNT); ++i) {
-        ge::DataType v;
-        if (ToGe(static_cast<aqo::DType>(i), &v) && v == g) {
-            *out = static_cast<aqo::DType>(i);
-            return true;
-        }
-    }
-    return false;
-}
+bool FromGe(ge::DataType g, aqo::DType* out) { return aqo_host::FromGe(g, kOpDTypes, out); }
 
 // The (a, b, y) dtype combinations of a SoC, from the SoC table, as the parallel lists OpDef wants (zero points
 // have their tensor's dtype, scales are float32).
@@ -77,42 +52,20 @@ void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
                 const aqo::DType y = static_cast<aqo::DType>(k);
                 ge::DataType ga, gb, gy;
                 if (!aqo::DTypeSetHas(s.qmm_a_dtypes, a) || !aqo::DTypeSetHas(s.qmm_b_dtypes, b) ||
-                    !aqo::DTypeSetHas(s.qmm_y_dtypes, y) || !ToGe(a, &ga) || !ToGe(b, &gb) || !ToGe(y, &gy)) {
+                    !aqo::DTypeSetHas(s.qmm_y_dtypes, y) || !aqo_host::ToGe(a, &ga) || !aqo_host::ToGe(b, &gb) ||
+                    !aqo_host::ToGe(y, &gy)) {
                     continue;
                 }
                 if (!s.qmm_mixed_int_float8 && aqo::GetDTypeInfo(a).is_float != aqo::GetDTypeInfo(b).is_float) {
                     continue;  // the cube multiplies int8 x int8 or float8 x float8, never a mix
                 }
-                bool seen = false;
-                for (size_t n = 0; n < l->a.size(); ++n) {
-                    seen = seen || (l->a[n] == ga && l->b[n] == gb && l->y[n] == gy);
-                }
-                if (!seen) {
-                    l->a.push_back(ga);
-                    l->b.push_back(gb);
-                    l->y.push_back(gy);
+                if (aqo_host::AppendUniqueCombo({ga, gb, gy}, {&l->a, &l->b, &l->y})) {
                     l->scale.push_back(ge::DT_FLOAT);
                     l->fmt.push_back(ge::FORMAT_ND);
                 }
             }
         }
     }
-}
-
-void Report(const char* where, const aqo::ConstraintViolation& v)
-{
-    std::fprintf(stderr, "[AqoQLinearMatMul] %s refused: %s on %s, argument %s: %s (limit %s, actual %s)%s%s\n", where,
-                 v.op.c_str(), v.soc.c_str(), v.argument.c_str(), v.constraint.c_str(), v.limit.c_str(),
-                 v.actual.c_str(), v.suggestion.empty() ? "" : "; ", v.suggestion.c_str());
-}
-
-std::vector<int64_t> Dims(const gert::Shape& s)
-{
-    std::vector<int64_t> d;
-    for (size_t i = 0; i < s.GetDimNum(); ++i) {
-        d.push_back(s.GetDim(i));
-    }
-    return d;
 }
 
 int64_t Numel(const std::vector<int64_t>& d)
@@ -163,29 +116,18 @@ namespace optiling {
 static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
 {
     // The platform as the device reports it: SoC name, cube core count and UB size replace the table defaults.
-    fe::PlatFormInfos* info = context->GetPlatformInfo();
+    std::string soc_short;
+    aqo::SocSpec spec;
+    fe::PlatFormInfos* info = aqo_host::ReadPlatformSoc(context, kOp, &soc_short, &spec);
     if (info == nullptr) {
         return ge::GRAPH_FAILED;
     }
-    std::string soc_short;
-    if (!info->GetPlatformResWithLock("version", "Short_SoC_version", soc_short)) {
-        std::fprintf(stderr, "[AqoQLinearMatMul] platform has no version/Short_SoC_version\n");
-        return ge::GRAPH_FAILED;
-    }
     platform_ascendc::PlatformAscendC platform(info);
-    uint64_t ub = 0;
-    platform.GetCoreMemSize(platform_ascendc::CoreMemType::UB, ub);
-    aqo::SocSpec spec;
-    if (!aqo::SocFromName(soc_short.c_str(), &spec)) {
-        std::fprintf(stderr, "[AqoQLinearMatMul] unsupported SoC %s (known: %s)\n", soc_short.c_str(),
-                     aqo::KnownSocNames().c_str());
-        return ge::GRAPH_FAILED;
-    }
     aqo::QLinearMatMulRequest req;
     req.soc = soc_short;
     // The kernel's blocks are cube cores (mix kernel, 2 vector cores each) on 910b / 950, AI cores on 310p.
     req.overrides.core_num = platform.GetCoreNumAic();
-    req.overrides.ub_size = static_cast<uint32_t>(ub);
+    req.overrides.ub_size = aqo_host::UbBytes(platform);
 
     const gert::StorageShape* as = context->GetInputShape(kA);
     const gert::StorageShape* bs = context->GetInputShape(kB);
@@ -231,7 +173,7 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     aqo::QLinearMatMulPlan plan;
     aqo::ConstraintViolation v;
     if (!aqo::PlanQLinearMatMul(req, &plan, &v)) {
-        Report("tiling", v);
+        aqo_host::ReportViolation(kOp, "tiling", v);
         return ge::GRAPH_FAILED;
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
@@ -267,20 +209,8 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
 
-    gert::TilingData* raw = context->GetRawTilingData();
-    if (raw == nullptr || raw->GetCapacity() < td.GetDataSize()) {
-        return ge::GRAPH_FAILED;
-    }
-    td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
-    raw->SetDataSize(td.GetDataSize());
-    context->SetBlockDim(t.usedCores);
-    size_t* ws = context->GetWorkspaceSizes(1);
-    if (ws == nullptr) {
-        return ge::GRAPH_FAILED;
-    }
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
-    ws[0] = static_cast<size_t>(platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
-    return ge::GRAPH_SUCCESS;
+    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
 }
 
 }  // namespace optiling
