@@ -11,6 +11,7 @@
 
 #include "dynamic_quant_plan.h"
 #include "plan_convert.h"
+#include "plan_requests.h"
 #include "registry.h"
 
 namespace nb = nanobind;
@@ -62,18 +63,13 @@ void RegisterDynamicQuantPlan(nb::module_& m)
         "plan_dynamic_quant",
         [](const std::vector<int64_t>& shape, const std::string& x_dtype, const std::string& dst_type, bool smooth,
            bool asymmetric, const std::string& soc, int64_t core_num, int64_t ub_size, bool explain) {
-            const aqo::OpKind op = aqo::OpKind::DYNAMIC_QUANT;
             aqo::ConstraintViolation v;
             aqo::DynamicQuantRequest r;
-            if (!aqo_bind::ParseDTypeArg(x_dtype, op, "x", &r.x_dtype, &v) ||
-                !aqo_bind::ParseDTypeArg(dst_type, op, "dst_type", &r.dst_type, &v) ||
-                !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &r.overrides, &v, soc.c_str())) {
+            if (!aqo_bind::DynamicQuantRequestFromArgs(shape, x_dtype, dst_type, smooth, soc, core_num, ub_size, &r,
+                                                       &v)) {
                 return aqo_bind::RefusedResult(v);
             }
-            r.shape = shape;
-            r.smooth = smooth;
             r.asymmetric = asymmetric;
-            r.soc = soc;
             r.explain = explain;
             aqo::DynamicQuantPlan plan;
             if (!aqo::PlanDynamicQuant(r, &plan, &v)) {

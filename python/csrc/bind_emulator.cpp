@@ -13,6 +13,7 @@
 #include "emulator/emu_context.h"
 #include "emulator/emu_types.h"
 #include "emulator/launch.h"
+#include "emulator_binding.h"
 #include "registry.h"
 
 namespace nb = nanobind;
@@ -34,42 +35,6 @@ void TranslateEmulatorError(const std::exception_ptr& p, void*)
         err.attr("detail") = e.detail();
         PyErr_SetObject(cls.ptr(), err.ptr());
     }
-}
-
-nb::dict CoreStatsDict(const aqo_emu::CoreStats& s)
-{
-    nb::dict d;
-    d["gm_read_bytes"] = s.gm_read_bytes;
-    d["gm_write_bytes"] = s.gm_write_bytes;
-    d["dma_gm_to_ub"] = s.dma_gm_to_ub;
-    d["dma_ub_to_gm"] = s.dma_ub_to_gm;
-    d["dma_ub_to_ub"] = s.dma_ub_to_ub;
-    d["gm_scalar_reads"] = s.gm_scalar_reads;
-    d["gm_scalar_writes"] = s.gm_scalar_writes;
-    d["vector_ops"] = s.vector_ops;
-    d["peak_ub_bytes"] = s.peak_ub_bytes;
-    nb::list bufs;
-    for (const aqo_emu::UbAllocation& a : s.ub_buffers) {
-        nb::dict b;
-        b["offset"] = a.offset;
-        b["bytes"] = a.bytes;
-        b["num"] = a.num;
-        b["kind"] = a.is_queue ? "queue" : "tbuf";
-        b["site"] = a.site;
-        bufs.append(b);
-    }
-    d["ub_buffers"] = bufs;
-    nb::list ranges;
-    for (const aqo_emu::GmRange& g : s.gm_ranges) {
-        nb::dict r;
-        r["buffer"] = g.buffer;
-        r["begin"] = g.begin;
-        r["end"] = g.end;
-        r["write"] = g.write;
-        ranges.append(r);
-    }
-    d["gm_ranges"] = ranges;
-    return d;
 }
 
 aqo_emu::FloatFormat ParseFormat(const std::string& name)
@@ -103,18 +68,7 @@ void RegisterEmulator(nb::module_& m)
     m.def(
         "emulator_last_run_stats",
         []() {
-            const aqo_emu::RunStats& s = aqo_emu::LastRunStats();
-            nb::dict d;
-            d["soc"] = s.soc;
-            d["kernel"] = s.kernel;
-            d["block_dim"] = s.block_dim;
-            d["ub_bytes"] = s.ub_bytes;
-            d["completed"] = s.completed;
-            d["error"] = s.error;
-            nb::list cores;
-            for (const aqo_emu::CoreStats& c : s.cores) cores.append(CoreStatsDict(c));
-            d["cores"] = cores;
-            return d;
+            return aqo_bind::RunStatsToDict(aqo_emu::LastRunStats(), aqo_bind::CoreStatsDetail::kCountersBuffersRanges);
         },
         "Statistics of the last emulator run on this thread: soc, kernel, block_dim, ub_bytes, completed, error, "
         "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "

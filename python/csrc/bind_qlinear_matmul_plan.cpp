@@ -8,14 +8,13 @@
 #include <vector>
 
 #include "plan_convert.h"
+#include "plan_requests.h"
 #include "qlinear_matmul_plan.h"
 #include "registry.h"
 
 namespace nb = nanobind;
 
 namespace {
-
-const aqo::OpKind kOp = aqo::OpKind::QLINEAR_MATMUL;
 
 nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
 {
@@ -88,19 +87,11 @@ void RegisterQLinearMatMulPlan(nb::module_& m)
            bool a_param_batched, bool b_param_batched) -> nb::dict {
             aqo::ConstraintViolation v;
             aqo::QLinearMatMulRequest r;
-            if (!aqo_bind::ParseDTypeArg(a_dtype, kOp, "a", &r.a_dtype, &v) ||
-                !aqo_bind::ParseDTypeArg(b_dtype, kOp, "b", &r.b_dtype, &v) ||
-                !aqo_bind::ParseDTypeArg(y_dtype, kOp, "y", &r.y_dtype, &v) ||
-                !aqo_bind::ParseParamKindArg(a_param, kOp, "a_param", &r.a_param, &v) ||
-                !aqo_bind::ParseParamKindArg(b_param, kOp, "b_param", &r.b_param, &v) ||
-                !aqo_bind::OverridesFromArgs(core_num, ub_size, kOp, &r.overrides, &v)) {
+            if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
+                                                        a_param_batched, b_param_batched, soc, core_num, ub_size, &r,
+                                                        &v)) {
                 return aqo_bind::RefusedResult(v);
             }
-            r.a_shape = a_shape;
-            r.b_shape = b_shape;
-            r.soc = soc;
-            r.a_param_batched = a_param_batched;
-            r.b_param_batched = b_param_batched;
             aqo::QLinearMatMulPlan plan;
             if (!aqo::PlanQLinearMatMul(r, &plan, &v)) {
                 return aqo_bind::RefusedResult(v);

@@ -21,7 +21,9 @@
 
 #include "aqo_dynamic_quant_tiling.h"
 #include "dynamic_quant_plan.h"
+#include "emulator_binding.h"
 #include "plan_convert.h"
+#include "plan_requests.h"
 #include "registry.h"
 
 #define AQO_EMU_TILING_CLASS optiling::AqoDynamicQuantTilingData
@@ -82,67 +84,16 @@ using Bytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
 typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 
-KernelEntry EntryFor(const std::string& canonical_soc)
-{
-    if (canonical_soc == "ascend910b") return &aqo_emu_dq_ascend910b::aqo_dynamic_quant_ascend910b;
-    if (canonical_soc == "ascend310p") return &aqo_emu_dq_ascend310p::aqo_dynamic_quant_ascend310p;
-    if (canonical_soc == "ascend910_95") return &aqo_emu_dq_ascend910_95::aqo_dynamic_quant_ascend910_95;
-    return nullptr;
-}
-
-nb::dict StatsToDict(const aqo_emu::RunStats& s)
-{
-    nb::dict d;
-    d["soc"] = s.soc;
-    d["kernel"] = s.kernel;
-    d["block_dim"] = s.block_dim;
-    d["ub_bytes"] = s.ub_bytes;
-    d["completed"] = s.completed;
-    d["error"] = s.error;
-    nb::list cores;
-    for (const aqo_emu::CoreStats& c : s.cores) {
-        nb::dict x;
-        x["gm_read_bytes"] = c.gm_read_bytes;
-        x["gm_write_bytes"] = c.gm_write_bytes;
-        x["dma_gm_to_ub"] = c.dma_gm_to_ub;
-        x["dma_ub_to_gm"] = c.dma_ub_to_gm;
-        x["dma_ub_to_ub"] = c.dma_ub_to_ub;
-        x["gm_scalar_reads"] = c.gm_scalar_reads;
-        x["gm_scalar_writes"] = c.gm_scalar_writes;
-        x["vector_ops"] = c.vector_ops;
-        x["peak_ub_bytes"] = c.peak_ub_bytes;
-        cores.append(x);
-    }
-    d["cores"] = cores;
-    return d;
-}
-
-// A GM buffer for the launcher: zero-byte tensors (H = 0 or no rows) get a one-byte stand-in the kernel never
-// touches, so that every kernel argument is a registered address.
-uint8_t* AddBuffer(aqo_emu::Launcher& launch, const char* name, uint8_t* data, uint64_t bytes,
-                   aqo_emu::GmAccess access, uint8_t* dummy)
-{
-    if (bytes == 0) {
-        return launch.AddGm(name, dummy, 1, access);
-    }
-    return launch.AddGm(name, data, bytes, access);
-}
-
 nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std::vector<int64_t>& shape,
                  const std::string& x_dtype, const std::string& dst_type, const std::string& soc, int64_t core_num,
                  int64_t ub_size)
 {
-    const aqo::OpKind op = aqo::OpKind::DYNAMIC_QUANT;
     aqo::ConstraintViolation v;
     aqo::DynamicQuantRequest r;
-    if (!aqo_bind::ParseDTypeArg(x_dtype, op, "x", &r.x_dtype, &v) ||
-        !aqo_bind::ParseDTypeArg(dst_type, op, "dst_type", &r.dst_type, &v) ||
-        !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &r.overrides, &v, soc.c_str())) {
+    if (!aqo_bind::DynamicQuantRequestFromArgs(shape, x_dtype, dst_type, !smooth_obj.is_none(), soc, core_num,
+                                               ub_size, &r, &v)) {
         return aqo_bind::RefusedResult(v);
     }
-    r.shape = shape;
-    r.smooth = !smooth_obj.is_none();
-    r.soc = soc;
     aqo::DynamicQuantPlan plan;
     if (!aqo::PlanDynamicQuant(r, &plan, &v)) {
         return aqo_bind::RefusedResult(v);
@@ -164,10 +115,9 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
     }
 
     const std::string canonical = plan.explanation.soc;
-    KernelEntry entry = EntryFor(canonical);
-    if (entry == nullptr) {
-        throw nb::value_error(("emulate_dynamic_quant: no kernel variant for SoC " + canonical).c_str());
-    }
+    const KernelEntry entry = aqo_bind::KernelForSoc<KernelEntry>(
+        canonical, "emulate_dynamic_quant", &aqo_emu_dq_ascend910b::aqo_dynamic_quant_ascend910b,
+        &aqo_emu_dq_ascend310p::aqo_dynamic_quant_ascend310p, &aqo_emu_dq_ascend910_95::aqo_dynamic_quant_ascend910_95);
     optiling::AqoDynamicQuantTilingData td;
     aqo::FillDynamicQuantTilingData(t, &td);
 
@@ -187,28 +137,19 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
     uint8_t dummy[4][32] = {};
     try {
         aqo_emu::Launcher launch(canonical, "aqo_dynamic_quant", plan.explanation.ub_capacity);
-        uint8_t* gx = AddBuffer(launch, "x", x.data(), x_bytes, aqo_emu::GmAccess::kReadOnly, dummy[0]);
-        uint8_t* gs = r.smooth ? AddBuffer(launch, "smooth_scales", sm.data(), sm_bytes, aqo_emu::GmAccess::kReadOnly,
+        uint8_t* gx = aqo_bind::AddGmOrStandIn(launch, "x", x.data(), x_bytes, aqo_emu::GmAccess::kReadOnly, dummy[0]);
+        uint8_t* gs = r.smooth ? aqo_bind::AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, aqo_emu::GmAccess::kReadOnly,
                                            dummy[1])
                                : nullptr;
-        uint8_t* gy = AddBuffer(launch, "y", y.data(), y_bytes, aqo_emu::GmAccess::kReadWrite, dummy[2]);
-        uint8_t* gsc = AddBuffer(launch, "scale", scale.data(), s_bytes, aqo_emu::GmAccess::kReadWrite, dummy[3]);
+        uint8_t* gy = aqo_bind::AddGmOrStandIn(launch, "y", y.data(), y_bytes, aqo_emu::GmAccess::kReadWrite, dummy[2]);
+        uint8_t* gsc = aqo_bind::AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, aqo_emu::GmAccess::kReadWrite, dummy[3]);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
         launch.SetTilingKey(plan.tiling_key);
         launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, nullptr, tiling); });
         out["ok"] = true;
-        out["stats"] = StatsToDict(launch.stats());
+        out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);
     } catch (const aqo_emu::EmulatorError& e) {
-        nb::dict err;
-        err["message"] = std::string(e.what());
-        err["file"] = e.file();
-        err["line"] = e.line();
-        err["soc"] = e.soc();
-        err["core"] = e.core();
-        err["detail"] = e.detail();
-        out["ok"] = false;
-        out["emulator_error"] = err;
-        out["stats"] = StatsToDict(aqo_emu::LastRunStats());
+        aqo_bind::SetFaultResult(out, e);
     }
     return out;
 }

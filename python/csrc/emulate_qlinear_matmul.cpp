@@ -28,7 +28,9 @@
 
 #define AQO_QMM_EMULATOR_TILING 1
 #include "aqo_qlinear_matmul_tiling.h"
+#include "emulator_binding.h"
 #include "plan_convert.h"
+#include "plan_requests.h"
 #include "qlinear_matmul_plan.h"
 #include "registry.h"
 
@@ -88,41 +90,6 @@ using Bytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR,
                             GM_ADDR);
 
-KernelEntry EntryFor(const std::string& canonical_soc)
-{
-    if (canonical_soc == "ascend910b") return &aqo_emu_qmm_ascend910b::aqo_qlinear_matmul_ascend910b;
-    if (canonical_soc == "ascend310p") return &aqo_emu_qmm_ascend310p::aqo_qlinear_matmul_ascend310p;
-    if (canonical_soc == "ascend910_95") return &aqo_emu_qmm_ascend910_95::aqo_qlinear_matmul_ascend910_95;
-    return nullptr;
-}
-
-nb::dict StatsToDict(const aqo_emu::RunStats& s)
-{
-    nb::dict d;
-    d["soc"] = s.soc;
-    d["kernel"] = s.kernel;
-    d["block_dim"] = s.block_dim;
-    d["ub_bytes"] = s.ub_bytes;
-    d["completed"] = s.completed;
-    d["error"] = s.error;
-    nb::list cores;
-    for (const aqo_emu::CoreStats& c : s.cores) {
-        nb::dict x;
-        x["gm_read_bytes"] = c.gm_read_bytes;
-        x["gm_write_bytes"] = c.gm_write_bytes;
-        x["dma_gm_to_ub"] = c.dma_gm_to_ub;
-        x["dma_ub_to_gm"] = c.dma_ub_to_gm;
-        x["dma_ub_to_ub"] = c.dma_ub_to_ub;
-        x["gm_scalar_reads"] = c.gm_scalar_reads;
-        x["gm_scalar_writes"] = c.gm_scalar_writes;
-        x["vector_ops"] = c.vector_ops;
-        x["peak_ub_bytes"] = c.peak_ub_bytes;
-        cores.append(x);
-    }
-    d["cores"] = cores;
-    return d;
-}
-
 nb::list MatmulStatsToList()
 {
     nb::list out;
@@ -173,22 +140,12 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
                  const std::string& a_param, const std::string& b_param, bool a_param_batched, bool b_param_batched,
                  const std::string& soc, int64_t core_num, int64_t ub_size)
 {
-    const aqo::OpKind op = aqo::OpKind::QLINEAR_MATMUL;
     aqo::ConstraintViolation v;
     aqo::QLinearMatMulRequest r;
-    if (!aqo_bind::ParseDTypeArg(a_dtype, op, "a", &r.a_dtype, &v) ||
-        !aqo_bind::ParseDTypeArg(b_dtype, op, "b", &r.b_dtype, &v) ||
-        !aqo_bind::ParseDTypeArg(y_dtype, op, "y", &r.y_dtype, &v) ||
-        !aqo_bind::ParseParamKindArg(a_param, op, "a_param", &r.a_param, &v) ||
-        !aqo_bind::ParseParamKindArg(b_param, op, "b_param", &r.b_param, &v) ||
-        !aqo_bind::OverridesFromArgs(core_num, ub_size, op, &r.overrides, &v, soc.c_str())) {
+    if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
+                                                a_param_batched, b_param_batched, soc, core_num, ub_size, &r, &v)) {
         return aqo_bind::RefusedResult(v);
     }
-    r.a_shape = a_shape;
-    r.b_shape = b_shape;
-    r.soc = soc;
-    r.a_param_batched = a_param_batched;
-    r.b_param_batched = b_param_batched;
     aqo::QLinearMatMulPlan plan;
     if (!aqo::PlanQLinearMatMul(r, &plan, &v)) {
         return aqo_bind::RefusedResult(v);
@@ -215,10 +172,10 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         }
     }
     const std::string canonical = plan.explanation.soc;
-    KernelEntry entry = EntryFor(canonical);
-    if (entry == nullptr) {
-        throw nb::value_error(("emulate_qlinear_matmul: no kernel variant for SoC " + canonical).c_str());
-    }
+    const KernelEntry entry = aqo_bind::KernelForSoc<KernelEntry>(
+        canonical, "emulate_qlinear_matmul", &aqo_emu_qmm_ascend910b::aqo_qlinear_matmul_ascend910b,
+        &aqo_emu_qmm_ascend310p::aqo_qlinear_matmul_ascend310p,
+        &aqo_emu_qmm_ascend910_95::aqo_qlinear_matmul_ascend910_95);
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
@@ -254,19 +211,10 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         aqo_emu::ResetMatmulStats(blocks);
         launch.Run(blocks, [&] { entry(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], ws, tiling); });
         out["ok"] = true;
-        out["stats"] = StatsToDict(launch.stats());
+        out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);
         out["matmul"] = MatmulStatsToList();
     } catch (const aqo_emu::EmulatorError& e) {
-        nb::dict err;
-        err["message"] = std::string(e.what());
-        err["file"] = e.file();
-        err["line"] = e.line();
-        err["soc"] = e.soc();
-        err["core"] = e.core();
-        err["detail"] = e.detail();
-        out["ok"] = false;
-        out["emulator_error"] = err;
-        out["stats"] = StatsToDict(aqo_emu::LastRunStats());
+        aqo_bind::SetFaultResult(out, e);
         out["matmul"] = MatmulStatsToList();
     }
     return out;
