@@ -1,0 +1,208 @@
+"""DynamicQuant in the emulator == the golden, bit for bit, on the full matrix of issue 4 point 5: every SoC x input
+dtype x dst_type x kernel path. test_dynamic_quant_bitexact.py covers the paths one by one; this file crosses them,
+so that no (SoC, x dtype, dst_type) combination misses a path (e.g. bfloat16 multi-pass rows to int8 on
+ascend910_95).
+
+Paths, each asserted from the plan so that a test cannot silently stop covering its path:
+  double_buffered   more rows than cores, not a multiple of the core count, unaligned tail, two x slots
+  few_rows          fewer rows than cores
+  UB-limited        with a UB override: row_resident_chunked and multi_pass rows, each with one and two x
+                    slots, smooth scales (and single-pass single-buffered on ascend310p)
+  long_row          ascend910_95 only: a row of more than 100,000 elements (multi-pass)
+  empty             no rows, and rows with H = 0
+Every non-empty case contains zero rows and NaN / Inf rows. The dtype lists per SoC are typed here from seed 004 /
+FACTS 1 (not read from the SoC table), so a table that dropped a combination would fail here.
+The reference is the independent numpy golden (ascend310p: of x with Inf -> +-65504 and NaN -> 0, its saturation
+mode, docs/design.md), never the kernel's own output.
+"""
+from __future__ import annotations
+
+import importlib
+import zlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from ascend_quant_ops import _native, tiling
+from ascend_quant_ops.golden import dynamic_quant as golden_mod
+
+if not hasattr(_native, "emulate_dynamic_quant"):  # pragma: no cover - build without the runner
+    pytest.skip("_native was built without the DynamicQuant emulator runner", allow_module_level=True)
+
+edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant")
+
+F16, BF16 = np.float16, ml_dtypes.bfloat16
+DTYPE = {"float16": F16, "bfloat16": BF16}
+# (SoC, x dtypes, dst types, vector cores, tail multiple): seed 004 and FACTS 1, typed independently.
+SOCS = {
+    "ascend910b": (("float16", "bfloat16"), ("int8",), 48, 1),
+    "ascend310p": (("float16",), ("int8",), 8, 32),
+    "ascend910_95": (("float16", "bfloat16"), ("int8", "hifloat8", "float8_e4m3fn", "float8_e5m2"), 64, 1),
+}
+COMBOS = [(soc, x, d) for soc, (xs, ds, _, _) in SOCS.items() for x in xs for d in ds]
+IDS = [f"{s}-{x}-{d}" for s, x, d in COMBOS]
+
+
+def seed(*parts) -> int:
+    return zlib.crc32(" ".join(map(str, parts)).encode())
+
+
+def rand(shape, dtype, s, scale=3.0):
+    rng = np.random.default_rng(s)
+    return (rng.standard_normal(shape) * scale).astype(dtype)
+
+
+def special_rows(h: int, dtype) -> np.ndarray:
+    """A zero row, a NaN row, +Inf, -Inf, Inf with NaN, exact int8 ties, tiny values, all-equal values."""
+    rows = np.zeros((8, h), np.float32)
+    rows[1, :] = 1.0
+    rows[1, (3 % h)] = np.nan
+    rows[2, :] = np.linspace(-5, 5, h)
+    rows[2, 0] = np.inf
+    rows[3, h - 1] = -np.inf
+    rows[4, 0], rows[4, h // 2] = np.inf, np.nan
+    rows[5, :] = np.resize(np.array([127.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5], np.float32), h)
+    rows[6, :] = np.resize(np.array([1e-3, -2e-4, 5e-5], np.float32), h)
+    rows[7, :] = 2.0
+    return rows.astype(dtype)
+
+
+def reference(x, smooth, dst, soc):
+    if soc == "ascend310p":  # saturation mode (FACTS 1)
+        def sat(a):
+            a = a.copy()
+            a[np.isposinf(a)] = np.finfo(np.float16).max
+            a[np.isneginf(a)] = -np.finfo(np.float16).max
+            a[np.isnan(a)] = 0
+            return a
+        x = sat(x)
+        smooth = None if smooth is None else sat(smooth)
+    return golden_mod.dynamic_quant(x, smooth, dst_type=dst)
+
+
+def assert_bitexact(got, want, what):
+    y, s = got
+    yg, sg = want
+    assert y.dtype == yg.dtype and y.shape == yg.shape, what
+    assert s.dtype == np.float32 and s.shape == sg.shape, what
+    bad = np.argwhere(y.view(np.uint8) != yg.view(np.uint8))
+    assert bad.size == 0, f"{what}: {len(bad)} y bytes differ, first at {bad[0].tolist()}"
+    nan = np.isnan(sg)
+    np.testing.assert_array_equal(np.isnan(s), nan, err_msg=what)
+    np.testing.assert_array_equal(s[~nan].view(np.uint32), sg[~nan].view(np.uint32), err_msg=what)
+
+
+def find_ub(shape, x, dst, soc, smooth, want_mode, want_slots=None, core_num=0):
+    """The largest UB override (multiple of 1 KiB) whose plan has the wanted mode and x slot count."""
+    cap = tiling.soc_spec(soc)["ub_bytes"]
+    for ub in range(cap - cap % 1024, 1023, -1024):
+        try:
+            p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=dst, smooth=smooth, ub_size=ub,
+                                          core_num=core_num or None)
+        except ValueError:
+            continue
+        if p.explanation["mode"] == want_mode and (want_slots is None or p.tiling["xSlots"] == want_slots):
+            return ub
+    return None
+
+
+def run(x, smooth, dst, soc, *, mode=None, slots=None, min_cores=None, **kw):
+    what = f"{soc} {x.dtype} -> {dst} {x.shape}"
+    got = edq.dynamic_quant(x, smooth, dst_type=dst, soc=soc, **kw)
+    stats = edq.last_run_stats()
+    plan = stats["plan"]
+    if mode is not None:
+        assert plan["mode"] == mode, (what, plan)
+    if slots is not None:
+        p = tiling.plan_dynamic_quant(x.shape, x.dtype, soc=soc, dst_type=dst, smooth=smooth is not None, **kw)
+        assert p.tiling["xSlots"] == slots, (what, p.tiling)
+    if min_cores is not None:
+        assert plan["used_cores"] >= min_cores, (what, plan)
+    assert_bitexact(got, reference(x, smooth, dst, soc), what)
+
+
+def width(soc, h):
+    m = SOCS[soc][3]
+    return -(-h // m) * m
+
+
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
+    cores = SOCS[soc][2]
+    h = width(soc, 100)  # unaligned tail where DataCopyPad exists (100 float16 = 200 bytes)
+    dt = DTYPE[x]
+    xs = np.concatenate([rand((2 * cores + 5 - 8, h), dt, seed(soc, x, dst, 1)), special_rows(h, dt)])
+    assert xs.shape[0] % cores and xs.shape[0] > cores
+    run(xs, None, dst, soc, mode="single_pass", slots=2, min_cores=2)
+
+
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_fewer_rows_than_cores(soc, x, dst):
+    h = width(soc, 45)
+    xs = special_rows(h, DTYPE[x])[:5]
+    assert xs.shape[0] < SOCS[soc][2]
+    run(xs, None, dst, soc, mode="single_pass")
+
+
+# (mode, x slots) reached with a UB override: rows held in UB while their chunks are processed
+# (row_resident_chunked) or streamed twice (multi_pass), each single- and double-buffered.
+UB_PATHS = [("row_resident_chunked", 1), ("row_resident_chunked", 2), ("multi_pass", 1), ("multi_pass", 2)]
+
+
+@pytest.mark.parametrize("mode,slots", UB_PATHS, ids=[f"{m}-{s}slot" for m, s in UB_PATHS])
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_ub_limited_paths_with_smooth(soc, x, dst, mode, slots):
+    dt = DTYPE[x]
+    h = width(soc, 1500)
+    xs = np.concatenate([rand((9, h), dt, seed(soc, x, dst, mode, slots)), special_rows(h, dt)])
+    smooth = (np.random.default_rng(seed(soc, x, dst, 3)).random(h) + 0.5).astype(dt)
+    ub = find_ub(xs.shape, x, dst, soc, True, mode, slots, core_num=3)
+    assert ub is not None, f"no UB size gives a {mode} plan with {slots} x slot(s)"
+    run(xs, smooth, dst, soc, mode=mode, slots=slots, core_num=3, ub_size=ub)
+
+
+def test_310p_single_pass_single_buffered():
+    # 4096-wide rows on ascend310p: one x slot in a single pass once two slots no longer fit.
+    h = 4096
+    xs = np.concatenate([rand((9, h), F16, seed("310p", 1)), special_rows(h, F16)])
+    ub = find_ub(xs.shape, "float16", "int8", "ascend310p", False, "single_pass", 1, core_num=3)
+    assert ub is not None
+    run(xs, None, "int8", "ascend310p", mode="single_pass", slots=1, core_num=3, ub_size=ub)
+
+
+@pytest.mark.parametrize("soc,x,dst", [c for c in COMBOS if c[0] == "ascend910_95"],
+                         ids=[i for i, c in zip(IDS, COMBOS) if c[0] == "ascend910_95"])
+def test_950_multi_pass_long_rows(soc, x, dst):
+    # More than 100,000 elements per row (issue 4 point 5), every x dtype x dst_type, with a zero row and
+    # non-finite values inside the chunks.
+    dt = DTYPE[x]
+    h = 100_003
+    xs = rand((3, h), dt, seed(soc, x, dst, 5), scale=100.0)
+    xs[1] = 0
+    xs[2, 77_777] = np.inf
+    xs[2, 5] = np.nan if dst != "int8" else xs[2, 5]
+    run(xs, None, dst, soc, mode="multi_pass")
+
+
+@pytest.mark.parametrize("soc,x,dst", [c for c in COMBOS if c[0] == "ascend910_95"],
+                         ids=[i for i, c in zip(IDS, COMBOS) if c[0] == "ascend910_95"])
+def test_950_multi_pass_small_ub_with_smooth(soc, x, dst):
+    dt = DTYPE[x]
+    h = 3001
+    xs = np.concatenate([rand((3, h), dt, seed(soc, x, dst, 6)), special_rows(h, dt)])
+    smooth = (np.random.default_rng(seed(soc, x, dst, 7)).random(h) + 0.5).astype(dt)
+    run(xs, smooth, dst, soc, mode="multi_pass", ub_size=8192)
+
+
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_empty(soc, x, dst):
+    dt = DTYPE[x]
+    h = width(soc, 64)
+    y, s = edq.dynamic_quant(np.zeros((0, h), dt), dst_type=dst, soc=soc)
+    assert y.shape == (0, h) and s.shape == (0,)
+    y, s = edq.dynamic_quant(np.zeros((2, 0, h), dt), dst_type=dst, soc=soc)
+    assert y.shape == (2, 0, h) and s.shape == (2, 0)
+    y, s = edq.dynamic_quant(np.zeros((3, 0), dt), dst_type=dst, soc=soc)
+    assert y.shape == (3, 0)
+    np.testing.assert_array_equal(s, np.zeros(3, np.float32))
