@@ -61,8 +61,7 @@ def torch_to_numpy(t: Any, *, op: str, argument: str) -> np.ndarray:
     if name in (dtypes.BFLOAT16,) or np_dtype.kind == "V" or name.startswith("float8"):
         torch = sys.modules["torch"]  # t is a torch tensor, so torch is imported
 
-        width = dtypes.itemsize(name)
-        int_np, int_torch = _BIT_VIEW[width]
+        _, int_torch = _BIT_VIEW[dtypes.itemsize(name)]
         return t.view(getattr(torch, int_torch)).numpy().view(np_dtype)
     return t.numpy()
 
@@ -76,13 +75,14 @@ def numpy_to_torch(a: np.ndarray) -> Any:
         raise RuntimeError(f"returning torch tensors needs torch: {why}")
 
     name = dtypes.dtype_name(a.dtype)
-    a = np.ascontiguousarray(a)
+    # a C-ordered copy that keeps the rank (np.ascontiguousarray turns a 0-d array into shape [1])
+    a = np.array(a, order="C", copy=True)
     if name == dtypes.HIFLOAT8:
-        return torch.from_numpy(a.view(np.uint8).copy())
+        return torch.from_numpy(a.view(np.uint8))
     if name == dtypes.BFLOAT16 or (name or "").startswith("float8"):
         int_np, int_torch = _BIT_VIEW[dtypes.itemsize(name)]
-        return torch.from_numpy(a.view(int_np).copy()).view(getattr(torch, name))
-    return torch.from_numpy(a.copy())
+        return torch.from_numpy(a.view(int_np)).view(getattr(torch, name))
+    return torch.from_numpy(a)
 
 
 def to_kind(a: np.ndarray, kind: str) -> Any:

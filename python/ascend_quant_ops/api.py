@@ -153,7 +153,7 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     elif kind == _convert.TORCH and _torch_ops_available():
         from . import torch_ops
 
-        return torch_ops.dynamic_quant(x, smooth_scales, dst_type=dst, asymmetric=bool(asymmetric))
+        return torch_ops.dynamic_quant(x, _as_torch(smooth_scales, s_np), dst_type=dst, asymmetric=bool(asymmetric))
     else:
         from .golden import dynamic_quant as golden
 
@@ -168,6 +168,15 @@ def _check_dq_plan(shape, x_dtype, dst, smooth, asymmetric, soc) -> None:
 
     tiling.plan_dynamic_quant(tuple(int(d) for d in shape), x_dtype, soc=soc, dst_type=dst, smooth=bool(smooth),
                               asymmetric=bool(asymmetric))
+
+
+def _as_torch(value, array):
+    """`value` as a torch tensor for the torch ops: torch tensors as given, numpy arrays / scalars (already
+    converted to `array`) as CPU tensors of the same bits, so that numpy parameters mix with torch data on
+    every backend."""
+    if value is None or _convert.is_torch_tensor(value):
+        return value
+    return _convert.numpy_to_torch(array)
 
 
 def _torch_ops_available() -> bool:
@@ -212,6 +221,9 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
         if name in ("a", "b") and k == _convert.TORCH:
             kind = _convert.TORCH
     if soc is not None or backend == "emulator":
+        from .golden.qlinear_matmul import validate
+
+        validate(*arrays)  # the operator's own rules first (errors name the user's arguments), then the SoC's
         _check_qmm_plan(arrays, soc or DEFAULT_EMULATOR_SOC)
 
     if backend == "emulator":
@@ -221,7 +233,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     elif kind == _convert.TORCH and _torch_ops_available():
         from . import torch_ops
 
-        return torch_ops.qlinear_matmul(*args)
+        return torch_ops.qlinear_matmul(*(_as_torch(v, arr) for v, arr in zip(args, arrays)))
     else:
         from .golden import qlinear_matmul as golden
 

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from . import dtypes
+from . import _convert, dtypes
 from .errors import ConstraintError, DTypeError
 
 NAMESPACE = "ascend_quant_ops"
@@ -65,41 +65,14 @@ def dst_type_from_code(code: int) -> str:
     return dtypes.parse_dst_type(int(code), op=DQ, argument="dst_type")
 
 
-# torch dtypes whose numpy counterpart torch.Tensor.numpy() cannot produce: carried as raw bits of this width.
-_BIT_CARRIERS = {
-    torch.bfloat16: torch.int16,
-    torch.float8_e4m3fn: torch.uint8,
-    torch.float8_e5m2: torch.uint8,
-    torch.float8_e4m3fnuz: torch.uint8,
-    torch.float8_e5m2fnuz: torch.uint8,
-}
-
-
 def to_numpy(t: Tensor) -> np.ndarray:
     """A CPU tensor as a numpy array of the same values (bfloat16 / float8 as ml_dtypes, through bit-views)."""
-    t = t.detach()
-    if t.device.type != "cpu":
-        raise ConstraintError("to_numpy", "tensor", "must be on the CPU", expected="cpu", actual=str(t.device))
-    t = t.contiguous()
-    carrier = _BIT_CARRIERS.get(t.dtype)
-    if carrier is None:
-        return t.numpy()
-    name = dtypes.dtype_name(t.dtype)
-    return t.view(carrier).numpy().view(dtypes.numpy_dtype(name))
+    return _convert.torch_to_numpy(t, op="to_numpy", argument="tensor")
 
 
 def from_numpy(a: np.ndarray) -> Tensor:
-    """A numpy array as a CPU tensor of the same values; hifloat8 becomes torch.uint8 bit patterns."""
-    a = np.ascontiguousarray(a)
-    name = dtypes.dtype_name(a.dtype)
-    if name == dtypes.HIFLOAT8:
-        return torch.from_numpy(a.view(np.uint8).copy())
-    target = dtypes.torch_dtype(name) if name is not None else None
-    carrier = _BIT_CARRIERS.get(target)
-    if carrier is None:
-        return torch.from_numpy(a.copy())
-    bits = np.uint8 if carrier == torch.uint8 else np.int16
-    return torch.from_numpy(a.view(bits).copy()).view(target)
+    """A numpy array as a CPU tensor of the same values and shape; hifloat8 becomes torch.uint8 bit patterns."""
+    return _convert.numpy_to_torch(a)
 
 
 # ---------------------------------------------------------------------------------------------------------------
@@ -143,27 +116,11 @@ def _qlinear_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_s
 
 
 def matmul_shape(a_shape: Sequence, b_shape: Sequence) -> List:
-    """numpy.matmul's output shape (1-D operands promoted, then their added axis removed); raises on K mismatch."""
-    if len(a_shape) == 0 or len(b_shape) == 0:
-        raise ConstraintError(QMM, "a" if len(a_shape) == 0 else "b", "must have at least one dimension",
-                              actual="a 0-d tensor")
-    a2 = [1] + list(a_shape) if len(a_shape) == 1 else list(a_shape)
-    b2 = list(b_shape) + [1] if len(b_shape) == 1 else list(b_shape)
-    if a2[-1] != b2[-2]:
-        raise ConstraintError(QMM, "b", "the reduction dimension K of a and b must agree",
-                              expected=f"K = {a2[-1]} (last dimension of a)",
-                              actual=f"{b2[-2]} (dimension -2 of b, shape {list(b_shape)})")
-    try:
-        batch = list(torch.broadcast_shapes(tuple(a2[:-2]), tuple(b2[:-2])))
-    except RuntimeError as e:
-        raise ConstraintError(QMM, "b", "batch dimensions of a and b must broadcast",
-                              actual=f"a {list(a_shape)}, b {list(b_shape)}") from e
-    out = batch + [a2[-2], b2[-1]]
-    if len(a_shape) == 1:
-        del out[-2]
-    if len(b_shape) == 1:
-        del out[-1]
-    return out
+    """numpy.matmul's output shape (1-D operands promoted, then their added axis removed); the golden's shape
+    rules and errors (0-d operand, K mismatch, batch dimensions that do not broadcast), on symbolic sizes too."""
+    from .golden.qlinear_matmul import matmul_shapes
+
+    return list(matmul_shapes(a_shape, b_shape)[2])
 
 
 # ---------------------------------------------------------------------------------------------------------------

@@ -155,3 +155,59 @@ def test_torch_ops_exist_after_importing_the_package_with_torch_loaded():
     assert out.returncode == 0, out.stderr
     # scale = 4/127; y = round(x / scale) = [32, -64, 127, 16] (31.75 -> 32, 15.875 -> 16)
     assert out.stdout.split("]")[0] + "]" == "[[32, -64, 127, 16]"
+
+
+BACKENDS_HERE = ["auto", "cpu", "emulator"]
+
+
+@pytest.mark.parametrize("backend", BACKENDS_HERE)
+def test_vector_times_vector_is_0d_for_numpy_and_torch(backend):
+    # numpy.matmul of two vectors is a 0-d array; a torch result must keep that shape (not [1]).
+    # [1, 2, 3] . [1, 2, 3] = 14 with unit scales and zero points 0: y = 14.
+    u8 = np.uint8
+    one = np.float32(1.0)
+    args = [np.array([1, 2, 3], u8), one, u8(0), np.array([1, 2, 3], u8), one, u8(0), one, u8(0)]
+    kw = {"soc": "ascend910b"} if backend == "emulator" else {}
+    y = aqo.qlinear_matmul(*args, backend=backend, **kw)
+    assert y.shape == () and int(y) == 14
+    yt = aqo.qlinear_matmul(*(torch.from_numpy(np.array(v)) for v in args), backend=backend, **kw)
+    assert isinstance(yt, torch.Tensor) and yt.shape == () and int(yt) == 14
+
+
+@pytest.mark.parametrize("backend", BACKENDS_HERE)
+def test_numpy_parameters_mix_with_torch_data(backend):
+    # torch data with numpy parameters: the output follows the data (torch), on every backend.
+    ex_args = ex.ONNX_2D_UINT8
+    mixed = {k: (torch.from_numpy(v) if k in ("a", "b") else v) for k, v in ex_args.items()}
+    y = aqo.qlinear_matmul(**mixed, backend=backend)
+    assert isinstance(y, torch.Tensor) and np.array_equal(y.numpy(), ex.ONNX_2D_UINT8_Y)
+    ones = np.ones(4, np.float16)  # smooth scales of 1 change nothing
+    yq, scale = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X), ones, backend=backend)
+    assert isinstance(yq, torch.Tensor) and np.array_equal(yq.numpy(), ex.SEED_004_Y)
+
+
+@pytest.mark.parametrize("backend", BACKENDS_HERE)
+def test_strided_torch_and_numpy_inputs_on_every_backend(backend):
+    x4 = ex.SEED_004_X.reshape(4, 4)
+    y4 = ex.SEED_004_Y.reshape(4, 4)
+    views = {
+        "numpy reversed columns": (np.ascontiguousarray(x4[:, ::-1])[:, ::-1], y4),
+        "torch transposed": (torch.from_numpy(np.ascontiguousarray(x4.T)).T, y4),
+        "torch expanded (stride 0)": (torch.from_numpy(x4[1:2].copy()).expand(3, 4), np.repeat(y4[1:2], 3, 0)),
+    }
+    for name, (x, want) in views.items():
+        y, _ = aqo.dynamic_quant(x, backend=backend)
+        assert np.array_equal(np.asarray(y), want), name
+    a, b = ex.ONNX_2D_UINT8["a"], ex.ONNX_2D_UINT8["b"]
+    params = {k: torch.from_numpy(v) for k, v in ex.ONNX_2D_UINT8.items() if k not in ("a", "b")}
+    at = torch.from_numpy(np.ascontiguousarray(a.T)).T
+    bt = torch.from_numpy(np.ascontiguousarray(b.T)).T
+    assert not at.is_contiguous() and not bt.is_contiguous()
+    y = aqo.qlinear_matmul(a=at, b=bt, **params, backend=backend)
+    assert np.array_equal(y.numpy(), ex.ONNX_2D_UINT8_Y)
+    ab = torch.from_numpy(a).expand(3, 2, 4)  # a batch of three identical (stride 0) copies
+    y = aqo.qlinear_matmul(a=ab, b=torch.from_numpy(b), **params, backend=backend)
+    assert np.array_equal(y.numpy(), np.stack([ex.ONNX_2D_UINT8_Y] * 3))
+    y = aqo.qlinear_matmul(**{**ex.ONNX_2D_UINT8, "a": np.ascontiguousarray(a[:, ::-1])[:, ::-1],
+                              "b": np.asfortranarray(b)}, backend=backend)
+    assert np.array_equal(y, ex.ONNX_2D_UINT8_Y)

@@ -3,6 +3,7 @@ the expected value (or limit) and the actual one. SoC cases also name the SoC.""
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
 
 import ascend_quant_ops as aqo
 from ascend_quant_ops import ConstraintError, DTypeError
@@ -15,8 +16,30 @@ def x16(*shape, dtype=F16):
     return (np.arange(int(np.prod(shape))).reshape(shape) % 7 - 3).astype(dtype)
 
 
+_TORCH_BITS = {1: torch.uint8, 2: torch.int16, 4: torch.int32, 8: torch.int64}
+
+
+def as_torch(v):
+    """numpy arrays / scalars -> CPU tensors of the same dtype, shape and bits (written here, not the package's
+    converter); anything else (None, lists, Python objects) unchanged."""
+    if not isinstance(v, (np.ndarray, np.generic)):
+        return v
+    a = np.array(v, order="C", copy=True)
+    if a.dtype.name in ("bfloat16",) or a.dtype.name.startswith("float8"):
+        return torch.from_numpy(a.view(np.int16 if a.dtype.itemsize == 2 else np.uint8)).view(
+            getattr(torch, a.dtype.name))
+    return torch.from_numpy(a)
+
+
+KINDS = {"numpy": lambda v: v, "torch": as_torch}
+
+
 def dq(x, *args, **kw):
-    return lambda: aqo.dynamic_quant(x, *args, **kw)
+    def call(convert, backend):
+        kw2 = {k: convert(v) for k, v in kw.items()}
+        kw2.setdefault("backend", backend)
+        return aqo.dynamic_quant(convert(x), *(convert(a) for a in args), **kw2)
+    return call
 
 
 def qmm_args(M=2, K=4, N=3, a_dtype=np.uint8, b_dtype=np.uint8, y_dtype=np.uint8):
@@ -27,17 +50,12 @@ def qmm_args(M=2, K=4, N=3, a_dtype=np.uint8, b_dtype=np.uint8, y_dtype=np.uint8
 
 
 def qmm(**changes):
-    def call():
-        kw = qmm_args()
-        soc = changes.pop("soc", None)
-        kw.update(changes)
-        extra = {"soc": soc} if soc else {}
-        return aqo.qlinear_matmul(**kw, **extra)
+    def call(convert, backend):
+        kw = {**qmm_args(), **changes}
+        kw = {k: (v if k in ("soc", "backend") else convert(v)) for k, v in kw.items()}
+        kw.setdefault("backend", backend)
+        return aqo.qlinear_matmul(**kw)
     return call
-
-
-def np_arr(v, dtype):
-    return np.array(v, dtype=dtype)
 
 
 # (id, call, error type, acceptable argument names)
@@ -88,35 +106,37 @@ CASES = [
     ("qmm-batch-broadcast", qmm(a=np.ones((2, 2, 4), np.uint8), b=np.ones((3, 4, 3), np.uint8)),
      ConstraintError, {"a", "b"}),
     ("qmm-a-rank0", qmm(a=np.uint8(1)), ConstraintError, {"a"}),
-    ("qmm-soc-fp8-910b", lambda: aqo.qlinear_matmul(
-        **{**qmm_args(), "a": np.ones((2, 4), ml_dtypes.float8_e4m3fn),
-           "a_zero_point": ml_dtypes.float8_e4m3fn(0)}, soc="ascend910b"), DTypeError, {"a"}),
-    ("qmm-soc-fnuz", lambda: aqo.qlinear_matmul(
-        **{**qmm_args(), "b": np.ones((4, 3), ml_dtypes.float8_e5m2fnuz),
-           "b_zero_point": ml_dtypes.float8_e5m2fnuz(0)}, soc="ascend910_95"), DTypeError, {"b"}),
-    ("qmm-backend", lambda: aqo.qlinear_matmul(**qmm_args(), backend="tpu"), ConstraintError, {"backend"}),
+    ("qmm-soc-fp8-910b", qmm(a=np.ones((2, 4), ml_dtypes.float8_e4m3fn), a_zero_point=ml_dtypes.float8_e4m3fn(0),
+                             soc="ascend910b"), DTypeError, {"a"}),
+    ("qmm-soc-fnuz", qmm(b=np.ones((4, 3), ml_dtypes.float8_e5m2fnuz), b_zero_point=ml_dtypes.float8_e5m2fnuz(0),
+                         soc="ascend910_95"), DTypeError, {"b"}),
+    ("qmm-backend", qmm(backend="tpu"), ConstraintError, {"backend"}),
 ]
 
-SOC_CASES = {c[0] for c in CASES if "soc=" in repr(c) or c[0].startswith(("dq-310p", "dq-910"))}
+# cases whose refusal is the SoC's: the error must name the SoC
+SOC_CASES = {"dq-910b-asymmetric", "dq-310p-bf16", "dq-310p-unaligned", "dq-310p-too-long", "dq-910b-f16-too-long",
+             "dq-910b-bf16-too-long", "dq-910b-hif8", "dq-910-95-rank1", "qmm-soc-fp8-910b", "qmm-soc-fnuz"}
 
 
 def test_at_least_30_distinct_cases():
     assert len({c[0] for c in CASES}) == len(CASES) >= 30
 
 
+@pytest.mark.parametrize("backend", ["auto", "cpu", "emulator"])
+@pytest.mark.parametrize("kind", list(KINDS))
 @pytest.mark.parametrize("case_id,call,exc_type,arguments", CASES, ids=[c[0] for c in CASES])
-def test_bad_input(case_id, call, exc_type, arguments):
+def test_bad_input(case_id, call, exc_type, arguments, kind, backend):
+    # the same refusal for numpy and torch inputs, on every backend that runs here
     with pytest.raises(exc_type) as info:
-        call()
+        call(KINDS[kind], backend)
     err = info.value
-    assert err.op in ("dynamic_quant", "qlinear_matmul")
     assert err.op == ("dynamic_quant" if case_id.startswith("dq") else "qlinear_matmul")
     assert err.argument in arguments, (err.argument, str(err))
     msg = str(err)
     assert err.op in msg and err.argument in msg
     assert err.actual is not None, msg
     assert err.expected is not None or err.limit is not None, msg
-    if case_id.startswith(("dq-310p", "dq-910")):
+    if case_id in SOC_CASES:
         assert err.soc and err.soc in msg
 
 

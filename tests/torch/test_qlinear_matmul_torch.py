@@ -97,6 +97,13 @@ def test_fake_impl_and_matmul_shapes(a_shape, b_shape, out):
             torch.empty((), dtype=torch.int8), torch.empty(()), torch.empty((), dtype=torch.float8_e5m2))
         assert y.shape == out and y.dtype == torch.float8_e5m2
     assert tuple(np.matmul(np.zeros(a_shape), np.zeros(b_shape)).shape) == out  # numpy agrees
+    # the CPU kernel gives the fake kernel's shape too (0-d included: a vector times a vector)
+    args = (torch.zeros(a_shape, dtype=torch.uint8), torch.tensor(1.0), torch.tensor(0, dtype=torch.uint8),
+            torch.zeros(b_shape, dtype=torch.int8), torch.tensor(1.0), torch.tensor(0, dtype=torch.int8),
+            torch.tensor(1.0), torch.tensor(0, dtype=torch.int8))
+    assert torch.ops.ascend_quant_ops.qlinear_matmul(*args).shape == out
+    result = torch.library.opcheck(torch.ops.ascend_quant_ops.qlinear_matmul.default, args)
+    assert all(v == "SUCCESS" for v in result.values()), result
 
 
 def test_k_zero_and_empty_on_cpu():

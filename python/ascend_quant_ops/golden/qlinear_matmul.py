@@ -81,6 +81,11 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     return np.ascontiguousarray(np.broadcast_to(y, p.out_shape_2d)).reshape(p.out_shape)
 
 
+def validate(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> None:
+    """Check the arguments exactly as qlinear_matmul does (the same typed errors), without computing."""
+    _Problem(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+
+
 def _integer_accumulator(p: "_Problem") -> np.ndarray:
     """float32(acc) with acc the exact sum wrapped to int32."""
     a_diff = _difference_as_float32(p.a, p.a_zero_point)
@@ -160,28 +165,9 @@ class _Problem:
                                  expected=f"{scale_type} (the dtype of a_scale)", actual=str(arrays[name].dtype),
                                  suggestion=f"Cast {name} to {scale_type}, or all scales to float32.")
 
-        for name in ("a", "b"):
-            if arrays[name].ndim == 0:
-                raise ConstraintError(OP, name, "rank must be at least 1 (numpy.matmul does not take scalars)",
-                                      limit=1, actual="rank 0",
-                                      suggestion=f"Reshape {name} to [1, 1] for a 1 x 1 matrix.")
+        batch, self.out_shape_2d, self.out_shape = matmul_shapes(a.shape, b.shape)
         a2 = a if a.ndim >= 2 else a.reshape(1, a.shape[0])
         b2 = b if b.ndim >= 2 else b.reshape(b.shape[0], 1)
-        m, k = a2.shape[-2:]
-        n = b2.shape[-1]
-        if b2.shape[-2] != k:
-            raise ConstraintError(OP, "b", "the inner dimensions must match: a's last dimension (K) is b's "
-                                  "second-to-last (its only one when b is 1-D)",
-                                  expected=f"K = {k} (a has shape {list(a.shape)})",
-                                  actual=f"{b2.shape[-2]} (b has shape {list(b.shape)})")
-        try:
-            batch = np.broadcast_shapes(a2.shape[:-2], b2.shape[:-2])
-        except ValueError:
-            raise ConstraintError(OP, "b", "the batch dimensions of a and b must broadcast (numpy.matmul rules)",
-                                  expected=f"dimensions broadcastable with a's batch {list(a2.shape[:-2])}",
-                                  actual=f"b's batch {list(b2.shape[:-2])}") from None
-        self.out_shape_2d = batch + (m, n)
-        self.out_shape = batch + ((m,) if a.ndim >= 2 else ()) + ((n,) if b.ndim >= 2 else ())
 
         # A scale and its zero point must describe the same layout: [N] and [1, N], or [M] and [M, 1], are one.
         layouts = {
@@ -234,6 +220,48 @@ class _Problem:
         self.b_zero_point = zero_points["b_zero_point"]
         self.y_zero_point = zero_points["y_zero_point"]
         self.integer_inputs = not (dtypes.TABLE[a_type]["is_float"] or dtypes.TABLE[b_type]["is_float"])
+
+
+def matmul_shapes(a_shape, b_shape):
+    """numpy.matmul's shapes for operands of these shapes: (batch, out_shape_2d, out_shape).
+
+    out_shape_2d is [*batch, M, N] with 1-D operands promoted (a [K] -> [1, K], b [K] -> [K, 1]); out_shape is
+    the real output shape (those added axes removed). Raises ConstraintError for a 0-d operand, a K mismatch or
+    batch dimensions that do not broadcast. Plain Python on the dimensions, so that the torch fake
+    implementation calls it with symbolic sizes too.
+    """
+    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
+    for name, shape in (("a", a_shape), ("b", b_shape)):
+        if len(shape) == 0:
+            raise ConstraintError(OP, name, "rank must be at least 1 (numpy.matmul does not take scalars)",
+                                  limit=1, actual="rank 0",
+                                  suggestion=f"Reshape {name} to [1, 1] for a 1 x 1 matrix.")
+    a2 = a_shape if len(a_shape) >= 2 else (1,) + a_shape
+    b2 = b_shape if len(b_shape) >= 2 else b_shape + (1,)
+    m, k = a2[-2:]
+    n = b2[-1]
+    if b2[-2] != k:
+        raise ConstraintError(OP, "b", "the inner dimensions must match: a's last dimension (K) is b's "
+                              "second-to-last (its only one when b is 1-D)",
+                              expected=f"K = {k} (a has shape {list(a_shape)})",
+                              actual=f"{b2[-2]} (b has shape {list(b_shape)})")
+    a_batch, b_batch = a2[:-2], b2[:-2]
+    rank = max(len(a_batch), len(b_batch))
+    a_pad = (1,) * (rank - len(a_batch)) + a_batch
+    b_pad = (1,) * (rank - len(b_batch)) + b_batch
+    batch = []
+    for da, db in zip(a_pad, b_pad):
+        if da == db or db == 1:
+            batch.append(da)
+        elif da == 1:
+            batch.append(db)
+        else:
+            raise ConstraintError(OP, "b", "the batch dimensions of a and b must broadcast (numpy.matmul rules)",
+                                  expected=f"dimensions broadcastable with a's batch {list(a_batch)}",
+                                  actual=f"b's batch {list(b_batch)}")
+    batch = tuple(batch)
+    out_shape = batch + ((m,) if len(a_shape) >= 2 else ()) + ((n,) if len(b_shape) >= 2 else ())
+    return batch, batch + (m, n), out_shape
 
 
 def _as_array(name: str, value) -> np.ndarray:
