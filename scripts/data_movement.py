@@ -10,7 +10,8 @@ emulator's per-core counters give:
   UB        the highest UB use of any core / the SoC's UB;
   DMA       GM<->UB copy operations (all cores).
 Targets (issue 4): traffic 1.00x for single-pass shapes and <= 1.7x for multi-pass rows; balance >= 0.95 whenever
-work >= 4 x cores (where whole rows allow it: see the "best" column).
+work >= 4 x cores, as stated (the "best" column, what some split of whole units over at most the SoC's cores
+reaches, is shown for comparison and does not lower the target). A row missing a target says MISS; exit status 1.
 
     PYTHONPATH=python python scripts/data_movement.py                      # every section, default shapes
     PYTHONPATH=python python scripts/data_movement.py --op dynamic_quant --soc ascend310p --shape 64x4096
@@ -43,7 +44,7 @@ class Row:
     min_bytes: int      # inputs read once + outputs written once
     target: float       # traffic target for this mode
     balance: float      # mean / max work per used core
-    best_balance: float # best mean / max with whole work units
+    best_balance: float # best mean / max any split of whole work units over <= the SoC's cores reaches
     balance_applies: bool
     ub_peak: int
     ub_bytes: int
@@ -56,7 +57,9 @@ class Row:
     @property
     def ok(self) -> bool:
         traffic_ok = self.traffic <= self.target + 1e-9
-        balance_ok = (not self.balance_applies) or self.balance >= min(0.95, self.best_balance) - 1e-9
+        # The issue's target as stated: >= 0.95 whenever work >= 4 x cores. "best" (what some split of whole units
+        # over at most the SoC's cores reaches) is shown next to it, but does not lower the target.
+        balance_ok = (not self.balance_applies) or self.balance >= 0.95 - 1e-9
         return traffic_ok and balance_ok and self.ub_peak <= self.ub_bytes
 
 
@@ -68,6 +71,19 @@ DQ_DEFAULT_CASES: Dict[str, List[Tuple[Tuple[int, ...], str, str]]] = {
     "ascend910_95": [((4, 100000), "float16", "int8"), ((300, 1024), "bfloat16", "hifloat8"),
                      ((64, 60000), "float16", "float8_e4m3fn"), ((256, 7168), "bfloat16", "float8_e5m2")],
 }
+
+
+def _best_balance(work: int, unit: int, cores: int) -> float:
+    """The best mean / max over the used cores that any split of `work` items, in whole units of `unit` items,
+    over at most `cores` cores reaches (a split may leave cores idle: 197 rows on 48 cores reach 197 / 40 / 5)."""
+    if work <= 0:
+        return 1.0
+    units = -(-work // unit)
+    best = 0.0
+    for k in range(1, min(cores, units) + 1):
+        biggest = min(-(-units // k) * unit, work)
+        best = max(best, (work / k) / biggest)
+    return min(1.0, best)
 
 
 def _dq_row(edq, soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, seed: int) -> Row:
@@ -89,9 +105,8 @@ def _dq_row(edq, soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth:
     mean = rows / used
     balance = mean / max(work) if work and max(work) else 1.0
     unit = max(1, int(e.get("balance_unit") or 1))
-    best_max = -(-(-(-rows // unit)) // used) * unit  # ceil(ceil(rows / unit) / cores) units
-    best = min(1.0, mean / min(best_max, rows)) if rows else 1.0
     cap = int(e["core_capacity"])
+    best = _best_balance(rows, unit, cap)
     return Row("dynamic_quant", soc, f"{'x'.join(map(str, shape))} {x_dtype}->{dst}{' +smooth' if smooth else ''}",
                e["mode"], len(work), gm, min_bytes, 1.7 if e["passes"] > 1 else 1.0, balance, best,
                rows >= 4 * cap, max(c["peak_ub_bytes"] for c in run["cores"]), int(e["ub_capacity"]),
@@ -133,8 +148,8 @@ def print_table(rows: List[Row]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(l, widths)))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("* balance target not applicable (work < 4 x cores); best = the best mean/max any split of whole "
-          "work units reaches for this shape")
+    print("* balance target not applicable (work < 4 x cores); best = the best mean/max over the used cores "
+          "that any split of whole work units over at most the SoC's cores reaches")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -255,7 +270,7 @@ def _qmm_row(eq, soc: str, case: Tuple, seed: int) -> Row:
     tiles = int(e["total_work"])
     used = max(1, len(work))
     balance = (tiles / used) / max(work) if work and max(work) else 1.0
-    best = min(1.0, (tiles / used) / -(-tiles // used)) if tiles else 1.0
+    best = _best_balance(tiles, 1, int(e["core_capacity"]))
     return Row("qlinear_matmul", soc, f"{list(a_shape)}x{list(b_shape)} {at}x{bt}->{yt} {a_param}/{b_param}",
                e["mode"], len(work), gm, min_bytes, 1.10 * model / min_bytes, balance, best,
                tiles >= 4 * int(e["core_capacity"]), max(c["peak_ub_bytes"] for c in run["cores"]),
