@@ -101,18 +101,28 @@ def _choose_backend(backend: str, on_npu: bool, op: str) -> str:
 
 
 # ----------------------------------------------------------------------------------------------- DynamicQuant
-# torch_npu.npu_dynamic_quant arguments accepted for drop-in use, with the only values this package implements.
-_NPU_DQ_COMPAT = {"quant_mode": ("pertoken",), "group_index": (None,), "dst_type_max": (0.0,)}
+# torch_npu.npu_dynamic_quant's keyword arguments accepted for drop-in use, at the only values this package
+# implements (torch_npu's defaults). The one check of them: torch_ops.npu_dynamic_quant uses it too.
+TORCH_NPU_DQ_DEFAULTS = {"group_index": None, "quant_mode": "pertoken", "dst_type_max": 0.0}
 
 
-def _check_npu_compat_kwargs(kwargs: dict) -> None:
-    for key, value in kwargs.items():
-        if key not in _NPU_DQ_COMPAT:
-            raise TypeError(f"dynamic_quant() got an unexpected keyword argument '{key}'")
-        if not any(value is ok or (ok is not None and value == ok) for ok in _NPU_DQ_COMPAT[key]):
-            raise ConstraintError(DQ, key, "only torch_npu's default is implemented",
-                                  expected=repr(_NPU_DQ_COMPAT[key][0]), actual=repr(value),
-                                  suggestion="per-row (pertoken) symmetric quantization without group_index")
+def check_torch_npu_dq_kwargs(kwargs: dict) -> None:
+    """TypeError for a keyword torch_npu.npu_dynamic_quant does not have; ConstraintError for one of
+    group_index / quant_mode / dst_type_max at a value other than its default."""
+    for name, value in kwargs.items():
+        if name not in TORCH_NPU_DQ_DEFAULTS:
+            raise TypeError(f"dynamic_quant() got an unexpected keyword argument '{name}'")
+        if name == "group_index" and value is not None:
+            raise ConstraintError(DQ, "group_index", "MoE group quantization is not implemented",
+                                  expected="None", actual=f"a {type(value).__name__}",
+                                  suggestion="Quantize each group's rows separately.")
+        if name == "quant_mode" and not (isinstance(value, str) and value == "pertoken"):
+            raise ConstraintError(DQ, "quant_mode", "only per-token (per-row) quantization is implemented",
+                                  expected="'pertoken'", actual=repr(value))
+        if name == "dst_type_max" and (isinstance(value, bool) or not isinstance(value, (int, float, np.number))
+                                       or float(value) != 0.0):
+            raise ConstraintError(DQ, "dst_type_max", "a custom quantization maximum is not implemented",
+                                  expected="0.0 (the dtype's own maximum)", actual=repr(value))
 
 
 def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, soc=None, backend="auto",
@@ -123,7 +133,7 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     arithmetic, the dtypes and the NaN / Inf rules. Also accepts torch_npu.npu_dynamic_quant's keyword
     arguments quant_mode="pertoken", group_index=None, dst_type_max=0.0.
     """
-    _check_npu_compat_kwargs(torch_npu_kwargs)
+    check_torch_npu_dq_kwargs(torch_npu_kwargs)
     backend = _check_backend(backend, DQ)
     # torch_npu.npu_dynamic_quant spells its default output type dst_type=None (int8)
     dst = dtypes.parse_dst_type("int8" if dst_type is None else dst_type, op=DQ)

@@ -31,7 +31,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
-from . import _convert, dtypes
+from . import _convert, api, dtypes
 from .errors import ConstraintError, DTypeError
 
 NAMESPACE = "ascend_quant_ops"
@@ -202,42 +202,33 @@ def qlinear_matmul(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, 
 # Drop-in for torch_npu.npu_dynamic_quant
 # ---------------------------------------------------------------------------------------------------------------
 
-#: torch_npu.npu_dynamic_quant's keyword arguments and the only values this package supports for the ones it
-#: does not implement (their torch_npu defaults).
-NPU_DYNAMIC_QUANT_DEFAULTS = {"group_index": None, "quant_mode": "pertoken", "dst_type_max": 0.0}
+#: torch_npu.npu_dynamic_quant's keyword arguments this package takes at their torch_npu defaults only.
+NPU_DYNAMIC_QUANT_DEFAULTS = api.TORCH_NPU_DQ_DEFAULTS
 
 
 def normalize_npu_dynamic_quant_kwargs(**kw) -> Dict[str, Any]:
     """torch_npu.npu_dynamic_quant keyword arguments -> this package's dynamic_quant keyword arguments.
 
     Accepts smooth_scales, dst_type (None = int8, a torch dtype, a name or an ATB code), asymmetric, and
-    torch_npu's group_index / quant_mode / dst_type_max at their defaults only (None, "pertoken", 0.0); any
-    other value, or an unknown name, raises ConstraintError naming it. Returns a dict with the keys
-    smooth_scales, dst_type, asymmetric (only those given), ready for `dynamic_quant(x, **result)`.
+    torch_npu's group_index / quant_mode / dst_type_max at their defaults only (None, "pertoken", 0.0; checked
+    by api.check_torch_npu_dq_kwargs); any other value, or an unknown name, raises ConstraintError naming it.
+    Returns a dict with the keys smooth_scales, dst_type, asymmetric (only those given), ready for
+    `dynamic_quant(x, **result)`.
     """
     out: Dict[str, Any] = {}
+    defaults_only: Dict[str, Any] = {}
     for name, value in kw.items():
         if name in ("smooth_scales", "asymmetric"):
             out[name] = value
         elif name == "dst_type":
             out[name] = "int8" if value is None else value
-        elif name == "group_index":
-            if value is not None:
-                raise ConstraintError(DQ, "group_index", "MoE group quantization is not implemented",
-                                      expected="None", actual=f"a {type(value).__name__}",
-                                      suggestion="Quantize each group's rows separately.")
-        elif name == "quant_mode":
-            if value != "pertoken":
-                raise ConstraintError(DQ, "quant_mode", "only per-token (per-row) quantization is implemented",
-                                      expected="'pertoken'", actual=repr(value))
-        elif name == "dst_type_max":
-            if not isinstance(value, (int, float)) or isinstance(value, bool) or float(value) != 0.0:
-                raise ConstraintError(DQ, "dst_type_max", "a custom quantization maximum is not implemented",
-                                      expected="0.0 (the dtype's own maximum)", actual=repr(value))
+        elif name in NPU_DYNAMIC_QUANT_DEFAULTS:
+            defaults_only[name] = value
         else:
             raise ConstraintError(DQ, name, "unknown keyword argument",
                                   expected="smooth_scales, dst_type, asymmetric, group_index, quant_mode, "
                                            "dst_type_max", actual=name)
+    api.check_torch_npu_dq_kwargs(defaults_only)
     return out
 
 

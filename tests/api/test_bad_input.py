@@ -78,6 +78,8 @@ CASES = [
     ("dq-backend", dq(x16(2, 4), backend="gpu"), ConstraintError, {"backend"}),
     ("dq-soc-unknown", dq(x16(2, 4), soc="ascend999"), ConstraintError, {"soc"}),
     ("dq-quant-mode", dq(x16(2, 4), quant_mode="pertensor"), ConstraintError, {"quant_mode"}),
+    ("dq-group-index", dq(x16(2, 4), group_index=np.array([1, 2], np.int32)), ConstraintError, {"group_index"}),
+    ("dq-dst-type-max", dq(x16(2, 4), dst_type_max=np.float32(448.0)), ConstraintError, {"dst_type_max"}),
     ("dq-310p-bf16", dq(x16(2, 32, dtype=BF16), soc="ascend310p"), ConstraintError, {"x"}),
     ("dq-310p-unaligned", dq(x16(2, 40), soc="ascend310p"), ConstraintError, {"x"}),
     ("dq-310p-too-long", dq(x16(2, 4128), soc="ascend310p"), ConstraintError, {"x"}),
