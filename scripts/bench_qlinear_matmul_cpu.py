@@ -13,7 +13,6 @@ would otherwise saturate pair sums, FACTS 6).
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 

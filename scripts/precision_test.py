@@ -12,11 +12,9 @@ Exit status: 0 all cases pass, 1 some fail or error, 2 the backend is not usable
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
 import _package_path  # noqa: E402,F401  (developer build or installed package)
 
 

@@ -87,7 +87,7 @@ def cmd_demo(args) -> int:
     ok_dq = np.array_equal(y, ex.SEED_004_Y)
     print(f"y matches the spec: {ok_dq}")
 
-    print(f"\n== QLinearMatMul, ONNX example (2-D uint8, per-tensor)")
+    print("\n== QLinearMatMul, ONNX example (2-D uint8, per-tensor)")
     for k, v in ex.ONNX_2D_UINT8.items():
         _show(k, v)
     y = aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw)

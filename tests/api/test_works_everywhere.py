@@ -7,7 +7,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
 
 import ascend_quant_ops
 from ascend_quant_ops import examples

@@ -27,7 +27,7 @@ from typing import Any, Dict, Optional
 import numpy as np
 
 from .. import _native, dtypes, tiling
-from ..errors import ConstraintError, DTypeError, EmulatorError
+from ..errors import ConstraintError, EmulatorError
 from ..golden import qlinear_matmul as _golden
 
 OP = "qlinear_matmul"
