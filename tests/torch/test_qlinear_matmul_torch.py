@@ -158,3 +158,18 @@ def test_opcheck():
             torch.tensor(2.0), torch.tensor(0, dtype=torch.int8))
     result = torch.library.opcheck(torch.ops.ascend_quant_ops.qlinear_matmul.default, args)
     assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_torch_compile_dynamic_shapes_qlinear_matmul():
+    # One graph with symbolic M, K, N: the fake kernel's shape rules (the golden's) run on SymInts.
+    torch._dynamo.reset()
+    params = (torch.tensor(0.02), torch.tensor(120, dtype=torch.uint8), torch.tensor(0.03),
+              torch.tensor(0, dtype=torch.int8), torch.tensor(0.1), torch.tensor(128, dtype=torch.uint8))
+    compiled = torch.compile(lambda a, b: torch_ops.qlinear_matmul(a, params[0], params[1], b, *params[2:]),
+                             fullgraph=True, dynamic=True)
+    g = torch.Generator().manual_seed(4)
+    for m, k, n in ((3, 16, 5), (7, 33, 9), (2, 40, 3)):
+        a, b = rand_int((m, k), "uint8", g), rand_int((k, n), "int8", g)
+        got = compiled(a, b)
+        assert got.shape == (m, n)
+        assert np.array_equal(got.numpy(), reference(a, params[0], params[1], b, *params[2:]))
