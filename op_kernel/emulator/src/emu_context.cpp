@@ -65,7 +65,12 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
-    m.has_float8 = m.id == SocId::kAscend910_95;  // FACTS 1: fp8 / hif8 only on ascend910_95
+    // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (FACTS 1:
+    // ascend910_95 only), read from the table rather than restated.
+    const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
+                                 aqo::DTypeBit(aqo::DType::HIFLOAT8);
+    m.has_float8 = ((spec.dq_x_dtypes | spec.dq_dst_dtypes | spec.qmm_a_dtypes | spec.qmm_b_dtypes |
+                     spec.qmm_y_dtypes) & narrow) != 0;
     if (ub_bytes_override != 0) {
         if (ub_bytes_override % 32 != 0) {
             throw EmulatorError("emulator: UB size override " + std::to_string(ub_bytes_override) +

@@ -45,13 +45,15 @@ enum class SocId : int { kAscend910B = 0, kAscend310P, kAscend910_95 };
 
 // The per-SoC model. Sizes and capabilities come from the package's SoC table (op_host/tiling_core); the Cast
 // table and the float behaviour are the emulator's (FACTS 1 and 2).
+// A default-constructed model is "no SoC" (no UB, no optional feature): only MakeSocModel fills one in, so no
+// SoC fact is restated here.
 struct SocModel {
     SocId id = SocId::kAscend910B;
-    std::string name = "ascend910b";
-    uint32_t ub_bytes = 196608;
-    bool has_data_copy_pad = true;
-    bool has_bfloat16 = true;
-    bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (ascend910_95 only)
+    std::string name = "(no SoC)";
+    uint32_t ub_bytes = 0;
+    bool has_data_copy_pad = false;
+    bool has_bfloat16 = false;
+    bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (the SoC table's dtype lists have them)
     bool saturation_mode = false;   // 310p: float Inf reads as +-max, NaN as 0; results saturate
 };
 
