@@ -14,7 +14,13 @@ import numpy as np
 
 
 def _version(module: str) -> str:
-    # torch is probed in a way that survives a broken torch_npu (autoload off, failure reported, not raised)
+    if module == "torch":
+        # through the package's one cached torch import: a second `import torch` after a failed first one (a
+        # torch_npu without CANN) fails differently and would hide the real reason from the backend report
+        from ._torch import import_torch
+
+        torch, why = import_torch()
+        return torch.__version__ if torch is not None else f"not usable ({why})".splitlines()[0][:160]
     try:
         mod = importlib.import_module(module)
     except Exception as exc:  # noqa: BLE001 - report any import failure as text

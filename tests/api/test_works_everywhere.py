@@ -93,3 +93,21 @@ def test_with_broken_torch_npu(tmp_path):
     check_results(res)
     assert res["info"]["npu"]["usable"] is False
     assert "libhccl" in res["info"]["npu"]["reason"] or "torch_npu" in res["info"]["npu"]["reason"]
+
+
+def test_cli_info_with_broken_torch_npu(tmp_path):
+    # `aqo info` probes torch once: the npu reason is torch_npu's failure, not the different error a second
+    # `import torch` raises after a failed first one.
+    fake = tmp_path / "site"
+    fake.mkdir()
+    _fake_broken_torch_npu(fake)
+    env = {k: v for k, v in os.environ.items() if k != "TORCH_DEVICE_BACKEND_AUTOLOAD"}
+    env["PYTHONPATH"] = os.pathsep.join([str(fake), PACKAGE_PARENT, env.get("PYTHONPATH", "")])
+    out = subprocess.run([sys.executable, "-m", "ascend_quant_ops", "info", "--json"], env=env, capture_output=True,
+                         text=True, timeout=300, cwd=str(tmp_path))
+    assert out.returncode == 0, out.stderr
+    info = json.loads(out.stdout)
+    npu_reason = info["backends"]["npu"]["reason"]
+    assert not info["backends"]["npu"]["usable"] and "torch_npu" in npu_reason
+    assert "TORCH_LIBRARY" not in npu_reason, npu_reason
+    assert info["versions"]["torch"].startswith("not usable") and "torch_npu" in info["versions"]["torch"]
