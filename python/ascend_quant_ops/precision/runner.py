@@ -149,12 +149,10 @@ def _meta(backend: str, cases) -> dict:
             "criteria": {"integer_max_delta": criteria.INT_MAX_DELTA, "scale_element": "2^-8*max(1,|golden|)",
                          "scale_mean": "2^-10", "float8_max_ulp": criteria.FLOAT8_MAX_ULP,
                          "float8_error_ratio": criteria.FLOAT8_ERROR_RATIO}}
-    try:
-        import torch
+    from .._torch import torch_or_none  # the package's one torch import: torch is optional here
 
-        meta["torch"] = torch.__version__
-    except Exception:  # torch is optional for the cpu / emulator backends
-        meta["torch"] = None
+    torch = torch_or_none()
+    meta["torch"] = torch.__version__ if torch is not None else None
     if backend == "npu":
         from .. import npu
 
