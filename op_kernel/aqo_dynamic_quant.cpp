@@ -13,38 +13,13 @@
 //   stream:   rows longer than one UB load (ascend910_95 has no tail limit): pass 1 streams the row's chunks
 //             from GM for the max, pass 2 streams them again and quantizes.
 #include "kernel_operator.h"
+#include "aqo_kernel_common.h"
 
 using namespace AscendC;
 
 namespace aqo_dq {
 
-// ---------------------------------------------------------------------------------------------------------------
-// SoC traits: the only place that looks at the compiler's SoC macros. Everything below branches on these names.
-// ---------------------------------------------------------------------------------------------------------------
-#if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
-// ascend310p: no DataCopyPad (every copy a 32-byte multiple), no bfloat16, runs in saturation mode (FACTS 1), Cast
-// only on the AI cores (so the kernel is a plain AI-core kernel there).
-#define AQO_DQ_HAS_BF16 0
-#define AQO_DQ_HAS_FP8 0
-#define AQO_DQ_HAS_DATACOPYPAD 0
-#define AQO_DQ_KERNEL_TYPE()
-constexpr bool kSaturatingInput = true;
-#elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
-// ascend910_95: DataCopyPad, bfloat16, and the hifloat8 / float8 outputs. Not type-checkable with public headers:
-// its own code is the small Float8Out helper below.
-#define AQO_DQ_HAS_BF16 1
-#define AQO_DQ_HAS_FP8 1
-#define AQO_DQ_HAS_DATACOPYPAD 1
-#define AQO_DQ_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
-constexpr bool kSaturatingInput = false;
-#else
-// ascend910b: vector cores only (split architecture), DataCopyPad for unaligned tails, bfloat16.
-#define AQO_DQ_HAS_BF16 1
-#define AQO_DQ_HAS_FP8 0
-#define AQO_DQ_HAS_DATACOPYPAD 1
-#define AQO_DQ_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY)
-constexpr bool kSaturatingInput = false;
-#endif
+using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSocSaturationMode), AlignUp32, CopyOutExact, Float8Out
 
 // Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
 // aqo::DynamicQuantMode values (dynamic_quant_plan.h); the emulator runner static_asserts that they agree.
@@ -57,20 +32,7 @@ constexpr uint32_t kDTypeFloat8E5M2 = 8;
 constexpr uint32_t kModeResident = 0;
 constexpr uint32_t kModeStream = 1;
 
-constexpr uint32_t kBlockBytes = 32;     // DataCopy / vector operand granule
 constexpr uint32_t kStatSlot = 8;        // floats per 32-byte slot of the stat buffer
-
-__aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
-
-__aicore__ inline float BitsToFloat(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v;
-    v.u = bits;
-    return v.f;
-}
 
 // The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
 // one, the check stub, or the emulator's), so the kernel body does not depend on that class's name.
@@ -148,43 +110,6 @@ struct RowStats {
     bool hasNan;
     bool hasInf;
 };
-
-// ---------------------------------------------------------------------------------------------------------------
-// ascend910_95 only: hifloat8 / float8 outputs. The values are already clipped to +-dmax (the golden clips before
-// it casts), so the saturating cast never meets an out-of-range value; float8 rounds to nearest even (RINT),
-// hifloat8 ties away from zero (ROUND), as OPSNN's 950 kernel does (FACTS 4).
-// ---------------------------------------------------------------------------------------------------------------
-template <typename YT>
-struct Float8Out {
-    static constexpr bool kIsFloat = false;
-    __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
-};
-#if AQO_DQ_HAS_FP8
-template <>
-struct Float8Out<hifloat8_t> {
-    static constexpr bool kIsFloat = true;
-    __aicore__ static inline void Cast(const LocalTensor<hifloat8_t>& dst, const LocalTensor<float>& src, uint32_t n)
-    {
-        AscendC::Cast(dst, src, RoundMode::CAST_ROUND, n);
-    }
-};
-template <>
-struct Float8Out<fp8_e4m3fn_t> {
-    static constexpr bool kIsFloat = true;
-    __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src, uint32_t n)
-    {
-        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
-    }
-};
-template <>
-struct Float8Out<fp8_e5m2_t> {
-    static constexpr bool kIsFloat = true;
-    __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
-    {
-        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
-    }
-};
-#endif
 
 template <typename XT, typename YT>
 class KernelDynamicQuant {
@@ -420,7 +345,7 @@ private:
                                         uint32_t len)
     {
         Cast(work_, src, RoundMode::CAST_NONE, len);
-        if (kSaturatingInput) {
+        if (kSocSaturationMode) {
             SaturateChunk(len);
         }
         if (p_.hasSmooth != 0) {
@@ -585,7 +510,7 @@ private:
         if (len == 0) {
             return;  // H = 0: rows without elements (zero rows: scale 0, nothing to copy)
         }
-#if AQO_DQ_HAS_DATACOPYPAD
+#if AQO_SOC_HAS_DATACOPYPAD
         uint32_t padded = AlignUp32(len * sizeof(XT));
         DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(XT)),
                               (p_.cols - len) * static_cast<uint32_t>(sizeof(XT)),
@@ -613,7 +538,7 @@ private:
         if (len == 0) {
             return;
         }
-#if AQO_DQ_HAS_DATACOPYPAD
+#if AQO_SOC_HAS_DATACOPYPAD
         uint32_t padded = AlignUp32(len * sizeof(YT));
         DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(YT)),
                               n == 1 ? 0u : (p_.colsPad * static_cast<uint32_t>(sizeof(YT)) - padded) / kBlockBytes,
@@ -624,30 +549,12 @@ private:
 #endif
     }
 
-    // The group's n scales. ascend310p cannot copy fewer than 32 bytes and must not write past the end of scale
-    // (ATB / OPSNN do, FACTS 4): whole 32-byte blocks go by DMA; only the tensor's last group can end in a partial
-    // block, whose scales the scalar unit stores and flushes from its data cache. The plan's work units are whole
-    // 64-byte cache lines of scales, so that line holds this core's scales only.
+    // The group's n scales, not one byte past them (CopyOutExact). On ascend310p only the tensor's last group can end
+    // in a partial 32-byte block, which the scalar unit stores and flushes from its data cache; the plan's work units
+    // are whole 64-byte cache lines of scales, so that line holds this core's scales only.
     __aicore__ inline void WriteScales(uint64_t row, uint32_t n, const LocalTensor<float>& s)
     {
-#if AQO_DQ_HAS_DATACOPYPAD
-        DataCopyExtParams prm(1, n * static_cast<uint32_t>(sizeof(float)), 0, 0, 0);
-        DataCopyPad(scaleGm_[row], s, prm);
-#else
-        const uint32_t perBlock = kBlockBytes / sizeof(float);
-        const uint32_t dmaRows = n / perBlock * perBlock;
-        if (dmaRows != 0) {
-            DataCopy(scaleGm_[row], s, dmaRows);
-        }
-        if (dmaRows == n) {
-            return;
-        }
-        PipeBarrier<PIPE_ALL>();  // the DMA'd scales are in GM before the scalar unit fills their cache line
-        for (uint32_t i = dmaRows; i < n; ++i) {
-            scaleGm_.SetValue(row + i, s.GetValue(i));
-        }
-        DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(scaleGm_);
-#endif
+        CopyOutExact(scaleGm_[row], s, n);
     }
 
     template <HardEvent E>
@@ -697,7 +604,7 @@ __aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR
     if (p.dstDtype == kDTypeInt8) {
         Run<XT, int8_t>(x, smooth, y, scale, p);
     }
-#if AQO_DQ_HAS_FP8
+#if AQO_SOC_HAS_FP8
     else if (p.dstDtype == kDTypeHiFloat8) {
         Run<XT, hifloat8_t>(x, smooth, y, scale, p);
     } else if (p.dstDtype == kDTypeFloat8E4M3FN) {
@@ -714,7 +621,7 @@ __aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR sc
     if (p.xDtype == kDTypeFloat16) {
         DispatchDst<half>(x, smooth, y, scale, p);
     }
-#if AQO_DQ_HAS_BF16
+#if AQO_SOC_HAS_BF16
     else if (p.xDtype == kDTypeBFloat16) {
         DispatchDst<bfloat16_t>(x, smooth, y, scale, p);
     }
@@ -727,13 +634,16 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
                                                         GM_ADDR workspace, GM_ADDR tiling)
 {
     (void)workspace;
-    AQO_DQ_KERNEL_TYPE();
+#if AQO_SOC_SPLIT_CORES
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // the vector cores only (310p: a plain AI-core kernel)
+#endif
     GET_TILING_DATA(tilingData, tiling);
     aqo_dq::Dispatch(x, smooth_scales, y, scale, aqo_dq::ReadParams(tilingData));
 }
 
-// The SoC trait macros are this file's own: the emulator runner includes it once per SoC in one translation unit.
-#undef AQO_DQ_HAS_BF16
-#undef AQO_DQ_HAS_FP8
-#undef AQO_DQ_HAS_DATACOPYPAD
-#undef AQO_DQ_KERNEL_TYPE
+// aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one
+// translation unit.
+#undef AQO_SOC_HAS_DATACOPYPAD
+#undef AQO_SOC_HAS_BF16
+#undef AQO_SOC_HAS_FP8
+#undef AQO_SOC_SPLIT_CORES

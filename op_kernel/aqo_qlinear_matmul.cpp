@@ -14,46 +14,23 @@
 //     beyond, the scalar unit, whose 32-bit arithmetic wraps by definition), then requantizes in float32
 //     exactly like the golden;
 //   * ascend910_95 also: float8 y (saturate, round to nearest even) and float8 x float8 operands (a float32
-//     cube, zero points 0): the Float8Out helper and the RunFloat8* dispatch, compiled only there.
+//     cube, zero points 0): Float8Out (aqo_kernel_common.h) and the RunFloat8* dispatch, compiled only there.
 // Not the FP19 fixpipe dequant path (FACTS 7: +-1 against ONNX on ~1% of outputs).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
+#include "aqo_kernel_common.h"
 
 using namespace AscendC;
 
 namespace aqo_qmm {
 
-// ---------------------------------------------------------------------------------------------------------------
-// SoC traits: the only place that looks at the compiler's SoC macros.
-// ---------------------------------------------------------------------------------------------------------------
-#if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
-// ascend310p: coupled AI cores (cube + vector in one core), no fixpipe (the Matmul API moves L0C through UB), no
-// DataCopyPad, no system workspace for the Matmul API.
-#define AQO_QMM_HAS_DATACOPYPAD 0
-#define AQO_QMM_HAS_FP8 0
-#define AQO_QMM_SPLIT_CORES 0
-#define AQO_QMM_KERNEL_TYPE()
-#elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
-// ascend910_95: split cube / vector cores like 910b, float8 outputs. Not type-checkable with public headers
-// (FACTS, tools): its own code is the small Float8Out helper below.
-#define AQO_QMM_HAS_DATACOPYPAD 1
-#define AQO_QMM_HAS_FP8 1
-#define AQO_QMM_SPLIT_CORES 1
-#define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
-#else
-// ascend910b: mix kernel, 1 cube : 2 vector cores; the vector cores are the Matmul API's clients.
-#define AQO_QMM_HAS_DATACOPYPAD 1
-#define AQO_QMM_HAS_FP8 0
-#define AQO_QMM_SPLIT_CORES 1
-#define AQO_QMM_KERNEL_TYPE() KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)
-#endif
+using namespace aqo_kernel;  // SoC traits (AQO_SOC_*), AlignUp32, BitsToFloat, CopyOutExact, Float8Out
 
 // Operand codes of the tiling (aqo::QmmOperandCode; the emulator runner static_asserts that they agree).
 constexpr uint32_t kCodeInt8 = 0;
 constexpr uint32_t kCodeUInt8 = 1;
 constexpr uint32_t kCodeFloat8E4M3FN = 2;
 constexpr uint32_t kCodeFloat8E5M2 = 3;
-constexpr uint32_t kBlockBytes = 32;
 constexpr uint32_t kMaxBatchRank = 8;
 // |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
 // |y_zero_point| <= 255 < kClamp - 255 (anything beyond saturates either way).
@@ -63,7 +40,6 @@ constexpr float kClamp = 1024.0f;
 // int32 Muls / Add are exact; beyond it the sum wraps modulo 2^32 (ONNX) and the scalar unit does it.
 constexpr uint32_t kVectorExactMaxK = 32767;
 
-__aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
 __aicore__ inline uint32_t AlignUp8(uint32_t v) { return (v + 7u) / 8u * 8u; }
 __aicore__ inline uint32_t Min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
@@ -135,32 +111,6 @@ __aicore__ inline QmmParams ReadParams(const T& t)
     return p;
 }
 
-// The output conversion of float8 y: the only ascend910_95-specific code (not type-checkable with public headers).
-template <class YT>
-struct Float8Out {
-    static constexpr bool kIsFloat = false;
-    __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
-};
-#if AQO_QMM_HAS_FP8
-template <>
-struct Float8Out<fp8_e4m3fn_t> {
-    static constexpr bool kIsFloat = true;
-    __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src,
-                                       uint32_t n)
-    {
-        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
-    }
-};
-template <>
-struct Float8Out<fp8_e5m2_t> {
-    static constexpr bool kIsFloat = true;
-    __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
-    {
-        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
-    }
-};
-#endif
-
 // The cube operation, A and B read from GM in ND layout, C written to GM: int8 x int8 -> int32 (exact, wrapping),
 // or (ascend910_95) float8 x float8 -> float32. The float8 instantiation exists only where the SoC has float8.
 template <class AT, class BT>
@@ -180,21 +130,11 @@ struct Cube<int8_t, int8_t> {
 };
 using MmInt8 = Cube<int8_t, int8_t>::MM;
 
-__aicore__ inline float BitsToFloat(uint32_t bits)
-{
-    union {
-        uint32_t u;
-        float f;
-    } v;
-    v.u = bits;
-    return v.f;
-}
-
 // The workers' part of the workspace. 910b / 950: the Matmul API's system workspace comes first (the framework
 // registers it; GetSysWorkSpacePtr() gives it to REGIST_MATMUL_OBJ); 310p: the API has none.
 __aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace)
 {
-#if AQO_QMM_SPLIT_CORES
+#if AQO_SOC_SPLIT_CORES
     return GetUserWorkspace(workspace);
 #else
     return workspace;
@@ -679,17 +619,17 @@ private:
     __aicore__ inline void CopyOut(uint64_t row, uint32_t n0, uint32_t ncols)
     {
         LocalTensor<YT> y = yQue_.DeQue<YT>();
-        CopyBytesOut(yGm_[row * p_.n + n0], y, ncols);
+        CopyOutExact(yGm_[row * p_.n + n0], y, ncols);  // other cores own the bytes past ncols
         yQue_.FreeTensor(y);
     }
 
-    // ---- unaligned GM <-> UB copies (the only place that differs by DataCopyPad) ---------------------------
+    // ---- unaligned GM -> UB copy (differs by DataCopyPad; the way back is CopyOutExact) ---------------------
     // Copies src[off, off + len) into dst[0, len) and makes dst[len, AlignUp32(len)) defined (zero or real bytes).
     __aicore__ inline void CopyBytesIn(const LocalTensor<uint8_t>& dst, const GlobalTensor<uint8_t>& src,
                                        uint64_t off, uint32_t len, uint64_t srcBytes)
     {
         const uint32_t padded = AlignUp32(len);
-#if AQO_QMM_HAS_DATACOPYPAD
+#if AQO_SOC_HAS_DATACOPYPAD
         DataCopyExtParams prm(1, len, 0, 0, 0);
         DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
         DataCopyPad(dst, src[off], prm, pad);
@@ -708,28 +648,6 @@ private:
             dst.SetValue(j, j < len ? src.GetValue(off + j) : static_cast<uint8_t>(0));
         }
         PipeBarrier<PIPE_ALL>();
-#endif
-    }
-
-    // Writes src[0, len) to dst[0, len) without touching dst[len, ...) (other cores own those bytes).
-    __aicore__ inline void CopyBytesOut(GlobalTensor<YT> dst, const LocalTensor<YT>& src, uint32_t len)
-    {
-#if AQO_QMM_HAS_DATACOPYPAD
-        DataCopyExtParams prm(1, len, 0, 0, 0);
-        DataCopyPad(dst, src, prm);
-#else
-        const uint32_t body = len / kBlockBytes * kBlockBytes;
-        if (body != 0) {
-            DataCopy(dst, src, body);
-        }
-        if (body == len) {
-            return;
-        }
-        PipeBarrier<PIPE_ALL>();  // the vector results are in UB and this core's earlier DMAs have landed
-        for (uint32_t j = body; j < len; ++j) {
-            dst.SetValue(j, src.GetValue(j));
-        }
-        DataCacheCleanAndInvalid<YT, CacheLine::ENTIRE_DATA_CACHE>(dst);
 #endif
     }
 
@@ -772,7 +690,7 @@ __aicore__ inline void Run(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM
     op.Process();
 }
 
-#if AQO_QMM_HAS_FP8
+#if AQO_SOC_HAS_FP8
 // float8 operands (ascend910_95): their own Matmul object (float8 x float8 -> float32) registered in place of the
 // int8 one, then the same kernel class; one instantiation per (a, b, y) dtype triple.
 template <class AT, class BT, class YT>
@@ -822,11 +740,13 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
                                                          GM_ADDR y_zero_point, GM_ADDR y, GM_ADDR workspace,
                                                          GM_ADDR tiling)
 {
-    AQO_QMM_KERNEL_TYPE();
+#if AQO_SOC_SPLIT_CORES
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // mix kernel, 1 cube : 2 vector cores (310p: AI cores)
+#endif
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = aqo_qmm::UserWorkspace(workspace);
     const aqo_qmm::QmmParams p = aqo_qmm::ReadParams(tilingData);
-#if AQO_QMM_HAS_FP8
+#if AQO_SOC_HAS_FP8
     if (p.aCode == aqo_qmm::kCodeFloat8E4M3FN) {
         aqo_qmm::RunFloat8B<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
                                           y, userWs, p, &tilingData.cubeTiling);
@@ -845,7 +765,7 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     if (p.yCode == aqo_qmm::kCodeUInt8) {
         aqo_qmm::Run<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs,
                               p, &pipe, &mm);
-#if AQO_QMM_HAS_FP8
+#if AQO_SOC_HAS_FP8
     } else if (p.yCode == aqo_qmm::kCodeFloat8E4M3FN) {
         aqo_qmm::Run<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
                                    userWs, p, &pipe, &mm);
@@ -858,3 +778,10 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
                              p, &pipe, &mm);
     }
 }
+
+// aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one
+// translation unit.
+#undef AQO_SOC_HAS_DATACOPYPAD
+#undef AQO_SOC_HAS_BF16
+#undef AQO_SOC_HAS_FP8
+#undef AQO_SOC_SPLIT_CORES

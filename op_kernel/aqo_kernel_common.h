@@ -1,0 +1,125 @@
+// What the kernels of this package (op_kernel/aqo_*.cpp) share: the SoC traits, the 32-byte granule helpers, the
+// exact-length GM write and the float8 output casts. Shipped next to the kernels (scripts/cann_project.py copies
+// op_kernel/*.h with the sources).
+//
+// No include guard, on purpose: a kernel source includes it once, and the CPU emulator's runners
+// (python/csrc/emulate_<op>.cpp) compile a kernel once per SoC, each time inside a namespace of its own and with
+// that SoC's compiler macros, so every one of those copies needs its own traits and helpers. For the same reason
+// the AQO_SOC_* macros must not outlive the kernel: every kernel #undefs them at its end.
+#include "kernel_operator.h"
+
+namespace aqo_kernel {
+
+using namespace AscendC;
+
+// ---------------------------------------------------------------------------------------------------------------
+// SoC traits: the only place that looks at the compiler's SoC macros. The kernels branch on these names; the
+// #if ones guard code that does not compile elsewhere (float8 types, DataCopyPad, the system workspace).
+// ---------------------------------------------------------------------------------------------------------------
+#if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
+// ascend310p: coupled AI cores (cube + vector in one core; Cast only there, FACTS 1), no DataCopyPad (every copy a
+// 32-byte multiple), no bfloat16, saturation mode (FACTS 1), no fixpipe (the Matmul API moves L0C through UB) and
+// no system workspace for the Matmul API.
+#define AQO_SOC_HAS_DATACOPYPAD 0
+#define AQO_SOC_HAS_BF16 0
+#define AQO_SOC_HAS_FP8 0
+#define AQO_SOC_SPLIT_CORES 0
+constexpr bool kSocSaturationMode = true;
+#elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
+// ascend910_95: split cube / vector cores like 910b, DataCopyPad, bfloat16, and the hifloat8 / float8 types. Not
+// type-checkable with public headers (FACTS, tools): its own code is Float8Out below and the kernels' float8
+// dispatch, all under AQO_SOC_HAS_FP8.
+#define AQO_SOC_HAS_DATACOPYPAD 1
+#define AQO_SOC_HAS_BF16 1
+#define AQO_SOC_HAS_FP8 1
+#define AQO_SOC_SPLIT_CORES 1
+constexpr bool kSocSaturationMode = false;
+#else
+// ascend910b: split architecture (1 cube : 2 vector cores), DataCopyPad for unaligned tails, bfloat16.
+#define AQO_SOC_HAS_DATACOPYPAD 1
+#define AQO_SOC_HAS_BF16 1
+#define AQO_SOC_HAS_FP8 0
+#define AQO_SOC_SPLIT_CORES 1
+constexpr bool kSocSaturationMode = false;
+#endif
+
+constexpr uint32_t kBlockBytes = 32;  // DataCopy / vector operand granule
+
+__aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
+
+__aicore__ inline float BitsToFloat(uint32_t bits)
+{
+    union {
+        uint32_t u;
+        float f;
+    } v;
+    v.u = bits;
+    return v.f;
+}
+
+// Writes src[0, n) to dst[0, n) without touching dst[n, ...) (another core's, or past the tensor's end). Without
+// DataCopyPad (ascend310p) the DMA cannot copy less than 32 bytes and must not write past the end (ATB / OPSNN do,
+// FACTS 4): whole 32-byte blocks go by DMA, the partial block's elements the scalar unit stores and flushes from its
+// data cache. (AqoDynamicQuant's plan gives each core whole 64-byte cache lines of scales for this reason.)
+// dst by value: a GlobalTensor is an address and a size, and its SetValue is not const.
+template <class T>
+__aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t n)
+{
+#if AQO_SOC_HAS_DATACOPYPAD
+    DataCopyExtParams prm(1, n * static_cast<uint32_t>(sizeof(T)), 0, 0, 0);
+    DataCopyPad(dst, src, prm);
+#else
+    const uint32_t perBlock = kBlockBytes / sizeof(T);
+    const uint32_t body = n / perBlock * perBlock;
+    if (body != 0) {
+        DataCopy(dst, src, body);
+    }
+    if (body == n) {
+        return;
+    }
+    PipeBarrier<PIPE_ALL>();  // the DMA'd elements are in GM and the vector results in UB before the scalar stores
+    for (uint32_t i = body; i < n; ++i) {
+        dst.SetValue(i, src.GetValue(i));
+    }
+    DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(dst);
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ascend910_95 only: hifloat8 / float8 outputs. The kernels clip to the format's range before they cast, so the
+// saturating cast never meets an out-of-range value; float8 rounds to nearest even (RINT), hifloat8 ties away from
+// zero (ROUND), as OPSNN's 950 kernels do (FACTS 4). kIsFloat is false for every other output type.
+// ---------------------------------------------------------------------------------------------------------------
+template <typename YT>
+struct Float8Out {
+    static constexpr bool kIsFloat = false;
+    __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
+};
+#if AQO_SOC_HAS_FP8
+template <>
+struct Float8Out<hifloat8_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<hifloat8_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_ROUND, n);
+    }
+};
+template <>
+struct Float8Out<fp8_e4m3fn_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+template <>
+struct Float8Out<fp8_e5m2_t> {
+    static constexpr bool kIsFloat = true;
+    __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
+    {
+        AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
+    }
+};
+#endif
+
+}  // namespace aqo_kernel
