@@ -54,6 +54,26 @@ def test_multiplier_is_float32_product_then_quotient(ort_qlinear_matmul):
     np.testing.assert_array_equal(ort_qlinear_matmul(*args), [[0], [2]])
 
 
+@pytest.mark.parametrize("a_scale,b_scale,y_scale,a,b,y,y_float64_multiplier", [
+    (0.16454636, 0.0055241417, 0.4059831, 103, 245, 57, 56),
+    (0.01685994, 0.07432266, 0.68832785, 218, 223, 88, 89),
+    (0.023402907, 0.043883983, 0.6730696, 168, 197, 51, 50),
+])
+def test_multiplier_product_is_rounded_to_float32(ort_qlinear_matmul, a_scale, b_scale, y_scale, a, b, y,
+                                                  y_float64_multiplier):
+    # Scales for which float32(float32(a_scale * b_scale) / y_scale) and the float64 multiplier rounded once to
+    # float32 differ by one ulp, and an acc = a * b (K = 1, zero points 0) whose rint lands on different sides.
+    sa, sb, sy = f32(a_scale), f32(b_scale), f32(y_scale)
+    m32 = f32(sa * sb) / sy
+    m64 = f32(float(sa) * float(sb) / float(sy))
+    assert m32 != m64
+    assert np.rint(f32(a * b) * m32) == y and np.rint(f32(a * b) * m64) == y_float64_multiplier
+    args = _arrays(np.array([[a]], np.uint8), sa, np.uint8(0), np.array([[b]], np.uint8), sb, np.uint8(0), sy,
+                   np.uint8(0))
+    np.testing.assert_array_equal(ort_qlinear_matmul(*args), [[y]])
+    np.testing.assert_array_equal(qlinear_matmul(*args), [[y]])
+
+
 def test_k_zero_gives_the_output_zero_point():
     # K = 0: the sum over K is empty, acc = 0, y = 0 + y_zp (onnxruntime returns uninitialised memory here).
     y = qlinear_matmul(*_arrays(np.zeros((3, 0), np.uint8), f32(0.1), np.uint8(3), np.zeros((0, 4), np.int8),
