@@ -15,9 +15,9 @@ import pytest
 
 from ascend_quant_ops.errors import EmulatorError
 
-_native = pytest.importorskip("ascend_quant_ops._native")
+from ascend_quant_ops import _native
 if not hasattr(_native, "emulator_fault_demo"):
-    pytest.skip("this _native build has no emulator test kernels", allow_module_level=True)
+    raise ImportError("this _native build has no emulator test kernels (every build of the package has it: not a skip)")
 
 KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
 ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
