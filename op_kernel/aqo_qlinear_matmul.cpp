@@ -319,12 +319,7 @@ private:
         uint32_t bStride = p_.n;
         if constexpr (kFloatCube) {
             // float8: the product only (zero points are 0, so no row / column sums).
-            mm_->SetOrgShape(mrows, bStride, k, k, p_.cStride);
-            mm_->SetSingleShape(mrows, ncols, k);
-            mm_->SetTensorA(aSrc);
-            mm_->SetTensorB(bSrc);
-            mm_->IterateAll(wsC_);
-            mm_->End();
+            CubeProduct(aSrc, bSrc, bStride, wsC_, p_.cStride, mrows, ncols);
         } else {
             IntegerCubeProducts(aSrc, bSrc, bStride, aOff, bOff, mrows, ncols);
         }
@@ -354,31 +349,30 @@ private:
         }
         // The vector core's DMA writes (mapped operands, ones) must have landed before the cube reads them.
         PipeBarrier<PIPE_ALL>();
-        // SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc): A row stride orgKa, B row stride orgN, C row stride orgKc.
-        mm_->SetOrgShape(mrows, bStride, k, k, p_.cStride);
-        mm_->SetSingleShape(mrows, ncols, k);
-        mm_->SetTensorA(aSrc);
-        mm_->SetTensorB(bSrc);
-        mm_->IterateAll(wsC_);
-        mm_->End();
+        CubeProduct(aSrc, bSrc, bStride, wsC_, p_.cStride, mrows, ncols);
         // Row sums of A' against the ones column (C is [mrows, 1]).
         if (!sameRows) {
-            mm_->SetOrgShape(mrows, 1, k, k, 1);
-            mm_->SetSingleShape(mrows, 1, k);
-            mm_->SetTensorA(aSrc);
-            mm_->SetTensorB(wsOnes_);
-            mm_->IterateAll(wsRa_);
-            mm_->End();
+            CubeProduct(aSrc, wsOnes_, 1, wsRa_, 1, mrows, 1);
             haveRows_ = true;
             rowsOff_ = aOff;
             rowsCount_ = mrows;
         }
         // Column sums of B' against the ones row (C is [1, ncols]).
-        mm_->SetOrgShape(1, bStride, k, k, p_.cStride);
-        mm_->SetSingleShape(1, ncols, k);
-        mm_->SetTensorA(wsOnes_);
-        mm_->SetTensorB(bSrc);
-        mm_->IterateAll(wsCb_);
+        CubeProduct(wsOnes_, bSrc, bStride, wsCb_, p_.cStride, 1, ncols);
+    }
+
+    // C[rows, cols] = A[rows, K] B[K, cols] through the Matmul API: A's row stride K, B's bStride, C's cStride
+    // (SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc): A row stride orgKa, B row stride orgN, C row stride orgKc).
+    template <class AOperand, class BOperand, class COut>
+    __aicore__ inline void CubeProduct(const GlobalTensor<AOperand>& a, const GlobalTensor<BOperand>& b,
+                                       uint32_t bStride, const GlobalTensor<COut>& c, uint32_t cStride, uint32_t rows,
+                                       uint32_t cols)
+    {
+        mm_->SetOrgShape(rows, bStride, p_.k, p_.k, cStride);
+        mm_->SetSingleShape(rows, cols, p_.k);
+        mm_->SetTensorA(a);
+        mm_->SetTensorB(b);
+        mm_->IterateAll(c);
         mm_->End();
     }
 

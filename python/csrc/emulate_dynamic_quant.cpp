@@ -137,12 +137,14 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
     uint8_t dummy[4][32] = {};
     try {
         aqo_emu::Launcher launch(canonical, "aqo_dynamic_quant", plan.explanation.ub_capacity);
-        uint8_t* gx = aqo_bind::AddGmOrStandIn(launch, "x", x.data(), x_bytes, aqo_emu::GmAccess::kReadOnly, dummy[0]);
-        uint8_t* gs = r.smooth ? aqo_bind::AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, aqo_emu::GmAccess::kReadOnly,
-                                           dummy[1])
-                               : nullptr;
-        uint8_t* gy = aqo_bind::AddGmOrStandIn(launch, "y", y.data(), y_bytes, aqo_emu::GmAccess::kReadWrite, dummy[2]);
-        uint8_t* gsc = aqo_bind::AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, aqo_emu::GmAccess::kReadWrite, dummy[3]);
+        using aqo_bind::AddGmOrStandIn;
+        const aqo_emu::GmAccess read_only = aqo_emu::GmAccess::kReadOnly;
+        const aqo_emu::GmAccess read_write = aqo_emu::GmAccess::kReadWrite;
+        uint8_t* gx = AddGmOrStandIn(launch, "x", x.data(), x_bytes, read_only, dummy[0]);
+        uint8_t* gs =
+            r.smooth ? AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, read_only, dummy[1]) : nullptr;
+        uint8_t* gy = AddGmOrStandIn(launch, "y", y.data(), y_bytes, read_write, dummy[2]);
+        uint8_t* gsc = AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, read_write, dummy[3]);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
         launch.SetTilingKey(plan.tiling_key);
         launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, nullptr, tiling); });
