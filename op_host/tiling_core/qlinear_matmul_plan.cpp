@@ -351,7 +351,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                 AddRange(&e, "b_zero_point", c, p0, p0 + n1 - n0, false);
             }
             // Without DataCopyPad a row segment is stored as whole 32-byte blocks plus a scalar-stored tail, so
-            // that nothing lands on the neighbouring tile's bytes (kernel: CopyBytesOut).
+            // that nothing lands on the neighbouring tile's bytes (kernel: CopyOutExact).
             const uint32_t tail = soc.has_data_copy_pad ? 0u : static_cast<uint32_t>((n1 - n0) % 32);
             for (uint64_t row = m0; row < m1; ++row) {
                 AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true, tail);
