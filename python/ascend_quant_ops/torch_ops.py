@@ -183,8 +183,9 @@ def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type
         # The device operator implements seed 004's symmetric quantization only (cmake/cann/ops.json).
         raise ConstraintError(DQ, "asymmetric", "the NPU operator is symmetric only", expected="False",
                               actual=True, suggestion="Run asymmetric quantization on CPU tensors (backend 'cpu').")
-    y, scale, offset = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales, dst_type_code(dst_type),
-                                                                 bool(asymmetric))
+    # dst_type=None is torch_npu's spelling of int8, accepted here as by ascend_quant_ops.dynamic_quant
+    code = dst_type_code("int8" if dst_type is None else dst_type)
+    y, scale, offset = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales, code, bool(asymmetric))
     return (y, scale, offset) if asymmetric else (y, scale)
 
 

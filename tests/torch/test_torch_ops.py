@@ -171,6 +171,8 @@ def test_drop_in_npu_dynamic_quant_signature():
     assert torch.equal(y, ry) and torch.equal(scale, rs)
     y0, _ = torch_ops.npu_dynamic_quant(x)  # dst_type=None means int8, as in torch_npu
     assert y0.dtype == torch.int8
+    y1, _ = torch_ops.dynamic_quant(x, s, dst_type=None)  # as ascend_quant_ops.dynamic_quant takes it
+    assert torch.equal(y1, ry)
     y3 = torch_ops.npu_dynamic_quant_asymmetric(x, dst_type=torch.int8)
     assert len(y3) == 3
     kw = torch_ops.normalize_npu_dynamic_quant_kwargs(smooth_scales=s, dst_type=None, group_index=None,
