@@ -115,6 +115,20 @@ def _qlinear_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_s
     return a.new_empty(matmul_shape(list(a.shape), list(b.shape)), dtype=y_zero_point.dtype)
 
 
+def _outputs_are_not_differentiable(ctx, inputs, output):
+    # Quantization has no gradient: the outputs never require grad, whatever the inputs do (as the numpy and
+    # emulator paths return them), instead of failing later in backward().
+    ctx.mark_non_differentiable(*(output if isinstance(output, tuple) else (output,)))
+
+
+def _no_gradient(ctx, *grads):
+    raise RuntimeError("ascend_quant_ops operators are not differentiable")
+
+
+_dynamic_quant_op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
+_qlinear_matmul_op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
+
+
 def matmul_shape(a_shape: Sequence, b_shape: Sequence) -> List:
     """numpy.matmul's output shape (1-D operands promoted, then their added axis removed); the golden's shape
     rules and errors (0-d operand, K mismatch, batch dimensions that do not broadcast), on symbolic sizes too."""

@@ -216,3 +216,18 @@ def test_torch_compile_dynamic_shapes():
         y, scale = compiled(x)
         ry, rs = torch_ops.dynamic_quant(x, dst_type="float8_e5m2")
         assert torch.equal(bits(y), bits(ry)) and torch.equal(scale, rs) and y.shape == (rows, 48)
+
+
+def test_outputs_never_require_grad():
+    # Quantization has no gradient: outputs of inputs that require grad do not require grad (as on the numpy
+    # and emulator paths), and opcheck accepts the autograd registration.
+    import ascend_quant_ops as aqo
+
+    x = (torch.randn(3, 32) * 4).half().requires_grad_(True)
+    for backend in ("cpu", "emulator"):
+        y, scale = aqo.dynamic_quant(x, backend=backend)
+        assert not y.requires_grad and not scale.requires_grad, backend
+    out = torch_ops.dynamic_quant(x, asymmetric=True)
+    assert not any(t.requires_grad for t in out)
+    result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, (x, None, 2, False))
+    assert all(v == "SUCCESS" for v in result.values()), result
