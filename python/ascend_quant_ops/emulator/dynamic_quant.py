@@ -18,6 +18,7 @@ import numpy as np
 
 from .. import _native, dtypes, tiling
 from ..errors import ConstraintError, EmulatorError
+from ..golden.dynamic_quant import validate as _golden_validate
 
 OP = "dynamic_quant"
 
@@ -51,14 +52,7 @@ def dynamic_quant(x: np.ndarray, smooth_scales: Optional[np.ndarray] = None, *, 
         # The plan's request check names the SoC's refusal (rank, or no kernel implements asymmetric).
         tiling.plan_dynamic_quant(x.shape, x_name, soc=soc, dst_type=dst, smooth=smooth_scales is not None,
                                   asymmetric=bool(asymmetric), core_num=core_num, ub_size=ub_size)
-    if smooth_scales is not None:
-        if not isinstance(smooth_scales, np.ndarray):
-            raise ConstraintError(OP, "smooth_scales", "must be a numpy ndarray or None", expected="numpy.ndarray",
-                                  actual=type(smooth_scales).__name__)
-        dtypes.parse_dtype(smooth_scales.dtype, op=OP, argument="smooth_scales", allowed=(x_name,))
-        if smooth_scales.shape != (x.shape[-1],):
-            raise ConstraintError(OP, "smooth_scales", "shape must be [H], H = the last dimension of x",
-                                  expected=[x.shape[-1]], actual=list(smooth_scales.shape))
+    _golden_validate(x, smooth_scales, dst_type=dst, asymmetric=asymmetric)  # the rest as the golden does
     cn = 0 if core_num is None else int(core_num)
     ub = 0 if ub_size is None else int(ub_size)
 

@@ -118,6 +118,12 @@ def dynamic_quant(
     return y, scale
 
 
+def validate(x, smooth_scales=None, *, dst_type="int8", asymmetric=False) -> str:
+    """Check the arguments exactly as dynamic_quant does (the same typed errors), without computing; returns the
+    canonical dst_type name."""
+    return _validate(x, smooth_scales, dst_type, asymmetric)
+
+
 def _row_max_min(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Per-row max and min (NaN if the row holds a NaN); 0 for rows without elements (H = 0)."""
     if v.shape[1] == 0:
