@@ -63,6 +63,8 @@ TILING_DATA_FIELD_DEF(uint32_t, ubMapIn);
 TILING_DATA_FIELD_DEF(uint32_t, ubMapHalf);
 TILING_DATA_FIELD_DEF(uint32_t, ubMapOut);
 TILING_DATA_FIELD_DEF(float, yMax);                     // float8 y: saturation bound (dtype table); else 0
+TILING_DATA_FIELD_DEF(float, yQMin);                    // int8 / uint8 y: saturation range (dtype table int_min /
+TILING_DATA_FIELD_DEF(float, yQMax);                    // int_max); float8 y: 0
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AqoQLinearMatMul, AqoQLinearMatMulTilingData)

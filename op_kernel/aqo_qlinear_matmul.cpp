@@ -33,7 +33,7 @@ constexpr uint32_t kCodeFloat8E4M3FN = 2;
 constexpr uint32_t kCodeFloat8E5M2 = 3;
 constexpr uint32_t kMaxBatchRank = 8;
 // |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
-// |y_zero_point| <= 255 < kClamp - 255 (anything beyond saturates either way).
+// |y_zero_point| fits in 8 bits, far below kClamp / 2 (anything beyond saturates either way).
 constexpr float kClamp = 1024.0f;
 // Up to this K the zero-point correction P - zb (RA - K za) - za CB never leaves int32 in any partial sum
 // (|P| <= 2^14 K, |zb (RA - K za)| <= 2^15 K, |za CB| <= 2^14 K, total <= 2^16 K < 2^31), so the vector unit's
@@ -54,6 +54,7 @@ struct QmmParams {
     uint64_t wsPerWorker;
     uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
     float yMax;
+    float yQMin, yQMax;  // integer y's saturation range (dtype table, through the tiling)
 };
 
 template <class T>
@@ -108,6 +109,8 @@ __aicore__ inline QmmParams ReadParams(const T& t)
     p.ubMapHalf = t.ubMapHalf;
     p.ubMapOut = t.ubMapOut;
     p.yMax = t.yMax;
+    p.yQMin = t.yQMin;
+    p.yQMax = t.yQMax;
     return p;
 }
 
@@ -233,8 +236,8 @@ public:
         bScale0_ = bScaleGm_.GetValue(0);
         aZp0_ = ZeroPointValue(aZpGm_.GetValue(0), p.aCode) - (p.mapA ? 128 : 0);
         bZp0_ = ZeroPointValue(bZpGm_.GetValue(0), p.bCode) - (p.mapB ? 128 : 0);
-        qMin_ = p.yCode == kCodeUInt8 ? 0.0f : -128.0f;
-        qMax_ = p.yCode == kCodeUInt8 ? 255.0f : 127.0f;
+        qMin_ = p.yQMin;  // int8 / uint8 y's range, from the dtype table through the tiling
+        qMax_ = p.yQMax;
     }
 
     __aicore__ inline void Process()
@@ -667,7 +670,7 @@ private:
     LocalTensor<int32_t> zb_, cb_, tmpI_, ra_;
     LocalTensor<float> acc_, mult_, ys_, tmpF_;
     LocalTensor<half> half_, mapHalf_;
-    float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f, qMin_ = -128.0f, qMax_ = 127.0f;
+    float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f, qMin_ = 0.0f, qMax_ = 0.0f;
     int32_t aZp0_ = 0, bZp0_ = 0;
     bool haveRows_ = false;   // wsA_ (when mapped) and wsRa_ hold the rows of a at rowsOff_
     uint64_t rowsOff_ = 0;

@@ -1,5 +1,5 @@
-// The one table of data types the package knows: names, storage size, and the quantization maximum (dmax)
-// used by DynamicQuant. C++ tiling, the kernels' tiling data, and Python (through the _native binding) all
+// The one table of data types the package knows: names, storage size, the quantization maximum (dmax) used by
+// DynamicQuant, and each type's own range (largest finite float, integer min / max). C++ tiling, the kernels' tiling data, and Python (through the _native binding) all
 // read this table; nothing else may restate these numbers.
 //
 // This header is C++11 so that the CANN op_host adapters (compiled as C++11 by the CANN templates) can include it.
@@ -34,6 +34,9 @@ struct DTypeInfo {
     bool is_signed;
     double quant_max;      // dmax of seed 004 when this type is a DynamicQuant output; 0 when it is not one
     int32_t atb_code;      // ATB outTensorType code (seed 004), -1 when ATB has none
+    double finite_max;     // floating-point types: the largest finite value (float16 65504, ...); 0 for integers
+    int64_t int_min;       // integer types: the representable range [int_min, int_max]; 0 / 0 for floats
+    int64_t int_max;
 };
 
 // All entries, indexed by static_cast<int>(DType).

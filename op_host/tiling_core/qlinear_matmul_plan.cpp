@@ -178,7 +178,10 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     // and uint8 x uint8 but not int8 x uint8: one int8 x int8 path for every SoC keeps a single Matmul type).
     t.mapA = (r.a_dtype == DType::UINT8 && soc.qmm_uint8_by_xor) ? 1 : 0;
     t.mapB = (r.b_dtype == DType::UINT8 && soc.qmm_uint8_by_xor) ? 1 : 0;
-    t.yMax = GetDTypeInfo(r.y_dtype).is_float ? static_cast<float>(GetDTypeInfo(r.y_dtype).quant_max) : 0.0f;
+    const DTypeInfo& yi = GetDTypeInfo(r.y_dtype);
+    t.yMax = yi.is_float ? static_cast<float>(yi.quant_max) : 0.0f;
+    t.yQMin = yi.is_float ? 0.0f : static_cast<float>(yi.int_min);  // exact in float32 for 8-bit types
+    t.yQMax = yi.is_float ? 0.0f : static_cast<float>(yi.int_max);
     t.aParamKind = r.a_param == QuantParamKind::ROW ? 1 : 0;
     t.bParamKind = r.b_param == QuantParamKind::COLUMN ? 1 : 0;
     t.aParamBatchStride = (t.aParamKind != 0 && r.a_param_batched) ? t.m : 0;

@@ -76,6 +76,7 @@ struct QLinearMatMulTiling {
     // UB buffer bytes, in the kernel's InitBuffer order (see the explanation's UB map).
     uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
     float yMax;  // float8 y: the largest finite value (dtype table quant_max), the saturation bound; else 0
+    float yQMin, yQMax;  // int8 / uint8 y: the saturation range (dtype table int_min / int_max); float8 y: 0, 0
 };
 
 struct QLinearMatMulPlan {
@@ -158,6 +159,8 @@ void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
     td->set_ubMapHalf(t.ubMapHalf);
     td->set_ubMapOut(t.ubMapOut);
     td->set_yMax(t.yMax);
+    td->set_yQMin(t.yQMin);
+    td->set_yQMax(t.yQMax);
 }
 
 }  // namespace aqo

@@ -72,6 +72,8 @@ nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
     AQO_TILING_FIELD(d, t, ubMapHalf);
     AQO_TILING_FIELD(d, t, ubMapOut);
     d["yMax"] = t.yMax;
+    d["yQMin"] = t.yQMin;
+    d["yQMax"] = t.yQMax;
     AQO_TILING_FIELD(d, p, workspace_bytes);
     AQO_TILING_FIELD(d, p, y_elements);
     return d;

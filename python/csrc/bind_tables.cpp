@@ -25,11 +25,14 @@ void RegisterTables(nb::module_& m)
                 d["is_signed"] = t[i].is_signed;
                 d["quant_max"] = t[i].quant_max;
                 d["atb_code"] = t[i].atb_code;
+                d["finite_max"] = t[i].finite_max;
+                d["int_min"] = t[i].int_min;
+                d["int_max"] = t[i].int_max;
                 out.append(d);
             }
             return out;
         },
-        "The package's dtype table: one dict per dtype (name, bytes, is_float, is_signed, quant_max, atb_code).");
+        "The package's dtype table: one dict per dtype (name, bytes, is_float, is_signed, quant_max, atb_code,\nfinite_max for float types, int_min / int_max for integer types).");
 }
 
 aqo_bind::Registrar kRegisterTables("tables", &RegisterTables);
