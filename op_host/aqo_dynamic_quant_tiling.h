@@ -38,6 +38,7 @@ TILING_DATA_FIELD_DEF(float, dmax);             // dtype table quant_max of dst
 TILING_DATA_FIELD_DEF(float, clipLo);           // y is clipped to [clipLo, clipHi] before the dst cast
 TILING_DATA_FIELD_DEF(float, clipHi);
 TILING_DATA_FIELD_DEF(uint32_t, nanCode);       // dst bit pattern of NaN (float8 / hifloat8); 0 for int8
+TILING_DATA_FIELD_DEF(float, satMax);           // 310p saturation mode: Inf in x -> +-satMax (float16 max); else 0
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AqoDynamicQuant, AqoDynamicQuantTilingData)

@@ -65,6 +65,7 @@ struct DqParams {
     float clipLo;
     float clipHi;
     uint32_t nanCode;
+    float satMax;
 };
 
 template <class TilingT>
@@ -99,6 +100,7 @@ __aicore__ inline DqParams ReadParams(const TilingT& t)
     p.clipLo = t.clipLo;
     p.clipHi = t.clipHi;
     p.nanCode = t.nanCode;
+    p.satMax = t.satMax;
     return p;
 }
 
@@ -339,7 +341,7 @@ private:
     // ----- arithmetic (shared by both modes) -----
 
     // work_ = fp32(x) [* fp32(smooth)]. ascend310p runs in saturation mode: its result is defined as the golden of
-    // x with Inf -> +-65504 and NaN -> 0 (docs/design.md), which SaturateChunk applies explicitly, before the smooth
+    // x with Inf -> +-(float16 max) and NaN -> 0 (docs/design.md), which SaturateChunk applies explicitly, before the smooth
     // multiply, instead of relying on how the hardware converts non-finite halves.
     __aicore__ inline void LoadChunkF32(const LocalTensor<XT>& src, const LocalTensor<XT>& smoothSrc, uint32_t smoothOff,
                                         uint32_t len)
@@ -383,7 +385,8 @@ private:
         }
     }
 
-    // ascend310p: replaces Inf by +-65504 (the float16 max) and NaN by 0 in work_ when the chunk is not finite.
+    // ascend310p: replaces Inf by +-p_.satMax (the float16 max, dtype table through the tiling) and NaN by 0 in
+    // work_ when the chunk is not finite.
     __aicore__ inline void SaturateChunk(uint32_t len)
     {
         Muls(tmp_, work_, 0.0f, len);
@@ -392,13 +395,12 @@ private:
         if (stat_.GetValue(0) == 0.0f) {
             return;
         }
-        const float kHalfMax = 65504.0f;
         for (uint32_t j = 0; j < len; ++j) {
             float v = work_.GetValue(j);
             if (v != v) {
                 work_.SetValue(j, 0.0f);
             } else if (v - v != 0.0f) {
-                work_.SetValue(j, v > 0.0f ? kHalfMax : -kHalfMax);
+                work_.SetValue(j, v > 0.0f ? p_.satMax : -p_.satMax);
             }
         }
         WaitPipe<HardEvent::S_V>();

@@ -289,10 +289,12 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.reduceBytes = static_cast<uint32_t>(lay.reduce);
     t.statBytes = static_cast<uint32_t>(lay.stat);
     t.dmax = static_cast<float>(yi.quant_max);
-    // Floats clip to +-dmax; a signed integer type's range is [-(max + 1), max] (two's complement).
+    // Floats clip to +-dmax; an integer type to [its minimum, dmax] (int8: [-128, 127], the dtype table's int_min).
     t.clipHi = static_cast<float>(yi.quant_max);
-    t.clipLo = yi.is_float ? -static_cast<float>(yi.quant_max) : -static_cast<float>(yi.quant_max + 1.0);
+    t.clipLo = yi.is_float ? -static_cast<float>(yi.quant_max) : static_cast<float>(yi.int_min);
     t.nanCode = NanCode(req.dst_type);
+    // Saturation mode (FACTS 1) turns Inf into the largest float16 and NaN into 0 (docs/design.md).
+    t.satMax = soc.saturation_only_float ? static_cast<float>(GetDTypeInfo(DType::FLOAT16).finite_max) : 0.0f;
 
     plan->block_dim = std::max<uint32_t>(used, 1);
     plan->tiling_key = t.mode;
@@ -403,7 +405,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                         "end of scale");
     }
     if (soc.saturation_only_float) {
-        notes.push_back("saturation mode: Inf in x counts as +-65504 and NaN as 0 (explicitly, per row chunk)");
+        notes.push_back("saturation mode: Inf in x counts as +-" + std::to_string(static_cast<uint64_t>(t.satMax)) +
+                        " (the float16 max) and NaN as 0 (explicitly, per row chunk)");
     }
     notes.push_back("fp32 math: scale = max|x*smooth| / dmax, y = x*smooth / scale (true divide); int8 rounds half "
                     "to even (float->int32 RINT, then exact NONE casts)");

@@ -70,6 +70,8 @@ struct DynamicQuantTiling {
     float clipLo = 0.0f;        // y is clipped to [clipLo, clipHi] before the dst cast
     float clipHi = 0.0f;
     uint32_t nanCode = 0;       // dst bit pattern of a NaN y (float8 / hifloat8); 0 for int8
+    float satMax = 0.0f;        // saturation-mode SoCs (310p): Inf in x becomes +-satMax, float16's finite max
+                                // (dtype table); 0 on the other SoCs (IEEE Inf / NaN, nothing replaced)
 };
 
 struct DynamicQuantPlan {
@@ -117,6 +119,7 @@ void FillDynamicQuantTilingData(const DynamicQuantTiling& t, TilingData* td)
     td->set_clipLo(t.clipLo);
     td->set_clipHi(t.clipHi);
     td->set_nanCode(t.nanCode);
+    td->set_satMax(t.satMax);
 }
 
 }  // namespace aqo

@@ -47,6 +47,7 @@ nb::dict TilingToDict(const aqo::DynamicQuantPlan& p)
     AQO_TILING_FIELD(d, t, reduceBytes);
     AQO_TILING_FIELD(d, t, statBytes);
     AQO_TILING_FIELD(d, t, nanCode);
+    d["satMax"] = static_cast<double>(t.satMax);
     // float fields keep their value (AQO_TILING_FIELD is for integers)
     d["dmax"] = static_cast<double>(t.dmax);
     d["clipLo"] = static_cast<double>(t.clipLo);
