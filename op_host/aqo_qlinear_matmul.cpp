@@ -35,6 +35,17 @@ const aqo::DType kOpDTypes[] = {aqo::DType::INT8, aqo::DType::UINT8, aqo::DType:
 
 bool FromGe(ge::DataType g, aqo::DType* out) { return aqo_host::FromGe(g, kOpDTypes, out); }
 
+// Whether the toolkit this package is built with can size a float8 x float8 cube. The SoC table says what the SoC
+// runs (ascend910_95's cube multiplies float8, and the kernel's float8 path runs in the emulator), but CANN 8.1's
+// matmul tiling API (matmul_tiling::DataType, MultiCoreMatmulTiling below) has no float8 type, so the package
+// built with it cannot compute the cube tiling of float8 a / b. The OpDef therefore advertises only int8 / uint8
+// operands (float8 y stays: its cube is int8), and the TilingFunc refuses float8 operands should a graph bring
+// them anyway. This comment is the one statement of the reason: the rule "toolkit_no_float8_cube" of
+// cmake/cann/ops.json makes the rendered msopgen columns agree, and tests/build/test_build_opdef_consistency.py
+// checks that the rule is there exactly while this constant is false. Set it to true with a toolkit that has a
+// float8 DataType (and the matching SetAType / SetBType below).
+const bool kToolkitMatmulTilingHasFloat8 = false;
+
 // The (a, b, y) dtype combinations of a SoC, from the SoC table, as the parallel lists OpDef wants (zero points
 // have their tensor's dtype, scales are float32).
 struct DTypeLists {
@@ -58,6 +69,10 @@ void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
                 }
                 if (!s.qmm_mixed_int_float8 && aqo::GetDTypeInfo(a).is_float != aqo::GetDTypeInfo(b).is_float) {
                     continue;  // the cube multiplies int8 x int8 or float8 x float8, never a mix
+                }
+                if (!kToolkitMatmulTilingHasFloat8 &&
+                    (aqo::GetDTypeInfo(a).is_float || aqo::GetDTypeInfo(b).is_float)) {
+                    continue;  // float8 a / b: not with this toolkit (kToolkitMatmulTilingHasFloat8)
                 }
                 if (aqo_host::AppendUniqueCombo({ga, gb, gy}, {&l->a, &l->b, &l->y})) {
                     l->scale.push_back(ge::DT_FLOAT);
@@ -177,10 +192,9 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const aqo::QLinearMatMulTiling& t = plan.tiling;
-    if (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8) {
-        // The kernel has a float8 cube path (ascend910_95, tested in the emulator), but the CANN 8.1 matmul
-        // tiling API (matmul_tiling::DataType) has no float8 type to size its cube tiling with: refuse until a
-        // toolkit that has it, rather than hand the kernel an int8 tiling for float8 operands.
+    if (!kToolkitMatmulTilingHasFloat8 && (t.aCode > aqo::QMM_UINT8 || t.bCode > aqo::QMM_UINT8)) {
+        // The OpDef does not advertise float8 a / b (kToolkitMatmulTilingHasFloat8 says why); should a graph
+        // bring them anyway, refuse rather than hand the kernel an int8 cube tiling for float8 operands.
         std::fprintf(stderr, "[AqoQLinearMatMul] float8 a / b: no float8 DataType in this CANN's matmul tiling "
                      "API (%s)\n", soc_short.c_str());
         return ge::GRAPH_FAILED;
@@ -275,7 +289,7 @@ public:
     explicit AqoQLinearMatMul(const char* name) : OpDef(name)
     {
         // The default definition lists every combination any SoC supports; each SoC's AddConfig narrows it to
-        // what the SoC table says that SoC supports.
+        // what the SoC table says that SoC supports, less what this toolkit cannot tile (AppendCombos).
         DTypeLists all;
         size_t n = 0;
         const aqo::SocSpec* table = aqo::SocTable(&n);

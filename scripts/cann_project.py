@@ -53,7 +53,7 @@ IR_TYPE = {
     "float8_e4m3fn": "float8_e4m3fn",
     "float8_e5m2": "float8_e5m2",
 }
-# Which dtype families the no_int_float8_mix rule of ops.json tells apart.
+# Which dtype families the rules of ops.json tell apart.
 FLOAT8_TYPES = {"hifloat8", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz"}
 INTEGER_TYPES = {"int8", "uint8", "int32"}
 
@@ -126,7 +126,7 @@ def load_description(path: Path = DESCRIPTION) -> dict:
             if "fixed" in dtype and dtype["fixed"] not in IR_TYPE:
                 raise CannBuildError(f"{where}: tensor {t['name']}: unknown fixed dtype {dtype['fixed']}")
         for rule in op.get("rules", []):
-            if rule.get("kind") != "no_int_float8_mix":
+            if rule.get("kind") not in RULE_KINDS:
                 raise CannBuildError(f"{where}: unknown rule kind {rule.get('kind')}")
     return desc
 
@@ -169,7 +169,15 @@ def op_columns(op: dict, spec: dict) -> list[dict]:
     return columns
 
 
+# The rule kinds of ops.json. no_int_float8_mix: a SoC fact (the SoC table's field 'unless' lifts it).
+# toolkit_no_float8_cube: a fact of the toolkit the package is built with, not of the SoC; its reason is written
+# once, next to kToolkitMatmulTilingHasFloat8 in the rule's 'see' file (the OpDef, which applies the same rule).
+RULE_KINDS = ("no_int_float8_mix", "toolkit_no_float8_cube")
+
+
 def _rule_allows(rule: dict, column: dict, spec: dict) -> bool:
+    if rule["kind"] == "toolkit_no_float8_cube":
+        return not any(column[n] in FLOAT8_TYPES for n in rule["between"])
     if rule.get("unless") and table_field(spec, rule["unless"]):
         return True
     kinds = {("float8" if column[n] in FLOAT8_TYPES else "int" if column[n] in INTEGER_TYPES else "other")
@@ -227,7 +235,7 @@ def msopgen_known_types(toolkit: Path) -> set[str] | None:
 def render_msopgen_json(desc: dict, specs: list[dict], known_types: set[str] | None = None) -> str:
     """The msopgen input. With `known_types`, columns holding a type that msopgen does not know are left out:
     msopgen 8.1.RC1 rejects the whole operator otherwise ("number of types does not match that of formats"). Only
-    msopgen's skeleton loses them; the OpDef that replaces it declares every dtype of the SoC table."""
+    msopgen's skeleton loses them; the OpDef that replaces it declares every column of the description."""
     ops = []
     for op in desc["ops"]:
         columns = union_columns(op, specs)

@@ -317,3 +317,21 @@ def test_package_project_gets_every_real_device_source(repo, native, tmp_path, m
                     if p.is_file() and p.name != "CMakeLists.txt")
     assert copied == sorted(p.relative_to(repo) for p in expected)
     assert [c["tool"] for c in read_log(tmp_path / "log")] == ["msopgen", "msopgen", "build.sh"]
+
+
+def test_toolkit_float8_cube_rule_agrees_with_the_opdef(desc, repo):
+    """The OpDef leaves out float8 a / b exactly while kToolkitMatmulTilingHasFloat8 is false (the reason is written
+    next to it); the description's rule toolkit_no_float8_cube must then be there, so that the msopgen skeleton
+    and the OpDef list the same columns, and must go when the constant turns true."""
+    op = next(o for o in desc["ops"] if o["op_type"] == "AqoQLinearMatMul")
+    code = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+    m = re.search(r"\bconst\s+bool\s+kToolkitMatmulTilingHasFloat8\s*=\s*(true|false)\s*;", code)
+    assert m, "op_host/aqo_qlinear_matmul.cpp defines no kToolkitMatmulTilingHasFloat8"
+    # The OpDef's combination filter and the TilingFunc both consult it.
+    assert len(re.findall(r"!\s*kToolkitMatmulTilingHasFloat8\b", code)) >= 2
+    rules = [r for r in op["rules"] if r["kind"] == "toolkit_no_float8_cube"]
+    if m.group(1) == "false":
+        assert [r["between"] for r in rules] == [["a", "b"]]
+        assert rules[0]["see"] == f"op_host/{op['kernel']}.cpp"
+    else:
+        assert not rules
