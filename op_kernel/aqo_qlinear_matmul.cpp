@@ -7,6 +7,8 @@
 //     owns a contiguous tile range, split again between its vector workers (2 per cube core on split SoCs);
 //   * the cube computes int8 x int8 -> int32 through the Matmul high-level API: P = A'B', the row sums
 //     RA = A' 1 and the column sums CB = 1^T B' (a ones vector in the worker's workspace), all exact mod 2^32;
+//     a sum is computed only for tiles where the zero points multiplying it are not all 0 (RA needs some
+//     zb != 0, CB some za != 0, after the uint8 mapping below); RA is reused by a worker's consecutive tiles;
 //     uint8 operands are first mapped to int8 in the worker's workspace (v - 128, FACTS 3), since the cube has
 //     no uint8 x int8 / int8 x uint8 path on every SoC; the zero point is lowered by 128 so v - zp is unchanged;
 //   * the vector unit applies the zero points through seed 002's decomposition in int32 wrap-around
@@ -261,9 +263,6 @@ public:
         if (begin >= end) {
             return;
         }
-        if (p_.k != 0) {
-            WriteOnes();
-        }
         Duplicate(ys_, yScale_, p_.cStride);  // the divisor of the per-column multiplier
         for (uint32_t t = begin; t < end; ++t) {
             Tile(t);
@@ -284,10 +283,15 @@ private:
         const uint32_t mrows = Min32(p_.baseM, p_.m - m0);
         const uint32_t n0 = nb * p_.baseN;
         const uint32_t ncols = Min32(p_.baseN, p_.n - n0);
+        // Which zero-point terms the tile has (seed 002): the row sums of A' are multiplied by b's zero points,
+        // the column sums of B' by a's. A sum whose zero points are all 0 on the tile is not computed (symmetric
+        // int8 weights: b_zp = 0, no row sums; a_zp = 0: no column sums).
+        LoadColumnTerms(bj, n0, ncols);  // zb_, the multiplier, needRowSums_
+        needColSums_ = RowZeroPointsNonZero(ai, m0, mrows);
         if (p_.k != 0) {
             CubeProducts(ai, bj, m0, mrows, n0, ncols);
         }
-        LoadColumnTerms(bj, n0, ncols);
+        LoadColumnSums();
         LoadRowSums(mrows);
         for (uint32_t i = 0; i < mrows; ++i) {
             CopyIn(i);
@@ -334,8 +338,9 @@ private:
     {
         const uint32_t k = p_.k;
         // Consecutive tiles of a worker often share their rows of a (N-blocks vary fastest): the mapped rows and
-        // their row sums in the workspace are still valid then.
+        // their row sums (when computed) in the workspace are still valid then.
         const bool sameRows = haveRows_ && aOff == rowsOff_ && mrows == rowsCount_;
+        const bool rowSums = needRowSums_ && !(sameRows && haveRowSums_);
         if (p_.mapA) {
             if (!sameRows) {
                 MapBytes(wsA_, aGm_, aOff, static_cast<uint64_t>(mrows) * k);
@@ -350,18 +355,25 @@ private:
             bSrc = wsB_;
             bStride = p_.bpStride;
         }
+        if ((rowSums || needColSums_) && !onesWritten_) {
+            WriteOnes();  // the summing operand, once per worker, only if some tile needs a sum
+            onesWritten_ = true;
+        }
         // The vector core's DMA writes (mapped operands, ones) must have landed before the cube reads them.
         PipeBarrier<PIPE_ALL>();
         CubeProduct(aSrc, bSrc, bStride, wsC_, p_.cStride, mrows, ncols);
-        // Row sums of A' against the ones column (C is [mrows, 1]).
-        if (!sameRows) {
+        // Row sums of A' against the ones column (C is [mrows, 1]): only where b's zero points are not all 0.
+        if (rowSums) {
             CubeProduct(aSrc, wsOnes_, 1, wsRa_, 1, mrows, 1);
-            haveRows_ = true;
-            rowsOff_ = aOff;
-            rowsCount_ = mrows;
         }
-        // Column sums of B' against the ones row (C is [1, ncols]).
-        CubeProduct(wsOnes_, bSrc, bStride, wsCb_, p_.cStride, 1, ncols);
+        haveRowSums_ = (sameRows && haveRowSums_) || rowSums;
+        haveRows_ = true;
+        rowsOff_ = aOff;
+        rowsCount_ = mrows;
+        // Column sums of B' against the ones row (C is [1, ncols]): only where a's zero points are not all 0.
+        if (needColSums_) {
+            CubeProduct(wsOnes_, bSrc, bStride, wsCb_, p_.cStride, 1, ncols);
+        }
     }
 
     // C[rows, cols] = A[rows, K] B[K, cols] through the Matmul API: A's row stride K, B's bStride, C's cStride
@@ -431,19 +443,17 @@ private:
     }
 
     // ---- vector part ------------------------------------------------------------------------------------
-    // Per tile: zb (int32, mapped), CB, and the per-column multiplier (a_scale * b_scale) / y_scale.
+    // Per tile, before the cube: zb (int32, mapped), the per-column multiplier (a_scale * b_scale) / y_scale,
+    // and whether any of the tile's zb is non-zero (then the row sums of A' are needed).
     __aicore__ inline void LoadColumnTerms(uint64_t bj, uint32_t n0, uint32_t ncols)
     {
-        if (p_.k != 0 && !kFloatCube) {
-            DataCopy(cb_, wsCb_, p_.cStride);
-        } else {
-            Duplicate(cb_, 0, p_.cStride);
-        }
         if (p_.bParamKind == 0) {
+            needRowSums_ = !kFloatCube && p_.k != 0 && bZp0_ != 0;
             Duplicate(zb_, bZp0_, p_.cStride);
             PipeBarrier<PIPE_ALL>();
             return;
         }
+        bool anyZb = false;
         // Per-column parameters: ncols small unaligned values per tile, read by the scalar unit (these inputs
         // are never written, so the data cache holds no stale copy).
         const uint64_t base = (p_.bParamBatchStride ? bj * p_.n : 0) + n0;
@@ -451,20 +461,51 @@ private:
         for (uint32_t j = 0; j < p_.cStride; ++j) {
             const bool in = j < ncols;
             const int32_t z = in ? ZeroPointValue(bZpGm_.GetValue(base + j), p_.bCode) - (p_.mapB ? 128 : 0) : 0;
+            anyZb = anyZb || z != 0;
             zb_.SetValue(j, z);
             mult_.SetValue(j, in ? bScaleGm_.GetValue(base + j) : 0.0f);
         }
         PipeBarrier<PIPE_ALL>();
+        needRowSums_ = !kFloatCube && p_.k != 0 && anyZb;
         if (p_.aParamKind == 0) {
             Muls(mult_, mult_, aScale0_, p_.cStride);  // a_scale * b_scale[n] (commutes exactly)
             Div(mult_, mult_, ys_, p_.cStride);
         }
     }
 
+    // Whether any of the tile's rows has a non-zero (mapped) a zero point: then the column sums of B' are needed.
+    // Per-row parameters: mrows scalar reads per tile (Compute reads them again, row by row).
+    __aicore__ inline bool RowZeroPointsNonZero(uint64_t ai, uint32_t m0, uint32_t mrows)
+    {
+        if (kFloatCube || p_.k == 0) {
+            return false;
+        }
+        if (p_.aParamKind == 0) {
+            return aZp0_ != 0;
+        }
+        const uint64_t base = (p_.aParamBatchStride ? ai * p_.m : 0) + m0;
+        bool any = false;
+        for (uint32_t i = 0; i < mrows; ++i) {
+            any = any || ZeroPointValue(aZpGm_.GetValue(base + i), p_.aCode) - (p_.mapA ? 128 : 0) != 0;
+        }
+        return any;
+    }
+
+    // Per tile, after the cube: CB (zeros where it was not computed: every za of the tile is 0 then).
+    __aicore__ inline void LoadColumnSums()
+    {
+        if (needColSums_) {
+            DataCopy(cb_, wsCb_, p_.cStride);
+        } else {
+            Duplicate(cb_, 0, p_.cStride);
+        }
+        PipeBarrier<PIPE_ALL>();
+    }
+
     __aicore__ inline void LoadRowSums(uint32_t mrows)
     {
-        if (p_.k == 0 || kFloatCube) {
-            return;
+        if (!needRowSums_) {
+            return;  // K = 0, float8, or every zb of the tile is 0
         }
         DataCopy(ra_, wsRa_, AlignUp8(mrows));
         PipeBarrier<PIPE_ALL>();  // read by the scalar unit below
@@ -491,7 +532,7 @@ private:
             za = ZeroPointValue(aZpGm_.GetValue(pi), p_.aCode) - (p_.mapA ? 128 : 0);
             as = aScaleGm_.GetValue(pi);
         }
-        const uint32_t ra = (p_.k != 0 && !kFloatCube) ? static_cast<uint32_t>(ra_.GetValue(i)) : 0u;
+        const uint32_t ra = needRowSums_ ? static_cast<uint32_t>(ra_.GetValue(i)) : 0u;  // 0: zb is 0 here
         const uint32_t rTerm = ra - p_.k * static_cast<uint32_t>(za);
         const int32_t negR = static_cast<int32_t>(0u - rTerm);
         const int32_t negS = static_cast<int32_t>(0u - static_cast<uint32_t>(za));
@@ -672,7 +713,11 @@ private:
     LocalTensor<half> half_, mapHalf_;
     float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f, qMin_ = 0.0f, qMax_ = 0.0f;
     int32_t aZp0_ = 0, bZp0_ = 0;
-    bool haveRows_ = false;   // wsA_ (when mapped) and wsRa_ hold the rows of a at rowsOff_
+    bool haveRows_ = false;     // wsA_ (when mapped) holds the rows of a at rowsOff_
+    bool haveRowSums_ = false;  // wsRa_ holds their row sums
+    bool onesWritten_ = false;  // wsOnes_ is written (first tile that needs a sum)
+    bool needRowSums_ = false;  // this tile: some zb != 0 (K != 0, integer operands)
+    bool needColSums_ = false;  // this tile: some za != 0
     uint64_t rowsOff_ = 0;
     uint32_t rowsCount_ = 0;
 };

@@ -175,33 +175,34 @@ def main(argv: Optional[List[str]] = None) -> int:
 
 
 # ----------------------------------------------------------------------------------------------- QLinearMatMul
-# Cases: (a shape, b shape, a dtype, b dtype, y dtype, a_param, b_param). The kernel (op_kernel/aqo_qlinear_matmul.cpp)
-# trades GM traffic for exactness and simplicity: per output tile the cube reads its rows of a and its K x tile
-# columns of b twice (the product and the row / column sums against a ones vector), writes an int32 tile (plus row
-# and column sums) to the vector core's workspace, which the vector core reads back; uint8 operands are first
-# copied, mapped to int8, into the workspace. So the minimum (a, b and the parameters read once, y written once)
+# Cases: (a shape, b shape, a dtype, b dtype, y dtype, a_param, b_param, zero points). Zero points: "random" (all
+# drawn at random, non-zero in practice), "b0" (b's are 0: symmetric int8 weights), "0" (all 0). The kernel
+# (op_kernel/aqo_qlinear_matmul.cpp) trades GM traffic for exactness and simplicity: per output tile the cube reads
+# its rows of a and its K x tile columns of b for the product and writes an int32 tile to the vector core's
+# workspace, which the vector core reads back; uint8 operands are first copied, mapped to int8, into the workspace.
+# The zero-point terms need the row sums of A' (times b's zero points) and the column sums of B' (times a's): the
+# cube computes them against a ones vector only for tiles whose multiplying zero points are not all 0 (row sums once
+# per run of a worker's tiles on the same rows). So the minimum (a, b and the parameters read once, y written once)
 # is not the target here: the target is this model of the kernel's traffic (+10% for 32-byte padding and scalar
 # parameter reads), and a row MISSes when the measured traffic exceeds what the design explains.
 QMM_DEFAULT_CASES: Dict[str, List[Tuple]] = {
-    "ascend910b": [((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column"),
-                   ((4, 96, 200), (4, 200, 300), "int8", "int8", "int8", "row", "column"),
-                   ((1, 2048), (2048, 2048), "int8", "int8", "int8", "tensor", "column")],
-    "ascend310p": [((256, 512), (512, 256), "uint8", "uint8", "uint8", "tensor", "tensor"),
-                   ((3, 100, 130), (130, 70), "int8", "uint8", "int8", "row", "column")],
-    "ascend910_95": [((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column")],
+    "ascend910b": [((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column", "random"),
+                   ((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column", "b0"),
+                   ((512, 1024), (1024, 512), "int8", "int8", "int8", "tensor", "tensor", "0"),
+                   ((4, 96, 200), (4, 200, 300), "int8", "int8", "int8", "row", "column", "random"),
+                   ((1, 2048), (2048, 2048), "int8", "int8", "int8", "tensor", "column", "random"),
+                   ((1, 2048), (2048, 2048), "int8", "int8", "int8", "tensor", "column", "b0")],
+    "ascend310p": [((256, 512), (512, 256), "uint8", "uint8", "uint8", "tensor", "tensor", "random"),
+                   ((3, 100, 130), (130, 70), "int8", "uint8", "int8", "row", "column", "random"),
+                   ((256, 512), (512, 256), "uint8", "int8", "uint8", "tensor", "column", "b0")],
+    "ascend910_95": [((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column", "random"),
+                     ((512, 1024), (1024, 512), "uint8", "int8", "uint8", "tensor", "column", "b0")],
 }
 
 
-def _qmm_model_bytes(t: dict, pad: bool) -> int:
-    """GM bytes the kernel's design moves (see the comment above), from the plan's tiling: each worker's tiles in
-    its order (the block's range split into contiguous parts per vector worker), rows of a reused by consecutive
-    tiles."""
-    def up32(v: int) -> int:
-        return -(-v // 32) * 32
-
-    total = 0
-    m, n, k = t["m"], t["n"], t["k"]
-    chunk = t["mapChunk"]
+def qmm_worker_tiles(t: dict):
+    """Each vector worker's tiles in its order (the block's range split into contiguous parts), as the kernel's
+    Process does: yields (worker index, list of tiles)."""
     cores, wpc, count = t["usedCores"], t["workersPerCore"], t["tileCount"]
     q, r = divmod(count, cores)
     for core in range(cores):
@@ -209,54 +210,124 @@ def _qmm_model_bytes(t: dict, pad: bool) -> int:
         end = begin + q + (1 if core < r else 0)
         q2, r2 = divmod(end - begin, wpc)
         for sub in range(wpc):
-            last_rows = None
             sb = begin + sub * q2 + min(sub, r2)
             se = sb + q2 + (1 if sub < r2 else 0)
-            for tile in range(sb, se):
-                bi = tile // (t["tilesM"] * t["tilesN"])
-                mb = tile // t["tilesN"] % t["tilesM"]
-                nb = tile % t["tilesN"]
-                rows = min(t["baseM"], m - mb * t["baseM"])
-                cols = min(t["baseN"], n - nb * t["baseN"])
-                if k:
-                    key = (bi, mb)  # same rows of a (a's matrix follows from the batch index)
-                    if key != last_rows:
-                        if t["mapA"]:
-                            flat = rows * k
-                            full, rest = divmod(flat, chunk)
-                            total += (flat if not pad else full * chunk + up32(rest)) + full * chunk + up32(rest)
-                        total += rows * k + k + 4 * rows          # row sums: cube reads a and ones, writes
-                        last_rows = key
-                    if t["mapB"]:
-                        total += k * ((up32(cols) if pad else cols) + up32(cols))
-                    total += rows * k + k * cols                  # product: cube reads
-                    total += k * cols + k                         # column sums: cube reads b and ones
-                    total += 4 * (rows * cols + cols)             # int32 tile and column sums written
-                    total += 4 * (rows * t["cStride"] + t["cStride"] + -(-rows // 8) * 8)  # read back
-                total += rows * cols                              # y
-            if sb < se:
-                total += up32(max(k, 1)) if k else 0             # the ones vector, once per worker
-    return total
+            yield core * wpc + sub, list(range(sb, se))
+
+
+def qmm_effective_zero_points(t: dict, a_zp: np.ndarray, b_zp: np.ndarray):
+    """The zero points as the kernel uses them (its parameter layout, flat; lowered by 128 for mapped uint8)."""
+    za = np.asarray(a_zp).reshape(-1).astype(np.int64) - (128 if t["mapA"] else 0)
+    zb = np.asarray(b_zp).reshape(-1).astype(np.int64) - (128 if t["mapB"] else 0)
+    return za, zb
+
+
+def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool):
+    """GM traffic the kernel's design moves, from the plan's tiling and the effective zero points
+    (qmm_effective_zero_points): (DMA + cube bytes of all workers, per-worker cube work {calls, a_bytes, b_bytes,
+    c_bytes}). Scalar parameter reads are not included. `pad`: no DataCopyPad (32-byte DMA reads of mapped data)."""
+    def up32(v: int) -> int:
+        return -(-v // 32) * 32
+
+    def operands(index: int):  # the y batch matrix as matrix indices of a and b (numpy broadcasting)
+        ai = bj = 0
+        for d in reversed(range(t["batchRank"])):
+            i = index % t["batchDims"][d]
+            index //= t["batchDims"][d]
+            ai += i * t["aBatchStrides"][d]
+            bj += i * t["bBatchStrides"][d]
+        return ai, bj
+
+    total = 0
+    cube = []
+    m, n, k = t["m"], t["n"], t["k"]
+    chunk = t["mapChunk"]
+    for worker, tiles in qmm_worker_tiles(t):
+        while len(cube) <= worker:
+            cube.append({"calls": 0, "a_bytes": 0, "b_bytes": 0, "c_bytes": 0})
+        cw = cube[worker]
+
+        def mm(rows: int, cols: int) -> None:  # one IterateAll: A and B read, C written (int32 / float32)
+            nonlocal total
+            cw["calls"] += 1
+            cw["a_bytes"] += rows * k
+            cw["b_bytes"] += k * cols
+            cw["c_bytes"] += 4 * rows * cols
+            total += rows * k + k * cols + 4 * rows * cols
+
+        last_rows = None
+        have_row_sums = False
+        ones = False
+        for tile in tiles:
+            bi = tile // (t["tilesM"] * t["tilesN"])
+            mb = tile // t["tilesN"] % t["tilesM"]
+            nb = tile % t["tilesN"]
+            ai, bj = operands(bi)
+            m0, n0 = mb * t["baseM"], nb * t["baseN"]
+            rows = min(t["baseM"], m - m0)
+            cols = min(t["baseN"], n - n0)
+            if t["bParamKind"]:
+                p0 = (bj * n if t["bParamBatchStride"] else 0) + n0
+                need_rows = bool(np.any(zb[p0:p0 + cols] != 0))
+            else:
+                need_rows = bool(zb[0] != 0)
+            if t["aParamKind"]:
+                p0 = (ai * m if t["aParamBatchStride"] else 0) + m0
+                need_cols = bool(np.any(za[p0:p0 + rows] != 0))
+            else:
+                need_cols = bool(za[0] != 0)
+            need_rows = need_rows and k != 0
+            need_cols = need_cols and k != 0
+            if k:
+                key = (ai, mb)  # the same rows of a
+                same = key == last_rows
+                if t["mapA"] and not same:
+                    flat = rows * k
+                    full, rest = divmod(flat, chunk)
+                    total += (flat if not pad else full * chunk + up32(rest)) + full * chunk + up32(rest)
+                if t["mapB"]:
+                    total += k * ((up32(cols) if pad else cols) + up32(cols))
+                row_sums = need_rows and not (same and have_row_sums)
+                if (row_sums or need_cols) and not ones:
+                    total += up32(k)                              # the ones vector, once per worker
+                    ones = True
+                mm(rows, cols)                                    # the product
+                if row_sums:
+                    mm(rows, 1)                                   # row sums of A' (against ones)
+                have_row_sums = (same and have_row_sums) or row_sums
+                last_rows = key
+                if need_cols:
+                    mm(1, cols)                                   # column sums of B' (ones against B')
+                total += 4 * rows * t["cStride"]                  # the int32 tile read back
+                if need_cols:
+                    total += 4 * t["cStride"]                     # column sums read back
+                if need_rows:
+                    total += 4 * (-(-rows // 8) * 8)              # row sums read back (every tile)
+            total += rows * cols                                  # y
+    return total, cube
 
 
 def _qmm_row(eq, soc: str, case: Tuple, seed: int) -> Row:
-    a_shape, b_shape, at, bt, yt, a_param, b_param = case
+    a_shape, b_shape, at, bt, yt, a_param, b_param, zps = case
     rng = np.random.default_rng(seed)
 
     def rand(dtype, shape):
         info = np.iinfo(dtypes.numpy_dtype(dtype))
         return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtypes.numpy_dtype(dtype))
 
+    def zp(dtype, shape, zero: bool):
+        return np.zeros(shape, dtypes.numpy_dtype(dtype)) if zero else rand(dtype, shape)
+
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     a, b = rand(at, a_shape), rand(bt, b_shape)
     if a_param == "row":
-        a_s, a_z = rng.uniform(0.01, 0.02, m).astype(np.float32), rand(at, (m,))
+        a_s, a_z = rng.uniform(0.01, 0.02, m).astype(np.float32), zp(at, (m,), zps == "0")
     else:
-        a_s, a_z = np.float32(0.01), rand(at, ())
+        a_s, a_z = np.float32(0.01), zp(at, (), zps == "0")
     if b_param == "column":
-        b_s, b_z = rng.uniform(0.01, 0.02, n).astype(np.float32), rand(bt, (n,))
+        b_s, b_z = rng.uniform(0.01, 0.02, n).astype(np.float32), zp(bt, (n,), zps in ("0", "b0"))
     else:
-        b_s, b_z = np.float32(0.01), rand(bt, ())
+        b_s, b_z = np.float32(0.01), zp(bt, (), zps in ("0", "b0"))
     eq.qlinear_matmul(a, a_s, a_z, b, b_s, b_z, np.float32(1.0), rand(yt, ()), soc=soc)
     stats = eq.last_run_stats()
     run = stats["run"]
@@ -269,13 +340,15 @@ def _qmm_row(eq, soc: str, case: Tuple, seed: int) -> Row:
     gm = sum(c["gm_read_bytes"] + c["gm_write_bytes"] + 4 * c["gm_scalar_reads"] + c["gm_scalar_writes"]
              for c in run["cores"])
     pad = not tiling.soc_table()[tiling.canonical_soc(soc)]["has_data_copy_pad"]  # 310p: 32-byte DMA reads
-    model = _qmm_model_bytes(t, pad) + param_bytes
+    za, zb = qmm_effective_zero_points(t, a_z, b_z)
+    model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
     work = [w["end"] - w["begin"] for w in e["work"]]
     tiles = int(e["total_work"])
     used = max(1, len(work))
     balance = (tiles / used) / max(work) if work and max(work) else 1.0
     best = _best_balance(tiles, 1, int(e["core_capacity"]))
-    return Row("qlinear_matmul", soc, f"{list(a_shape)}x{list(b_shape)} {at}x{bt}->{yt} {a_param}/{b_param}",
+    return Row("qlinear_matmul", soc,
+               f"{list(a_shape)}x{list(b_shape)} {at}x{bt}->{yt} {a_param}/{b_param} zp:{zps}",
                e["mode"], len(work), gm, min_bytes, 1.10 * model / min_bytes, balance, best,
                tiles >= 4 * int(e["core_capacity"]), max(c["peak_ub_bytes"] for c in run["cores"]),
                int(e["ub_capacity"]), sum(c["dma_gm_to_ub"] + c["dma_ub_to_gm"] for c in run["cores"]))
@@ -288,7 +361,7 @@ def rows_qlinear_matmul(args) -> List[Row]:
         cases = QMM_DEFAULT_CASES.get(soc, [])
         if args.shape:  # MxKxN (uint8 x int8 -> uint8, per-column b)
             m, k, n = (int(d) for d in args.shape.split("x"))
-            cases = [((m, k), (k, n), "uint8", "int8", "uint8", "tensor", "column")]
+            cases = [((m, k), (k, n), "uint8", "int8", "uint8", "tensor", "column", "random")]
         for case in cases:
             out.append(_qmm_row(eq, soc, case, args.seed))
             if args.progress:

@@ -382,7 +382,13 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           "(ONNX), so no row / column sums (their workspace regions stay unused)");
     } else {
         e.notes.push_back("zero points: acc = A'B' - zb * (rowsum(A') - K * za) - za * colsum(B'), int32 mod 2^32 "
-                          "(seed 002); row and column sums by the cube against a ones vector");
+                          "(seed 002); row and column sums by the cube against a ones vector, each only on tiles "
+                          "whose zero points multiplying it are not all 0 (b_zp = 0: no row sums of a; a_zp = 0: "
+                          "no column sums of b; uint8 zero point 128 is 0 after the mapping); row sums reused by a "
+                          "worker's consecutive tiles on the same rows");
+        e.notes.push_back("cube GM reads per tile: rows x K of a and K x cols of b for the product, again rows x K "
+                          "(row sums) and K x cols (column sums) where computed; the int32 tile (and sums) written "
+                          "to the workspace and read back by the vector core");
     }
     if (GetDTypeInfo(r.y_dtype).is_float) {
         e.notes.push_back("float8 y: v = acc * ((a_scale * b_scale) / y_scale) in float32, saturated to +-" +
@@ -395,7 +401,8 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     e.notes.push_back("workspace " + Str(plan->workspace_bytes) + " bytes = " + Str(workers) + " vector cores x " +
                       Str(off) + " (mapped a " + Str(ws_a) + ", mapped b " + Str(ws_b) + ", int32 tile " +
                       Str(ws_c) + ", row sums " + Str(ws_ra) + ", column sums " + Str(ws_cb) + ", ones " +
-                      Str(ws_ones) + "); the Matmul API's system workspace comes on top");
+                      Str(ws_ones) + "; row sums, column sums and ones used only when a zero point needs "
+                      "them); the Matmul API's system workspace comes on top");
     if (tiles == 0) {
         e.notes.push_back("empty output: no tile to compute");
     }
