@@ -9,6 +9,8 @@
 //     RA = A' 1 and the column sums CB = 1^T B' (a ones vector in the worker's workspace), all exact mod 2^32;
 //     a sum is computed only for tiles where the zero points multiplying it are not all 0 (RA needs some
 //     zb != 0, CB some za != 0, after the uint8 mapping below); RA is reused by a worker's consecutive tiles;
+//     with mapped (uint8) a, CB comes with the product: the workspace holds a ones row before the mapped rows, so
+//     [1; A'] B' = [CB; P] reads K more bytes of A instead of B again; CB is row 0 of the int32 tile, P rows 1..;
 //     uint8 operands are first mapped to int8 in the worker's workspace (v - 128, FACTS 3), since the cube has
 //     no uint8 x int8 / int8 x uint8 path on every SoC; the zero point is lowered by 128 so v - zp is unchanged;
 //   * the vector unit applies the zero points through seed 002's decomposition in int32 wrap-around
@@ -199,9 +201,10 @@ public:
         wsA_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsAOffset), p.wsBOffset - p.wsAOffset);
         wsB_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsBOffset), p.wsCOffset - p.wsBOffset);
         wsC_.SetGlobalBuffer(reinterpret_cast<__gm__ AccT*>(ws + p.wsCOffset), (p.wsRaOffset - p.wsCOffset) / 4);
+        // wsC_: row 0 the column sums CB (wsCb_ views it as int32), rows 1.. the tile's product; the tiling's
+        // separate CB region is empty.
+        wsCb_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCOffset), p.cStride);
         wsRa_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsRaOffset), (p.wsCbOffset - p.wsRaOffset) / 4);
-        wsCb_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(ws + p.wsCbOffset),
-                              (p.wsOnesOffset - p.wsCbOffset) / 4);
         wsOnes_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsOnesOffset),
                                 p.wsPerWorker - p.wsOnesOffset);
 
@@ -326,7 +329,7 @@ private:
         uint32_t bStride = p_.n;
         if constexpr (kFloatCube) {
             // float8: the product only (zero points are 0, so no row / column sums).
-            CubeProduct(aSrc, bSrc, bStride, wsC_, p_.cStride, mrows, ncols);
+            CubeProduct(aSrc, bSrc, bStride, wsC_[p_.cStride], p_.cStride, mrows, ncols);
         } else {
             IntegerCubeProducts(aSrc, bSrc, bStride, aOff, bOff, mrows, ncols);
         }
@@ -339,13 +342,24 @@ private:
         const uint32_t k = p_.k;
         // Consecutive tiles of a worker often share their rows of a (N-blocks vary fastest): the mapped rows and
         // their row sums (when computed) in the workspace are still valid then.
-        const bool sameRows = haveRows_ && aOff == rowsOff_ && mrows == rowsCount_;
+        bool sameRows = haveRows_ && aOff == rowsOff_ && mrows == rowsCount_;
+        // Mapped a: the workspace holds a ones row and then A' (row stride K), so that one cube product over both
+        // gives the column sums CB in C's row 0 and P below it: the column sums cost K bytes of ones instead of
+        // another K x cols of B. The ones row is written once, when a tile first needs column sums; its 32-byte
+        // write reaches into A', which is mapped again then.
+        const bool foldColSums = p_.mapA && needColSums_;
+        if (foldColSums && !onesRowWritten_) {
+            WriteOnes(wsA_);
+            PipeBarrier<PIPE_ALL>();  // the mapping below rewrites bytes [K, AlignUp32(K)) of this write
+            onesRowWritten_ = true;
+            sameRows = false;
+        }
         const bool rowSums = needRowSums_ && !(sameRows && haveRowSums_);
         if (p_.mapA) {
             if (!sameRows) {
-                MapBytes(wsA_, aGm_, aOff, static_cast<uint64_t>(mrows) * k);
+                MapBytes(wsA_[k], aGm_, aOff, static_cast<uint64_t>(mrows) * k);
             }
-            aSrc = wsA_;
+            aSrc = wsA_[k];
         }
         if (p_.mapB) {
             for (uint32_t kk = 0; kk < k; ++kk) {
@@ -355,13 +369,17 @@ private:
             bSrc = wsB_;
             bStride = p_.bpStride;
         }
-        if ((rowSums || needColSums_) && !onesWritten_) {
-            WriteOnes();  // the summing operand, once per worker, only if some tile needs a sum
+        if ((rowSums || (needColSums_ && !foldColSums)) && !onesWritten_) {
+            WriteOnes(wsOnes_);  // the summing operand, once per worker, only if some tile needs it
             onesWritten_ = true;
         }
         // The vector core's DMA writes (mapped operands, ones) must have landed before the cube reads them.
         PipeBarrier<PIPE_ALL>();
-        CubeProduct(aSrc, bSrc, bStride, wsC_, p_.cStride, mrows, ncols);
+        if (foldColSums) {
+            CubeProduct(wsA_, bSrc, bStride, wsC_, p_.cStride, mrows + 1, ncols);  // [1; A'] B' = [CB; P]
+        } else {
+            CubeProduct(aSrc, bSrc, bStride, wsC_[p_.cStride], p_.cStride, mrows, ncols);
+        }
         // Row sums of A' against the ones column (C is [mrows, 1]): only where b's zero points are not all 0.
         if (rowSums) {
             CubeProduct(aSrc, wsOnes_, 1, wsRa_, 1, mrows, 1);
@@ -370,9 +388,10 @@ private:
         haveRows_ = true;
         rowsOff_ = aOff;
         rowsCount_ = mrows;
-        // Column sums of B' against the ones row (C is [1, ncols]): only where a's zero points are not all 0.
-        if (needColSums_) {
-            CubeProduct(wsOnes_, bSrc, bStride, wsCb_, p_.cStride, 1, ncols);
+        // Column sums of B' against the ones row (C is [1, ncols], row 0 of the tile): only where a's zero points
+        // are not all 0, and not folded into the product above.
+        if (needColSums_ && !foldColSums) {
+            CubeProduct(wsOnes_, bSrc, bStride, wsC_, p_.cStride, 1, ncols);
         }
     }
 
@@ -391,8 +410,8 @@ private:
         mm_->End();
     }
 
-    // The ones vector of length K (the cube's summing operand), written once per worker.
-    __aicore__ inline void WriteOnes()
+    // A ones vector of length K (the cube's summing operand) at dst, AlignUp32(K) bytes written.
+    __aicore__ inline void WriteOnes(const GlobalTensor<int8_t>& dst)
     {
         const uint32_t total = AlignUp32(p_.k);
         for (uint32_t off = 0; off < total; off += p_.mapChunk) {
@@ -402,7 +421,7 @@ private:
             Cast(o, mapHalf_, RoundMode::CAST_NONE, len);
             mapOutQue_.EnQue(o);
             o = mapOutQue_.DeQue<int8_t>();
-            DataCopy(wsOnes_[off], o, len);
+            DataCopy(dst[off], o, len);
             mapOutQue_.FreeTensor(o);
         }
     }
@@ -495,7 +514,7 @@ private:
     __aicore__ inline void LoadColumnSums()
     {
         if (needColSums_) {
-            DataCopy(cb_, wsCb_, p_.cStride);
+            DataCopy(cb_, wsCb_, p_.cStride);  // row 0 of the tile
         } else {
             Duplicate(cb_, 0, p_.cStride);
         }
@@ -515,7 +534,7 @@ private:
     {
         LocalTensor<AccT> c = cQue_.AllocTensor<AccT>();
         if (p_.k != 0) {
-            DataCopy(c, wsC_[static_cast<uint64_t>(i) * p_.cStride], p_.cStride);
+            DataCopy(c, wsC_[static_cast<uint64_t>(i + 1) * p_.cStride], p_.cStride);  // row 0: CB
         } else {
             Duplicate(c, static_cast<AccT>(0), p_.cStride);  // K = 0: the empty sum
         }
@@ -715,7 +734,8 @@ private:
     int32_t aZp0_ = 0, bZp0_ = 0;
     bool haveRows_ = false;     // wsA_ (when mapped) holds the rows of a at rowsOff_
     bool haveRowSums_ = false;  // wsRa_ holds their row sums
-    bool onesWritten_ = false;  // wsOnes_ is written (first tile that needs a sum)
+    bool onesWritten_ = false;  // wsOnes_ is written (first tile that needs it)
+    bool onesRowWritten_ = false;  // mapped a: wsA_'s row 0 holds ones (first tile that needs column sums)
     bool needRowSums_ = false;  // this tile: some zb != 0 (K != 0, integer operands)
     bool needColSums_ = false;  // this tile: some za != 0
     uint64_t rowsOff_ = 0;

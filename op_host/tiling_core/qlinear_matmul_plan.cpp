@@ -230,11 +230,13 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
 
     // Workspace of one vector worker, 32-byte aligned regions.
     uint64_t off = 0;
-    const uint64_t ws_a = t.mapA ? AlignUp(static_cast<uint64_t>(t.baseM) * k, 32) : 0;
+    // Mapped a: a ones row, then the tile's rows (row stride K; the last 32-byte write may pass their end by 31).
+    const uint64_t ws_a = t.mapA ? AlignUp((static_cast<uint64_t>(t.baseM) + 1) * k, 32) + 32 : 0;
     const uint64_t ws_b = t.mapB ? AlignUp(k * t.bpStride, 32) : 0;
-    const uint64_t ws_c = static_cast<uint64_t>(t.baseM) * t.cStride * 4;
+    // The int32 tile: row 0 the column sums, rows 1..baseM the product.
+    const uint64_t ws_c = (static_cast<uint64_t>(t.baseM) + 1) * t.cStride * 4;
     const uint64_t ws_ra = AlignUp(t.baseM, 8) * 4;
-    const uint64_t ws_cb = static_cast<uint64_t>(t.cStride) * 4;
+    const uint64_t ws_cb = 0;  // the column sums live in row 0 of the int32 tile (field kept, region empty)
     const uint64_t ws_ones = AlignUp(std::max<uint64_t>(k, 1), 32);
     const uint64_t region[6] = {ws_a, ws_b, ws_c, ws_ra, ws_cb, ws_ones};
     uint64_t offs[6];
@@ -386,9 +388,12 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           "whose zero points multiplying it are not all 0 (b_zp = 0: no row sums of a; a_zp = 0: "
                           "no column sums of b; uint8 zero point 128 is 0 after the mapping); row sums reused by a "
                           "worker's consecutive tiles on the same rows");
-        e.notes.push_back("cube GM reads per tile: rows x K of a and K x cols of b for the product, again rows x K "
-                          "(row sums) and K x cols (column sums) where computed; the int32 tile (and sums) written "
-                          "to the workspace and read back by the vector core");
+        e.notes.push_back(std::string("cube GM reads per tile: rows x K of a and K x cols of b for the product, "
+                          "again rows x K of a (row sums) where computed; column sums ") +
+                          (t.mapA ? "folded into the product (a ones row before the mapped rows of a: K more "
+                                    "bytes of A, C row 0)"
+                                  : "K x cols of b again where computed (into C row 0)") +
+                          "; the int32 tile written to the workspace and read back by the vector core");
     }
     if (GetDTypeInfo(r.y_dtype).is_float) {
         e.notes.push_back("float8 y: v = acc * ((a_scale * b_scale) / y_scale) in float32, saturated to +-" +
@@ -400,9 +405,8 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     e.notes.push_back("b ranges are listed as the span of a tile's K row segments");
     e.notes.push_back("workspace " + Str(plan->workspace_bytes) + " bytes = " + Str(workers) + " vector cores x " +
                       Str(off) + " (mapped a " + Str(ws_a) + ", mapped b " + Str(ws_b) + ", int32 tile " +
-                      Str(ws_c) + ", row sums " + Str(ws_ra) + ", column sums " + Str(ws_cb) + ", ones " +
-                      Str(ws_ones) + "; row sums, column sums and ones used only when a zero point needs "
-                      "them); the Matmul API's system workspace comes on top");
+                      Str(ws_c) + " with the column sums in row 0, row sums " + Str(ws_ra) + ", ones " + Str(ws_ones) +
+                      "; sums and ones used only when a zero point needs them); the Matmul API's system workspace comes on top");
     if (tiles == 0) {
         e.notes.push_back("empty output: no tile to compute");
     }

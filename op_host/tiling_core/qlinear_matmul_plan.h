@@ -9,7 +9,9 @@
 //      cube multiplies int8 x int8 (the zero point is lowered by 128, so v - zp is unchanged);
 //   2. lets the cube compute P = A' B' (int32, wrapping), RA = A' 1 (row sums) and CB = 1^T B' (column sums);
 //      a sum only where the zero points multiplying it are not all 0 on the tile (RA: b's, CB: a's; the kernel
-//      reads the zero points, the plan cannot), RA once per run of a worker's tiles on the same rows;
+//      reads the zero points, the plan cannot), RA once per run of a worker's tiles on the same rows; CB lands in
+//      row 0 of the worker's int32 tile (P in rows 1..; the wsCb region is empty), and with mapped uint8 a it comes
+//      with the product from a ones row placed before the mapped rows (no second read of b);
 //   3. requantizes on the vector unit: acc = P - zb * (RA - K * za) - za * CB (int32, exact mod 2^32, seed 002),
 //      y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zp), one row of the tile at a time.
 // Everything the kernel sizes comes in QLinearMatMulTiling; the plan's explanation lists the same buffers.

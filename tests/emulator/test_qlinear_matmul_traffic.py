@@ -2,7 +2,9 @@
 every vector worker) is exactly what the kernel's traffic model says for the plan's tiling and the zero points
 (scripts/data_movement.py: qmm_traffic_model), and the zero-point sums are skipped where their zero points are 0:
 the row sums of A' (times b's zero points) when b_zp == 0, the column sums of B' (times a's) when a_zp == 0
-(after the uint8 -> int8 mapping: a uint8 zero point of 128 is 0). Results stay bit-exact against the golden."""
+(after the uint8 -> int8 mapping: a uint8 zero point of 128 is 0), and with mapped uint8 a the column sums come
+with the product (a ones row before the mapped rows) instead of reading b again. Results stay bit-exact against the
+golden."""
 from __future__ import annotations
 
 import importlib
@@ -103,27 +105,34 @@ def test_traffic_is_the_model_and_zero_zero_points_skip_their_sums(soc, case, wh
         # no column sums: B is read once per tile for the product, plus a ones column of k bytes per row-sum call
         assert sum(c["b_bytes"] for c in mm) == product_b + (calls - tiles) * k
     if which == "b0":
-        # no row sums: A is read exactly once per tile for the product and k bytes of ones per column-sum call
-        col_calls = calls - tiles
-        assert sum(c["a_bytes"] for c in mm) == product_a + col_calls * k
+        # no row sums; every tile's column sums cost K bytes of ones as A (a ones row folded into the product for
+        # mapped uint8 a, a [1, K] x [K, cols] call otherwise)
+        assert sum(c["a_bytes"] for c in mm) == product_a + tiles * k
+        assert calls == (tiles if t["mapA"] else 2 * tiles)
+    if t["mapA"]:
+        # mapped a: the column sums never read b again (only row-sum calls read B: K bytes of ones each)
+        assert sum(c["b_bytes"] for c in mm) == product_b + (calls - tiles) * k
     if which == "random":
         assert calls > tiles
 
 
 @pytest.mark.parametrize("soc", SOCS)
-def test_sums_only_on_tiles_whose_zero_points_are_not_zero(soc):
+@pytest.mark.parametrize("at", ["int8", "uint8"])
+def test_sums_only_on_tiles_whose_zero_points_are_not_zero(soc, at):
     # Per-column b zero points non-zero only in the first 32 columns: only the tiles covering them compute row sums;
-    # per-row a zero points non-zero only in row 5: only the tiles of its M-block compute column sums.
+    # per-row a zero points non-zero (after the mapping) only in row 5: only the tiles of its M-block compute column
+    # sums, folded into the product for uint8 a.
     m, k, n = 256, 128, 512
-    a_zp = np.zeros(m, np.int64)
+    a_zp = np.full(m, 128 if at == "uint8" else 0, np.int64)
     a_zp[5] = 9
     b_zp = np.zeros(n, np.int64)
     b_zp[:32] = -4
-    t, stats, a_z, b_z = _run(soc, (m, k), (k, n), "int8", "int8", "row", "column", a_zp, b_zp, seed=3)
+    t, stats, a_z, b_z = _run(soc, (m, k), (k, n), at, "int8", "row", "column", a_zp, b_zp, seed=3)
     cube = _check_model(soc, t, stats, a_z, b_z)
     calls = sum(c["calls"] for c in cube)
     tiles = t["tileCount"]
     row_tiles = t["tilesM"]  # tiles whose columns include 0..31 (N-block 0): one per M-block
     col_tiles = t["tilesN"]  # tiles whose rows include row 5 (M-block 0): one per N-block
-    assert tiles < calls <= tiles + row_tiles + col_tiles
-    assert calls == tiles + row_tiles + col_tiles  # the first N-block's tiles never share rows with another one
+    # the first N-block's tiles never share rows with an earlier tile of their worker: one row-sum call each
+    assert calls == tiles + row_tiles + (0 if at == "uint8" else col_tiles)
+    assert sum(c["a_bytes"] for c in stats["matmul"]) == (m * t["tilesN"] + col_tiles + row_tiles * t["baseM"]) * k
