@@ -210,9 +210,12 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     mm.SetBias(false);
     mm.SetDim(1);
     const int32_t k = static_cast<int32_t>(t.k == 0 ? 1 : t.k);
-    mm.SetOrgShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
-    mm.SetShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
-    mm.SetSingleShape(static_cast<int32_t>(t.baseM), static_cast<int32_t>(t.baseN), k);
+    // With mapped uint8 a the kernel's product call also carries the ones row that yields the column sums of b
+    // (baseM + 1 rows): tile the cube for the largest call the kernel makes.
+    const int32_t cubeRows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
+    mm.SetOrgShape(cubeRows, static_cast<int32_t>(t.baseN), k);
+    mm.SetShape(cubeRows, static_cast<int32_t>(t.baseN), k);
+    mm.SetSingleShape(cubeRows, static_cast<int32_t>(t.baseN), k);
     if (plan.matmul_api_ub_bytes != 0) {
         // 310p: the API stages L0C -> UB and ND -> NZ in UB; keep it inside the UB the plan left free.
         mm.SetBufferSpace(-1, -1, static_cast<int32_t>(plan.matmul_api_ub_bytes));
