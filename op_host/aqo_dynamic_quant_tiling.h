@@ -11,7 +11,7 @@ namespace optiling {
 
 BEGIN_TILING_DATA_DEF(AqoDynamicQuantTilingData)
 TILING_DATA_FIELD_DEF(uint64_t, rows);          // R = prod(shape[:-1])
-TILING_DATA_FIELD_DEF(uint64_t, unitsPerCore);  // work units every used core gets at least
+TILING_DATA_FIELD_DEF(uint64_t, rowsPerCore);   // rows every used core gets at least
 TILING_DATA_FIELD_DEF(uint32_t, mode);          // aqo::DynamicQuantMode: 0 resident rows, 1 streamed multi-pass
 TILING_DATA_FIELD_DEF(uint32_t, xDtype);        // aqo::DType of x (float16 / bfloat16)
 TILING_DATA_FIELD_DEF(uint32_t, dstDtype);      // aqo::DType of y
@@ -19,8 +19,7 @@ TILING_DATA_FIELD_DEF(uint32_t, hasSmooth);
 TILING_DATA_FIELD_DEF(uint32_t, cols);          // H = shape[-1]
 TILING_DATA_FIELD_DEF(uint32_t, colsPad);       // UB row stride in elements (32-byte granule for x and y)
 TILING_DATA_FIELD_DEF(uint32_t, usedCores);     // block dim
-TILING_DATA_FIELD_DEF(uint32_t, unitRows);      // rows per work unit (1, or 16 without DataCopyPad)
-TILING_DATA_FIELD_DEF(uint32_t, unitsExtra);    // the last unitsExtra cores get one unit more
+TILING_DATA_FIELD_DEF(uint32_t, rowsExtra);     // the last rowsExtra cores get one row more
 TILING_DATA_FIELD_DEF(uint32_t, rowsPerIter);   // rows per UB iteration (per scale store)
 TILING_DATA_FIELD_DEF(uint32_t, chunk);         // elements per fp32 compute chunk
 TILING_DATA_FIELD_DEF(uint32_t, numChunks);     // chunks per row

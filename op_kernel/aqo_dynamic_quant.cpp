@@ -5,7 +5,8 @@
 //
 // Work split and UB layout come from the host plan (op_host/tiling_core/dynamic_quant_plan.*) through the
 // tiling data; the kernel allocates exactly the buffers the plan budgeted, in the plan's order:
-//   x_in (queue), y_out (queue), scale_out (queue), smooth (resident mode only), work_f32, tmp_f32, reduce, stat.
+//   x_in (queue), y_out (queue), scale_out (queue), smooth (resident mode only), work_f32, tmp_f32, reduce, stat
+//   (two 32-byte slots, three without DataCopyPad).
 // Two modes:
 //   resident: rowsPerIter rows of x are copied into UB at once; each row is then processed in fp32 chunks of
 //             `chunk` elements (numChunks == 1 is the plain single-pass case): a max pass over the chunks, then a
@@ -19,7 +20,7 @@ using namespace AscendC;
 
 namespace aqo_dq {
 
-using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSocSaturationMode), AlignUp32, CopyOutExact, Float8Out
+using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSoc*), AlignUp32, CopyOutExact, Float8Out
 
 // Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
 // aqo::DynamicQuantMode values (dynamic_quant_plan.h); the emulator runner static_asserts that they agree.
@@ -33,6 +34,7 @@ constexpr uint32_t kModeResident = 0;
 constexpr uint32_t kModeStream = 1;
 
 constexpr uint32_t kStatSlot = 8;        // floats per 32-byte slot of the stat buffer
+constexpr uint32_t kLastBlockSlot = 2;   // without DataCopyPad: the stat slot of a core's last block of scales
 
 // The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
 // one, the check stub, or the emulator's), so the kernel body does not depend on that class's name.
@@ -42,12 +44,11 @@ struct DqParams {
     uint32_t dstDtype;
     uint32_t hasSmooth;
     uint64_t rows;
-    uint64_t unitsPerCore;
+    uint64_t rowsPerCore;
     uint32_t cols;
     uint32_t colsPad;
     uint32_t usedCores;
-    uint32_t unitRows;
-    uint32_t unitsExtra;
+    uint32_t rowsExtra;
     uint32_t rowsPerIter;
     uint32_t chunk;
     uint32_t numChunks;
@@ -77,12 +78,11 @@ __aicore__ inline DqParams ReadParams(const TilingT& t)
     p.dstDtype = t.dstDtype;
     p.hasSmooth = t.hasSmooth;
     p.rows = t.rows;
-    p.unitsPerCore = t.unitsPerCore;
+    p.rowsPerCore = t.rowsPerCore;
     p.cols = t.cols;
     p.colsPad = t.colsPad;
     p.usedCores = t.usedCores;
-    p.unitRows = t.unitRows;
-    p.unitsExtra = t.unitsExtra;
+    p.rowsExtra = t.rowsExtra;
     p.rowsPerIter = t.rowsPerIter;
     p.chunk = t.chunk;
     p.numChunks = t.numChunks;
@@ -122,16 +122,13 @@ public:
     {
         p_ = p;
         pipe_ = pipe;
-        // Balanced split in work units (1 row; 16 rows, a data-cache line of scales, without DataCopyPad): the last
-        // unitsExtra cores take one unit more. The last core holds the tensor's partial unit, so giving it (not
-        // the first cores) the extra unit keeps every core within one unit of rows of every other.
+        // Balanced split in rows: the last rowsExtra cores take one row more. Without DataCopyPad the plan gives
+        // every core at least 8 rows (one 32-byte block of scales, see WriteScalesInBlocks) unless there is only one.
         uint64_t core = GetBlockIdx();
-        uint64_t firstExtra = p.usedCores - p.unitsExtra;
+        uint64_t firstExtra = p.usedCores - p.rowsExtra;
         uint64_t before = core > firstExtra ? core - firstExtra : 0;
-        uint64_t unitBegin = core * p.unitsPerCore + before;
-        uint64_t units = p.unitsPerCore + (core >= firstExtra ? 1 : 0);
-        uint64_t b = unitBegin * p.unitRows;
-        uint64_t e = (unitBegin + units) * p.unitRows;
+        uint64_t b = core * p.rowsPerCore + before;
+        uint64_t e = b + p.rowsPerCore + (core >= firstExtra ? 1 : 0);
         rowBegin_ = b < p.rows ? b : p.rows;
         rowEnd_ = e < p.rows ? e : p.rows;
         if (core >= p.usedCores) {
@@ -551,12 +548,55 @@ private:
 #endif
     }
 
-    // The group's n scales, not one byte past them (CopyOutExact). On ascend310p only the tensor's last group can end
-    // in a partial 32-byte block, which the scalar unit stores and flushes from its data cache; the plan's work units
-    // are whole 64-byte cache lines of scales, so that line holds this core's scales only.
+    // The group's n scales, scale[row, row + n): not one byte of another core's or past the end of scale.
     __aicore__ inline void WriteScales(uint64_t row, uint32_t n, const LocalTensor<float>& s)
     {
-        CopyOutExact(scaleGm_[row], s, n);
+        if constexpr (kSocHasDataCopyPad) {
+            CopyOutExact(scaleGm_[row], s, n);
+        } else {
+            WriteScalesInBlocks(row, n, s);
+        }
+    }
+
+    // ascend310p (no DataCopyPad): a DMA writes whole 32-byte blocks (8 scales) and GM addresses need no alignment. Groups are whole
+    // blocks except a core's last one, so only that one can end in a partial block: it is written as the block of
+    // the core's last 8 rows (the plan gives every core at least 8), which stores up to 7 of the core's own scales a
+    // second time with the values they already have. No other core's byte is touched, so cores may split the rows
+    // anywhere, and no scalar GM store or data-cache flush is needed. The block is gathered in the stat buffer's
+    // last slot (aligned UB); when the last group is shorter than a block, the scales before it are the previous
+    // group's last 8, which that group kept there. Only a tensor of fewer than 8 rows (one core) stores its scales
+    // with the scalar unit (CopyOutExact).
+    __aicore__ inline void WriteScalesInBlocks(uint64_t row, uint32_t n, const LocalTensor<float>& s)
+    {
+        if (rowEnd_ - rowBegin_ < kStatSlot) {
+            CopyOutExact(scaleGm_[row], s, n);
+            return;
+        }
+        const uint64_t end = row + n;
+        const uint32_t whole = n / kStatSlot * kStatSlot;
+        LocalTensor<float> lastBlock = stat_[kLastBlockSlot * kStatSlot];
+        if (whole != 0) {
+            DataCopy(scaleGm_[row], s, whole);
+        }
+        if (whole == n) {
+            if (end < rowEnd_ && rowEnd_ - end < kStatSlot) {
+                // The next group is the core's last and shorter than a block: keep this group's last 8 scales.
+                for (uint32_t i = 0; i < kStatSlot; ++i) {
+                    lastBlock.SetValue(i, s.GetValue(n - kStatSlot + i));
+                }
+            }
+            return;
+        }
+        // The core's last group: scale[end - 8, end), its first `kept` values from the previous group.
+        const uint32_t kept = n < kStatSlot ? kStatSlot - n : 0;
+        for (uint32_t i = 0; i < kept; ++i) {
+            lastBlock.SetValue(i, lastBlock.GetValue(i + n));
+        }
+        for (uint32_t i = kept; i < kStatSlot; ++i) {
+            lastBlock.SetValue(i, s.GetValue(n + i - kStatSlot));
+        }
+        WaitPipe<HardEvent::S_MTE3>();
+        DataCopy(scaleGm_[end - kStatSlot], lastBlock, kStatSlot);
     }
 
     template <HardEvent E>

@@ -21,11 +21,10 @@ constexpr uint32_t kMinResidentChunk = 256;
 constexpr uint64_t kTargetIterXBytes = 32 * 1024;
 // DataCopyPad / DataCopy take the burst count as a uint16.
 constexpr uint64_t kMaxBurstCount = 65535;
-// stat buffer: two 32-byte slots (reduction result, and the dmax operand of the scale division).
+// stat buffer: 32-byte slots for the reduction result and the dmax operand of the scale division; without
+// DataCopyPad a third slot holds the block of scales a core writes last (see "work split" below).
 constexpr uint32_t kStatSlots = 2;
-// The scalar unit's GM data-cache line: DataCacheCleanAndInvalid writes back whole 64-byte lines (AscendC API
-// docs, DataCacheCleanAndInvalid: "SINGLE_CACHE_LINE ... 64B").
-constexpr uint32_t kDataCacheLineBytes = 64;
+constexpr uint32_t kStatSlotsNoPad = 3;
 
 // The bit pattern of a positive NaN in each float dst type, as the golden writes it (golden/dynamic_quant.py:
 // 0x7F float8_e4m3fn, 0x7E float8_e5m2 (ml_dtypes' quiet NaN), 0x80 hifloat8 (FACTS 5)); int8 has no NaN (0).
@@ -67,6 +66,7 @@ struct Shape {
     uint64_t rows, cols, cols_pad;
     uint32_t ex, ey, align;
     bool smooth;
+    uint32_t stat_slots;
 };
 
 // Resident mode: r rows of x and y in UB, fp32 chunks of c elements.
@@ -81,22 +81,22 @@ Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t c, uint32_t slots)
     l.work = Blk(c * sizeof(float), s.align);
     l.tmp = l.work;
     l.reduce = ReduceWorkBytes(c, s.align);
-    l.stat = kStatSlots * s.align;
+    l.stat = s.stat_slots * s.align;
     return l;
 }
 
 // Stream mode: one chunk of c elements of x (and of smooth, behind it in the same slot) and of y.
-Layout StreamLayout(const Shape& s, uint64_t unit_rows, uint64_t c, uint32_t slots)
+Layout StreamLayout(const Shape& s, uint64_t group_rows, uint64_t c, uint32_t slots)
 {
     Layout l;
     l.x_slots = l.y_slots = slots;
     l.x = Blk(c * s.ex * (s.smooth ? 2 : 1), s.align);
     l.y = Blk(c * s.ey, s.align);
-    l.scale = Blk(unit_rows * sizeof(float), s.align);
+    l.scale = Blk(group_rows * sizeof(float), s.align);
     l.work = Blk(c * sizeof(float), s.align);
     l.tmp = l.work;
     l.reduce = ReduceWorkBytes(c, s.align);
-    l.stat = kStatSlots * s.align;
+    l.stat = s.stat_slots * s.align;
     return l;
 }
 
@@ -157,24 +157,26 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t elems_per_block =
         std::max<uint64_t>(block / static_cast<uint32_t>(xi.bytes), block / static_cast<uint32_t>(yi.bytes));
     Shape s{rows, cols, AlignUp(cols, elems_per_block), static_cast<uint32_t>(xi.bytes),
-            static_cast<uint32_t>(yi.bytes), align, req.smooth};
+            static_cast<uint32_t>(yi.bytes), align, req.smooth,
+            soc.has_data_copy_pad ? kStatSlots : kStatSlotsNoPad};
     if (cols > 0xFFFFFFFFull / sizeof(float)) {
         SetViolation(v, op, "x", &soc, "tail axis length (elements per row, kernel index range)",
                      "<= " + std::to_string(0xFFFFFFFFull / sizeof(float)), std::to_string(cols),
                      "split the last axis");
         return false;
     }
-    // Without DataCopyPad every copy must be whole 32-byte blocks (the request check guarantees the tail multiple
-    // that makes x and y rows whole blocks), and the scales of the tensor's last rows that do not fill a block are
-    // stored by the scalar unit through its data cache. A work unit is one data-cache line of scales (16 rows):
-    // every core's scale range then starts on a line boundary, so the line the scalar unit writes back holds only
-    // the last core's own scales (already in GM: it DMAs them first), never another core's in-flight ones.
-    const uint32_t unit_rows =
-        soc.has_data_copy_pad ? 1 : std::max(block, kDataCacheLineBytes) / static_cast<uint32_t>(sizeof(float));
-    // Rows per UB iteration: whole 32-byte blocks of scales (8 rows) without DataCopyPad, so that every group's
-    // scales go by DMA except the tensor's last partial block. Core ranges are whole units (16 rows), so groups
-    // never straddle cores.
-    const uint32_t iter_rows = soc.has_data_copy_pad ? 1 : block / static_cast<uint32_t>(sizeof(float));
+    // Without DataCopyPad every copy is whole 32-byte blocks (the request check guarantees the tail multiple that
+    // makes x and y rows whole blocks; GM addresses need no alignment, UB addresses do). Scales are 4 bytes per row,
+    // so a core's scales are written as whole blocks of 8 rows, all inside the core's own rows: a core takes at
+    // least 8 rows, and when its row count is not a multiple of 8 its last block is the 8 rows ending at its last
+    // row, which rewrites up to 7 of its own scales with the same values (no byte of another core or past the end
+    // of scale is ever written, and no scalar GM store or data-cache flush is needed). Only a tensor of fewer than
+    // 8 rows, on one core, stores its scales with the scalar unit.
+    const uint32_t scales_per_block = block / static_cast<uint32_t>(sizeof(float));
+    const uint32_t min_core_rows = soc.has_data_copy_pad ? 1 : scales_per_block;
+    // Rows per UB iteration: whole blocks of scales (8 rows) without DataCopyPad, so that only a core's last group
+    // can end in a partial block.
+    const uint32_t iter_rows = soc.has_data_copy_pad ? 1 : scales_per_block;
     if (!soc.has_data_copy_pad && s.cols_pad != cols) {
         SetViolation(v, op, "x", &soc, "tail axis length: rows of whole 32-byte blocks (no DataCopyPad)",
                      "multiple of " + std::to_string(elems_per_block), std::to_string(cols),
@@ -182,16 +184,18 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         return false;
     }
 
-    // ---- work split: balanced in units over the cores ----
-    // The slowest core does ceil(units / cores) units whatever the split; launch only as many cores as that
-    // makespan needs (197 rows on 48 cores: 40 cores of 5 or 4 rows rather than 48 cores of 5 or 4), so no launched
-    // core idles and the per-core balance stays close to 1.
-    const uint64_t units = CeilDiv(rows, unit_rows);
-    const uint64_t units_on_slowest = units ? CeilDiv(units, cores) : 0;
-    const uint32_t used = units ? static_cast<uint32_t>(CeilDiv(units, units_on_slowest)) : 0;
-    const uint64_t base = used ? units / used : 0;
-    const uint32_t extra = used ? static_cast<uint32_t>(units % used) : 0;
-    const uint64_t max_core_rows = (base + (extra ? 1 : 0)) * unit_rows;
+    // ---- work split: balanced in rows over the cores ----
+    // The slowest core does ceil(rows / cores) rows whatever the split; launch only as many cores as that makespan
+    // needs (197 rows on 48 cores: 40 cores of 5 or 4 rows rather than 48 cores of 5 or 4), so no launched core
+    // idles and the per-core balance stays close to 1. Without DataCopyPad at most rows / 8 cores, so that every
+    // core has a whole block of scales.
+    const uint32_t max_cores =
+        static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, rows / min_core_rows)));
+    const uint64_t rows_on_slowest = rows ? CeilDiv(rows, max_cores) : 0;
+    const uint32_t used = rows ? static_cast<uint32_t>(CeilDiv(rows, rows_on_slowest)) : 0;
+    const uint64_t base = used ? rows / used : 0;
+    const uint32_t extra = used ? static_cast<uint32_t>(rows % used) : 0;
+    const uint64_t max_core_rows = base + (extra ? 1 : 0);
 
     // ---- UB layout ----
     // Preference: resident single pass with double buffering and as many rows per iteration as useful; then
@@ -265,7 +269,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     DynamicQuantTiling& t = plan->tiling;
     t = DynamicQuantTiling();
     t.rows = rows;
-    t.unitsPerCore = base;
+    t.rowsPerCore = base;
     t.mode = static_cast<uint32_t>(mode);
     t.xDtype = static_cast<uint32_t>(req.x_dtype);
     t.dstDtype = static_cast<uint32_t>(req.dst_type);
@@ -273,8 +277,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.cols = static_cast<uint32_t>(cols);
     t.colsPad = static_cast<uint32_t>(s.cols_pad);
     t.usedCores = used;
-    t.unitRows = unit_rows;
-    t.unitsExtra = extra;
+    t.rowsExtra = extra;
     t.rowsPerIter = static_cast<uint32_t>(r);
     t.chunk = static_cast<uint32_t>(chunk);
     t.numChunks = static_cast<uint32_t>(CeilDiv(cols, chunk));
@@ -319,7 +322,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     e.ub_capacity = static_cast<uint32_t>(ub);
     e.work_unit = "row";
     e.total_work = rows;
-    e.balance_unit = unit_rows;
+    e.balance_unit = 1;
     e.passes = mode == DynamicQuantMode::STREAM ? 2 : 1;
 
     // UB map in the kernel's InitBuffer order.
@@ -354,15 +357,13 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         e.tensors.push_back(GmTensor{"smooth_scales", cols * s.ex, false});
     }
     for (uint32_t c = 0; c < used; ++c) {
-        // The last `extra` cores take one unit more (the kernel's Init computes the same): the last core holds
-        // the partial unit, so every core stays within one unit of rows of every other.
+        // The last `extra` cores take one row more (the kernel's Init computes the same).
         const uint32_t first_extra = used - extra;
-        uint64_t ub_begin = c * base + (c > first_extra ? c - first_extra : 0);
-        uint64_t n_units = base + (c >= first_extra ? 1 : 0);
-        uint64_t b = std::min(rows, ub_begin * unit_rows);
-        uint64_t en = std::min(rows, (ub_begin + n_units) * unit_rows);
+        uint64_t b = c * base + (c > first_extra ? c - first_extra : 0);
+        uint64_t en = b + base + (c >= first_extra ? 1 : 0);
         e.work.push_back(CoreWork{c, b, en});
-        auto range = [&](const char* tensor, uint64_t rb, uint64_t re, bool write, uint64_t scalar_bytes) {
+        auto range = [&](const char* tensor, uint64_t rb, uint64_t re, bool write, uint64_t scalar_bytes,
+                         uint64_t rewrite_bytes) {
             if (re > rb) {
                 GmRange g;
                 g.tensor = tensor;
@@ -371,25 +372,31 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                 g.end = re;
                 g.write = write;
                 g.scalar_bytes = static_cast<uint32_t>(scalar_bytes);
+                g.rewrite_bytes = static_cast<uint32_t>(rewrite_bytes);
                 e.gm.push_back(g);
             }
         };
-        range("x", b * cols * s.ex, en * cols * s.ex, false, 0);
+        range("x", b * cols * s.ex, en * cols * s.ex, false, 0, 0);
         if (req.smooth) {
-            range("smooth_scales", 0, cols * s.ex, false, 0);
+            range("smooth_scales", 0, cols * s.ex, false, 0, 0);
         }
-        range("y", b * cols * s.ey, en * cols * s.ey, true, 0);
-        // Without DataCopyPad the tensor's last partial group of rows (fewer than unit_rows) stores its scales
-        // with scalar writes (the kernel's WriteScales): those bytes are not a DMA.
-        uint64_t scalar_rows = (!soc.has_data_copy_pad && en == rows) ? rows % (block / sizeof(float)) : 0;
-        range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float));
+        range("y", b * cols * s.ey, en * cols * s.ey, true, 0, 0);
+        // Without DataCopyPad (the kernel's WriteScalesInBlocks): a core of fewer than 8 rows (the only core of a
+        // tensor that short) stores its scales with scalar writes; otherwise a row count that is not a multiple of
+        // 8 ends in the block of the core's last 8 rows, which DMAs 8 - (rows % 8) of its scales a second time.
+        const uint64_t core_rows = en - b;
+        const uint64_t partial = core_rows % scales_per_block;
+        const bool no_pad = !soc.has_data_copy_pad;
+        const uint64_t scalar_rows = no_pad && core_rows < scales_per_block ? core_rows : 0;
+        const uint64_t rewrite_rows = no_pad && core_rows >= scales_per_block && partial ? scales_per_block - partial : 0;
+        range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float),
+              rewrite_rows * sizeof(float));
     }
 
     notes.insert(notes.begin(), std::to_string(rows) + " rows of " + std::to_string(cols) + " " + xi.name + " -> " +
-                                    yi.name + "; " + std::to_string(units) + " work units of " +
-                                    std::to_string(unit_rows) + " row(s) over " + std::to_string(used) + " of " +
+                                    yi.name + " over " + std::to_string(used) + " of " +
                                     std::to_string(cores) + " cores (" + std::to_string(base) + " or " +
-                                    std::to_string(base + (extra ? 1 : 0)) + " units each)");
+                                    std::to_string(base + (extra ? 1 : 0)) + " rows each)");
     if (mode == DynamicQuantMode::RESIDENT) {
         notes.push_back(std::to_string(r) + " row(s) per UB iteration; UB use " + Bytes(lay.Total()) + " of " +
                         Bytes(ub));
@@ -397,12 +404,15 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         notes.push_back("UB use " + Bytes(lay.Total()) + " of " + Bytes(ub));
     }
     if (!soc.has_data_copy_pad) {
-        const uint64_t per_block = block / sizeof(float);
-        notes.push_back("no DataCopyPad: every copy is whole 32-byte blocks; work units of " +
-                        std::to_string(unit_rows) + " rows (one 64-byte data-cache line of scales); the last " +
-                        std::to_string(rows % per_block) + " scale(s) of the tensor (fewer than a 32-byte block) "
-                        "are stored by scalar GM writes and a data-cache flush on the last core, never past the "
-                        "end of scale");
+        notes.push_back(rows < scales_per_block
+                            ? "no DataCopyPad: every copy is whole 32-byte blocks; the " + std::to_string(rows) +
+                                  " scale(s) (fewer than a 32-byte block) are stored by scalar GM writes and a "
+                                  "data-cache flush on the only core, never past the end of scale"
+                            : "no DataCopyPad: every copy is whole 32-byte blocks; each core takes at least " +
+                                  std::to_string(scales_per_block) + " rows and writes its scales as whole blocks "
+                                  "inside its own rows (a partial last block is the block of its last " +
+                                  std::to_string(scales_per_block) + " rows, rewriting a few of its own scales), so "
+                                  "no byte of another core or past the end of scale is written");
     }
     if (soc.saturation_only_float) {
         notes.push_back("saturation mode: Inf in x counts as +-" + std::to_string(static_cast<uint64_t>(t.satMax)) +

@@ -43,7 +43,7 @@ struct DynamicQuantRequest {
 // (FillDynamicQuantTilingData copies it). Byte sizes are per slot and already 32-byte aligned.
 struct DynamicQuantTiling {
     uint64_t rows = 0;          // R
-    uint64_t unitsPerCore = 0;  // work units every used core gets at least
+    uint64_t rowsPerCore = 0;   // rows every used core gets at least (without DataCopyPad: >= 8 when rows >= 8)
     uint32_t mode = 0;          // DynamicQuantMode
     uint32_t xDtype = 0;        // DType of x
     uint32_t dstDtype = 0;      // DType of y
@@ -51,8 +51,7 @@ struct DynamicQuantTiling {
     uint32_t cols = 0;          // H
     uint32_t colsPad = 0;       // UB row stride in elements: x and y rows both whole 32-byte blocks
     uint32_t usedCores = 0;     // block dim (0 only when there is no row)
-    uint32_t unitRows = 0;      // rows per work unit: 1 with DataCopyPad, else a 64-byte cache line of scales (16)
-    uint32_t unitsExtra = 0;    // the last unitsExtra cores take one unit more
+    uint32_t rowsExtra = 0;     // the last rowsExtra cores take one row more
     uint32_t rowsPerIter = 0;   // rows per UB iteration and scale store (without DataCopyPad: a multiple of 8)
     uint32_t chunk = 0;         // elements per fp32 compute chunk (a multiple of 64, or colsPad)
     uint32_t numChunks = 0;     // ceil(H / chunk)
@@ -92,7 +91,7 @@ template <class TilingData>
 void FillDynamicQuantTilingData(const DynamicQuantTiling& t, TilingData* td)
 {
     td->set_rows(t.rows);
-    td->set_unitsPerCore(t.unitsPerCore);
+    td->set_rowsPerCore(t.rowsPerCore);
     td->set_mode(t.mode);
     td->set_xDtype(t.xDtype);
     td->set_dstDtype(t.dstDtype);
@@ -100,8 +99,7 @@ void FillDynamicQuantTilingData(const DynamicQuantTiling& t, TilingData* td)
     td->set_cols(t.cols);
     td->set_colsPad(t.colsPad);
     td->set_usedCores(t.usedCores);
-    td->set_unitRows(t.unitRows);
-    td->set_unitsExtra(t.unitsExtra);
+    td->set_rowsExtra(t.rowsExtra);
     td->set_rowsPerIter(t.rowsPerIter);
     td->set_chunk(t.chunk);
     td->set_numChunks(t.numChunks);

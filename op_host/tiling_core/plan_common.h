@@ -49,6 +49,10 @@ struct GmRange {
     // Bytes at the end of the range stored by scalar writes instead of DMA (SoCs without DataCopyPad store a
     // partial last block this way, so that nothing lands past the end of the tensor). The rest is whole blocks.
     uint32_t scalar_bytes = 0;
+    // Bytes of the range that a DMA writes a second time with the same values (a SoC without DataCopyPad writes a
+    // range whose DMA part is not whole 32-byte blocks as whole blocks, the last one ending at the range's end and
+    // overlapping the one before). The DMA moves (end - begin) - scalar_bytes + rewrite_bytes bytes.
+    uint32_t rewrite_bytes = 0;
 };
 
 // A contiguous range of work items of one core: rows for DynamicQuant, output tiles for QLinearMatMul.

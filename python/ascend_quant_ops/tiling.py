@@ -334,7 +334,8 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
     - GM: every range inside a declared tensor, begin <= end, by a used core; the tensors' sizes equal
       expected_tensors when given; every output tensor's bytes written, and no byte written by two cores; on a SoC
       without DataCopyPad the DMA part of every write range is whole 32-byte blocks (a scalar-stored tail is
-      declared in scalar_bytes, or is the partial last block of a range ending at the tensor's end).
+      declared in scalar_bytes, or is the partial last block of a range ending at the tensor's end), or whole
+      blocks inside the range the last of which overlaps the one before by rewrite_bytes.
     """
     p: List[str] = []
     align = int(soc_spec_["ub_align_bytes"]) if soc_spec_ else 32
@@ -447,15 +448,19 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             # blocks, or it lands on bytes the plan does not list. A partial last block is stored by scalar writes:
             # declared in scalar_bytes, or implied for the tail of a range that ends exactly at the tensor's end.
             # (Reads are recorded as the bytes the kernel uses; their rounding up is checked by the emulator.)
+            # A range may instead end in a whole block that overlaps the one before it: rewrite_bytes declares the
+            # bytes the DMA writes twice; that last block must lie inside the range's DMA part.
             scalar = int(g.get("scalar_bytes", 0) or 0)
-            if scalar == 0 and en == tensors[t][0]:
+            rewrite = int(g.get("rewrite_bytes", 0) or 0)
+            if scalar == 0 and rewrite == 0 and en == tensors[t][0]:
                 scalar = (en - b) % block
-            if scalar > en - b or (en - b - scalar) % block:
+            dma = en - b - scalar
+            if scalar > en - b or (dma + rewrite) % block or rewrite >= block or (rewrite and dma < block):
                 bad_range_reported += 1
                 if bad_range_reported <= 8:
-                    p.append(f"GM write [{b}, {en}) of '{t}' by core {c}: {en - b - scalar} DMA bytes are not a "
-                             f"whole number of {block}-byte blocks (no DataCopyPad on this SoC; scalar tail "
-                             f"{scalar} bytes)")
+                    p.append(f"GM write [{b}, {en}) of '{t}' by core {c}: {dma} DMA bytes (+ {rewrite} written "
+                             f"twice) are not a whole number of {block}-byte blocks inside the range (no "
+                             f"DataCopyPad on this SoC; scalar tail {scalar} bytes)")
         if g["write"]:
             writes.setdefault(t, []).append((b, en, c))
     if bad_range_reported > 8:

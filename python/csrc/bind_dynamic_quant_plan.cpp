@@ -23,7 +23,7 @@ nb::dict TilingToDict(const aqo::DynamicQuantPlan& p)
     const aqo::DynamicQuantTiling& t = p.tiling;
     nb::dict d;
     AQO_TILING_FIELD(d, t, rows);
-    AQO_TILING_FIELD(d, t, unitsPerCore);
+    AQO_TILING_FIELD(d, t, rowsPerCore);
     AQO_TILING_FIELD(d, t, mode);
     AQO_TILING_FIELD(d, t, xDtype);
     AQO_TILING_FIELD(d, t, dstDtype);
@@ -31,8 +31,7 @@ nb::dict TilingToDict(const aqo::DynamicQuantPlan& p)
     AQO_TILING_FIELD(d, t, cols);
     AQO_TILING_FIELD(d, t, colsPad);
     AQO_TILING_FIELD(d, t, usedCores);
-    AQO_TILING_FIELD(d, t, unitRows);
-    AQO_TILING_FIELD(d, t, unitsExtra);
+    AQO_TILING_FIELD(d, t, rowsExtra);
     AQO_TILING_FIELD(d, t, rowsPerIter);
     AQO_TILING_FIELD(d, t, chunk);
     AQO_TILING_FIELD(d, t, numChunks);

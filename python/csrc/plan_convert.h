@@ -85,6 +85,7 @@ inline nb::dict ExplanationToDict(const aqo::PlanExplanation& e)
         x["end"] = g.end;
         x["write"] = g.write;
         x["scalar_bytes"] = g.scalar_bytes;
+        x["rewrite_bytes"] = g.rewrite_bytes;
         gm.append(x);
     }
     d["gm"] = gm;

@@ -164,15 +164,29 @@ def test_910b_core_and_ub_overrides():
 
 
 # ---------------------------------------------------------------------------------------------- ascend310p
-@pytest.mark.parametrize("shape", [(16, 64), (13, 96), (5, 32), (3, 8, 128), (37, 256)],
-                         ids=["two_groups", "scalar_scale_tail", "fewer_than_8_rows", "rank3", "many_groups"])
-def test_310p_paths(shape):
+# ascend310p has no DataCopyPad: every core takes at least 8 rows and writes its scales as whole 32-byte blocks
+# inside its own rows; a row count that is not a multiple of 8 ends in the block of the core's last 8 rows (kept
+# from the previous group when the last group is shorter than a block). Each case names the path it covers and
+# checks it from the run's counters: scalar GM writes, and DMA bytes written = y + scale + the rewritten scales.
+@pytest.mark.parametrize("shape, cores, rewritten, scalar", [
+    ((16, 64), [8, 8], [0, 0], 0),                      # whole blocks on every core
+    ((5, 32), [5], [0], 5),                             # fewer than 8 rows: one core, scalar stores
+    ((13, 96), [13], [3], 0),                           # one core, last block inside its only group
+    ((3, 8, 128), [8, 8, 8], [0, 0, 0], 0),             # rank 3
+    ((37, 256), [9, 9, 9, 10], [7, 7, 7, 6], 0),        # every core ends inside a group of 9 / 10 rows
+    ((26, 4096), [8, 9, 9], [0, 7, 7], 0),              # 8-row groups: a last group of 1 row, 7 scales kept
+    ((100, 4096), [12, 12, 12, 12, 13, 13, 13, 13], [4, 4, 4, 4, 3, 3, 3, 3], 0),  # the balance case
+], ids=["whole_blocks", "fewer_than_8_rows", "one_core_partial", "rank3", "partial_in_group",
+        "partial_group_kept_scales", "100_rows_8_cores"])
+def test_310p_paths(shape, cores, rewritten, scalar):
+    h = shape[-1]
     stats = run(rand(shape, F16, seed=sum(shape)), soc="ascend310p", expect_mode="single_pass")
-    rows = int(np.prod(shape[:-1]))
-    scalar = sum(c["gm_scalar_writes"] for c in stats["run"]["cores"])
-    assert scalar == rows % 8  # only the tensor's last partial group is stored by scalar writes
-
-
+    run_cores = stats["run"]["cores"]
+    work = tiling.plan_dynamic_quant(shape, "float16", soc="ascend310p").explanation["work"]
+    assert [w["end"] - w["begin"] for w in work] == cores and len(run_cores) == len(cores)
+    assert sum(c["gm_scalar_writes"] for c in run_cores) == scalar
+    for c, rows, again in zip(run_cores, cores, rewritten):
+        assert c["gm_write_bytes"] == rows * h + (rows - scalar) * 4 + again * 4, c
 def test_310p_limit_4096():
     run(rand((9, 4096), F16, seed=8), soc="ascend310p", expect_slots=2)
 

@@ -139,6 +139,25 @@ def test_no_datacopypad_scalar_tail():
     assert any("scale' by core 0" in p for p in check(e, soc_spec_=SPEC_NOPAD))
 
 
+def test_no_datacopypad_rewritten_last_block():
+    # 310p DynamicQuant: 20 rows on 2 cores (10 + 10); each core's 40 bytes of scales go as the block [0, 32) and
+    # the block ending at its last row, which writes 24 of its bytes a second time.
+    e = nopad_valid()
+    e["total_work"] = 20
+    e["work"] = [{"core": 0, "begin": 0, "end": 10}, {"core": 1, "begin": 10, "end": 20}]
+    e["tensors"] = [t if t["name"] != "scale" else dict(t, bytes=80) for t in e["tensors"]]
+    for g in e["gm"]:
+        if g["tensor"] == "scale":
+            g.update(begin=g["core"] * 40, end=g["core"] * 40 + 40, rewrite_bytes=24)
+    problems = [p for p in check(e, soc_spec_=SPEC_NOPAD) if "'scale'" in p and "DMA bytes" in p]
+    assert problems == []
+    for bad in (20, 32, 0):  # DMA not whole blocks; a whole block "rewritten"; an undeclared partial block
+        e["gm"][4]["rewrite_bytes"] = bad
+        assert any("scale' by core 0" in p for p in check(e, soc_spec_=SPEC_NOPAD)), bad
+    e["gm"][4].update(end=24, rewrite_bytes=8)  # 24 bytes cannot hold a whole block: a rewrite needs >= 32
+    assert any("scale' by core 0" in p for p in check(e, soc_spec_=SPEC_NOPAD))
+
+
 def test_same_core_rewrite_is_not_a_race():
     # A core may rewrite its own bytes (a back-shifted last block on 310p); only cross-core overlap is a race.
     e = valid()
