@@ -395,8 +395,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
 
     notes.insert(notes.begin(), std::to_string(rows) + " rows of " + std::to_string(cols) + " " + xi.name + " -> " +
                                     yi.name + " over " + std::to_string(used) + " of " +
-                                    std::to_string(cores) + " cores (" + std::to_string(base) + " or " +
-                                    std::to_string(base + (extra ? 1 : 0)) + " rows each)");
+                                    std::to_string(cores) + " cores (" + std::to_string(base) +
+                                    (extra ? " or " + std::to_string(base + 1) : std::string()) + " rows each)");
     if (mode == DynamicQuantMode::RESIDENT) {
         notes.push_back(std::to_string(r) + " row(s) per UB iteration; UB use " + Bytes(lay.Total()) + " of " +
                         Bytes(ub));
