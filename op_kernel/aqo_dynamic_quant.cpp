@@ -558,9 +558,9 @@ private:
         }
     }
 
-    // ascend310p (no DataCopyPad): a DMA writes whole 32-byte blocks (8 scales) and GM addresses need no alignment. Groups are whole
-    // blocks except a core's last one, so only that one can end in a partial block: it is written as the block of
-    // the core's last 8 rows (the plan gives every core at least 8), which stores up to 7 of the core's own scales a
+    // ascend310p (no DataCopyPad): a DMA writes whole 32-byte blocks (8 scales) and GM addresses need no alignment.
+    // Groups are whole blocks except a core's last one, so only that one can end in a partial block: it is written as
+    // the block of the core's last 8 rows (the plan gives every core at least 8), which stores up to 7 of the core's own scales a
     // second time with the values they already have. No other core's byte is touched, so cores may split the rows
     // anywhere, and no scalar GM store or data-cache flush is needed. The block is gathered in the stat buffer's
     // last slot (aligned UB); when the last group is shorter than a block, the scales before it are the previous

@@ -63,8 +63,9 @@ __aicore__ inline float BitsToFloat(uint32_t bits)
 // Writes src[0, n) to dst[0, n) without touching dst[n, ...) (another core's, or past the tensor's end). Without
 // DataCopyPad (ascend310p) the DMA cannot copy less than 32 bytes and must not write past the end (ATB / OPSNN do,
 // FACTS 4): whole 32-byte blocks go by DMA, the partial block's elements the scalar unit stores and flushes from its
-// data cache. The flush writes back whole 64-byte lines, so no other core may write that line in the same launch
-// (AqoDynamicQuant uses it only for a tensor of fewer than 8 rows, on one core).
+// data cache. The docs do not say whether the flush writes back only the stored bytes or the whole 64-byte line, so
+// no other core should write that line in the same launch (AqoDynamicQuant uses this only for a tensor of fewer
+// than 8 rows, on one core).
 // dst by value: a GlobalTensor is an address and a size, and its SetValue is not const.
 template <class T>
 __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t n)

@@ -388,7 +388,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         const uint64_t partial = core_rows % scales_per_block;
         const bool no_pad = !soc.has_data_copy_pad;
         const uint64_t scalar_rows = no_pad && core_rows < scales_per_block ? core_rows : 0;
-        const uint64_t rewrite_rows = no_pad && core_rows >= scales_per_block && partial ? scales_per_block - partial : 0;
+        const uint64_t rewrite_rows =
+            no_pad && core_rows >= scales_per_block && partial ? scales_per_block - partial : 0;
         range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float),
               rewrite_rows * sizeof(float));
     }

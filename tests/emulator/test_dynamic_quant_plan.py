@@ -6,7 +6,8 @@ emulator observes when the kernel runs it:
   grid of shapes on every SoC, including the bfloat16 widths where ATB's own budget overflows UB (FACTS 4);
 - the kernel allocates exactly the plan's UB map (the emulator's peak UB per core == the plan's total);
 - every core's GM traffic in the emulator equals the plan's GM ranges (x read once, twice in multi-pass; y and
-  scale written once; the 310p scale tail by scalar writes);
+  scale written once, plus on 310p the scales a core's last block writes a second time, and the scalar-stored
+  scales of a tensor of fewer than 8 rows);
 - the documented limits are refused with typed errors naming the SoC and the limit.
 """
 from __future__ import annotations
