@@ -676,8 +676,47 @@ private:
     __aicore__ inline void CopyOut(uint64_t row, uint32_t n0, uint32_t ncols)
     {
         LocalTensor<YT> y = yQue_.DeQue<YT>();
+        const uint32_t perBlock = kBlockBytes / sizeof(YT);
+        if constexpr (!kSocHasDataCopyPad) {
+            if (ncols % perBlock != 0 && ncols >= perBlock) {
+                CopyOutBackOff(yGm_[row * p_.n + n0], y, ncols);
+                yQue_.FreeTensor(y);
+                return;
+            }
+        }
+        // DataCopyPad, whole blocks, or (no DataCopyPad) a segment narrower than a block: the scalar-stored tail,
+        // which the plan allows only when one core writes all of y.
         CopyOutExact(yGm_[row * p_.n + n0], y, ncols);  // other cores own the bytes past ncols
         yQue_.FreeTensor(y);
+    }
+
+    // No DataCopyPad (ascend310p): a DMA moves whole 32-byte blocks, and CopyOutExact's scalar stores end in a
+    // data-cache flush that may write back a whole 64-byte line, bytes of which other cores write in the same launch
+    // (the next tile's columns, the next row): a race. So a segment of at least one block that ends in a partial
+    // block goes as its whole blocks and then the one block ENDING at the segment's end (back-off): it rewrites a
+    // few of the segment's own bytes with the values they already have and never touches a byte past the segment.
+    // The scalar unit gathers that block into the spare block at the end of the y slot (aligned UB; the plan makes
+    // the slot one block longer on these SoCs). No scalar GM store, no flush. The plan picks baseN so that every
+    // segment with a partial block is at least a block wide (or runs the op on one core).
+    __aicore__ inline void CopyOutBackOff(GlobalTensor<YT> dst, const LocalTensor<YT>& y, uint32_t ncols)
+    {
+        const uint32_t perBlock = kBlockBytes / sizeof(YT);
+        const uint32_t spare = p_.ubYOut / sizeof(YT) - perBlock;
+        DataCopy(dst, y, ncols / perBlock * perBlock);
+        WaitPipe<HardEvent::V_S>();  // y's elements come from the vector unit
+        for (uint32_t i = 0; i < perBlock; ++i) {
+            y.SetValue(spare + i, y.GetValue(ncols - perBlock + i));
+        }
+        WaitPipe<HardEvent::S_MTE3>();  // the gathered block is in UB before the DMA reads it
+        DataCopy(dst[ncols - perBlock], y[spare], perBlock);
+    }
+
+    template <HardEvent E>
+    __aicore__ inline void WaitPipe()
+    {
+        event_t id = static_cast<event_t>(pipe_->FetchEventID(E));
+        SetFlag<E>(id);
+        WaitFlag<E>(id);
     }
 
     // ---- unaligned GM -> UB copy (differs by DataCopyPad; the way back is CopyOutExact) ---------------------

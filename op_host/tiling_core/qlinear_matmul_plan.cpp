@@ -36,17 +36,17 @@ uint32_t OperandCode(DType t)
 std::string Str(uint64_t v) { return std::to_string(v); }
 
 // Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous
-// (never ranges with a scalar-stored tail: each keeps its own).
+// (never ranges with a scalar-stored tail or a rewritten last block: each keeps its own).
 void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write,
-              uint32_t scalar_bytes = 0)
+              uint32_t scalar_bytes = 0, uint32_t rewrite_bytes = 0)
 {
     if (end <= begin) {
         return;
     }
-    if (!e->gm.empty() && scalar_bytes == 0) {
+    if (!e->gm.empty() && scalar_bytes == 0 && rewrite_bytes == 0) {
         GmRange& last = e->gm.back();
         if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin &&
-            last.scalar_bytes == 0) {
+            last.scalar_bytes == 0 && last.rewrite_bytes == 0) {
             last.end = end;
             return;
         }
@@ -58,6 +58,7 @@ void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t be
     r.end = end;
     r.write = write;
     r.scalar_bytes = scalar_bytes;
+    r.rewrite_bytes = rewrite_bytes;
     e->gm.push_back(r);
 }
 
@@ -79,6 +80,38 @@ void ChooseTiles(uint64_t batch, uint64_t m, uint64_t n, uint32_t workers, uint3
     }
     *base_m = static_cast<uint32_t>(bm);
     *base_n = static_cast<uint32_t>(bn);
+}
+
+// SoCs without DataCopyPad: the kernel writes a y row segment that ends in a partial 32-byte block as its whole
+// blocks plus the one block ending at the segment's end (CopyOut's back-off, inside the segment), which needs the
+// segment to be at least 32 bytes wide. Only the last N-tile can end in a partial block, so its width N mod baseN
+// must be 0 or >= 32. With N = 32 q + r (0 < r < 32), baseN = 32 j leaves N mod baseN = 32 (q mod j) + r: j must not
+// divide q (j = q + 1, one tile over all of N, always qualifies). Returns the largest such baseN not above
+// ChooseTiles' `bn` and not below its lower bound (kMinBaseN, or N's width when narrower), else the smallest one above
+// `bn` up to kMaxBaseN (fewer, wider tiles rather than one core); 0 when none exists (q divisible by every allowed j,
+// e.g. 840 | q for j = 2..8, or N < 32): then one core must write all of y.
+uint32_t BackOffBaseN(uint64_t n, uint32_t bn)
+{
+    if (n % 32 == 0) {
+        return bn;  // every segment is whole blocks
+    }
+    if (n < 32) {
+        return 0;
+    }
+    const uint64_t q = n / 32;
+    const uint64_t lo = std::min<uint64_t>(kMinBaseN, AlignUp(n, 32)) / 32;
+    const uint64_t hi = std::min<uint64_t>(kMaxBaseN, AlignUp(n, 32)) / 32;
+    for (uint64_t j = std::min<uint64_t>(bn / 32, hi); j >= lo && j >= 1; --j) {
+        if (q % j != 0) {
+            return static_cast<uint32_t>(32 * j);
+        }
+    }
+    for (uint64_t j = bn / 32 + 1; j <= hi; ++j) {
+        if (q % j != 0) {
+            return static_cast<uint32_t>(32 * j);
+        }
+    }
+    return 0;
 }
 
 }  // namespace
@@ -190,6 +223,19 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     const uint32_t cores = KernelCores(soc, kOp);
     t.workersPerCore = soc.split_architecture ? 2 : 1;
     ChooseTiles(batch, m, n, cores * t.workersPerCore, &t.baseM, &t.baseN);
+    // Without DataCopyPad: a baseN whose last N-tile is 0 or >= 32 bytes wide (no core stores y with the scalar
+    // unit), else one core for the whole op (its scalar stores and data-cache flushes meet no other writer of y).
+    const uint32_t chosen_base_n = t.baseN;
+    bool single_writer = false;
+    if (!soc.has_data_copy_pad) {
+        const uint32_t bn = BackOffBaseN(n, t.baseN);
+        if (bn != 0) {
+            t.baseN = bn;
+        } else {
+            single_writer = true;
+            ChooseTiles(batch, m, n, 1, &t.baseM, &t.baseN);  // one worker: the widest tiles
+        }
+    }
     t.tilesM = static_cast<uint32_t>(CeilDiv(m, t.baseM));
     t.tilesN = static_cast<uint32_t>(CeilDiv(n, t.baseN));
     const uint64_t tiles = batch * t.tilesM * t.tilesN;
@@ -200,14 +246,16 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     }
     t.tileCount = static_cast<uint32_t>(tiles);
     const uint64_t workers_needed = CeilDiv(tiles, t.workersPerCore);
-    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, workers_needed)));
+    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(single_writer ? 1 : cores,
+                                                                                  workers_needed)));
     t.cStride = static_cast<uint32_t>(AlignUp(t.baseN, 8));
     t.bpStride = static_cast<uint32_t>(AlignUp(t.baseN, 32));
 
     // UB, in InitBuffer order.
     const uint32_t reserve = soc.split_architecture ? 0 : kMatmulApiUbReserveCoupled;
     t.ubCIn = t.cStride * 4;
-    t.ubYOut = static_cast<uint32_t>(AlignUp(t.baseN, 32));
+    // Without DataCopyPad one more block per slot: CopyOut gathers a segment's last 32 bytes there (back-off).
+    t.ubYOut = static_cast<uint32_t>(AlignUp(t.baseN, 32)) + (soc.has_data_copy_pad ? 0u : 32u);
     t.ubVecI32 = t.cStride * 4;
     t.ubVecF32 = t.cStride * 4;
     t.ubHalf = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.cStride) * 2, 32));
@@ -355,11 +403,16 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                 AddRange(&e, "b_scale", c, p0 * 4, (p0 + n1 - n0) * 4, false);
                 AddRange(&e, "b_zero_point", c, p0, p0 + n1 - n0, false);
             }
-            // Without DataCopyPad a row segment is stored as whole 32-byte blocks plus a scalar-stored tail, so
-            // that nothing lands on the neighbouring tile's bytes (kernel: CopyOutExact).
-            const uint32_t tail = soc.has_data_copy_pad ? 0u : static_cast<uint32_t>((n1 - n0) % 32);
+            // Without DataCopyPad a row segment ending in a partial 32-byte block is stored as its whole blocks
+            // plus the block ending at its end, which rewrites 32 - tail of its own bytes (kernel: CopyOut); a
+            // segment narrower than 32 bytes (only with one core, see single_writer) stores its partial block with
+            // the scalar unit (CopyOutExact). Nothing lands on the neighbouring tile's bytes.
+            const uint32_t width = static_cast<uint32_t>(n1 - n0);
+            const uint32_t tail = soc.has_data_copy_pad ? 0u : width % 32;
+            const uint32_t scalar = width < 32 ? tail : 0u;
+            const uint32_t rewrite = tail != 0 && width >= 32 ? 32u - tail : 0u;
             for (uint64_t row = m0; row < m1; ++row) {
-                AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true, tail);
+                AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true, scalar, rewrite);
             }
         }
     }
@@ -401,6 +454,24 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     } else {
         e.notes.push_back("requantization on the vector unit in float32: rint(float32(acc) * ((a_scale * b_scale) / "
                           "y_scale)) + y_zero_point, saturated (not the FP19 fixpipe path, FACTS 7)");
+    }
+    if (!soc.has_data_copy_pad && n % 32 != 0 && t.tileCount != 0) {
+        const uint64_t last = n - static_cast<uint64_t>(t.tilesN - 1) * t.baseN;  // the last N-tile's width
+        if (!single_writer) {
+            e.notes.push_back("no DataCopyPad: y rows end in a partial 32-byte block (N = " + Str(n) + "); baseN " +
+                              Str(t.baseN) + (t.baseN != chosen_base_n ? " (not " + Str(chosen_base_n) + ")" : "") +
+                              " makes the last N-tile " + Str(last) + " bytes wide (>= 32), and each of its rows is "
+                              "written as whole blocks plus the block ending at the row's end, rewriting " +
+                              Str(32 - last % 32) + " of the core's own bytes with the same values: DMA only, no "
+                              "scalar store, no byte of another core");
+        } else {
+            e.notes.push_back("no DataCopyPad: no tile width leaves a last N-tile of 0 or >= 32 bytes (N = " + Str(n) +
+                              (n < 32 ? " < 32" : ", N / 32 = " + Str(n / 32) + " divisible by every width / 32 from " +
+                                                      Str(std::min<uint64_t>(kMinBaseN, AlignUp(n, 32)) / 32) +
+                                                      " to " + Str(kMaxBaseN / 32)) +
+                              "): the whole op runs on ONE core, the only writer of y, which stores the last " +
+                              Str(last % 32) + " bytes of each row with the scalar unit and flushes its data cache");
+        }
     }
     e.notes.push_back("b ranges are listed as the span of a tile's K row segments");
     e.notes.push_back("workspace " + Str(plan->workspace_bytes) + " bytes = " + Str(workers) + " vector cores x " +

@@ -13,7 +13,11 @@
 //      row 0 of the worker's int32 tile (P in rows 1..; the wsCb region is empty), and with mapped uint8 a it comes
 //      with the product from a ones row placed before the mapped rows (no second read of b);
 //   3. requantizes on the vector unit: acc = P - zb * (RA - K * za) - za * CB (int32, exact mod 2^32, seed 002),
-//      y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zp), one row of the tile at a time.
+//      y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zp), one row of the tile at a time;
+//   4. writes each row segment of y. Without DataCopyPad (ascend310p) a segment ending in a partial 32-byte block
+//      goes as its whole blocks plus the block ending at its end (DMA, a few of its own bytes written twice; the
+//      y UB slot has one spare block for it); the plan's baseN keeps every such segment >= 32 bytes wide, or, when
+//      no baseN can (N < 32, or 840 | N / 32), runs the op on one core, which stores those bytes with the scalar unit.
 // Everything the kernel sizes comes in QLinearMatMulTiling; the plan's explanation lists the same buffers.
 //
 // C++11: included by the CANN op_host adapter (op_host/aqo_qlinear_matmul.cpp).

@@ -18,6 +18,7 @@ import zlib
 import numpy as np
 import pytest
 
+from ascend_quant_ops import tiling
 from ascend_quant_ops.errors import ConstraintError, DTypeError
 
 emu = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
@@ -350,3 +351,82 @@ def test_ties_round_half_to_even_then_add_the_zero_point(soc):
     args = (a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(2.0**9), np.int8(1))
     y = emu.qlinear_matmul(*args, soc=soc)
     np.testing.assert_array_equal(y, golden(*args))
+
+
+# ---- ascend310p (no DataCopyPad): y rows that end in a partial 32-byte block ----------------------------------------
+# A row segment of y whose width is not a multiple of 32 bytes is written as its whole blocks plus the one block ending
+# at the segment's end (it rewrites 32 - width % 32 of the core's own bytes): DMA only, never a scalar GM store, whose
+# data-cache flush could write back bytes another core is writing. The plan picks baseN so that every such segment
+# is at least 32 bytes wide; only when none exists (N < 32, or N / 32 divisible by every tile width / 32, e.g.
+# N = 26885) does the op run on one core, which stores those bytes with the scalar unit. The emulator fails when two
+# cores write the same GM byte, so a back-off block reaching into another core's bytes is caught too.
+
+def _expected_y_writes(t, m, n, batch):
+    """Per core (DMA bytes of y, rewritten bytes, scalar-stored bytes), from the tile geometry and the kernel's
+    split of the tiles over the cores (310p: one worker per core), not from the plan's explanation."""
+    cores, count = t["usedCores"], t["tileCount"]
+    assert t["workersPerCore"] == 1 and count == batch * t["tilesM"] * t["tilesN"]
+    q, r = divmod(count, cores)
+    out = []
+    for core in range(cores):
+        begin = core * q + min(core, r)
+        dma = rewrite = scalar = 0
+        for tile in range(begin, begin + q + (1 if core < r else 0)):
+            mb, nb = tile // t["tilesN"] % t["tilesM"], tile % t["tilesN"]
+            rows = min(t["baseM"], m - mb * t["baseM"])
+            cols = min(t["baseN"], n - nb * t["baseN"])
+            part = cols % 32
+            if part and cols >= 32:
+                dma += rows * (cols + 32 - part)
+                rewrite += rows * (32 - part)
+            else:
+                dma += rows * (cols - part)
+                scalar += rows * part
+        out.append((dma, rewrite, scalar))
+    return out
+
+
+# (batch of a, M, K, N): M and K odd; N = 33, 40, 70 (one N-tile), 270 and 300 (several), 17 and 26885 (one core).
+PARTIAL_ROW_CASES = [((), 301, 45, 33), ((2,), 75, 29, 40), ((), 301, 45, 70), ((), 301, 45, 270),
+                     ((3,), 37, 23, 270), ((), 301, 45, 300), ((), 1, 45, 300), ((), 301, 45, 17), ((), 3, 5, 26885)]
+
+
+@pytest.mark.parametrize("batch,m,k,n", PARTIAL_ROW_CASES,
+                         ids=[f"{'x'.join(map(str, c[0] + (c[1], c[2], c[3])))}" for c in PARTIAL_ROW_CASES])
+def test_310p_rows_ending_in_a_partial_block_are_written_by_dma_only(batch, m, k, n):
+    rng = np.random.default_rng(zlib.crc32(f"partial {batch} {m} {k} {n}".encode()))
+    a_shape, b_shape = batch + (m, k), (k, n)
+    single = n < 32 or n == 26885
+    # Bit-exact with random zero points and every parameter granularity, uint8 and int8 operands.
+    for (at, bt, yt), (a_kind, b_kind) in zip([(np.uint8, np.int8, np.uint8), (np.int8, np.uint8, np.int8),
+                                               (np.int8, np.int8, np.int8), (np.uint8, np.uint8, np.uint8)], KINDS):
+        args = _case(rng, at, bt, yt, a_kind, b_kind, a_shape, b_shape)
+        np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc="ascend310p"), golden(*args),
+                                      err_msg=f"{a_kind}/{b_kind}")
+        run = emu.last_run_stats()["run"]
+        scalar_writes = sum(c["gm_scalar_writes"] for c in run["cores"])
+        if single:
+            assert len(run["cores"]) == 1 and scalar_writes > 0
+        else:
+            assert len(run["cores"]) > 1 and scalar_writes == 0  # several cores, no scalar GM store
+    # Accounting: int8 operands with zero zero points write only C (the cube) and y, so per core the DMA bytes
+    # written beyond the cube's C are y's bytes plus the back-off rewrites.
+    a, b = _rand(rng, np.int8, a_shape), _rand(rng, np.int8, b_shape)
+    args = (a, np.float32(0.01), np.int8(0), b, np.float32(0.02), np.int8(0), np.float32(0.05), np.int8(-3))
+    y = emu.qlinear_matmul(*args, soc="ascend310p")
+    np.testing.assert_array_equal(y, golden(*args))
+    assert len(np.unique(y)) > 20
+    stats = emu.last_run_stats()
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc="ascend310p").tiling
+    nbatch = int(np.prod(batch, dtype=np.int64))
+    want = _expected_y_writes(t, m, n, nbatch)
+    cores = stats["run"]["cores"]
+    assert len(cores) == t["usedCores"] and (len(cores) == 1) == single
+    got = [(c["gm_write_bytes"] - mm["c_bytes"], c["gm_scalar_writes"]) for c, mm in zip(cores, stats["matmul"])]
+    assert got == [(dma, scalar) for dma, _, scalar in want]
+    assert sum(d - r + s for d, r, s in want) == nbatch * m * n  # every y byte once, plus the rewrites
+    if single:
+        assert sum(s for _, _, s in want) == nbatch * m * (n % t["baseN"] % 32)
+    else:
+        assert sum(r for _, r, _ in want) > 0 and all(s == 0 for _, _, s in want)
+        assert n % t["baseN"] == 0 or n % t["baseN"] >= 32

@@ -91,3 +91,94 @@ def test_small_problems_spread_over_cores():
     p = tiling.plan_qlinear_matmul((4, 64), (64, 4096), soc="ascend910b")
     assert p.tiling["usedCores"] == 24  # narrower tiles rather than idle cores
     assert p.explanation["balance_unit"] == 1
+
+
+# ---- ascend310p (no DataCopyPad): the tile width leaves no y row segment narrower than a 32-byte block ----------
+def _back_off_base_n(n, chosen):
+    """The rule, restated from its description: with N = 32 q + r (0 < r < 32) the last N-tile of baseN = 32 j is
+    32 (q mod j) + r bytes wide, so j must not divide q; the largest such j with 32 j not above the width tiling would
+    choose (and not below its lower bound 64, or N's own width when narrower), else the smallest above it up to 256;
+    None: no such width (then one core runs the op)."""
+    if n % 32 == 0:
+        return chosen
+    if n < 32:
+        return None
+    q, width = n // 32, -(-n // 32) * 32
+    lo, hi = min(64, width) // 32, min(256, width) // 32
+    below = [j for j in range(lo, min(chosen // 32, hi) + 1) if q % j]
+    if below:
+        return 32 * max(below)
+    above = [j for j in range(chosen // 32 + 1, hi + 1) if q % j]
+    return 32 * min(above) if above else None
+
+
+def _y_ranges(e):
+    return [g for g in e["gm"] if g["tensor"] == "y"]
+
+
+@pytest.mark.parametrize("m,batch", [(16, ()), (301, ()), (37, (3,)), (1, ())])
+def test_310p_base_n_leaves_no_segment_narrower_than_a_block(m, batch):
+    spec = tiling.soc_table()["ascend310p"]
+    ns = list(range(1, 600)) + [26885, 26880 + 31, 26917, 53770, 840 * 32 * 3 + 1, 1000, 4097]
+    if m == 301:
+        ns = ns[::7] + ns[-7:]  # fewer: every plan lists every row's write range
+    for n in ns:
+        a_shape, b_shape = batch + (m, 45), (45, n)
+        p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc="ascend310p")
+        t, e = p.tiling, p.explanation
+        # The width tiling would choose for the same worker count without the rule: ascend910b with 4 cube cores
+        # (8 vector workers, like 310p's 8 AI cores) runs the same tile choice and has DataCopyPad.
+        chosen = tiling.plan_qlinear_matmul(a_shape, b_shape, soc="ascend910b", core_num=4).tiling["baseN"]
+        want = _back_off_base_n(n, chosen)
+        what = (a_shape, b_shape, chosen, t["baseN"], t["usedCores"])
+        if want is None:
+            # One core, the widest tiles; its partial blocks are stored by the scalar unit (declared), no rewrite.
+            assert t["usedCores"] == 1, what
+            assert t["baseN"] == min(256, -(-n // 32) * 32) and t["baseM"] == min(128, -(-m // 16) * 16), what
+            assert any("ONE core" in note for note in e["notes"]), what
+            last = n % t["baseN"]
+            assert 0 < last < 32 and all(g["rewrite_bytes"] == 0 for g in _y_ranges(e)), what
+            assert sum(g["scalar_bytes"] for g in _y_ranges(e)) == int(np.prod(batch, dtype=np.int64)) * m * last
+        else:
+            assert t["baseN"] == want, what
+            last = n % t["baseN"]
+            assert last == 0 or last >= 32, what
+            assert all(g["scalar_bytes"] == 0 for g in _y_ranges(e)), what
+            # A row of the last N-tile rewrites 32 - last % 32 of its own bytes (whole blocks ending at its end).
+            rewrites = [g["rewrite_bytes"] for g in _y_ranges(e) if g["rewrite_bytes"]]
+            assert len(rewrites) == (int(np.prod(batch, dtype=np.int64)) * m if n % 32 else 0), what
+            assert all(r == 32 - last % 32 for r in rewrites), what
+            assert t["usedCores"] == min(8, t["tileCount"]), what
+        assert t["ubYOut"] == -(-t["baseN"] // 32) * 32 + 32, what  # one spare block per y slot
+        problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["tileCount"],
+                                             ub_limit=spec["ub_bytes"])
+        assert problems == [], (what, problems[:3])
+
+
+def test_310p_single_core_fallback_at_26885_columns():
+    # N = 26885: q = 840 is divisible by every tile width / 32 from 2 to 8 (840 = lcm(2..8)), so every width leaves a
+    # last N-tile of 5 bytes: the op runs on one core, the only writer of y.
+    p = tiling.plan_qlinear_matmul((64, 128), (128, 26885), soc="ascend310p")
+    t, e = p.tiling, p.explanation
+    assert t["usedCores"] == 1 and e["used_cores"] == 1 and t["baseN"] == 256 and 26885 % 256 == 5
+    assert {g["core"] for g in e["gm"]} == {0}
+    assert {g["scalar_bytes"] for g in _y_ranges(e)} == {0, 5}
+    assert any("ONE core" in note and "840" in note for note in e["notes"])
+    # One more block of columns (q = 841) and 32 fewer (q = 839): several cores, no scalar store.
+    for n in (26917, 26853):
+        t2 = tiling.plan_qlinear_matmul((64, 128), (128, n), soc="ascend310p").tiling
+        assert t2["usedCores"] == 8 and n % t2["baseN"] >= 32, (n, t2["baseN"])
+    # The SoCs with DataCopyPad are not affected: all their cores, no spare y block, no scalar / rewritten bytes.
+    for soc in ("ascend910b", "ascend910_95"):
+        p = tiling.plan_qlinear_matmul((64, 128), (128, 26885), soc=soc)
+        assert p.tiling["usedCores"] == tiling.soc_table()[soc]["qlinear_matmul_cores"]
+        assert p.tiling["ubYOut"] == -(-p.tiling["baseN"] // 32) * 32
+        assert all(g["scalar_bytes"] == 0 and g["rewrite_bytes"] == 0 for g in p.explanation["gm"])
+
+
+def test_310p_single_core_below_one_block():
+    p = tiling.plan_qlinear_matmul((2, 100, 7), (7, 17), soc="ascend310p")
+    t, e = p.tiling, p.explanation
+    assert t["usedCores"] == 1 and t["baseN"] == 32
+    assert all(g["scalar_bytes"] == 17 and g["end"] - g["begin"] == 17 for g in _y_ranges(e))
+    assert any("ONE core" in note for note in e["notes"])
