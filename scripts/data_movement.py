@@ -228,7 +228,10 @@ def qmm_effective_zero_points(t: dict, a_zp: np.ndarray, b_zp: np.ndarray):
 def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool):
     """GM traffic the kernel's design moves, from the plan's tiling and the effective zero points
     (qmm_effective_zero_points): (DMA + cube bytes of all workers, per-worker cube work {calls, a_bytes, b_bytes,
-    c_bytes}). Scalar parameter reads are not included. `pad`: no DataCopyPad (32-byte DMA reads of mapped data)."""
+    c_bytes}). Scalar parameter reads are not included. `pad`: no DataCopyPad (32-byte DMA reads of mapped data; a y
+    row segment ending in a partial 32-byte block is written as its whole blocks plus the block ending at its end,
+    32 - width % 32 bytes twice, and one narrower than a block, only when the plan runs the op on one core, is
+    stored by the scalar unit: not DMA, not counted)."""
     def up32(v: int) -> int:
         return -(-v // 32) * 32
 
@@ -312,7 +315,11 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool):
                     total += 4 * t["cStride"]                     # column sums read back
                 if need_rows:
                     total += 4 * (-(-rows // 8) * 8)              # row sums read back (every tile)
-            total += rows * cols                                  # y
+            if pad and cols % 32:
+                # whole blocks, then the block ending at the segment's end (DMA), or scalar stores (< 32 bytes)
+                total += rows * (-(-cols // 32) * 32 if cols >= 32 else 0)
+            else:
+                total += rows * cols                              # y
     return total, cube
 
 

@@ -58,7 +58,8 @@ def _check_model(soc, t, stats, a_z, b_z):
 
 
 # (a shape, b shape, a dtype, b dtype, a_param, b_param): shapes whose rows are whole 32-byte blocks, so that the
-# model's 310p padding is exact too.
+# model's 310p padding of the uint8 mapping's reads is exact too (near the end of a / b that mapping reads its last
+# partial block with the scalar unit). y rows ending in a partial block on 310p: test_310p_partial_y_rows below.
 SHAPES = [((200, 320), (320, 160), "int8", "int8", "tensor", "tensor"),
           ((200, 320), (320, 160), "uint8", "int8", "tensor", "column"),
           ((2, 100, 64), (64, 96), "uint8", "uint8", "row", "column"),
@@ -136,3 +137,31 @@ def test_sums_only_on_tiles_whose_zero_points_are_not_zero(soc, at):
     # the first N-block's tiles never share rows with an earlier tile of their worker: one row-sum call each
     assert calls == tiles + row_tiles + (0 if at == "uint8" else col_tiles)
     assert sum(c["a_bytes"] for c in stats["matmul"]) == (m * t["tilesN"] + col_tiles + row_tiles * t["baseM"]) * k
+
+
+# ascend310p with N not a multiple of 32 (int8 operands: no mapping reads): a y row segment ending in a partial block
+# is DMA'd as its whole blocks plus the block ending at its end (the model counts the 32 - width % 32 rewritten
+# bytes), on several cores and with no scalar GM store; N < 32 and N = 26885 (no tile width leaves a last N-tile of
+# >= 32 bytes) run on one core, whose scalar stores of the last width % 32 bytes per row are not DMA (not in the model).
+@pytest.mark.parametrize("n", [33, 70, 270, 300, 17, 26885])
+@pytest.mark.parametrize("which", ["random", "0"])
+def test_310p_partial_y_rows(n, which):
+    m, k = (3, 5) if n == 26885 else (301, 45)
+    rng = np.random.default_rng(n)
+    a_zp = rng.integers(1, 100, m) if which == "random" else np.zeros(m, np.int64)
+    b_zp = rng.integers(1, 100, n) if which == "random" else np.zeros(n, np.int64)
+    t, stats, a_z, b_z = _run("ascend310p", (m, k), (k, n), "int8", "int8", "row", "column", a_zp, b_zp)
+    _check_model("ascend310p", t, stats, a_z, b_z)
+    single = n in (17, 26885)
+    cores = stats["run"]["cores"]
+    assert (len(cores) == 1) == single
+    assert sum(c["gm_scalar_writes"] for c in cores) == (m * (n % t["baseN"]) if single else 0)
+    # The model's y term: the rewritten bytes are DMA writes (one row of the last N-tile rewrites 32 - width % 32).
+    za, zb = dm.qmm_effective_zero_points(t, a_z, b_z)
+    last = n - (t["tilesN"] - 1) * t["baseN"]
+    rewritten = m * (32 - last % 32) if last % 32 and last >= 32 else 0
+    scalar = m * last if last < 32 else 0
+    assert not single or (rewritten == 0 and scalar == m * (n % 32))
+    assert single or (rewritten > 0 and scalar == 0)
+    with_y_exact = dm.qmm_traffic_model(t, za, zb, False)[0]  # as if y moved exactly once (DataCopyPad)
+    assert dm.qmm_traffic_model(t, za, zb, True)[0] == with_y_exact + rewritten - scalar
