@@ -64,8 +64,8 @@ __aicore__ inline float BitsToFloat(uint32_t bits)
 // DataCopyPad (ascend310p) the DMA cannot copy less than 32 bytes and must not write past the end (ATB / OPSNN do,
 // FACTS 4): whole 32-byte blocks go by DMA, the partial block's elements the scalar unit stores and flushes from its
 // data cache. The docs do not say whether the flush writes back only the stored bytes or the whole 64-byte line, so
-// no other core should write that line in the same launch (AqoDynamicQuant uses this only for a tensor of fewer
-// than 8 rows, on one core).
+// no other core should write that line in the same launch: AqoDynamicQuant uses this only for a tensor of fewer
+// than 8 rows and AqoQLinearMatMul only in its one-core plans (N < 32 or 840 | N / 32), always on one core.
 // dst by value: a GlobalTensor is an address and a size, and its SetValue is not const.
 template <class T>
 __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t n)

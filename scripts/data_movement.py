@@ -112,7 +112,10 @@ def _dq_row(edq, soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth:
     balance = mean / max(work) if work and max(work) else 1.0
     unit = max(1, int(e.get("balance_unit") or 1))
     cap = int(e["core_capacity"])
-    best = _best_balance(rows, unit, cap)
+    # Without DataCopyPad every core takes at least a 32-byte block of scales (8 rows; docs/design.md), so at most
+    # rows / 8 cores can share the rows: the best split is searched under that limit.
+    best_cap = cap if tiling.soc_spec(soc)["has_data_copy_pad"] else max(1, min(cap, rows // 8))
+    best = _best_balance(rows, unit, best_cap)
     return Row("dynamic_quant", soc, f"{'x'.join(map(str, shape))} {x_dtype}->{dst}{' +smooth' if smooth else ''}",
                e["mode"], len(work), gm, min_bytes, 1.7 if e["passes"] > 1 else 1.0, balance, best,
                rows >= 4 * cap, max(c["peak_ub_bytes"] for c in run["cores"]), int(e["ub_capacity"]),
@@ -154,8 +157,10 @@ def print_table(rows: List[Row]) -> None:
         print("  ".join(c.ljust(w) for c, w in zip(l, widths)))
         if i == 0:
             print("  ".join("-" * w for w in widths))
-    print("* balance target not applicable (work < 4 x cores); best = the best mean/max over the used cores "
-          "of a split in whole work units with the shortest slowest core (the SoC's cores at most)")
+    if any(not r.balance_applies for r in rows):
+        print("* balance target not applicable (work < 4 x cores)")
+    print("best = the best mean/max over the used cores of a split in whole work units with the shortest slowest "
+          "core (the SoC's cores at most; DynamicQuant without DataCopyPad: 8 rows a core at least)")
 
 
 def main(argv: Optional[List[str]] = None) -> int:
