@@ -602,9 +602,7 @@ private:
     template <HardEvent E>
     __aicore__ inline void WaitPipe()
     {
-        event_t id = static_cast<event_t>(pipe_->FetchEventID(E));
-        SetFlag<E>(id);
-        WaitFlag<E>(id);
+        aqo_kernel::WaitPipe<E>(pipe_);
     }
 
     DqParams p_;

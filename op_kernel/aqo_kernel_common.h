@@ -60,6 +60,16 @@ __aicore__ inline float BitsToFloat(uint32_t bits)
     return v.f;
 }
 
+// Waits until pipe E's producer side is done (SetFlag + WaitFlag on an event id of the kernel's pipe): e.g. S_MTE3
+// before a DMA reads UB the scalar unit wrote.
+template <HardEvent E>
+__aicore__ inline void WaitPipe(TPipe* pipe)
+{
+    event_t id = static_cast<event_t>(pipe->FetchEventID(E));
+    SetFlag<E>(id);
+    WaitFlag<E>(id);
+}
+
 // Writes src[0, n) to dst[0, n) without touching dst[n, ...) (another core's, or past the tensor's end). Without
 // DataCopyPad (ascend310p) the DMA cannot copy less than 32 bytes and must not write past the end (ATB / OPSNN do,
 // FACTS 4): whole 32-byte blocks go by DMA, the partial block's elements the scalar unit stores and flushes from its

@@ -714,9 +714,7 @@ private:
     template <HardEvent E>
     __aicore__ inline void WaitPipe()
     {
-        event_t id = static_cast<event_t>(pipe_->FetchEventID(E));
-        SetFlag<E>(id);
-        WaitFlag<E>(id);
+        aqo_kernel::WaitPipe<E>(pipe_);
     }
 
     // ---- unaligned GM -> UB copy (differs by DataCopyPad; the way back is CopyOutExact) ---------------------
