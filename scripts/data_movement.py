@@ -114,7 +114,9 @@ def _dq_row(edq, soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth:
     cap = int(e["core_capacity"])
     # Without DataCopyPad every core takes at least a 32-byte block of scales (8 rows; docs/design.md), so at most
     # rows / 8 cores can share the rows: the best split is searched under that limit.
-    best_cap = cap if tiling.soc_spec(soc)["has_data_copy_pad"] else max(1, min(cap, rows // 8))
+    spec = tiling.soc_spec(soc)
+    min_rows = 1 if spec["has_data_copy_pad"] else int(spec["copy_block_bytes"]) // 4  # 4-byte float32 scales
+    best_cap = max(1, min(cap, rows // min_rows))
     best = _best_balance(rows, unit, best_cap)
     return Row("dynamic_quant", soc, f"{'x'.join(map(str, shape))} {x_dtype}->{dst}{' +smooth' if smooth else ''}",
                e["mode"], len(work), gm, min_bytes, 1.7 if e["passes"] > 1 else 1.0, balance, best,
