@@ -1,0 +1,96 @@
+// The emulator's instruction trace: what a kernel run did on each core, pipe by pipe, in issue order.
+//
+// Two consumers share it, so that the ordering rules exist once:
+//   * the ordering checks (emu_context / emu_sync): while the kernel runs, every access to UB or GM is checked
+//     against the happens-before relation these events define (a dependency between instructions that nothing
+//     orders is a fault at the kernel line, as it is a race on the device);
+//   * the timeline model (src/timeline*.cpp): after the run, it replays each core's events with per-SoC costs and
+//     estimates when every instruction starts and ends, per pipe.
+//
+// Semantics (the contract both consumers implement; the AscendC documentation and the CANN 8.1.RC1 headers are
+// the source, see op_kernel/emulator/README.md):
+//   * A core's scalar unit issues its events in program order. kInstr on pipe S runs on the scalar unit itself;
+//     kInstr on any other pipe is queued to that pipe, which executes its instructions in order.
+//   * Pipes of one core run concurrently. Nothing orders two instructions on different pipes except kSetFlag /
+//     kWaitFlag pairs (src -> dst pipe, event id), kBarrier(PIPE_ALL), and the cross-core events below.
+//   * Two instructions on the same pipe that depend on each other (one reads or writes what the other wrote, or
+//     writes what the other read) need kBarrier(that pipe) between them (PipeBarrier: "needed between the same
+//     pipelines with data dependencies"); the scalar pipe is ordered by the hardware.
+//   * kSetFlag(src, dst, id) is queued on src and fires when every earlier src instruction has completed;
+//     kWaitFlag(src, dst, id) is queued on dst (on S it blocks the scalar unit) and holds back every later dst
+//     instruction until the matching kSetFlag fired. Pairs match first-in first-out per (src, dst, id).
+//   * kBarrier(PIPE_ALL) blocks the scalar unit until every pipe of the core has drained.
+//   * TQue EnQue / DeQue / AllocTensor / FreeTensor are recorded as the kSetFlag / kWaitFlag pairs the AscendC
+//     queue inserts for the queue's position (e.g. VECIN: EnQue = SetFlag MTE2->V, DeQue = WaitFlag MTE2->V,
+//     FreeTensor = SetFlag V->MTE2, AllocTensor = WaitFlag V->MTE2 once the slot is being reused).
+//   * Cross-core: kSyncAll (every core of the group reaches it before any goes on), kCubeRequest / kCubeWait
+//     (a vector core hands work to its cube core through the Matmul API; the cube core's instructions of that
+//     request carry the same `handle`; kCubeWait blocks the requesting core until that request's last cube
+//     instruction has completed).
+// Cost inputs are what the instruction moved or computed, never a time: the timeline model owns every parameter.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace aqo_emu {
+
+// Hardware pipes (AscendC pipe_t names). Which exist depends on the core kind (vector core: S V MTE2 MTE3; cube
+// core: S M MTE1 MTE2 FIX; ascend310p's coupled AI core: all but FIX).
+enum class Pipe : uint8_t { kS = 0, kV, kM, kMte1, kMte2, kMte3, kFix, kAll, kCount };
+
+enum class TraceKind : uint8_t {
+    kInstr = 0,     // an instruction on `pipe`
+    kSetFlag,       // src_pipe -> dst_pipe, event_id
+    kWaitFlag,
+    kBarrier,       // PipeBarrier<pipe>; pipe == kAll for PIPE_ALL
+    kSyncAll,       // cross-core barrier of every core in the launch (`group` distinguishes AIV / AIC groups)
+    kCubeRequest,   // a vector core starts Matmul work `handle` on its cube core `peer_core`
+    kCubeWait,      // the vector core waits for request `handle` to complete
+};
+
+// What an instruction does, for its cost. Vector classes follow the instruction families whose throughput
+// differs; the timeline model maps each class to cycles per repeat.
+enum class InstrClass : uint8_t {
+    kNone = 0,
+    kVecElementwise,  // Add Sub Mul Max Min Adds Muls Maxs Mins Abs Duplicate Compare Select ...
+    kVecDiv,          // Div (and reciprocal-like ops)
+    kVecCast,         // Cast (elements counted on the wider side)
+    kVecReduce,       // ReduceMax / ReduceMin / ReduceSum / WholeReduce* / BlockReduce*
+    kDmaGmToUb,       // MTE2: DataCopy / DataCopyPad GM -> UB
+    kDmaUbToGm,       // MTE3: UB -> GM
+    kDmaUbToUb,       // V pipe copy inside UB (DataCopy UB -> UB)
+    kDmaGmToL1,       // MTE2 on the cube core (Matmul API operand loads)
+    kDmaL1ToL0,       // MTE1
+    kCubeMmad,        // M: int8 / float8 / float16 multiply-accumulate
+    kFixOut,          // FIX: L0C -> GM (or L0C -> UB on ascend310p through the V pipe)
+    kScalarUb,        // S: GetValue / SetValue on UB
+    kScalarGm,        // S: GetValue / SetValue on GM (through the scalar data cache)
+    kScalarOther,     // S: an API's own scalar work (e.g. parameter set-up), cost in `count`
+};
+
+struct TraceEvent {
+    TraceKind kind = TraceKind::kInstr;
+    Pipe pipe = Pipe::kS;          // kInstr / kBarrier
+    Pipe src_pipe = Pipe::kS;      // kSetFlag / kWaitFlag
+    Pipe dst_pipe = Pipe::kS;
+    int8_t event_id = 0;
+    uint8_t group = 0;             // kSyncAll
+    InstrClass cls = InstrClass::kNone;
+    uint8_t elem_bytes = 0;        // vector element width (bytes)
+    uint32_t peer_core = 0;        // kCubeRequest: the cube core
+    uint64_t handle = 0;           // kCubeRequest / kCubeWait, and the cube instructions of that request
+    uint64_t count = 0;            // vector: elements; DMA: bytes; cube: MACs; scalar: accesses
+    uint32_t bursts = 0;           // DMA: blocks (blockCount) of the copy; vector: 256-byte repeats
+    const char* file = "";         // the kernel's call site
+    int line = 0;
+};
+
+// One core's events in issue order.
+struct CoreTrace {
+    uint32_t core = 0;             // vector cores 0 .. n-1 (the launch's block index), cube cores after them
+    bool is_cube = false;
+    std::vector<TraceEvent> events;
+};
+
+}  // namespace aqo_emu
