@@ -1,0 +1,136 @@
+"""QLinearMatMul on the CPU: an int8 GEMM with int32 accumulation (the compiled core's cpu_qlinear_matmul).
+
+Same signature, validation and results as the golden (golden/qlinear_matmul.py, which defines the arithmetic
+and follows onnxruntime bit for bit). Integer a, b and y (int8 / uint8, any combination) run on the kernel:
+uint8 and int8 operands are mapped exactly onto the unsigned x signed 8-bit product of the hardware, the
+zero points enter through row and column sums, and the int32 accumulator wraps exactly as the golden's (see
+python/csrc/cpu_qlinear_matmul.cpp). Float8 operands or outputs run on the golden.
+"""
+from __future__ import annotations
+
+import math
+from typing import Optional, Tuple
+
+import numpy as np
+
+from .. import dtypes
+from ..golden import qlinear_matmul as _golden
+from ._common import isa_index, kernel
+
+OP = _golden.OP
+
+# the golden's validated operands (every check, the parameter layouts and the multiplier): the one line to
+# change if the golden renames its operand class
+_operands = _golden._Problem
+_golden_qlinear_matmul = _golden.qlinear_matmul
+
+_SIGNED = {dtypes.INT8: True, dtypes.UINT8: False}
+
+
+def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *,
+                   isa: Optional[str] = None):
+    """golden.qlinear_matmul, computed by the int8 GEMM kernel for integer a, b and y."""
+    p = _operands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    run = kernel("cpu_qlinear_matmul")
+    a_type, b_type = dtypes.dtype_name(p.a.dtype), dtypes.dtype_name(p.b.dtype)
+    if run is None or a_type not in _SIGNED or b_type not in _SIGNED or p.out_type not in _SIGNED:
+        return _golden_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    return _integer_product(p, run, _SIGNED[a_type], _SIGNED[b_type], isa_index(isa, OP))
+
+
+def _integer_product(p, run, a_signed: bool, b_signed: bool, isa: int) -> np.ndarray:
+    out_dtype = dtypes.numpy_dtype(p.out_type)
+    batch = tuple(p.out_shape_2d[:-2])
+    m, n = p.out_shape_2d[-2:]
+    k = p.a.shape[-1]
+    count = math.prod(batch)
+    if count == 0 or m == 0 or n == 0:
+        return np.empty(p.out_shape, out_dtype)
+
+    # the kernel reads rows of a (along K) and of b (along N) with unit stride: other layouts are copied
+    a = _unit_last_stride(_native_order(p.a))
+    b = _unit_last_stride(_native_order(p.b))
+    za = p.a_zero_point.astype(np.int32)   # [..., M or 1, 1]
+    zb = p.b_zero_point.astype(np.int32)   # [..., 1, N or 1]
+    mult = p.mult                          # float32, broadcasts to [..., M, N]
+    y_zp = p.y_zero_point.astype(np.int32)  # broadcasts to [..., M, N]
+
+    folded = _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp)
+    if folded is not None:
+        operands, index, shape = folded
+    else:
+        operands = (_stack(a, a.shape[-2], k), _stack(b, k, n),
+                    _stack(za[..., 0], za.shape[-2], None, m), _stack(zb[..., 0, :], zb.shape[-1], None, n),
+                    _stack(mult, mult.shape[-2], mult.shape[-1], m, n), _stack(y_zp, y_zp.shape[-2], y_zp.shape[-1], m, n))
+        index = np.stack([_batch_index(x.shape[:-2], batch) for x in (a, b, za, zb, mult, y_zp)], axis=1)
+        shape = (count, m, n)
+
+    y = np.empty(shape, np.uint8)
+    info = np.iinfo(out_dtype)
+    a3, b3, za2, zb2, mult3, yzp3 = operands
+    run(a3.view(np.uint8), a_signed, b3.view(np.uint8), b_signed, za2, zb2, mult3, yzp3, index, y, int(info.min),
+        int(info.max), isa)
+    return y.view(out_dtype).reshape(p.out_shape)
+
+
+def _native_order(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.isnative else x.astype(x.dtype.newbyteorder("="))
+
+
+def _unit_last_stride(x: np.ndarray) -> np.ndarray:
+    return np.ascontiguousarray(x) if x.shape[-1] > 1 and x.strides[-1] != x.itemsize else x
+
+
+def _stack(x: np.ndarray, rows: int, cols: Optional[int], out_rows: Optional[int] = None,
+           out_cols: Optional[int] = None) -> np.ndarray:
+    """x [..., rows, cols] (or [..., rows] when cols is None) as one stack [count, rows', cols'] over its own
+    batch dimensions, broadcast (stride 0) from a size-1 row / column axis to out_rows / out_cols."""
+    if cols is None:
+        stacked = x.reshape(math.prod(x.shape[:-1]), rows)
+        return np.broadcast_to(stacked, (stacked.shape[0], out_rows)) if out_rows is not None else stacked
+    stacked = x.reshape(math.prod(x.shape[:-2]), rows, cols)
+    if out_rows is None:
+        return stacked
+    return np.broadcast_to(stacked, (stacked.shape[0], out_rows, out_cols))
+
+
+def _batch_index(own_batch: Tuple[int, ...], batch: Tuple[int, ...]) -> np.ndarray:
+    """For every entry of the output batch (row-major), the entry of an operand whose batch is own_batch."""
+    own = (1,) * (len(batch) - len(own_batch)) + tuple(own_batch)
+    entries = np.arange(math.prod(own), dtype=np.int64).reshape(own)
+    return np.broadcast_to(entries, batch).reshape(-1)
+
+
+def _view(x: np.ndarray, shape) -> Optional[np.ndarray]:
+    """x reshaped to `shape` without copying, or None when that needs a copy."""
+    try:
+        return np.reshape(x, shape, copy=False)
+    except ValueError:
+        return None
+    except TypeError:  # numpy < 2.1 has no copy argument
+        view = x.view()
+        try:
+            view.shape = shape
+        except AttributeError:
+            return None
+        return view
+
+
+def _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp):
+    """When b and its parameters have no batch of their own, one product of count * M rows instead of count
+    products (B is read and packed once). Returns (operands, index, y shape), or None."""
+    count = math.prod(batch)
+    if count == 1 or b.ndim > 2 or math.prod(zb.shape[:-2]) != 1:
+        return None
+    rows = count * m
+    mult_rows = _view(np.broadcast_to(mult, batch + (m, mult.shape[-1])), (rows, mult.shape[-1]))
+    y_zp_rows = _view(np.broadcast_to(y_zp, batch + (m, y_zp.shape[-1])), (rows, y_zp.shape[-1]))
+    if mult_rows is None or y_zp_rows is None:
+        return None
+    a_rows = np.broadcast_to(a, batch + (m, k)).reshape(rows, k)  # a copy only when a itself was broadcast
+    if k > 1 and a_rows.strides[-1] != 1:
+        a_rows = np.ascontiguousarray(a_rows)
+    za_rows = np.broadcast_to(za[..., 0], batch + (m,)).reshape(1, rows)
+    operands = (a_rows[None], b.reshape(1, k, n), za_rows, np.broadcast_to(zb.reshape(1, -1), (1, n)),
+                np.broadcast_to(mult_rows[None], (1, rows, n)), np.broadcast_to(y_zp_rows[None], (1, rows, n)))
+    return operands, np.zeros((1, 6), np.int64), (1, rows, n)
