@@ -4,8 +4,9 @@
     qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *, soc=None,
                    backend="auto")
 
-Backends: "cpu" (the numpy golden), "emulator" (the AscendC kernels run on CPU by our emulator), "npu" (the
-custom operator package through torch_npu), "auto" (npu for tensors on an NPU, cpu otherwise).
+Backends: "cpu" (compiled CPU kernels, bit for bit the numpy golden), "emulator" (the AscendC kernels run on CPU
+by our emulator), "npu" (the custom operator package through torch_npu), "auto" (npu for tensors on an NPU, cpu
+otherwise).
 When `soc` is given, or detected on an NPU, the operator's plan for that SoC is checked first, on every backend,
 so that a laptop run with soc="ascend310p" refuses exactly what the device would refuse.
 Inputs are numpy arrays or torch tensors; outputs are of the same kind.
@@ -48,7 +49,7 @@ def _npu_status():
 
 def backend_info() -> dict:
     """{backend: {"usable": bool, "reason": str}} for cpu, emulator and npu."""
-    info = {"cpu": {"usable": True, "reason": "numpy golden (exact CPU reference)"}}
+    info = {"cpu": {"usable": True, "reason": "compiled CPU kernels, bit for bit the numpy golden"}}
     for name, probe in (("emulator", _emulator_status), ("npu", _npu_status)):
         usable, reason = probe()
         info[name] = {"usable": bool(usable), "reason": reason}
@@ -165,9 +166,9 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
 
         return torch_ops.dynamic_quant(x, _as_torch(smooth_scales, s_np), dst_type=dst, asymmetric=bool(asymmetric))
     else:
-        from .golden import dynamic_quant as golden
+        from .cpu import dynamic_quant as cpu_kernels  # the golden's semantics, fused; the golden is the reference
 
-        out = golden.dynamic_quant(x_np, s_np, dst_type=dst, asymmetric=bool(asymmetric))
+        out = cpu_kernels.dynamic_quant(x_np, s_np, dst_type=dst, asymmetric=bool(asymmetric))
     return tuple(_convert.to_kind(o, kind) for o in out)
 
 
@@ -245,9 +246,9 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
 
         return torch_ops.qlinear_matmul(*(_as_torch(v, arr) for v, arr in zip(args, arrays)))
     else:
-        from .golden import qlinear_matmul as golden
+        from .cpu import qlinear_matmul as cpu_kernels  # the golden's semantics on an int8 GEMM
 
-        y = golden.qlinear_matmul(*arrays)
+        y = cpu_kernels.qlinear_matmul(*arrays)
     return _convert.to_kind(y, kind)
 
 

@@ -2,8 +2,8 @@
 
 Each op has three implementations:
 
-* CPU: converts the tensors to numpy (bfloat16 and float8 through bit-views, so no value is ever rounded on the
-  way) and calls the golden (`golden/`), then converts back.
+* CPU: the fast CPU kernels (`cpu/`, bit for bit the golden `golden/`) on the tensors' data, viewed as numpy
+  arrays (bfloat16 and float8 through bit-views, so no value is ever rounded on the way).
 * Fake (meta): shapes and dtypes only, so that `torch.compile(fullgraph=True)` traces through the ops.
 * PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
   operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel.
@@ -82,13 +82,9 @@ def from_numpy(a: np.ndarray) -> Tensor:
 @torch.library.custom_op(f"{NAMESPACE}::{DQ}", mutates_args=(), device_types="cpu")
 def _dynamic_quant_op(x: Tensor, smooth_scales: Optional[Tensor], dst_type: int,
                       asymmetric: bool) -> Tuple[Tensor, Tensor, Tensor]:
-    from .golden.dynamic_quant import dynamic_quant as golden
+    from .cpu.dynamic_quant import dynamic_quant_torch  # the golden's semantics, fused, into torch outputs
 
-    smooth = None if smooth_scales is None else to_numpy(smooth_scales)
-    out = golden(to_numpy(x), smooth, dst_type=dst_type_from_code(dst_type), asymmetric=bool(asymmetric))
-    y, scale = from_numpy(out[0]), from_numpy(out[1])
-    offset = from_numpy(out[2]) if asymmetric else torch.zeros(x.shape[:-1], dtype=torch.float32)
-    return y, scale, offset
+    return dynamic_quant_torch(x, smooth_scales, dst_type_from_code(dst_type), bool(asymmetric))
 
 
 @_dynamic_quant_op.register_fake
@@ -103,10 +99,10 @@ def _dynamic_quant_fake(x, smooth_scales, dst_type, asymmetric):
 @torch.library.custom_op(f"{NAMESPACE}::{QMM}", mutates_args=(), device_types="cpu")
 def _qlinear_matmul_op(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, b_scale: Tensor,
                        b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
-    from .golden.qlinear_matmul import qlinear_matmul as golden
+    from .cpu.qlinear_matmul import qlinear_matmul as cpu_kernel  # the golden's semantics on an int8 GEMM
 
     args = [to_numpy(t) for t in (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)]
-    return from_numpy(np.asarray(golden(*args)))
+    return from_numpy(np.asarray(cpu_kernel(*args)))
 
 
 @_qlinear_matmul_op.register_fake
@@ -188,7 +184,8 @@ def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type
     """Per-row dynamic quantization of torch tensors: (y, scale), or (y, scale, offset) when asymmetric.
 
     dst_type: a name, a numpy / torch dtype, or an ATB code (2, 34, 35, 36). hifloat8 y is torch.uint8 bits.
-    Runs on x's device: the golden on CPU, the custom operator on an NPU (after npu.load_extension()).
+    Runs on x's device: the CPU kernels (the golden's results) on CPU, the custom operator on an NPU (after
+    npu.load_extension()).
     """
     _check_dynamic_quant(x, smooth_scales)
     if not isinstance(asymmetric, (bool, np.bool_)):
