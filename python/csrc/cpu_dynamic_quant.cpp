@@ -54,17 +54,17 @@ struct DqProblem {
 // ----------------------------------------------------------------------------------------- scalar conversions
 inline float HalfToFloat(uint16_t h)
 {
+    // Branch-free, with masks rather than selects, so that loops of it vectorise (GCC leaves the select form
+    // scalar).
     const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
-    const uint32_t exponent = (h >> 10) & 0x1Fu;
-    const uint32_t mantissa = h & 0x3FFu;
-    if (exponent == 0x1F) {  // Inf, NaN (payload kept, so a NaN stays a NaN)
-        return FloatOf(sign | 0x7F800000u | (mantissa << 13));
-    }
-    if (exponent == 0) {  // zero or subnormal: mantissa * 2^-24, exact in float32
-        const float magnitude = static_cast<float>(mantissa) * 0x1p-24f;
-        return sign ? -magnitude : magnitude;
-    }
-    return FloatOf(sign | ((exponent + 112) << 23) | (mantissa << 13));
+    const uint32_t magnitude = h & 0x7FFFu;
+    const uint32_t inf_nan = 0u - static_cast<uint32_t>(magnitude >= 0x7C00u);
+    const uint32_t small = 0u - static_cast<uint32_t>(magnitude < 0x0400u);
+    // exponent rebiased from 15 to 127; Inf / NaN (exponent 31) rebiased once more to 255, payload kept
+    const uint32_t normal = (magnitude << 13) + 0x38000000u + (inf_nan & 0x38000000u);
+    // zero and subnormals: magnitude * 2^-24, exact
+    const uint32_t subnormal = BitsOf(static_cast<float>(static_cast<int32_t>(magnitude)) * 0x1p-24f);
+    return FloatOf(sign | (small & subnormal) | (~small & normal));
 }
 
 inline float Bf16ToFloat(uint16_t b) { return FloatOf(static_cast<uint32_t>(b) << 16); }
@@ -75,17 +75,11 @@ inline float Widen(uint16_t bits)
     return S == Src::kFloat16 ? HalfToFloat(bits) : Bf16ToFloat(bits);
 }
 
-// q to [lo, hi]; NaN passes through (as numpy.clip).
-inline float Clip(float q, float lo, float hi) { return q < lo ? lo : (q > hi ? hi : q); }
-
 // int8: NaN -> 0, clip, round half to even (the rounding mode IeeeFloatScope sets). Clipping to integer bounds
 // commutes with rounding, so this equals the golden's rint-then-clip.
 inline uint8_t EncodeInt8(float q, float lo, float hi)
 {
-    if (std::isnan(q)) {
-        return 0;
-    }
-    return static_cast<uint8_t>(static_cast<int8_t>(static_cast<int>(std::nearbyint(Clip(q, lo, hi)))));
+    return static_cast<uint8_t>(RoundToInt(ClipOrZero(q, lo, hi)));  // NaN -> 0
 }
 
 // Magnitude code of a float8 with kMant mantissa bits and exponent bias kBias (e4m3fn: 3, 7; e5m2: 2, 15), for
@@ -94,33 +88,33 @@ template <int kMant, int kBias>
 inline uint32_t Float8Magnitude(float a)
 {
     constexpr int kDrop = 23 - kMant;
-    const float min_normal = FloatOf(static_cast<uint32_t>(127 + 1 - kBias) << 23);
-    if (a >= min_normal) {
-        // round the float32 mantissa to kMant bits (a carry moves into the exponent), then rebias the exponent
-        uint32_t b = BitsOf(a);
-        b += ((1u << (kDrop - 1)) - 1) + ((b >> kDrop) & 1u);
-        return (b >> kDrop) - (static_cast<uint32_t>(127 - kBias) << kMant);
-    }
+    const uint32_t bits = BitsOf(a);
+    // normal: round the float32 mantissa to kMant bits (a carry moves into the exponent), rebias the exponent
+    const uint32_t rounded = bits + ((1u << (kDrop - 1)) - 1) + ((bits >> kDrop) & 1u);
+    const uint32_t normal = (rounded >> kDrop) - (static_cast<uint32_t>(127 - kBias) << kMant);
     // subnormal codes count multiples of 2^(1 - kBias - kMant): scale by a power of two (exact), round to even
     const float steps = a * FloatOf(static_cast<uint32_t>(127 + kBias - 1 + kMant) << 23);
-    return static_cast<uint32_t>(static_cast<int>(std::nearbyint(steps)));
+    const uint32_t subnormal = static_cast<uint32_t>(RoundToInt(steps));  // < 2^kMant
+    const uint32_t tiny = 0u - static_cast<uint32_t>(bits < (static_cast<uint32_t>(127 + 1 - kBias) << 23));
+    return (tiny & subnormal) | (~tiny & normal);
 }
 
 // float8 code: NaN -> nan_code (the positive NaN), else clip to +-clip and round; the sign of zero is kept.
 template <int kMant, int kBias>
 inline uint8_t EncodeFloat8(float q, float clip, uint8_t nan_code)
 {
-    if (std::isnan(q)) {
-        return nan_code;
-    }
-    const uint32_t sign = (BitsOf(q) >> 24) & 0x80u;
-    return static_cast<uint8_t>(sign | Float8Magnitude<kMant, kBias>(std::fmin(std::fabs(q), clip)));
+    const uint32_t bits = BitsOf(q);
+    const uint32_t nan = 0u - static_cast<uint32_t>((bits & 0x7FFFFFFFu) > 0x7F800000u);
+    uint32_t magnitude = bits & 0x7FFFFFFFu & ~nan;  // |q|, 0 for NaN (its code is chosen last)
+    magnitude = magnitude > BitsOf(clip) ? BitsOf(clip) : magnitude;  // non-negative floats order like their bits
+    const uint32_t code = ((bits >> 24) & 0x80u) | Float8Magnitude<kMant, kBias>(FloatOf(magnitude));
+    return static_cast<uint8_t>((nan & nan_code) | (~nan & code));
 }
 
 // HiFloat8 (arXiv 2409.16626): the mantissa width and the code of 2^e depend on the exponent e's dot field.
 // Values 2^-22 .. 2^-16 are the denormal codes 1..7 (no mantissa); 2^-23 is the midpoint between 0 and 2^-22,
 // which rounds away from zero, so e = -23 is given code 1 as well.
-inline int Hif8MantissaBits(int e)
+constexpr int Hif8MantissaBits(int e)
 {
     if (e <= -16) {
         return 0;
@@ -129,7 +123,7 @@ inline int Hif8MantissaBits(int e)
     return magnitude <= 3 ? 3 : (magnitude <= 7 ? 2 : 1);
 }
 
-inline uint32_t Hif8PowerCode(int e)
+constexpr uint32_t Hif8PowerCode(int e)
 {
     if (e <= -16) {
         return e <= -23 ? 1u : static_cast<uint32_t>(e + 23);
@@ -151,35 +145,55 @@ inline uint32_t Hif8PowerCode(int e)
     return 0x60u | negative | ((magnitude - 8) << 1);  // dot 11, four exponent bits
 }
 
-// Magnitude code of a finite a in [0, 32768], rounded to nearest with ties away from zero.
-inline uint32_t Hif8Magnitude(float a)
-{
-    uint32_t b = BitsOf(a);
-    const int e = static_cast<int>(b >> 23) - 127;
-    if (e < -23) {
-        return 0;  // below 2^-23, the midpoint between 0 and the smallest value
+// Per-exponent table, the one both encoders use: entry e + 23 (e = -23 .. 15; entries beyond repeat e = 15)
+// holds Hif8PowerCode(e) | Hif8MantissaBits(e) << 8.
+struct alignas(64) Hif8Table {
+    int32_t entry[64];
+    constexpr Hif8Table() : entry{}
+    {
+        for (int i = 0; i < 64; ++i) {
+            const int e = i - 23 > 15 ? 15 : i - 23;
+            entry[i] = static_cast<int32_t>(Hif8PowerCode(e) | (static_cast<uint32_t>(Hif8MantissaBits(e)) << 8));
+        }
     }
-    const int drop = 23 - Hif8MantissaBits(e);
-    b = (b + (1u << (drop - 1))) & ~((1u << drop) - 1);  // add half a step, truncate: ties go away from zero
-    const int rounded_e = static_cast<int>(b >> 23) - 127;
-    return Hif8PowerCode(rounded_e) + ((b & 0x7FFFFFu) >> (23 - Hif8MantissaBits(rounded_e)));
+};
+constexpr Hif8Table kHif8Table;
+
+// Magnitude code of a finite a in [0, 32768], rounded to nearest with ties away from zero (branch-free: table
+// lookups and variable shifts, which vectorise as gathers where the ISA has them; `table` is kHif8Table.entry or
+// a local copy of it, which the compiler knows no output byte aliases).
+inline uint32_t Hif8Magnitude(float a, const int32_t* table)
+{
+    const uint32_t bits = BitsOf(a);
+    const int32_t e = static_cast<int32_t>(bits >> 23) - 127;
+    const uint32_t below = 0u - static_cast<uint32_t>(e < -23);  // below 2^-23, the midpoint between 0 and 2^-22
+    // (for values below 2^-23 the lookups read some entry, whose result the mask `below` discards)
+    const uint32_t drop = 23u - (static_cast<uint32_t>(table[(e + 23) & 63]) >> 8);
+    const uint32_t step = 1u << drop;
+    const uint32_t rounded = (bits + (step >> 1)) & ~(step - 1);  // add half a step, truncate: ties away from zero
+    const int32_t rounded_index = static_cast<int32_t>(rounded >> 23) - 127 + 23;  // in [0, 38] unless `below`
+    const uint32_t entry = static_cast<uint32_t>(table[rounded_index & 63]);
+    const uint32_t code = (entry & 0xFFu) + ((rounded & 0x7FFFFFu) >> (23u - (entry >> 8)));
+    return code & ~below;
 }
 
 // HiFloat8 code: NaN -> 0x80, clip to +-clip, round; no negative zero (0x80 is NaN), so zero is always 0x00.
-inline uint8_t EncodeHif8(float q, float clip)
+inline uint8_t EncodeHif8(float q, float clip, const int32_t* table = kHif8Table.entry)
 {
-    if (std::isnan(q)) {
-        return 0x80;
-    }
-    const uint32_t code = Hif8Magnitude(std::fmin(std::fabs(q), clip));
-    return static_cast<uint8_t>(code == 0 ? 0u : (code | ((BitsOf(q) >> 24) & 0x80u)));
+    const uint32_t bits = BitsOf(q);
+    const uint32_t nan = 0u - static_cast<uint32_t>((bits & 0x7FFFFFFFu) > 0x7F800000u);
+    uint32_t magnitude = bits & 0x7FFFFFFFu & ~nan;
+    magnitude = magnitude > BitsOf(clip) ? BitsOf(clip) : magnitude;  // non-negative floats order like their bits
+    const uint32_t code = Hif8Magnitude(FloatOf(magnitude), table);
+    const uint32_t sign = 0u - static_cast<uint32_t>(code != 0);  // a code that rounded to zero has no sign
+    return static_cast<uint8_t>((nan & 0x80u) | (~nan & (code | (sign & (bits >> 24) & 0x80u))));
 }
 
 constexpr uint8_t kE4m3fnNan = 0x7F;
 constexpr uint8_t kE5m2Nan = 0x7E;
 
 template <Dst D>
-inline uint8_t Encode(float q, float qmin, float qmax)
+inline uint8_t Encode(float q, float qmin, float qmax, const int32_t* hif8_table = kHif8Table.entry)
 {
     if constexpr (D == Dst::kInt8) {
         return EncodeInt8(q, qmin, qmax);
@@ -188,7 +202,7 @@ inline uint8_t Encode(float q, float qmin, float qmax)
     } else if constexpr (D == Dst::kFloat8E5M2) {
         return EncodeFloat8<2, 15>(q, qmax, kE5m2Nan);
     } else {
-        return EncodeHif8(q, qmax);
+        return EncodeHif8(q, qmax, hif8_table);
     }
 }
 
@@ -227,55 +241,6 @@ inline RowScale AsymmetricScale(float vmax, float vmin, float qmax, float qmin)
 inline RowScale ZeroRow() { return RowScale{0.0f, 0.0f, true, false}; }
 
 // ------------------------------------------------------------------------------------------------- portable
-template <Src S, bool kSmooth>
-inline float ValueAt(const uint16_t* xr, const uint16_t* smooth, int64_t i)
-{
-    float v = Widen<S>(xr[i]);
-    if (kSmooth) {
-        v = v * Widen<S>(smooth[i]);
-    }
-    return v;
-}
-
-// Per-row statistics: max |v| (symmetric) or max v and min v (asymmetric), NaN when the row holds a NaN.
-template <Src S, bool kSmooth, bool kAsym>
-RowScale RowScalePortable(const DqProblem& p, const uint16_t* xr)
-{
-    if (p.h == 0) {
-        return ZeroRow();
-    }
-    bool nan = false;
-    float vmax = -INFINITY, vmin = INFINITY, max_abs = 0.0f;
-    for (int64_t i = 0; i < p.h; ++i) {
-        const float v = ValueAt<S, kSmooth>(xr, p.smooth, i);
-        nan |= std::isnan(v);
-        if (kAsym) {
-            vmax = v > vmax ? v : vmax;
-            vmin = v < vmin ? v : vmin;
-        } else {
-            const float a = std::fabs(v);
-            max_abs = a > max_abs ? a : max_abs;
-        }
-    }
-    if (kAsym) {
-        return nan ? AsymmetricScale(NAN, NAN, p.qmax, p.qmin) : AsymmetricScale(vmax, vmin, p.qmax, p.qmin);
-    }
-    return SymmetricScale(nan ? NAN : max_abs, p.qmax);
-}
-
-// q = v / scale [+ offset] and its code for every element of a row: any row, any value.
-template <Src S, Dst D, bool kSmooth, bool kAsym>
-void EncodeRowPortable(const DqProblem& p, const uint16_t* xr, uint8_t* yr, const RowScale& s)
-{
-    for (int64_t i = 0; i < p.h; ++i) {
-        float q = ValueAt<S, kSmooth>(xr, p.smooth, i) / s.scale;
-        if (kAsym) {
-            q = q + s.offset;
-        }
-        yr[i] = Encode<D>(q, p.qmin, p.qmax);
-    }
-}
-
 inline void StoreRow(const DqProblem& p, int64_t r, const RowScale& s)
 {
     p.scale[r] = s.scale;
@@ -284,38 +249,21 @@ inline void StoreRow(const DqProblem& p, int64_t r, const RowScale& s)
     }
 }
 
-template <Src S, Dst D, bool kSmooth, bool kAsym>
-void RowsPortable(const DqProblem& p, int64_t r0, int64_t r1)
-{
-    for (int64_t r = r0; r < r1; ++r) {
-        const uint16_t* xr = p.x + r * p.x_row_stride;
-        uint8_t* yr = p.y + r * p.y_row_stride;
-        const RowScale s = RowScalePortable<S, kSmooth, kAsym>(p, xr);
-        StoreRow(p, r, s);
-        if (s.zero) {
-            std::memset(yr, 0, static_cast<size_t>(p.h));
-        } else {
-            EncodeRowPortable<S, D, kSmooth, kAsym>(p, xr, yr, s);
-        }
-    }
-}
+namespace portable_baseline {
+#include "cpu_dynamic_quant_portable.inc"
+}  // namespace portable_baseline
+#if defined(AQO_CPU_PORTABLE_AVX2)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,bmi2")  // = AQO_CPU_AVX2_TARGET (a pragma takes no macro)
+namespace portable_avx2 {
+#include "cpu_dynamic_quant_portable.inc"
+}  // namespace portable_avx2
+#pragma GCC pop_options
+#endif
 
 // --------------------------------------------------------------------------------------------------- AVX-512
 #if defined(AQO_CPU_HAVE_AVX512)
 
-// HiFloat8 per-exponent table for the vector encoder, built from the scalar functions above: entry e + 23
-// (e = -23 .. 15) holds Hif8PowerCode(e) | Hif8MantissaBits(e) << 8.
-struct alignas(64) Hif8Table {
-    int32_t entry[64];
-    Hif8Table()
-    {
-        for (int i = 0; i < 64; ++i) {
-            const int e = i - 23 > 15 ? 15 : i - 23;
-            entry[i] = static_cast<int32_t>(Hif8PowerCode(e) | (static_cast<uint32_t>(Hif8MantissaBits(e)) << 8));
-        }
-    }
-};
-const Hif8Table kHif8Table;
 
 template <Src S>
 AQO_AVX512 inline __m512 Widen16(__m256i bits)
@@ -532,7 +480,8 @@ AQO_AVX512 void RowsAvx512(const DqProblem& p, int64_t r0, int64_t r1)
         if (s.zero) {
             std::memset(yr, 0, static_cast<size_t>(p.h));
         } else if (s.suspect) {
-            EncodeRowPortable<S, D, kSmooth, kAsym>(p, xr, yr, s);  // NaN / Inf elements: the scalar encoders
+            // NaN / Inf elements: the scalar encoders
+            portable_baseline::EncodeRowPortable<S, D, kSmooth, kAsym>(p, xr, yr, s);
         } else {
             EncodeRowAvx512<S, D, kSmooth, kAsym>(p, xr, yr, s);
         }
@@ -551,8 +500,13 @@ RowsFn PickRows(Isa isa)
         return &RowsAvx512<S, D, kSmooth, kAsym>;
     }
 #endif
+#if defined(AQO_CPU_PORTABLE_AVX2)
+    if (isa >= Isa::kAvx2) {
+        return &portable_avx2::RowsPortable<S, D, kSmooth, kAsym>;
+    }
+#endif
     (void)isa;
-    return &RowsPortable<S, D, kSmooth, kAsym>;
+    return &portable_baseline::RowsPortable<S, D, kSmooth, kAsym>;
 }
 
 template <Src S, Dst D, bool kSmooth>

@@ -101,8 +101,8 @@ inline int32_t Load32(const uint8_t* p)
 // the result saturates either way, and it keeps the float -> int conversion in range).
 inline uint8_t FinishScalar(uint32_t acc, float mult, int32_t y_zp, int32_t lo, int32_t hi)
 {
-    const float v = std::fmin(std::fmax(static_cast<float>(static_cast<int32_t>(acc)) * mult, -65536.0f), 65536.0f);
-    const int32_t r = static_cast<int32_t>(std::nearbyint(v)) + y_zp;
+    const float v = ClipOrZero(static_cast<float>(static_cast<int32_t>(acc)) * mult, -65536.0f, 65536.0f);
+    const int32_t r = RoundToInt(v) + y_zp;
     return static_cast<uint8_t>(std::min(std::max(r, lo), hi));
 }
 
@@ -113,49 +113,17 @@ inline uint32_t Corrected(uint32_t acc, uint32_t za, uint32_t zb, uint32_t row_s
 }
 
 // ------------------------------------------------------------------------------------------------- portable
-// B's element as signed: b, or b - 128 for unsigned B.
-inline int32_t SignedB(const Gemm& g, const uint8_t* row, int64_t j)
-{
-    return g.flip_b ? static_cast<int32_t>(row[j]) - 128 : static_cast<int32_t>(static_cast<int8_t>(row[j]));
-}
-
-void GemmPortable(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
-{
-    constexpr int64_t kBlock = 256;  // accumulator row block kept in L1
-    std::vector<uint32_t> acc(kBlock), col_sum(kBlock);
-    for (int64_t nb = n0; nb < n1; nb += kBlock) {
-        const int64_t width = std::min(kBlock, n1 - nb);
-        if (g.need_col_sum) {
-            std::fill(col_sum.begin(), col_sum.begin() + width, 0u);
-            for (int64_t kk = 0; kk < g.k; ++kk) {
-                const uint8_t* brow = g.b + kk * g.ldb + nb;
-                for (int64_t j = 0; j < width; ++j) {
-                    col_sum[j] += static_cast<uint32_t>(SignedB(g, brow, j));
-                }
-            }
-        }
-        for (int64_t i = m0; i < m1; ++i) {
-            std::fill(acc.begin(), acc.begin() + width, 0u);
-            const uint8_t* arow = g.a + i * g.lda;
-            for (int64_t kk = 0; kk < g.k; ++kk) {
-                const uint32_t av = arow[kk];
-                const uint8_t* brow = g.b + kk * g.ldb + nb;
-                for (int64_t j = 0; j < width; ++j) {
-                    acc[j] += av * static_cast<uint32_t>(SignedB(g, brow, j));
-                }
-            }
-            const uint32_t za = static_cast<uint32_t>(g.za[i]);
-            const uint32_t rs = g.need_row_sum ? static_cast<uint32_t>(g.row_sum[i]) : 0u;
-            for (int64_t j = 0; j < width; ++j) {
-                const int64_t col = nb + j;
-                const uint32_t c = Corrected(acc[j], za, static_cast<uint32_t>(g.zb[col]), rs,
-                                             g.need_col_sum ? col_sum[j] : 0u, static_cast<uint32_t>(g.k));
-                g.y[i * g.n + col] = FinishScalar(c, g.mult[i * g.mult_ms + col * g.mult_ns],
-                                                  g.y_zp[i * g.y_zp_ms + col * g.y_zp_ns], g.y_lo, g.y_hi);
-            }
-        }
-    }
-}
+namespace portable_baseline {
+#include "cpu_qlinear_matmul_portable.inc"
+}  // namespace portable_baseline
+#if defined(AQO_CPU_PORTABLE_AVX2)
+#pragma GCC push_options
+#pragma GCC target("avx2,fma,f16c,bmi2")  // = AQO_CPU_AVX2_TARGET (a pragma takes no macro)
+namespace portable_avx2 {
+#include "cpu_qlinear_matmul_portable.inc"
+}  // namespace portable_avx2
+#pragma GCC pop_options
+#endif
 
 // --------------------------------------------------------------------------------------------------- AVX-512
 #if defined(AQO_CPU_HAVE_AVX512)
@@ -671,7 +639,13 @@ private:
             return;
         }
 #endif
-        GemmPortable(g, m0, m1, n0, n1);
+#if defined(AQO_CPU_PORTABLE_AVX2)
+        if (isa_ >= Isa::kAvx2) {
+            portable_avx2::Multiply(g, m0, m1, n0, n1);
+            return;
+        }
+#endif
+        portable_baseline::Multiply(g, m0, m1, n0, n1);
     }
 
     const QmmProblem& p_;

@@ -30,6 +30,7 @@
 #include <sched.h>
 #endif
 
+#include "cpu_simd.h"
 #include "registry.h"
 
 namespace aqo_cpu {
@@ -46,6 +47,11 @@ Isa DetectIsa()
         __builtin_cpu_supports("avx512vnni")) {
         return Isa::kAvx512Vnni;
     }
+#if defined(AQO_CPU_PORTABLE_AVX2)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2")) {
+        return Isa::kAvx2;  // (every AVX2 CPU has F16C)
+    }
+#endif
 #endif
     return Isa::kPortable;
 }
@@ -54,8 +60,12 @@ Isa CappedIsa()
 {
     Isa best = DetectIsa();
     const char* cap = std::getenv("AQO_CPU_ISA");
-    if (cap != nullptr && std::strcmp(cap, "portable") == 0) {
-        best = Isa::kPortable;
+    if (cap != nullptr) {
+        for (int level = 0; level < static_cast<int>(best); ++level) {
+            if (std::strcmp(cap, IsaName(static_cast<Isa>(level))) == 0) {
+                return static_cast<Isa>(level);
+            }
+        }
     }
     return best;
 }
@@ -81,6 +91,8 @@ const char* IsaName(Isa isa)
     switch (isa) {
         case Isa::kAvx512Vnni:
             return "avx512_vnni";
+        case Isa::kAvx2:
+            return "avx2";
         case Isa::kPortable:
         default:
             return "portable";

@@ -13,11 +13,12 @@ namespace aqo_cpu {
 
 // Instruction-set levels, ordered: a level implies the ones below it.
 enum class Isa : int {
-    kPortable = 0,   // plain C++ (auto-vectorised for the build's baseline)
-    kAvx512Vnni = 1, // AVX-512 F/BW/DQ/VL + VNNI (Cascade Lake, Ice Lake, Sapphire Rapids, Zen 4 and later)
+    kPortable = 0,    // plain C++, vectorised by the compiler for the build's baseline
+    kAvx2 = 1,        // the same C++ compiled for AVX2 + FMA + F16C (Haswell, Zen 1 and later)
+    kAvx512Vnni = 2,  // AVX-512 F/BW/DQ/VL + VNNI kernels (Cascade Lake, Ice Lake, Sapphire Rapids, Zen 4 and later)
 };
 
-// The best level this CPU and OS support, capped by the environment variable AQO_CPU_ISA ("portable" or
+// The best level this CPU and OS support, capped by the environment variable AQO_CPU_ISA ("portable", "avx2" or
 // "avx512_vnni"), read once.
 Isa BestIsa();
 

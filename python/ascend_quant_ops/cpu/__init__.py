@@ -8,8 +8,10 @@ these paths with. When the compiled core lacks the kernels (an old build), the f
     cpu.qlinear_matmul.qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
 
 (one module per operator, as golden/), numpy in, numpy out.
-Both also take the keyword `isa` (None: the best this CPU offers; "portable": the plain C++ kernels every
-machine runs), for tests and benchmarks. `isa_levels()` lists what this machine runs.
+Both also take the keyword `isa`, for tests and benchmarks: None (the best this CPU offers), "portable" (plain
+C++ that every machine runs, vectorised by the compiler for the build's baseline), "avx2" (the same C++ compiled
+for AVX2), "avx512_vnni" (hand-written AVX-512 VNNI kernels). `isa_levels()` lists what this machine runs; the
+environment variables AQO_CPU_ISA (a level name: the highest to use) and AQO_NUM_THREADS cap the kernels.
 """
 from __future__ import annotations
 
