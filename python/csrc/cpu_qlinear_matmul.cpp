@@ -521,7 +521,8 @@ public:
         const int64_t panels = (p_.n + kPanel - 1) / kPanel;
         int64_t col_parts = 1, row_parts = 1;
         if (use > 1) {
-            const int64_t want = int64_t{4} * use;  // a few tasks per thread for balance
+            // several tasks per thread: a thread that starts late (a busy machine) takes fewer
+            const int64_t want = int64_t{8} * use;
             if (p_.batches < want) {
                 const int64_t per_batch = (want + p_.batches - 1) / p_.batches;
                 col_parts = std::min(panels, per_batch);
@@ -681,9 +682,12 @@ void CpuQlinearMatmul(const AnyArray& a, bool a_signed, const AnyArray& b, bool 
     auto stride = [](const AnyArray& arr, size_t i) {
         return arr.shape(i) > 1 ? static_cast<int64_t>(arr.stride(i)) : int64_t{0};
     };
-    if (dim(a, 1) != p.m || dim(b, 1) != p.k || dim(b, 2) != p.n || dim(a_zp, 1) != p.m || dim(b_zp, 1) != p.n ||
-        dim(mult, 1) != p.m || dim(mult, 2) != p.n || dim(y_zp, 1) != p.m || dim(y_zp, 2) != p.n ||
-        dim(index, 0) != p.batches || dim(index, 1) != kOperands) {
+    // parameters may have extent 1 along M or N (broadcast: stride 0)
+    auto fits = [](int64_t extent, int64_t full) { return extent == full || extent == 1; };
+    if (dim(a, 1) != p.m || dim(b, 1) != p.k || dim(b, 2) != p.n || !fits(dim(a_zp, 1), p.m) ||
+        !fits(dim(b_zp, 1), p.n) || !fits(dim(mult, 1), p.m) || !fits(dim(mult, 2), p.n) ||
+        !fits(dim(y_zp, 1), p.m) || !fits(dim(y_zp, 2), p.n) || dim(index, 0) != p.batches ||
+        dim(index, 1) != kOperands) {
         throw std::invalid_argument("cpu_qlinear_matmul: operand shapes do not match y [B, M, N] and K");
     }
     const bool has_k = p.k > 0 && p.m > 0 && p.n > 0 && p.batches > 0;  // empty operands have no meaningful strides
@@ -746,9 +750,9 @@ void RegisterCpuQlinearMatmul(nb::module_& m)
           nb::arg("y"), nb::arg("y_lo"), nb::arg("y_hi"), nb::arg("isa") = -1, nb::arg("threads") = -1,
           "Integer QLinearMatMul: y[i] = saturate(rint(float32(acc) * mult) + y_zp) for every batch entry i of "
           "y [B, M, N], acc the int32-wrapped sum over K of (a - a_zp)(b - b_zp); a [., M, K], b [., K, N] 8-bit, "
-          "a_zp [., M], b_zp [., N], y_zp [., M, N] int32, mult [., M, N] float32, index [B, 6] int64 picks the "
-          "batch entry of a, b, a_zp, b_zp, mult, y_zp. Internal: ascend_quant_ops.cpu.qlinear_matmul validates "
-          "and calls this.");
+          "a_zp [., M], b_zp [., N], y_zp [., M, N] int32, mult [., M, N] float32 (parameters may have extent 1 "
+          "along M or N), index [B, 6] int64 picks the batch entry of a, b, a_zp, b_zp, mult, y_zp. Internal: "
+          "ascend_quant_ops.cpu.qlinear_matmul validates and calls this.");
 }
 
 const aqo_bind::Registrar kRegistrar("cpu_qlinear_matmul", &RegisterCpuQlinearMatmul);

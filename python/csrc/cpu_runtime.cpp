@@ -176,8 +176,29 @@ void RunTasks(const std::function<void(int64_t)>& body, std::atomic<int64_t>& ne
     }
 }
 
-// Workers sleep on a condition variable between calls (the machine's cores are shared: no spinning). One call
-// at a time: a second concurrent caller runs its tasks itself.
+// Briefly spins (about kSpinMicros) until `done()`; true if it became true. Keeps the cost of back-to-back calls
+// low (a sleeping thread takes tens of microseconds to wake) without holding a core for long on a shared machine.
+constexpr int kSpinMicros = 50;
+
+template <typename Done>
+bool SpinUntil(Done done)
+{
+    const auto until = std::chrono::steady_clock::now() + std::chrono::microseconds(kSpinMicros);
+    for (int i = 0;; ++i) {
+        if (done()) {
+            return true;
+        }
+#if defined(AQO_X86)
+        _mm_pause();
+#endif
+        if ((i & 63) == 63 && std::chrono::steady_clock::now() >= until) {
+            return false;
+        }
+    }
+}
+
+// Workers spin briefly after each call, then sleep on a condition variable. One call at a time: a second
+// concurrent caller runs its tasks itself.
 class Pool {
 public:
     explicit Pool(int workers)
@@ -202,13 +223,16 @@ public:
             tasks_ = tasks;
             next_.store(0);
             wanted_ = helpers;
-            active_ = helpers;
-            ++generation_;
+            active_.store(helpers);
+            generation_.fetch_add(1, std::memory_order_release);
         }
         cv_work_.notify_all();
         RunTasks(body, next_, tasks);
-        std::unique_lock<std::mutex> lk(mu_);
-        cv_done_.wait(lk, [this] { return active_ == 0; });
+        if (!SpinUntil([this] { return active_.load(std::memory_order_acquire) == 0; })) {
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_done_.wait(lk, [this] { return active_.load() == 0; });
+        }
+        std::lock_guard<std::mutex> lk(mu_);  // the workers have left their critical sections
         body_ = nullptr;
         return true;
     }
@@ -218,9 +242,10 @@ private:
     {
         uint64_t seen = 0;
         for (;;) {
+            SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
             std::unique_lock<std::mutex> lk(mu_);
-            cv_work_.wait(lk, [&] { return generation_ != seen; });
-            seen = generation_;
+            cv_work_.wait(lk, [&] { return generation_.load() != seen; });
+            seen = generation_.load();
             if (id >= wanted_) {
                 continue;
             }
@@ -229,22 +254,22 @@ private:
             lk.unlock();
             RunTasks(*body, next_, tasks);
             lk.lock();
-            if (--active_ == 0) {
+            if (active_.fetch_sub(1) == 1) {
                 cv_done_.notify_one();
             }
         }
     }
 
     std::mutex call_mu_;
-    std::mutex mu_;
+    std::mutex mu_;  // guards body_, tasks_, wanted_ and the generation's start; the condition variables' mutex
     std::condition_variable cv_work_;
     std::condition_variable cv_done_;
-    uint64_t generation_ = 0;
+    std::atomic<uint64_t> generation_{0};
     const std::function<void(int64_t)>* body_ = nullptr;
     int64_t tasks_ = 0;
     std::atomic<int64_t> next_{0};
     int wanted_ = 0;
-    int active_ = 0;
+    std::atomic<int> active_{0};
     std::vector<std::thread> threads_;
 };
 

@@ -68,36 +68,72 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, i
 def dynamic_quant_torch(x, smooth_scales, dst_type, asymmetric: bool):
     """The torch op's CPU kernel: (y, scale, offset) as torch tensors; offset is zeros when not asymmetric.
 
-    x / smooth_scales: CPU tensors (any strides). hifloat8 y is torch.uint8 holding the codes.
+    x / smooth_scales: CPU tensors (any strides). hifloat8 y is torch.uint8 holding the codes. The outputs are
+    allocated by numpy and handed to torch without a copy.
     """
     import torch  # the torch op runs only where torch is imported
 
-    from .. import _convert
-
-    x_np = _convert.torch_to_numpy(x, op=OP, argument="x")
-    s_np = None if smooth_scales is None else _convert.torch_to_numpy(smooth_scales, op=OP, argument="smooth_scales")
+    x_np = _tensor_as_numpy(x, "x")
+    s_np = None if smooth_scales is None else _tensor_as_numpy(smooth_scales, "smooth_scales")
     dst = _golden.validate(x_np, s_np, dst_type=dst_type, asymmetric=asymmetric)
     run = kernel("cpu_dynamic_quant")
-    rows_shape = tuple(x.shape[:-1])
     if run is None:
+        from .. import _convert
+
         out = _golden_dynamic_quant(x_np, s_np, dst_type=dst, asymmetric=asymmetric)
-        offset = _convert.numpy_to_torch(out[2]) if asymmetric else torch.zeros(rows_shape, dtype=torch.float32)
+        offset = (_convert.numpy_to_torch(out[2]) if asymmetric
+                  else torch.zeros(tuple(x.shape[:-1]), dtype=torch.float32))
         return _convert.numpy_to_torch(out[0]), _convert.numpy_to_torch(out[1]), offset
 
     code, qmax, qmin, _ = _dst_constants(dst)
+    rows_shape = x_np.shape[:-1]
     h = x_np.shape[-1]
     rows = math.prod(rows_shape)
-    y = torch.empty(tuple(x.shape), dtype=torch.uint8)
-    scale = torch.empty(rows_shape, dtype=torch.float32)
-    offset = torch.empty(rows_shape, dtype=torch.float32) if asymmetric else torch.zeros(rows_shape,
-                                                                                             dtype=torch.float32)
+    y = np.empty((rows, h), np.uint8)
+    scale = np.empty(rows, np.float32)
+    offset = np.empty(rows, np.float32) if asymmetric else np.zeros(rows, np.float32)
     smooth = None if s_np is None else _rows_of(s_np, 1, h)[0].view(np.uint16)
     x2 = _rows_of(x_np, rows, h)
-    run(x2.view(np.uint16), smooth, _SRC_CODES[x2.dtype], code, bool(asymmetric), qmax, qmin,
-        y.numpy().reshape(rows, h), scale.numpy().reshape(rows), offset.numpy().reshape(rows) if asymmetric else None)
-    if dst != dtypes.HIFLOAT8:
-        y = y.view(dtypes.torch_dtype(dst))
-    return y, scale, offset
+    run(x2.view(np.uint16), smooth, _SRC_CODES[x2.dtype], code, bool(asymmetric), qmax, qmin, y, scale,
+        offset if asymmetric else None)
+    y_t = torch.from_numpy(y).view(x_np.shape)
+    y_dtype = _torch_y_dtype(dst)
+    if y_dtype is not torch.uint8:
+        y_t = y_t.view(y_dtype)
+    return y_t, torch.from_numpy(scale).view(rows_shape), torch.from_numpy(offset).view(rows_shape)
+
+
+@functools.lru_cache(maxsize=None)
+def _torch_y_dtype(dst: str):
+    return dtypes.torch_dtype(dst)
+
+
+def _tensor_as_numpy(t, argument: str) -> np.ndarray:
+    """A CPU tensor as a numpy array of the same bits: float16 / bfloat16 directly, anything else through
+    _convert (whose errors, or the golden's validation after it, name what is wrong)."""
+    import torch
+
+    numpy_type = _TORCH_INPUT_TYPES.get(t.dtype) if t.device.type == "cpu" else None
+    if numpy_type is None:
+        from .. import _convert
+
+        return _convert.torch_to_numpy(t, op=OP, argument=argument)
+    return t.detach().contiguous().view(torch.int16).numpy().view(numpy_type)
+
+
+class _TorchInputTypes(dict):
+    """torch dtype -> numpy dtype of DynamicQuant's inputs, filled on first use (torch is imported by then)."""
+
+    def get(self, key, default=None):
+        if not self:
+            import torch
+
+            self.update({torch.float16: np.dtype(np.float16),
+                         torch.bfloat16: np.dtype(dtypes.numpy_dtype(dtypes.BFLOAT16))})
+        return super().get(key, default)
+
+
+_TORCH_INPUT_TYPES = _TorchInputTypes()
 
 
 def _rows_of(a: np.ndarray, rows: int, h: int) -> np.ndarray:

@@ -50,27 +50,35 @@ def _integer_product(p, run, a_signed: bool, b_signed: bool, isa: int) -> np.nda
     # the kernel reads rows of a (along K) and of b (along N) with unit stride: other layouts are copied
     a = _unit_last_stride(_native_order(p.a))
     b = _unit_last_stride(_native_order(p.b))
-    za = p.a_zero_point.astype(np.int32)   # [..., M or 1, 1]
-    zb = p.b_zero_point.astype(np.int32)   # [..., 1, N or 1]
-    mult = p.mult                          # float32, broadcasts to [..., M, N]
-    y_zp = p.y_zero_point.astype(np.int32)  # broadcasts to [..., M, N]
+    za = p.a_zero_point.astype(np.int32)[..., 0]     # [..., M or 1]
+    zb = p.b_zero_point.astype(np.int32)[..., 0, :]  # [..., N or 1]
+    mult = p.mult                                   # float32 [..., M or 1, N or 1]
+    y_zp = p.y_zero_point.astype(np.int32)          # [..., M or 1, N or 1]
+    mult = _unit_last_stride(mult)
+    y_zp = _unit_last_stride(y_zp)
 
-    folded = _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp)
+    folded = _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp) if count > 1 else None
     if folded is not None:
         operands, index, shape = folded
     else:
-        operands = (_stack(a, a.shape[-2], k), _stack(b, k, n),
-                    _stack(za[..., 0], za.shape[-2], None, m), _stack(zb[..., 0, :], zb.shape[-1], None, n),
-                    _stack(mult, mult.shape[-2], mult.shape[-1], m, n), _stack(y_zp, y_zp.shape[-2], y_zp.shape[-1], m, n))
-        index = np.stack([_batch_index(x.shape[:-2], batch) for x in (a, b, za, zb, mult, y_zp)], axis=1)
+        # one stack per operand over its own batch entries (size-1 axes are broadcast by the kernel)
+        operands = tuple(x.reshape((math.prod(x.shape[:-rank]),) + x.shape[-rank:])
+                         for x, rank in ((a, 2), (b, 2), (za, 1), (zb, 1), (mult, 2), (y_zp, 2)))
+        index = (_SINGLE_INDEX if count == 1 else
+                 np.stack([_batch_index(x.shape[:-rank], batch)
+                           for x, rank in ((a, 2), (b, 2), (za, 1), (zb, 1), (mult, 2), (y_zp, 2))], axis=1))
         shape = (count, m, n)
 
     y = np.empty(shape, np.uint8)
-    info = np.iinfo(out_dtype)
+    lo, hi = _RANGES[p.out_type]
     a3, b3, za2, zb2, mult3, yzp3 = operands
-    run(a3.view(np.uint8), a_signed, b3.view(np.uint8), b_signed, za2, zb2, mult3, yzp3, index, y, int(info.min),
-        int(info.max), isa)
+    run(a3.view(np.uint8), a_signed, b3.view(np.uint8), b_signed, za2, zb2, mult3, yzp3, index, y, lo, hi, isa)
     return y.view(out_dtype).reshape(p.out_shape)
+
+
+_SINGLE_INDEX = np.zeros((1, 6), np.int64)
+_RANGES = {name: (int(np.iinfo(dtypes.numpy_dtype(name)).min), int(np.iinfo(dtypes.numpy_dtype(name)).max))
+           for name in _SIGNED}
 
 
 def _native_order(x: np.ndarray) -> np.ndarray:
@@ -79,19 +87,6 @@ def _native_order(x: np.ndarray) -> np.ndarray:
 
 def _unit_last_stride(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x) if x.shape[-1] > 1 and x.strides[-1] != x.itemsize else x
-
-
-def _stack(x: np.ndarray, rows: int, cols: Optional[int], out_rows: Optional[int] = None,
-           out_cols: Optional[int] = None) -> np.ndarray:
-    """x [..., rows, cols] (or [..., rows] when cols is None) as one stack [count, rows', cols'] over its own
-    batch dimensions, broadcast (stride 0) from a size-1 row / column axis to out_rows / out_cols."""
-    if cols is None:
-        stacked = x.reshape(math.prod(x.shape[:-1]), rows)
-        return np.broadcast_to(stacked, (stacked.shape[0], out_rows)) if out_rows is not None else stacked
-    stacked = x.reshape(math.prod(x.shape[:-2]), rows, cols)
-    if out_rows is None:
-        return stacked
-    return np.broadcast_to(stacked, (stacked.shape[0], out_rows, out_cols))
 
 
 def _batch_index(own_batch: Tuple[int, ...], batch: Tuple[int, ...]) -> np.ndarray:
@@ -120,7 +115,7 @@ def _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp):
     """When b and its parameters have no batch of their own, one product of count * M rows instead of count
     products (B is read and packed once). Returns (operands, index, y shape), or None."""
     count = math.prod(batch)
-    if count == 1 or b.ndim > 2 or math.prod(zb.shape[:-2]) != 1:
+    if b.ndim > 2 or math.prod(zb.shape[:-1]) != 1:
         return None
     rows = count * m
     mult_rows = _view(np.broadcast_to(mult, batch + (m, mult.shape[-1])), (rows, mult.shape[-1]))
@@ -130,7 +125,6 @@ def _fold_batch_into_rows(batch, m, n, k, a, b, za, zb, mult, y_zp):
     a_rows = np.broadcast_to(a, batch + (m, k)).reshape(rows, k)  # a copy only when a itself was broadcast
     if k > 1 and a_rows.strides[-1] != 1:
         a_rows = np.ascontiguousarray(a_rows)
-    za_rows = np.broadcast_to(za[..., 0], batch + (m,)).reshape(1, rows)
-    operands = (a_rows[None], b.reshape(1, k, n), za_rows, np.broadcast_to(zb.reshape(1, -1), (1, n)),
-                np.broadcast_to(mult_rows[None], (1, rows, n)), np.broadcast_to(y_zp_rows[None], (1, rows, n)))
-    return operands, np.zeros((1, 6), np.int64), (1, rows, n)
+    za_rows = np.broadcast_to(za, batch + (m,)).reshape(1, rows)
+    operands = (a_rows[None], b.reshape(1, k, n), za_rows, zb.reshape(1, -1), mult_rows[None], y_zp_rows[None])
+    return operands, _SINGLE_INDEX, (1, rows, n)
