@@ -15,13 +15,15 @@
 // lanes with wrap-around (it is the non-saturating form; only vpdpbusds saturates), the four products of one
 // lane and their sum are exact (|sum| <= 4 * 255 * 128 < 2^31), and the portable code computes in uint32.
 //
-// Kernel (AVX-512 VNNI, chosen at run time; portable C++ elsewhere, tested on the same machine), in GotoBLAS
-// order: for each chunk of K, four rows of B at a time are read across the task's whole width (sequential reads)
-// and interleaved into VNNI order (k-quadruples per column) in an L2-sized buffer, never a copy of all of B;
-// then each 64-column panel of the chunk is multiplied by 6 rows of A at a time (24 accumulators), which carry
-// over to the next chunk in a small buffer. After the last chunk the epilogue (zero-point terms, float32
-// scaling, rounding, saturation) runs on the accumulators in registers: no int32 or float32 copy of the product
-// is written to memory.
+// Kernels (AVX-512 VNNI, chosen at run time; portable C++ elsewhere, cpu_qlinear_matmul_portable.inc, tested on
+// the same machine):
+//   * up to 4 rows (decode): B is read in place, 8 rows at a time across the task's columns, four rows of 64
+//     columns interleaved in registers into VNNI order (k-quadruples per column); B is never copied;
+//   * more rows, in GotoBLAS order: for each chunk of K, four rows of B at a time are read across the task's
+//     width and interleaved into an L2-sized buffer; each 64-column panel of the chunk is multiplied by 6 rows of
+//     A at a time (24 accumulators), which carry over to the next chunk in a small buffer.
+// After the last chunk the epilogue (zero-point terms, float32 scaling, rounding, saturation) runs on the
+// accumulators in registers: no int32 or float32 copy of the product is written to memory.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -342,11 +344,6 @@ AQO_AVX512 void PackedTile(const Gemm& g, const uint8_t* panel, int64_t m0, int6
     }
 }
 
-#undef AQO_DECLARE_ROW
-#undef AQO_LOAD_ROW
-#undef AQO_MULTIPLY_ROW
-#undef AQO_STORE_ROW
-
 // Column sums of a packed panel over quadruples q0 .. q1, added to `sums` (interleaved order).
 AQO_AVX512 void AddColumnSums(const uint8_t* panel, int64_t quads, __m512i* sums)
 {
@@ -365,6 +362,108 @@ AQO_AVX512 void AddColumnSums(const uint8_t* panel, int64_t quads, __m512i* sums
     _mm512_store_si512(sums + 3, s3);
 }
 
+// Up to kDirectRows rows: B is read in place, never packed (for so few rows, writing a packed copy costs more than
+// the products). K is walked in blocks of kDirectQuads quadruples (8 rows of B), each block across all the
+// task's panels: 8 row streams read in step run at the speed of a linear read, where more rows in flight (more
+// streams, all 4 KiB apart for power-of-two N) measured up to 3x slower. Between blocks each panel's
+// accumulators and column sums (interleaved order) wait in `carry`.
+constexpr int kDirectRows = 4;
+constexpr int64_t kDirectQuads = 2;
+
+template <int kRows, bool kFlip>
+AQO_AVX512 void DirectTile(const Gemm& g, int64_t m0, int64_t n0, int64_t cols, int64_t q0, int64_t q1, bool first,
+                           bool last, __m512i* carry)
+{
+    static_assert(kRows >= 1 && kRows <= kDirectRows, "kDirectRows rows at most");
+    const __mmask64 col_mask = ColumnMask(cols);
+    const __m512i ones = _mm512_set1_epi8(1);
+    AQO_DECLARE_ROW(0);
+    AQO_DECLARE_ROW(1);
+    AQO_DECLARE_ROW(2);
+    AQO_DECLARE_ROW(3);
+    __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512();
+    __m512i s2 = _mm512_setzero_si512(), s3 = _mm512_setzero_si512();
+    __m512i* sums = carry + 4 * kRows;
+    if (!first) {
+        AQO_LOAD_ROW(0, carry)
+        AQO_LOAD_ROW(1, carry)
+        AQO_LOAD_ROW(2, carry)
+        AQO_LOAD_ROW(3, carry)
+        s0 = _mm512_load_si512(sums);
+        s1 = _mm512_load_si512(sums + 1);
+        s2 = _mm512_load_si512(sums + 2);
+        s3 = _mm512_load_si512(sums + 3);
+    }
+    const int64_t lda = g.lda, ldb = g.ldb;
+    const uint8_t* aq = g.a + m0 * lda + 4 * q0;
+    const uint8_t* bq = g.b + 4 * q0 * ldb + n0;
+    const bool with_col_sum = g.need_col_sum;
+    for (int64_t q = q0; q < q1; ++q, aq += 4, bq += 4 * ldb) {
+        __m512i t[4];
+        LoadQuad<kFlip>(bq, ldb, std::min<int64_t>(4, g.k - 4 * q), col_mask, t);
+        const __m512i t0 = t[0], t1 = t[1], t2 = t[2], t3 = t[3];
+        AQO_MULTIPLY_ROW(0, aq, t0, t1, t2, t3)
+        AQO_MULTIPLY_ROW(1, aq + lda, t0, t1, t2, t3)
+        AQO_MULTIPLY_ROW(2, aq + 2 * lda, t0, t1, t2, t3)
+        AQO_MULTIPLY_ROW(3, aq + 3 * lda, t0, t1, t2, t3)
+        if (with_col_sum) {
+            s0 = _mm512_dpbusd_epi32(s0, ones, t0);
+            s1 = _mm512_dpbusd_epi32(s1, ones, t1);
+            s2 = _mm512_dpbusd_epi32(s2, ones, t2);
+            s3 = _mm512_dpbusd_epi32(s3, ones, t3);
+        }
+    }
+    if (!last) {
+        AQO_STORE_ROW(0, carry)
+        AQO_STORE_ROW(1, carry)
+        AQO_STORE_ROW(2, carry)
+        AQO_STORE_ROW(3, carry)
+        _mm512_store_si512(sums, s0);
+        _mm512_store_si512(sums + 1, s1);
+        _mm512_store_si512(sums + 2, s2);
+        _mm512_store_si512(sums + 3, s3);
+        return;
+    }
+    alignas(64) __m512i col_sum[4] = {s0, s1, s2, s3};
+    ToNatural(col_sum);
+    PanelTerms terms;
+    MakePanelTerms(g, n0, cols, col_sum, &terms);
+    alignas(64) __m512i acc[kDirectRows * 4];
+    AQO_STORE_ROW(0, acc)
+    AQO_STORE_ROW(1, acc)
+    AQO_STORE_ROW(2, acc)
+    AQO_STORE_ROW(3, acc)
+    for (int r = 0; r < kRows; ++r) {
+        ToNatural(acc + 4 * r);
+        FinishRow(g, m0 + r, n0, cols, acc + 4 * r, terms);
+    }
+}
+
+template <int kRows, bool kFlip>
+AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1)
+{
+    thread_local std::vector<uint8_t> carry_buffer;
+    const int64_t panels = (n1 - n0 + kPanel - 1) / kPanel;
+    const int64_t per_panel = 4 * kRows + 4;  // vectors carried per panel
+    __m512i* carry = reinterpret_cast<__m512i*>(Scratch(carry_buffer, panels * per_panel * 64));
+    const int64_t k4 = K4(g.k);
+    int64_t q0 = 0;
+    do {
+        const int64_t q1 = std::min(k4, q0 + kDirectQuads);
+        for (int64_t p = 0; p < panels; ++p) {
+            const int64_t c = n0 + p * kPanel;
+            DirectTile<kRows, kFlip>(g, m0, c, std::min<int64_t>(kPanel, n1 - c), q0, q1, q0 == 0, q1 >= k4,
+                                     carry + p * per_panel);
+        }
+        q0 = q1;
+    } while (q0 < k4);
+}
+
+#undef AQO_DECLARE_ROW
+#undef AQO_LOAD_ROW
+#undef AQO_MULTIPLY_ROW
+#undef AQO_STORE_ROW
+
 // Packed B is kept in L2 one chunk of K at a time: all of this task's columns for as many quadruples of K as fit.
 constexpr int64_t kChunkBytes = int64_t{384} << 10;
 constexpr int64_t kMinChunkQuads = 16;  // fewer would make the accumulator traffic between chunks dominate
@@ -373,6 +472,13 @@ constexpr int64_t kMinChunkQuads = 16;  // fewer would make the accumulator traf
 template <bool kFlip>
 AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
 {
+    switch (m1 - m0) {
+        case 1: DirectGemm<1, kFlip>(g, m0, n0, n1); return;
+        case 2: DirectGemm<2, kFlip>(g, m0, n0, n1); return;
+        case 3: DirectGemm<3, kFlip>(g, m0, n0, n1); return;
+        case 4: DirectGemm<4, kFlip>(g, m0, n0, n1); return;
+        default: break;
+    }
     thread_local std::vector<uint8_t> packed_buffer, carry_buffer;
     const int64_t width = n1 - n0, panels = (width + kPanel - 1) / kPanel, rows = m1 - m0;
     const int64_t k4 = K4(g.k);
@@ -480,6 +586,9 @@ struct BatchData {
     Gemm gemm;
 };
 
+constexpr int64_t kFewRows = 64;
+constexpr int64_t kStreamPanels = 16;  // 1024 columns
+
 // Below this many multiply-adds a call runs on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 21;
 
@@ -525,7 +634,10 @@ public:
             const int64_t want = int64_t{8} * use;
             if (p_.batches < want) {
                 const int64_t per_batch = (want + p_.batches - 1) / p_.batches;
-                col_parts = std::min(panels, per_batch);
+                // With few rows B's reading dominates, and narrow tasks read it in short runs per row (measured
+                // 2x slower at 256 columns): each task then keeps at least kStreamPanels panels.
+                const int64_t max_parts = p_.m <= kFewRows ? std::max<int64_t>(1, panels / kStreamPanels) : panels;
+                col_parts = std::min(max_parts, per_batch);
                 if (col_parts < per_batch) {
                     // too few panels: split rows too (each part packs its panels again, cheap next to M rows)
                     row_parts = std::min((per_batch + col_parts - 1) / col_parts,

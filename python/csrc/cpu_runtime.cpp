@@ -13,6 +13,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <mutex>
 #include <string>
 #include <thread>
@@ -168,13 +169,17 @@ int CountCpus()
     return n >= 1 ? static_cast<int>(n) : 1;
 }
 
-void RunTasks(const std::function<void(int64_t)>& body, std::atomic<int64_t>& next, int64_t tasks)
-{
-    IeeeFloatScope ieee;
-    for (int64_t t = next.fetch_add(1); t < tasks; t = next.fetch_add(1)) {
-        body(t);
-    }
-}
+// One ParallelFor call. Tasks are claimed from `next`; `done` counts finished ones. The caller returns when every
+// task is done, without waiting for helpers that never started (on a busy machine a woken thread may run
+// milliseconds later): a late helper holds the job through its shared_ptr, finds no task left to claim, and so
+// never calls `body`, whose captures may be gone by then.
+struct Job {
+    const std::function<void(int64_t)>* body;
+    int64_t tasks;
+    int helpers;
+    std::atomic<int64_t> next{0};
+    std::atomic<int64_t> done{0};
+};
 
 // Briefly spins (about kSpinMicros) until `done()`; true if it became true. Keeps the cost of back-to-back calls
 // low (a sleeping thread takes tens of microseconds to wake) without holding a core for long on a shared machine.
@@ -217,59 +222,61 @@ public:
         if (!call.owns_lock()) {
             return false;
         }
+        auto job = std::make_shared<Job>();
+        job->body = &body;
+        job->tasks = tasks;
+        job->helpers = helpers;
         {
             std::lock_guard<std::mutex> lk(mu_);
-            body_ = &body;
-            tasks_ = tasks;
-            next_.store(0);
-            wanted_ = helpers;
-            active_.store(helpers);
+            job_ = job;
             generation_.fetch_add(1, std::memory_order_release);
         }
         cv_work_.notify_all();
-        RunTasks(body, next_, tasks);
-        if (!SpinUntil([this] { return active_.load(std::memory_order_acquire) == 0; })) {
+        Work(*job);
+        if (!SpinUntil([&] { return job->done.load(std::memory_order_acquire) == tasks; })) {
             std::unique_lock<std::mutex> lk(mu_);
-            cv_done_.wait(lk, [this] { return active_.load() == 0; });
+            cv_done_.wait(lk, [&] { return job->done.load() == tasks; });
         }
-        std::lock_guard<std::mutex> lk(mu_);  // the workers have left their critical sections
-        body_ = nullptr;
         return true;
     }
 
 private:
+    void Work(Job& job)
+    {
+        IeeeFloatScope ieee;
+        for (int64_t t = job.next.fetch_add(1); t < job.tasks; t = job.next.fetch_add(1)) {
+            (*job.body)(t);
+            if (job.done.fetch_add(1, std::memory_order_acq_rel) + 1 == job.tasks) {
+                std::lock_guard<std::mutex> lk(mu_);  // the caller checks `done` under mu_ before it sleeps
+                cv_done_.notify_all();
+            }
+        }
+    }
+
     void WorkerLoop(int id)
     {
         uint64_t seen = 0;
         for (;;) {
             SpinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; });
-            std::unique_lock<std::mutex> lk(mu_);
-            cv_work_.wait(lk, [&] { return generation_.load() != seen; });
-            seen = generation_.load();
-            if (id >= wanted_) {
-                continue;
+            std::shared_ptr<Job> job;
+            {
+                std::unique_lock<std::mutex> lk(mu_);
+                cv_work_.wait(lk, [&] { return generation_.load() != seen; });
+                seen = generation_.load();
+                job = job_;
             }
-            const std::function<void(int64_t)>* body = body_;
-            const int64_t tasks = tasks_;
-            lk.unlock();
-            RunTasks(*body, next_, tasks);
-            lk.lock();
-            if (active_.fetch_sub(1) == 1) {
-                cv_done_.notify_one();
+            if (job && id < job->helpers) {
+                Work(*job);
             }
         }
     }
 
     std::mutex call_mu_;
-    std::mutex mu_;  // guards body_, tasks_, wanted_ and the generation's start; the condition variables' mutex
+    std::mutex mu_;  // guards job_; the condition variables' mutex
     std::condition_variable cv_work_;
     std::condition_variable cv_done_;
     std::atomic<uint64_t> generation_{0};
-    const std::function<void(int64_t)>* body_ = nullptr;
-    int64_t tasks_ = 0;
-    std::atomic<int64_t> next_{0};
-    int wanted_ = 0;
-    std::atomic<int> active_{0};
+    std::shared_ptr<Job> job_;
     std::vector<std::thread> threads_;
 };
 
@@ -324,8 +331,10 @@ void ParallelFor(int64_t tasks, int threads, const std::function<void(int64_t)>&
             return;
         }
     }
-    std::atomic<int64_t> next{0};
-    RunTasks(body, next, tasks);
+    IeeeFloatScope ieee;
+    for (int64_t t = 0; t < tasks; ++t) {
+        body(t);
+    }
 }
 
 }  // namespace aqo_cpu
