@@ -65,7 +65,9 @@ struct QmmProblem {
     int32_t y_lo, y_hi;  // the output type's range
 };
 
-constexpr int kPanel = 64;         // columns of B per panel: four 16-lane int32 vectors
+constexpr int kPanel = 64;
+constexpr int64_t kFewRows = 64;       // up to this many rows, B's reading dominates (kernels and task shapes)
+constexpr int64_t kStreamPanels = 16;  // with few rows, tasks keep at least this many panels (1024 columns)         // columns of B per panel: four 16-lane int32 vectors
 constexpr int kTileRows = 6;       // rows of A per packed-kernel tile: 6 x 4 = 24 accumulators of 32 registers
 
 // One batch entry, ready to multiply: A mapped to unsigned with K padded to a multiple of 4 (zeros add nothing),
@@ -464,29 +466,83 @@ AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1)
 #undef AQO_MULTIPLY_ROW
 #undef AQO_STORE_ROW
 
-// Packed B is kept in L2 one chunk of K at a time: all of this task's columns for as many quadruples of K as fit.
-constexpr int64_t kChunkBytes = int64_t{384} << 10;
-constexpr int64_t kMinChunkQuads = 16;  // fewer would make the accumulator traffic between chunks dominate
-
-// Rows m0 .. m1 and columns n0 .. n1 of the product (GotoBLAS order: K chunk, then panel, then tile of rows).
-template <bool kFlip>
-AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+// All tiles of rows m0 .. m1 on one packed panel (columns c .. c + cols), quadruples q0 .. q1 of K. Carried
+// accumulators (chunked K) live in `carry`: the tile of h rows starting at row m0 + i of panel p of `panels` owns
+// the h * 4 vectors at ((i * panels) + p * h) * 4.
+AQO_AVX512 void PanelTiles(const Gemm& g, const uint8_t* panel, int64_t m0, int64_t m1, int64_t c, int64_t cols,
+                           int64_t q0, int64_t q1, bool first, bool last, __m512i* carry, int64_t panels, int64_t p,
+                           const PanelTerms* terms)
 {
-    switch (m1 - m0) {
-        case 1: DirectGemm<1, kFlip>(g, m0, n0, n1); return;
-        case 2: DirectGemm<2, kFlip>(g, m0, n0, n1); return;
-        case 3: DirectGemm<3, kFlip>(g, m0, n0, n1); return;
-        case 4: DirectGemm<4, kFlip>(g, m0, n0, n1); return;
+    auto tile_carry = [&](int64_t i, int64_t h) { return carry == nullptr ? nullptr : carry + ((i - m0) * panels + p * h) * 4; };
+    int64_t i = m0;
+    for (; i + kTileRows <= m1; i += kTileRows) {
+        PackedTile<kTileRows>(g, panel, i, c, cols, q0, q1, first, last, tile_carry(i, kTileRows), terms);
+    }
+    __m512i* tail = tile_carry(i, m1 - i);
+    switch (m1 - i) {
+        case 5: PackedTile<5>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
+        case 4: PackedTile<4>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
+        case 3: PackedTile<3>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
+        case 2: PackedTile<2>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
+        case 1: PackedTile<1>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
         default: break;
     }
+}
+
+AQO_AVX512 void PanelTermsFromSums(const Gemm& g, const __m512i* sums_interleaved, int64_t c, int64_t cols,
+                                   PanelTerms* terms)
+{
+    alignas(64) __m512i sums[4] = {sums_interleaved[0], sums_interleaved[1], sums_interleaved[2],
+                                   sums_interleaved[3]};
+    ToNatural(sums);
+    MakePanelTerms(g, c, cols, sums, terms);
+}
+
+constexpr int64_t kL2Bytes = int64_t{384} << 10;  // packed B kept in L2 at a time (a third of this machine's L2)
+constexpr int64_t kMinChunkQuads = 16;  // fewer would make the accumulator traffic between chunks dominate
+
+// Many rows: B is packed once per group of panels with all of K (as many panels as fit kL2Bytes, at least one),
+// and every tile of rows runs over a whole panel (no accumulators carried between chunks of K).
+template <bool kFlip>
+AQO_AVX512 void GemmManyRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    thread_local std::vector<uint8_t> packed_buffer;
+    const int64_t k4 = K4(g.k);
+    const int64_t panel_stride = 256 * std::max<int64_t>(k4, 1);
+    const int64_t group = std::max<int64_t>(1, kL2Bytes / panel_stride);  // panels per group
+    uint8_t* packed = Scratch(packed_buffer, group * panel_stride);
+    for (int64_t gc = n0; gc < n1; gc += group * kPanel) {
+        const int64_t group_cols = std::min(group * kPanel, n1 - gc);
+        PackChunk<kFlip>(g, 0, k4, gc, group_cols, packed, panel_stride);
+        for (int64_t c = 0; c < group_cols; c += kPanel) {
+            const uint8_t* panel = packed + (c / kPanel) * panel_stride;
+            const int64_t cols = std::min<int64_t>(kPanel, group_cols - c);
+            alignas(64) __m512i sums[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(),
+                                           _mm512_setzero_si512()};
+            if (g.need_col_sum) {
+                AddColumnSums(panel, k4, sums);
+            }
+            PanelTerms terms;
+            PanelTermsFromSums(g, sums, gc + c, cols, &terms);
+            PanelTiles(g, panel, m0, m1, gc + c, cols, 0, k4, true, true, nullptr, 0, 0, &terms);
+        }
+    }
+}
+
+// Few rows (5 .. kFewRows): chunks of K with all of the task's columns, each chunk packed from four rows of B at a
+// time read across the whole width (long sequential runs, which B's reading needs when few rows share it); the
+// accumulators carry over between chunks.
+template <bool kFlip>
+AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
     thread_local std::vector<uint8_t> packed_buffer, carry_buffer;
     const int64_t width = n1 - n0, panels = (width + kPanel - 1) / kPanel, rows = m1 - m0;
     const int64_t k4 = K4(g.k);
     const int64_t chunk = std::min(std::max<int64_t>(k4, 1),
-                                   std::max(kMinChunkQuads, kChunkBytes / (256 * panels)));  // quadruples per chunk
+                                   std::max(kMinChunkQuads, kL2Bytes / (256 * panels)));  // quadruples per chunk
     const int64_t panel_stride = 256 * chunk;
     uint8_t* packed = Scratch(packed_buffer, panels * panel_stride);
-    // carried accumulators: 4 vectors per row and panel, then 4 vectors of column sums per panel
+    // carried accumulators: 4 vectors per row and panel (see PanelTiles), then 4 vectors of column sums per panel
     __m512i* carry = reinterpret_cast<__m512i*>(Scratch(carry_buffer, (rows + 1) * panels * 4 * 64));
     __m512i* col_sums = carry + rows * panels * 4;
     for (int64_t v = 0; v < panels * 4; ++v) {
@@ -505,28 +561,30 @@ AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, in
             }
             PanelTerms terms;
             if (last) {
-                alignas(64) __m512i sums[4] = {col_sums[4 * p], col_sums[4 * p + 1], col_sums[4 * p + 2],
-                                               col_sums[4 * p + 3]};
-                ToNatural(sums);
-                MakePanelTerms(g, c, cols, sums, &terms);
+                PanelTermsFromSums(g, col_sums + 4 * p, c, cols, &terms);
             }
-            int64_t i = m0;
-            for (; i + kTileRows <= m1; i += kTileRows) {
-                PackedTile<kTileRows>(g, panel, i, c, cols, q0, q1, first, last,
-                                      carry + ((i - m0) * panels + p * kTileRows) * 4, &terms);
-            }
-            __m512i* tail_carry = carry + ((i - m0) * panels + p * (m1 - i)) * 4;
-            switch (m1 - i) {
-                case 5: PackedTile<5>(g, panel, i, c, cols, q0, q1, first, last, tail_carry, &terms); break;
-                case 4: PackedTile<4>(g, panel, i, c, cols, q0, q1, first, last, tail_carry, &terms); break;
-                case 3: PackedTile<3>(g, panel, i, c, cols, q0, q1, first, last, tail_carry, &terms); break;
-                case 2: PackedTile<2>(g, panel, i, c, cols, q0, q1, first, last, tail_carry, &terms); break;
-                case 1: PackedTile<1>(g, panel, i, c, cols, q0, q1, first, last, tail_carry, &terms); break;
-                default: break;
-            }
+            PanelTiles(g, panel, m0, m1, c, cols, q0, q1, first, last, carry, panels, p, &terms);
         }
         q0 = q1;
     } while (q0 < k4);
+}
+
+// Rows m0 .. m1 and columns n0 .. n1 of the product.
+template <bool kFlip>
+AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+{
+    switch (m1 - m0) {
+        case 1: DirectGemm<1, kFlip>(g, m0, n0, n1); return;
+        case 2: DirectGemm<2, kFlip>(g, m0, n0, n1); return;
+        case 3: DirectGemm<3, kFlip>(g, m0, n0, n1); return;
+        case 4: DirectGemm<4, kFlip>(g, m0, n0, n1); return;
+        default: break;
+    }
+    if (m1 - m0 <= kFewRows) {
+        GemmFewRows<kFlip>(g, m0, m1, n0, n1);
+    } else {
+        GemmManyRows<kFlip>(g, m0, m1, n0, n1);
+    }
 }
 
 // Row sums of `rows` rows of `len` unsigned bytes.
@@ -585,9 +643,6 @@ struct BatchData {
     std::vector<int32_t> za, zb, row_sum;
     Gemm gemm;
 };
-
-constexpr int64_t kFewRows = 64;
-constexpr int64_t kStreamPanels = 16;  // 1024 columns
 
 // Below this many multiply-adds a call runs on one thread.
 constexpr int64_t kParallelMinMacs = int64_t{1} << 21;

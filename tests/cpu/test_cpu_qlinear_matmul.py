@@ -95,24 +95,27 @@ def test_kernel_structure_shapes(shape, types):
     check(problem(rng, *shape, *types, a_param="tensor", b_param="tensor"))
 
 
-def test_thread_counts_and_isa_levels_give_the_same_bytes():
-    rng = np.random.default_rng(5)
-    m, k, n = 37, 801, 333
-    a = ints(rng, np.uint8, (1, m, k))
-    b = ints(rng, np.uint8, (1, k, n))
-    za = ints(rng, np.int32, (1, m), lo=0, hi=255)
-    zb = ints(rng, np.int32, (1, n), lo=0, hi=255)
-    mult = np.broadcast_to(scales(rng, (1, 1, n)), (1, m, n))
-    y_zp = np.broadcast_to(np.int32(17), (1, m, n))
-    index = np.zeros((1, 6), np.int64)
-    outputs = []
+@pytest.mark.parametrize("shape", [(37, 801, 333), (150, 300, 200), (20, 3001, 2100), (3, 1001, 700),
+                                   (70, 64, 4100)])
+def test_every_thread_count_and_isa_level(shape):
+    """The kernel called directly with 1 .. 7 threads at every ISA level: one task with many rows (B packed with
+    all of K), few rows with several chunks of K, the direct path, tasks split by rows and by columns."""
+    m, k, n = shape
+    rng = np.random.default_rng(m + k + n)
+    a = ints(rng, np.uint8, (m, k))
+    b = ints(rng, np.uint8, (k, n))
+    za = ints(rng, np.uint8, (m,))
+    zb = ints(rng, np.uint8, (n,))
+    a_scale, b_scale = scales(rng, (m,)), scales(rng, (n,))
+    want = golden.qlinear_matmul(a, a_scale, za, b, b_scale, zb, np.float32(0.5), np.uint8(17))
+    mult = ((a_scale[:, None] * b_scale[None, :]) / np.float32(0.5))[None]  # the golden's order
     for isa in range(len(ISAS)):
         for threads in (1, 2, 3, 7):
             y = np.empty((1, m, n), np.uint8)
-            _native.cpu_qlinear_matmul(a, False, b, False, za, zb, mult, y_zp, index, y, 0, 255, isa, threads)
-            outputs.append(y)
-    for y in outputs[1:]:
-        np.testing.assert_array_equal(y, outputs[0])
+            _native.cpu_qlinear_matmul(a[None], False, b[None], False, za.astype(np.int32)[None],
+                                       zb.astype(np.int32)[None], mult, np.full((1, 1, 1), 17, np.int32),
+                                       np.zeros((1, 6), np.int64), y, 0, 255, isa, threads)
+            np.testing.assert_array_equal(y[0], want, err_msg=f"{ISAS[isa]}, {threads} threads")
 
 
 ORT_TYPES = [(np.uint8, np.uint8, np.uint8), (np.uint8, np.int8, np.uint8), (np.int8, np.int8, np.int8)]
