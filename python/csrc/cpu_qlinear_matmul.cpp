@@ -19,11 +19,13 @@
 // the same machine):
 //   * up to 4 rows (decode): B is read in place, 8 rows at a time across the task's columns, four rows of 64
 //     columns interleaved in registers into VNNI order (k-quadruples per column); B is never copied;
-//   * more rows, in GotoBLAS order: for each chunk of K, four rows of B at a time are read across the task's
-//     width and interleaved into an L2-sized buffer; each 64-column panel of the chunk is multiplied by 6 rows of
-//     A at a time (24 accumulators), which carry over to the next chunk in a small buffer.
-// After the last chunk the epilogue (zero-point terms, float32 scaling, rounding, saturation) runs on the
-// accumulators in registers: no int32 or float32 copy of the product is written to memory.
+//   * 5 .. 64 rows: for each chunk of K, four rows of B at a time are read across the task's width and
+//     interleaved into an L2-sized buffer; each 64-column panel of the chunk is multiplied by 6 rows of A at a
+//     time (24 accumulators), which carry over to the next chunk in a small buffer;
+//   * more rows: B is packed with all of K, an L2-sized group of panels at a time, and each tile of 6 rows runs
+//     over a whole panel.
+// The epilogue (zero-point terms, float32 scaling, rounding, saturation) runs on the final accumulators in
+// registers: no int32 or float32 copy of the product is written to memory.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -65,10 +67,10 @@ struct QmmProblem {
     int32_t y_lo, y_hi;  // the output type's range
 };
 
-constexpr int kPanel = 64;
+constexpr int kPanel = 64;             // columns of B per panel: four 16-lane int32 vectors
+constexpr int kTileRows = 6;           // rows of A per packed-kernel tile: 6 x 4 = 24 accumulators of 32 registers
 constexpr int64_t kFewRows = 64;       // up to this many rows, B's reading dominates (kernels and task shapes)
-constexpr int64_t kStreamPanels = 16;  // with few rows, tasks keep at least this many panels (1024 columns)         // columns of B per panel: four 16-lane int32 vectors
-constexpr int kTileRows = 6;       // rows of A per packed-kernel tile: 6 x 4 = 24 accumulators of 32 registers
+constexpr int64_t kStreamPanels = 16;  // with few rows, tasks keep at least this many panels (1024 columns)
 
 // One batch entry, ready to multiply: A mapped to unsigned with K padded to a multiple of 4 (zeros add nothing),
 // B as given (mapped to signed on the fly), the zero points mapped, and the sums the epilogue needs.
@@ -655,8 +657,8 @@ public:
     {
         const int64_t k4 = K4(p_.k);
         lda_ = 4 * k4;
-        // A needs a copy when it is signed (mapped), K is not a multiple of 4 (padded), or its rows overlap the
-        // padding (the kernels read whole quadruples).
+        // A needs a copy when it is signed (mapped to unsigned) or K is not a multiple of 4 (the kernels read
+        // whole quadruples: the copy pads each row with zeros, which add nothing).
         copy_a_ = p_.a_signed || (p_.k % 4) != 0;
         if (copy_a_) {
             a_copy_.resize(static_cast<size_t>(p_.batches * p_.m * lda_ + 64));
