@@ -10,8 +10,9 @@
 // (int8) or the type's positive NaN code. The golden is the spec; the tests compare this code with it byte for
 // byte (tests/cpu/).
 //
-// Two implementations with one set of scalar encoders: portable C++ (every machine), and AVX-512 for rows whose
-// scale and offset are finite (rows with NaN / Inf take the scalar encoders, which handle every value).
+// Two implementations with one set of scalar encoders: portable C++ that compilers vectorise
+// (cpu_dynamic_quant_portable.inc, built for the baseline and for AVX2), and AVX-512 for rows whose scale and
+// offset are finite (rows with NaN / Inf take the scalar encoders, which handle every value).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/optional.h>

@@ -5,8 +5,8 @@ arithmetic): float16 / bfloat16 x, optional smooth scales, int8 / float8_e4m3fn 
 symmetric or asymmetric. The kernel reads each row twice from cache (statistics, then quantization) instead of
 the golden's float32 copy of x and its six full passes.
 
-`dynamic_quant_torch` is the torch op's CPU kernel: torch tensors in and out, outputs allocated by torch and
-filled in place.
+`dynamic_quant_torch` is the torch op's CPU kernel: torch tensors in and out (the outputs are numpy buffers filled
+by the kernel and handed to torch without a copy).
 """
 from __future__ import annotations
 
@@ -49,9 +49,7 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, i
     h = x.shape[-1]
     rows = math.prod(row_shape)
     smooth = None if smooth_scales is None else _rows_of(smooth_scales, 1, h)[0].view(np.uint16)
-
     x2 = _rows_of(x, rows, h)
-
     y = np.empty((rows, h), np.uint8)
     scale = np.empty(rows, np.float32)
     offset = np.empty(rows, np.float32) if asymmetric else None
