@@ -11,7 +11,8 @@ against
 DynamicQuant (what aqo.dynamic_quant runs on CPU): float16 and bfloat16 x of 4096 x 7168, int8 output, against one
 np.copyto of x (the physical floor: x must be read once and y, half its size, written); then the per-call fixed
 cost on 16 x 4096 and 1 x 64 inputs, through aqo.dynamic_quant with numpy input and with torch input (the torch
-op), against torch eager code doing the same arithmetic.
+op), and of the torch op called directly, against torch eager code doing the same arithmetic (one torch thread:
+intra-op threads only add waits on inputs this small).
 
 Timing: the median of --repeat calls after a warm-up call, for each thing compared in turn; every ratio divides
 times of the same run. The machine may be shared with other work (the load average is printed at the start and
@@ -150,14 +151,22 @@ def bench_fixed_cost(options, rows):
         return torch.round(v / scale[:, None]).clamp_(-128, 127).to(torch.int8), scale
 
     repeat = max(options.repeat, 200)
-    for shape in ((16, 4096), (1, 64)):
-        x = np.random.default_rng(2).standard_normal(shape).astype(np.float16)
-        xt = torch.from_numpy(x)
-        t_np, t_op, t_eager = (1e3 * t for t in median_ms(lambda: aqo.dynamic_quant(x), lambda: aqo.dynamic_quant(xt),
-                                                              lambda: eager(xt), repeat=repeat))
-        rows.append(("DynamicQuant per call (us)", str(list(shape)), t_np, t_op, t_eager, None))
-        print(f"  {str(list(shape)):12} aqo.dynamic_quant numpy {t_np:7.1f} us  torch op {t_op:7.1f} us  "
-              f"torch eager {t_eager:7.1f} us", flush=True)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # per-call cost: one thread (torch's intra-op threads only add waits on inputs this small)
+    try:
+        for shape in ((16, 4096), (1, 64)):
+            x = np.random.default_rng(2).standard_normal(shape).astype(np.float16)
+            xt = torch.from_numpy(x)
+            t_np, t_op, t_op_direct, t_eager = (
+                1e3 * t for t in median_ms(lambda: aqo.dynamic_quant(x), lambda: aqo.dynamic_quant(xt),
+                                           lambda: torch.ops.ascend_quant_ops.dynamic_quant(xt, None, 2, False),
+                                           lambda: eager(xt), repeat=repeat))
+            rows.append(("DynamicQuant per call (us)", str(list(shape)), t_np, t_op, t_eager, t_op_direct))
+            print(f"  {str(list(shape)):12} aqo.dynamic_quant: numpy {t_np:6.1f} us, torch tensor {t_op:6.1f} us; "
+                  f"torch.ops.ascend_quant_ops.dynamic_quant {t_op_direct:6.1f} us; torch eager {t_eager:6.1f} us",
+                  flush=True)
+    finally:
+        torch.set_num_threads(threads)
 
 
 def main() -> int:
@@ -202,11 +211,11 @@ def print_markdown(rows):
             print(f"| {op[len('DynamicQuant '):]} | {shape} | {ours:.2f} | {copy:.2f} | {ours / copy:.2f} |")
     fixed = [r for r in rows if "per call" in r[0]]
     if fixed:
-        print("\n| DynamicQuant per call | aqo.dynamic_quant, numpy us | aqo.dynamic_quant, torch op us | "
-              "torch eager us |")
-        print("|---|---|---|---|")
-        for _, shape, t_np, t_op, t_eager, _ in fixed:
-            print(f"| {shape} | {t_np:.1f} | {t_op:.1f} | {t_eager:.1f} |")
+        print("\n| DynamicQuant per call | aqo.dynamic_quant, numpy us | aqo.dynamic_quant, torch tensor us | "
+              "torch.ops.ascend_quant_ops.dynamic_quant us | torch eager us |")
+        print("|---|---|---|---|---|")
+        for _, shape, t_np, t_op, t_eager, t_op_direct in fixed:
+            print(f"| {shape} | {t_np:.1f} | {t_op:.1f} | {t_op_direct:.1f} | {t_eager:.1f} |")
 
 
 if __name__ == "__main__":

@@ -5,8 +5,8 @@ arithmetic): float16 / bfloat16 x, optional smooth scales, int8 / float8_e4m3fn 
 symmetric or asymmetric. The kernel reads each row twice from cache (statistics, then quantization) instead of
 the golden's float32 copy of x and its six full passes.
 
-`dynamic_quant_torch` is the torch op's CPU kernel: torch tensors in and out (the outputs are numpy buffers filled
-by the kernel and handed to torch without a copy).
+`dynamic_quant_torch` is the torch op's CPU kernel: torch tensors in and out (the kernel fills the torch outputs
+through numpy views of them).
 """
 from __future__ import annotations
 
@@ -66,8 +66,7 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, i
 def dynamic_quant_torch(x, smooth_scales, dst_type, asymmetric: bool):
     """The torch op's CPU kernel: (y, scale, offset) as torch tensors; offset is zeros when not asymmetric.
 
-    x / smooth_scales: CPU tensors (any strides). hifloat8 y is torch.uint8 holding the codes. The outputs are
-    allocated by numpy and handed to torch without a copy.
+    x / smooth_scales: CPU tensors (any strides). hifloat8 y is torch.uint8 holding the codes.
     """
     import torch  # the torch op runs only where torch is imported
 
@@ -87,18 +86,15 @@ def dynamic_quant_torch(x, smooth_scales, dst_type, asymmetric: bool):
     rows_shape = x_np.shape[:-1]
     h = x_np.shape[-1]
     rows = math.prod(rows_shape)
-    y = np.empty((rows, h), np.uint8)
-    scale = np.empty(rows, np.float32)
-    offset = np.empty(rows, np.float32) if asymmetric else np.zeros(rows, np.float32)
+    y = torch.empty(x_np.shape, dtype=torch.uint8)
+    scale = torch.empty(rows_shape, dtype=torch.float32)
+    offset = torch.empty(rows_shape, dtype=torch.float32) if asymmetric else torch.zeros(rows_shape)
     smooth = None if s_np is None else _rows_of(s_np, 1, h)[0].view(np.uint16)
     x2 = _rows_of(x_np, rows, h)
-    run(x2.view(np.uint16), smooth, _SRC_CODES[x2.dtype], code, bool(asymmetric), qmax, qmin, y, scale,
-        offset if asymmetric else None)
-    y_t = torch.from_numpy(y).view(x_np.shape)
+    run(x2.view(np.uint16), smooth, _SRC_CODES[x2.dtype], code, bool(asymmetric), qmax, qmin,
+        y.numpy().reshape(rows, h), scale.numpy().reshape(rows), offset.numpy().reshape(rows) if asymmetric else None)
     y_dtype = _torch_y_dtype(dst)
-    if y_dtype is not torch.uint8:
-        y_t = y_t.view(y_dtype)
-    return y_t, torch.from_numpy(scale).view(rows_shape), torch.from_numpy(offset).view(rows_shape)
+    return (y if y_dtype is torch.uint8 else y.view(y_dtype)), scale, offset
 
 
 @functools.lru_cache(maxsize=None)
