@@ -18,7 +18,7 @@ Timing: the median of --repeat calls after a warm-up call, for each thing compar
 times of the same run. The machine may be shared with other work (the load average is printed at the start and
 the end): rerun when numbers look noisy, and compare ratios rather than times.
 
-    PYTHONPATH=python python scripts/bench_cpu.py [--repeat 15] [--quick] [--markdown] [--isa portable]
+    PYTHONPATH=python python scripts/bench_cpu.py [--repeat 15] [--quick] [--markdown] [--isa portable] [--threads 1]
 """
 from __future__ import annotations
 
@@ -33,9 +33,8 @@ import numpy as np
 
 import _package_path  # noqa: E402,F401  (developer build or installed package)
 
-import ascend_quant_ops as aqo  # noqa: E402
-from ascend_quant_ops import cpu  # noqa: E402
-from ascend_quant_ops.cpu import dynamic_quant as cpu_dq, qlinear_matmul as cpu_qmm  # noqa: E402
+# ascend_quant_ops is imported in main(), after --threads has set AQO_NUM_THREADS
+aqo = cpu = cpu_dq = cpu_qmm = None
 
 QMM_SHAPES = [((1024, 1024), (1024, 1024)), ((1, 4096), (4096, 4096)), ((16, 4096), (4096, 4096)),
               ((8, 128, 512), (512, 512))]
@@ -79,7 +78,7 @@ def qmm_problem(a_shape, b_shape, kind, seed=0):
             np.int8(0))
 
 
-def ort_session(args):
+def ort_session(args, threads=0):
     import onnxruntime as ort
     from onnx import helper, numpy_helper
 
@@ -94,6 +93,7 @@ def ort_session(args):
     model.ir_version = 10
     options = ort.SessionOptions()
     options.log_severity_level = 3
+    options.intra_op_num_threads = threads  # 0: onnxruntime's default (the physical cores)
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     return lambda: session.run(None, {"a": args[0]})[0]
 
@@ -117,7 +117,7 @@ def bench_qlinear_matmul(options, rows):
         for a_shape, b_shape in (QMM_SHAPES[:2] if options.quick else QMM_SHAPES):
             args = qmm_problem(a_shape, b_shape, kind)
             ours = (lambda: cpu_qmm.qlinear_matmul(*args, isa=options.isa))
-            ort_run = ort_session(args)
+            ort_run = ort_session(args, options.threads or 0)
             equal = np.array_equal(ours(), ort_run())
             if have_torch:
                 t_ours, t_ort, t_mm = median_ms(ours, ort_run, int_mm(args), repeat=options.repeat)
@@ -170,14 +170,31 @@ def bench_fixed_cost(options, rows):
 
 
 def main() -> int:
+    global aqo, cpu, cpu_dq, cpu_qmm
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=15)
     parser.add_argument("--quick", action="store_true", help="two QLinearMatMul shapes, no fixed-cost runs")
     parser.add_argument("--markdown", action="store_true", help="also print the results as markdown tables")
-    parser.add_argument("--isa", default=None, help=f"kernel level, one of {cpu.isa_levels()} (default: best)")
+    parser.add_argument("--isa", default=None, help="kernel level: portable, avx2, avx512_vnni (default: the best)")
+    parser.add_argument("--threads", type=int, default=None,
+                        help="threads of every library compared (ours, onnxruntime, torch); default: each its own")
     options = parser.parse_args()
     if options.repeat < 1:
         parser.error("--repeat must be at least 1")
+    if options.threads is not None:
+        if options.threads < 1:
+            parser.error("--threads must be at least 1")
+        os.environ["AQO_NUM_THREADS"] = str(options.threads)
+    import ascend_quant_ops as aqo
+    from ascend_quant_ops import cpu
+    from ascend_quant_ops.cpu import dynamic_quant as cpu_dq, qlinear_matmul as cpu_qmm
+    if options.threads is not None:
+        try:
+            import torch
+
+            torch.set_num_threads(options.threads)
+        except ImportError:
+            pass
     if options.isa is not None and options.isa not in cpu.isa_levels():
         parser.error(f"--isa must be one of {cpu.isa_levels()}")
     print(f"kernels: {options.isa or cpu.isa_levels()[-1]}, {cpu.max_threads()} threads; medians of "
