@@ -198,7 +198,7 @@ def main() -> int:
     if options.isa is not None and options.isa not in cpu.isa_levels():
         parser.error(f"--isa must be one of {cpu.isa_levels()}")
     print(f"kernels: {options.isa or cpu.isa_levels()[-1]}, {cpu.max_threads()} threads; medians of "
-          f"{options.repeat} interleaved runs; load average {load_average()}")
+          f"{options.repeat} runs; load average {load_average()}")
     rows = []
     print("QLinearMatMul")
     bench_qlinear_matmul(options, rows)
