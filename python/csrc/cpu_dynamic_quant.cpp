@@ -255,7 +255,7 @@ namespace portable_baseline {
 }  // namespace portable_baseline
 #if defined(AQO_CPU_PORTABLE_AVX2)
 #pragma GCC push_options
-#pragma GCC target("avx2,fma,f16c,bmi2")  // = AQO_CPU_AVX2_TARGET (a pragma takes no macro)
+#pragma GCC target("avx2,fma,f16c,bmi2")  // the features of Isa::kAvx2 (cpu_runtime.cpp, DetectIsa)
 namespace portable_avx2 {
 #include "cpu_dynamic_quant_portable.inc"
 }  // namespace portable_avx2

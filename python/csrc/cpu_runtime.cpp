@@ -49,8 +49,9 @@ Isa DetectIsa()
         return Isa::kAvx512Vnni;
     }
 #if defined(AQO_CPU_PORTABLE_AVX2)
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("bmi2")) {
-        return Isa::kAvx2;  // (every AVX2 CPU has F16C)
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c") &&
+        __builtin_cpu_supports("bmi2")) {
+        return Isa::kAvx2;  // the target of the portable kernels' second copy (cpu_simd.h)
     }
 #endif
 #endif

@@ -17,10 +17,10 @@
 #define AQO_AVX512 __attribute__((target("avx512f,avx512bw,avx512dq,avx512vl,avx512vnni,f16c,fma,bmi2")))
 #endif
 #if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__clang__)
-// The portable kernels are compiled a second time for AVX2 (GCC's `#pragma GCC target` around an included
-// copy; other compilers build the baseline copy only).
+// The portable kernels (cpu_*_portable.inc) are compiled a second time for AVX2: each kernel file includes its
+// copy again under `#pragma GCC target("avx2,fma,f16c,bmi2")`, the features BestIsa() checks for that level.
+// Other compilers build the baseline copy only.
 #define AQO_CPU_PORTABLE_AVX2 1
-#define AQO_CPU_AVX2_TARGET "avx2,fma,f16c,bmi2"
 #endif
 
 namespace aqo_cpu {
