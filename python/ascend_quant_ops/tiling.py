@@ -31,8 +31,8 @@ __all__ = [
     "violation_error",
 ]
 
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+from ._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
+from ._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------------ SoC table
@@ -50,7 +50,8 @@ def soc_names() -> List[str]:
 def canonical_soc(name: Any, *, op: Optional[str] = None) -> str:
     """The canonical SoC name of `name` ("ascend950" -> "ascend910_95", "Ascend910B3" -> "ascend910b").
     An unknown name raises ConstraintError listing the valid names."""
-    canon = _native.canonical_soc(name) if isinstance(name, str) else None
+    # Only printable names: the compiled table compares C strings, which end at the first NUL.
+    canon = _native.canonical_soc(name) if isinstance(name, str) and name.isprintable() else None
     if canon is None:
         raise ConstraintError(op or "tiling", "soc", "unknown SoC name", actual=repr(name),
                               expected=" | ".join(soc_names()),
@@ -194,6 +195,8 @@ def _require_soc_name(soc: Any, op: str) -> str:
     if not isinstance(soc, str):
         raise ConstraintError(op, "soc", "the SoC is given by name", actual=repr(soc),
                               expected=" | ".join(soc_names()))
+    if not soc.isprintable():
+        canonical_soc(soc, op=op)  # raises: unknown SoC name (a NUL would end the name early in C++)
     return soc
 
 
@@ -206,6 +209,9 @@ def _override(value: Any, name: str, op: str) -> int:
                               expected="a positive int, or None for the SoC table's value")
     if int(value) <= 0:
         raise ConstraintError(op, name, f"{name} must be positive", actual=int(value), limit=">= 1",
+                              suggestion=f"pass {name}=None to use the SoC table's value")
+    if int(value) >= 2 ** 63:  # the tiling core checks the real limits; it takes a 64-bit integer
+        raise ConstraintError(op, name, f"{name} is out of range", actual=int(value), limit="< 2^63",
                               suggestion=f"pass {name}=None to use the SoC table's value")
     return int(value)
 

@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import dtypes
 
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+from .._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
+from .._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
 
 _SHORT = {"float16": "fp16", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "hifloat8": "hif8",
           "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
