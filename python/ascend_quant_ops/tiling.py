@@ -9,7 +9,7 @@ Every fact comes from the compiled tiling core (op_host/tiling_core) through `_n
 
 `verify_explanation()` checks a plan's explanation against the invariants every plan must satisfy (work covered
 exactly once, UB map aligned / disjoint / within capacity, cores within capacity, GM ranges inside their tensors);
-scripts/tiling_sweep.py runs it over random shapes.
+`aqo sweep` (tools/sweep.py) runs it over random shapes.
 """
 from __future__ import annotations
 

@@ -15,7 +15,7 @@ from ascend_quant_ops import precision, tiling
 from ascend_quant_ops.precision import criteria, runner
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "precision_test.py"
+SCRIPT = ["-m", "ascend_quant_ops", "precision"]
 
 
 # ------------------------------------------------------------------------------------------------ criteria
@@ -150,7 +150,7 @@ def test_runner_fails_a_missing_refusal(monkeypatch):
 # ------------------------------------------------------------------------------------------------ script
 def run_script(*args):
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run([sys.executable, *SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_script_cpu_writes_json_and_html(tmp_path):
