@@ -71,7 +71,7 @@ def numpy_dtype(name: str) -> np.dtype:
 
 
 def dmax(name: str) -> float:
-    """The DynamicQuant quantization maximum of an output type (seed 004)."""
+    """The DynamicQuant quantization maximum of an output type (docs/references.md#atb-dynamicquant)."""
     q = TABLE[name]["quant_max"]
     if q <= 0:
         raise KeyError(f"{name} is not a DynamicQuant output type")

@@ -250,7 +250,7 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
                        asymmetric: bool = False, core_num: Optional[int] = None,
                        ub_size: Optional[int] = None) -> Plan:
     """The DynamicQuant plan of x `shape` / `dtype` on `soc`, or ConstraintError / DTypeError naming the violated
-    constraint (seed 004 limits, dtypes per SoC, UB). `core_num` / `ub_size` replace the SoC table's values (the
+    constraint (ATB's documented limits, dtypes per SoC, UB). `core_num` / `ub_size` replace the SoC table's values (the
     device reports the real ones); dtypes by name, numpy or torch dtype; dst_type also as an ATB code."""
     soc = _require_soc_name(soc, DQ)
     dims = _shape(shape, DQ, "x")

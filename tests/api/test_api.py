@@ -1,5 +1,5 @@
 """The public API's plumbing: input kinds, dtype spellings, backends, SoC checks. Values are checked against the
-spec examples (seed 004, the ONNX example), never against the package's own output."""
+spec examples (ATB's DynamicQuant example, the ONNX example), never against the package's own output."""
 import ml_dtypes
 import numpy as np
 import pytest

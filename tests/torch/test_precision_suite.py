@@ -88,7 +88,7 @@ def test_case_list_covers_each_soc_limits_and_special_values():
     ids = {c.id for c in cases}
     table = tiling.soc_table()
     assert {c.soc for c in cases} == set(table)
-    assert "dynamic_quant-ascend910b-fp16-s8-3x26624-smooth" in ids  # seed 004 limits, from the SoC table
+    assert "dynamic_quant-ascend910b-fp16-s8-3x26624-smooth" in ids  # ATB's documented limits, from the SoC table
     assert "dynamic_quant-ascend910b-bf16-s8-3x7552-smooth" in ids
     assert "dynamic_quant-ascend310p-fp16-s8-3x4096-smooth" in ids
     assert "dynamic_quant-ascend910b-fp16-s8-2x26625" in ids

@@ -1,5 +1,5 @@
 """torch.ops.ascend_quant_ops on CPU: equal to the numpy golden on the same data and to independent references
-(the seed 004 example, a torch re-implementation of the formula), exact bit-views for bfloat16 / float8, fake
+(ATB's DynamicQuant example, a torch re-implementation of the formula), exact bit-views for bfloat16 / float8, fake
 implementations (shapes and dtypes), torch.compile(fullgraph=True), and torch_npu's argument forms."""
 import ml_dtypes
 import numpy as np
@@ -65,7 +65,7 @@ def test_op_schemas_have_defaults_and_a_keyword_only_dst_type():
 
 
 def torch_reference_int8(x, smooth=None):
-    """The formula of FACTS 4 written again in torch (fp32, divide, round half even, clip): independent code."""
+    """The formula of docs/references.md#decision-dynamicquant written again in torch (fp32, divide, round half even, clip): independent code."""
     v = x.float() if smooth is None else x.float() * smooth.float()
     m = v.abs().amax(dim=-1)
     # A tensor divisor: torch turns division by a scalar into multiplication by its reciprocal.

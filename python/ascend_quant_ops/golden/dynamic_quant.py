@@ -1,6 +1,7 @@
 """DynamicQuant, the CPU reference: per-row (per-token) dynamic quantization of the last axis.
 
-Spec: ATB DynamicQuant (seed 004); asymmetric mode and smooth scales from OPSNN DynamicQuantV2. The kernels
+Spec: ATB DynamicQuant (docs/references.md#atb-dynamicquant); asymmetric mode and smooth scales from OPSNN DynamicQuantV2
+(docs/references.md#dynamicquant-implementations). The kernels
 compute exactly this (docs/design.md, "DynamicQuant arithmetic").
 
 Inputs

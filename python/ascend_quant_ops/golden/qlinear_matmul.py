@@ -1,7 +1,7 @@
 """QLinearMatMul, the CPU reference: a quantized matrix product that behaves like numpy.matmul.
 
-Spec: ONNX QLinearMatMul opset 21 (seed 000). Where the spec is loose, this follows onnxruntime's CPU kernel bit
-for bit (FACTS 6, "Decision"). The emulator and NPU backends are checked against this module.
+Spec: ONNX QLinearMatMul opset 21 (docs/references.md#onnx-qlinearmatmul). Where the spec is loose, this follows onnxruntime's
+CPU kernel bit for bit (docs/references.md#onnxruntime-qlinearmatmul, docs/references.md#decision-qlinearmatmul). The emulator and NPU backends are checked against this module.
 
 Inputs (numpy arrays or numpy scalars; any strides)
     a, b                    T1 / T2 in {int8, uint8, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz}
@@ -34,7 +34,7 @@ Arithmetic (every float step is one correctly rounded IEEE float32 operation, in
   e4m3fn / e4m3fnuz pair (and int8 / uint8 mixed with them) for K <= 65536; with e5m2 operands spanning their
   whole exponent range the float64 sum may round once per addition before the final rounding to float32.
 
-Float8 (nobody implements float8 QLinearMatMul; FACTS 6). This is the ONNX chain
+Float8 (nobody implements float8 QLinearMatMul; docs/references.md#onnx-reference-qlinearmatmul). This is the ONNX chain
 DequantizeLinear -> MatMul -> QuantizeLinear(saturate=1) with the scales folded into one multiplier, exactly as
 the integer path: the two agree whenever the chain's intermediate roundings vanish (e.g. power-of-two scales)
 and otherwise differ only where v lies within a few float32 ulps of a rounding boundary of T3. As ONNX's

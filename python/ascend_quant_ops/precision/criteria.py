@@ -1,4 +1,4 @@
-"""The precision criteria, as Ascend applies them to its own operators (FACTS 8), one function per output kind.
+"""The precision criteria, as Ascend applies them to its own operators (docs/references.md#precision-criteria), one function per output kind.
 
 Each check returns a dict: {"criterion", "passed", "message", "stats", "histogram": {"labels", "counts"}}.
 The shape and dtype must equal the golden's before any value is compared; NaN must sit where the golden has NaN.
