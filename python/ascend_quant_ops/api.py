@@ -182,7 +182,8 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
             kinds = [_plan_check.param_kind(int(t.numel()), op) for t, op in ((a_scale, "a"), (b_scale, "b"),
                                                                               (y_scale, "y"))]
             _plan_check.qlinear_matmul(a.shape, b.shape, dtypes.dtype_name(a.dtype), dtypes.dtype_name(b.dtype),
-                                       dtypes.dtype_name(y_zero_point.dtype), *kinds, soc)
+                                       dtypes.dtype_name(y_zero_point.dtype), *kinds, soc,
+                                       a_param_shape=tuple(a_scale.shape), b_param_shape=tuple(b_scale.shape))
         return torch_ops.qlinear_matmul(*args)
 
     data_is_torch = _convert.is_torch_tensor(a) or _convert.is_torch_tensor(b)

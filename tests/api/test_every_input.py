@@ -268,3 +268,22 @@ def test_last_run_stats_is_per_thread():
     edq = __import__("ascend_quant_ops.emulator.dynamic_quant", fromlist=["x"])
     eqm = __import__("ascend_quant_ops.emulator.qlinear_matmul", fromlist=["x"])
     assert edq.last_run_stats is _stats.last_run_stats is eqm.last_run_stats
+
+
+@pytest.mark.parametrize("backend", ["cpu", "emulator"])
+@pytest.mark.parametrize("shape,refused", [((3, 4, 1), True), ((1, 3, 4, 1), True), ((2, 1, 4, 1), True),
+                                           ((2, 3, 4, 1), False), ((1, 1, 4, 1), False), ((4,), False)])
+def test_soc_refuses_a_partially_broadcast_batch_parameter(backend, shape, refused):
+    # The device's kernel reads one parameter vector per batch matrix or one for all: a parameter whose batch
+    # dimensions broadcast over only some of a's is refused on every backend when a SoC is given.
+    a = (np.arange(2 * 3 * 4 * 8).reshape(2, 3, 4, 8) % 11).astype(np.int8)
+    b = (np.arange(8 * 32).reshape(8, 32) % 7).astype(np.int8)
+    scale = np.full(shape, 0.5, np.float32)
+    args = (a, scale, np.zeros(shape, np.int8), b, np.float32(0.25), np.int8(0), np.float32(2.0), np.int8(0))
+    want = aqo.qlinear_matmul(*args, backend="cpu")  # without a SoC the exact reference takes every layout
+    if refused:
+        with pytest.raises(ConstraintError) as e:
+            aqo.qlinear_matmul(*args, soc="ascend910b", backend=backend)
+        assert e.value.argument == "a_scale" and e.value.soc == "ascend910b"
+    else:
+        assert np.array_equal(aqo.qlinear_matmul(*args, soc="ascend910b", backend=backend), want)
