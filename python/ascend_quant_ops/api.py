@@ -184,7 +184,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
             _plan_check.qlinear_matmul(a.shape, b.shape, dtypes.dtype_name(a.dtype), dtypes.dtype_name(b.dtype),
                                        dtypes.dtype_name(y_zero_point.dtype), *kinds, soc,
                                        a_param_shape=tuple(a_scale.shape), b_param_shape=tuple(b_scale.shape))
-        return torch_ops.qlinear_matmul(*args)
+        return torch_ops.call_qlinear_matmul(*args)
 
     data_is_torch = _convert.is_torch_tensor(a) or _convert.is_torch_tensor(b)
     if backend == "cpu" and soc is None and data_is_torch:
@@ -192,7 +192,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
         tensors = [v if _convert.is_torch_tensor(v) else
                    _convert.numpy_to_torch(_convert.to_numpy(v, op=QMM, argument=name)[0])
                    for name, v in zip(_QMM_ARGS, args)]
-        return _torch_ops().qlinear_matmul(*tensors)
+        return _torch_ops().call_qlinear_matmul(*tensors)
 
     arrays = [_convert.to_numpy(v, op=QMM, argument=name)[0] for name, v in zip(_QMM_ARGS, args)]
     operands = _golden_qmm.QLinearMatMulOperands(*arrays)  # the operator's own rules first (errors name the

@@ -273,18 +273,19 @@ def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type
     """
     _require_tensor(DQ, "x", x)
     dst = dtypes.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), op=DQ, argument="dst_type")
-    return call_dynamic_quant(x, smooth_scales, dst, _check_asymmetric(asymmetric, x))
+    asymmetric = _check_asymmetric(asymmetric, x)
+    if not _on_cpu(x):
+        _check_dynamic_quant(x, smooth_scales)  # typed errors before a device kernel (the CPU kernel validates)
+    return call_dynamic_quant(x, smooth_scales, dst, asymmetric)
 
 
 def call_dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor], dst: str, asymmetric: bool):
-    """The op call for a canonical dst name (parsed once by the caller): structural refusals (sparse, nested,
-    quantized tensors), the typed checks before a device kernel, then dynamic_quant or dynamic_quant_asymmetric."""
+    """The op call for arguments the caller checked (dst a canonical name): structural refusals (sparse, nested,
+    quantized tensors), then dynamic_quant or dynamic_quant_asymmetric."""
     for name, t in (("x", x), ("smooth_scales", smooth_scales)):
         if isinstance(t, Tensor):
             _convert.check_torch_tensor(t, op=DQ, argument=name, allowed=dtypes.DYNAMIC_QUANT_X_TYPES,
                                         devices=(x.device.type,))
-    if not _on_cpu(x):
-        _check_dynamic_quant(x, smooth_scales)
     op = torch.ops.ascend_quant_ops.dynamic_quant_asymmetric if asymmetric else torch.ops.ascend_quant_ops.dynamic_quant
     return op(x, smooth_scales, dst_type=dst_scalar_type(dst))
 
@@ -295,9 +296,16 @@ def qlinear_matmul(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, 
     tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
     for name, t in zip(_QMM_ARGUMENTS, tensors):
         _require_tensor(QMM, name, t)
-        _convert.check_torch_tensor(t, op=QMM, argument=name, devices=(a.device.type,))
     if not _on_cpu(a):
-        _check_qlinear_matmul(*tensors)
+        _check_qlinear_matmul(*tensors)  # typed errors before a device kernel (the CPU kernel validates)
+    return call_qlinear_matmul(*tensors)
+
+
+def call_qlinear_matmul(*tensors) -> Tensor:
+    """The op call for tensors the caller checked: structural refusals (sparse, nested, quantized tensors, another
+    device than a's), then qlinear_matmul."""
+    for name, t in zip(_QMM_ARGUMENTS, tensors):
+        _convert.check_torch_tensor(t, op=QMM, argument=name, devices=(tensors[0].device.type,))
     return torch.ops.ascend_quant_ops.qlinear_matmul(*tensors)
 
 
