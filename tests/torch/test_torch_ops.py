@@ -259,3 +259,21 @@ def test_outputs_never_require_grad():
     assert not any(t.requires_grad for t in out)
     result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, (x,))
     assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_public_api_compiles_fullgraph():
+    # ascend_quant_ops.dynamic_quant / qlinear_matmul on CPU tensors without a SoC go through the torch ops, so
+    # torch.compile(fullgraph=True) traces the public call too.
+    import ascend_quant_ops as aqo
+
+    x = (torch.randn(4, 64) * 3).half()
+    compiled = torch.compile(lambda t: aqo.dynamic_quant(t * 2, dst_type="float8_e4m3fn"), fullgraph=True)
+    y, scale = compiled(x)
+    ry, rs = aqo.dynamic_quant(x * 2, dst_type="float8_e4m3fn")
+    assert torch.equal(bits(y), bits(ry)) and torch.equal(scale, rs)
+    a = torch.randint(0, 256, (3, 16), dtype=torch.uint8)
+    b = torch.randint(-128, 128, (16, 5), dtype=torch.int8)
+    params = (torch.tensor(0.02), torch.tensor(128, dtype=torch.uint8), b, torch.full((5,), 0.01),
+              torch.zeros(5, dtype=torch.int8), torch.tensor(0.5), torch.tensor(7, dtype=torch.uint8))
+    qmm = torch.compile(lambda t: aqo.qlinear_matmul(t, *params), fullgraph=True)
+    assert torch.equal(qmm(a), aqo.qlinear_matmul(a, *params))
