@@ -2,7 +2,6 @@
 demo kernels live in ascend_quant_ops_testing, which the tests use and no install rule installs)."""
 import pathlib
 import re
-import sys
 
 import ascend_quant_ops
 from ascend_quant_ops import _native

@@ -4,7 +4,6 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 SCRIPT = ["-m", "ascend_quant_ops", "precision"]
 

@@ -25,7 +25,6 @@ Progress goes to stderr; the summary table to stdout. Exit status 1 when any cas
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import random
