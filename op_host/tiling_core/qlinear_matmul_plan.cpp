@@ -176,7 +176,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     }
 
     QLinearMatMulTiling& t = plan->tiling;
-    std::memset(&t, 0, sizeof(t));
+    t = QLinearMatMulTiling();
     PlanExplanation& e = plan->explanation;
     e = PlanExplanation();
     t.m = static_cast<uint32_t>(m);

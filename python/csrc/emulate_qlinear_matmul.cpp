@@ -79,7 +79,6 @@ static_assert(kqmm::kCodeInt8 == aqo::QMM_INT8, "kernel operand code");
 static_assert(kqmm::kCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
 static_assert(kqmm::kCodeFloat8E4M3FN == aqo::QMM_FLOAT8_E4M3FN, "kernel operand code");
 static_assert(kqmm::kCodeFloat8E5M2 == aqo::QMM_FLOAT8_E5M2, "kernel operand code");
-static_assert(kqmm::kMaxBatchRank == aqo::kQmmMaxBatchRank, "kernel batch rank");
 
 namespace nb = nanobind;
 
