@@ -139,6 +139,7 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     }
     platform_ascendc::PlatformAscendC platform(info);
     aqo::QLinearMatMulRequest req;
+    req.explain = false;  // runs on every launch: the tiling only, O(1) in the tile count
     req.soc = soc_short;
     // The kernel's blocks are cube cores (mix kernel, 2 vector cores each) on 910b / 950, AI cores on 310p.
     req.overrides.core_num = platform.GetCoreNumAic();

@@ -57,6 +57,9 @@ struct QLinearMatMulRequest {
     bool b_param_batched = false;
     std::string soc = "ascend910b";
     SocOverrides overrides;
+    // false: the tiling only, no PlanExplanation (no strings, no vectors): what the CANN TilingFunc asks on every
+    // launch, O(1) in the tile count. Python and the validation scripts keep the default.
+    bool explain = true;
 };
 
 // The kernel's tiling: the fields of qlinear_matmul_tiling_fields.h (the one definition; CANN's tiling-data class

@@ -59,6 +59,7 @@ struct SocSpec {
     bool has_data_copy_pad;      // false on 310p: every GM<->UB copy is a whole number of 32-byte blocks
     uint32_t ub_align_bytes;     // UB buffer addresses and vector operands: 32-byte aligned
     uint32_t copy_block_bytes;   // DataCopy length unit: 32 bytes
+    uint32_t dma_max_block_count;  // DataCopy / DataCopyPad blockCount (bursts per copy): a 12-bit field
     bool saturation_only_float;  // 310p: Inf -> max, NaN -> 0 (no IEEE Inf/NaN mode)
     bool has_bfloat16;
 

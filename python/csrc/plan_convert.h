@@ -109,6 +109,8 @@ inline nb::dict ExplanationToDict(const aqo::PlanExplanation& e)
         x["core"] = g.core;
         x["begin"] = g.begin;
         x["end"] = g.end;
+        x["stride"] = g.stride;
+        x["count"] = g.count;
         x["write"] = g.write;
         x["scalar_bytes"] = g.scalar_bytes;
         x["rewrite_bytes"] = g.rewrite_bytes;
