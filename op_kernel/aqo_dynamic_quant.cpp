@@ -23,7 +23,8 @@ namespace aqo_dq {
 using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSoc*), AlignUp32, CopyOutExact, Float8Out
 
 // Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
-// aqo::DynamicQuantMode values (dynamic_quant_plan.h); the emulator runner static_asserts that they agree.
+// aqo::DynamicQuantMode values (dynamic_quant_plan.h), which are the tiling keys; the emulator runner
+// static_asserts that they agree.
 constexpr uint32_t kDTypeFloat16 = 0;
 constexpr uint32_t kDTypeBFloat16 = 1;
 constexpr uint32_t kDTypeInt8 = 3;
@@ -48,7 +49,8 @@ struct RowStats {
 // TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_dynamic_quant_tiling.h, whose
 // fields are op_host/tiling_core/dynamic_quant_tiling_fields.h; the emulator and the header check have their own
 // builds of the same class): the kernel reads the fields by name, whatever the class is called.
-template <class TD, typename XT, typename YT>
+// kMode: the tiling key, aqo::DynamicQuantMode (kModeResident / kModeStream): one kernel binary per mode.
+template <class TD, typename XT, typename YT, uint32_t kMode>
 class KernelDynamicQuant {
 public:
     __aicore__ inline KernelDynamicQuant() {}
@@ -99,10 +101,10 @@ public:
         if (rowBegin_ >= rowEnd_) {
             return;
         }
-        if (p_.mode == kModeResident && p_.hasSmooth != 0) {
+        if (kMode == kModeResident && p_.hasSmooth != 0) {
             LoadResidentSmooth();
         }
-        if (p_.mode != kModeResident) {
+        if (kMode != kModeResident) {
             for (uint64_t g = rowBegin_; g < rowEnd_; g += p_.rowsPerIter) {
                 ProcessStreamGroup(g, GroupRows(g));
             }
@@ -563,43 +565,43 @@ private:
     LocalTensor<float> stat_;
 };
 
-template <typename XT, typename YT, class TD>
+template <uint32_t kMode, typename XT, typename YT, class TD>
 __aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     TPipe pipe;
-    KernelDynamicQuant<TD, XT, YT> op;
+    KernelDynamicQuant<TD, XT, YT, kMode> op;
     op.Init(x, smooth, y, scale, p, &pipe);
     op.Process();
 }
 
 // The dst types this SoC can produce (int8 everywhere; hifloat8 / float8 on ascend910_95 only).
-template <typename XT, class TD>
+template <uint32_t kMode, typename XT, class TD>
 __aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     if (p.dstDtype == kDTypeInt8) {
-        Run<XT, int8_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, int8_t>(x, smooth, y, scale, p);
     }
 #if AQO_SOC_HAS_FP8
     else if (p.dstDtype == kDTypeHiFloat8) {
-        Run<XT, hifloat8_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, hifloat8_t>(x, smooth, y, scale, p);
     } else if (p.dstDtype == kDTypeFloat8E4M3FN) {
-        Run<XT, fp8_e4m3fn_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, fp8_e4m3fn_t>(x, smooth, y, scale, p);
     } else if (p.dstDtype == kDTypeFloat8E5M2) {
-        Run<XT, fp8_e5m2_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, fp8_e5m2_t>(x, smooth, y, scale, p);
     }
 #endif
 }
 
 // The x types this SoC reads (float16 everywhere; bfloat16 not on ascend310p).
-template <class TD>
+template <uint32_t kMode, class TD>
 __aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     if (p.xDtype == kDTypeFloat16) {
-        DispatchDst<half>(x, smooth, y, scale, p);
+        DispatchDst<kMode, half>(x, smooth, y, scale, p);
     }
 #if AQO_SOC_HAS_BF16
     else if (p.xDtype == kDTypeBFloat16) {
-        DispatchDst<bfloat16_t>(x, smooth, y, scale, p);
+        DispatchDst<kMode, bfloat16_t>(x, smooth, y, scale, p);
     }
 #endif
 }
@@ -614,7 +616,14 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // the vector cores only (310p: a plain AI-core kernel)
 #endif
     GET_TILING_DATA(tilingData, tiling);
-    aqo_dq::Dispatch(x, smooth_scales, y, scale, tilingData);
+    // The tiling key is the mode (the plan's tiling_key, aqo::DynamicQuantMode): CANN's build compiles one binary
+    // per key named here (numbers, as its preprocessor scan requires), and the TilingFunc selects it per launch.
+    static_assert(aqo_dq::kModeResident == 0 && aqo_dq::kModeStream == 1, "tiling keys are the mode codes");
+    if (TILING_KEY_IS(0)) {
+        aqo_dq::Dispatch<aqo_dq::kModeResident>(x, smooth_scales, y, scale, tilingData);
+    } else if (TILING_KEY_IS(1)) {
+        aqo_dq::Dispatch<aqo_dq::kModeStream>(x, smooth_scales, y, scale, tilingData);
+    }
 }
 
 // aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one

@@ -268,7 +268,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t = DynamicQuantTiling();
     t.rows = rows;
     t.rowsPerCore = base;
-    t.mode = static_cast<uint32_t>(mode);
     t.xDtype = static_cast<uint32_t>(req.x_dtype);
     t.dstDtype = static_cast<uint32_t>(req.dst_type);
     t.hasSmooth = req.smooth ? 1 : 0;
@@ -298,7 +297,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.satMax = soc.saturation_only_float ? static_cast<float>(GetDTypeInfo(DType::FLOAT16).finite_max) : 0.0f;
 
     plan->block_dim = std::max<uint32_t>(used, 1);
-    plan->tiling_key = t.mode;
+    plan->tiling_key = static_cast<uint64_t>(mode);  // the kernel's TILING_KEY_IS branches: one binary per mode
     plan->workspace_bytes = 0;
 
     // ---- explanation ----

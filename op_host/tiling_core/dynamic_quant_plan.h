@@ -18,7 +18,8 @@
 
 namespace aqo {
 
-// How the kernel walks a row. The values are the kernel's tiling codes (kModeResident / kModeStream).
+// How the kernel walks a row. The values are the plan's tiling keys, which select the kernel's branch
+// (TILING_KEY_IS(0) / TILING_KEY_IS(1): kModeResident / kModeStream), one kernel binary per mode.
 enum class DynamicQuantMode : uint32_t {
     // rowsPerIter whole rows of x are copied into UB once; each row is computed in fp32 chunks (one chunk = the
     // plain single pass; several = "row_resident_chunked": a max pass and a quantize pass over the resident row).
@@ -51,7 +52,7 @@ struct DynamicQuantPlan {
     DynamicQuantTiling tiling;
     PlanExplanation explanation;
     uint32_t block_dim = 0;     // launch block dim: usedCores, at least 1 (an empty tensor launches one idle core)
-    uint64_t tiling_key = 0;    // mode (the kernel branches on the tiling fields; the key is informational)
+    uint64_t tiling_key = 0;    // DynamicQuantMode: the kernel binary (TILING_KEY_IS branch) the launch runs
     uint64_t workspace_bytes = 0;
 };
 

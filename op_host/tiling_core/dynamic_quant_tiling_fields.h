@@ -20,7 +20,6 @@
 #define AQO_DYNAMIC_QUANT_TILING_FIELDS(FIELD, ARRAY)                                                                 \
     FIELD(uint64_t, rows)           /* R = prod(shape[:-1]) */                                                        \
     FIELD(uint64_t, rowsPerCore)    /* rows every used core gets at least (no DataCopyPad: >= 8 when R >= 8) */       \
-    FIELD(uint32_t, mode)           /* aqo::DynamicQuantMode: 0 resident rows, 1 streamed multi-pass */             \
     FIELD(uint32_t, xDtype)         /* aqo::DType of x (float16 / bfloat16) */                                       \
     FIELD(uint32_t, dstDtype)       /* aqo::DType of y */                                                             \
     FIELD(uint32_t, hasSmooth)      /* smooth_scales [H] given */                                                     \

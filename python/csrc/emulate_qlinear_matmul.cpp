@@ -42,6 +42,9 @@
 #define __DAV_C220_VEC__
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910b
 namespace aqo_emu_qmm_ascend910b {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend910b";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -54,6 +57,9 @@ namespace aqo_emu_qmm_ascend910b {
 #define __DAV_M200__
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend310p
 namespace aqo_emu_qmm_ascend310p {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend310p";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -66,6 +72,9 @@ namespace aqo_emu_qmm_ascend310p {
 #define __NPU_ARCH__ 3510
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910_95
 namespace aqo_emu_qmm_ascend910_95 {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend910_95";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -207,6 +216,11 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         }
         uint8_t* ws = launch.AddGm("workspace", workspace.data(), workspace.size(), aqo_emu::GmAccess::kReadWrite);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
+        // Key 0: the kernel has no TILING_KEY_IS branch, and the build compiles key 0 alone.
+        launch.SetTilingKey(0, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
+                                                                   aqo_emu_qmm_ascend910b::AqoEmuKernelTag::kName,
+                                                                   aqo_emu_qmm_ascend310p::AqoEmuKernelTag::kName,
+                                                                   aqo_emu_qmm_ascend910_95::AqoEmuKernelTag::kName));
         aqo_emu::ResetMatmulStats(blocks);
         launch.Run(blocks, [&] { entry(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], ws, tiling); });
         out["ok"] = true;

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "emulator/emu_tensor.h"
+#include "emulator/launch_contract.h"
 
 namespace AscendC {
 
@@ -112,7 +113,8 @@ inline uint64_t CurrentTilingKey()
 #define ASCEND_IS_NOT_AIC (::aqo_emu::CoreIsAiv())
 #define KERNEL_TASK_TYPE_DEFAULT(type)
 #define KERNEL_TASK_TYPE(key, type)
-#define TILING_KEY_IS(key) (::aqo_emu::CurrentTilingKey() == static_cast<uint64_t>(key))
+// A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
+#define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())
 #define TRACE_START(x)
 #define TRACE_STOP(x)
 

@@ -1,0 +1,68 @@
+// The launch contract's registries (include/emulator/launch_contract.h).
+#include "emulator/launch_contract.h"
+
+#include <algorithm>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace aqo_emu {
+namespace {
+
+// Filled while the module's static objects are initialised (one entry per TILING_KEY_IS use), read afterwards.
+std::map<std::string, std::vector<uint64_t>>& KeyTable()
+{
+    static std::map<std::string, std::vector<uint64_t>> table;
+    return table;
+}
+
+std::string KeyList(const std::vector<uint64_t>& keys)
+{
+    std::string s;
+    for (uint64_t k : keys) {
+        s += (s.empty() ? "" : ", ") + std::to_string(k);
+    }
+    return s;
+}
+
+}  // namespace
+
+void RegisterTilingKey(const char* kernel, uint64_t key)
+{
+    std::vector<uint64_t>& keys = KeyTable()[kernel];
+    if (std::find(keys.begin(), keys.end(), key) == keys.end()) {
+        keys.insert(std::upper_bound(keys.begin(), keys.end(), key), key);
+    }
+}
+
+std::vector<uint64_t> DeclaredTilingKeys(const std::string& kernel)
+{
+    const auto it = KeyTable().find(kernel);
+    return it == KeyTable().end() ? std::vector<uint64_t>() : it->second;
+}
+
+std::vector<uint64_t> CompiledTilingKeys(const std::string& kernel)
+{
+    std::vector<uint64_t> keys = DeclaredTilingKeys(kernel);
+    return keys.empty() ? std::vector<uint64_t>{0} : keys;
+}
+
+void CheckTilingKeyHasKernel(const std::string& kernel, const std::string& launch_name, uint64_t key)
+{
+    const std::vector<uint64_t> declared = DeclaredTilingKeys(kernel);
+    const std::vector<uint64_t> compiled = CompiledTilingKeys(kernel);
+    if (std::find(compiled.begin(), compiled.end(), key) != compiled.end()) {
+        return;
+    }
+    const std::string why =
+        declared.empty()
+            ? "the kernel has no TILING_KEY_IS branch, so CANN's build compiles its key 0 alone"
+            : "the kernel's TILING_KEY_IS branches name keys " + KeyList(declared) +
+                  ", the only keys CANN's build compiles a binary for";
+    throw EmulatorError("emulator: launch of " + launch_name + " (" + kernel + ") with tiling key " +
+                            std::to_string(key) + ": no kernel binary for that key (" + why +
+                            "); on the device the launch fails",
+                        "?", 0, "", -1, "tiling key without a kernel binary");
+}
+
+}  // namespace aqo_emu
