@@ -65,16 +65,11 @@ struct Cube<int8_t, int8_t> {
 };
 using MmInt8 = Cube<int8_t, int8_t>::MM;
 
-// The workers' part of the workspace. 910b / 950: the Matmul API's system workspace comes first (the framework
-// registers it; GetSysWorkSpacePtr() gives it to REGIST_MATMUL_OBJ); 310p: the API has none.
-__aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace)
-{
-#if AQO_SOC_SPLIT_CORES
-    return GetUserWorkspace(workspace);
-#else
-    return workspace;
-#endif
-}
+// The workers' part of the workspace: on every SoC the workspace starts with the system workspace (the framework's
+// reserve, RESERVED_WORKSPACE of the AscendC headers: 16 MiB on 910b, 2 MiB on 310p; the Matmul API's messages on
+// split SoCs, which GetSysWorkSpacePtr() hands to REGIST_MATMUL_OBJ), and the host adds that reserve to the
+// workspace size. The raw workspace pointer would put the workers' data into it.
+__aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace) { return GetUserWorkspace(workspace); }
 
 // Which vector worker this core is: on split SoCs GetBlockIdx() on a vector core of a mix kernel is its vector
 // core index (cube core * 2 + sub-block), on 310p the AI core index; block = worker / workersPerCore.

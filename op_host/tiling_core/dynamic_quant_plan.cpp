@@ -299,6 +299,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     plan->block_dim = std::max<uint32_t>(used, 1);
     plan->tiling_key = static_cast<uint64_t>(mode);  // the kernel's TILING_KEY_IS branches: one binary per mode
     plan->workspace_bytes = 0;
+    plan->system_workspace_bytes = soc.system_workspace_bytes;
 
     // ---- explanation ----
     PlanExplanation& e = plan->explanation;

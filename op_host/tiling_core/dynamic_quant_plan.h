@@ -53,7 +53,8 @@ struct DynamicQuantPlan {
     PlanExplanation explanation;
     uint32_t block_dim = 0;     // launch block dim: usedCores, at least 1 (an empty tensor launches one idle core)
     uint64_t tiling_key = 0;    // DynamicQuantMode: the kernel binary (TILING_KEY_IS branch) the launch runs
-    uint64_t workspace_bytes = 0;
+    uint64_t workspace_bytes = 0;           // the kernel's own workspace (none)
+    uint64_t system_workspace_bytes = 0;    // the SoC's system workspace before it (the launch reserves both)
 };
 
 // Checks the request (CheckDynamicQuantRequest: seed 004 limits, dtypes per SoC) and plans it. Returns false with

@@ -395,6 +395,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     t.wsPerWorker = off;
     const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
     plan->workspace_bytes = workers * off;
+    plan->system_workspace_bytes = soc.system_workspace_bytes;
     plan->matmul_api_ub_bytes = reserve;
     plan->y_elements = batch * m * n;
 

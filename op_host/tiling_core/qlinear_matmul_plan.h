@@ -71,9 +71,12 @@ struct QLinearMatMulTiling {
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
     PlanExplanation explanation;
-    uint64_t workspace_bytes;  // user workspace (all workers); the Matmul API's system workspace comes on top
-    uint64_t y_elements;
-    uint32_t matmul_api_ub_bytes;  // UB left to the Matmul API itself (310p: L0C -> UB, ND -> NZ); 0 on split SoCs
+    uint64_t workspace_bytes = 0;  // user workspace (all workers), after the system workspace
+    // The SoC's system workspace (framework, Matmul API messages) that the launch reserves before the user part
+    // (SoC table default; a TilingFunc adds the device's GetLibApiWorkSpaceSize instead).
+    uint64_t system_workspace_bytes = 0;
+    uint64_t y_elements = 0;
+    uint32_t matmul_api_ub_bytes = 0;  // UB left to the Matmul API itself (310p: L0C -> UB, ND -> NZ); 0 on split SoCs
 };
 
 // Plans the request; false with a complete violation when the request is not supported on the SoC or does not

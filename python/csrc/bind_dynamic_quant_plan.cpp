@@ -27,6 +27,7 @@ nb::dict TilingToDict(const aqo::DynamicQuantPlan& p)
     d["block_dim"] = p.block_dim;
     d["tiling_key"] = p.tiling_key;
     d["workspace_bytes"] = p.workspace_bytes;
+    d["system_workspace_bytes"] = p.system_workspace_bytes;
     return d;
 }
 

@@ -24,6 +24,7 @@ nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
     nb::dict d;
     AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_DICT_TILING_FIELD, AQO_DICT_TILING_ARRAY)
     AQO_TILING_FIELD(d, p, workspace_bytes);
+    AQO_TILING_FIELD(d, p, system_workspace_bytes);
     AQO_TILING_FIELD(d, p, y_elements);
     return d;
 }

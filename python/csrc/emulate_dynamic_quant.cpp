@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -144,6 +145,10 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
         return out;
     }
     uint8_t dummy[4][32] = {};
+    // The workspace as the host sizes it: the SoC's system workspace (the kernel has no part of its own), never
+    // touched by the kernel, so left unwritten.
+    const uint64_t ws_bytes = plan.system_workspace_bytes + plan.workspace_bytes;
+    std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
     try {
         aqo_emu::Launcher launch(canonical, "aqo_dynamic_quant", plan.explanation.ub_capacity);
         using aqo_bind::AddGmOrStandIn;
@@ -154,13 +159,14 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
             r.smooth ? AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, read_only, dummy[1]) : nullptr;
         uint8_t* gy = AddGmOrStandIn(launch, "y", y.data(), y_bytes, read_write, dummy[2]);
         uint8_t* gsc = AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, read_write, dummy[3]);
+        uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
         launch.SetTilingKey(plan.tiling_key,
                             aqo_bind::KernelForSoc<const char*>(canonical, "emulate_dynamic_quant",
                                                                 aqo_emu_dq_ascend910b::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend310p::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend910_95::AqoEmuKernelTag::kName));
-        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, nullptr, tiling); });
+        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, ws, tiling); });
         out["ok"] = true;
         out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);
     } catch (const aqo_emu::EmulatorError& e) {

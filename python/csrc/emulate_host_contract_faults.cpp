@@ -9,6 +9,7 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -49,9 +50,48 @@ inline void Kernel(GM_ADDR out)
 }
 }  // namespace aqo_contract_two_keys
 
+// Workspace kernels: one worker's block of 8 int32 at the start of the kernel's own workspace.
+namespace aqo_contract_workspace {
+using namespace AscendC;
+inline void WriteBlock(GM_ADDR at)
+{
+    GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(at), 8);
+    for (int32_t i = 0; i < 8; ++i) {
+        g.SetValue(i, 300 + i);
+    }
+}
+// What QLinearMatMul did on 310p: the raw workspace pointer, which is the system workspace.
+inline void RawPointer(GM_ADDR workspace)
+{
+    GlobalTensor<int32_t> g;
+    g.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(workspace), 8);
+    g.SetValue(0, 300);  // FAULT: workspace_raw_pointer
+}
+inline void UserPart(GM_ADDR workspace) { WriteBlock(GetUserWorkspace(workspace)); }
+inline void ForeignPointer(GM_ADDR workspace)
+{
+    WriteBlock(GetUserWorkspace(workspace + 32));  // FAULT: get_user_workspace_foreign_pointer
+}
+}  // namespace aqo_contract_workspace
+
 namespace nb = nanobind;
 
 namespace {
+
+// Launches a workspace kernel on one block with `user_bytes` of its own after the SoC's system workspace; returns
+// the kernel's part.
+std::vector<int32_t> LaunchWorkspace(const std::string& soc, void (*kernel)(GM_ADDR), uint64_t reserve,
+                                     uint64_t user_bytes)
+{
+    std::vector<uint8_t> ws(reserve + user_bytes, 0);
+    aqo_emu::Launcher launch(soc, "contract_workspace");
+    uint8_t* g = launch.AddWorkspace("workspace", ws.data(), ws.size(), reserve);
+    launch.Run(1, [&] { kernel(g); });
+    std::vector<int32_t> out(user_bytes / 4);
+    std::memcpy(out.data(), ws.data() + reserve, user_bytes);
+    return out;
+}
 
 typedef void (*Kernel)(GM_ADDR);
 
@@ -109,6 +149,22 @@ void RegisterHostContractTests(nb::module_& m)
         },
         nb::arg("two_keys"), nb::arg("key"), nb::arg("soc") = "ascend910b",
         "Launches the no-key or the two-key test kernel with a tiling key; returns the value its branch wrote.");
+    m.def(
+        "host_contract_workspace",
+        [](const std::string& kernel, const std::string& soc, uint64_t reserve) {
+            void (*k)(GM_ADDR) = kernel == "user_part"         ? &aqo_contract_workspace::UserPart
+                                 : kernel == "raw_pointer"     ? &aqo_contract_workspace::RawPointer
+                                 : kernel == "foreign_pointer" ? &aqo_contract_workspace::ForeignPointer
+                                                               : nullptr;
+            if (k == nullptr) {
+                throw nb::value_error(("unknown workspace kernel " + kernel).c_str());
+            }
+            return LaunchWorkspace(soc, k, reserve, 64);
+        },
+        nb::arg("kernel"), nb::arg("soc"), nb::arg("reserve"),
+        "Runs a workspace test kernel ('user_part', 'raw_pointer' (FAULT workspace_raw_pointer), "
+        "'foreign_pointer' (FAULT get_user_workspace_foreign_pointer)) with `reserve` bytes of system workspace "
+        "and 64 of its own; returns its own part as int32.");
     m.def(
         "emulator_tiling_keys",
         [](const std::string& kernel) {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -204,7 +205,12 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         out["matmul"] = nb::list();
         return out;
     }
-    std::vector<uint8_t> workspace(std::max<uint64_t>(plan.workspace_bytes, 32), 0);
+    // The workspace as the host sizes it: the SoC's system workspace, then the kernel's part. The system part is
+    // never touched (a kernel access there fails), so it is left unwritten; the kernel's part starts zeroed so that
+    // runs are reproducible.
+    const uint64_t ws_bytes = plan.system_workspace_bytes + std::max<uint64_t>(plan.workspace_bytes, 32);
+    std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
+    std::memset(workspace.get() + plan.system_workspace_bytes, 0, ws_bytes - plan.system_workspace_bytes);
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
@@ -214,7 +220,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
             g[i] = launch.AddGm(args[i].name, args[i].data->data(), args[i].data->size(),
                                 out_tensor ? aqo_emu::GmAccess::kReadWrite : aqo_emu::GmAccess::kReadOnly);
         }
-        uint8_t* ws = launch.AddGm("workspace", workspace.data(), workspace.size(), aqo_emu::GmAccess::kReadWrite);
+        uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
         // Key 0: the kernel has no TILING_KEY_IS branch, and the build compiles key 0 alone.
         launch.SetTilingKey(0, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",

@@ -148,6 +148,9 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
                              ": outside the buffer");
     }
+    if (r.reserved_bytes != 0 && nbytes > 0 && static_cast<uint64_t>(ptr - r.base) < r.reserved_bytes) {
+        FailSystemWorkspaceAccess(r, static_cast<uint64_t>(ptr - r.base), nbytes, write, file, line, api);
+    }
     if (ptr < tensor_begin || ptr + nbytes > tensor_end) {
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
                              ": outside the GlobalTensor's extent given to SetGlobalBuffer (bytes [" +
@@ -328,6 +331,19 @@ uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, Gm
     }
     gm_.push_back(r);
     return r.base;
+}
+
+uint8_t* Launcher::AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes)
+{
+    if (bytes < reserved_bytes) {
+        throw EmulatorError("emulator: workspace '" + name + "' has " + std::to_string(bytes) + " bytes, fewer than "
+                                "the " + std::to_string(reserved_bytes) + " bytes of system workspace at its start",
+                            "?", 0, soc_.name, -1, "workspace smaller than the system reserve");
+    }
+    uint8_t* base = AddGm(name, data, bytes, GmAccess::kReadWrite);
+    gm_.back().is_workspace = true;
+    gm_.back().reserved_bytes = reserved_bytes;
+    return base;
 }
 
 uint8_t* Launcher::SetTiling(const void* data, uint64_t bytes)

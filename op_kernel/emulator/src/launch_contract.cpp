@@ -65,4 +65,49 @@ void CheckTilingKeyHasKernel(const std::string& kernel, const std::string& launc
                         "?", 0, "", -1, "tiling key without a kernel binary");
 }
 
+namespace {
+const GmRegion* WorkspaceRegion()
+{
+    const CoreContext* c = CurrentCore();
+    if (c == nullptr || c->gm == nullptr) {
+        return nullptr;
+    }
+    for (const GmRegion& r : *c->gm) {
+        if (r.is_workspace) {
+            return &r;
+        }
+    }
+    return nullptr;
+}
+}  // namespace
+
+uint8_t* UserWorkspace(uint8_t* workspace, const char* file, int line)
+{
+    Ctx(file, line);
+    const GmRegion* r = WorkspaceRegion();
+    if (r == nullptr) {
+        return workspace;
+    }
+    if (workspace != r->base) {
+        Fail(file, line, "GetUserWorkspace: the argument is not the workspace the launch passed to the kernel");
+    }
+    return r->base + r->reserved_bytes;
+}
+
+uint8_t* SystemWorkspace()
+{
+    const GmRegion* r = WorkspaceRegion();
+    return r == nullptr ? nullptr : r->base;
+}
+
+void FailSystemWorkspaceAccess(const GmRegion& region, uint64_t offset, uint64_t nbytes, bool write,
+                               const char* file, int line, const char* api)
+{
+    Fail(file, line, std::string(api) + (write ? ": write to" : ": read of") + " bytes [" + std::to_string(offset) +
+                         ", " + std::to_string(offset + nbytes) + ") of the workspace '" + region.name +
+                         "', inside its first " + std::to_string(region.reserved_bytes) +
+                         " bytes: the system workspace (framework, Matmul API); the kernel's own part starts at "
+                         "GetUserWorkspace(workspace)");
+}
+
 }  // namespace aqo_emu

@@ -34,6 +34,11 @@ public:
     // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one).
     uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access);
 
+    // Registers the launch's workspace: `reserved_bytes` of system workspace (the SoC's, what the framework and
+    // the Matmul API use; the host's workspace size includes it) followed by the kernel's own part, which
+    // GetUserWorkspace(workspace) returns. A kernel access to the reserved bytes fails (launch_contract.h).
+    uint8_t* AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes);
+
     // Copies the tiling bytes (the tiling class as a plain struct) and returns the address to pass as the
     // kernel's `tiling` argument. GET_TILING_DATA reading past these bytes fails.
     uint8_t* SetTiling(const void* data, uint64_t bytes);

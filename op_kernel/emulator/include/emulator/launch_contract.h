@@ -1,5 +1,5 @@
 // What a launch must agree on with CANN's build and runtime beyond the kernel's own code: which tiling keys have a
-// kernel binary (this file), and (later) the system-reserved prefix of the workspace.
+// kernel binary, and where the kernel's own workspace starts.
 //
 // Tiling keys. CANN's op build preprocesses the kernel source and compiles one kernel binary per key that a
 // TILING_KEY_IS(<number>) names (python/site-packages/tbe/tikcpp/compile_op.py of the toolkit: it collects the
@@ -10,6 +10,13 @@
 // namespace it includes the kernel into; untagged code gets the global one below). Like the build, it takes
 // constant keys only (a template argument). Launcher::SetTilingKey(key, tag) names the kernel; Run() then refuses
 // a key the kernel does not declare.
+//
+// Workspace. The workspace a launch passes starts with the system workspace (framework, Matmul API messages;
+// RESERVED_WORKSPACE of the AscendC headers: 2 MiB on 310p, 16 MiB on 910b); a kernel's own data starts after it:
+// GetUserWorkspace(workspace) returns that address on the device whatever the argument, and the host sizes the
+// workspace as the system part (GetLibApiWorkSpaceSize) plus the kernel's. A kernel that uses the raw workspace
+// pointer writes into the system part. The launcher registers the workspace with its reserved prefix
+// (Launcher::AddWorkspace, size from the SoC table); any kernel access to the prefix fails at the kernel's line.
 #pragma once
 
 #include <cstdint>
@@ -42,6 +49,15 @@ inline bool TilingKeyIs()
     const CoreContext* c = CurrentCore();
     return (c ? c->tiling_key : 0) == kKey;
 }
+
+// GetUserWorkspace: the launch's workspace after its system part. `workspace` must be the workspace the launcher
+// passed (Fail otherwise); without a registered workspace the argument comes back unchanged.
+uint8_t* UserWorkspace(uint8_t* workspace, const char* file, int line);
+// GetSysWorkSpacePtr: the start of the launch's workspace (nullptr without one).
+uint8_t* SystemWorkspace();
+// CheckGmRange's refusal of an access to the system part of a workspace.
+[[noreturn]] void FailSystemWorkspaceAccess(const GmRegion& region, uint64_t offset, uint64_t nbytes, bool write,
+                                            const char* file, int line, const char* api);
 
 }  // namespace aqo_emu
 
