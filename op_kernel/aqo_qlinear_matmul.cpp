@@ -46,22 +46,30 @@ constexpr uint32_t kVectorExactMaxK = 32767;
 __aicore__ inline uint32_t AlignUp8(uint32_t v) { return (v + 7u) / 8u * 8u; }
 __aicore__ inline uint32_t Min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
+// The cube's Matmul configuration: NORM with the intrinsic check on (intrinsicsLimit), so that the API copies A's
+// and B's rows into L1 one by one when a row stride (K of a, N of b: 65536 and more happen, e.g. N = 152064) does not
+// fit the 16-bit stride field of its GM -> L1 copy, instead of wrapping it.
+struct CubeConfig {
+    static constexpr MatmulConfig kNorm = GetNormalConfig(true);
+};
+
 // The cube operation, A and B read from GM in ND layout, C written to GM: int8 x int8 -> int32 (exact, wrapping),
 // or (ascend910_95) float8 x float8 -> float32. The float8 instantiation exists only where the SoC has float8.
 template <class AT, class BT>
 struct Cube {
     using AccT = float;
     static constexpr bool kFloat = true;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, float>>;
+                      CType, CType, CubeConfig::kNorm>;
 };
 template <>
 struct Cube<int8_t, int8_t> {
     using AccT = int32_t;
     static constexpr bool kFloat = false;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, CType, CType, CubeConfig::kNorm>;
 };
 using MmInt8 = Cube<int8_t, int8_t>::MM;
 
@@ -134,7 +142,13 @@ public:
         wsOnes_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsOnesOffset),
                                 p.wsPerWorker - p.wsOnesOffset);
 
-        // UB, in the plan's order (its explanation lists the same buffers).
+        // UB, in the plan's order (its explanation lists the same buffers). ascend310p first: the Matmul API's local
+        // workspace (its C write-back and ND-to-NZ staging; without SetLocalWorkspace it would write through UB
+        // address 0, over the buffers below).
+        if (p.ubMatmulWs != 0) {
+            pipe->InitBuffer(mmWsBuf_, p.ubMatmulWs);
+            mm->SetLocalWorkspace(mmWsBuf_.Get<uint8_t>());
+        }
         pipe->InitBuffer(cQue_, 2, p.ubCIn);
         pipe->InitBuffer(yQue_, 2, p.ubYOut);
         pipe->InitBuffer(zbBuf_, p.ubVecI32);
@@ -688,8 +702,8 @@ private:
     TQue<QuePosition::VECOUT, 2> yQue_;
     TQue<QuePosition::VECIN, 1> mapInQue_;
     TQue<QuePosition::VECOUT, 1> mapOutQue_;
-    TBuf<TPosition::VECCALC> zbBuf_, cbBuf_, tmpIBuf_, accBuf_, multBuf_, ysBuf_, tmpFBuf_, halfBuf_, raBuf_,
-        mapHalfBuf_;
+    TBuf<TPosition::VECCALC> mmWsBuf_, zbBuf_, cbBuf_, tmpIBuf_, accBuf_, multBuf_, ysBuf_, tmpFBuf_, halfBuf_,
+        raBuf_, mapHalfBuf_;
     LocalTensor<int32_t> zb_, cb_, tmpI_, ra_;
     LocalTensor<float> acc_, mult_, ys_, tmpF_;
     LocalTensor<half> half_, mapHalf_;

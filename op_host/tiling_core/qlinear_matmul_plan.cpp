@@ -18,9 +18,10 @@ const uint32_t kMaxBaseN = 256;   // columns: a 256-wide int32 row is 1 KiB of U
 const uint32_t kMinBaseN = 64;    // narrower tiles only when N itself is narrower
 const uint32_t kMinBaseM = 16;    // the cube's fractal height
 const uint32_t kMapChunkMax = 8192;  // bytes of a uint8 -> int8 mapping step
-// ascend310p has no fixpipe: the Matmul API moves L0C through UB and converts ND -> NZ in UB (FACTS 3). Its
-// buffers come from the same TPipe, so the plan keeps this much UB free for them (the API's tiling, set by the
-// CANN adapter, is bounded to it: baseM * baseN * 4 <= 64 KiB).
+// ascend310p has no fixpipe: the Matmul API moves C from L0C to GM and stages the ND-to-NZ copies of A / B through
+// a UB local workspace, which the kernel allocates (first, at UB address 0) and hands over with SetLocalWorkspace;
+// without it the API would write through UB address 0, over the kernel's own buffers. The plan budgets this much
+// for it; the CANN adapter bounds the API's tiling to it (SetBufferSpace) and checks MatmulGetTmpBufSize against it.
 const uint32_t kMatmulApiUbReserveCoupled = 65536;
 
 uint32_t OperandCode(DType t)
@@ -339,8 +340,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     t.cStride = static_cast<uint32_t>(AlignUp(t.baseN, 8));
     t.bpStride = static_cast<uint32_t>(AlignUp(t.baseN, 32));
 
-    // UB, in InitBuffer order.
+    // UB, in InitBuffer order: the Matmul API's local workspace first (310p), then the kernel's own buffers.
     const uint32_t reserve = soc.split_architecture ? 0 : kMatmulApiUbReserveCoupled;
+    t.ubMatmulWs = reserve;
     t.ubCIn = t.cStride * 4;
     // Without DataCopyPad one more block per slot: CopyOut gathers a segment's last 32 bytes there (back-off).
     t.ubYOut = static_cast<uint32_t>(AlignUp(t.baseN, 32)) + (soc.has_data_copy_pad ? 0u : 32u);
@@ -380,23 +382,23 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         offs[i] = off;
         off += region[i];
     }
-    if (off > kMax32) {
-        SetViolation(v, kOp, "a", &soc, "workspace of one vector core (mapped uint8 slabs, K * tile width)",
-                     "<= " + Str(kMax32) + " bytes", Str(off) + " bytes (K = " + Str(k) + ")",
+    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
+    // 64-bit offsets: no limit of the kernel's but the workspace's own size (M, N, K < 2^31 keep it far below).
+    if (off > kMaxTensorBytes / workers) {
+        SetViolation(v, kOp, "a", &soc, "bytes of the workspace (mapped uint8 slabs grow with K x tile width)",
+                     "<= 2^48", Str(off) + " bytes per vector core x " + Str(workers),
                      "use int8 operands (no mapping workspace), or split K");
         return false;
     }
-    t.wsAOffset = static_cast<uint32_t>(offs[0]);
-    t.wsBOffset = static_cast<uint32_t>(offs[1]);
-    t.wsCOffset = static_cast<uint32_t>(offs[2]);
-    t.wsRaOffset = static_cast<uint32_t>(offs[3]);
-    t.wsCbOffset = static_cast<uint32_t>(offs[4]);
-    t.wsOnesOffset = static_cast<uint32_t>(offs[5]);
+    t.wsAOffset = offs[0];
+    t.wsBOffset = offs[1];
+    t.wsCOffset = offs[2];
+    t.wsRaOffset = offs[3];
+    t.wsCbOffset = offs[4];
+    t.wsOnesOffset = offs[5];
     t.wsPerWorker = off;
-    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
     plan->workspace_bytes = workers * off;
     plan->system_workspace_bytes = soc.system_workspace_bytes;
-    plan->matmul_api_ub_bytes = reserve;
     plan->y_elements = batch * m * n;
 
     if (!r.explain) {
@@ -430,9 +432,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         const uint32_t slots[] = {2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
         uint32_t o = 0;
         if (reserve != 0) {
-            // REGIST_MATMUL_OBJ runs before the kernel's own InitBuffer calls, so the API's buffers come first.
+            // The kernel allocates the API's local workspace before its own buffers (SetLocalWorkspace).
             UbBuffer b;
-            b.name = "matmul_api_reserve";
+            b.name = "matmul_local_workspace";
             b.offset = 0;
             b.bytes = reserve;
             e.ub.push_back(b);
@@ -582,7 +584,8 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           "map and workspace are per vector core");
     } else {
         e.notes.push_back("coupled AI cores: the Matmul API moves L0C through UB (no fixpipe); " +
-                          Str(kMatmulApiUbReserveCoupled) + " bytes of UB kept for it");
+                          Str(kMatmulApiUbReserveCoupled) + " bytes of UB allocated by the kernel as the API's "
+                          "local workspace (SetLocalWorkspace; without it the API writes at UB address 0)");
     }
     if (t.mapA || t.mapB) {
         e.notes.push_back(std::string("uint8 ") + (t.mapA && t.mapB ? "a and b" : (t.mapA ? "a" : "b")) +

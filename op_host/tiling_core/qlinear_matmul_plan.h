@@ -76,7 +76,6 @@ struct QLinearMatMulPlan {
     // (SoC table default; a TilingFunc adds the device's GetLibApiWorkSpaceSize instead).
     uint64_t system_workspace_bytes = 0;
     uint64_t y_elements = 0;
-    uint32_t matmul_api_ub_bytes = 0;  // UB left to the Matmul API itself (310p: L0C -> UB, ND -> NZ); 0 on split SoCs
 };
 
 // Plans the request; false with a complete violation when the request is not supported on the SoC or does not

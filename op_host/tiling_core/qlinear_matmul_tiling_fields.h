@@ -23,6 +23,12 @@
 
 #define AQO_QLINEAR_MATMUL_TILING_FIELDS(FIELD, ARRAY)                                                                \
     FIELD(uint64_t, wsPerWorker)       /* workspace bytes of one vector worker; the workers' areas follow */          \
+    FIELD(uint64_t, wsAOffset)         /* workspace regions of one worker (bytes): mapped a, mapped b, int32 tile, */ \
+    FIELD(uint64_t, wsBOffset)         /* row sums, (empty) column sums, ones */                                      \
+    FIELD(uint64_t, wsCOffset)                                                                                        \
+    FIELD(uint64_t, wsRaOffset)                                                                                       \
+    FIELD(uint64_t, wsCbOffset)                                                                                       \
+    FIELD(uint64_t, wsOnesOffset)                                                                                     \
     FIELD(uint32_t, usedCores)         /* block dim (cube cores / 310p AI cores) */                                   \
     FIELD(uint32_t, workersPerCore)    /* vector workers per block: 2 on split SoCs (AIV : AIC = 2 : 1), 1 on 310p */ \
     FIELD(uint32_t, m)                                                                                                \
@@ -52,12 +58,7 @@
     FIELD(uint32_t, cStride)           /* int32 elements per row of the tile's accumulator (baseN -> 8) */            \
     FIELD(uint32_t, bpStride)          /* bytes per row of the mapped b slab (baseN -> 32) */                         \
     FIELD(uint32_t, mapChunk)          /* bytes per UB chunk of the uint8 -> int8 mapping */                          \
-    FIELD(uint32_t, wsAOffset)         /* workspace regions of one worker (bytes) */                                  \
-    FIELD(uint32_t, wsBOffset)                                                                                        \
-    FIELD(uint32_t, wsCOffset)                                                                                        \
-    FIELD(uint32_t, wsRaOffset)                                                                                       \
-    FIELD(uint32_t, wsCbOffset)                                                                                       \
-    FIELD(uint32_t, wsOnesOffset)                                                                                     \
+    FIELD(uint32_t, ubMatmulWs)        /* 310p: the Matmul API's local workspace (SetLocalWorkspace); else 0 */      \
     FIELD(uint32_t, ubCIn)             /* UB bytes per buffer, in the kernel's InitBuffer order */                    \
     FIELD(uint32_t, ubYOut)                                                                                           \
     FIELD(uint32_t, ubVecI32)                                                                                         \

@@ -114,22 +114,23 @@ nb::list MatmulStatsToList()
     return out;
 }
 
-// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling;
-// here only what the emulated API checks matters: whole cube fractals, the tile as the single-core shape.
-TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint32_t api_ub_bytes)
+// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling for the
+// largest call the kernel makes (the tile, plus the ones row with mapped uint8 a: baseM + mapA rows x baseN x K),
+// bounded on 310p to the local workspace the kernel allocates (SetBufferSpace). Here: the same problem, whole cube
+// fractals, and on 310p base blocks halved until the API's local workspace fits that buffer, as the adapter
+// requires of CANN's tiling (MatmulGetTmpBufSize).
+TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
 {
     TCubeTiling c;
-    c.usedCoreNum = static_cast<int32_t>(t.usedCores);
-    c.M = static_cast<int32_t>(t.m);
-    c.N = static_cast<int32_t>(t.n);
-    c.Ka = static_cast<int32_t>(t.k);
-    c.Kb = static_cast<int32_t>(t.k);
-    c.singleCoreM = static_cast<int32_t>(t.baseM);
-    c.singleCoreN = static_cast<int32_t>(t.baseN);
-    c.singleCoreK = static_cast<int32_t>(t.k);
-    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseM, 128), 16));
+    const int32_t rows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
+    const int32_t k = static_cast<int32_t>(std::max<uint32_t>(t.k, 1));
+    c.usedCoreNum = 1;
+    c.M = c.singleCoreM = rows;
+    c.N = c.singleCoreN = static_cast<int32_t>(t.baseN);
+    c.Ka = c.Kb = c.singleCoreK = k;
+    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(static_cast<uint32_t>(rows), 128), 16));
     c.baseN = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseN, 256), 16));
-    c.baseK = 64;  // int8: two 32-byte fractal rows
+    c.baseK = 64;  // two 32-byte fractal rows of int8 (float8)
     c.depthA1 = 2;
     c.depthB1 = 2;
     c.stepM = 1;
@@ -139,7 +140,18 @@ TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint32_t api_ub_byt
     c.dbL0A = 2;
     c.dbL0B = 2;
     c.dbL0C = 1;
-    c.transLength = static_cast<int32_t>(api_ub_bytes);  // 310p: the API's UB staging (the plan's reserve)
+    c.iterateOrder = 0;
+    if (t.ubMatmulWs != 0) {
+        aqo_emu::MatmulLocalWorkspaceInput in;  // the kernel's NORM int8 x int8 -> int32 cube, C in GM
+        while (aqo_emu::MatmulLocalWorkspaceBytes(c, in) > t.ubMatmulWs && (c.baseM > 16 || c.baseN > 16)) {
+            if (c.baseN >= c.baseM && c.baseN > 16) {
+                c.baseN = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseN / 2), 16));
+            } else {
+                c.baseM = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseM / 2), 16));
+            }
+        }
+        c.transLength = c.baseM * c.baseN * 4;  // the C tile staged in UB
+    }
     return c;
 }
 
@@ -188,7 +200,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
-    td.cubeTiling = CubeTilingFor(t, plan.matmul_api_ub_bytes);
+    td.cubeTiling = CubeTilingFor(t);
 
     nb::dict out;
     nb::dict plan_d;

@@ -65,7 +65,7 @@ def test_kernel_allocates_exactly_the_planned_ub(soc):
     # Every planned buffer, the Matmul API's UB staging on ascend310p included (taken at REGIST_MATMUL_OBJ).
     planned = sum(buf["bytes"] * buf["slots"] for buf in p.explanation["ub"])
     assert max(c["peak_ub_bytes"] for c in run["cores"]) == planned
-    assert any(buf["name"] == "matmul_api_reserve" for buf in p.explanation["ub"]) == (soc == "ascend310p")
+    assert any(buf["name"] == "matmul_local_workspace" for buf in p.explanation["ub"]) == (soc == "ascend310p")
 
 
 def test_ub_too_small_for_the_epilogue_is_refused():
@@ -80,11 +80,18 @@ def test_batch_rank_beyond_the_kernel_tiling_is_refused():
     assert "batch" in e.value.constraint
 
 
-def test_workspace_beyond_32_bits_per_worker_is_refused():
-    # uint8 b mapped per tile: K x (tile width) bytes per vector worker.
+def test_workspace_beyond_32_bits_per_worker_is_planned():
+    # uint8 b mapped per tile: K x (tile width) bytes per vector worker, past 4 GiB: the tiling's offsets are 64-bit,
+    # so the plan refuses nothing the kernel can address.
+    p = tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
+    t = p.tiling
+    assert t["wsPerWorker"] > 2**32 and t["wsCOffset"] > 2**32
+    assert t["workspace_bytes"] == t["usedCores"] * t["workersPerCore"] * t["wsPerWorker"]
+    # Only a workspace past the 2^48-byte limit of any tensor is refused (possible with a large core count).
     with pytest.raises(ConstraintError) as e:
-        tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
-    assert "workspace" in e.value.constraint
+        tiling.plan_qlinear_matmul((4096, 2**31 - 1), (2**31 - 1, 4096), soc="ascend910b", b_dtype="uint8",
+                                   a_dtype="uint8", core_num=4096)
+    assert "workspace" in e.value.constraint and e.value.limit == "<= 2^48"
 
 
 def test_small_problems_spread_over_cores():
