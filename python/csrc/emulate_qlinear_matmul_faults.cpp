@@ -349,6 +349,16 @@ inline void FaultAsyncCWritten(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     mm.WaitIterateAll();  // FAULT: async_c_written
 }
 
+inline void FaultAsyncAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 256, 512, kSmall);  // half of the A the shape needs
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));  // FAULT: async_a_out_of_bounds
+}
+
 inline void FaultAsyncNeverWaited(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
     TPipe pipe;
@@ -471,6 +481,7 @@ const FaultEntry kFaults[] = {
     {"wait_on_310p", &FaultWaitOn310p},
     {"async_a_changed", &FaultAsyncAChanged},
     {"async_c_written", &FaultAsyncCWritten},
+    {"async_a_out_of_bounds", &FaultAsyncAOutOfBounds},
     {"async_never_waited", &FaultAsyncNeverWaited},
     {"iterate_async_without_workspace", &FaultIterateAsyncWithoutWorkspace},
     {"iterate_async_c_in_gm", &FaultIterateAsyncCInGm},

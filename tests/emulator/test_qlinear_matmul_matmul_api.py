@@ -60,6 +60,7 @@ EXPECTED = {
     "wait_on_310p": ((P,), "has no WaitIterateAll"),
     "async_a_changed": (SPLIT, "A of the asynchronous IterateAll started at"),
     "async_c_written": (SPLIT, "C of the asynchronous IterateAll started at"),
+    "async_a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
     "async_never_waited": (SPLIT, "never waited for"),
     "iterate_async_without_workspace": (SPLIT, "Iterate<false> without SetWorkspace"),
     "iterate_async_c_in_gm": (SPLIT, "needs C in UB"),

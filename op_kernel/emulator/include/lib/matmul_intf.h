@@ -481,6 +481,7 @@ public:
             p.job = job;
             p.file = aqo_file;
             p.line = aqo_line;
+            CheckExtents(c, job, aqo_file, aqo_line);
             Snapshot(c, p);
             pending_.push_back(p);
             unwaited_.emplace_back(aqo_file, aqo_line);
@@ -888,6 +889,22 @@ private:
             iter_active_ = false;
         }
         return block;
+    }
+
+    // Operands outside their GlobalTensors fail where the computation is started (not only when it is done), and
+    // only spans inside them are snapshotted.
+    void CheckExtents(aqo_emu::CoreContext& c, const Job& j, const char* file, int line) const
+    {
+        auto check = [&](const auto& g, uint64_t span, bool write, const char* what) {
+            const uint8_t* p = reinterpret_cast<const uint8_t*>(g.ptr_);
+            if (p < g.begin_ || p + span > g.end_) {
+                aqo_emu::CheckGmRange(c, g.Region(c, file, line, what), g.begin_, g.end_, p, span, write, file, line,
+                                      (std::string(what) + ", " + ShapeText()).c_str());
+            }
+        };
+        check(j.a, ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT), false, "Matmul A");
+        check(j.b, ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT), false, "Matmul B");
+        check(j.c, ((j.m - 1) * j.ldc + j.n) * sizeof(DstT), true, "Matmul C");
     }
 
     void Snapshot(aqo_emu::CoreContext& c, Pending& p) const
