@@ -204,7 +204,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
     }
     if (r.asymmetric && !soc.dq_asymmetric_implemented) {
         SetViolation(v, op, "asymmetric", &soc,
-                     "asymmetric quantization is not implemented by the kernel (seed 004: symmetric only)",
+                     "asymmetric quantization is not implemented by the kernel (ATB's DynamicQuant: symmetric only)",
                      "False", "True",
                      "use asymmetric=False; the CPU golden (backend='cpu' without soc) implements asymmetric");
         return false;
@@ -229,7 +229,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
                 break;
             }
         }
-        SetViolation(v, op, "x", &soc, dt + " tail axis length (last dim of x, seed 004)",
+        SetViolation(v, op, "x", &soc, dt + " tail axis length (last dim of x; the limit ATB's DynamicQuant documents)",
                      "<= " + std::to_string(max_tail), std::to_string(tail), suggestion);
         return false;
     }
@@ -248,7 +248,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
         suggestion += "; pad the last axis with zeros (zeros do not change the row maximum)";
         SetViolation(v, op, "x", &soc,
                      std::string("tail axis length (last dim of x) alignment: ") + soc.name +
-                         " has no DataCopyPad (seed 004: 32-aligned tail)",
+                         " has no DataCopyPad (ATB's DynamicQuant documents 32-aligned tails there)",
                      "multiple of " + std::to_string(m), std::to_string(tail), suggestion);
         return false;
     }
@@ -347,12 +347,12 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
         }
     }
     if (r.a_param != QuantParamKind::TENSOR && r.a_param != QuantParamKind::ROW) {
-        SetViolation(v, op, "a_param", &soc, "granularity of a_scale / a_zero_point (seed 000)", "tensor | row",
+        SetViolation(v, op, "a_param", &soc, "granularity of a_scale / a_zero_point (ONNX QLinearMatMul)", "tensor | row",
                      QuantParamKindName(r.a_param), "a's parameters are per tensor or per row of a (M)");
         return false;
     }
     if (r.b_param != QuantParamKind::TENSOR && r.b_param != QuantParamKind::COLUMN) {
-        SetViolation(v, op, "b_param", &soc, "granularity of b_scale / b_zero_point (seed 000)", "tensor | column",
+        SetViolation(v, op, "b_param", &soc, "granularity of b_scale / b_zero_point (ONNX QLinearMatMul)", "tensor | column",
                      QuantParamKindName(r.b_param), "b's parameters are per tensor or per column of b (N)");
         return false;
     }

@@ -589,15 +589,16 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     }
     if (t.mapA || t.mapB) {
         e.notes.push_back(std::string("uint8 ") + (t.mapA && t.mapB ? "a and b" : (t.mapA ? "a" : "b")) +
-                          " mapped to int8 per tile into the vector core's workspace (v - 128, zero point - 128; "
-                          "FACTS 3): the cube multiplies int8 x int8");
+                          " mapped to int8 per tile into the vector core's workspace (v - 128, zero point - 128, "
+                          "which leaves v - zp unchanged): the cube multiplies int8 x int8");
     }
     if (GetDTypeInfo(r.a_dtype).is_float) {
         e.notes.push_back("float8 operands: the cube accumulates float8 x float8 in float32; zero points are 0 "
                           "(ONNX), so no row / column sums (their workspace regions stay unused)");
     } else {
         e.notes.push_back("zero points: acc = A'B' - zb * (rowsum(A') - K * za) - za * colsum(B'), int32 mod 2^32 "
-                          "(seed 002); row and column sums by the cube against a ones vector, each only on tiles "
+                          "(the zero points factored out of the sum); row and column sums by the cube against a ones "
+                          "vector, each only on tiles "
                           "whose zero points multiplying it are not all 0 (b_zp = 0: no row sums of a; a_zp = 0: "
                           "no column sums of b; uint8 zero point 128 is 0 after the mapping); row sums reused by a "
                           "worker's consecutive tiles on the same rows");
@@ -613,7 +614,8 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           Str(static_cast<uint64_t>(t.yMax)) + ", rounded to nearest even");
     } else {
         e.notes.push_back("requantization on the vector unit in float32: rint(float32(acc) * ((a_scale * b_scale) / "
-                          "y_scale)) + y_zero_point, saturated (not the FP19 fixpipe path, FACTS 7)");
+                          "y_scale)) + y_zero_point, saturated (not the fixpipe's FP19 dequantization, which differs "
+                          "from ONNX by 1 on some outputs)");
     }
     if (!soc.has_data_copy_pad && n % 32 != 0 && t.tileCount != 0) {
         const uint64_t last = n - static_cast<uint64_t>(t.tilesN - 1) * t.baseN;  // the last N-tile's width
