@@ -333,19 +333,6 @@ uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, Gm
     return r.base;
 }
 
-uint8_t* Launcher::AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes)
-{
-    if (bytes < reserved_bytes) {
-        throw EmulatorError("emulator: workspace '" + name + "' has " + std::to_string(bytes) + " bytes, fewer than "
-                                "the " + std::to_string(reserved_bytes) + " bytes of system workspace at its start",
-                            "?", 0, soc_.name, -1, "workspace smaller than the system reserve");
-    }
-    uint8_t* base = AddGm(name, data, bytes, GmAccess::kReadWrite);
-    gm_.back().is_workspace = true;
-    gm_.back().reserved_bytes = reserved_bytes;
-    return base;
-}
-
 uint8_t* Launcher::SetTiling(const void* data, uint64_t bytes)
 {
     tiling_.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);

@@ -1,6 +1,8 @@
 // The launch contract's registries (include/emulator/launch_contract.h).
 #include "emulator/launch_contract.h"
 
+#include "emulator/launch.h"
+
 #include <algorithm>
 #include <map>
 #include <string>
@@ -63,6 +65,20 @@ void CheckTilingKeyHasKernel(const std::string& kernel, const std::string& launc
                             std::to_string(key) + ": no kernel binary for that key (" + why +
                             "); on the device the launch fails",
                         "?", 0, "", -1, "tiling key without a kernel binary");
+}
+
+// Launcher::AddWorkspace (launch.h) lives with the rest of the workspace contract.
+uint8_t* Launcher::AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes)
+{
+    if (bytes < reserved_bytes) {
+        throw EmulatorError("emulator: workspace '" + name + "' has " + std::to_string(bytes) + " bytes, fewer than "
+                                "the " + std::to_string(reserved_bytes) + " bytes of system workspace at its start",
+                            "?", 0, soc_.name, -1, "workspace smaller than the system reserve");
+    }
+    uint8_t* base = AddGm(name, data, bytes, GmAccess::kReadWrite);
+    gm_.back().is_workspace = true;
+    gm_.back().reserved_bytes = reserved_bytes;
+    return base;
 }
 
 namespace {
