@@ -342,6 +342,9 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
       without DataCopyPad the DMA part of every write range is whole 32-byte blocks (a scalar-stored tail is
       declared in scalar_bytes, or is the partial last block of a range ending at the tensor's end), or whole
       blocks inside the range the last of which overlaps the one before by rewrite_bytes.
+      A range with count > 1 stands for count repetitions [begin + i * stride, end + i * stride) (stride at least
+      end - begin); scalar_bytes / rewrite_bytes apply to each. Checks are per range, not per repetition, except
+      the output coverage, which merges repetitions that touch (stride == end - begin) into one interval.
     """
     p: List[str] = []
     align = int(soc_spec_["ub_align_bytes"]) if soc_spec_ else 32
@@ -430,17 +433,24 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
                 p.append(f"GM tensor '{name}' is not declared")
             elif tensors[name][0] != size:
                 p.append(f"GM tensor '{name}' declared {tensors[name][0]} bytes, the request gives {size}")
-    writes: Dict[str, List[Tuple[int, int, int]]] = {}
+    writes: Dict[str, List[Tuple[int, int, int, int, int]]] = {}
     bad_range_reported = 0
     for g in e["gm"]:
         t, b, en, c = g["tensor"], int(g["begin"]), int(g["end"]), int(g["core"])
+        count, stride = int(g.get("count", 1)), int(g.get("stride", 0))
+        last_end = en + (count - 1) * stride
         problem = None
         if t not in tensors:
             problem = f"GM range on undeclared tensor '{t}'"
         elif en < b:
             problem = f"GM range [{b}, {en}) of '{t}' is reversed"
-        elif en > tensors[t][0]:
-            problem = (f"GM range [{b}, {en}) of '{t}' by core {c} ends past the tensor's {tensors[t][0]} bytes "
+        elif count < 1:
+            problem = f"GM range [{b}, {en}) of '{t}' has {count} repetitions"
+        elif count > 1 and stride < en - b:
+            problem = f"GM range [{b}, {en}) of '{t}' repeats every {stride} bytes: its repetitions overlap"
+        elif last_end > tensors[t][0]:
+            problem = (f"GM range [{b}, {en})" + (f" x {count} every {stride}" if count > 1 else "") +
+                       f" of '{t}' by core {c} ends past the tensor's {tensors[t][0]} bytes "
                        f"({'write' if g['write'] else 'read'})")
         elif c >= max(used, 1):
             problem = f"GM range of '{t}' by core {c} >= used_cores {used}"
@@ -458,7 +468,7 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             # bytes the DMA writes twice; that last block must lie inside the range's DMA part.
             scalar = int(g.get("scalar_bytes", 0) or 0)
             rewrite = int(g.get("rewrite_bytes", 0) or 0)
-            if scalar == 0 and rewrite == 0 and en == tensors[t][0]:
+            if scalar == 0 and rewrite == 0 and last_end == tensors[t][0] and count == 1:
                 scalar = (en - b) % block
             dma = en - b - scalar
             if scalar > en - b or (dma + rewrite) % block or rewrite >= block or (rewrite and dma < block):
@@ -468,11 +478,11 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
                              f"twice) are not a whole number of {block}-byte blocks inside the range (no "
                              f"DataCopyPad on this SoC; scalar tail {scalar} bytes)")
         if g["write"]:
-            writes.setdefault(t, []).append((b, en, c))
+            writes.setdefault(t, []).append((b, en, stride, count, c))
     if bad_range_reported > 8:
         p.append(f"... {bad_range_reported - 8} more bad GM ranges")
     for t, (size, is_out) in tensors.items():
-        ws = sorted(writes.get(t, []))
+        ws = sorted(_write_intervals(writes.get(t, [])))
         # No byte written by two different cores (a race: one core's value may be lost).
         reach = []  # (end, core) of the furthest write so far
         cov = 0
@@ -492,3 +502,14 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             if is_out and cov < size:
                 p.append(f"GM output '{t}': bytes [{cov}, {size}) written by no core")
     return p
+
+
+def _write_intervals(ranges):
+    """(begin, end, core) intervals of write ranges (begin, end, stride, count, core): repetitions that touch
+    (stride == end - begin) as one interval, others one interval each."""
+    for b, en, stride, count, c in ranges:
+        if count <= 1 or stride == en - b:
+            yield b, en + (count - 1) * stride, c
+        else:
+            for i in range(count):
+                yield b + i * stride, en + i * stride, c

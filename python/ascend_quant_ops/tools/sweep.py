@@ -7,7 +7,8 @@ limits accept the request, then asks the tiling core for the plan and checks:
   - accepted: work covered exactly once (every DynamicQuant row, every QLinearMatMul output byte), UB buffers
     32-byte aligned, non-overlapping, inside UB, UB capacity <= the SoC's UB, used cores <= the SoC's cores,
     every GM range inside its tensor (tensor sizes equal to what the request implies), outputs written fully and
-    by one core per byte, whole 32-byte blocks on SoCs without DataCopyPad, balance within the plan's claim;
+    by one core per byte, whole 32-byte blocks on SoCs without DataCopyPad, balance within the plan's claim,
+    DynamicQuant's rows per DMA within the SoC table's burst count;
   - refused: the violation is complete (op, argument, soc, constraint, limit, actual, suggestion);
   - the decision matches the documented limits: a refusal of a request within them, or acceptance of one outside
     them, is a failure.
@@ -257,7 +258,7 @@ def plan_function(op: str) -> Callable:
     name = "plan_" + op
     fn = getattr(_native, name, None)
     if fn is None:
-        raise SystemExit(f"tiling_sweep: this build of _native has no {name} (the {op} plan binding is not "
+        raise SystemExit(f"aqo sweep: this build of _native has no {name} (the {op} plan binding is not "
                          f"compiled in; groups: {', '.join(_native.binding_groups())}). Rebuild with "
                          f"scripts/dev_build.sh.")
     return fn
@@ -304,6 +305,10 @@ def run_case(op: str, soc: str, spec: dict, case: dict, fn: Callable) -> Outcome
         expected_work = prod(case["shape"][:-1])
         tensors = dq_expected_tensors(case)
         cores = spec["dynamic_quant_cores"]
+        # A group of rows is one DMA of rowsPerIter bursts: within the DMA's 12-bit burst count.
+        if out["tiling"]["rowsPerIter"] > spec["dma_max_block_count"]:
+            problems.append(f"rowsPerIter {out['tiling']['rowsPerIter']} > the DMA burst limit "
+                            f"{spec['dma_max_block_count']}")
     else:
         expected_work = None  # output tiles: coverage is checked on the bytes of y
         tensors = qmm_expected_tensors(case)
