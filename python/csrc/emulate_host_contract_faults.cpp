@@ -165,14 +165,6 @@ void RegisterHostContractTests(nb::module_& m)
         "Runs a workspace test kernel ('user_part', 'raw_pointer' (FAULT workspace_raw_pointer), "
         "'foreign_pointer' (FAULT get_user_workspace_foreign_pointer)) with `reserve` bytes of system workspace "
         "and 64 of its own; returns its own part as int32.");
-    m.def(
-        "emulator_tiling_keys",
-        [](const std::string& kernel) {
-            return std::make_pair(aqo_emu::DeclaredTilingKeys(kernel), aqo_emu::CompiledTilingKeys(kernel));
-        },
-        nb::arg("kernel"),
-        "(declared, compiled) tiling keys of a kernel tag ('aqo_dynamic_quant/ascend310p', ...): the keys its "
-        "TILING_KEY_IS branches name, and the keys CANN's build would compile a binary for.");
 }
 
 aqo_bind::Registrar kRegisterHostContractTests("host_contract_tests", &RegisterHostContractTests);

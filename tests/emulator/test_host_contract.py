@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import ascend_quant_ops_testing as _testing  # the fixture kernels' module (tests/emulator/conftest.py)
 from ascend_quant_ops import _native, emulator, tiling
 from ascend_quant_ops.errors import EmulatorError
 
@@ -15,18 +16,18 @@ SOCS = ("ascend910b", "ascend310p", "ascend910_95")
 @pytest.mark.parametrize("soc", SOCS)
 def test_a_key_the_kernel_does_not_name_has_no_binary(soc):
     with pytest.raises(EmulatorError) as e:
-        _native.host_contract_fault("tiling_key_without_branch", soc)
+        _testing.host_contract_fault("tiling_key_without_branch", soc)
     assert "tiling key 1: no kernel binary" in str(e.value) and "compiles its key 0 alone" in str(e.value)
     with pytest.raises(EmulatorError) as e:
-        _native.host_contract_fault("tiling_key_not_declared", soc)
+        _testing.host_contract_fault("tiling_key_not_declared", soc)
     assert "tiling key 2: no kernel binary" in str(e.value) and "name keys 0, 1" in str(e.value)
-    assert sorted(_native.host_contract_fault_names()) == ["tiling_key_not_declared", "tiling_key_without_branch"]
+    assert sorted(_testing.host_contract_fault_names()) == ["tiling_key_not_declared", "tiling_key_without_branch"]
 
 
 def test_declared_keys_dispatch_to_their_branch():
-    assert _native.host_contract_tiling_key_demo(True, 0) == 200
-    assert _native.host_contract_tiling_key_demo(True, 1) == 201
-    assert _native.host_contract_tiling_key_demo(False, 0) == 100  # no branch: key 0 is the kernel
+    assert _testing.host_contract_tiling_key_demo(True, 0) == 200
+    assert _testing.host_contract_tiling_key_demo(True, 1) == 201
+    assert _testing.host_contract_tiling_key_demo(False, 0) == 100  # no branch: key 0 is the kernel
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -64,13 +65,13 @@ def test_the_system_workspace_is_the_launchers(soc):
     reserve = tiling.soc_table()[soc]["system_workspace_bytes"]
     assert reserve == {"ascend310p": 2 << 20}.get(soc, 16 << 20)
     # The kernel's own part starts after the reserve.
-    assert _native.host_contract_workspace("user_part", soc, reserve) == [300 + i for i in range(8)] + [0] * 8
+    assert _testing.host_contract_workspace("user_part", soc, reserve) == [300 + i for i in range(8)] + [0] * 8
     with pytest.raises(EmulatorError) as e:
-        _native.host_contract_workspace("raw_pointer", soc, reserve)
+        _testing.host_contract_workspace("raw_pointer", soc, reserve)
     assert e.value.kernel_line == fault_line("workspace_raw_pointer")
     assert f"inside its first {reserve} bytes: the system workspace" in str(e.value)
     with pytest.raises(EmulatorError) as e:
-        _native.host_contract_workspace("foreign_pointer", soc, reserve)
+        _testing.host_contract_workspace("foreign_pointer", soc, reserve)
     assert e.value.kernel_line == fault_line("get_user_workspace_foreign_pointer")
     assert "not the workspace the launch passed" in str(e.value)
 
