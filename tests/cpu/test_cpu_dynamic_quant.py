@@ -198,25 +198,23 @@ def test_ieee_arithmetic_under_a_flush_to_zero_caller():
 @pytest.mark.parametrize("asymmetric", [False, True])
 @pytest.mark.parametrize("dst", DSTS)
 @pytest.mark.parametrize("src", ["float16", "bfloat16"])
-def test_torch_kernel_equals_the_golden(src, dst, asymmetric):
+def test_torch_ops_equal_the_golden(src, dst, asymmetric):
+    """The torch ops on CPU tensors (their kernel is the cpu backend) against the golden on the same bits."""
     torch = pytest.importorskip("torch")
-    from ascend_quant_ops import _convert
+    from ascend_quant_ops import _convert, torch_ops  # noqa: F401  (registers the ops)
 
     rng = np.random.default_rng(21)
     x_np = random_x(rng, (3, 5, 70), ml_dtypes.bfloat16 if src == "bfloat16" else np.float16, "special")
     s_np = random_x(rng, (70,), x_np.dtype.type, "normal")
     x_t = _convert.numpy_to_torch(x_np).transpose(0, 1).contiguous().transpose(0, 1)  # non-contiguous
     s_t = _convert.numpy_to_torch(s_np)
-    y, scale, offset = cpu_dq.dynamic_quant_torch(x_t, s_t, dst, asymmetric)
+    dst_t = None if dst == "int8" else (torch.uint8 if dst == "hifloat8" else getattr(torch, dst))  # uint8: HiF8
+    ops = torch.ops.ascend_quant_ops
+    op = ops.dynamic_quant_asymmetric if asymmetric else ops.dynamic_quant
+    out = op(x_t, s_t, dst_type=dst_t)
     want = golden.dynamic_quant(x_np, s_np, dst_type=dst, asymmetric=asymmetric)
-    expected_dtype = torch.uint8 if dst == "hifloat8" else getattr(torch, dst)
-    assert y.dtype == expected_dtype and scale.dtype == torch.float32 and offset.dtype == torch.float32
-    got = (_convert.torch_to_numpy(y, op="t", argument="y").view(want[0].dtype), scale.numpy())
-    assert_same(got, want[:2])
-    if asymmetric:
-        assert_same((offset.numpy(),), (want[2],))
-    else:
-        assert not offset.any() and tuple(offset.shape) == (3, 5)
+    got = tuple(_convert.torch_to_numpy(t, op="t", argument="out") for t in out)
+    assert_same((got[0].view(want[0].dtype),) + got[1:], want)
 
 
 def test_scale_nan_rows_are_nan_whatever_the_payload():

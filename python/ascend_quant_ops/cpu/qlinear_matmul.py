@@ -19,22 +19,24 @@ from ._common import isa_index, kernel
 
 OP = _golden.OP
 
-# the golden's validated operands (every check, the parameter layouts and the multiplier): the one line to
-# change if the golden renames its operand class
-_operands = _golden._Problem
-_golden_qlinear_matmul = _golden.qlinear_matmul
 
 _SIGNED = {dtypes.INT8: True, dtypes.UINT8: False}
 
 
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *,
-                   isa: Optional[str] = None):
+                   isa: Optional[str] = None) -> np.ndarray:
     """golden.qlinear_matmul, computed by the int8 GEMM kernel for integer a, b and y."""
-    p = _operands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    return compute(_golden.validate(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point),
+                   isa=isa)
+
+
+def compute(p: "_golden.QLinearMatMulOperands", *, isa: Optional[str] = None) -> np.ndarray:
+    """golden.compute by the int8 GEMM kernel (integer a, b and y; the golden for float8): validated operands, no
+    check repeated. The cpu backend's QLinearMatMul."""
     run = kernel("cpu_qlinear_matmul")
     a_type, b_type = dtypes.dtype_name(p.a.dtype), dtypes.dtype_name(p.b.dtype)
     if run is None or a_type not in _SIGNED or b_type not in _SIGNED or p.out_type not in _SIGNED:
-        return _golden_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+        return _golden.compute(p)
     return _integer_product(p, run, _SIGNED[a_type], _SIGNED[b_type], isa_index(isa, OP))
 
 
