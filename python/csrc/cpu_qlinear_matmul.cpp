@@ -25,7 +25,9 @@
 //   * more rows: B is packed with all of K, an L2-sized group of panels at a time, and each tile of 6 rows runs
 //     over a whole panel.
 // The epilogue (zero-point terms, float32 scaling, rounding, saturation) runs on the final accumulators in
-// registers: no int32 or float32 copy of the product is written to memory.
+// registers: no int32 or float32 copy of the product is written to memory. Threads split the columns and rows of
+// the output, except for up to 64 rows, where they split K (every thread then reads whole rows of B) and the
+// int32 sums of the parts are added (modulo 2^32, so still exact) before the epilogue.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -71,6 +73,7 @@ constexpr int kPanel = 64;             // columns of B per panel: four 16-lane i
 constexpr int kTileRows = 6;           // rows of A per packed-kernel tile: 6 x 4 = 24 accumulators of 32 registers
 constexpr int64_t kFewRows = 64;       // up to this many rows, B's reading dominates (kernels and task shapes)
 constexpr int64_t kStreamPanels = 16;  // with few rows, tasks keep at least this many panels (1024 columns)
+constexpr int64_t kMinQuadsPerPart = 64;  // with few rows, K is split over tasks in parts of at least 256 rows
 
 // One batch entry, ready to multiply: A mapped to unsigned with K padded to a multiple of 4 (zeros add nothing),
 // B as given (mapped to signed on the fly), the zero points mapped, and the sums the epilogue needs.
@@ -95,6 +98,16 @@ struct Gemm {
 };
 
 inline int64_t K4(int64_t k) { return (k + 3) / 4; }
+
+// The part of K a task multiplies: quadruples q0 .. q1. With `partial` null that is all of K and the task finishes
+// its outputs; otherwise (K split over tasks) it stores its raw int32 sums, natural order, rows m at
+// partial + m * stride, column sums at partial + g.m * stride, for FinishPartials to add up and finish.
+struct KRange {
+    int64_t q0;
+    int64_t q1;
+    int32_t* partial;
+    int64_t stride;
+};
 
 inline int32_t Load32(const uint8_t* p)
 {
@@ -292,12 +305,22 @@ AQO_AVX512 void PackChunk(const Gemm& g, int64_t q0, int64_t q1, int64_t n0, int
         _mm512_store_si512((to) + 4 * (r) + 3, c##r##3);                                                 \
     }
 
+// Four natural-order vectors (columns n0 .. n0 + 63) into row `row` of a K part's partial sums.
+AQO_AVX512 inline void StorePartial(const KRange& range, int64_t row, int64_t n0, const __m512i v[4])
+{
+    int32_t* out = range.partial + row * range.stride + n0;
+    for (int j = 0; j < 4; ++j) {
+        _mm512_storeu_si512(out + 16 * j, v[j]);
+    }
+}
+
 // kRows (<= 6) rows of A times one packed panel over quadruples q0 .. q1 of K. The accumulators (interleaved
 // order) start at zero on the first chunk of K, else from `carry`, and go back to `carry` unless this is the
 // last chunk, which finishes the rows: natural order, epilogue, store.
 template <int kRows>
 AQO_AVX512 void PackedTile(const Gemm& g, const uint8_t* panel, int64_t m0, int64_t n0, int64_t cols, int64_t q0,
-                           int64_t q1, bool first, bool last, __m512i* carry, const PanelTerms* terms)
+                           int64_t q1, bool first, bool last, __m512i* carry, const PanelTerms* terms,
+                           const KRange& range)
 {
     static_assert(kRows >= 1 && kRows <= kTileRows, "kTileRows rows at most");
     AQO_DECLARE_ROW(0);
@@ -344,7 +367,11 @@ AQO_AVX512 void PackedTile(const Gemm& g, const uint8_t* panel, int64_t m0, int6
     AQO_STORE_ROW(5, acc)
     for (int r = 0; r < kRows; ++r) {
         ToNatural(acc + 4 * r);
-        FinishRow(g, m0 + r, n0, cols, acc + 4 * r, *terms);
+        if (range.partial != nullptr) {
+            StorePartial(range, m0 + r, n0, acc + 4 * r);
+        } else {
+            FinishRow(g, m0 + r, n0, cols, acc + 4 * r, *terms);
+        }
     }
 }
 
@@ -376,7 +403,7 @@ constexpr int64_t kDirectQuads = 2;
 
 template <int kRows, bool kFlip>
 AQO_AVX512 void DirectTile(const Gemm& g, int64_t m0, int64_t n0, int64_t cols, int64_t q0, int64_t q1, bool first,
-                           bool last, __m512i* carry)
+                           bool last, __m512i* carry, const KRange& range)
 {
     static_assert(kRows >= 1 && kRows <= kDirectRows, "kDirectRows rows at most");
     const __mmask64 col_mask = ColumnMask(cols);
@@ -431,7 +458,11 @@ AQO_AVX512 void DirectTile(const Gemm& g, int64_t m0, int64_t n0, int64_t cols, 
     alignas(64) __m512i col_sum[4] = {s0, s1, s2, s3};
     ToNatural(col_sum);
     PanelTerms terms;
-    MakePanelTerms(g, n0, cols, col_sum, &terms);
+    if (range.partial != nullptr) {
+        StorePartial(range, g.m, n0, col_sum);
+    } else {
+        MakePanelTerms(g, n0, cols, col_sum, &terms);
+    }
     alignas(64) __m512i acc[kDirectRows * 4];
     AQO_STORE_ROW(0, acc)
     AQO_STORE_ROW(1, acc)
@@ -439,28 +470,31 @@ AQO_AVX512 void DirectTile(const Gemm& g, int64_t m0, int64_t n0, int64_t cols, 
     AQO_STORE_ROW(3, acc)
     for (int r = 0; r < kRows; ++r) {
         ToNatural(acc + 4 * r);
-        FinishRow(g, m0 + r, n0, cols, acc + 4 * r, terms);
+        if (range.partial != nullptr) {
+            StorePartial(range, m0 + r, n0, acc + 4 * r);
+        } else {
+            FinishRow(g, m0 + r, n0, cols, acc + 4 * r, terms);
+        }
     }
 }
 
 template <int kRows, bool kFlip>
-AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1)
+AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1, const KRange& range)
 {
     thread_local std::vector<uint8_t> carry_buffer;
     const int64_t panels = (n1 - n0 + kPanel - 1) / kPanel;
     const int64_t per_panel = 4 * kRows + 4;  // vectors carried per panel
     __m512i* carry = reinterpret_cast<__m512i*>(Scratch(carry_buffer, panels * per_panel * 64));
-    const int64_t k4 = K4(g.k);
-    int64_t q0 = 0;
+    int64_t q0 = range.q0;
     do {
-        const int64_t q1 = std::min(k4, q0 + kDirectQuads);
+        const int64_t q1 = std::min(range.q1, q0 + kDirectQuads);
         for (int64_t p = 0; p < panels; ++p) {
             const int64_t c = n0 + p * kPanel;
-            DirectTile<kRows, kFlip>(g, m0, c, std::min<int64_t>(kPanel, n1 - c), q0, q1, q0 == 0, q1 >= k4,
-                                     carry + p * per_panel);
+            DirectTile<kRows, kFlip>(g, m0, c, std::min<int64_t>(kPanel, n1 - c), q0, q1, q0 == range.q0,
+                                     q1 >= range.q1, carry + p * per_panel, range);
         }
         q0 = q1;
-    } while (q0 < k4);
+    } while (q0 < range.q1);
 }
 
 #undef AQO_DECLARE_ROW
@@ -473,20 +507,20 @@ AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1)
 // the h * 4 vectors at ((i * panels) + p * h) * 4.
 AQO_AVX512 void PanelTiles(const Gemm& g, const uint8_t* panel, int64_t m0, int64_t m1, int64_t c, int64_t cols,
                            int64_t q0, int64_t q1, bool first, bool last, __m512i* carry, int64_t panels, int64_t p,
-                           const PanelTerms* terms)
+                           const PanelTerms* terms, const KRange& range)
 {
     auto tile_carry = [&](int64_t i, int64_t h) { return carry == nullptr ? nullptr : carry + ((i - m0) * panels + p * h) * 4; };
     int64_t i = m0;
     for (; i + kTileRows <= m1; i += kTileRows) {
-        PackedTile<kTileRows>(g, panel, i, c, cols, q0, q1, first, last, tile_carry(i, kTileRows), terms);
+        PackedTile<kTileRows>(g, panel, i, c, cols, q0, q1, first, last, tile_carry(i, kTileRows), terms, range);
     }
     __m512i* tail = tile_carry(i, m1 - i);
     switch (m1 - i) {
-        case 5: PackedTile<5>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
-        case 4: PackedTile<4>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
-        case 3: PackedTile<3>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
-        case 2: PackedTile<2>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
-        case 1: PackedTile<1>(g, panel, i, c, cols, q0, q1, first, last, tail, terms); break;
+        case 5: PackedTile<5>(g, panel, i, c, cols, q0, q1, first, last, tail, terms, range); break;
+        case 4: PackedTile<4>(g, panel, i, c, cols, q0, q1, first, last, tail, terms, range); break;
+        case 3: PackedTile<3>(g, panel, i, c, cols, q0, q1, first, last, tail, terms, range); break;
+        case 2: PackedTile<2>(g, panel, i, c, cols, q0, q1, first, last, tail, terms, range); break;
+        case 1: PackedTile<1>(g, panel, i, c, cols, q0, q1, first, last, tail, terms, range); break;
         default: break;
     }
 }
@@ -526,7 +560,7 @@ AQO_AVX512 void GemmManyRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, 
             }
             PanelTerms terms;
             PanelTermsFromSums(g, sums, gc + c, cols, &terms);
-            PanelTiles(g, panel, m0, m1, gc + c, cols, 0, k4, true, true, nullptr, 0, 0, &terms);
+            PanelTiles(g, panel, m0, m1, gc + c, cols, 0, k4, true, true, nullptr, 0, 0, &terms, KRange{0, k4, nullptr, 0});
         }
     }
 }
@@ -535,11 +569,11 @@ AQO_AVX512 void GemmManyRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, 
 // time read across the whole width (long sequential runs, which B's reading needs when few rows share it); the
 // accumulators carry over between chunks.
 template <bool kFlip>
-AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, const KRange& range)
 {
     thread_local std::vector<uint8_t> packed_buffer, carry_buffer;
     const int64_t width = n1 - n0, panels = (width + kPanel - 1) / kPanel, rows = m1 - m0;
-    const int64_t k4 = K4(g.k);
+    const int64_t k4 = range.q1 - range.q0;
     const int64_t chunk = std::min(std::max<int64_t>(k4, 1),
                                    std::max(kMinChunkQuads, kL2Bytes / (256 * panels)));  // quadruples per chunk
     const int64_t panel_stride = 256 * chunk;
@@ -550,10 +584,10 @@ AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, i
     for (int64_t v = 0; v < panels * 4; ++v) {
         col_sums[v] = _mm512_setzero_si512();
     }
-    int64_t q0 = 0;
+    int64_t q0 = range.q0;
     do {
-        const int64_t q1 = std::min(k4, q0 + chunk);
-        const bool first = q0 == 0, last = q1 == k4;
+        const int64_t q1 = std::min(range.q1, q0 + chunk);
+        const bool first = q0 == range.q0, last = q1 == range.q1;
         PackChunk<kFlip>(g, q0, q1, n0, width, packed, panel_stride);
         for (int64_t p = 0; p < panels; ++p) {
             const uint8_t* panel = packed + p * panel_stride;
@@ -562,30 +596,67 @@ AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, i
                 AddColumnSums(panel, q1 - q0, col_sums + 4 * p);
             }
             PanelTerms terms;
-            if (last) {
+            if (last && range.partial != nullptr) {
+                alignas(64) __m512i sums[4] = {col_sums[4 * p], col_sums[4 * p + 1], col_sums[4 * p + 2],
+                                               col_sums[4 * p + 3]};
+                ToNatural(sums);
+                if (m0 == 0) {  // one task per K part covers row 0: it stores the part's column sums
+                    StorePartial(range, g.m, c, sums);
+                }
+            } else if (last) {
                 PanelTermsFromSums(g, col_sums + 4 * p, c, cols, &terms);
             }
-            PanelTiles(g, panel, m0, m1, c, cols, q0, q1, first, last, carry, panels, p, &terms);
+            PanelTiles(g, panel, m0, m1, c, cols, q0, q1, first, last, carry, panels, p, &terms, range);
         }
         q0 = q1;
-    } while (q0 < k4);
+    } while (q0 < range.q1);
 }
 
 // Rows m0 .. m1 and columns n0 .. n1 of the product.
+// Rows m0 .. m1 and columns n0 .. n1 of the product, over `range` of K (a part of K only for up to kFewRows rows).
 template <bool kFlip>
-AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
+AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, const KRange& range)
 {
     switch (m1 - m0) {
-        case 1: DirectGemm<1, kFlip>(g, m0, n0, n1); return;
-        case 2: DirectGemm<2, kFlip>(g, m0, n0, n1); return;
-        case 3: DirectGemm<3, kFlip>(g, m0, n0, n1); return;
-        case 4: DirectGemm<4, kFlip>(g, m0, n0, n1); return;
+        case 1: DirectGemm<1, kFlip>(g, m0, n0, n1, range); return;
+        case 2: DirectGemm<2, kFlip>(g, m0, n0, n1, range); return;
+        case 3: DirectGemm<3, kFlip>(g, m0, n0, n1, range); return;
+        case 4: DirectGemm<4, kFlip>(g, m0, n0, n1, range); return;
         default: break;
     }
     if (m1 - m0 <= kFewRows) {
-        GemmFewRows<kFlip>(g, m0, m1, n0, n1);
+        GemmFewRows<kFlip>(g, m0, m1, n0, n1, range);
     } else {
         GemmManyRows<kFlip>(g, m0, m1, n0, n1);
+    }
+}
+
+// 64 columns of one row (`at`, in part 0) summed over the K parts, modulo 2^32.
+AQO_AVX512 inline void SumParts(int64_t parts, int64_t part_size, const int32_t* at, __m512i out[4])
+{
+    for (int j = 0; j < 4; ++j) {
+        __m512i v = _mm512_setzero_si512();
+        for (int64_t t = 0; t < parts; ++t) {
+            v = _mm512_add_epi32(v, _mm512_loadu_si512(at + t * part_size + 16 * j));
+        }
+        out[j] = v;
+    }
+}
+
+// The K parts' partial sums of columns n0 .. n1 added up and finished: every row of the product.
+AQO_AVX512 void FinishPartials(const Gemm& g, const int32_t* partials, int64_t parts, int64_t part_size,
+                               int64_t stride, int64_t n0, int64_t n1)
+{
+    for (int64_t c = n0; c < n1; c += kPanel) {
+        const int64_t cols = std::min<int64_t>(kPanel, n1 - c);
+        alignas(64) __m512i col_sum[4], acc[4];
+        SumParts(parts, part_size, partials + g.m * stride + c, col_sum);
+        PanelTerms terms;
+        MakePanelTerms(g, c, cols, col_sum, &terms);
+        for (int64_t i = 0; i < g.m; ++i) {
+            SumParts(parts, part_size, partials + i * stride + c, acc);
+            FinishRow(g, i, c, cols, acc, terms);
+        }
     }
 }
 
@@ -683,8 +754,15 @@ public:
             });
         }
 
-        // 2. the products: tasks of (batch entry, rows, columns)
+        // 2. the products: tasks of (batch entry, rows, columns), or for few rows parts of K
         const int64_t panels = (p_.n + kPanel - 1) / kPanel;
+        if (use > 1 && isa_ >= Isa::kAvx512Vnni && p_.batches == 1 && p_.m <= kFewRows) {
+            const int64_t parts = std::min<int64_t>(int64_t{2} * use, k4 / kMinQuadsPerPart);
+            if (parts >= 2) {
+                MultiplySplitK(parts, use, panels);
+                return;
+            }
+        }
         int64_t col_parts = 1, row_parts = 1;
         if (use > 1) {
             // several tasks per thread: a thread that starts late (a busy machine) takes fewer
@@ -717,6 +795,44 @@ public:
 
 private:
     const int64_t* Index(int64_t b) const { return p_.index + b * kOperands; }
+
+    // Few rows: each task multiplies all rows and columns over one part of K and keeps its raw sums; then the
+    // columns are finished from the sums of the parts. Every task reads whole rows of B, the access that streams
+    // (splitting the columns instead gives each thread short runs of each row: on two threads 1 x 4096 x 4096 ran
+    // 1.25x faster than on one that way, 1.95x this way).
+    void MultiplySplitK(int64_t parts, int use, int64_t panels)
+    {
+#if defined(AQO_CPU_HAVE_AVX512)
+        thread_local std::vector<int32_t> partial_buffer;  // reused: a fresh one would page-fault on every call
+        const Gemm& g = batch_[0].gemm;
+        const int64_t stride = panels * kPanel, part_size = (p_.m + 1) * stride;
+        if (static_cast<int64_t>(partial_buffer.size()) < parts * part_size) {
+            partial_buffer.resize(static_cast<size_t>(parts * part_size));
+        }
+        int32_t* partials = partial_buffer.data();
+        const int64_t k4 = K4(p_.k);
+        ParallelFor(parts, use, [&](int64_t t) {
+            int64_t q0, q1;
+            SplitRange(k4, parts, t, &q0, &q1);
+            const KRange range{q0, q1, partials + t * part_size, stride};
+            if (g.flip_b) {
+                GemmAvx512<true>(g, 0, p_.m, 0, p_.n, range);
+            } else {
+                GemmAvx512<false>(g, 0, p_.m, 0, p_.n, range);
+            }
+        });
+        const int64_t finish_tasks = std::min<int64_t>(panels, int64_t{4} * use);
+        ParallelFor(finish_tasks, use, [&](int64_t t) {
+            int64_t p0, p1;
+            SplitRange(panels, finish_tasks, t, &p0, &p1);
+            FinishPartials(g, partials, parts, part_size, stride, p0 * kPanel, std::min(p_.n, p1 * kPanel));
+        });
+#else
+        (void)parts;
+        (void)use;
+        (void)panels;
+#endif
+    }
 
     // Zero points of batch entry b, and the Gemm description (A itself is prepared by PrepareRows).
     void Prepare(int64_t b)
@@ -801,10 +917,11 @@ private:
     {
 #if defined(AQO_CPU_HAVE_AVX512)
         if (isa_ >= Isa::kAvx512Vnni) {
+            const KRange all{0, K4(g.k), nullptr, 0};
             if (g.flip_b) {
-                GemmAvx512<true>(g, m0, m1, n0, n1);
+                GemmAvx512<true>(g, m0, m1, n0, n1, all);
             } else {
-                GemmAvx512<false>(g, m0, m1, n0, n1);
+                GemmAvx512<false>(g, m0, m1, n0, n1, all);
             }
             return;
         }
