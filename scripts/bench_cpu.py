@@ -43,10 +43,11 @@ QMM_KINDS = ("u8s8 per-column", "s8s8 per-tensor")
 
 def median_ms(*fns, repeat: int):
     """Median time in ms of each function over `repeat` calls after a warm-up call. One function after the other,
-    not interleaved: onnxruntime's and torch's thread pools keep spinning for a while after a call, and would
-    slow down whatever ran next."""
+    not interleaved, with a pause before each: onnxruntime's, torch's and our thread pools keep spinning for a while
+    after a call, and would slow down whatever ran next."""
     medians = []
     for fn in fns:
+        time.sleep(0.1)
         fn()  # warm-up (and first touch of buffers)
         spent = []
         for _ in range(repeat):
@@ -159,7 +160,7 @@ def bench_fixed_cost(options, rows):
             xt = torch.from_numpy(x)
             t_np, t_op, t_op_direct, t_eager = (
                 1e3 * t for t in median_ms(lambda: aqo.dynamic_quant(x), lambda: aqo.dynamic_quant(xt),
-                                           lambda: torch.ops.ascend_quant_ops.dynamic_quant(xt, None, 2, False),
+                                           lambda: torch.ops.ascend_quant_ops.dynamic_quant(xt),
                                            lambda: eager(xt), repeat=repeat))
             rows.append(("DynamicQuant per call (us)", str(list(shape)), t_np, t_op, t_eager, t_op_direct))
             print(f"  {str(list(shape)):12} aqo.dynamic_quant: numpy {t_np:6.1f} us, torch tensor {t_op:6.1f} us; "
