@@ -15,9 +15,8 @@ import pytest
 
 from ascend_quant_ops.errors import EmulatorError
 
+import ascend_quant_ops_testing as _testing  # the fault kernels' module (tests/emulator/conftest.py)
 from ascend_quant_ops import _native
-if not hasattr(_native, "emulator_fault_demo"):
-    raise ImportError("this _native build has no emulator test kernels (every build of the package has it: not a skip)")
 
 KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
 ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
@@ -86,7 +85,7 @@ MULTI_CORE = {"gm_cross_core_race": (1, 2)}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():
-    names = set(_native.emulator_fault_names())
+    names = set(_testing.emulator_fault_names())
     assert names == set(FAULT_LINES), "fault kernels and FAULT() markers disagree"
     assert names == set(EXPECTED), "every fault kernel needs an expectation here"
 
@@ -101,11 +100,11 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     socs, words = EXPECTED[name]
     if soc not in socs:
         # The same kernel is legal on this SoC: the check must depend on the SoC model.
-        _native.emulator_fault_demo(name, soc)
-        assert _native.emulator_last_run_stats()["completed"] is True
+        _testing.emulator_fault_demo(name, soc)
+        assert _testing.emulator_last_run_stats()["completed"] is True
         return
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_fault_demo(name, soc)
+        _testing.emulator_fault_demo(name, soc)
     err = info.value
     message = str(err)
     line = FAULT_LINES[name]
@@ -117,13 +116,13 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     assert err.core == core
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
-    stats = _native.emulator_last_run_stats()
+    stats = _testing.emulator_last_run_stats()
     assert stats["completed"] is False and stats["error"] == message
 
 
 def test_uninitialised_reduce_on_310p_fails_earlier_at_the_datacopypad():
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_fault_demo("uninitialised_reduce", "ascend310p")
+        _testing.emulator_fault_demo("uninitialised_reduce", "ascend310p")
     assert info.value.kernel_line == FAULT_LINES["uninitialised_reduce"] - 1
     assert "DataCopyPad is not available" in str(info.value)
 
@@ -132,29 +131,29 @@ def test_emulator_error_is_a_runtime_error_of_the_package():
     from ascend_quant_ops.errors import AqoError
 
     with pytest.raises(RuntimeError) as info:
-        _native.emulator_fault_demo("free_twice", "ascend910b")
+        _testing.emulator_fault_demo("free_twice", "ascend910b")
     assert isinstance(info.value, AqoError)
 
 
 def test_unknown_soc_is_refused():
     with pytest.raises(EmulatorError, match="unknown SoC"):
-        _native.emulator_fault_demo("free_twice", "ascend999")
+        _testing.emulator_fault_demo("free_twice", "ascend999")
 
 
 def test_soc_model_comes_from_the_soc_table():
     table = {s["name"]: s for s in _native.soc_table()} if hasattr(_native, "soc_table") else {}
     for soc in ALL_SOCS:
-        model = _native.emulator_soc_model(soc)
+        model = _testing.emulator_soc_model(soc)
         assert model["name"] == soc
         if soc in table:
             assert model["ub_bytes"] == table[soc]["ub_bytes"]
-    assert _native.emulator_soc_model("ascend310p")["has_data_copy_pad"] is False
-    assert _native.emulator_soc_model("ascend310p")["saturation_mode"] is True
-    assert _native.emulator_soc_model("ascend910b")["has_float8"] is False
-    assert _native.emulator_soc_model("ascend910_95")["has_float8"] is True
-    assert _native.emulator_soc_model("ascend910b", ub_size=65536)["ub_bytes"] == 65536
+    assert _testing.emulator_soc_model("ascend310p")["has_data_copy_pad"] is False
+    assert _testing.emulator_soc_model("ascend310p")["saturation_mode"] is True
+    assert _testing.emulator_soc_model("ascend910b")["has_float8"] is False
+    assert _testing.emulator_soc_model("ascend910_95")["has_float8"] is True
+    assert _testing.emulator_soc_model("ascend910b", ub_size=65536)["ub_bytes"] == 65536
     with pytest.raises(EmulatorError, match="multiple of 32"):
-        _native.emulator_soc_model("ascend910b", ub_size=1000)
+        _testing.emulator_soc_model("ascend910b", ub_size=1000)
 
 
 @pytest.mark.parametrize("case,words", [
@@ -165,13 +164,13 @@ def test_soc_model_comes_from_the_soc_table():
 ])
 def test_launcher_misuse_is_refused_not_crashed(case, words):
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_misuse_demo(case)
+        _testing.emulator_misuse_demo(case)
     for word in words:
         assert word in str(info.value)
 
 
 def test_shared_gm_buffers_may_be_written_by_several_cores():
     # The same kernel that races on a kReadWrite buffer is accepted when the buffer is declared shared.
-    _native.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
-    stats = _native.emulator_last_run_stats()
+    _testing.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
+    stats = _testing.emulator_last_run_stats()
     assert stats["completed"] and stats["block_dim"] == 2

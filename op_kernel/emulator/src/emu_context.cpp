@@ -8,6 +8,7 @@
 #include "emulator/emu_context.h"
 #include "emulator/emu_vector.h"
 #include "emulator/launch.h"
+#include "emulator/launch_contract.h"
 #include "soc_table.h"
 
 namespace aqo_emu {
@@ -146,6 +147,9 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
     if (ptr < r.base || ptr + nbytes > r.base + r.bytes) {
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
                              ": outside the buffer");
+    }
+    if (r.reserved_bytes != 0 && nbytes > 0 && static_cast<uint64_t>(ptr - r.base) < r.reserved_bytes) {
+        FailSystemWorkspaceAccess(r, static_cast<uint64_t>(ptr - r.base), nbytes, write, file, line, api);
     }
     if (ptr < tensor_begin || ptr + nbytes > tensor_end) {
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
@@ -363,6 +367,16 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         g_last_run = stats_;
         throw EmulatorError("emulator: launch of " + kernel_name_ + " with block_dim 0", "?", 0, soc_.name, -1,
                             "block_dim 0");
+    }
+    if (!kernel_tag_.empty()) {
+        try {
+            CheckTilingKeyHasKernel(kernel_tag_, kernel_name_, tiling_key_);
+        } catch (const EmulatorError& e) {
+            stats_.completed = false;
+            stats_.error = e.what();
+            g_last_run = stats_;
+            throw;
+        }
     }
     uint64_t tiling_bytes = 0;
     for (GmRegion& g : gm_) {

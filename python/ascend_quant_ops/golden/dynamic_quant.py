@@ -1,6 +1,7 @@
 """DynamicQuant, the CPU reference: per-row (per-token) dynamic quantization of the last axis.
 
-Spec: ATB DynamicQuant (seed 004); asymmetric mode and smooth scales from OPSNN DynamicQuantV2. The kernels
+Spec: ATB DynamicQuant (docs/references.md#atb-dynamicquant); asymmetric mode and smooth scales from OPSNN DynamicQuantV2
+(docs/references.md#dynamicquant-implementations). The kernels
 compute exactly this (docs/design.md, "DynamicQuant arithmetic").
 
 Inputs
@@ -82,9 +83,8 @@ from typing import Optional, Tuple, Union
 import numpy as np
 
 from .. import dtypes
+from .._opnames import DYNAMIC_QUANT as OP
 from ..errors import ConstraintError, DTypeError
-
-OP = "dynamic_quant"
 
 
 def dynamic_quant(
@@ -96,7 +96,12 @@ def dynamic_quant(
 ) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Quantize each row of x's last axis; see the module docstring for the exact arithmetic."""
     dst = _validate(x, smooth_scales, dst_type, asymmetric)
+    return compute(x, smooth_scales, dst, bool(asymmetric))
 
+
+def compute(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymmetric: bool):
+    """dynamic_quant of arguments `validate` accepted (dst: its canonical name); no check repeated. The CPU
+    backend's DynamicQuant."""
     row_shape = x.shape[:-1]
     # a fresh contiguous float32 copy, worked on in place (explicit row count: -1 is ambiguous when H = 0)
     v = x.astype(np.float32).reshape(int(np.prod(row_shape)), x.shape[-1])
@@ -138,6 +143,11 @@ def validate(x, smooth_scales=None, *, dst_type="int8", asymmetric=False) -> str
     """Check the arguments exactly as dynamic_quant does (the same typed errors), without computing; returns the
     canonical dst_type name."""
     return _validate(x, smooth_scales, dst_type, asymmetric)
+
+
+def validate_arrays(x, smooth_scales=None) -> None:
+    """The checks of x and smooth_scales alone, for callers that have parsed dst_type and asymmetric already."""
+    _validate_arrays(x, smooth_scales)
 
 
 def _row_max_min(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
@@ -195,8 +205,29 @@ def _convert(q: np.ndarray, dst: str, qmin: np.float32, qmax: np.float32, suspec
     return q.astype(dtypes.numpy_dtype(dst))
 
 
+def parse_dst_type(dst_type, asymmetric: bool) -> str:
+    """The canonical name of dst_type in the given mode: DynamicQuant's output types (a name, a numpy / torch
+    dtype or an ATB code), and uint8 in the asymmetric mode only (DTypeError otherwise)."""
+    if not isinstance(dst_type, (int, np.integer)) and dtypes.dtype_name(dst_type) == dtypes.UINT8:
+        if not asymmetric:
+            raise DTypeError(OP, "dst_type", "uint8 is an output type of the asymmetric mode only (its zero "
+                             "point is what makes the unsigned range usable)", expected="asymmetric=True with "
+                             "uint8, or " + " / ".join(dtypes.DYNAMIC_QUANT_DST_TYPES), actual="uint8",
+                             suggestion="Pass asymmetric=True, or dst_type int8 for symmetric quantization.")
+        return dtypes.UINT8
+    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")
+
+
 def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
     """Check every argument; return the canonical dst_type name."""
+    _validate_arrays(x, smooth_scales)
+    if not isinstance(asymmetric, (bool, np.bool_)):
+        raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
+                              actual=repr(asymmetric))
+    return parse_dst_type(dst_type, bool(asymmetric))
+
+
+def _validate_arrays(x, smooth_scales) -> None:
     if not isinstance(x, np.ndarray):
         raise ConstraintError(OP, "x", "must be a numpy ndarray", expected="numpy.ndarray",
                               actual=type(x).__name__,
@@ -217,14 +248,3 @@ def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
         if smooth_scales.shape != (x.shape[-1],):
             raise ConstraintError(OP, "smooth_scales", "shape must be [H], H = the last dimension of x",
                                   expected=[x.shape[-1]], actual=list(smooth_scales.shape))
-    if not isinstance(asymmetric, (bool, np.bool_)):
-        raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
-                              actual=repr(asymmetric))
-    if not isinstance(dst_type, (int, np.integer)) and dtypes.dtype_name(dst_type) == dtypes.UINT8:
-        if not asymmetric:
-            raise DTypeError(OP, "dst_type", "uint8 is an output type of the asymmetric mode only (its zero "
-                             "point is what makes the unsigned range usable)", expected="asymmetric=True with "
-                             "uint8, or " + " / ".join(dtypes.DYNAMIC_QUANT_DST_TYPES), actual="uint8",
-                             suggestion="Pass asymmetric=True, or dst_type int8 for symmetric quantization.")
-        return dtypes.UINT8
-    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")

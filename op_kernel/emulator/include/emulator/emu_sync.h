@@ -11,6 +11,7 @@
 #include <string>
 
 #include "emulator/emu_tensor.h"
+#include "emulator/launch_contract.h"
 
 namespace AscendC {
 
@@ -75,10 +76,14 @@ template <typename T, CacheLine kLine = CacheLine::SINGLE_CACHE_LINE, DcciDst kD
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&)
 {}
 
-// Workspaces: the emulator reserves no system workspace, so the user workspace is the whole buffer.
-inline uint8_t* GetUserWorkspace(uint8_t* workspace) { return workspace; }
+// Workspaces: the launch's workspace starts with the SoC's system workspace; GetUserWorkspace returns the kernel's
+// part after it, GetSysWorkSpacePtr the start (emulator/launch_contract.h).
+inline uint8_t* GetUserWorkspace(uint8_t* workspace, AQO_EMU_SRC)
+{
+    return ::aqo_emu::UserWorkspace(workspace, aqo_file, aqo_line);
+}
 inline void SetSysWorkspace(uint8_t*) {}
-inline uint8_t* GetSysWorkSpacePtr() { return nullptr; }
+inline uint8_t* GetSysWorkSpacePtr() { return ::aqo_emu::SystemWorkspace(); }
 
 // A variadic template (not a C variadic function) so that an unqualified printf in a kernel with
 // `using namespace AscendC` prefers this exact match over ::printf instead of being ambiguous.
@@ -112,7 +117,8 @@ inline uint64_t CurrentTilingKey()
 #define ASCEND_IS_NOT_AIC (::aqo_emu::CoreIsAiv())
 #define KERNEL_TASK_TYPE_DEFAULT(type)
 #define KERNEL_TASK_TYPE(key, type)
-#define TILING_KEY_IS(key) (::aqo_emu::CurrentTilingKey() == static_cast<uint64_t>(key))
+// A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
+#define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())
 #define TRACE_START(x)
 #define TRACE_STOP(x)
 
