@@ -1,8 +1,7 @@
 """Operands of the quantized matmuls: numpy.matmul shapes and the layouts of their parameters.
 
-Shared by the goldens of the quantized matrix products (quant_matmul; QLinearMatMul keeps its own copy of these
-rules until it moves here). Every function takes the calling operator's name, so that a refusal names the
-operator the user called.
+Shared by the goldens of the quantized matrix products (qlinear_matmul, quant_matmul). Every function takes the
+calling operator's name, so that a refusal names the operator the user called.
 
 Coordinates: a2 [..., M, K], b2 [..., K, N], output [..., M, N], where a 1-D a is [1, K] and a 1-D b is [K, 1]
 (numpy.matmul's promotion); the real output shape has those added axes removed again.

@@ -67,11 +67,10 @@ from __future__ import annotations
 import numpy as np
 
 from .. import dtypes
+from .._opnames import QUANT_MATMUL as OP
 from ..errors import DTypeError
 from . import _matmul_operands as operands
 from ._exact_gemm import zero_point_matmul
-
-OP = "quant_matmul"
 
 #: Types of a and b.
 OPERAND_TYPES = (dtypes.INT8, dtypes.UINT8)
