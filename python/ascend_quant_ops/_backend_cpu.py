@@ -12,6 +12,7 @@ import numpy as np
 
 from .golden import dynamic_quant as _golden_dq
 from .golden import qlinear_matmul as _golden_qmm
+from .golden import quant_matmul as _golden_qm
 
 
 def dynamic_quant(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymmetric: bool):
@@ -22,3 +23,8 @@ def dynamic_quant(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, 
 def qlinear_matmul(operands: _golden_qmm.QLinearMatMulOperands) -> np.ndarray:
     """y of validated QLinearMatMul operands."""
     return _golden_qmm.compute(operands)
+
+
+def quant_matmul(operands: _golden_qm.QuantMatMulOperands) -> np.ndarray:
+    """y of validated quant_matmul operands."""
+    return _golden_qm.compute(operands)

@@ -13,7 +13,8 @@ Inputs (numpy arrays or numpy scalars; any strides, so b may be the transposed v
     a_zero_point          None (0) or of a's dtype; b_zero_point None (0, symmetric) or of b's dtype.
     a_scale, b_scale      float32, float16 or bfloat16, each its own type; widened to float32 (exact) first.
     bias                  None or float32, float16 or bfloat16, widened to float32 (exact).
-    out_dtype             "float32" (default), "float16" or "bfloat16" (a name, numpy or torch dtype).
+    out_dtype             "float32" (default; None means it too), "float16" or "bfloat16" (a name, a numpy or
+                          torch dtype).
 
 Parameter shapes. Leading dimensions of size 1 never change what a parameter means, and a scale and its zero
 point choose their layouts independently (e.g. per-row scales with a per-tensor zero point):
@@ -72,6 +73,8 @@ from ..errors import DTypeError
 from . import _matmul_operands as operands
 from ._exact_gemm import zero_point_matmul
 
+#: the argument names, in order (bias is keyword-only in the Python functions)
+ARGUMENTS = ("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "bias")
 #: Types of a and b.
 OPERAND_TYPES = (dtypes.INT8, dtypes.UINT8)
 #: Output types.
@@ -85,6 +88,13 @@ def quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bia
     """y = out_dtype(float32(acc) * float32(a_scale * b_scale) + bias); see the module docstring."""
     return compute(QuantMatMulOperands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias=bias,
                                        out_dtype=out_dtype))
+
+
+def parse_out_dtype(out_dtype) -> str:
+    """The canonical name of an output type (None means float32); DTypeError for anything else."""
+    if out_dtype is None:
+        return dtypes.FLOAT32
+    return dtypes.parse_dtype(out_dtype, op=OP, argument="out_dtype", allowed=OUT_DTYPES)
 
 
 def validate(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bias=None,
@@ -113,7 +123,8 @@ class QuantMatMulOperands:
     (canonical names); a_scale, b_scale (float32); a_zero_point, b_zero_point (of a's / b's dtype, zeros when
     None was given); bias (float32 or None); a_scale_layout, b_scale_layout, a_zero_point_layout,
     b_zero_point_layout, bias_layout ("tensor", "row" or "column", or None for an absent parameter);
-    batch, out_shape_2d, out_shape (numpy.matmul's output shape).
+    a_param, b_param (the granularity a plan and a kernel read: "row" / "column" when the scale or the zero
+    point is, else "tensor"); batch, out_shape_2d, out_shape (numpy.matmul's output shape).
     """
 
     def __init__(self, a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bias=None, out_dtype="float32"):
@@ -121,7 +132,7 @@ class QuantMatMulOperands:
         b = operands.as_array(OP, "b", b)
         self.a_type = dtypes.parse_dtype(a.dtype, op=OP, argument="a", allowed=OPERAND_TYPES)
         self.b_type = dtypes.parse_dtype(b.dtype, op=OP, argument="b", allowed=OPERAND_TYPES)
-        self.out_dtype = dtypes.parse_dtype(out_dtype, op=OP, argument="out_dtype", allowed=OUT_DTYPES)
+        self.out_dtype = parse_out_dtype(out_dtype)
 
         self.batch, self.out_shape_2d, self.out_shape = operands.matmul_shapes(OP, a.shape, b.shape)
         a2, b2 = operands.promoted(a, b)
@@ -144,6 +155,8 @@ class QuantMatMulOperands:
                 bias, "bias", lambda name, value: operands.output_column_shape(OP, value, name, b, self.out_shape_2d),
                 "column")
         self.a, self.b = a2, b2
+        self.a_param = "row" if "row" in (self.a_scale_layout, self.a_zero_point_layout) else "tensor"
+        self.b_param = "column" if "column" in (self.b_scale_layout, self.b_zero_point_layout) else "tensor"
 
 
 def _scale(value, name: str, layout, per_what: str):
