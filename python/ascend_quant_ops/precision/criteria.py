@@ -11,6 +11,10 @@ The shape and dtype must equal the golden's before any value is compared; NaN mu
   (the golden's value or an adjacent representable value of the format), and the error ratio, the share of
   elements that are not equal to the golden, at most 0.1% (OPSNN's 950 tests allow 0.1% mismatches; with 3 or
   fewer mantissa bits any mismatch is at least one ulp, so a relative tolerance below one ulp means equality).
+* float32, float16 and bfloat16 outputs (quant_matmul's y), judged the same way: every element within one ulp of
+  the output format, the error ratio at most 0.1%, and NaN / +-Inf exactly where the golden has them (the
+  definition is exact, so a device that implements it gives 0 ulp; the ulp allows a conversion of another
+  rounding, which the error ratio then bounds).
 """
 from __future__ import annotations
 
@@ -21,6 +25,9 @@ import numpy as np
 
 from .. import dtypes
 from .._opnames import DYNAMIC_QUANT
+
+#: output types judged by check_float_output, and the unsigned integer type of their bit patterns
+FLOAT_OUTPUT_BITS = {"float32": np.uint32, "float16": np.uint16, "bfloat16": np.uint16}
 
 INT_MAX_DELTA = 1
 SCALE_ELEMENT = 2.0 ** -8
@@ -158,6 +165,57 @@ def check_float8(actual: np.ndarray, golden: np.ndarray) -> dict:
     return _result(crit, passed, msg, stats, labels, counts, bad=(3, 4, 5))
 
 
+def _ordered(bits: np.ndarray, width: int) -> np.ndarray:
+    """IEEE bit patterns -> integers in the order of their values (+0 and -0 both 0, adjacent values 1 apart)."""
+    b = bits.astype(np.int64)
+    sign = np.int64(1) << (width - 1)
+    return np.where(b & sign, -(b & (sign - 1)), b)
+
+
+def check_float_output(actual: np.ndarray, golden: np.ndarray) -> dict:
+    """float32 / float16 / bfloat16: every element within FLOAT8_MAX_ULP ulp, error ratio <= FLOAT8_ERROR_RATIO,
+    non-finite values exactly."""
+    crit = (f"float: every element within {FLOAT8_MAX_ULP} ulp, error ratio <= {FLOAT8_ERROR_RATIO:.1%}, "
+            f"NaN / Inf exact")
+    bad = _shape_dtype(actual, golden, crit)
+    if bad:
+        return bad
+    name = dtypes.dtype_name(golden.dtype)
+    width = 8 * golden.dtype.itemsize
+    bits = FLOAT_OUTPUT_BITS[name]
+    fa, fg = actual.astype(np.float32).ravel(), golden.astype(np.float32).ravel()
+    n = int(fg.size)
+    finite_g = np.isfinite(fg)
+    nonfinite_miss = int((~finite_g & ~((np.isnan(fg) & np.isnan(fa)) | (fg == fa))).sum())
+    both = finite_g & np.isfinite(fa)
+    nonfinite_miss += int((finite_g & ~np.isfinite(fa)).sum())
+    oa = _ordered(np.ascontiguousarray(actual).reshape(-1).view(bits), width)
+    og = _ordered(np.ascontiguousarray(golden).reshape(-1).view(bits), width)
+    ulp = np.abs(oa[both] - og[both])
+    not_equal = int((ulp > 0).sum()) + nonfinite_miss
+    over = int((ulp > FLOAT8_MAX_ULP).sum())
+    ratio = not_equal / n if n else 0.0
+    passed = over == 0 and nonfinite_miss == 0 and ratio <= FLOAT8_ERROR_RATIO
+    labels = ["NaN/Inf equal", "0 ulp", "1 ulp", "2 ulp", ">= 3 ulp", "NaN/Inf miss"]
+    counts = [int((~finite_g).sum()) - int((~finite_g & ~((np.isnan(fg) & np.isnan(fa)) | (fg == fa))).sum()),
+              int((ulp == 0).sum()), int((ulp == 1).sum()), int((ulp == 2).sum()), int((ulp >= 3).sum()),
+              nonfinite_miss]
+    stats = {"elements": n, "max_ulp": int(ulp.max()) if ulp.size else 0, "not_equal": not_equal,
+             "error_ratio": float(ratio), "over_limit": over, "nonfinite_mismatch": nonfinite_miss}
+    if passed:
+        msg = "ok"
+    else:
+        parts = []
+        if over:
+            parts.append(f"{over} of {n} elements more than {FLOAT8_MAX_ULP} ulp away")
+        if nonfinite_miss:
+            parts.append(f"{nonfinite_miss} NaN / Inf placements differ")
+        if ratio > FLOAT8_ERROR_RATIO:
+            parts.append(f"error ratio {ratio:.3%} > {FLOAT8_ERROR_RATIO:.1%}")
+        msg = "; ".join(parts)
+    return _result(crit, passed, msg, stats, labels, counts, bad=(3, 4, 5))
+
+
 def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:
     """Dispatch on what the output is: "values" (y) picks integer / float8 by dtype; "scale" for scale / offset."""
     if kind == "scale":
@@ -165,6 +223,8 @@ def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:
     name = dtypes.dtype_name(golden.dtype)
     if name in ("int8", "uint8", "int32"):
         return check_integer(actual, golden)
+    if name in FLOAT_OUTPUT_BITS:
+        return check_float_output(actual, golden)
     return check_float8(actual, golden)
 
 
