@@ -6,7 +6,8 @@ keyword arguments so that code written for torch_npu switches by changing one na
 per-token (per-row) quantization only, so torch_npu's other modes are accepted at their defaults only:
 group_index=None, quant_mode="pertoken", dst_type_max=0.0. dst_type=None means int8, as in torch_npu.
 
-npu_quant_matmul(x1, x2, scale, *, offset=None, pertoken_scale=None, bias=None, output_dtype=None) maps onto
+npu_quant_matmul(x1, x2, scale, *, offset=None, pertoken_scale=None, bias=None, output_dtype=None)
+(docs/references.md#torch-npu) maps onto
 quant_matmul(a=x1, a_scale=pertoken_scale (1 when None), a_zero_point=None, b=x2, b_scale=scale,
 b_zero_point=None, bias=bias, out_dtype=output_dtype), whose definition applies: float32(acc) *
 float32(pertoken_scale * scale) + bias, one rounding to the output type (torch_npu's device kernel rounds the

@@ -1,5 +1,5 @@
-"""The oneDNN "MatMul Tutorial: Quantization" flow with a float output, through the goldens of dynamic_quant and
-quant_matmul.
+"""The oneDNN "MatMul Tutorial: Quantization" flow (docs/references.md#onednn-matmul-quantization) with a float
+output, through the goldens of dynamic_quant and quant_matmul.
 
 The tutorial multiplies A (M=10 x K=30, uniform in [-2, 1.4]) by B (K x N=20, uniform in [-1, 1]) in float32,
 then again with A quantized at run time to uint8 with a zero point (asymmetric) and B to int8 without one

@@ -36,7 +36,8 @@ Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in thi
   the reference itself is SoC-independent.
 
   asymmetric, uint8 (an integer zero point, so that y feeds integer arithmetic with zero-point correction,
-  e.g. quant_matmul's a_zero_point; ONNX DynamicQuantizeLinear's formula, applied per row):
+  e.g. quant_matmul's a_zero_point; ONNX DynamicQuantizeLinear's formula, applied per row:
+  docs/references.md#onnx-dynamicquantizelinear, docs/references.md#decision-quant-matmul):
     lo     = min(min(v), 0),  hi = max(max(v), 0)   (the range always contains 0, so 0 is exactly y = offset)
     scale  = (hi - lo) / 255                        (float32 division)
     offset = round_half_even(clip(0 - lo / scale, 0, 255))            an integer in [0, 255]

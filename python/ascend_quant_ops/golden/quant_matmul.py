@@ -4,8 +4,9 @@ a and b are 8-bit integers with scales and zero points; the integer product is a
 for the zero points, and dequantized to float32, float16 or bfloat16 (no requantization). This is the dynamic
 int8 inference flow of the oneDNN quantization tutorial (a uint8 with a zero point times b int8, float32 C) and
 of W8A8 LLM serving (per-token int8 activations times per-channel int8 weights, float16 / bfloat16 C).
-onnxruntime's com.microsoft.MatMulIntegerToFloat computes the same where it is defined (see "References").
-The emulator and NPU backends are checked against this module.
+onnxruntime's com.microsoft.MatMulIntegerToFloat computes the same where it is defined (see "References"; the
+decisions: docs/references.md#decision-quant-matmul). The emulator and NPU backends are checked against this
+module.
 
 Inputs (numpy arrays or numpy scalars; any strides, so b may be the transposed view of an [N, K] weight)
     a, b                  int8 or uint8, any combination. Rank >= 1; numpy.matmul rules: a [..., M, K] or [K],
@@ -53,9 +54,9 @@ NaN); results beyond the output type's range become +-Inf (float16 above 65504, 
 Edge cases. K = 0: acc = 0, so y = 0 * s (+ bias). M, N or a batch dimension of 0: an empty output of the right
 shape. 1-D operands follow numpy.matmul (a vector times a vector gives a 0-d result).
 
-References. onnxruntime's MatMulIntegerToFloat (CPU) forms float32(a_scale * b_scale) per tensor or per column,
-multiplies float32(acc) by it and then adds the bias, in this order: for a per-tensor a_scale and a_zero_point it
-equals this definition bit for bit. For a per-row a_scale it multiplies by a_scale afterwards, as a separate
+References. onnxruntime's MatMulIntegerToFloat (CPU; docs/references.md#onnxruntime-matmulintegertofloat) forms
+float32(a_scale * b_scale) per tensor or per column, multiplies float32(acc) by it and then adds the bias, in this
+order: for a per-tensor a_scale and a_zero_point it equals this definition bit for bit. For a per-row a_scale it multiplies by a_scale afterwards, as a separate
 float32 step ((float32(acc) * s_b + bias) * s_a): without a bias that differs from this definition by at most 2
 units in the last place of the larger result (tests/golden/test_quant_matmul_onnxruntime.py derives the bound);
 with a bias it also scales the bias, which this definition does not.
