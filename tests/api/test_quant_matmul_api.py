@@ -268,5 +268,7 @@ def test_asymmetric_uint8_dynamic_quant_through_the_api(kind):
             np.testing.assert_array_equal(_as_numpy(got), want)
     with pytest.raises(aqo.DTypeError):
         aqo.dynamic_quant(xin, dst_type="uint8")
-    with pytest.raises(ConstraintError):  # no SoC implements the asymmetric mode yet
-        aqo.dynamic_quant(xin, dst_type="uint8", asymmetric=True, soc="ascend910b")
+    for kw in (dict(soc="ascend910b"), dict(backend="emulator"), dict(soc="ascend910_95", backend="emulator")):
+        with pytest.raises(ConstraintError) as info:  # no SoC's kernel has the mode yet
+            aqo.dynamic_quant(xin, dst_type="uint8", asymmetric=True, **kw)
+        assert info.value.argument == "dst_type" and info.value.soc and "uint8" in str(info.value)
