@@ -1,0 +1,26 @@
+// What the timeline bindings share: a LaunchTimeline as a Python dict, and the parameter factors of a call.
+#pragma once
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "emulator/emu_trace.h"
+#include "emulator/timeline.h"
+
+namespace aqo_bind {
+
+const char* TraceKindName(aqo_emu::TraceKind k);
+const char* InstrClassName(aqo_emu::InstrClass c);
+
+// {soc, clock_mhz, cycles, time_us, slowest, gm_bytes, causes, cores: [{core, is_cube, end, pipes: {name: {busy,
+// stalled, instructions, stalls: {cause: cycles}}}}], detail: {index, instrs, stalls}} (detail for core
+// `detail_core`, -1 = the slowest, none for -2).
+nanobind::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_emu::CoreTrace>& traces,
+                              int64_t detail_core);
+
+std::vector<std::pair<std::string, double>> ScaleFromDict(const nanobind::dict& scale);
+
+}  // namespace aqo_bind
