@@ -2,6 +2,7 @@
 
     aqo info                      versions, backends (usable or why not), the SoC table
     aqo demo [--backend B] [--soc S]   both operators on the spec examples, inputs and outputs printed
+    aqo perf [--op OP] [--soc S] [--json] [--html PATH]   GM traffic, balance and the timeline estimate
 """
 from __future__ import annotations
 
@@ -132,6 +133,11 @@ def main(argv=None) -> int:
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "emulator", "npu"])
     p.add_argument("--soc", default=None, help="ascend910b | ascend310p | ascend910_95 (alias ascend950)")
     p.set_defaults(func=cmd_demo)
+    p = sub.add_parser("perf", help="GM traffic, balance and the timeline model's estimate against the roofline")
+    from .perf import cli as perf_cli
+
+    perf_cli.add_arguments(p)
+    p.set_defaults(func=perf_cli.main)
     args = parser.parse_args(argv)
     from .errors import AqoError
 
