@@ -100,6 +100,7 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_
     d["time_us"] = t.time_us;
     d["slowest"] = t.slowest;
     d["gm_bytes"] = t.gm_bytes;
+    d["gm_bytes_per_cycle"] = t.params.gm_bytes_per_cycle;
     nb::list causes;
     for (const std::string& c : t.causes) causes.append(nb::str(c.c_str()));
     d["causes"] = causes;

@@ -176,6 +176,9 @@ def test_gm_bandwidth_is_shared_by_the_active_cores():
     r1 = run(traces[:1])
     assert r1["cycles"] == pytest.approx(ISSUE + BURST + nbytes / T["mte2_bytes_per_cycle"] + DLAT)
     assert r["gm_bytes"] == cores_n * nbytes
+    # the chip's GM was busy for all but the set-up and latency of the transfers
+    transfer = nbytes / per_core
+    assert model.summarize(r).gm_busy == pytest.approx(transfer / r["cycles"])
 
 
 def test_bandwidth_shares_change_when_transfers_end():

@@ -67,6 +67,7 @@ class LaunchSummary:
     cube_busy: float                  # mean M busy fraction over the cores with cube work (0 without)
     stalls: Dict[str, float]          # cause -> cycles summed over every core and pipe
     stall_kinds: Dict[str, float]     # the same grouped by kind (no site)
+    gm_busy: float                    # GM bytes moved / (launch time x the chip's GM bandwidth)
     raw: dict = field(repr=False, default_factory=dict)
 
     def top_stalls(self, n: int = 3, by_kind: bool = True):
@@ -96,9 +97,10 @@ def summarize(result: dict) -> LaunchSummary:
     for cause, cyc in stalls.items():
         k = cause_kind(cause)
         kinds[k] = kinds.get(k, 0.0) + cyc
+    gm_busy = float(result["gm_bytes"]) / (cycles * float(result["gm_bytes_per_cycle"]))
     return LaunchSummary(result["soc"], float(result["clock_mhz"]), float(result["cycles"]), float(result["time_us"]),
                          int(result["slowest"]), len(cores), busy_slowest, busy_mean, critical, cube_busy, stalls,
-                         kinds, result)
+                         kinds, gm_busy, result)
 
 
 def simulate(traces: Sequence[dict], soc: str, *, scale: Optional[Mapping[str, float]] = None,

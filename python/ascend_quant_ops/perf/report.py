@@ -89,7 +89,7 @@ class PerfRow:
             s = self.summary
             d["estimate"] = {
                 "time_us": s.time_us, "cycles": s.cycles, "clock_mhz": s.clock_mhz, "ratio": self.ratio,
-                "memory_ratio": self.memory_ratio, "critical_pipe": s.critical_pipe, "slowest_core": s.slowest,
+                "memory_ratio": self.memory_ratio, "gm_busy": s.gm_busy, "critical_pipe": s.critical_pipe, "slowest_core": s.slowest,
                 "busy_slowest": s.busy_slowest, "busy_mean": s.busy_mean, "cube_busy": s.cube_busy,
                 "stall_kinds": s.stall_kinds, "stalls": dict(s.top_stalls(20, by_kind=False)),
             }
@@ -243,7 +243,7 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
     for p in rows:
         r, s = p.row, p.summary
         if s is None:
-            lines.append((r.op, r.soc, r.case, "-", f"{p.roof.us:.2f} {p.roof.bound[:3]}", "-", "-", "-", "-",
+            lines.append((r.op, r.soc, r.case, "-", f"{p.roof.us:.2f} {p.roof.bound[:3]}", "-", "-", "-", "-", "-",
                           p.note or "no estimate"))
             continue
         busy = " ".join(f"{k}{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
@@ -252,9 +252,9 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
         sens = [t for v in p.sensitivity.values() for t in v.values()]
         sens_txt = f"{min(sens):.1f}..{max(sens):.1f}" if sens else "-"
         lines.append((r.op, r.soc, r.case, f"{s.time_us:.2f}", f"{p.roof.us:.2f} {p.roof.bound[:3]}",
-                      f"{p.ratio:.2f}x", s.critical_pipe, busy, sens_txt, stall_txt))
-    _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "critical", "busy % (slowest core)",
-                "0.5x..2x us", "top stall (share of core time)"), lines, out)
+                      f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, sens_txt, stall_txt))
+    _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "GM busy", "critical",
+                "busy % (slowest core)", "0.5x..2x us", "top stall (share of core time)"), lines, out)
 
     print("\nTargets", file=out)
     lines = []
