@@ -78,7 +78,7 @@ E ParseEnum(const std::string& s, int count, const char* (*name)(E), const char*
 
 aqo_emu::Pipe ParsePipe(const std::string& s)
 {
-    return ParseEnum<aqo_emu::Pipe>(s, static_cast<int>(aqo_emu::Pipe::kCount), &aqo_emu::PipeName, "pipe");
+    return ParseEnum<aqo_emu::Pipe>(s, static_cast<int>(aqo_emu::Pipe::kCount), &aqo_emu::PipeLabel, "pipe");
 }
 
 template <typename T>
@@ -90,8 +90,7 @@ T Get(const nb::dict& d, const char* key, T fallback)
 
 }  // namespace
 
-nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_emu::CoreTrace>& traces,
-                        int64_t detail_core)
+nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core)
 {
     nb::dict d;
     d["soc"] = t.params.soc;
@@ -110,6 +109,7 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_
         nb::dict c;
         c["core"] = ct.core;
         c["is_cube"] = ct.is_cube;
+        c["absorbed"] = ct.absorbed;
         c["end"] = ct.end;
         nb::dict pipes;
         for (int p = 0; p < aqo_emu::kPipeCount; ++p) {
@@ -123,7 +123,7 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_
                 stalls[nb::str(t.causes[kv.first].c_str())] = kv.second;
             }
             pd["stalls"] = stalls;
-            pipes[aqo_emu::PipeName(static_cast<aqo_emu::Pipe>(p))] = pd;
+            pipes[aqo_emu::PipeLabel(static_cast<aqo_emu::Pipe>(p))] = pd;
         }
         c["pipes"] = pipes;
         cores.append(c);
@@ -132,25 +132,24 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_
     const int64_t dc = detail_core == -1 ? static_cast<int64_t>(t.slowest) : detail_core;
     if (dc >= 0 && static_cast<size_t>(dc) < t.cores.size()) {
         const aqo_emu::CoreTimeline& ct = t.cores[static_cast<size_t>(dc)];
-        const std::vector<aqo_emu::TraceEvent>& ev = traces[static_cast<size_t>(dc)].events;
         nb::list instrs;
         for (const aqo_emu::TimedInstr& x : ct.instrs) {
-            const aqo_emu::TraceEvent& e = ev[x.event];
+            const aqo_emu::TraceEvent& e = *x.ev;
             std::string label = x.issue ? "issue"
                                 : (e.kind == aqo_emu::TraceKind::kInstr ? InstrClassName(e.cls) : TraceKindName(e.kind));
             std::string file = e.file ? e.file : "";
             const size_t slash = file.find_last_of("/\\");
             if (slash != std::string::npos) file = file.substr(slash + 1);
-            instrs.append(nb::make_tuple(x.event, aqo_emu::PipeName(x.pipe), x.start, x.busy_end, x.end, label,
+            instrs.append(nb::make_tuple(aqo_emu::PipeLabel(x.pipe), x.start, x.busy_end, x.end, label,
                                          file + ":" + std::to_string(e.line)));
         }
         nb::list stalls;
         for (const aqo_emu::StallSpan& s : ct.stalls) {
-            stalls.append(nb::make_tuple(aqo_emu::PipeName(s.pipe), s.start, s.end, s.cause));
+            stalls.append(nb::make_tuple(aqo_emu::PipeLabel(s.pipe), s.start, s.end, s.cause));
         }
         nb::dict detail;
         detail["index"] = dc;
-        detail["instrs"] = instrs;  // (event, pipe, start, busy_end, end, class, site)
+        detail["instrs"] = instrs;  // (pipe, start, busy_end, end, class, site)
         detail["stalls"] = stalls;  // (pipe, start, end, cause index)
         d["detail"] = detail;
     }
@@ -239,7 +238,7 @@ void RegisterTimeline(nb::module_& m)
                 nb::gil_scoped_release release;
                 t = aqo_emu::SimulateTimeline(ts, p, o);
             }
-            return TimelineToDict(t, ts, detail_core);
+            return TimelineToDict(t, detail_core);
         },
         nb::arg("traces"), nb::arg("soc"), nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
         "Simulates hand-built traces: a list of {'core', 'is_cube', 'events': [event dicts]} (event keys: kind, "

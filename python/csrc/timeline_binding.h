@@ -15,11 +15,11 @@ namespace aqo_bind {
 const char* TraceKindName(aqo_emu::TraceKind k);
 const char* InstrClassName(aqo_emu::InstrClass c);
 
-// {soc, clock_mhz, cycles, time_us, slowest, gm_bytes, causes, cores: [{core, is_cube, end, pipes: {name: {busy,
-// stalled, instructions, stalls: {cause: cycles}}}}], detail: {index, instrs, stalls}} (detail for core
+// {soc, clock_mhz, cycles, time_us, slowest, gm_bytes, gm_bytes_per_cycle, causes, cores: [{core, is_cube,
+// absorbed, end, pipes: {name: {busy, stalled, instructions, stalls: {cause: cycles}}}}], detail: {index, instrs:
+// [(pipe, start, busy_end, end, class, site)], stalls: [(pipe, start, end, cause index)]}} (detail for core
 // `detail_core`, -1 = the slowest, none for -2).
-nanobind::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, const std::vector<aqo_emu::CoreTrace>& traces,
-                              int64_t detail_core);
+nanobind::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core);
 
 std::vector<std::pair<std::string, double>> ScaleFromDict(const nanobind::dict& scale);
 

@@ -96,7 +96,7 @@ def test_one_load_compute_read_chain():
     # the scalar unit stalled from issuing the WaitFlag until the vector result was visible, at line 7
     assert c["pipes"]["S"]["stalls"] == {"wait V->S id 0 at trace:7": pytest.approx(s_go - 6 * ISSUE)}
     assert r["time_us"] == pytest.approx(end / T["clock_mhz"])
-    names = [(i[1], i[5]) for i in r["detail"]["instrs"]]
+    names = [(i[0], i[4]) for i in r["detail"]["instrs"]]
     assert ("MTE2", "dma_gm_to_ub") in names and ("V", "vec_elementwise") in names and ("S", "scalar_ub") in names
 
 
@@ -134,24 +134,24 @@ def test_flag_pairs_match_first_in_first_out():
     ev = [short, setf("V", "MTE3"), long_, setf("V", "MTE3"),
           waitf("V", "MTE3"), dma_out(64), waitf("V", "MTE3"), dma_out(64)]
     r = run([core(ev)], detail_core=0)
-    mte3 = [i for i in r["detail"]["instrs"] if i[1] == "MTE3"]
+    mte3 = [i for i in r["detail"]["instrs"] if i[0] == "MTE3"]
     short_done = ISSUE + VSTART + 1 + LAT
     long_done = 3 * ISSUE + VSTART + 1000 + LAT  # issued third, after the short op left the pipe
-    assert mte3[0][2] == pytest.approx(max(short_done + FLAG, 6 * ISSUE))
-    assert mte3[1][2] == pytest.approx(long_done + FLAG)
+    assert mte3[0][1] == pytest.approx(max(short_done + FLAG, 6 * ISSUE))
+    assert mte3[1][1] == pytest.approx(long_done + FLAG)
     # event ids are separate channels
     ev = [long_, setf("V", "MTE3", id=1), short, setf("V", "MTE3", id=0), waitf("V", "MTE3", id=1), dma_out(64)]
     r = run([core(ev)], detail_core=0)
-    mte3 = [i for i in r["detail"]["instrs"] if i[1] == "MTE3"][0]
-    assert mte3[2] == pytest.approx(ISSUE + VSTART + 1000 + LAT + FLAG)
+    mte3 = [i for i in r["detail"]["instrs"] if i[0] == "MTE3"][0]
+    assert mte3[1] == pytest.approx(ISSUE + VSTART + 1000 + LAT + FLAG)
 
 
 def test_setflag_does_not_block_its_pipe():
     # V: op, SetFlag V->S, op2: op2 starts when op leaves the pipe, not when the flag fires
     a = instr("V", "vec_elementwise", 256 * 100, 1)
     r = run([core([a, setf("V", "S"), a])], detail_core=0)
-    v = [i for i in r["detail"]["instrs"] if i[1] == "V"]
-    assert v[1][2] == pytest.approx(v[0][3])
+    v = [i for i in r["detail"]["instrs"] if i[0] == "V"]
+    assert v[1][1] == pytest.approx(v[0][2])
 
 
 def test_pipe_all_barrier_drains_every_pipe():
@@ -250,16 +250,85 @@ def test_cube_requests_are_served_in_issue_order_not_trace_order():
     assert "Matmul result (cube)" in s.stall_kinds
 
 
-def test_inline_cube_work_on_a_coupled_core():
-    macs = 8192 * 100
-    ev = [dict(kind="cube_request", handle=5, peer_core=0)] + cube_work(5, macs) + [dict(kind="cube_wait", handle=5)]
-    r = run([core(ev)], soc="ascend310p")
+def coarse_request(handle, load, macs, out, split=True, line=30):
+    """A request as the emulator's Matmul API records it: one instruction per pipe, no flags."""
+    ev = [instr("MTE2", "dma_gm_to_l1", load, handle=handle, line=line),
+          instr("MTE1", "dma_l1_to_l0", load, handle=handle, line=line),
+          instr("M", "cube_mmad", macs, elem_bytes=1, handle=handle, line=line)]
+    if split:
+        ev.append(instr("FIX", "fix_out", out, handle=handle, line=line))
+    else:
+        ev += [instr("V", "fix_out", out, handle=handle, line=line),
+               instr("MTE3", "dma_ub_to_gm", out, handle=handle, line=line)]
+    return ev
+
+
+def test_coarse_matmul_request_runs_as_the_api_pipeline():
+    # operands that fit half of L0A + L0B and a result that fits half of L0C: one chunk, the stages in a row
+    load, macs, out = 64 * 1024, 8192 * 3000, 16 * 1024
+    v = core([dict(kind="cube_request", handle=1, peer_core=1), dict(kind="cube_wait", handle=1, line=31)], 0)
+    cube = core(coarse_request(1, load, macs, out), 1, is_cube=True)
+    r = run([v, cube])
+    msg = T["cube_message_cycles"]
+    t = ISSUE + msg                                          # the request reaches the cube
+    t += ISSUE + BURST + load / T["mte2_bytes_per_cycle"] + DLAT + FLAG   # MTE2, then its flag to MTE1
+    t += BURST + load / T["mte1_bytes_per_cycle"] + LAT + FLAG            # MTE1, then its flag to M
+    t += macs / T["cube_macs_per_cycle"] + LAT + FLAG                      # M, then its flag to FIX
+    t += BURST + out / T["fix_bytes_per_cycle"] + DLAT                     # the result to GM
+    assert r["cores"][0]["end"] == pytest.approx(t + msg)
+    s = model.summarize(r)
+    assert s.stall_kinds["Matmul result (cube)"] > 0
+    assert any(k.startswith("Matmul pipeline: wait") for k in s.stall_kinds)
+
+
+def test_coarse_matmul_request_overlaps_loads_and_the_cube():
+    # 8 chunks (the operands fill L0A + L0B halves 8 times), each chunk's MMAD longer than its loads: after the
+    # first chunk the cube never waits
+    chunks = 8
+    load, macs, out = chunks * 64 * 1024, 8192 * 40000, 16 * 1024
+    v = core([dict(kind="cube_request", handle=1, peer_core=1), dict(kind="cube_wait", handle=1)], 0)
+    r = run([v, core(coarse_request(1, load, macs, out), 1, is_cube=True)])
+    m = r["cores"][1]["pipes"]["M"]
+    assert m["instructions"] == chunks
+    assert m["busy"] == pytest.approx(macs / T["cube_macs_per_cycle"])
+    first = ISSUE + T["cube_message_cycles"] + ISSUE + BURST + load / chunks / T["mte2_bytes_per_cycle"] + DLAT
+    assert m["stalled"] < first + 2 * (BURST + load / chunks / T["mte1_bytes_per_cycle"] + LAT + FLAG) + 200
+    # the serial sum of the stages would be far longer than the pipelined request
+    serial = load / T["mte2_bytes_per_cycle"] + load / T["mte1_bytes_per_cycle"] + macs / T["cube_macs_per_cycle"]
+    assert r["cycles"] < serial
+
+
+def test_one_cube_core_serves_its_requests_one_at_a_time():
+    load, macs, out = 64 * 1024, 8192 * 3000, 16 * 1024
+    vs = [core([dict(kind="cube_request", handle=h, peer_core=2), dict(kind="cube_wait", handle=h)], c)
+          for c, h in ((0, 1), (1, 2))]
+    cube = core(coarse_request(1, load, macs, out) + coarse_request(2, load, macs, out), 2, is_cube=True)
+    r = run(vs + [cube])
+    alone = run([vs[0], core(coarse_request(1, load, macs, out), 2, is_cube=True)])
+    one = alone["cores"][0]["end"]
+    # the second request starts when the first is complete (minus the completion message)
+    assert r["cores"][1]["end"] == pytest.approx(2 * one - 2 * T["cube_message_cycles"] - 2 * ISSUE + ISSUE, rel=0.02)
+
+
+def test_coupled_soc_runs_the_request_on_the_ai_core():
     t = {k: v["value"] for k, v in model.timing_table("ascend310p").items()}
-    load_done = 2 * t["scalar_issue_cycles"] + t["dma_burst_cycles"] + 64 * 1024 / t["mte2_bytes_per_cycle"] + \
-        t["dma_latency_cycles"]
-    mm_done = load_done + t["flag_sync_cycles"] + math.ceil(macs / t["cube_macs_per_cycle"]) + \
-        t["pipeline_latency_cycles"]
-    assert r["cycles"] == pytest.approx(mm_done)
+    load, macs, out = 64 * 1024, 8192 * 100, 16 * 1024
+    ai = core([dict(kind="cube_request", handle=5, peer_core=1), dict(kind="cube_wait", handle=5)], 0)
+    cube_part = core(coarse_request(5, load, macs, out, split=False), 1, is_cube=True)
+    r = run([ai, cube_part], soc="ascend310p")
+    c0, c1 = r["cores"]
+    assert c1["absorbed"] and c1["end"] == 0
+    assert c0["pipes"]["M"]["instructions"] == 1 and c0["pipes"]["MTE3"]["instructions"] == 1
+    assert c0["pipes"]["V"]["instructions"] == 1  # L0C -> UB through the vector pipe (no fixpipe)
+    # no messages on a coupled core: the request's and the load's issue, then load, move, multiply, out to UB, out
+    # to GM in a row
+    iss, fl = t["scalar_issue_cycles"], t["flag_sync_cycles"]
+    end = 2 * iss + t["dma_burst_cycles"] + load / t["mte2_bytes_per_cycle"] + t["dma_latency_cycles"] + fl
+    end += t["dma_burst_cycles"] + load / t["mte1_bytes_per_cycle"] + t["pipeline_latency_cycles"] + fl
+    end += math.ceil(macs / t["cube_macs_per_cycle"]) + t["pipeline_latency_cycles"] + fl
+    end += t["dma_burst_cycles"] + out / t["fix_bytes_per_cycle"] + t["pipeline_latency_cycles"] + fl
+    end += t["dma_burst_cycles"] + out / t["mte3_bytes_per_cycle"] + t["dma_latency_cycles"]
+    assert r["cycles"] == pytest.approx(end)
 
 
 def test_a_wait_without_its_set_is_a_hang_at_the_kernel_line():

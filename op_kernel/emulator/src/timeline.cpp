@@ -16,13 +16,20 @@
 //                 later. Repeats: ceil(count x elem_bytes / vector_bytes_per_repeat), or the trace's `bursts`.
 //   cube          ceil(MACs / cube_macs_per_cycle); MTE1 bytes / mte1_bytes_per_cycle; then pipeline latency.
 // Sync: SetFlag fires flag_sync_cycles after every earlier instruction of its source pipe completed (the source
-// pipe goes on); WaitFlag holds its pipe until the matching SetFlag (first-in first-out per core, src, dst, id)
-// fired; PipeBarrier<P> holds P until its earlier instructions completed; PipeBarrier<ALL> holds the scalar unit
-// until every pipe of the core is empty and completed; SyncAll (per group: the cores whose traces have SyncAlls of
-// that group, n-th with n-th) releases sync_all_cycles after the last arrival; a Matmul request reaches its cube
-// core cube_message_cycles after issue, the cube core serves requests in arrival order (ties: lower requesting
-// core first), and the requester's CubeWait ends cube_message_cycles after the request's last cube instruction
-// completed. Events of a request recorded on the requesting core itself (a coupled SoC) are issued in place.
+// pipe goes on); WaitFlag holds its pipe until the matching SetFlag (first-in first-out per core, src, dst, id and
+// Matmul request) fired; PipeBarrier<P> holds P until its earlier instructions completed; PipeBarrier<ALL> holds
+// the scalar unit until every pipe of the core is empty and completed; SyncAll (per group: the cores whose traces
+// have SyncAlls of that group, n-th with n-th) releases sync_all_cycles after the last arrival.
+// Matmul requests: on split SoCs a request reaches its cube core cube_message_cycles after issue; the cube core
+// serves requests one at a time (the API's server finishes a request before it takes the next message) in arrival
+// order (ties: lower requesting core first), and the requester's CubeWait ends cube_message_cycles after the
+// request's last cube instruction completed. On coupled SoCs (ascend310p) the request's instructions run on the
+// requesting AI core itself: its scalar unit issues them into its own pipes when it reaches the request.
+// A request recorded as one instruction per pipe without flags (what the emulator's Matmul API records: the
+// operand bytes, the MACs, the result bytes) is run as the API's software pipeline: the work is cut into chunks
+// that fit half of L1, of L0A + L0B and of L0C (double buffering), MTE2 -> MTE1 -> M per chunk and the result out
+// (FIX, or V + MTE3 on ascend310p) per L0C block, each stage waiting for the one before and for its buffer's
+// previous user, as the API's ping-pong buffers do.
 #include "emulator/timeline.h"
 
 #include <algorithm>
@@ -30,6 +37,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <memory>
 #include <queue>
 #include <string>
 #include <tuple>
@@ -42,7 +50,7 @@
 
 namespace aqo_emu {
 
-const char* PipeName(Pipe p)
+const char* PipeLabel(Pipe p)
 {
     switch (p) {
     case Pipe::kS: return "S";
@@ -119,6 +127,11 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
     t.fix_bytes_per_cycle = get(P::FIX_BYTES_PER_CYCLE);
     t.pipe_queue_depth = static_cast<uint32_t>(std::max(1.0, std::round(get(P::PIPE_QUEUE_DEPTH))));
     t.fix_to_gm = spec.split_architecture;
+    t.coupled = !spec.split_architecture;
+    t.l0a_bytes = get(P::L0A_BYTES);
+    t.l0b_bytes = get(P::L0B_BYTES);
+    t.l0c_bytes = get(P::L0C_BYTES);
+    t.l1_bytes = get(P::L1_BYTES);
     return t;
 }
 
@@ -126,6 +139,7 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kS = static_cast<int>(Pipe::kS);
+constexpr size_t kMaxMatmulChunks = 512;  // bounds the events a Matmul request expands into
 
 int PipeIndex(Pipe p) { return static_cast<int>(p); }
 
@@ -150,52 +164,59 @@ struct Cost {
     double latency = 0;      // completion after the pipe is free
 };
 
+using Program = std::vector<const TraceEvent*>;
+
 struct Request {
-    int64_t requester = -1;   // core index (into traces) that issued kCubeRequest
-    int64_t server = -1;      // core index whose trace holds the request's instructions
-    bool inline_events = false;
-    double arrival = kInf;    // when the server may start it
+    int requester = -1;        // trace index that issued kCubeRequest
+    int server = -1;           // trace index whose events are the request's work
+    bool coupled = false;      // run by the requester's own scalar unit and pipes
+    double arrival = kInf;     // when the server may start it (split SoCs)
+    Program program;           // what is issued for it (expanded when recorded coarse)
     uint64_t total_instrs = 0;
     uint64_t done_instrs = 0;
+    bool issued_all = false;
     double max_end = 0;
     double completion = kInf;
-    std::vector<uint32_t> events;  // the server's events of this request, in trace order
-    std::vector<int> waiters;      // agents
+    std::vector<int> waiters;  // agents
     bool started = false;
-    const TraceEvent* site = nullptr;
 };
 
 struct Item {
-    uint32_t event = 0;
-    int32_t request = -1;
-    uint32_t flag = 0;      // SetFlag / WaitFlag: its place among the issued ones of its (src, dst, id)
+    const TraceEvent* ev = nullptr;
+    uint32_t flag = 0;         // SetFlag / WaitFlag: its place among the issued ones of its key
 };
 
 struct PipeState {
     std::deque<Item> queue;
     bool active = false;
     Item cur;
-    int phase = 0;           // 0: fixed set-up until setup_end; 1: transfer in the arbiter
+    int phase = 0;             // 0: fixed set-up until setup_end; 1: transfer in the arbiter
     double start = 0;
     double setup_end = 0;
     bool transfer_done = false;
     double transfer_end = 0;
     Cost cost;
-    double max_end = 0;      // completion of every instruction that left the pipe
-    bool space_waiter = false;  // the scalar unit waits for room in this queue
+    double max_end = 0;        // completion of every instruction that left the pipe
+    bool space_waiter = false; // the scalar unit waits for room in this queue
+};
+
+struct Frame {
+    const Program* program = nullptr;
+    size_t pos = 0;
+    int64_t request = -1;      // handle, or -1 for the core's own trace
 };
 
 struct ScalarState {
-    uint32_t pc = 0;                 // next event (non-cube cores) or next position in the current request
+    std::vector<Frame> stack;
+    Program own;               // the core's own events (a serving core: those of no request)
     double busy_until = 0;
-    bool issue_paid = false;         // the current event's issue cycles are spent
-    uint32_t flag = 0;               // the current SetFlag / WaitFlag's place in its (src, dst, id) order
+    bool issue_paid = false;   // the current event's issue cycles are spent
+    uint32_t flag = 0;         // the current SetFlag / WaitFlag's place in its key's order
     bool done = false;
     double done_time = 0;
-    // cube cores: the request being served (-1 none) and the order requests were served in
-    int64_t cur_request = -1;
-    uint32_t req_pos = 0;
     bool drain_waiter = false;
+    int64_t last_served = -1;  // split SoCs: the request this cube core served last
+    bool serves = false;
 };
 
 struct Agent {
@@ -213,42 +234,56 @@ struct Transfer {
 };
 
 struct SyncGroup {
-    std::vector<int> members;                  // core indices
-    std::vector<uint32_t> arrived;             // per occurrence n
+    std::vector<int> members;
+    std::vector<uint32_t> arrived;
     std::vector<double> last_arrival;
     std::vector<double> release;
 };
 
 struct FlagKey {
-    static uint64_t Make(int core, Pipe src, Pipe dst, int8_t id)
+    int core;
+    Pipe src;
+    Pipe dst;
+    int8_t id;
+    uint64_t handle;
+    bool operator==(const FlagKey& o) const
     {
-        return ((static_cast<uint64_t>(core) * 8 + static_cast<uint64_t>(src)) * 8 + static_cast<uint64_t>(dst)) *
-                   256 +
-               static_cast<uint8_t>(id);
+        return core == o.core && src == o.src && dst == o.dst && id == o.id && handle == o.handle;
+    }
+};
+struct FlagKeyHash {
+    size_t operator()(const FlagKey& k) const
+    {
+        uint64_t h = static_cast<uint64_t>(k.core) * 0x9E3779B97F4A7C15ull;
+        h ^= (static_cast<uint64_t>(k.src) << 8 | static_cast<uint64_t>(k.dst) << 16 |
+              static_cast<uint64_t>(static_cast<uint8_t>(k.id)) << 24) +
+             0x7F4A7C15ull + (h << 6) + (h >> 2);
+        h ^= k.handle * 0xC2B2AE3D27D4EB4Full + (h << 6) + (h >> 2);
+        return static_cast<size_t>(h);
     }
 };
 
 struct FlagSlot {
-    uint32_t sets = 0;    // SetFlags issued
-    uint32_t waits = 0;   // WaitFlags issued
-    std::vector<double> fire;                              // per set: fire time (kInf until known)
+    uint32_t sets = 0;
+    uint32_t waits = 0;
+    std::vector<double> fire;                                // per set: fire time (kInf until known)
     std::unordered_map<uint32_t, std::vector<int>> waiters;  // set index -> agents
 };
 
 class Simulator {
 public:
     Simulator(const std::vector<CoreTrace>& traces, const TimelineParams& p, const TimelineOptions& o)
-        : traces_(traces), p_(p), o_(o)
+        : traces_(traces), p_(p), o_(o), synth_(std::make_shared<std::deque<TraceEvent>>())
     {
         const size_t n = traces.size();
         pipes_.resize(n * kPipeCount);
         scalars_.resize(n);
         agents_.resize(n * kPipeCount + 1);
-        out_.params = p;
-        out_.cores.resize(n);
         sync_index_.resize(n);
         last_scalar_.assign(n, 0);
         last_scalar_valid_.assign(n, false);
+        out_.params = p;
+        out_.cores.resize(n);
         for (size_t c = 0; c < n; ++c) {
             out_.cores[c].core = traces[c].core;
             out_.cores[c].is_cube = traces[c].is_cube;
@@ -265,18 +300,17 @@ public:
         while (!heap_.empty()) {
             const Wakeup w = heap_.top();
             heap_.pop();
-            if (w.agent == BandwidthAgent()) {
-                if (w.version != agents_[w.agent].version) continue;
-                now_ = std::max(now_, w.time);
-                BandwidthTimer();
-                continue;
-            }
             if (w.version != agents_[w.agent].version) continue;
             now_ = std::max(now_, w.time);
-            Step(w.agent);
+            if (w.agent == BandwidthAgent()) {
+                BandwidthTimer();
+            } else {
+                Step(w.agent);
+            }
         }
         CheckFinished();
         Finish();
+        out_.synthetic = synth_;
         return std::move(out_);
     }
 
@@ -344,68 +378,47 @@ private:
         a.stall_cause = -1;
     }
 
-    // ---- preparation: requests, flag and SyncAll matching indices ----
+    // ---- preparation: the programs, requests and SyncAll indices ----
     void Prepare()
     {
-        for (size_t c = 0; c < traces_.size(); ++c) {
-            const auto& ev = traces_[c].events;
+        // Which handles are requests, who issued them, and which trace holds their work.
+        std::map<uint64_t, std::vector<const TraceEvent*>> raw;
+        for (size_t ci = 0; ci < traces_.size(); ++ci) {
+            const int c = static_cast<int>(ci);
+            const auto& ev = traces_[ci].events;
             std::unordered_map<uint8_t, uint32_t> syncs;
             for (uint32_t i = 0; i < ev.size(); ++i) {
                 const TraceEvent& e = ev[i];
-                switch (e.kind) {
-                case TraceKind::kSyncAll: {
+                if (e.kind == TraceKind::kSyncAll) {
                     SyncGroup& g = groups_[e.group];
-                    if (g.members.empty() || g.members.back() != static_cast<int>(c)) {
-                        g.members.push_back(static_cast<int>(c));
-                    }
-                    sync_index_[c][i] = syncs[e.group]++;
-                    break;
+                    if (g.members.empty() || g.members.back() != c) g.members.push_back(c);
+                    sync_index_[ci][i] = syncs[e.group]++;
                 }
-                case TraceKind::kCubeRequest: {
+                if (e.kind == TraceKind::kCubeRequest) {
+                    requests_[e.handle].requester = c;
+                } else if (e.handle != 0 && e.kind != TraceKind::kCubeWait) {
                     Request& r = requests_[e.handle];
-                    r.requester = static_cast<int64_t>(c);
-                    r.site = &e;
-                    break;
-                }
-                default:
-                    break;
-                }
-                // Everything else carrying a handle is the request's work (on its serving core).
-                if (e.handle != 0 && e.kind != TraceKind::kCubeRequest && e.kind != TraceKind::kCubeWait) {
-                    Request& r = requests_[e.handle];
-                    if (r.server < 0) r.server = static_cast<int64_t>(c);
-                    if (r.server == static_cast<int64_t>(c)) {
-                        r.events.push_back(i);
-                        if (e.kind == TraceKind::kInstr) ++r.total_instrs;
+                    if (r.server < 0) r.server = c;
+                    if (r.server == c) {
+                        raw[e.handle].push_back(&e);
+                        continue;  // the request's work, not the core's own program
                     }
                 }
+                scalars_[ci].own.push_back(&e);
             }
         }
         for (auto& kv : requests_) {
             Request& r = kv.second;
-            r.inline_events = r.server >= 0 && r.server == r.requester;
-            if (r.server >= 0 && !r.inline_events) {
-                cube_requests_[r.server].push_back(kv.first);
+            r.coupled = p_.coupled && r.server >= 0;
+            r.program = Expand(raw[kv.first], kv.first);
+            for (const TraceEvent* e : r.program) {
+                if (e->kind == TraceKind::kInstr) ++r.total_instrs;
             }
+            if (r.server >= 0 && !r.coupled) scalars_[r.server].serves = true;
+            if (r.server >= 0 && r.coupled) out_.cores[r.server].absorbed = true;
         }
-        // Events without a handle on a serving core run first, in trace order (a pseudo-request 0).
-        for (auto& kv : cube_requests_) {
-            const int c = static_cast<int>(kv.first);
-            std::vector<uint32_t> free_events;
-            for (uint32_t i = 0; i < traces_[c].events.size(); ++i) {
-                if (traces_[c].events[i].handle == 0) free_events.push_back(i);
-            }
-            if (!free_events.empty()) {
-                const uint64_t h = kFreeHandleBase + static_cast<uint64_t>(c);
-                Request& r = requests_[h];
-                r.server = c;
-                r.arrival = 0;
-                r.events = free_events;
-                for (uint32_t i : free_events) {
-                    if (traces_[c].events[i].kind == TraceKind::kInstr) ++r.total_instrs;
-                }
-                kv.second.push_back(h);
-            }
+        for (size_t ci = 0; ci < traces_.size(); ++ci) {
+            scalars_[ci].stack.push_back(Frame{&scalars_[ci].own, 0, -1});
         }
         for (auto& g : groups_) {
             size_t most = 0;
@@ -420,6 +433,109 @@ private:
             g.second.last_arrival.assign(most, 0);
             g.second.release.assign(most, kInf);
         }
+    }
+
+    const TraceEvent* Synth(const TraceEvent& base, TraceKind kind, Pipe pipe, Pipe src, Pipe dst, int8_t id,
+                            InstrClass cls, uint64_t count)
+    {
+        TraceEvent e = base;
+        e.kind = kind;
+        e.pipe = pipe;
+        e.src_pipe = src;
+        e.dst_pipe = dst;
+        e.event_id = id;
+        e.cls = cls;
+        e.count = count;
+        e.bursts = 1;
+        synth_->push_back(e);
+        return &synth_->back();
+    }
+
+    // A request's program. Recorded with its own flags: as recorded. Recorded coarse (one instruction per pipe,
+    // no flags): the Matmul API's software pipeline over chunks (see the file comment).
+    Program Expand(const std::vector<const TraceEvent*>& raw, uint64_t handle)
+    {
+        Program out;
+        bool synced = false;
+        const TraceEvent* mmad = nullptr;
+        for (const TraceEvent* e : raw) {
+            if (e->kind != TraceKind::kInstr) synced = true;
+            if (e->kind == TraceKind::kInstr && e->cls == InstrClass::kCubeMmad) mmad = e;
+        }
+        if (synced || mmad == nullptr) return raw;
+        uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0;
+        Pipe fix_pipe = Pipe::kFix;
+        for (const TraceEvent* e : raw) {
+            switch (e->cls) {
+            case InstrClass::kDmaGmToL1: load += e->count; break;
+            case InstrClass::kDmaL1ToL0: l1l0 += e->count; break;
+            case InstrClass::kCubeMmad: macs += e->count; break;
+            case InstrClass::kFixOut: fix += e->count; fix_pipe = e->pipe; break;
+            case InstrClass::kDmaUbToGm: out_gm += e->count; break;
+            default: out.push_back(e); break;  // anything else first, as recorded
+            }
+        }
+        auto chunks_for = [](uint64_t bytes, double room) {
+            return room > 0 ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / room)) : 1;
+        };
+        uint64_t blocks = std::max<uint64_t>(1, chunks_for(fix, p_.l0c_bytes / 2));
+        const uint64_t steps_total = std::max<uint64_t>(
+            {1, chunks_for(load, p_.l1_bytes / 2), chunks_for(l1l0, (p_.l0a_bytes + p_.l0b_bytes) / 2)});
+        uint64_t steps = std::max<uint64_t>(1, (steps_total + blocks - 1) / blocks);
+        while (blocks * steps > kMaxMatmulChunks) {
+            if (steps > 1) {
+                steps = (steps + 1) / 2;
+            } else {
+                blocks = (blocks + 1) / 2;
+            }
+        }
+        const uint64_t n = blocks * steps;
+        auto share = [](uint64_t total, uint64_t i, uint64_t parts) { return total * (i + 1) / parts - total * i / parts; };
+        const TraceEvent& b = *mmad;
+        auto set = [&](Pipe src, Pipe dst, int8_t id) {
+            out.push_back(Synth(b, TraceKind::kSetFlag, src, src, dst, id, InstrClass::kNone, 0));
+        };
+        auto wait = [&](Pipe src, Pipe dst, int8_t id) {
+            out.push_back(Synth(b, TraceKind::kWaitFlag, dst, src, dst, id, InstrClass::kNone, 0));
+        };
+        auto instr = [&](Pipe pipe, InstrClass cls, uint64_t count) {
+            out.push_back(Synth(b, TraceKind::kInstr, pipe, pipe, pipe, 0, cls, count));
+        };
+        (void)handle;
+        for (uint64_t j = 0; j < n; ++j) {
+            const int8_t slot = static_cast<int8_t>(j % 2);
+            const uint64_t blk = j / steps;
+            const uint64_t step = j % steps;
+            const int8_t bslot = static_cast<int8_t>(blk % 2);
+            // MTE2: the chunk's operands into an L1 half, once MTE1 moved that half's previous chunk on
+            if (j >= 2) wait(Pipe::kMte1, Pipe::kMte2, slot);
+            instr(Pipe::kMte2, InstrClass::kDmaGmToL1, share(load, j, n));
+            set(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
+            // MTE1: into an L0A / L0B half, once M used that half's previous chunk
+            wait(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
+            if (j >= 2) wait(Pipe::kM, Pipe::kMte1, static_cast<int8_t>(4 + slot));
+            instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, share(l1l0, j, n));
+            set(Pipe::kMte1, Pipe::kMte2, slot);
+            set(Pipe::kMte1, Pipe::kM, static_cast<int8_t>(6 + slot));
+            // M: accumulate into an L0C half, once its previous block went out
+            wait(Pipe::kMte1, Pipe::kM, static_cast<int8_t>(6 + slot));
+            if (step == 0 && blk >= 2) wait(fix_pipe, Pipe::kM, static_cast<int8_t>(8 + bslot));
+            instr(Pipe::kM, InstrClass::kCubeMmad, share(macs, j, n));
+            set(Pipe::kM, Pipe::kMte1, static_cast<int8_t>(4 + slot));
+            if (step + 1 == steps) {
+                // the block's result out of L0C (and, without a fixpipe, from UB to GM)
+                set(Pipe::kM, fix_pipe, static_cast<int8_t>(10 + bslot));
+                wait(Pipe::kM, fix_pipe, static_cast<int8_t>(10 + bslot));
+                instr(fix_pipe, InstrClass::kFixOut, share(fix, blk, blocks));
+                set(fix_pipe, Pipe::kM, static_cast<int8_t>(8 + bslot));
+                if (out_gm > 0) {
+                    set(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
+                    wait(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
+                    instr(Pipe::kMte3, InstrClass::kDmaUbToGm, share(out_gm, blk, blocks));
+                }
+            }
+        }
+        return out;
     }
 
     // ---- costs ----
@@ -507,54 +623,72 @@ private:
     }
 
     // ---- the scalar unit ----
-    // The next event index of core c's scalar unit, or -1 when it has none now (cube cores: between requests;
-    // *idle_until = when the next request arrives, kInf when unknown), or -2 when it is finished.
-    int64_t NextEvent(int c, double* idle_until)
+    // The next event of core c's scalar unit, or nullptr: *state = 0 event, 1 nothing now (a cube core between
+    // requests), 2 finished.
+    const TraceEvent* NextEvent(int c, int* state)
     {
         ScalarState& s = scalars_[c];
-        *idle_until = kInf;
-        auto served = cube_requests_.find(c);
-        if (served == cube_requests_.end()) {
-            return s.pc < traces_[c].events.size() ? static_cast<int64_t>(s.pc) : -2;
-        }
+        const int agent = ScalarAgent(c);
         for (;;) {
-            if (s.cur_request >= 0) {
-                Request& r = requests_[static_cast<uint64_t>(s.cur_request)];
-                if (s.req_pos < r.events.size()) return r.events[s.req_pos];
-                s.cur_request = -1;
+            if (!s.stack.empty()) {
+                Frame& f = s.stack.back();
+                if (f.pos < f.program->size()) {
+                    *state = 0;
+                    return (*f.program)[f.pos];
+                }
+                if (f.request >= 0) {
+                    Request& r = requests_[static_cast<uint64_t>(f.request)];
+                    r.issued_all = true;
+                    MaybeCompleteRequest(static_cast<uint64_t>(f.request));
+                }
+                s.stack.pop_back();
+                continue;
             }
-            // Pick the request that arrived first (ties: lower requesting core, then handle).
+            if (!s.serves) {
+                *state = 2;
+                return nullptr;
+            }
+            // A cube core: the previous request must be complete before the next is taken.
+            if (s.last_served >= 0) {
+                Request& prev = requests_[static_cast<uint64_t>(s.last_served)];
+                if (prev.completion == kInf) {
+                    *state = 1;  // MaybeCompleteRequest wakes us
+                    return nullptr;
+                }
+                if (prev.completion - p_.cube_message_cycles > now_) {
+                    Wake(agent, prev.completion - p_.cube_message_cycles);
+                    *state = 1;
+                    return nullptr;
+                }
+            }
+            // The request that arrived first (ties: lower requesting core, then handle).
             int64_t best = -1;
             bool pending = false;
             double soonest = kInf;
-            for (uint64_t h : served->second) {
-                Request& r = requests_[h];
-                if (r.started) continue;
+            for (auto& kv : requests_) {
+                Request& r = kv.second;
+                if (r.server != c || r.coupled || r.started) continue;
                 pending = true;
                 if (r.arrival > now_) {
                     soonest = std::min(soonest, r.arrival);
                     continue;
                 }
-                if (best < 0) {
-                    best = static_cast<int64_t>(h);
-                    continue;
-                }
-                const Request& b = requests_[static_cast<uint64_t>(best)];
-                if (std::make_tuple(r.arrival, r.requester, h) <
-                    std::make_tuple(b.arrival, b.requester, static_cast<uint64_t>(best))) {
-                    best = static_cast<int64_t>(h);
+                if (best < 0 || std::make_tuple(r.arrival, r.requester, kv.first) <
+                                    std::make_tuple(requests_[static_cast<uint64_t>(best)].arrival,
+                                                    requests_[static_cast<uint64_t>(best)].requester,
+                                                    static_cast<uint64_t>(best))) {
+                    best = static_cast<int64_t>(kv.first);
                 }
             }
             if (best < 0) {
-                if (!pending) return -2;
-                *idle_until = soonest;
-                return -1;
+                *state = pending ? 1 : 2;
+                if (pending && soonest < kInf) Wake(agent, soonest);
+                return nullptr;  // otherwise a requester wakes us
             }
             Request& r = requests_[static_cast<uint64_t>(best)];
             r.started = true;
-            s.cur_request = best;
-            s.req_pos = 0;
-            if (r.total_instrs == 0) MaybeCompleteRequest(static_cast<uint64_t>(best));
+            s.last_served = best;
+            s.stack.push_back(Frame{&r.program, 0, best});
         }
     }
 
@@ -562,15 +696,11 @@ private:
     {
         ScalarState& s = scalars_[c];
         s.issue_paid = false;
-        if (s.cur_request >= 0) {
-            ++s.req_pos;
-        } else {
-            ++s.pc;
-        }
+        ++s.stack.back().pos;
     }
 
     // Scalar busy spans; consecutive issue spans merge into one (the picture shows "issuing", not each call).
-    void RecordScalarBusy(int c, uint32_t event, double start, double end, bool issue)
+    void RecordScalarBusy(int c, const TraceEvent* e, double start, double end, bool issue)
     {
         CoreTimeline& ct = out_.cores[c];
         ct.pipes[kS].busy += end - start;
@@ -585,7 +715,7 @@ private:
         }
         last_scalar_[c] = ct.instrs.size();
         last_scalar_valid_[c] = issue;
-        ct.instrs.push_back(TimedInstr{event, Pipe::kS, start, end, end, issue});
+        ct.instrs.push_back(TimedInstr{e, Pipe::kS, start, end, end, issue});
     }
 
     void StepScalar(int c)
@@ -598,33 +728,28 @@ private:
                 Wake(agent, s.busy_until);
                 return;
             }
-            double idle_until = kInf;
-            const int64_t next = NextEvent(c, &idle_until);
-            if (next == -2) {
+            int state = 0;
+            const TraceEvent* ep = NextEvent(c, &state);
+            if (state == 2) {
                 EndStall(agent);
                 s.done = true;
                 s.done_time = now_;
                 return;
             }
-            if (next == -1) {
+            if (state == 1) {
                 EndStall(agent);  // waiting for a request is idleness, not a stall
-                if (idle_until < kInf) Wake(agent, idle_until);
-                return;  // otherwise a requester wakes us
+                return;
             }
-            const uint32_t i = static_cast<uint32_t>(next);
-            const TraceEvent& e = traces_[c].events[i];
-            const int32_t req = e.handle != 0 && e.kind != TraceKind::kCubeRequest && e.kind != TraceKind::kCubeWait
-                                    ? 1
-                                    : -1;
+            const TraceEvent& e = *ep;
             // The scalar unit's own instructions cost their access cycles and nothing else.
             if (e.kind == TraceKind::kInstr && e.pipe == Pipe::kS) {
                 EndStall(agent);
                 const Cost cost = CostOf(e);
                 const double start = now_;
                 s.busy_until = now_ + cost.setup;
-                RecordScalarBusy(c, i, start, s.busy_until, false);
+                RecordScalarBusy(c, &e, start, s.busy_until, false);
                 ++out_.cores[c].pipes[kS].instructions;
-                if (req > 0) InstrFinished(e.handle, s.busy_until);
+                if (e.handle != 0) InstrFinished(e.handle, s.busy_until);
                 AdvanceScalar(c);
                 continue;
             }
@@ -633,28 +758,28 @@ private:
                 s.issue_paid = true;
                 // Pairs match first-in first-out in issue order (a cube core issues in service order).
                 if (e.kind == TraceKind::kSetFlag || e.kind == TraceKind::kWaitFlag) {
-                    FlagSlot& f = flags_[FlagKey::Make(c, e.src_pipe, e.dst_pipe, e.event_id)];
+                    FlagSlot& f = flags_[Key(c, e)];
                     s.flag = e.kind == TraceKind::kSetFlag ? f.sets++ : f.waits++;
                 }
                 s.busy_until = now_ + p_.scalar_issue_cycles;
-                RecordScalarBusy(c, i, now_, s.busy_until, true);
+                RecordScalarBusy(c, &e, now_, s.busy_until, true);
                 continue;
             }
             switch (e.kind) {
             case TraceKind::kInstr:
-                if (!Push(c, e.pipe, Item{i, req > 0 ? 1 : -1})) return;
+                if (!Push(c, e.pipe, Item{&e, 0})) return;
                 break;
             case TraceKind::kSetFlag:
                 if (e.src_pipe == Pipe::kS) {
                     Fire(c, e, s.flag, now_ + p_.flag_sync_cycles);
-                } else if (!Push(c, e.src_pipe, Item{i, -1, s.flag})) {
+                } else if (!Push(c, e.src_pipe, Item{&e, s.flag})) {
                     return;
                 }
                 break;
             case TraceKind::kWaitFlag:
                 if (e.dst_pipe == Pipe::kS) {
                     if (!FlagReady(c, e, s.flag, agent)) return;
-                } else if (!Push(c, e.dst_pipe, Item{i, -1, s.flag})) {
+                } else if (!Push(c, e.dst_pipe, Item{&e, s.flag})) {
                     return;
                 }
                 break;
@@ -662,15 +787,17 @@ private:
                 if (e.pipe == Pipe::kAll) {
                     if (!Drained(c, e)) return;
                 } else if (e.pipe != Pipe::kS) {
-                    if (!Push(c, e.pipe, Item{i, -1})) return;
+                    if (!Push(c, e.pipe, Item{&e, 0})) return;
                 }
                 break;
             case TraceKind::kSyncAll:
-                if (!SyncAllReady(c, e, sync_index_[c][i])) return;
+                if (!SyncAllReady(c, e, SyncIndex(c, e))) return;
                 break;
             case TraceKind::kCubeRequest:
-                IssueRequest(e);
-                break;
+                EndStall(agent);
+                AdvanceScalar(c);
+                IssueRequest(c, e);
+                continue;
             case TraceKind::kCubeWait:
                 if (!RequestDone(c, e)) return;
                 break;
@@ -680,6 +807,14 @@ private:
         }
     }
 
+    uint32_t SyncIndex(int c, const TraceEvent& e) const
+    {
+        const auto& ev = traces_[c].events;
+        return sync_index_[c][static_cast<size_t>(&e - ev.data())];
+    }
+
+    static FlagKey Key(int c, const TraceEvent& e) { return FlagKey{c, e.src_pipe, e.dst_pipe, e.event_id, e.handle}; }
+
     // Pushes an item into a pipe's queue; false (and the scalar unit stalls) when the queue is full.
     bool Push(int c, Pipe pipe, Item item)
     {
@@ -687,7 +822,7 @@ private:
         PipeState& ps = pipes_[c * kPipeCount + pi];
         if (ps.queue.size() >= p_.pipe_queue_depth) {
             ps.space_waiter = true;
-            BeginStall(ScalarAgent(c), CauseId(std::string("queue full: ") + PipeName(pipe)));
+            BeginStall(ScalarAgent(c), CauseId(std::string("queue full: ") + PipeLabel(pipe)));
             return false;
         }
         ps.queue.push_back(item);
@@ -697,7 +832,7 @@ private:
 
     void Fire(int c, const TraceEvent& e, uint32_t index, double t)
     {
-        FlagSlot& f = flags_[FlagKey::Make(c, e.src_pipe, e.dst_pipe, e.event_id)];
+        FlagSlot& f = flags_[Key(c, e)];
         if (f.fire.size() <= index) f.fire.resize(index + 1, kInf);
         f.fire[index] = t;
         auto w = f.waiters.find(index);
@@ -707,14 +842,23 @@ private:
         }
     }
 
+    std::string WaitCause(const TraceEvent& e) const
+    {
+        if (e.handle != 0) {  // inside a Matmul request (the API's own ping-pong flags)
+            return std::string("Matmul pipeline: wait ") + PipeLabel(e.src_pipe) + "->" + PipeLabel(e.dst_pipe) +
+                   " at " + Site(e);
+        }
+        return std::string("wait ") + PipeLabel(e.src_pipe) + "->" + PipeLabel(e.dst_pipe) + " id " +
+               std::to_string(static_cast<int>(e.event_id)) + " at " + Site(e);
+    }
+
     // True when the WaitFlag may pass now; otherwise registers `agent` and stalls it.
     bool FlagReady(int c, const TraceEvent& e, uint32_t index, int agent)
     {
-        FlagSlot& f = flags_[FlagKey::Make(c, e.src_pipe, e.dst_pipe, e.event_id)];
+        FlagSlot& f = flags_[Key(c, e)];
         const double t = index < f.fire.size() ? f.fire[index] : kInf;
         if (t <= now_) return true;
-        BeginStall(agent, CauseId(std::string("wait ") + PipeName(e.src_pipe) + "->" + PipeName(e.dst_pipe) + " id " +
-                                  std::to_string(static_cast<int>(e.event_id)) + " at " + Site(e)));
+        BeginStall(agent, CauseId(WaitCause(e)));
         if (t < kInf) {
             Wake(agent, t);
         } else {
@@ -748,8 +892,9 @@ private:
     {
         SyncGroup& g = groups_[e.group];
         const int agent = ScalarAgent(c);
-        if (!sync_arrived_.count(SyncKey(c, e.group, n))) {
-            sync_arrived_.insert(SyncKey(c, e.group, n));
+        const uint64_t key = (static_cast<uint64_t>(c) << 40) ^ (static_cast<uint64_t>(e.group) << 32) ^ n;
+        if (!sync_arrived_.count(key)) {
+            sync_arrived_.insert(key);
             g.arrived[n] += 1;
             g.last_arrival[n] = std::max(g.last_arrival[n], now_);
             if (g.arrived[n] == g.members.size()) {
@@ -762,24 +907,27 @@ private:
         if (g.release[n] < kInf) Wake(agent, g.release[n]);
         return false;
     }
-    static uint64_t SyncKey(int c, uint8_t group, uint32_t n)
-    {
-        return (static_cast<uint64_t>(c) << 40) ^ (static_cast<uint64_t>(group) << 32) ^ n;
-    }
 
-    void IssueRequest(const TraceEvent& e)
+    // The scalar unit issued kCubeRequest (its issue cycles are spent).
+    void IssueRequest(int c, const TraceEvent& e)
     {
         auto it = requests_.find(e.handle);
         if (it == requests_.end()) return;
         Request& r = it->second;
-        if (r.inline_events) return;  // issued in place by this very scalar unit
-        r.arrival = now_ + p_.cube_message_cycles;
         if (r.server < 0) {
-            // No cube instruction was recorded for this request: it completes with the two messages.
-            r.completion = r.arrival + p_.cube_message_cycles;
+            // No cube work was recorded for it: it completes with the two messages.
+            r.issued_all = true;
+            r.completion = now_ + 2 * p_.cube_message_cycles;
             return;
         }
-        Wake(ScalarAgent(static_cast<int>(r.server)), now_);
+        if (r.coupled) {
+            // The AI core runs the request itself: its program is issued next, into this core's pipes.
+            r.started = true;
+            scalars_[c].stack.push_back(Frame{&r.program, 0, static_cast<int64_t>(e.handle)});
+            return;
+        }
+        r.arrival = now_ + p_.cube_message_cycles;
+        Wake(ScalarAgent(r.server), now_);
     }
 
     bool RequestDone(int c, const TraceEvent& e)
@@ -811,11 +959,14 @@ private:
     void MaybeCompleteRequest(uint64_t handle)
     {
         Request& r = requests_[handle];
-        if (r.done_instrs < r.total_instrs || r.completion < kInf) return;
-        const double base = std::max(r.max_end, r.inline_events ? 0.0 : r.arrival);
-        r.completion = base + (r.inline_events ? 0.0 : p_.cube_message_cycles);
+        if (!r.issued_all || r.done_instrs < r.total_instrs || r.completion < kInf) return;
+        const double base = std::max(r.max_end, r.coupled ? 0.0 : r.arrival);
+        r.completion = base + (r.coupled ? 0.0 : p_.cube_message_cycles);
         for (int agent : r.waiters) Wake(agent, r.completion);
         r.waiters.clear();
+        // The cube core is free for its next request once this one's instructions completed (the completion
+        // message is on its way to the requester meanwhile).
+        if (!r.coupled && r.server >= 0) Wake(ScalarAgent(r.server), base);
     }
 
     // ---- pipes ----
@@ -853,7 +1004,7 @@ private:
                 return;
             }
             const Item item = ps.queue.front();
-            const TraceEvent& e = traces_[c].events[item.event];
+            const TraceEvent& e = *item.ev;
             if (e.kind == TraceKind::kInstr) {
                 EndStall(agent);
                 PopFront(c, pi);
@@ -879,7 +1030,7 @@ private:
             }
             if (e.kind == TraceKind::kBarrier) {
                 if (ps.max_end > now_) {
-                    BeginStall(agent, CauseId(std::string("PipeBarrier<") + PipeName(e.pipe) + "> at " + Site(e)));
+                    BeginStall(agent, CauseId(std::string("PipeBarrier<") + PipeLabel(e.pipe) + "> at " + Site(e)));
                     Wake(agent, ps.max_end);
                     return;
                 }
@@ -910,11 +1061,10 @@ private:
         CoreTimeline& ct = out_.cores[c];
         ct.pipes[pi].busy += busy_end - ps.start;
         if (o_.record) {
-            ct.instrs.push_back(TimedInstr{ps.cur.event, static_cast<Pipe>(pi), ps.start, busy_end, end, false});
+            ct.instrs.push_back(TimedInstr{ps.cur.ev, static_cast<Pipe>(pi), ps.start, busy_end, end, false});
         }
         out_.gm_bytes += ps.cost.gm_bytes;
-        const TraceEvent& e = traces_[c].events[ps.cur.event];
-        if (ps.cur.request > 0) InstrFinished(e.handle, end);
+        if (ps.cur.ev->handle != 0) InstrFinished(ps.cur.ev->handle, end);
     }
 
     // ---- the GM arbiter ----
@@ -942,8 +1092,8 @@ private:
         for (size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return transfers_[a].cap < transfers_[b].cap; });
         double left = p_.gm_bytes_per_cycle;
-        size_t n = order.size();
-        for (size_t k = 0; k < order.size(); ++k) {
+        const size_t n = order.size();
+        for (size_t k = 0; k < n; ++k) {
             Transfer& t = transfers_[order[k]];
             const double share = left / static_cast<double>(n - k);
             t.rate = std::min(t.cap, share);
@@ -1002,23 +1152,23 @@ private:
             const int c = static_cast<int>(ci);
             const ScalarState& s = scalars_[c];
             if (!s.done) {
-                double idle = kInf;
-                const int64_t next = NextEvent(c, &idle);
-                if (next == -1) {
+                const Agent& a = agents_[ScalarAgent(c)];
+                const std::string cause = a.stall_cause >= 0 ? out_.causes[a.stall_cause] : std::string("idle");
+                const TraceEvent* e = nullptr;
+                if (!s.stack.empty() && s.stack.back().pos < s.stack.back().program->size()) {
+                    e = (*s.stack.back().program)[s.stack.back().pos];
+                }
+                if (e == nullptr) {
                     Hang(c, nullptr, "the cube core waits for a Matmul request that no core issues");
                 }
-                const TraceEvent& e = traces_[c].events[static_cast<size_t>(std::max<int64_t>(0, next))];
-                const std::string cause = agents_[ScalarAgent(c)].stall_cause >= 0
-                                              ? out_.causes[agents_[ScalarAgent(c)].stall_cause]
-                                              : std::string("blocked");
-                Hang(c, &e, "the scalar unit never gets past this event (" + cause + ")");
+                Hang(c, e, "the scalar unit never gets past this event (" + cause + ")");
             }
             for (int pi = 0; pi < kPipeCount; ++pi) {
                 const PipeState& ps = pipes_[c * kPipeCount + pi];
                 if (ps.active || !ps.queue.empty()) {
-                    const TraceEvent& e = traces_[c].events[ps.active ? ps.cur.event : ps.queue.front().event];
-                    Hang(c, &e, std::string("pipe ") + PipeName(static_cast<Pipe>(pi)) +
-                                    " never gets past this event (a WaitFlag without its SetFlag?)");
+                    const TraceEvent* e = ps.active ? ps.cur.ev : ps.queue.front().ev;
+                    Hang(c, e, std::string("pipe ") + PipeLabel(static_cast<Pipe>(pi)) +
+                                   " never gets past this event (a WaitFlag without its SetFlag?)");
                 }
             }
         }
@@ -1048,24 +1198,22 @@ private:
         out_.time_us = worst / p_.clock_mhz;
     }
 
-    static constexpr uint64_t kFreeHandleBase = 0xF000000000000000ull;
-
     const std::vector<CoreTrace>& traces_;
     TimelineParams p_;
     TimelineOptions o_;
     LaunchTimeline out_;
+    std::shared_ptr<std::deque<TraceEvent>> synth_;  // events the model adds (Matmul pipelines)
     double now_ = 0;
     uint64_t seq_ = 0;
     std::priority_queue<Wakeup> heap_;
     std::vector<Agent> agents_;
     std::vector<PipeState> pipes_;
     std::vector<ScalarState> scalars_;
-    std::unordered_map<uint64_t, FlagSlot> flags_;
+    std::unordered_map<FlagKey, FlagSlot, FlagKeyHash> flags_;
     std::vector<std::vector<uint32_t>> sync_index_;
     std::unordered_map<uint8_t, SyncGroup> groups_;
     std::unordered_set<uint64_t> sync_arrived_;
-    std::map<uint64_t, Request> requests_;                 // by handle (ordered: deterministic service order)
-    std::map<int64_t, std::vector<uint64_t>> cube_requests_;  // serving core -> its requests' handles
+    std::map<uint64_t, Request> requests_;  // by handle (ordered: deterministic service order)
     std::unordered_map<std::string, int> cause_ids_;
     std::vector<size_t> last_scalar_;
     std::vector<bool> last_scalar_valid_;

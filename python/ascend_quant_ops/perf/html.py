@@ -76,7 +76,7 @@ def timeline_svg(detail: dict) -> str:
     clock = float(detail["clock_mhz"])
     cpp = cycles / WIDTH  # cycles per pixel
     lanes: Dict[str, List[Tuple[float, float, str, str]]] = {p: [] for p in PIPES}
-    for ev, pipe, start, busy_end, end, label, site in detail["instrs"]:
+    for pipe, start, busy_end, end, label, site in detail["instrs"]:
         lanes[pipe].append((start, busy_end, label, f"{label} at {site}"))
     stalls: Dict[str, List[Tuple[float, float, str, str]]] = {p: [] for p in PIPES}
     for pipe, start, end, cause in detail["stalls"]:

@@ -78,8 +78,9 @@ class LaunchSummary:
 def summarize(result: dict) -> LaunchSummary:
     """A LaunchSummary of a timeline dict (timeline_simulate / timeline_last_run)."""
     cycles = float(result["cycles"]) or 1.0
-    cores = result["cores"]
-    slow = cores[result["slowest"]] if cores else {"pipes": {p: {"busy": 0.0} for p in PIPES}}
+    slow = result["cores"][result["slowest"]] if result["cores"] else {"pipes": {p: {"busy": 0.0} for p in PIPES}}
+    # a coupled SoC's cube part ran on its AI core's pipes: it is not a core of its own
+    cores = [c for c in result["cores"] if not c.get("absorbed")]
     busy_slowest = {p: slow["pipes"][p]["busy"] / cycles for p in PIPES}
     busy_mean = {}
     for p in PIPES:

@@ -22,7 +22,9 @@
 #pragma once
 
 #include <cstdint>
+#include <deque>
 #include <map>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -34,7 +36,7 @@ namespace aqo_emu {
 constexpr int kPipeCount = static_cast<int>(Pipe::kAll);  // S V M MTE1 MTE2 MTE3 FIX
 
 // "S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL".
-const char* PipeName(Pipe p);
+const char* PipeLabel(Pipe p);
 
 // The parameters the simulator uses, in its units (cycles of the core clock, bytes). Built from the SoC table by
 // MakeTimelineParams; a test may build one by hand.
@@ -64,6 +66,11 @@ struct TimelineParams {
     double fix_bytes_per_cycle = 256;
     uint32_t pipe_queue_depth = 32;
     bool fix_to_gm = true;                   // split SoCs: the fixpipe writes GM (shares its bandwidth)
+    bool coupled = false;                    // ascend310p: cube and vector in one AI core (Matmul runs in place)
+    double l0a_bytes = 65536;                // buffer sizes: how a Matmul request is cut into pipeline chunks
+    double l0b_bytes = 65536;
+    double l0c_bytes = 131072;
+    double l1_bytes = 524288;
 };
 
 // The SoC table's timing of `soc` (any name the table accepts) with `scale` applied: parameter name (as in
@@ -72,7 +79,7 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
 
 // One instruction (or sync item) of a core on a pipe.
 struct TimedInstr {
-    uint32_t event = 0;   // index into the core's trace
+    const TraceEvent* ev = nullptr;  // the trace's event, or one the model added (LaunchTimeline::synthetic)
     Pipe pipe = Pipe::kS;
     double start = 0;     // cycles from the launch's start
     double busy_end = 0;  // the pipe is free for its next instruction
@@ -98,6 +105,7 @@ struct PipeSummary {
 struct CoreTimeline {
     uint32_t core = 0;
     bool is_cube = false;
+    bool absorbed = false;                // a coupled SoC's cube part: its work ran on the AI core's own pipes
     double end = 0;                       // the core's last instruction completed
     PipeSummary pipes[kPipeCount];
     std::vector<TimedInstr> instrs;       // when TimelineOptions::record
@@ -116,6 +124,8 @@ struct LaunchTimeline {
     std::vector<CoreTimeline> cores;      // in the order of the traces given
     std::vector<std::string> causes;      // stall causes: "wait MTE2->V id 0 at kernel.cpp:12", "queue full V", ...
     double gm_bytes = 0;                  // bytes moved through GM by DMA and fixpipe
+    std::shared_ptr<const std::deque<TraceEvent>> synthetic;  // the events TimedInstr::ev may point to besides
+                                                             // the traces' (a Matmul request's pipeline)
 };
 
 // Replays the traces. Throws EmulatorError when the traces cannot complete (a WaitFlag whose SetFlag never comes,
