@@ -17,6 +17,7 @@
 #include "emulator/tests/timeline_test_kernels.cpp"  // include dir op_kernel
 
 namespace nb = nanobind;
+using aqo_timeline_tests::CubeLoopTiling;
 using aqo_timeline_tests::TimelineTestTiling;
 
 namespace {
@@ -85,6 +86,48 @@ void RegisterTimelineTestKernels(nb::module_& m)
         nb::arg("per_chunk"),
         "Per core the maximum of its float32 share of x, read by the scalar unit after each 256-byte ReduceMax "
         "(per_chunk) or once per tile; returns y: 8 copies of each core's maximum per core.");
+
+    m.def(
+        "timeline_test_cube_loop",
+        [](const nb::bytes& a_in, const nb::bytes& b_in, const std::string& soc, uint32_t cores, uint32_t m_,
+           uint32_t n, uint32_t k, uint32_t repeats) {
+            if (cores == 0 || m_ == 0 || n == 0 || k == 0 || m_ % 16 || n % 16 || k % 32 ||
+                a_in.size() != static_cast<size_t>(m_) * k || b_in.size() != static_cast<size_t>(k) * n) {
+                throw nb::value_error("timeline_test_cube_loop: m, n multiples of 16, k of 32; a m x k, b k x n "
+                                      "int8 bytes");
+            }
+            std::vector<uint8_t> a(static_cast<const uint8_t*>(a_in.data()),
+                                   static_cast<const uint8_t*>(a_in.data()) + a_in.size());
+            std::vector<uint8_t> b(static_cast<const uint8_t*>(b_in.data()),
+                                   static_cast<const uint8_t*>(b_in.data()) + b_in.size());
+            std::vector<uint8_t> c(static_cast<size_t>(cores) * m_ * n * 4, 0);
+            CubeLoopTiling t{};
+            t.repeats = repeats;
+            t.m = m_;
+            t.n = n;
+            t.k = k;
+            t.cube.usedCoreNum = static_cast<int32_t>(cores);
+            t.cube.M = t.cube.singleCoreM = static_cast<int32_t>(m_);
+            t.cube.N = t.cube.singleCoreN = static_cast<int32_t>(n);
+            t.cube.Ka = t.cube.Kb = t.cube.singleCoreK = static_cast<int32_t>(k);
+            t.cube.baseM = 128;
+            t.cube.baseN = 256;
+            t.cube.baseK = 64;
+            aqo_emu::Launcher launch(soc, "timeline_cube_loop");
+            uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
+            uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
+            uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+            uint8_t* gt = launch.SetTiling(&t, sizeof(t));
+            {
+                nb::gil_scoped_release release;
+                launch.Run(cores, [&] { aqo_timeline_tests::TimelineCubeLoop(ga, gb, gc, gt); });
+            }
+            return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
+        },
+        nb::arg("a"), nb::arg("b"), nb::arg("soc"), nb::arg("cores"), nb::arg("m"), nb::arg("n"), nb::arg("k"),
+        nb::arg("repeats"),
+        "Each of `cores` cores computes its C = A B (int8 -> int32) `repeats` times through the Matmul API; returns "
+        "every core's C.");
 }
 
 aqo_bind::Registrar kRegisterTimelineTestKernels("timeline_test_kernels", &RegisterTimelineTestKernels);

@@ -3,9 +3,11 @@
 //   KernelCopy<2>          GM -> UB -> GM copy, double buffered: bound by the GM bandwidth (the roofline);
 //   KernelCopy<1>          the same single buffered: load, move and store of a tile serialise;
 //   KernelScalarRoundTrip  per 256 bytes a ReduceMax whose result the scalar unit reads (V -> S round trip), or
-//                          the same vector work with one round trip per tile: the stall the round trips cost.
+//                          the same vector work with one round trip per tile: the stall the round trips cost;
+//   KernelCubeLoop         C = A B again and again through the Matmul API, nothing else: the cube's peak.
 // Included once by python/csrc/emulate_timeline_test_kernels.cpp; the SoC is chosen at run time by the launcher.
 #include "kernel_operator.h"
+#include "lib/matmul_intf.h"
 
 using namespace AscendC;
 
@@ -174,6 +176,66 @@ private:
     bool perChunk_ = true;
     float best_ = 0.0f;
 };
+
+struct CubeLoopTiling {
+    uint32_t repeats;       // IterateAll calls per core
+    uint32_t m;             // A [m, k] int8, B [k, n] int8, each core's C [m, n] int32
+    uint32_t n;
+    uint32_t k;
+    TCubeTiling cube;
+};
+
+// Each core computes its C = A B `repeats` times (the same operands: the cube's work without a vector epilogue).
+class KernelCubeLoop {
+public:
+    using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+    __aicore__ inline KernelCubeLoop() {}
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR c, const CubeLoopTiling& t, MM* mm)
+    {
+        mm_ = mm;
+        repeats_ = t.repeats;
+        m_ = t.m;
+        n_ = t.n;
+        k_ = t.k;
+        aGm_.SetGlobalBuffer((__gm__ int8_t*)a, static_cast<uint64_t>(t.m) * t.k);
+        bGm_.SetGlobalBuffer((__gm__ int8_t*)b, static_cast<uint64_t>(t.k) * t.n);
+        cGm_.SetGlobalBuffer((__gm__ int32_t*)c + GetBlockIdx() * static_cast<uint64_t>(t.m) * t.n,
+                             static_cast<uint64_t>(t.m) * t.n);
+    }
+    __aicore__ inline void Process()
+    {
+        for (uint32_t r = 0; r < repeats_; ++r) {
+            mm_->SetOrgShape(m_, n_, k_);
+            mm_->SetSingleShape(m_, n_, k_);
+            mm_->SetTensorA(aGm_);
+            mm_->SetTensorB(bGm_);
+            mm_->IterateAll(cGm_);
+            mm_->End();
+        }
+    }
+
+private:
+    MM* mm_ = nullptr;
+    GlobalTensor<int8_t> aGm_;
+    GlobalTensor<int8_t> bGm_;
+    GlobalTensor<int32_t> cGm_;
+    uint32_t repeats_ = 0;
+    uint32_t m_ = 0;
+    uint32_t n_ = 0;
+    uint32_t k_ = 0;
+};
+
+inline void TimelineCubeLoop(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(CubeLoopTiling, t, tiling);
+    TPipe pipe;
+    KernelCubeLoop::MM mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t.cube);
+    KernelCubeLoop op;
+    op.Init(a, b, c, t, &mm);
+    op.Process();
+}
 
 template <int32_t BUFFER_NUM>
 inline void TimelineCopy(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
