@@ -255,6 +255,20 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "Double-buffered pipeline y = x * scalar + scalar2 (float32) in tiles over block_dim cores.");
 
     m.def(
+        "emulator_demo_trace",
+        [](const std::string& soc) {
+            std::vector<uint8_t> x(64 * sizeof(float));
+            for (int k = 0; k < 64; ++k) {
+                const float v = static_cast<float>(k + 1);
+                std::memcpy(x.data() + k * sizeof(float), &v, sizeof(float));
+            }
+            EmuTestTiling t{};
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_trace", &aqo_emu_tests::DemoTrace, x, 16 * sizeof(float), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("soc"), "The trace demo kernel (one event of each kind, see emu_test_kernels.cpp); returns y.");
+
+    m.def(
         "emulator_demo_compare_select",
         [](nb::bytes x, int mode, float scalar, float scalar2, const std::string& soc) {
             EmuTestTiling t{};

@@ -775,4 +775,44 @@ inline void DemoCompareSelect(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopy(yg, r, t.n);
 }
 
+// Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
+// in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
+// loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.
+inline void DemoTrace(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    pipe.InitBuffer(b, 512);
+    pipe.InitBuffer(w, 256);
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 64);
+    yg.SetGlobalBuffer((__gm__ float*)y, 16);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> r = w.Get<float>();
+    DataCopy(t, xg, DataCopyParams(2, 1, 1, 0));  // TRACE(dma_in): rows 0..7 and 16..23 into t[0, 16)
+    event_t toV = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V));
+    SetFlag<HardEvent::MTE2_V>(toV);  // TRACE(set_flag)
+    WaitFlag<HardEvent::MTE2_V>(toV);  // TRACE(wait_flag)
+    Div(t[16], t, t, 16);  // TRACE(div): ones
+    PipeBarrier<PIPE_V>();  // TRACE(barrier)
+    ReduceMax(r, t, r[8], 16, false);  // TRACE(reduce)
+    LocalTensor<int32_t> ti = t[32].ReinterpretCast<int32_t>();
+    Cast(ti, t[16], RoundMode::CAST_RINT, 16);  // TRACE(cast)
+    Duplicate(t[48], 0.0f, 8);  // TRACE(duplicate)
+    event_t toS = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_S));
+    SetFlag<HardEvent::V_S>(toS);
+    WaitFlag<HardEvent::V_S>(toS);
+    float sum = 0.0f;
+    for (int i = 0; i < 5; ++i) {
+        sum += t.GetValue(i);  // TRACE(scalar_reads)
+    }
+    t.SetValue(48, sum);  // TRACE(scalar_write)
+    event_t toMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::S_MTE3));
+    SetFlag<HardEvent::S_MTE3>(toMte3);
+    WaitFlag<HardEvent::S_MTE3>(toMte3);
+    DataCopy(yg, t[48], 8);  // TRACE(dma_out)
+}
+
 }  // namespace aqo_emu_tests

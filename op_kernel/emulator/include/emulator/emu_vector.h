@@ -17,10 +17,12 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
 
+#include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 
 namespace aqo_emu {
@@ -141,6 +143,15 @@ inline void CheckOverlap(uint64_t dst, uint64_t dst_bytes, uint64_t src, uint64_
     }
 }
 
+// A vector instruction of `count` elements of elem_bytes on the V pipe (emu_order.h); the caller then declares its
+// reads and writes.
+inline void VecIssue(CoreContext& c, InstrClass cls, uint64_t elem_bytes, uint64_t count, const char* file, int line,
+                     const char* api)
+{
+    Issue(c, Pipe::kV, false, cls, static_cast<uint8_t>(elem_bytes), count, VectorRepeats(count, elem_bytes), file,
+          line, api);
+}
+
 template <typename T, typename F>
 void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count, F f,
              const char* file, int line, const char* api)
@@ -149,6 +160,9 @@ void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
     CheckVecOperand(c, dst, count, file, line, api, "dst");
     CheckVecOperand(c, src, count, file, line, api, "src");
     CheckOverlap(dst.byte_, count * sizeof(T), src.byte_, count * sizeof(T), file, line, api, "src");
+    VecIssue(c, InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    UbRead(c, src.byte_, count * sizeof(T), "src");
+    UbWrite(c, dst.byte_, count * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(T);
         const uint64_t d = dst.byte_ + i * sizeof(T);
@@ -171,6 +185,11 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
     CheckVecOperand(c, src1, count, file, line, api, "src1");
     CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
     CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
+    VecIssue(c, std::strcmp(api, "Div") == 0 ? InstrClass::kVecDiv : InstrClass::kVecElementwise, sizeof(T), count,
+             file, line, api);
+    UbRead(c, src0.byte_, count * sizeof(T), "src0");
+    UbRead(c, src1.byte_, count * sizeof(T), "src1");
+    UbWrite(c, dst.byte_, count * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s0 = src0.byte_ + i * sizeof(T);
         const uint64_t s1 = src1.byte_ + i * sizeof(T);
@@ -250,6 +269,8 @@ void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_E
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, aqo_file, aqo_line, "Duplicate");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
     const T v = static_cast<T>(scalar);
     for (uint64_t i = 0; i < count; ++i) {
         aqo_emu::StoreUb<T>(c, dst.byte_ + i * sizeof(T), v);
@@ -287,6 +308,11 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         const uint64_t need = (repeats * 2 + per_block - 1) / per_block * per_block;
         aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
                               "work (documented minimum: 2 elements per 256-byte repeat, 32-byte rounded)");
+        aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), file, line,
+                          api);
+        aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
+        aqo_emu::UbWrite(c, work.byte_, need * sizeof(T), "work");
+        aqo_emu::UbWrite(c, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), "dst");
     }
     double best = 0;
     int64_t best_i = -1;
@@ -362,6 +388,21 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     aqo_emu::CheckVecOperand(c, dst, 1, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckRecord(c, work.record_, aqo_file, aqo_line, api, "work");
     aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
+    {
+        // The work bytes the instruction may write: its size is not documented for ReduceSum; the emulator takes
+        // ReduceMax's minimum (2 elements per 256-byte repeat, 32-byte rounded), clipped to the buffer.
+        const uint64_t per_repeat = 256 / sizeof(T);
+        const uint64_t per_block = 32 / sizeof(T);
+        const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
+        uint64_t work_bytes = (repeats * 2 + per_block - 1) / per_block * per_block * sizeof(T);
+        const aqo_emu::AllocRecord& wr = c.records[work.record_];
+        if (work.byte_ + work_bytes > wr.end) work_bytes = wr.end - work.byte_;
+        aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), aqo_file,
+                          aqo_line, api);
+        aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
+        aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
+        aqo_emu::UbWrite(c, dst.byte_, sizeof(T), "dst");
+    }
     std::vector<double> v(static_cast<size_t>(count));
     bool non_finite = false;
     bool all_zero = true;
@@ -428,6 +469,10 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
                       "Cast int32 -> half is a deq conversion (src * deq scale) but SetDeqScale was not called on "
                       "this core");
     }
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecCast, sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S), count,
+                      aqo_file, aqo_line, api);
+    aqo_emu::UbRead(c, src.byte_, uint64_t{count} * sizeof(S), "src");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
     const aqo_emu::Rounding rounding = aqo_emu::RoundingOf(static_cast<int>(round_mode));
     // Overlapping dst and src of different widths are processed so that no source element is overwritten
     // before it is read: read everything first.
@@ -503,6 +548,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
 inline void SetDeqScale(half scale, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarOther, 0, 1, 0, aqo_file, aqo_line,
+                   "SetDeqScale");
     c.deq_scale = static_cast<double>(static_cast<float>(scale));
     c.deq_scale_set = true;
 }
@@ -533,6 +580,10 @@ void CompareInto(const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t
     aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst");
     aqo_emu::CheckUbAligned(c, dst.byte_, file, line, api, "dst");
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, mask_bytes, file, line, api, "dst");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, mask_bytes, "dst");
     for (uint64_t byte = 0; byte < mask_bytes; ++byte) {
         uint8_t bits = 0;
         bool defined = true;
@@ -564,6 +615,11 @@ void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loc
     const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
     aqo_emu::CheckRecord(c, mask.record_, file, line, api, "selMask");
     aqo_emu::CheckUbRange(c, mask.record_, mask.byte_, mask_bytes, file, line, api, "selMask");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, mask.byte_, mask_bytes, "selMask");
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t mb = mask.byte_ + i / 8;
         const uint64_t d = dst.byte_ + i * sizeof(T);

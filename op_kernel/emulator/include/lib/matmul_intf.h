@@ -35,6 +35,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "emulator/emu_order.h"
 #include "lib/matmul_tiling_emu.h"
 
 // CANN declares CubeFormat in the global namespace.
@@ -265,18 +266,21 @@ public:
                        k = static_cast<uint64_t>(single_k_);
         const uint64_t lda = static_cast<uint64_t>(org_ka_), ldb = static_cast<uint64_t>(org_n_),
                        ldc = static_cast<uint64_t>(org_kc_);
-        const uint64_t a_span = ((m - 1) * lda + k) * sizeof(SrcAT);
-        const uint64_t b_span = ((k - 1) * ldb + n) * sizeof(SrcBT);
-        const uint64_t c_span = ((m - 1) * ldc + n) * sizeof(DstT);
         const uint8_t* pa = reinterpret_cast<const uint8_t*>(a_.ptr_);
         const uint8_t* pb = reinterpret_cast<const uint8_t*>(b_.ptr_);
         uint8_t* pc = reinterpret_cast<uint8_t*>(gm.ptr_);
-        aqo_emu::CheckGmRange(c, a_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (A)"), a_.begin_, a_.end_, pa,
-                              a_span, false, aqo_file, aqo_line, ("Matmul::IterateAll A, " + shape).c_str());
-        aqo_emu::CheckGmRange(c, b_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (B)"), b_.begin_, b_.end_, pb,
-                              b_span, false, aqo_file, aqo_line, ("Matmul::IterateAll B, " + shape).c_str());
-        aqo_emu::CheckGmRange(c, gm.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (C)"), gm.begin_, gm.end_, pc,
-                              c_span, true, aqo_file, aqo_line, ("Matmul::IterateAll C, " + shape).c_str());
+        // A synchronous request to the cube (emu_order.h): its GM reads and writes are ordered after what this
+        // core's scalar unit knows complete now, and before what it does after the call.
+        const uint64_t cube = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);
+        aqo_emu::CubeGmAccess(c, cube, a_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (A)"), a_.begin_, a_.end_,
+                              pa, m, k * sizeof(SrcAT), lda * sizeof(SrcAT), false, aqo_file, aqo_line,
+                              ("Matmul::IterateAll A, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, b_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (B)"), b_.begin_, b_.end_,
+                              pb, k, n * sizeof(SrcBT), ldb * sizeof(SrcBT), false, aqo_file, aqo_line,
+                              ("Matmul::IterateAll B, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, gm.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (C)"), gm.begin_, gm.end_,
+                              pc, m, n * sizeof(DstT), ldc * sizeof(DstT), true, aqo_file, aqo_line,
+                              ("Matmul::IterateAll C, " + shape).c_str());
         if constexpr (kFloat8) {
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, ldb, reinterpret_cast<float*>(pc), ldc,
@@ -296,6 +300,7 @@ public:
         s.b_bytes += b_bytes;
         s.c_bytes += c_bytes;
         s.macs += m * n * k;
+        aqo_emu::CubeRequestEnd(c, cube, a_bytes + b_bytes, m * n * k, sizeof(SrcAT), c_bytes, aqo_file, aqo_line);
         ended_ = false;
     }
 
