@@ -3,13 +3,14 @@
 //   soc_timing(soc)                       -> {parameter: {value, unit, basis, source, meaning, affects_time}}
 //   timeline_simulate(traces, soc, scale, detail_core)
 //                                         -> the timeline of hand-built traces (lists of event dicts)
-// The trace of an emulator run is simulated by timeline_last_run (added with the trace recording).
+//   timeline_last_run(scale, detail_core) -> the timeline of the last emulator run on this thread
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -24,42 +25,6 @@
 namespace nb = nanobind;
 
 namespace aqo_bind {
-
-const char* TraceKindName(aqo_emu::TraceKind k)
-{
-    switch (k) {
-    case aqo_emu::TraceKind::kInstr: return "instr";
-    case aqo_emu::TraceKind::kSetFlag: return "set_flag";
-    case aqo_emu::TraceKind::kWaitFlag: return "wait_flag";
-    case aqo_emu::TraceKind::kBarrier: return "barrier";
-    case aqo_emu::TraceKind::kSyncAll: return "sync_all";
-    case aqo_emu::TraceKind::kCubeRequest: return "cube_request";
-    case aqo_emu::TraceKind::kCubeWait: return "cube_wait";
-    }
-    return "?";
-}
-
-const char* InstrClassName(aqo_emu::InstrClass c)
-{
-    switch (c) {
-    case aqo_emu::InstrClass::kNone: return "none";
-    case aqo_emu::InstrClass::kVecElementwise: return "vec_elementwise";
-    case aqo_emu::InstrClass::kVecDiv: return "vec_div";
-    case aqo_emu::InstrClass::kVecCast: return "vec_cast";
-    case aqo_emu::InstrClass::kVecReduce: return "vec_reduce";
-    case aqo_emu::InstrClass::kDmaGmToUb: return "dma_gm_to_ub";
-    case aqo_emu::InstrClass::kDmaUbToGm: return "dma_ub_to_gm";
-    case aqo_emu::InstrClass::kDmaUbToUb: return "dma_ub_to_ub";
-    case aqo_emu::InstrClass::kDmaGmToL1: return "dma_gm_to_l1";
-    case aqo_emu::InstrClass::kDmaL1ToL0: return "dma_l1_to_l0";
-    case aqo_emu::InstrClass::kCubeMmad: return "cube_mmad";
-    case aqo_emu::InstrClass::kFixOut: return "fix_out";
-    case aqo_emu::InstrClass::kScalarUb: return "scalar_ub";
-    case aqo_emu::InstrClass::kScalarGm: return "scalar_gm";
-    case aqo_emu::InstrClass::kScalarOther: return "scalar_other";
-    }
-    return "?";
-}
 
 namespace {
 
@@ -78,7 +43,7 @@ E ParseEnum(const std::string& s, int count, const char* (*name)(E), const char*
 
 aqo_emu::Pipe ParsePipe(const std::string& s)
 {
-    return ParseEnum<aqo_emu::Pipe>(s, static_cast<int>(aqo_emu::Pipe::kCount), &aqo_emu::PipeLabel, "pipe");
+    return ParseEnum<aqo_emu::Pipe>(s, static_cast<int>(aqo_emu::Pipe::kCount), &aqo_emu::PipeName, "pipe");
 }
 
 template <typename T>
@@ -123,7 +88,7 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core)
                 stalls[nb::str(t.causes[kv.first].c_str())] = kv.second;
             }
             pd["stalls"] = stalls;
-            pipes[aqo_emu::PipeLabel(static_cast<aqo_emu::Pipe>(p))] = pd;
+            pipes[aqo_emu::PipeName(static_cast<aqo_emu::Pipe>(p))] = pd;
         }
         c["pipes"] = pipes;
         cores.append(c);
@@ -136,16 +101,17 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core)
         for (const aqo_emu::TimedInstr& x : ct.instrs) {
             const aqo_emu::TraceEvent& e = *x.ev;
             std::string label = x.issue ? "issue"
-                                : (e.kind == aqo_emu::TraceKind::kInstr ? InstrClassName(e.cls) : TraceKindName(e.kind));
+                                : (e.kind == aqo_emu::TraceKind::kInstr ? aqo_emu::InstrClassName(e.cls)
+                                                                      : aqo_emu::TraceKindName(e.kind));
             std::string file = e.file ? e.file : "";
             const size_t slash = file.find_last_of("/\\");
             if (slash != std::string::npos) file = file.substr(slash + 1);
-            instrs.append(nb::make_tuple(aqo_emu::PipeLabel(x.pipe), x.start, x.busy_end, x.end, label,
+            instrs.append(nb::make_tuple(aqo_emu::PipeName(x.pipe), x.start, x.busy_end, x.end, label,
                                          file + ":" + std::to_string(e.line)));
         }
         nb::list stalls;
         for (const aqo_emu::StallSpan& s : ct.stalls) {
-            stalls.append(nb::make_tuple(aqo_emu::PipeLabel(s.pipe), s.start, s.end, s.cause));
+            stalls.append(nb::make_tuple(aqo_emu::PipeName(s.pipe), s.start, s.end, s.cause));
         }
         nb::dict detail;
         detail["index"] = dc;
@@ -209,14 +175,14 @@ void RegisterTimeline(nb::module_& m)
                 for (nb::handle eh : nb::cast<nb::list>(td["events"])) {
                     nb::dict ed = nb::cast<nb::dict>(eh);
                     aqo_emu::TraceEvent e;
-                    e.kind = ParseEnum<aqo_emu::TraceKind>(Get<std::string>(ed, "kind", "instr"), 7, &TraceKindName,
+                    e.kind = ParseEnum<aqo_emu::TraceKind>(Get<std::string>(ed, "kind", "instr"), 7, &aqo_emu::TraceKindName,
                                                            "event kind");
                     e.pipe = ParsePipe(Get<std::string>(ed, "pipe", "S"));
                     e.src_pipe = ParsePipe(Get<std::string>(ed, "src", "S"));
                     e.dst_pipe = ParsePipe(Get<std::string>(ed, "dst", "S"));
                     e.event_id = static_cast<int8_t>(Get<int>(ed, "id", 0));
                     e.group = static_cast<uint8_t>(Get<int>(ed, "group", 0));
-                    e.cls = ParseEnum<aqo_emu::InstrClass>(Get<std::string>(ed, "cls", "none"), 15, &InstrClassName,
+                    e.cls = ParseEnum<aqo_emu::InstrClass>(Get<std::string>(ed, "cls", "none"), 15, &aqo_emu::InstrClassName,
                                                            "instruction class");
                     e.elem_bytes = static_cast<uint8_t>(Get<int>(ed, "elem_bytes", 0));
                     e.peer_core = Get<uint32_t>(ed, "peer_core", 0);
@@ -244,6 +210,35 @@ void RegisterTimeline(nb::module_& m)
         "Simulates hand-built traces: a list of {'core', 'is_cube', 'events': [event dicts]} (event keys: kind, "
         "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, file, line). scale: "
         "{parameter: factor}. detail_core: the core whose instructions are returned (-1 the slowest, -2 none).");
+
+    m.def(
+        "timeline_last_run",
+        [](const nb::dict& scale, int64_t detail_core) {
+            std::shared_ptr<const aqo_emu::RunTrace> trace = aqo_emu::LastRunTrace();
+            if (!trace || trace->cores.empty()) {
+                throw nb::value_error("timeline_last_run: no emulator run on this thread yet");
+            }
+            if (!trace->completed) {
+                throw nb::value_error(("timeline_last_run: the last run (" + trace->kernel +
+                                       ") stopped at a fault; its trace is incomplete")
+                                          .c_str());
+            }
+            const aqo_emu::TimelineParams p = aqo_emu::MakeTimelineParams(trace->soc, ScaleFromDict(scale));
+            aqo_emu::TimelineOptions o;
+            o.record = detail_core != -2;
+            aqo_emu::LaunchTimeline t;
+            {
+                nb::gil_scoped_release release;
+                t = aqo_emu::SimulateTimeline(trace->cores, p, o);
+            }
+            nb::dict d = TimelineToDict(t, detail_core);
+            d["kernel"] = trace->kernel;
+            d["block_dim"] = trace->block_dim;
+            return d;
+        },
+        nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
+        "The timeline of the last emulator run on this thread (LastRunTrace) with the SoC table's timing of its SoC; "
+        "scale and detail_core as for timeline_simulate.");
 }
 
 aqo_bind::Registrar kRegisterTimeline("timeline", &RegisterTimeline);

@@ -12,9 +12,6 @@
 
 namespace aqo_bind {
 
-const char* TraceKindName(aqo_emu::TraceKind k);
-const char* InstrClassName(aqo_emu::InstrClass c);
-
 // {soc, clock_mhz, cycles, time_us, slowest, gm_bytes, gm_bytes_per_cycle, causes, cores: [{core, is_cube,
 // absorbed, end, pipes: {name: {busy, stalled, instructions, stalls: {cause: cycles}}}}], detail: {index, instrs:
 // [(pipe, start, busy_end, end, class, site)], stalls: [(pipe, start, end, cause index)]}} (detail for core

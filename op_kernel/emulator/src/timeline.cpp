@@ -50,21 +50,6 @@
 
 namespace aqo_emu {
 
-const char* PipeLabel(Pipe p)
-{
-    switch (p) {
-    case Pipe::kS: return "S";
-    case Pipe::kV: return "V";
-    case Pipe::kM: return "M";
-    case Pipe::kMte1: return "MTE1";
-    case Pipe::kMte2: return "MTE2";
-    case Pipe::kMte3: return "MTE3";
-    case Pipe::kFix: return "FIX";
-    case Pipe::kAll: return "ALL";
-    default: return "?";
-    }
-}
-
 TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std::pair<std::string, double>>& scale)
 {
     aqo::SocSpec spec;
@@ -822,7 +807,7 @@ private:
         PipeState& ps = pipes_[c * kPipeCount + pi];
         if (ps.queue.size() >= p_.pipe_queue_depth) {
             ps.space_waiter = true;
-            BeginStall(ScalarAgent(c), CauseId(std::string("queue full: ") + PipeLabel(pipe)));
+            BeginStall(ScalarAgent(c), CauseId(std::string("queue full: ") + PipeName(pipe)));
             return false;
         }
         ps.queue.push_back(item);
@@ -845,10 +830,10 @@ private:
     std::string WaitCause(const TraceEvent& e) const
     {
         if (e.handle != 0) {  // inside a Matmul request (the API's own ping-pong flags)
-            return std::string("Matmul pipeline: wait ") + PipeLabel(e.src_pipe) + "->" + PipeLabel(e.dst_pipe) +
+            return std::string("Matmul pipeline: wait ") + PipeName(e.src_pipe) + "->" + PipeName(e.dst_pipe) +
                    " at " + Site(e);
         }
-        return std::string("wait ") + PipeLabel(e.src_pipe) + "->" + PipeLabel(e.dst_pipe) + " id " +
+        return std::string("wait ") + PipeName(e.src_pipe) + "->" + PipeName(e.dst_pipe) + " id " +
                std::to_string(static_cast<int>(e.event_id)) + " at " + Site(e);
     }
 
@@ -1030,7 +1015,7 @@ private:
             }
             if (e.kind == TraceKind::kBarrier) {
                 if (ps.max_end > now_) {
-                    BeginStall(agent, CauseId(std::string("PipeBarrier<") + PipeLabel(e.pipe) + "> at " + Site(e)));
+                    BeginStall(agent, CauseId(std::string("PipeBarrier<") + PipeName(e.pipe) + "> at " + Site(e)));
                     Wake(agent, ps.max_end);
                     return;
                 }
@@ -1167,7 +1152,7 @@ private:
                 const PipeState& ps = pipes_[c * kPipeCount + pi];
                 if (ps.active || !ps.queue.empty()) {
                     const TraceEvent* e = ps.active ? ps.cur.ev : ps.queue.front().ev;
-                    Hang(c, e, std::string("pipe ") + PipeLabel(static_cast<Pipe>(pi)) +
+                    Hang(c, e, std::string("pipe ") + PipeName(static_cast<Pipe>(pi)) +
                                    " never gets past this event (a WaitFlag without its SetFlag?)");
                 }
             }

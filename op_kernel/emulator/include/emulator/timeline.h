@@ -35,9 +35,6 @@ namespace aqo_emu {
 
 constexpr int kPipeCount = static_cast<int>(Pipe::kAll);  // S V M MTE1 MTE2 MTE3 FIX
 
-// "S", "V", "M", "MTE1", "MTE2", "MTE3", "FIX", "ALL".
-const char* PipeLabel(Pipe p);
-
 // The parameters the simulator uses, in its units (cycles of the core clock, bytes). Built from the SoC table by
 // MakeTimelineParams; a test may build one by hand.
 struct TimelineParams {
