@@ -43,7 +43,7 @@ def _check_scale(soc: str, scale: Optional[Mapping[str, float]]) -> Dict[str, fl
     return out
 
 
-_SITE = re.compile(r" at [^ ]+:\d+$")
+_SITE = re.compile(r" at (\(no site\)|[^ ]+:\d+)$")
 
 
 def cause_kind(cause: str) -> str:
