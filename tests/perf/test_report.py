@@ -107,6 +107,15 @@ def test_html_report_file_from_rows(tmp_path):
     assert text.startswith("<!DOCTYPE html>") and "</html>" in text
     assert "http://" not in text.replace('xmlns="http://www.w3.org/2000/svg"', "")  # no external assets
     assert "gm_bandwidth_gbps" in text and "assumption" in text
+    # the launch's slowest core as lanes: DynamicQuant loads, computes, stores and reads results on the scalar unit
+    p = SvgCollector()
+    p.feed(text)
+    (svg,) = p.svgs
+    (row,) = rows
+    assert float(svg["attrs"]["data-cycles"]) == pytest.approx(row.summary.cycles, rel=1e-3)
+    assert {"S", "V", "MTE2", "MTE3"} <= set(svg["lanes"])
+    assert all(svg["lanes"][q]["instr"] for q in ("S", "V", "MTE2", "MTE3"))
+    assert svg["lanes"]["S"]["stall"]  # the scalar unit waits for vector results
 
 
 @pytest.mark.parametrize("argv", [["--shape", "abc", "--op", "dynamic_quant"], ["--shape", "4x16"],
@@ -132,4 +141,23 @@ def test_json_report_of_one_shape(capsys):
     assert launch["roofline"]["memory_us"] == pytest.approx(launch["traffic"]["min_bytes"] /
                                                             (t["gm_bandwidth_gbps"]["value"] * 1e3))
     assert data["parameters"]["ascend310p"]["clock_mhz"]["value"] == 1060
+    est = launch["estimate"]
+    assert est["time_us"] >= launch["roofline"]["us"]
+    assert est["ratio"] == pytest.approx(est["time_us"] / launch["roofline"]["us"])
+    assert est["critical_pipe"] in model.PIPES
+    assert 0 < est["gm_busy"] <= 1 and all(0 <= v <= 1 for v in est["busy_slowest"].values())
+    # 64 rows >= 4 x 8 cores and a tail >= 1024: the DynamicQuant target applies on ascend310p (1.25x)
+    (target,) = launch["targets"]
+    assert target["limit"] == 1.25 and target["ok"] == (est["memory_ratio"] <= 1.25)
     assert rc == (0 if data["ok"] else 1)
+
+
+def test_sensitivity_reruns_every_assumed_parameter(capsys):
+    rc = cli.main(["perf", "--op", "dynamic_quant", "--soc", "ascend910b", "--shape", "48x1024", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    (launch,) = data["launches"]
+    assert set(launch["sensitivity"]) == set(model.sensitivity_parameters("ascend910b"))
+    base = launch["estimate"]["time_us"]
+    lat = launch["sensitivity"]["dma_latency_cycles"]
+    assert lat["0.5"] < base < lat["2.0"]  # a longer GM round trip can only make it slower
+    assert rc in (0, 1)
