@@ -74,6 +74,15 @@ class LaunchSummary:
         d = self.stall_kinds if by_kind else self.stalls
         return sorted(d.items(), key=lambda kv: -kv[1])[:n]
 
+    def stall_share(self, kind: str) -> float:
+        """The mean share of the launch time that the cores which stalled on `kind` (a cause without its site)
+        spent waiting for it (summed over their pipes)."""
+        cores = [c for c in self.raw.get("cores", []) if not c.get("absorbed")]
+        per_core = [sum(cyc for p in PIPES for cause, cyc in c["pipes"][p]["stalls"].items() if cause_kind(cause) == kind)
+                    for c in cores]
+        stalled = [v for v in per_core if v > 0]
+        return sum(stalled) / len(stalled) / self.cycles if stalled and self.cycles else 0.0
+
 
 def summarize(result: dict) -> LaunchSummary:
     """A LaunchSummary of a timeline dict (timeline_simulate / timeline_last_run)."""

@@ -92,6 +92,7 @@ class PerfRow:
                 "memory_ratio": self.memory_ratio, "gm_busy": s.gm_busy, "critical_pipe": s.critical_pipe, "slowest_core": s.slowest,
                 "busy_slowest": s.busy_slowest, "busy_mean": s.busy_mean, "cube_busy": s.cube_busy,
                 "stall_kinds": s.stall_kinds, "stalls": dict(s.top_stalls(20, by_kind=False)),
+                "stall_share": {k: s.stall_share(k) for k in s.stall_kinds},
             }
         return d
 
@@ -246,15 +247,15 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
             lines.append((r.op, r.soc, r.case, "-", f"{p.roof.us:.2f} {p.roof.bound[:3]}", "-", "-", "-", "-", "-",
                           p.note or "no estimate"))
             continue
-        busy = " ".join(f"{k}{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
+        busy = " ".join(f"{k}:{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
         stall = s.top_stalls(1)
-        stall_txt = f"{stall[0][0]} {100 * stall[0][1] / max(1.0, s.cycles * s.cores):.0f}%" if stall else "-"
+        stall_txt = f"{stall[0][0]} {100 * s.stall_share(stall[0][0]):.0f}%" if stall else "-"
         sens = [t for v in p.sensitivity.values() for t in v.values()]
         sens_txt = f"{min(sens):.1f}..{max(sens):.1f}" if sens else "-"
         lines.append((r.op, r.soc, r.case, f"{s.time_us:.2f}", f"{p.roof.us:.2f} {p.roof.bound[:3]}",
                       f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, sens_txt, stall_txt))
     _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "GM busy", "critical",
-                "busy % (slowest core)", "0.5x..2x us", "top stall (share of core time)"), lines, out)
+                "busy % (slowest core)", "0.5x..2x us", "top stall (share of its cores' time)"), lines, out)
 
     print("\nTargets", file=out)
     lines = []
