@@ -55,7 +55,8 @@ def run(traces, soc=SOC, **kw):
 def test_parameters_carry_their_basis_and_source():
     for soc in ("ascend910b", "ascend310p", "ascend910_95"):
         t = model.timing_table(soc)
-        assert t["clock_mhz"]["basis"] == "source" and ".ini" in t["clock_mhz"]["source"]
+        assert ".ini" in t["clock_mhz"]["source"] and ".ini" in t["gm_bandwidth_gbps"]["source"]
+        assert t["cube_macs_per_cycle"]["basis"] == "source" and t["l1_bytes"]["basis"] == "source"
         for name, p in t.items():
             assert p["basis"] in ("source", "derived", "assumption")
             assert p["source"] and p["unit"] and p["value"] > 0, name
