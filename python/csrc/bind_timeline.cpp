@@ -83,6 +83,7 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core)
             pd["busy"] = ps.busy;
             pd["stalled"] = ps.stalled;
             pd["instructions"] = ps.instructions;
+            pd["work"] = ps.work;
             nb::dict stalls;
             for (const auto& kv : ps.stall_by_cause) {
                 stalls[nb::str(t.causes[kv.first].c_str())] = kv.second;

@@ -147,6 +147,8 @@ struct Cost {
     double gm_bytes = 0;     // > 0: bytes through the GM arbiter after the set-up
     double cap = 0;          // the pipe's rate limit for those bytes
     double latency = 0;      // completion after the pipe is free
+    double work = 0;         // bytes moved (DMA), bytes processed (vector: repeats x bytes per repeat), MACs (cube),
+                             // accesses (scalar)
 };
 
 using Program = std::vector<const TraceEvent*>;
@@ -535,6 +537,7 @@ private:
             return std::max(1.0, static_cast<double>(e.bursts));
         };
         const double bursts = std::max(1.0, static_cast<double>(e.bursts));
+        c.work = count;
         switch (e.cls) {
         case InstrClass::kDmaGmToUb:
         case InstrClass::kDmaGmToL1:
@@ -571,18 +574,22 @@ private:
             break;
         case InstrClass::kVecElementwise:
             c.setup = p_.vec_instr_cycles + repeats() * p_.vec_elementwise_cycles_per_repeat;
+            c.work = repeats() * p_.vector_bytes_per_repeat;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kVecDiv:
             c.setup = p_.vec_instr_cycles + repeats() * p_.vec_div_cycles_per_repeat;
+            c.work = repeats() * p_.vector_bytes_per_repeat;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kVecCast:
             c.setup = p_.vec_instr_cycles + repeats() * p_.vec_cast_cycles_per_repeat;
+            c.work = repeats() * p_.vector_bytes_per_repeat;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kVecReduce:
             c.setup = p_.vec_instr_cycles + repeats() * p_.vec_reduce_cycles_per_repeat;
+            c.work = repeats() * p_.vector_bytes_per_repeat;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kCubeMmad:
@@ -734,6 +741,7 @@ private:
                 s.busy_until = now_ + cost.setup;
                 RecordScalarBusy(c, &e, start, s.busy_until, false);
                 ++out_.cores[c].pipes[kS].instructions;
+                out_.cores[c].pipes[kS].work += cost.work;
                 if (e.handle != 0) InstrFinished(e.handle, s.busy_until);
                 AdvanceScalar(c);
                 continue;
@@ -1045,6 +1053,7 @@ private:
         ps.active = false;
         CoreTimeline& ct = out_.cores[c];
         ct.pipes[pi].busy += busy_end - ps.start;
+        ct.pipes[pi].work += ps.cost.work;
         if (o_.record) {
             ct.instrs.push_back(TimedInstr{ps.cur.ev, static_cast<Pipe>(pi), ps.start, busy_end, end, false});
         }

@@ -68,6 +68,8 @@ class LaunchSummary:
     stalls: Dict[str, float]          # cause -> cycles summed over every core and pipe
     stall_kinds: Dict[str, float]     # the same grouped by kind (no site)
     gm_busy: float                    # GM bytes moved / (launch time x the chip's GM bandwidth)
+    work: Dict[str, float]            # pipe -> its work summed over the cores (DMA bytes, vector bytes processed,
+                                      # cube MACs, scalar accesses)
     raw: dict = field(repr=False, default_factory=dict)
 
     def top_stalls(self, n: int = 3, by_kind: bool = True):
@@ -108,9 +110,10 @@ def summarize(result: dict) -> LaunchSummary:
         k = cause_kind(cause)
         kinds[k] = kinds.get(k, 0.0) + cyc
     gm_busy = float(result["gm_bytes"]) / (cycles * float(result["gm_bytes_per_cycle"]))
+    work = {p: sum(float(c["pipes"][p].get("work", 0.0)) for c in result["cores"]) for p in PIPES}
     return LaunchSummary(result["soc"], float(result["clock_mhz"]), float(result["cycles"]), float(result["time_us"]),
                          int(result["slowest"]), len(cores), busy_slowest, busy_mean, critical, cube_busy, stalls,
-                         kinds, gm_busy, result)
+                         kinds, gm_busy, work, result)
 
 
 def simulate(traces: Sequence[dict], soc: str, *, scale: Optional[Mapping[str, float]] = None,

@@ -32,7 +32,8 @@ DQ_TARGET_CASES: Dict[str, List[Tuple[Tuple[int, ...], str, str]]] = {
 }
 QMM_BIG = ((4096, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
 QMM_DECODE = ((16, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
-QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE, QMM_BIG] for soc in DQ_TARGET_RATIO}
+QMM_DECODE_1 = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
+QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE, QMM_BIG] for soc in DQ_TARGET_RATIO}
 
 
 @dataclass
@@ -54,6 +55,8 @@ class PerfRow:
     targets: List[Target] = field(default_factory=list)
     detail: Optional[dict] = None       # the slowest core's instructions and stalls, for the picture
     note: str = ""
+    work_name: str = ""                 # what work_ratio measures
+    work_ratio: Optional[float] = None  # the kernel's work against the least the operator needs
 
     @property
     def time_us(self) -> Optional[float]:
@@ -83,6 +86,7 @@ class PerfRow:
             "estimate": None,
             "sensitivity": {k: {str(f): t for f, t in v.items()} for k, v in self.sensitivity.items()},
             "targets": [asdict(t) for t in self.targets],
+            "work": {"what": self.work_name, "ratio": self.work_ratio},
             "traffic_ok": r.ok, "ok": self.ok, "note": self.note,
         }
         if self.summary:
@@ -139,6 +143,9 @@ def dynamic_quant(soc: str, shape: Sequence[int], x_dtype: str, dst: str, *, smo
     x_bytes = rows * h * dtypes.itemsize(x_dtype)
     pr = PerfRow(row, rl.dynamic_quant(soc, row.min_bytes, x_bytes))
     _attach_timeline(pr, sensitivity, detail, dict(scale or {}))
+    pr.work_name = "vector bytes processed per byte of x"
+    if pr.summary and x_bytes:
+        pr.work_ratio = pr.summary.work["V"] / x_bytes
     cores = int(tiling.soc_spec(soc)["dynamic_quant_cores"])
     if rows >= 4 * cores and h >= 1024:
         limit = DQ_TARGET_RATIO[tiling.canonical_soc(soc)]
@@ -154,8 +161,12 @@ def qlinear_matmul(soc: str, case: Tuple, *, seed: int = 0, sensitivity: bool = 
     a_shape, b_shape = case[0], case[1]
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     batch = int(np.prod(np.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2])) or (1,)))
-    pr = PerfRow(row, rl.qlinear_matmul(soc, row.min_bytes, batch * m * n * k))
+    macs = batch * m * n * k
+    pr = PerfRow(row, rl.qlinear_matmul(soc, row.min_bytes, macs))
     _attach_timeline(pr, sensitivity, detail, dict(scale or {}))
+    pr.work_name = "cube MACs per MAC of the product"
+    if pr.summary and macs:
+        pr.work_ratio = pr.summary.work["M"] / macs
     int8 = case[2] == "int8" and case[3] == "int8"
     if int8 and (m, k, n) == (4096, 4096, 4096) and batch == 1:
         v = pr.summary.cube_busy if pr.summary else None
@@ -245,17 +256,18 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
         r, s = p.row, p.summary
         if s is None:
             lines.append((r.op, r.soc, r.case, "-", f"{p.roof.us:.2f} {p.roof.bound[:3]}", "-", "-", "-", "-", "-",
-                          p.note or "no estimate"))
+                          "-", p.note or "no estimate"))
             continue
         busy = " ".join(f"{k}:{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
         stall = s.top_stalls(1)
         stall_txt = f"{stall[0][0]} {100 * s.stall_share(stall[0][0]):.0f}%" if stall else "-"
         sens = [t for v in p.sensitivity.values() for t in v.values()]
         sens_txt = f"{min(sens):.1f}..{max(sens):.1f}" if sens else "-"
+        work = "-" if p.work_ratio is None else f"{p.work_ratio:.2f}"
         lines.append((r.op, r.soc, r.case, f"{s.time_us:.2f}", f"{p.roof.us:.2f} {p.roof.bound[:3]}",
-                      f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, sens_txt, stall_txt))
+                      f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, work, sens_txt, stall_txt))
     _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "GM busy", "critical",
-                "busy % (slowest core)", "0.5x..2x us", "top stall (share of its cores' time)"), lines, out)
+                "busy % (slowest core)", "work", "0.5x..2x us", "top stall (share of its cores' time)"), lines, out)
 
     print("\nTargets", file=out)
     lines = []
@@ -267,6 +279,8 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
             lim = f"{100 * t.limit:.0f}%" if t.name == "cube busy" else f"{t.limit:.2f}x"
             lines.append((r.op, r.soc, r.case, t.name, val, f"{t.kind} {lim}", "ok" if t.ok else "MISS"))
     _fmt_table(("op", "soc", "case", "target", "today", "wanted", "status"), lines, out)
+    print("work: DynamicQuant, vector bytes processed per byte of x (one pass over x in float32 is 2 for float16 x);"
+          " QLinearMatMul, cube MACs per MAC of the product (zero-point sums and recomputation add to 1)", file=out)
     missed = sum(1 for p in rows if not p.ok)
     print(f"\n{missed} of {len(rows)} launches miss a target" if missed else "\nevery target met", file=out)
 

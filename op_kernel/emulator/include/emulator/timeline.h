@@ -96,6 +96,8 @@ struct PipeSummary {
     double busy = 0;                      // cycles executing instructions
     double stalled = 0;                   // cycles with work queued but blocked
     uint64_t instructions = 0;
+    double work = 0;                      // bytes moved (DMA, MTE1, fixpipe), bytes processed (vector: repeats x
+                                          // bytes per repeat), MACs (cube), accesses (scalar)
     std::map<uint32_t, double> stall_by_cause;
 };
 
