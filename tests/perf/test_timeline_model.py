@@ -108,6 +108,7 @@ def test_vector_classes_and_repeats():
         r = run([core([instr("V", cls, 4096, 4)])])
         busy = r["cores"][0]["pipes"]["V"]["busy"]
         assert busy == pytest.approx(VSTART + 64 * T[key]), cls
+        assert r["cores"][0]["pipes"]["V"]["work"] == 64 * 256  # bytes processed: whole repeats
         assert r["cycles"] == pytest.approx(ISSUE + busy + LAT)
     # an odd element count rounds the repeats up
     r = run([core([instr("V", "vec_elementwise", 65, 4)])])

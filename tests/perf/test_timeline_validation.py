@@ -34,6 +34,8 @@ def test_double_buffered_copy_reaches_the_bandwidth_roofline(soc):
     y = np.frombuffer(_native.timeline_test_copy(x.tobytes(), soc, cores, per_core, tile, 2), np.float32)
     assert np.array_equal(x, y)
     r = last_run()
+    work = model.summarize(r).work
+    assert work["MTE2"] == work["MTE3"] == work["V"] == x.nbytes  # in, moved in UB, out: each byte once
     roofline_us = 2 * x.nbytes / (params(soc)["gm_bandwidth_gbps"] * 1e3)  # every byte read once, written once
     assert roofline_us <= r["time_us"] <= 1.05 * roofline_us
     assert model.summarize(r).gm_busy >= 0.95
