@@ -9,9 +9,12 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <algorithm>
+#include <atomic>
 #include <deque>
 #include <memory>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -240,6 +243,48 @@ void RegisterTimeline(nb::module_& m)
         nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
         "The timeline of the last emulator run on this thread (LastRunTrace) with the SoC table's timing of its SoC; "
         "scale and detail_core as for timeline_simulate.");
+
+    m.def(
+        "timeline_last_run_sweep",
+        [](const nb::list& scales, uint32_t threads) {
+            std::shared_ptr<const aqo_emu::RunTrace> trace = aqo_emu::LastRunTrace();
+            if (!trace || trace->cores.empty() || !trace->completed) {
+                throw nb::value_error("timeline_last_run_sweep: no completed emulator run on this thread");
+            }
+            std::vector<aqo_emu::TimelineParams> params;
+            for (nb::handle h : scales) {
+                params.push_back(aqo_emu::MakeTimelineParams(trace->soc, ScaleFromDict(nb::cast<nb::dict>(h))));
+            }
+            std::vector<double> us(params.size(), 0.0);
+            std::vector<std::string> errors(params.size());
+            {
+                nb::gil_scoped_release release;
+                const size_t n = std::max<size_t>(1, std::min<size_t>(threads, params.size()));
+                std::vector<std::thread> pool;
+                std::atomic<size_t> next(0);
+                aqo_emu::TimelineOptions o;
+                o.record = false;
+                for (size_t w = 0; w < n; ++w) {
+                    pool.emplace_back([&] {
+                        for (size_t i = next++; i < params.size(); i = next++) {
+                            try {
+                                us[i] = aqo_emu::SimulateTimeline(trace->cores, params[i], o).time_us;
+                            } catch (const std::exception& e) {
+                                errors[i] = e.what();
+                            }
+                        }
+                    });
+                }
+                for (std::thread& t : pool) t.join();
+            }
+            for (const std::string& e : errors) {
+                if (!e.empty()) throw nb::value_error(e.c_str());
+            }
+            return us;
+        },
+        nb::arg("scales"), nb::arg("threads") = 2,
+        "The estimated time (us) of the last emulator run under each of `scales` (a list of {parameter: factor}), "
+        "simulated on `threads` host threads.");
 }
 
 aqo_bind::Registrar kRegisterTimeline("timeline", &RegisterTimeline);

@@ -160,4 +160,8 @@ def test_sensitivity_reruns_every_assumed_parameter(capsys):
     base = launch["estimate"]["time_us"]
     lat = launch["sensitivity"]["dma_latency_cycles"]
     assert lat["0.5"] < base < lat["2.0"]  # a longer GM round trip can only make it slower
+    # the threaded sweep gives what one run at that factor gives (the emulator's last run is this launch)
+    from ascend_quant_ops import _native
+
+    assert _native.timeline_last_run({"dma_latency_cycles": 2.0}, -2)["time_us"] == pytest.approx(lat["2.0"])
     assert rc in (0, 1)

@@ -131,8 +131,11 @@ def _attach_timeline(pr: PerfRow, sensitivity: bool, detail: bool, scale: Dict[s
                          is_cube=res["cores"][pr.detail["index"]]["is_cube"], cycles=res["cycles"],
                          clock_mhz=res["clock_mhz"])
     if sensitivity:
-        for name in sensitivity_parameters(pr.row.soc):
-            pr.sensitivity[name] = {f: float(_last_run(_combine(scale, name, f))["time_us"]) for f in (0.5, 2.0)}
+        names = sensitivity_parameters(pr.row.soc)
+        runs = [(name, f) for name in names for f in (0.5, 2.0)]
+        times = _native.timeline_last_run_sweep([_combine(scale, name, f) for name, f in runs], 2)
+        for (name, f), t in zip(runs, times):
+            pr.sensitivity.setdefault(name, {})[f] = float(t)
 
 
 # ---------------------------------------------------------------------------------------------------- operators
