@@ -353,7 +353,7 @@ const TimingValue kVecRepeat = {256, kSrc, "AscendC documentation: one repeat of
 
 // Indexed by TimingParam.
 const TimingValue kTiming910B[] = {
-    {1850, kDer, "Ascend910B1.ini cube_freq=1850 MHz (Ascend910B2 / B3: 1800), taken for every pipe of a core"},
+    {1850, kSrc, "Ascend910B1.ini cube_freq=1850 MHz (Ascend910B2 / B3: 1800), the AI core clock, for every pipe"},
     {1420.8, kDer, "Ascend910B1.ini ddr_rate=32 bytes/cycle, read as per AI core: 32 x ai_core_cnt 24 x 1850 MHz"},
     {32, kDer, "Ascend910B1.ini ddr_read_rate=32, taken as each vector or cube core's MTE2 limit"},
     {64, kDer, "Ascend910B1.ini ub_to_ddr_rate=64, taken as each vector core's MTE3 limit"},
@@ -368,7 +368,7 @@ const TimingValue kTiming910B[] = {
     {524288, kSrc, "Ascend910B1.ini l1_size"},
 };
 const TimingValue kTiming310P[] = {
-    {1060, kDer, "Ascend310P3.ini cube_freq=1060 MHz, taken for every pipe of a core"},
+    {1060, kSrc, "Ascend310P3.ini cube_freq=1060 MHz, the AI core clock, for every pipe"},
     {144.16, kDer, "Ascend310P3.ini ddr_rate=17 bytes/cycle, read as per AI core: 17 x ai_core_cnt 8 x 1060 MHz"},
     {17, kDer, "Ascend310P3.ini ddr_read_rate=17, taken as each AI core's MTE2 limit"},
     {17, kDer, "Ascend310P3.ini ub_to_ddr_rate=17, taken as each AI core's MTE3 limit"},
@@ -384,8 +384,8 @@ const TimingValue kTiming310P[] = {
 };
 // CANN 8.1.RC1 ships a pre-release Ascend910_95.ini; its values stand until the device's own are public.
 const TimingValue kTiming910_95[] = {
-    {1650, kDer, "Ascend910_95.ini (pre-release config in CANN 8.1.RC1) cube_freq=1650 MHz, taken for every pipe "
-                 "of a core"},
+    {1650, kSrc, "Ascend910_95.ini (pre-release config in CANN 8.1.RC1) cube_freq=1650 MHz, the AI core clock, "
+                 "for every pipe"},
     {1636.8, kDer, "Ascend910_95.ini (pre-release) ddr_rate=31 bytes/cycle, read as per AI core: 31 x ai_core_cnt 32 "
                    "x 1650 MHz"},
     {31, kDer, "Ascend910_95.ini (pre-release) ddr_read_rate=31, taken as each vector or cube core's MTE2 limit"},

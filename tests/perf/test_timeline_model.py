@@ -333,6 +333,17 @@ def test_coupled_soc_runs_the_request_on_the_ai_core():
     assert r["cycles"] == pytest.approx(end)
 
 
+def test_a_request_recorded_on_the_requesting_core_runs_there():
+    # any SoC: the request's work in the requester's own trace is issued by its own scalar unit at the request
+    load, macs, out = 64 * 1024, 8192 * 100, 16 * 1024
+    ev = [dict(kind="cube_request", handle=7, peer_core=0)] + coarse_request(7, load, macs, out) + \
+        [dict(kind="cube_wait", handle=7)]
+    r = run([core(ev)])
+    c = r["cores"][0]
+    assert not c["absorbed"] and c["pipes"]["M"]["instructions"] == 1 and c["pipes"]["FIX"]["instructions"] == 1
+    assert "Matmul result (cube)" in model.summarize(r).stall_kinds
+
+
 def test_a_wait_without_its_set_is_a_hang_at_the_kernel_line():
     ev = [waitf("MTE2", "V", line=42), instr("V", "vec_elementwise", 256, 1)]
     with pytest.raises(EmulatorError, match=r"trace:42.*cannot complete"):

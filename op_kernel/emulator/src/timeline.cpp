@@ -396,13 +396,14 @@ private:
         }
         for (auto& kv : requests_) {
             Request& r = kv.second;
-            r.coupled = p_.coupled && r.server >= 0;
+            // Coupled SoCs run a request on the requesting core; so does any request recorded on that core itself.
+            r.coupled = r.server >= 0 && (p_.coupled || r.server == r.requester);
             r.program = Expand(raw[kv.first], kv.first);
             for (const TraceEvent* e : r.program) {
                 if (e->kind == TraceKind::kInstr) ++r.total_instrs;
             }
             if (r.server >= 0 && !r.coupled) scalars_[r.server].serves = true;
-            if (r.server >= 0 && r.coupled) out_.cores[r.server].absorbed = true;
+            if (r.server >= 0 && r.coupled && r.server != r.requester) out_.cores[r.server].absorbed = true;
         }
         for (size_t ci = 0; ci < traces_.size(); ++ci) {
             scalars_[ci].stack.push_back(Frame{&scalars_[ci].own, 0, -1});
