@@ -160,6 +160,11 @@ def test_sensitivity_reruns_every_assumed_parameter(capsys):
     base = launch["estimate"]["time_us"]
     lat = launch["sensitivity"]["dma_latency_cycles"]
     assert lat["0.5"] < base < lat["2.0"]  # a longer GM round trip can only make it slower
+    # each run is compared with the roofline of its own parameters: half the bandwidth, twice the memory time
+    bw = launch["sensitivity"]["gm_bandwidth_gbps"]["0.5"]
+    mem = launch["roofline"]["memory_us"]
+    assert launch["sensitivity_memory_ratio"]["gm_bandwidth_gbps"]["0.5"] == pytest.approx(bw / (2 * mem))
+    assert launch["sensitivity_memory_ratio"]["dma_latency_cycles"]["2.0"] == pytest.approx(lat["2.0"] / mem)
     # the threaded sweep gives what one run at that factor gives (the emulator's last run is this launch)
     from ascend_quant_ops import _native
 

@@ -50,6 +50,7 @@ class Target:
 class PerfRow:
     row: traffic.Row
     roof: rl.Roofline
+    roof_at: Optional[Callable[[Dict[str, float]], rl.Roofline]] = field(repr=False, default=None)  # under a scale
     summary: Optional[LaunchSummary] = None
     sensitivity: Dict[str, Dict[float, float]] = field(default_factory=dict)
     targets: List[Target] = field(default_factory=list)
@@ -74,6 +75,20 @@ class PerfRow:
     def ok(self) -> bool:
         return self.row.ok and all(t.ok for t in self.targets)
 
+    def sensitivity_ratios(self, memory: bool = False) -> Dict[str, Dict[float, float]]:
+        """parameter -> {factor: estimate / roofline}, each run against the roofline of its own parameters (a run at
+        0.5x of the GM bandwidth against the memory time at that bandwidth)."""
+        out: Dict[str, Dict[float, float]] = {}
+        for name, runs in self.sensitivity.items():
+            for f, t in runs.items():
+                roof = self.roof_at({name: f}) if self.roof_at else self.roof
+                out.setdefault(name, {})[f] = t / (roof.memory_us if memory else roof.us)
+        return out
+
+    def ratio_range(self, memory: bool = False) -> Optional[Tuple[float, float]]:
+        vals = [r for v in self.sensitivity_ratios(memory).values() for r in v.values()]
+        return (min(vals), max(vals)) if vals else None
+
     def to_dict(self) -> dict:
         r = self.row
         d = {
@@ -85,6 +100,9 @@ class PerfRow:
                          "bound": self.roof.bound, "compute": self.roof.compute_what, "min_bytes": self.roof.min_bytes},
             "estimate": None,
             "sensitivity": {k: {str(f): t for f, t in v.items()} for k, v in self.sensitivity.items()},
+            "sensitivity_ratio": {k: {str(f): t for f, t in v.items()} for k, v in self.sensitivity_ratios().items()},
+            "sensitivity_memory_ratio": {k: {str(f): t for f, t in v.items()}
+                                         for k, v in self.sensitivity_ratios(memory=True).items()},
             "targets": [asdict(t) for t in self.targets],
             "work": {"what": self.work_name, "ratio": self.work_ratio},
             "traffic_ok": r.ok, "ok": self.ok, "note": self.note,
@@ -118,6 +136,13 @@ def _combine(base: Dict[str, float], name: str, factor: float) -> Dict[str, floa
     return out
 
 
+def _merge(base: Dict[str, float], extra: Dict[str, float]) -> Dict[str, float]:
+    out = dict(base)
+    for name, factor in extra.items():
+        out = _combine(out, name, factor)
+    return out
+
+
 def _attach_timeline(pr: PerfRow, sensitivity: bool, detail: bool, scale: Dict[str, float]) -> None:
     ok, why = timeline_available()
     if not ok:
@@ -144,7 +169,12 @@ def dynamic_quant(soc: str, shape: Sequence[int], x_dtype: str, dst: str, *, smo
     row = traffic.dynamic_quant_row(soc, shape, x_dtype, dst, smooth, seed)
     rows, h = int(np.prod(shape[:-1])), int(shape[-1])
     x_bytes = rows * h * dtypes.itemsize(x_dtype)
-    pr = PerfRow(row, rl.dynamic_quant(soc, row.min_bytes, x_bytes))
+    base = dict(scale or {})
+
+    def roof_at(extra: Dict[str, float]) -> rl.Roofline:
+        return rl.dynamic_quant(soc, row.min_bytes, x_bytes, _merge(base, extra))
+
+    pr = PerfRow(row, roof_at({}), roof_at)
     _attach_timeline(pr, sensitivity, detail, dict(scale or {}))
     pr.work_name = "vector bytes processed per byte of x"
     if pr.summary and x_bytes:
@@ -165,7 +195,12 @@ def qlinear_matmul(soc: str, case: Tuple, *, seed: int = 0, sensitivity: bool = 
     m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
     batch = int(np.prod(np.broadcast_shapes(tuple(a_shape[:-2]), tuple(b_shape[:-2])) or (1,)))
     macs = batch * m * n * k
-    pr = PerfRow(row, rl.qlinear_matmul(soc, row.min_bytes, macs))
+    base = dict(scale or {})
+
+    def roof_at(extra: Dict[str, float]) -> rl.Roofline:
+        return rl.qlinear_matmul(soc, row.min_bytes, macs, _merge(base, extra))
+
+    pr = PerfRow(row, roof_at({}), roof_at)
     _attach_timeline(pr, sensitivity, detail, dict(scale or {}))
     pr.work_name = "cube MACs per MAC of the product"
     if pr.summary and macs:
@@ -264,13 +299,13 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
         busy = " ".join(f"{k}:{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
         stall = s.top_stalls(1)
         stall_txt = f"{stall[0][0]} {100 * s.stall_share(stall[0][0]):.0f}%" if stall else "-"
-        sens = [t for v in p.sensitivity.values() for t in v.values()]
-        sens_txt = f"{min(sens):.1f}..{max(sens):.1f}" if sens else "-"
+        rr = p.ratio_range()
+        sens_txt = f"{rr[0]:.2f}..{rr[1]:.2f}x" if rr else "-"
         work = "-" if p.work_ratio is None else f"{p.work_ratio:.2f}"
         lines.append((r.op, r.soc, r.case, f"{s.time_us:.2f}", f"{p.roof.us:.2f} {p.roof.bound[:3]}",
                       f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, work, sens_txt, stall_txt))
     _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "GM busy", "critical",
-                "busy % (slowest core)", "work", "0.5x..2x us", "top stall (share of its cores' time)"), lines, out)
+                "busy % (slowest core)", "work", "est/roof 0.5x..2x", "top stall (share of its cores' time)"), lines, out)
 
     print("\nTargets", file=out)
     lines = []

@@ -10,6 +10,7 @@ timing parameters (the same ones the timeline model uses).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Dict, Mapping, Optional
 
 from .. import tiling
 from .model import timing_table
@@ -31,30 +32,32 @@ class Roofline:
         return "memory" if self.memory_us >= self.compute_us else "compute"
 
 
-def _value(t: dict, name: str) -> float:
-    return float(t[name]["value"])
+def _values(soc: str, scale: Optional[Mapping[str, float]]) -> Dict[str, float]:
+    """The timing parameters of `soc` with `scale` (parameter -> factor) applied, as the timeline model sees them:
+    a run at 0.5x of the GM bandwidth is compared with the roofline of that bandwidth."""
+    v = {name: float(p["value"]) for name, p in timing_table(soc).items()}
+    for name, factor in (scale or {}).items():
+        v[name] *= float(factor)
+    return v
 
 
-def memory_us(soc: str, min_bytes: int) -> float:
+def memory_us(soc: str, min_bytes: int, scale: Optional[Mapping[str, float]] = None) -> float:
     """Minimum GM bytes at the chip's GM bandwidth, in microseconds."""
-    t = timing_table(soc)
-    return min_bytes / (_value(t, "gm_bandwidth_gbps") * 1e3)  # GB/s = 1e3 bytes per microsecond
+    return min_bytes / (_values(soc, scale)["gm_bandwidth_gbps"] * 1e3)  # GB/s = 1e3 bytes per microsecond
 
 
-def dynamic_quant(soc: str, min_bytes: int, x_bytes: int) -> Roofline:
-    t = timing_table(soc)
-    spec = tiling.soc_spec(soc)
-    cores = int(spec["dynamic_quant_cores"])
-    repeats = x_bytes / _value(t, "vector_bytes_per_repeat")
-    cycles = repeats * _value(t, "vec_elementwise_cycles_per_repeat") / cores
-    return Roofline(min_bytes, memory_us(soc, min_bytes), cycles / _value(t, "clock_mhz"),
+def dynamic_quant(soc: str, min_bytes: int, x_bytes: int, scale: Optional[Mapping[str, float]] = None) -> Roofline:
+    v = _values(soc, scale)
+    cores = int(tiling.soc_spec(soc)["dynamic_quant_cores"])
+    repeats = x_bytes / v["vector_bytes_per_repeat"]
+    cycles = repeats * v["vec_elementwise_cycles_per_repeat"] / cores
+    return Roofline(min_bytes, memory_us(soc, min_bytes, scale), cycles / v["clock_mhz"],
                     f"one vector pass over x on {cores} cores")
 
 
-def qlinear_matmul(soc: str, min_bytes: int, macs: int) -> Roofline:
-    t = timing_table(soc)
-    spec = tiling.soc_spec(soc)
-    cubes = int(spec["cube_cores"])
-    cycles = macs / (cubes * _value(t, "cube_macs_per_cycle"))
-    return Roofline(min_bytes, memory_us(soc, min_bytes), cycles / _value(t, "clock_mhz"),
+def qlinear_matmul(soc: str, min_bytes: int, macs: int, scale: Optional[Mapping[str, float]] = None) -> Roofline:
+    v = _values(soc, scale)
+    cubes = int(tiling.soc_spec(soc)["cube_cores"])
+    cycles = macs / (cubes * v["cube_macs_per_cycle"])
+    return Roofline(min_bytes, memory_us(soc, min_bytes, scale), cycles / v["clock_mhz"],
                     f"{macs} MACs on {cubes} cube cores")
