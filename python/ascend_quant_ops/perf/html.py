@@ -190,9 +190,12 @@ def write_html(path: str, rows: Sequence, data: dict) -> None:
                 out.append(f"<tr><td>{_e(cause)}</td><td>{cyc:.0f}</td></tr>")
             out.append("</table>")
         if p.sensitivity:
-            out.append("<table><tr><th>parameter</th><th>est us at 0.5x</th><th>at 2x</th></tr>")
+            ratios = p.sensitivity_ratios()
+            out.append("<table><tr><th>parameter (derived or assumed)</th><th>est us at 0.5x</th><th>at 2x</th>"
+                       "<th>est / roofline at 0.5x</th><th>at 2x</th></tr>")
             for name, v in sorted(p.sensitivity.items(), key=lambda kv: -abs(kv[1][2.0] - kv[1][0.5])):
-                out.append(f"<tr><td>{_e(name)}</td><td>{v[0.5]:.3f}</td><td>{v[2.0]:.3f}</td></tr>")
+                out.append(f"<tr><td>{_e(name)}</td><td>{v[0.5]:.3f}</td><td>{v[2.0]:.3f}</td>"
+                           f"<td>{ratios[name][0.5]:.2f}x</td><td>{ratios[name][2.0]:.2f}x</td></tr>")
             out.append("</table>")
         if p.detail:
             kind = "cube" if p.detail.get("is_cube") else "vector / AI"
