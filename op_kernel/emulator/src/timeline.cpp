@@ -398,7 +398,7 @@ private:
             Request& r = kv.second;
             // Coupled SoCs run a request on the requesting core; so does any request recorded on that core itself.
             r.coupled = r.server >= 0 && (p_.coupled || r.server == r.requester);
-            r.program = Expand(raw[kv.first], kv.first);
+            r.program = Expand(raw[kv.first]);
             for (const TraceEvent* e : r.program) {
                 if (e->kind == TraceKind::kInstr) ++r.total_instrs;
             }
@@ -441,7 +441,7 @@ private:
 
     // A request's program. Recorded with its own flags: as recorded. Recorded coarse (one instruction per pipe,
     // no flags): the Matmul API's software pipeline over chunks (see the file comment).
-    Program Expand(const std::vector<const TraceEvent*>& raw, uint64_t handle)
+    Program Expand(const std::vector<const TraceEvent*>& raw)
     {
         Program out;
         bool synced = false;
@@ -489,7 +489,6 @@ private:
         auto instr = [&](Pipe pipe, InstrClass cls, uint64_t count) {
             out.push_back(Synth(b, TraceKind::kInstr, pipe, pipe, pipe, 0, cls, count));
         };
-        (void)handle;
         for (uint64_t j = 0; j < n; ++j) {
             const int8_t slot = static_cast<int8_t>(j % 2);
             const uint64_t blk = j / steps;
