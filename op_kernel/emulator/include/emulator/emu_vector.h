@@ -1,5 +1,5 @@
 // Vector instructions of the emulated AscendC API (level-2 "count" forms): Cast, Abs, Add, Sub, Mul, Div, Max,
-// Min, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, Compare, CompareScalar, Select.
+// Min, And, Or, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, ReduceSum, Compare, CompareScalar, Select.
 //
 // Semantics:
 // - Operands live in UB, start 32-byte aligned, and lie inside their buffers; `count` elements are processed.
@@ -245,6 +245,51 @@ AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_lin
 AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
                      a < b ? a : b))
 #undef AQO_EMU_BINARY
+
+// Bitwise And / Or of 16-bit integers (the AscendC API's types for them: int16_t, uint16_t; every SoC).
+namespace emu_detail {
+template <typename T, typename F>
+void BitwiseOp(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+               F f, const char* file, int line, const char* api)
+{
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value,
+                  "And / Or: int16_t or uint16_t operands (AscendC)");
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckVecOperand(c, dst, count, file, line, api, "dst");
+    aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
+    aqo_emu::CheckVecOperand(c, src1, count, file, line, api, "src1");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    aqo_emu::UbRead(c, src1.byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s0 = src0.byte_ + i * sizeof(T);
+        const uint64_t s1 = src1.byte_ + i * sizeof(T);
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!aqo_emu::UbDefined(c, s0, sizeof(T)) || !aqo_emu::UbDefined(c, s1, sizeof(T))) {
+            aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        aqo_emu::StoreUb<T>(c, d, static_cast<T>(f(aqo_emu::LoadUb<T>(c, s0), aqo_emu::LoadUb<T>(c, s1))));
+    }
+    c.stats->vector_ops++;
+}
+}  // namespace emu_detail
+
+template <typename T>
+void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+         AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a & b; }, aqo_file, aqo_line, "And");
+}
+template <typename T>
+void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+        AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a | b; }, aqo_file, aqo_line, "Or");
+}
 
 // Scalar forms: the scalar is converted to the operand type first (the instruction takes a T scalar).
 #define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
