@@ -421,10 +421,11 @@ def test_double_buffered_pipeline(block_dim):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The Cast table is FACTS 2 (transcribed here from shared/FACTS.md section 2, independently of the C++ table)
+# The Cast table, transcribed here from the CANN 8.1.RC1 dav_c220 / dav_m200 vconv implementations independently of
+# the C++ table
 # ---------------------------------------------------------------------------------------------------------------
 _ALL_MODES = {NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD}
-FACTS_2 = {
+CAST_TABLE = {
     # (src, dst): (modes on ascend310p, modes on ascend910b)
     ("float32", "float16"): ({NONE, ODD}, _ALL_MODES),
     ("float16", "int8"): ({NONE, FLOOR, CEIL, ROUND, TRUNC}, {RINT, FLOOR, CEIL, ROUND, TRUNC, NONE}),
@@ -441,10 +442,10 @@ _SAMPLE = {"float32": np.float32([1.0, -2.0] * 16), "float16": np.float16([1.0, 
 
 
 @pytest.mark.parametrize("soc_index,soc", [(0, "ascend310p"), (1, "ascend910b")])
-@pytest.mark.parametrize("pair", sorted(FACTS_2))
+@pytest.mark.parametrize("pair", sorted(CAST_TABLE))
 def test_cast_table_is_facts_2(pair, soc_index, soc):
     src, dst = pair
-    accepted = FACTS_2[pair][soc_index]
+    accepted = CAST_TABLE[pair][soc_index]
     x = _SAMPLE[src]
     for mode in sorted(_ALL_MODES):
         deq = 1.0 if pair == ("int32", "float16") else None

@@ -110,7 +110,7 @@ inline void FaultIllegalCastMode(GM_ADDR x, GM_ADDR, GM_ADDR)
     Cast(th, t, RoundMode::CAST_RINT, 64);  // FAULT(illegal_cast_mode)
 }
 
-// half -> int8 with CAST_RINT: refused on ascend310p (FACTS 2).
+// half -> int8 with CAST_RINT: refused on ascend310p (its vconv takes NONE, FLOOR, CEIL, ROUND, TRUNC).
 inline void FaultIllegalCastModeInt8(GM_ADDR x, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;

@@ -46,7 +46,7 @@ private:
 enum class SocId : int { kAscend910B = 0, kAscend310P, kAscend910_95 };
 
 // The per-SoC model. Sizes and capabilities come from the package's SoC table (op_host/tiling_core); the Cast
-// table and the float behaviour are the emulator's (FACTS 1 and 2).
+// table and the float behaviour are the emulator's (derived from the CANN 8.1.RC1 headers; README).
 // A default-constructed model is "no SoC" (no UB, no optional feature): only MakeSocModel fills one in, so no
 // SoC fact is restated here.
 struct SocModel {
