@@ -109,6 +109,7 @@ EXPECTED = {
     # SyncAll across cores, and where it cannot complete
     "sync_all_not_reached": (ALL_SOCS, ["SyncAll", "core(s) 1 returned without reaching it", "wait forever"]),
     "hardware_sync_all": (("ascend310p",), ["SyncAll()", "no hardware SyncAll", "software form"]),
+    "fault_while_others_wait": (ALL_SOCS, ["WaitFlag(HardEvent::V_S, id 0) without a matching SetFlag"]),
     # the DMA instructions' field widths
     "datacopy_block_count": (ALL_SOCS, ["blockCount 4096", "1..4095"]),
     "datacopy_block_len": (ALL_SOCS, ["blockLen 65536", "1..65535"]),
@@ -120,7 +121,7 @@ EXPECTED = {
 
 # Faults that run on several cores: name -> (core that faults, block_dim).
 MULTI_CORE = {"gm_cross_core_race": (1, 2), "missing_sync_all": (1, 2), "sync_all_not_reached": (0, 2),
-              "hardware_sync_all": (0, 2)}
+              "hardware_sync_all": (0, 2), "fault_while_others_wait": (2, 3)}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():

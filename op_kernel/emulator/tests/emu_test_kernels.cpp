@@ -801,6 +801,21 @@ inline void FaultSyncAllNotReached(GM_ADDR, GM_ADDR y, GM_ADDR)
     SyncAll(syncGm, ws.Get<int32_t>(), 2);  // FAULT(sync_all_not_reached)
 }
 
+// Three cores: 0 and 1 wait at a SyncAll while core 2 faults before reaching it. The fault is core 2's; the waiting
+// cores are unwound (their TPipes end normally), not reported.
+inline void FaultWhileOthersWait(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 96);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 24);
+    if (GetBlockIdx() == 2) {
+        WaitFlag<HardEvent::V_S>(0);  // FAULT(fault_while_others_wait)
+    }
+    SyncAll(syncGm, ws.Get<int32_t>(), 3);
+}
+
 // Hardware SyncAll between two cores: ascend310p has none (the software form is the one there).
 inline void FaultHardwareSyncAll(GM_ADDR, GM_ADDR y, GM_ADDR)
 {
@@ -941,6 +956,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"missing_pipe_all_before_matmul", &OrderCube<false>},
         {"sync_all_not_reached", &FaultSyncAllNotReached, 2, true},
         {"hardware_sync_all", &FaultHardwareSyncAll, 2, true},
+        {"fault_while_others_wait", &FaultWhileOthersWait, 3, true},
         {"datacopy_block_count", &FaultDataCopyBlockCount},
         {"datacopy_block_len", &FaultDataCopyBlockLen},
         {"datacopypad_block_count", &FaultDataCopyPadBlockCount},
