@@ -63,8 +63,8 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
-    // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (FACTS 1:
-    // ascend910_95 only), read from the table rather than restated.
+    // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
+    // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
                                  aqo::DTypeBit(aqo::DType::HIFLOAT8);
     m.has_float8 = ((spec.dq_x_dtypes | spec.dq_dst_dtypes | spec.qmm_a_dtypes | spec.qmm_b_dtypes |
@@ -203,7 +203,7 @@ bool KernelPrintfEnabled()
     return enabled;
 }
 
-// ---- Cast table (FACTS 2) ----
+// ---- Cast table (derived from the CANN 8.1.RC1 dav_c220 / dav_m200 vconv implementations) ----
 namespace {
 
 constexpr uint8_t M(int mode) { return static_cast<uint8_t>(1u << mode); }
@@ -240,7 +240,7 @@ const CastEntry kCastTable[] = {
     {ElemType::kBFloat16, ElemType::kInt32, kDirected, 0, kDirected, false},
     {ElemType::kFloat32, ElemType::kInt16, kDirected, 0, kDirected, false},
     {ElemType::kInt16, ElemType::kFloat32, kNone, 0, kNone, false},
-    // ascend910_95 float8 / hifloat8 (FACTS 4: OPSNN 950 casts fp8 with RINT, hif8 with ROUND, saturating).
+    // ascend910_95 float8 / hifloat8 (as OPSNN's 950 kernels cast them: fp8 with RINT, hif8 with ROUND, saturating).
     {ElemType::kFloat32, ElemType::kFloat8E4M3FN, 0, 0, kRint, false},
     {ElemType::kFloat32, ElemType::kFloat8E5M2, 0, 0, kRint, false},
     {ElemType::kFloat32, ElemType::kHiFloat8, 0, 0, kRound, false},
@@ -286,7 +286,7 @@ CastKind CheckCast(CoreContext& c, ElemType src, ElemType dst, int round_mode, c
         return e.deq ? CastKind::kDeq : CastKind::kPlain;
     }
     Fail(file, line, "Cast " + pair + " is not available on " + c.soc.name +
-                         " (not in the emulator's Cast table for this SoC, FACTS 2)");
+                         " (not in the emulator's Cast table for this SoC)");
 }
 
 }  // namespace aqo_emu

@@ -99,11 +99,16 @@ UbShadow* AcquireShadow(uint32_t ub_bytes)
     bool reset = s->wseq.size() < ub_bytes;
     for (int i = 0; i < kStreams; ++i) reset = reset || s->next[i] > 0x7FFFFFFFu;
     if (reset) {
-        const size_t n = std::max<size_t>(ub_bytes, s->wseq.size());
+        const size_t n = (std::max<size_t>(ub_bytes, s->wseq.size()) + 31) / 32 * 32;
         s->wseq.assign(n, 0);
         s->wstream.assign(n, 0);
         s->rv.assign(n, 0);
         s->rmte3.assign(n, 0);
+        s->bwseq.assign(n / 32, 0);
+        s->bwstream.assign(n / 32, 0);
+        s->brv.assign(n / 32, 0);
+        s->brmte3.assign(n / 32, 0);
+        s->uniform.assign(n / 32, 1);
         for (int i = 0; i < kStreams; ++i) s->next[i] = 0;
     }
     return s.release();
@@ -344,10 +349,13 @@ void Issue(CoreContext& c, Pipe pipe, bool scalar_write, InstrClass cls, uint8_t
     const uint32_t seq = ++o.last[s];
     MakeCurrent(c, pipe, stream, seq, ViewOf(o, pipe), file, line);
     if (stream == Stream::kSRead) {
-        // A scalar load has completed when the scalar unit issues anything after it: it needs the value.
+        // A scalar load has completed when the scalar unit issues anything after it: it needs the value. So it is
+        // never the unordered earlier access of a UB race, and its site is recorded only for GM (GmOrderAccess).
         o.issue.v[s] = seq;
+        o.current_api = api;
+    } else {
+        RecordSite(c, s, seq, file, line, api);
     }
-    RecordSite(c, s, seq, file, line, api);
     if (c.options.record_trace) {
         TraceEvent e;
         e.kind = TraceKind::kInstr;
@@ -362,73 +370,160 @@ void Issue(CoreContext& c, Pipe pipe, bool scalar_write, InstrClass cls, uint8_t
     }
 }
 
-void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand)
+// The UB shadow is kept per 32-byte block while a block's bytes share their records (vector operands and DMA
+// blocks are 32-byte aligned, so that is the common case), per byte otherwise.
+namespace {
+
+constexpr uint64_t kUbBlock = 32;
+
+struct UbRecord {
+    uint32_t wseq;
+    uint8_t wstream;
+    uint32_t rv;
+    uint32_t rmte3;
+};
+
+inline UbRecord RecordAt(const UbShadow& sh, uint64_t i)
 {
-    if (!c.options.check_ordering) return;
-    OrderState& o = c.order;
-    UbShadow& sh = *c.shadow;
-    const uint32_t* wseq = sh.wseq.data();
-    const uint8_t* wst = sh.wstream.data();
+    const uint64_t b = i / kUbBlock;
+    if (sh.uniform[b]) return {sh.bwseq[b], sh.bwstream[b], sh.brv[b], sh.brmte3[b]};
+    return {sh.wseq[i], sh.wstream[i], sh.rv[i], sh.rmte3[i]};
+}
+
+// Gives a uniform block per-byte records (before a partial access).
+inline void SplitBlock(UbShadow& sh, uint64_t b)
+{
+    if (!sh.uniform[b]) return;
+    const auto at = static_cast<std::ptrdiff_t>(b * kUbBlock);
+    std::fill(sh.wseq.begin() + at, sh.wseq.begin() + at + kUbBlock, sh.bwseq[b]);
+    std::fill(sh.wstream.begin() + at, sh.wstream.begin() + at + kUbBlock, sh.bwstream[b]);
+    std::fill(sh.rv.begin() + at, sh.rv.begin() + at + kUbBlock, sh.brv[b]);
+    std::fill(sh.rmte3.begin() + at, sh.rmte3.begin() + at + kUbBlock, sh.brmte3[b]);
+    sh.uniform[b] = 0;
+}
+
+enum class UbConflict { kNone = 0, kWrite, kReadV, kReadMte3 };
+
+// Which earlier access of a byte the current instruction is not ordered after (reads: only the write matters).
+inline UbConflict Conflict(const OrderState& o, const UbRecord& r, bool write)
+{
     const uint32_t* known = o.current.v;
     const uint8_t me = o.current_stream;
     const uint32_t seq = o.current_seq;
-    const uint64_t end = byte + nbytes;
-    for (uint64_t i = byte; i < end; ++i) {
-        const uint32_t q = wseq[i];
-        if (q > known[wst[i]] && !(wst[i] == me && q == seq)) {
-            uint64_t j = i + 1;
-            while (j < end && wseq[j] == q && wst[j] == wst[i]) ++j;
-            UbHazard(c, i, j, wst[i], q, true, false, operand);
+    if (write) {
+        if (r.rv > known[static_cast<int>(Stream::kV)] && !(me == static_cast<uint8_t>(Stream::kV) && r.rv == seq)) {
+            return UbConflict::kReadV;
+        }
+        if (r.rmte3 > known[static_cast<int>(Stream::kMte3)] &&
+            !(me == static_cast<uint8_t>(Stream::kMte3) && r.rmte3 == seq)) {
+            return UbConflict::kReadMte3;
         }
     }
-    if (me == static_cast<uint8_t>(Stream::kV)) {
-        std::fill(sh.rv.begin() + static_cast<std::ptrdiff_t>(byte), sh.rv.begin() + static_cast<std::ptrdiff_t>(end), seq);
-    } else if (me == static_cast<uint8_t>(Stream::kMte3)) {
-        std::fill(sh.rmte3.begin() + static_cast<std::ptrdiff_t>(byte),
-                  sh.rmte3.begin() + static_cast<std::ptrdiff_t>(end), seq);
+    if (r.wseq > known[r.wstream] && !(r.wstream == me && r.wseq == seq)) return UbConflict::kWrite;
+    return UbConflict::kNone;
+}
+
+[[noreturn]] void ReportUb(CoreContext& c, uint64_t i, uint64_t end, UbConflict k, bool write, const char* operand)
+{
+    const UbShadow& sh = *c.shadow;
+    const UbRecord r = RecordAt(sh, i);
+    int stream = r.wstream;
+    uint32_t seq = r.wseq;
+    if (k == UbConflict::kReadV) {
+        stream = static_cast<int>(Stream::kV);
+        seq = r.rv;
+    } else if (k == UbConflict::kReadMte3) {
+        stream = static_cast<int>(Stream::kMte3);
+        seq = r.rmte3;
     }
+    uint64_t j = i + 1;  // the run of bytes with the same earlier access
+    while (j < end) {
+        const UbRecord n = RecordAt(sh, j);
+        const bool same = k == UbConflict::kWrite ? (n.wseq == seq && n.wstream == stream)
+                          : k == UbConflict::kReadV ? n.rv == seq
+                                                    : n.rmte3 == seq;
+        if (!same) break;
+        ++j;
+    }
+    UbHazard(c, i, j, stream, seq, k == UbConflict::kWrite, write, operand);
+}
+
+void UbAccess(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const char* operand)
+{
+    OrderState& o = c.order;
+    UbShadow& sh = *c.shadow;
+    const uint8_t me = o.current_stream;
+    const uint32_t seq = o.current_seq;
+    const bool rec_v = me == static_cast<uint8_t>(Stream::kV);
+    const bool rec_m3 = me == static_cast<uint8_t>(Stream::kMte3);
+    const uint64_t end = byte + nbytes;
+    uint64_t i = byte;
+    while (i < end) {
+        const uint64_t b = i / kUbBlock;
+        const uint64_t bstart = b * kUbBlock;
+        const uint64_t hi = std::min(end, bstart + kUbBlock);
+        if (i == bstart && hi == bstart + kUbBlock && sh.uniform[b]) {
+            const UbRecord r{sh.bwseq[b], sh.bwstream[b], sh.brv[b], sh.brmte3[b]};
+            const UbConflict k = Conflict(o, r, write);
+            if (k != UbConflict::kNone) ReportUb(c, i, end, k, write, operand);
+            if (write) {
+                sh.bwseq[b] = seq;
+                sh.bwstream[b] = me;
+                sh.brv[b] = 0;
+                sh.brmte3[b] = 0;
+            } else if (rec_v) {
+                sh.brv[b] = seq;
+            } else if (rec_m3) {
+                sh.brmte3[b] = seq;
+            }
+            i = hi;
+            continue;
+        }
+        if (i == bstart && hi == bstart + kUbBlock && write) {
+            // a whole non-uniform block written: check its bytes, then it is uniform again
+            for (uint64_t j = i; j < hi; ++j) {
+                const UbConflict k = Conflict(o, {sh.wseq[j], sh.wstream[j], sh.rv[j], sh.rmte3[j]}, true);
+                if (k != UbConflict::kNone) ReportUb(c, j, end, k, true, operand);
+            }
+            sh.uniform[b] = 1;
+            sh.bwseq[b] = seq;
+            sh.bwstream[b] = me;
+            sh.brv[b] = 0;
+            sh.brmte3[b] = 0;
+            i = hi;
+            continue;
+        }
+        SplitBlock(sh, b);
+        for (uint64_t j = i; j < hi; ++j) {
+            const UbConflict k = Conflict(o, {sh.wseq[j], sh.wstream[j], sh.rv[j], sh.rmte3[j]}, write);
+            if (k != UbConflict::kNone) ReportUb(c, j, end, k, write, operand);
+            if (write) {
+                sh.wseq[j] = seq;
+                sh.wstream[j] = me;
+                sh.rv[j] = 0;
+                sh.rmte3[j] = 0;
+            } else if (rec_v) {
+                sh.rv[j] = seq;
+            } else if (rec_m3) {
+                sh.rmte3[j] = seq;
+            }
+        }
+        i = hi;
+    }
+}
+
+}  // namespace
+
+void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand)
+{
+    if (!c.options.check_ordering) return;
+    UbAccess(c, byte, nbytes, false, operand);
 }
 
 void UbWrite(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand)
 {
     if (!c.options.check_ordering) return;
-    OrderState& o = c.order;
-    UbShadow& sh = *c.shadow;
-    const uint32_t* wseq = sh.wseq.data();
-    const uint8_t* wst = sh.wstream.data();
-    const uint32_t* rv = sh.rv.data();
-    const uint32_t* rm3 = sh.rmte3.data();
-    const uint32_t* known = o.current.v;
-    const uint8_t me = o.current_stream;
-    const uint32_t seq = o.current_seq;
-    const uint32_t known_v = known[static_cast<int>(Stream::kV)];
-    const uint32_t known_m3 = known[static_cast<int>(Stream::kMte3)];
-    const bool me_v = me == static_cast<uint8_t>(Stream::kV);
-    const bool me_m3 = me == static_cast<uint8_t>(Stream::kMte3);
-    const uint64_t end = byte + nbytes;
-    for (uint64_t i = byte; i < end; ++i) {
-        const uint32_t q = wseq[i];
-        if (q > known[wst[i]] && !(wst[i] == me && q == seq)) {
-            uint64_t j = i + 1;
-            while (j < end && wseq[j] == q && wst[j] == wst[i]) ++j;
-            UbHazard(c, i, j, wst[i], q, true, true, operand);
-        }
-        if (rv[i] > known_v && !(me_v && rv[i] == seq)) {
-            uint64_t j = i + 1;
-            while (j < end && rv[j] == rv[i]) ++j;
-            UbHazard(c, i, j, static_cast<int>(Stream::kV), rv[i], false, true, operand);
-        }
-        if (rm3[i] > known_m3 && !(me_m3 && rm3[i] == seq)) {
-            uint64_t j = i + 1;
-            while (j < end && rm3[j] == rm3[i]) ++j;
-            UbHazard(c, i, j, static_cast<int>(Stream::kMte3), rm3[i], false, true, operand);
-        }
-    }
-    const auto b = static_cast<std::ptrdiff_t>(byte), e = static_cast<std::ptrdiff_t>(end);
-    std::fill(sh.wseq.begin() + b, sh.wseq.begin() + e, seq);
-    std::fill(sh.wstream.begin() + b, sh.wstream.begin() + e, me);
-    std::fill(sh.rv.begin() + b, sh.rv.begin() + e, 0u);
-    std::fill(sh.rmte3.begin() + b, sh.rmte3.begin() + e, 0u);
+    UbAccess(c, byte, nbytes, true, operand);
 }
 
 // ---- GM ----
@@ -490,7 +585,7 @@ void Cover(std::map<uint64_t, GmSegment>& m, uint64_t b, uint64_t e)
     Fail(o.current_file, o.current_line,
          std::string(HazardName(earlier_write, now_write)) + " race on bytes [" + std::to_string(first) + ", " +
              std::to_string(last) + ") of GM buffer '" + r.name + "': this " + (now_write ? "write" : "read") +
-             " on " + StreamName(o.current_stream) + " is not ordered after " + who + "the " +
+             " on " + StreamName(o.current_stream) + " is not ordered after " + (who.empty() ? "the " : who) +
              (earlier_write ? "write" : "read") + " by " + (site.empty() ? "an earlier instruction" : site) + " on " +
              StreamName(st) + "; on the device they may overlap. Order them with " + Suggestion(c, core, st) + ".");
 }
@@ -514,21 +609,25 @@ void GmOrderAccess(CoreContext& c, int region, uint64_t offset, uint64_t nbytes,
     const uint64_t end = offset + nbytes;
     Cover(m, offset, end);
     const Epoch me = CurrentEpoch(c);
+    if (c.order.current_stream == static_cast<uint8_t>(Stream::kSRead)) {
+        RecordSite(c, c.order.current_stream, c.order.current_seq, c.order.current_file, c.order.current_line,
+                   c.order.current_api);
+    }
     const uint8_t* base = gm[region].base;
     auto first = m.find(offset);
     for (auto it = first; it != m.end() && it->first < end; ++it) {
         GmSegment& s = it->second;
+        if (write) {
+            for (const Epoch& rd : s.reads) {
+                if (!Ordered(c, rd)) GmHazard(c, region, it->first, s.end, rd, false, true);
+            }
+        }
         if (s.write.gstream != 0xFFFFFFFFu && !Ordered(c, s.write)) {
             // Two unordered writes of the same values leave the same bytes in either order: not a race.
             const bool same_values = write && new_bytes != nullptr &&
                                      std::memcmp(base + it->first, new_bytes + (it->first - offset),
                                                  s.end - it->first) == 0;
             if (!same_values) GmHazard(c, region, it->first, s.end, s.write, true, write);
-        }
-        if (write) {
-            for (const Epoch& rd : s.reads) {
-                if (!Ordered(c, rd)) GmHazard(c, region, it->first, s.end, rd, false, true);
-            }
         }
     }
     if (write) {
@@ -818,6 +917,10 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
     MakeCubeCurrent(c, file, line);
     const GmRegion& r = (*c.gm)[region];
     const uint64_t first = static_cast<uint64_t>(ptr - r.base);
+    if (row_stride_bytes == row_bytes) {  // contiguous rows: one range
+        row_bytes *= rows;
+        rows = 1;
+    }
     for (uint64_t i = 0; i < rows; ++i) {
         const uint64_t off = first + i * row_stride_bytes;
         RecordGmTouch(c, region, off, row_bytes, write, file, line, api);

@@ -46,7 +46,7 @@ private:
 enum class SocId : int { kAscend910B = 0, kAscend310P, kAscend910_95 };
 
 // The per-SoC model. Sizes and capabilities come from the package's SoC table (op_host/tiling_core); the Cast
-// table and the float behaviour are the emulator's (FACTS 1 and 2).
+// table and the float behaviour are the emulator's (derived from the CANN 8.1.RC1 headers; README).
 // A default-constructed model is "no SoC" (no UB, no optional feature): only MakeSocModel fills one in, so no
 // SoC fact is restated here.
 struct SocModel {
@@ -81,7 +81,7 @@ struct RunOptions {
     // Record the instruction trace (emu_trace.h).
     bool record_trace = true;
     // Check every UB / GM access against the ordering model (emu_order.h).
-    bool check_ordering = false;
+    bool check_ordering = true;
 };
 void SetDefaultRunOptions(const RunOptions& options);  // this host thread's default for new Launchers
 const RunOptions& DefaultRunOptions();
@@ -172,6 +172,7 @@ struct OrderState {
     uint8_t current_stream = 0;
     const char* current_file = "";
     int current_line = 0;
+    const char* current_api = "";
     // pending SetFlag clocks per (HardEvent, id), first in first out (pending[head..])
     struct FlagQueue {
         std::vector<Clock> pending;
@@ -191,13 +192,19 @@ struct OrderState {
 };
 
 // Per byte of UB: the last write (stream, seq) and the last reads by V and MTE3 since that write. Scalar reads
-// need no record (they are complete when anything after them is issued). Sequence numbers continue across the
-// cores that reuse a shadow, so entries left by an earlier core read as complete (no clearing needed).
+// need no record (they are complete when anything after them is issued). Kept per 32-byte block while the block's
+// bytes agree (uniform), per byte otherwise. Sequence numbers continue across the cores that reuse a shadow, so
+// entries left by an earlier core read as complete (no clearing needed).
 struct UbShadow {
-    std::vector<uint32_t> wseq;
+    std::vector<uint32_t> wseq;   // per byte
     std::vector<uint8_t> wstream;
     std::vector<uint32_t> rv;
     std::vector<uint32_t> rmte3;
+    std::vector<uint32_t> bwseq;  // per block
+    std::vector<uint8_t> bwstream;
+    std::vector<uint32_t> brv;
+    std::vector<uint32_t> brmte3;
+    std::vector<uint8_t> uniform;
     uint32_t next[kStreams] = {};  // the first sequence number the next core starts after
 };
 

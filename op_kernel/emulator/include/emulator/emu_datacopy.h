@@ -1,6 +1,6 @@
 // DataCopy and DataCopyPad of the emulated AscendC API.
 //
-// Modelled rules (AscendC documentation; FACTS 1 and 3):
+// Modelled rules (AscendC documentation of DataCopy / DataCopyPad; the CANN 8.1.RC1 headers):
 // - DataCopy moves whole 32-byte blocks: the length (count form: count * sizeof(T); params form: blockLen
 //   blocks) and the UB address must be 32-byte multiples. Strides of the params form are in 32-byte blocks on
 //   both sides.
@@ -199,7 +199,7 @@ inline void RequireDataCopyPad(aqo_emu::CoreContext& c, const char* file, int li
     if (!c.soc.has_data_copy_pad) {
         aqo_emu::Fail(file, line,
                       "DataCopyPad is not available on " + c.soc.name +
-                          " (FACTS 3: unsupported on ascend310p); copy whole 32-byte blocks with DataCopy");
+                          " (the CANN headers mark it unsupported on ascend310p); copy whole 32-byte blocks with DataCopy");
     }
 }
 

@@ -1,18 +1,18 @@
 // Vector instructions of the emulated AscendC API (level-2 "count" forms): Cast, Abs, Add, Sub, Mul, Div, Max,
-// Min, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, Compare, CompareScalar, Select.
+// Min, And, Or, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, ReduceSum, Compare, CompareScalar, Select.
 //
 // Semantics:
 // - Operands live in UB, start 32-byte aligned, and lie inside their buffers; `count` elements are processed.
 // - Arithmetic is IEEE in the operand type: computed exactly in double and rounded once to nearest even, which
 //   equals the correctly rounded float / half / bfloat16 operation for + - * / (double has > 2p+2 bits).
-// - ascend310p runs in saturation mode (FACTS 1): a float operand that is +-Inf reads as +-max of its type, NaN
+// - ascend310p runs in saturation mode: a float operand that is +-Inf reads as +-max of its type, NaN
 //   reads as 0, and results saturate to +-max (NaN results become 0).
 // - Undefined (never written) input elements give undefined output elements; they are never reduced, compared
 //   into a result that is read, or copied to GM without an error.
 // - Where the documentation does not say what the hardware does, the emulator refuses: Max / Min / ReduceMax /
 //   ReduceMin with a NaN operand (outside saturation mode), integer results out of range, Cast of NaN / Inf /
 //   out-of-range values to an integer type, ReduceMax index on ties, and Cast mode / type pairs not in the
-//   SoC's table (FACTS 2).
+//   SoC's table (derived from the CANN 8.1.RC1 vconv implementations).
 #pragma once
 
 #include <cmath>
@@ -27,7 +27,7 @@
 
 namespace aqo_emu {
 
-// How a Cast converts, per SoC (FACTS 2, derived from the CANN 8.1.RC1 vconv implementations; ascend910_95
+// How a Cast converts, per SoC (derived from the CANN 8.1.RC1 vconv implementations; ascend910_95
 // has the 910b table plus float -> float8 (RINT) and float -> hifloat8 (ROUND), which saturate).
 enum class CastKind : int { kPlain = 0, kDeq };
 // Fails (at the kernel's line) unless the SoC accepts this conversion with this mode.
@@ -80,6 +80,24 @@ template <typename T> inline double ReadOperand(const CoreContext& c, T v)
         }
     }
     return d;
+}
+
+// ascend310p: the float16 -> float32 conversion of a raw float16 value under the run's saturation variant.
+inline double SaturatedHalfToFloat(const CoreContext& c, double raw)
+{
+    const double half_max = FloatFormatMax(FloatFormat::kFloat16);
+    if (std::isnan(raw)) {
+        return c.options.saturation_nan == 1 ? raw : 0.0;
+    }
+    if (std::isinf(raw)) {
+        switch (c.options.saturation_inf) {
+            case 1: return raw;  // stays Inf
+            case 2: return raw > 0 ? static_cast<double>(std::numeric_limits<float>::max())
+                                   : -static_cast<double>(std::numeric_limits<float>::max());
+            default: return raw > 0 ? half_max : -half_max;
+        }
+    }
+    return raw;
 }
 
 // An arithmetic result x (exact, as a double) stored in type T: rounded to nearest even; saturated in
@@ -205,6 +223,32 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
     c.stats->vector_ops++;
 }
 
+// Div's result as a double (exactly representable in T when perturbed). The documentation does not say that the
+// vector unit's division is correctly rounded; RunOptions::perturbed_divide makes every quotient that is not exactly
+// representable the farther of its two neighbours (1 ulp off, deterministic), so that tests can require kernels to
+// meet their precision criteria under it. NaN, Inf, zero and exact quotients are not perturbed.
+template <typename T> inline double DivideResult(const CoreContext& c, double a, double b)
+{
+    const double q = a / b;
+    if (!c.options.perturbed_divide || !std::isfinite(q) || q == 0.0) return q;
+    double lo = q, hi = q, nearest = q;
+    if constexpr (std::is_same<T, float>::value) {
+        lo = RoundToFloat32(q, Rounding::kDown);
+        hi = RoundToFloat32(q, Rounding::kUp);
+        nearest = RoundToFloat32(q, Rounding::kNearestEven);
+    } else if constexpr (ElemTraits<T>::kIsFloat) {
+        const FloatFormat f = ElemTraits<T>::kFormat;
+        lo = DecodeFloat(f, EncodeFloat(f, q, Rounding::kDown));
+        hi = DecodeFloat(f, EncodeFloat(f, q, Rounding::kUp));
+        nearest = DecodeFloat(f, EncodeFloat(f, q, Rounding::kNearestEven));
+    } else {
+        return q;  // integer division is exact or refused (MakeResult)
+    }
+    if (lo == hi) return q;  // exactly representable
+    const double far = nearest == lo ? hi : lo;
+    return std::isfinite(far) ? far : nearest;
+}
+
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                            const char* api)
 {
@@ -239,12 +283,57 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
 AQO_EMU_BINARY(Add, a + b)
 AQO_EMU_BINARY(Sub, a - b)
 AQO_EMU_BINARY(Mul, a * b)
-AQO_EMU_BINARY(Div, a / b)
+AQO_EMU_BINARY(Div, aqo_emu::DivideResult<T>(aqo_ctx, a, b))
 AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Max"),
                      a > b ? a : b))
 AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
                      a < b ? a : b))
 #undef AQO_EMU_BINARY
+
+// Bitwise And / Or of 16-bit integers (the AscendC API's types for them: int16_t, uint16_t; every SoC).
+namespace emu_detail {
+template <typename T, typename F>
+void BitwiseOp(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+               F f, const char* file, int line, const char* api)
+{
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value,
+                  "And / Or: int16_t or uint16_t operands (AscendC)");
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckVecOperand(c, dst, count, file, line, api, "dst");
+    aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
+    aqo_emu::CheckVecOperand(c, src1, count, file, line, api, "src1");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    aqo_emu::UbRead(c, src1.byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s0 = src0.byte_ + i * sizeof(T);
+        const uint64_t s1 = src1.byte_ + i * sizeof(T);
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!aqo_emu::UbDefined(c, s0, sizeof(T)) || !aqo_emu::UbDefined(c, s1, sizeof(T))) {
+            aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        aqo_emu::StoreUb<T>(c, d, static_cast<T>(f(aqo_emu::LoadUb<T>(c, s0), aqo_emu::LoadUb<T>(c, s1))));
+    }
+    c.stats->vector_ops++;
+}
+}  // namespace emu_detail
+
+template <typename T>
+void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+         AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a & b; }, aqo_file, aqo_line, "And");
+}
+template <typename T>
+void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+        AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a | b; }, aqo_file, aqo_line, "Or");
+}
 
 // Scalar forms: the scalar is converted to the operand type first (the instruction takes a T scalar).
 #define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
@@ -473,7 +562,17 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
                       aqo_file, aqo_line, api);
     aqo_emu::UbRead(c, src.byte_, uint64_t{count} * sizeof(S), "src");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
-    const aqo_emu::Rounding rounding = aqo_emu::RoundingOf(static_cast<int>(round_mode));
+    // CAST_NONE is a conversion without a rounding mode: its rounding of a result that is not exact is not
+    // documented (nearest even by CAST_NONE's description; RunOptions::modeless_rounding = 1: toward zero).
+    const aqo_emu::Rounding rounding =
+        (round_mode == RoundMode::CAST_NONE && c.options.modeless_rounding == 1)
+            ? aqo_emu::Rounding::kTowardZero
+            : aqo_emu::RoundingOf(static_cast<int>(round_mode));
+    // ascend310p saturation mode: what the float16 -> float32 conversion makes of +-Inf and NaN is not documented;
+    // RunOptions::saturation_inf / saturation_nan select one plausible behaviour (values kept raw in dst: a later
+    // vector read of them saturates as every float operand does, a scalar read sees them as they are).
+    const bool sat_half_to_float = c.soc.saturation_mode && std::is_same<S, half>::value &&
+                                   std::is_same<D, float>::value;
     // Overlapping dst and src of different widths are processed so that no source element is overwritten
     // before it is read: read everything first.
     std::vector<double> values(count);
@@ -481,7 +580,14 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(S);
         defined[i] = aqo_emu::UbDefined(c, s, sizeof(S));
-        values[i] = defined[i] ? aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s)) : 0.0;
+        if (!defined[i]) {
+            values[i] = 0.0;
+        } else if (sat_half_to_float) {
+            const double raw = aqo_emu::ToDouble(aqo_emu::LoadUb<S>(c, s));
+            values[i] = aqo_emu::SaturatedHalfToFloat(c, raw);
+        } else {
+            values[i] = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s));
+        }
     }
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t d = dst.byte_ + i * sizeof(D);
@@ -494,8 +600,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             v = v * c.deq_scale;  // exact in double for int32 x half
         }
         if constexpr (std::is_same<D, float>::value) {
-            float f = aqo_emu::RoundToFloat32(v, rounding);
-            if (c.soc.saturation_mode && std::isinf(f)) {
+            float f = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : aqo_emu::RoundToFloat32(v, rounding);
+            if (c.soc.saturation_mode && std::isinf(f) && !sat_half_to_float) {
                 f = v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
             }
             aqo_emu::StoreUb<D>(c, d, f);
@@ -504,7 +610,7 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             const bool fp8 = aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E4M3FN ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E5M2 ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kHiFloat8;
-            p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, FACTS 4)
+            p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, as OPSNN sets it)
             p.nan_to_zero = c.soc.saturation_mode;
             aqo_emu::StoreUb<D>(c, d, D::FromBits(static_cast<decltype(D().bits_)>(
                                           aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p))));
