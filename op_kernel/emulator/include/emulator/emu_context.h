@@ -189,6 +189,13 @@ struct OrderState {
     };
     std::vector<SiteRun> sites[kStreams];
     int scalar_run_start = -1;     // trace index where the current run of S events starts
+    // pending Matmul requests: handle, cube sequence number, what the scalar unit knew when it was made
+    struct CubeRequest {
+        uint64_t handle;
+        uint32_t seq;
+        Clock view;
+    };
+    std::vector<CubeRequest> cube_requests;
 };
 
 // Per byte of UB: the last write (stream, seq) and the last reads by V and MTE3 since that write. Scalar reads
