@@ -15,6 +15,10 @@
 #                     `msopgen gen -i <json> -c ai_core-<soc>,... -lan cpp -out build/cann/project`, replaces the
 #                     generated skeleton with our op_host / op_kernel / op_host/tiling_core sources and runs the
 #                     project's own build.sh (op_build, kernel compile per compute unit, .run packaging).
+#                     A compute unit whose kernels the toolkit cannot compile is left out, with the reason: the
+#                     toolkit needs the unit's AscendC implementation headers (cmake/cann/ops.json kernel_headers;
+#                     CANN 8.1.RC1 has none for ascend910_95, dav_3510). Naming such a unit in --compute-units is an
+#                     error.
 #                     Needs a CANN toolkit (ASCEND_HOME_PATH or ASCEND_CANN_PACKAGE_PATH; `source
 #                     /usr/local/Ascend/ascend-toolkit/set_env.sh` sets it); fails with a clear message without one.
 #                     Install the result by running it: `bash build_out/custom_opp_*.run`.

@@ -139,6 +139,7 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     }
     platform_ascendc::PlatformAscendC platform(info);
     aqo::QLinearMatMulRequest req;
+    req.explain = false;  // runs on every launch: the tiling only, O(1) in the tile count
     req.soc = soc_short;
     // The kernel's blocks are cube cores (mix kernel, 2 vector cores each) on 910b / 950, AI cores on 310p.
     req.overrides.core_num = platform.GetCoreNumAic();
@@ -216,14 +217,26 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     mm.SetOrgShape(cubeRows, static_cast<int32_t>(t.baseN), k);
     mm.SetShape(cubeRows, static_cast<int32_t>(t.baseN), k);
     mm.SetSingleShape(cubeRows, static_cast<int32_t>(t.baseN), k);
-    if (plan.matmul_api_ub_bytes != 0) {
-        // 310p: the API stages L0C -> UB and ND -> NZ in UB; keep it inside the UB the plan left free.
-        mm.SetBufferSpace(-1, -1, static_cast<int32_t>(plan.matmul_api_ub_bytes));
+    if (t.ubMatmulWs != 0) {
+        // 310p: the API stages the C write-back and the ND -> NZ copies in the UB local workspace the kernel
+        // allocates for it (t.ubMatmulWs bytes, SetLocalWorkspace): bound the API's tiling to it.
+        mm.SetBufferSpace(-1, -1, static_cast<int32_t>(t.ubMatmulWs));
     }
     if (mm.GetTiling(td.cubeTiling) == -1) {
         std::fprintf(stderr, "[AqoQLinearMatMul] matmul tiling failed for tile %u x %u x %u\n", t.baseM, t.baseN,
                      t.k);
         return ge::GRAPH_FAILED;
+    }
+    if (t.ubMatmulWs != 0) {
+        // The local workspace this tiling needs must fit the buffer the kernel allocates.
+        matmul_tiling::SysTilingTempBufSize need;
+        if (MatmulGetTmpBufSize(td.cubeTiling, need) == -1 || need.ubSize < 0 ||
+            static_cast<uint32_t>(need.ubSize) > t.ubMatmulWs) {
+            std::fprintf(stderr, "[AqoQLinearMatMul] the Matmul API's local workspace needs %d bytes of UB for "
+                         "base block %d x %d x %d; the plan allocates %u\n", need.ubSize, td.cubeTiling.get_baseM(),
+                         td.cubeTiling.get_baseN(), td.cubeTiling.get_baseK(), t.ubMatmulWs);
+            return ge::GRAPH_FAILED;
+        }
     }
 
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.

@@ -23,7 +23,8 @@ namespace aqo_dq {
 using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSoc*), AlignUp32, CopyOutExact, Float8Out
 
 // Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
-// aqo::DynamicQuantMode values (dynamic_quant_plan.h); the emulator runner static_asserts that they agree.
+// aqo::DynamicQuantMode values (dynamic_quant_plan.h), which are the tiling keys; the emulator runner
+// static_asserts that they agree.
 constexpr uint32_t kDTypeFloat16 = 0;
 constexpr uint32_t kDTypeBFloat16 = 1;
 constexpr uint32_t kDTypeInt8 = 3;
@@ -36,74 +37,6 @@ constexpr uint32_t kModeStream = 1;
 constexpr uint32_t kStatSlot = 8;        // floats per 32-byte slot of the stat buffer
 constexpr uint32_t kLastBlockSlot = 2;   // without DataCopyPad: the stat slot of a core's last block of scales
 
-// The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
-// one, the check stub, or the emulator's), so the kernel body does not depend on that class's name.
-struct DqParams {
-    uint32_t mode;
-    uint32_t xDtype;
-    uint32_t dstDtype;
-    uint32_t hasSmooth;
-    uint64_t rows;
-    uint64_t rowsPerCore;
-    uint32_t cols;
-    uint32_t colsPad;
-    uint32_t usedCores;
-    uint32_t rowsExtra;
-    uint32_t rowsPerIter;
-    uint32_t chunk;
-    uint32_t numChunks;
-    uint32_t xSlots;
-    uint32_t ySlots;
-    uint32_t xBufBytes;
-    uint32_t yBufBytes;
-    uint32_t scaleBufBytes;
-    uint32_t smoothBufBytes;
-    uint32_t workBytes;
-    uint32_t tmpBytes;
-    uint32_t reduceBytes;
-    uint32_t statBytes;
-    float dmax;
-    float clipLo;
-    float clipHi;
-    uint32_t nanCode;
-    float satMax;
-};
-
-template <class TilingT>
-__aicore__ inline DqParams ReadParams(const TilingT& t)
-{
-    DqParams p;
-    p.mode = t.mode;
-    p.xDtype = t.xDtype;
-    p.dstDtype = t.dstDtype;
-    p.hasSmooth = t.hasSmooth;
-    p.rows = t.rows;
-    p.rowsPerCore = t.rowsPerCore;
-    p.cols = t.cols;
-    p.colsPad = t.colsPad;
-    p.usedCores = t.usedCores;
-    p.rowsExtra = t.rowsExtra;
-    p.rowsPerIter = t.rowsPerIter;
-    p.chunk = t.chunk;
-    p.numChunks = t.numChunks;
-    p.xSlots = t.xSlots;
-    p.ySlots = t.ySlots;
-    p.xBufBytes = t.xBufBytes;
-    p.yBufBytes = t.yBufBytes;
-    p.scaleBufBytes = t.scaleBufBytes;
-    p.smoothBufBytes = t.smoothBufBytes;
-    p.workBytes = t.workBytes;
-    p.tmpBytes = t.tmpBytes;
-    p.reduceBytes = t.reduceBytes;
-    p.statBytes = t.statBytes;
-    p.dmax = t.dmax;
-    p.clipLo = t.clipLo;
-    p.clipHi = t.clipHi;
-    p.nanCode = t.nanCode;
-    p.satMax = t.satMax;
-    return p;
-}
-
 // How a row is finished after its max pass.
 enum class RowKind : uint32_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW };
 
@@ -113,12 +46,16 @@ struct RowStats {
     bool hasInf;
 };
 
-template <typename XT, typename YT>
+// TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_dynamic_quant_tiling.h, whose
+// fields are op_host/tiling_core/dynamic_quant_tiling_fields.h; the emulator and the header check have their own
+// builds of the same class): the kernel reads the fields by name, whatever the class is called.
+// kMode: the tiling key, aqo::DynamicQuantMode (kModeResident / kModeStream): one kernel binary per mode.
+template <class TD, typename XT, typename YT, uint32_t kMode>
 class KernelDynamicQuant {
 public:
     __aicore__ inline KernelDynamicQuant() {}
 
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p, TPipe* pipe)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p, TPipe* pipe)
     {
         p_ = p;
         pipe_ = pipe;
@@ -164,10 +101,10 @@ public:
         if (rowBegin_ >= rowEnd_) {
             return;
         }
-        if (p_.mode == kModeResident && p_.hasSmooth != 0) {
+        if (kMode == kModeResident && p_.hasSmooth != 0) {
             LoadResidentSmooth();
         }
-        if (p_.mode != kModeResident) {
+        if (kMode != kModeResident) {
             for (uint64_t g = rowBegin_; g < rowEnd_; g += p_.rowsPerIter) {
                 ProcessStreamGroup(g, GroupRows(g));
             }
@@ -351,7 +288,7 @@ private:
         if (kSocSaturationMode && sanitizeX) {
             SanitizeHalf(src, len);
         }
-        if (kSocSaturationMode && p_.hasSmooth != 0 && p_.mode != kModeResident) {
+        if (kSocSaturationMode && p_.hasSmooth != 0 && kMode != kModeResident) {
             SanitizeHalf(smoothSrc[smoothOff], len);
         }
         PipeBarrier<PIPE_V>();  // work_ and tmp_ may still be read by the previous chunk's instructions
@@ -641,7 +578,7 @@ private:
         aqo_kernel::WaitPipe<E>(pipe_);
     }
 
-    DqParams p_;
+    TD p_;
     TPipe* pipe_ = nullptr;
     uint64_t rowBegin_ = 0;
     uint64_t rowEnd_ = 0;
@@ -664,42 +601,43 @@ private:
     LocalTensor<float> stat_;
 };
 
-template <typename XT, typename YT>
-__aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+template <uint32_t kMode, typename XT, typename YT, class TD>
+__aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     TPipe pipe;
-    KernelDynamicQuant<XT, YT> op;
+    KernelDynamicQuant<TD, XT, YT, kMode> op;
     op.Init(x, smooth, y, scale, p, &pipe);
     op.Process();
 }
 
 // The dst types this SoC can produce (int8 everywhere; hifloat8 / float8 on ascend910_95 only).
-template <typename XT>
-__aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+template <uint32_t kMode, typename XT, class TD>
+__aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     if (p.dstDtype == kDTypeInt8) {
-        Run<XT, int8_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, int8_t>(x, smooth, y, scale, p);
     }
 #if AQO_SOC_HAS_FP8
     else if (p.dstDtype == kDTypeHiFloat8) {
-        Run<XT, hifloat8_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, hifloat8_t>(x, smooth, y, scale, p);
     } else if (p.dstDtype == kDTypeFloat8E4M3FN) {
-        Run<XT, fp8_e4m3fn_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, fp8_e4m3fn_t>(x, smooth, y, scale, p);
     } else if (p.dstDtype == kDTypeFloat8E5M2) {
-        Run<XT, fp8_e5m2_t>(x, smooth, y, scale, p);
+        Run<kMode, XT, fp8_e5m2_t>(x, smooth, y, scale, p);
     }
 #endif
 }
 
 // The x types this SoC reads (float16 everywhere; bfloat16 not on ascend310p).
-__aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const DqParams& p)
+template <uint32_t kMode, class TD>
+__aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, const TD& p)
 {
     if (p.xDtype == kDTypeFloat16) {
-        DispatchDst<half>(x, smooth, y, scale, p);
+        DispatchDst<kMode, half>(x, smooth, y, scale, p);
     }
 #if AQO_SOC_HAS_BF16
     else if (p.xDtype == kDTypeBFloat16) {
-        DispatchDst<bfloat16_t>(x, smooth, y, scale, p);
+        DispatchDst<kMode, bfloat16_t>(x, smooth, y, scale, p);
     }
 #endif
 }
@@ -714,7 +652,14 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // the vector cores only (310p: a plain AI-core kernel)
 #endif
     GET_TILING_DATA(tilingData, tiling);
-    aqo_dq::Dispatch(x, smooth_scales, y, scale, aqo_dq::ReadParams(tilingData));
+    // The tiling key is the mode (the plan's tiling_key, aqo::DynamicQuantMode): CANN's build compiles one binary
+    // per key named here (numbers, as its preprocessor scan requires), and the TilingFunc selects it per launch.
+    static_assert(aqo_dq::kModeResident == 0 && aqo_dq::kModeStream == 1, "tiling keys are the mode codes");
+    if (TILING_KEY_IS(0)) {
+        aqo_dq::Dispatch<aqo_dq::kModeResident>(x, smooth_scales, y, scale, tilingData);
+    } else if (TILING_KEY_IS(1)) {
+        aqo_dq::Dispatch<aqo_dq::kModeStream>(x, smooth_scales, y, scale, tilingData);
+    }
 }
 
 // aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one

@@ -35,7 +35,6 @@ constexpr uint32_t kCodeInt8 = 0;
 constexpr uint32_t kCodeUInt8 = 1;
 constexpr uint32_t kCodeFloat8E4M3FN = 2;
 constexpr uint32_t kCodeFloat8E5M2 = 3;
-constexpr uint32_t kMaxBatchRank = 8;
 // |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
 // |y_zero_point| fits in 8 bits, far below kClamp / 2 (anything beyond saturates either way).
 constexpr float kClamp = 1024.0f;
@@ -47,76 +46,12 @@ constexpr uint32_t kVectorExactMaxK = 32767;
 __aicore__ inline uint32_t AlignUp8(uint32_t v) { return (v + 7u) / 8u * 8u; }
 __aicore__ inline uint32_t Min32(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
-// The tiling fields the kernel uses, copied out of whatever class GET_TILING_DATA produced (the CANN generated
-// one, the check stub, or the emulator's), so that the kernel body does not depend on that class's name.
-struct QmmParams {
-    uint32_t usedCores, workersPerCore, m, n, k, batch, batchRank;
-    uint32_t batchDims[kMaxBatchRank], aBatchStrides[kMaxBatchRank], bBatchStrides[kMaxBatchRank];
-    uint32_t aMatrices, bMatrices, aCode, bCode, yCode, mapA, mapB, aParamKind, bParamKind;
-    uint32_t aParamBatchStride, bParamBatchStride, baseM, baseN, tilesM, tilesN, tileCount, cStride, bpStride;
-    uint32_t mapChunk, wsAOffset, wsBOffset, wsCOffset, wsRaOffset, wsCbOffset, wsOnesOffset;
-    uint64_t wsPerWorker;
-    uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
-    float yMax;
-    float yQMin, yQMax;  // integer y's saturation range (dtype table, through the tiling)
+// The cube's Matmul configuration: NORM with the intrinsic check on (intrinsicsLimit), so that the API copies A's
+// and B's rows into L1 one by one when a row stride (K of a, N of b: 65536 and more happen, e.g. N = 152064) does not
+// fit the 16-bit stride field of its GM -> L1 copy, instead of wrapping it.
+struct CubeConfig {
+    static constexpr MatmulConfig kNorm = GetNormalConfig(true);
 };
-
-template <class T>
-__aicore__ inline QmmParams ReadParams(const T& t)
-{
-    QmmParams p;
-    p.usedCores = t.usedCores;
-    p.workersPerCore = t.workersPerCore;
-    p.m = t.m;
-    p.n = t.n;
-    p.k = t.k;
-    p.batch = t.batch;
-    p.batchRank = t.batchRank;
-    for (uint32_t i = 0; i < kMaxBatchRank; ++i) {
-        p.batchDims[i] = t.batchDims[i];
-        p.aBatchStrides[i] = t.aBatchStrides[i];
-        p.bBatchStrides[i] = t.bBatchStrides[i];
-    }
-    p.aMatrices = t.aMatrices;
-    p.bMatrices = t.bMatrices;
-    p.aCode = t.aCode;
-    p.bCode = t.bCode;
-    p.yCode = t.yCode;
-    p.mapA = t.mapA;
-    p.mapB = t.mapB;
-    p.aParamKind = t.aParamKind;
-    p.bParamKind = t.bParamKind;
-    p.aParamBatchStride = t.aParamBatchStride;
-    p.bParamBatchStride = t.bParamBatchStride;
-    p.baseM = t.baseM;
-    p.baseN = t.baseN;
-    p.tilesM = t.tilesM;
-    p.tilesN = t.tilesN;
-    p.tileCount = t.tileCount;
-    p.cStride = t.cStride;
-    p.bpStride = t.bpStride;
-    p.mapChunk = t.mapChunk;
-    p.wsAOffset = t.wsAOffset;
-    p.wsBOffset = t.wsBOffset;
-    p.wsCOffset = t.wsCOffset;
-    p.wsRaOffset = t.wsRaOffset;
-    p.wsCbOffset = t.wsCbOffset;
-    p.wsOnesOffset = t.wsOnesOffset;
-    p.wsPerWorker = t.wsPerWorker;
-    p.ubCIn = t.ubCIn;
-    p.ubYOut = t.ubYOut;
-    p.ubVecI32 = t.ubVecI32;
-    p.ubVecF32 = t.ubVecF32;
-    p.ubHalf = t.ubHalf;
-    p.ubRa = t.ubRa;
-    p.ubMapIn = t.ubMapIn;
-    p.ubMapHalf = t.ubMapHalf;
-    p.ubMapOut = t.ubMapOut;
-    p.yMax = t.yMax;
-    p.yQMin = t.yQMin;
-    p.yQMax = t.yQMax;
-    return p;
-}
 
 // The cube operation, A and B read from GM in ND layout, C written to GM: int8 x int8 -> int32 (exact, wrapping),
 // or (ascend910_95) float8 x float8 -> float32. The float8 instantiation exists only where the SoC has float8.
@@ -124,29 +59,25 @@ template <class AT, class BT>
 struct Cube {
     using AccT = float;
     static constexpr bool kFloat = true;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, float>;
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, float>>;
+                      CType, CType, CubeConfig::kNorm>;
 };
 template <>
 struct Cube<int8_t, int8_t> {
     using AccT = int32_t;
     static constexpr bool kFloat = false;
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, CType, CType, CubeConfig::kNorm>;
 };
 using MmInt8 = Cube<int8_t, int8_t>::MM;
 
-// The workers' part of the workspace. 910b / 950: the Matmul API's system workspace comes first (the framework
-// registers it; GetSysWorkSpacePtr() gives it to REGIST_MATMUL_OBJ); 310p: the API has none.
-__aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace)
-{
-#if AQO_SOC_SPLIT_CORES
-    return GetUserWorkspace(workspace);
-#else
-    return workspace;
-#endif
-}
+// The workers' part of the workspace: on every SoC the workspace starts with the system workspace (the framework's
+// reserve, RESERVED_WORKSPACE of the AscendC headers: 16 MiB on 910b, 2 MiB on 310p; the Matmul API's messages on
+// split SoCs, which GetSysWorkSpacePtr() hands to REGIST_MATMUL_OBJ), and the host adds that reserve to the
+// workspace size. The raw workspace pointer would put the workers' data into it.
+__aicore__ inline GM_ADDR UserWorkspace(GM_ADDR workspace) { return GetUserWorkspace(workspace); }
 
 // Which vector worker this core is: on split SoCs GetBlockIdx() on a vector core of a mix kernel is its vector
 // core index (cube core * 2 + sub-block), on 310p the AI core index; block = worker / workersPerCore.
@@ -158,7 +89,10 @@ __aicore__ inline int32_t ZeroPointValue(uint8_t raw, uint32_t code)
     return code == kCodeUInt8 ? static_cast<int32_t>(raw) : static_cast<int32_t>(static_cast<int8_t>(raw));
 }
 
-template <class YT, class AT = int8_t, class BT = int8_t>
+// TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_qlinear_matmul_tiling.h, whose
+// fields are op_host/tiling_core/qlinear_matmul_tiling_fields.h; the emulator and the header check have their own
+// builds of the same class): the kernel reads the fields by name, whatever the class is called.
+template <class TD, class YT, class AT = int8_t, class BT = int8_t>
 class KernelQLinearMatMul {
     using MM = typename Cube<AT, BT>::MM;
     using AccT = typename Cube<AT, BT>::AccT;
@@ -170,8 +104,8 @@ public:
     __aicore__ inline KernelQLinearMatMul() {}
 
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
-                                TPipe* pipe, MM* mm)
+                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& p, TPipe* pipe,
+                                MM* mm)
     {
         p_ = p;
         pipe_ = pipe;
@@ -208,7 +142,13 @@ public:
         wsOnes_.SetGlobalBuffer(reinterpret_cast<__gm__ int8_t*>(ws + p.wsOnesOffset),
                                 p.wsPerWorker - p.wsOnesOffset);
 
-        // UB, in the plan's order (its explanation lists the same buffers).
+        // UB, in the plan's order (its explanation lists the same buffers). ascend310p first: the Matmul API's local
+        // workspace (its C write-back and ND-to-NZ staging; without SetLocalWorkspace it would write through UB
+        // address 0, over the buffers below).
+        if (p.ubMatmulWs != 0) {
+            pipe->InitBuffer(mmWsBuf_, p.ubMatmulWs);
+            mm->SetLocalWorkspace(mmWsBuf_.Get<uint8_t>());
+        }
         pipe->InitBuffer(cQue_, 2, p.ubCIn);
         pipe->InitBuffer(yQue_, 2, p.ubYOut);
         pipe->InitBuffer(zbBuf_, p.ubVecI32);
@@ -772,7 +712,7 @@ private:
 #endif
     }
 
-    QmmParams p_;
+    TD p_;
     TPipe* pipe_ = nullptr;
     MM* mm_ = nullptr;
     uint64_t aBytes_ = 0;
@@ -789,8 +729,8 @@ private:
     TQue<QuePosition::VECOUT, 2> yQue_;
     TQue<QuePosition::VECIN, 1> mapInQue_;
     TQue<QuePosition::VECOUT, 1> mapOutQue_;
-    TBuf<TPosition::VECCALC> zbBuf_, cbBuf_, tmpIBuf_, accBuf_, multBuf_, ysBuf_, tmpFBuf_, halfBuf_, raBuf_,
-        mapHalfBuf_;
+    TBuf<TPosition::VECCALC> mmWsBuf_, zbBuf_, cbBuf_, tmpIBuf_, accBuf_, multBuf_, ysBuf_, tmpFBuf_, halfBuf_,
+        raBuf_, mapHalfBuf_;
     LocalTensor<int32_t> zb_, cb_, tmpI_, ra_;
     LocalTensor<float> acc_, mult_, ys_, tmpF_;
     LocalTensor<half> half_, mapHalf_;
@@ -806,12 +746,12 @@ private:
     uint32_t rowsCount_ = 0;
 };
 
-template <class YT, class AT = int8_t, class BT = int8_t>
+template <class YT, class AT = int8_t, class BT = int8_t, class TD>
 __aicore__ inline void Run(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                           GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p, TPipe* pipe,
+                           GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& p, TPipe* pipe,
                            typename Cube<AT, BT>::MM* mm)
 {
-    KernelQLinearMatMul<YT, AT, BT> op;
+    KernelQLinearMatMul<TD, YT, AT, BT> op;
     op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, pipe, mm);
     op.Process();
 }
@@ -819,42 +759,39 @@ __aicore__ inline void Run(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM
 #if AQO_SOC_HAS_FP8
 // float8 operands (ascend910_95): their own Matmul object (float8 x float8 -> float32) registered in place of the
 // int8 one, then the same kernel class; one instantiation per (a, b, y) dtype triple.
-template <class AT, class BT, class YT>
+template <class AT, class BT, class YT, class TD>
 __aicore__ inline void RunFloat8Cube(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                     GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
-                                     const TCubeTiling* cubeTiling)
+                                     GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& p)
 {
     TPipe pipe;
     typename Cube<AT, BT>::MM mm;
-    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, cubeTiling);
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &p.cubeTiling);
     Run<YT, AT, BT>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, &pipe, &mm);
 }
 
-template <class AT, class BT>
+template <class AT, class BT, class TD>
 __aicore__ inline void RunFloat8Y(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
-                                  const TCubeTiling* t)
+                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& p)
 {
     if (p.yCode == kCodeInt8) {
-        RunFloat8Cube<AT, BT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Cube<AT, BT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     } else if (p.yCode == kCodeUInt8) {
-        RunFloat8Cube<AT, BT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Cube<AT, BT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     } else if (p.yCode == kCodeFloat8E4M3FN) {
-        RunFloat8Cube<AT, BT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Cube<AT, BT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     } else {
-        RunFloat8Cube<AT, BT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Cube<AT, BT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     }
 }
 
-template <class AT>
+template <class AT, class TD>
 __aicore__ inline void RunFloat8B(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const QmmParams& p,
-                                  const TCubeTiling* t)
+                                  GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& p)
 {
     if (p.bCode == kCodeFloat8E4M3FN) {
-        RunFloat8Y<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Y<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     } else {
-        RunFloat8Y<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p, t);
+        RunFloat8Y<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, p);
     }
 }
 #endif
@@ -871,16 +808,16 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
 #endif
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = aqo_qmm::UserWorkspace(workspace);
-    const aqo_qmm::QmmParams p = aqo_qmm::ReadParams(tilingData);
+    const auto& p = tilingData;
 #if AQO_SOC_HAS_FP8
     if (p.aCode == aqo_qmm::kCodeFloat8E4M3FN) {
         aqo_qmm::RunFloat8B<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                                          y, userWs, p, &tilingData.cubeTiling);
+                                          y, userWs, p);
         return;
     }
     if (p.aCode == aqo_qmm::kCodeFloat8E5M2) {
         aqo_qmm::RunFloat8B<fp8_e5m2_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                                        y, userWs, p, &tilingData.cubeTiling);
+                                        y, userWs, p);
         return;
     }
 #endif

@@ -10,5 +10,5 @@ _SOURCES = ROOT / "python"
 
 if any((_SOURCES / "ascend_quant_ops").glob("_native*")) and str(_SOURCES) not in sys.path:
     sys.path.insert(0, str(_SOURCES))
-# torch_npu without CANN breaks `import torch` through device-backend autoloading (FACTS 9)
+# torch_npu without CANN breaks `import torch` through device-backend autoloading (docs/references.md#torch-npu)
 os.environ.setdefault("TORCH_DEVICE_BACKEND_AUTOLOAD", "0")

@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): host time of one DynamicQuant tiling call (aqo::PlanDynamicQuant, the function the
-# CANN TilingFunc calls on every launch, with request.explain = false), for a few shapes per SoC; also the time
-# with the explanation (Python, scripts). Target: under 2 us per call on the launch path.
+# Benchmark (not a test): host time of one tiling call of each operator (aqo::PlanDynamicQuant and
+# aqo::PlanQLinearMatMul, the functions the CANN TilingFuncs call on every launch, with request.explain = false),
+# for shapes on every SoC up to (131072, 131072) x (131072, 131072); also the time with the explanation (Python,
+# scripts) and its number of GM ranges (O(cores)). Target: under 2 us per call on the launch path, every shape.
 #
 # Compiles scripts/bench_tiling_main.cpp and every op_host/tiling_core/*.cpp with g++ -O2 (no CANN, no Python),
 # then prints ns per call: the best of 5 rounds, each round the mean over enough calls to last about 0.1 s.
 #
 # Usage: scripts/bench_tiling.sh [--check-request-only]   (env: CXX=g++, BUILD_DIR=build/bench_tiling)
-#   --check-request-only   also time CheckDynamicQuantRequest alone (the seed-004 checks without the plan)
+#   --check-request-only   also time CheckDynamicQuantRequest alone (the request checks without the plan)
+# Exit status 1 when a listed shape is refused or the launch path misses the target.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cxx=${CXX:-g++}

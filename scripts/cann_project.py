@@ -358,6 +358,40 @@ def toolkit_problems(toolkit: Path, compute_units: list[str]) -> list[str]:
     return problems
 
 
+def kernel_impl_dirs(toolkit: Path, max_depth: int = 6) -> set[str]:
+    """The AscendC implementation directories (dav_<arch>) under the toolkit's <arch>-linux trees: which core
+    architectures its kernel compiler has headers for (8.1.RC1: ascendc/include/basic_api/impl/dav_c220, ...;
+    newer layouts move the folder, so every dav_* directory a few levels down counts)."""
+    found = set()
+    for root in sorted(toolkit.glob("*-linux")):
+        base = len(root.parts)
+        for dirpath, dirnames, _ in os.walk(root):
+            depth = len(Path(dirpath).parts) - base
+            for d in dirnames:
+                if d.startswith("dav_"):
+                    found.add(d)
+            # Do not descend into the implementations themselves, nor below max_depth.
+            dirnames[:] = [] if depth >= max_depth else [d for d in dirnames if not d.startswith("dav_")]
+    return found
+
+
+def buildable_units(toolkit: Path, desc: dict, units: list[str]) -> tuple[list[str], list[str]]:
+    """(units the toolkit has kernel headers for, a reason per unit it has not), by the description's
+    kernel_headers (the dav_<arch> implementation each unit needs)."""
+    needed = desc.get("kernel_headers", {})
+    have = kernel_impl_dirs(toolkit)
+    ok, skipped = [], []
+    for unit in units:
+        impl = needed.get(unit)
+        if impl is None or impl in have:
+            ok.append(unit)
+        else:
+            skipped.append(f"{unit}: the toolkit at {toolkit} has no AscendC kernel headers for it ({impl}, the "
+                           f"implementation its kernels compile against; CANN 8.1.RC1 has none), so its kernels "
+                           f"cannot be compiled; use a CANN toolkit that supports {unit}")
+    return ok, skipped
+
+
 def _tool_env(toolkit: Path) -> dict:
     env = dict(os.environ)
     env["ASCEND_HOME_PATH"] = str(toolkit)  # msopgen copies its template from $ASCEND_HOME_PATH/tools/...
@@ -454,6 +488,16 @@ def package(toolkit: Path, native, out_dir: Path, dist_dir: Path, compute_units:
     specs = selected_specs(desc, native, units)
     units = [s["name"] for s in specs]
     toolkit = toolkit.resolve()
+    # A compute unit whose kernels the toolkit cannot compile: asked for explicitly, an error; by default, left out
+    # with the reason (e.g. ascend910_95 with CANN 8.1.RC1, whose headers have no dav_3510 implementation).
+    units, skipped = buildable_units(toolkit, desc, units)
+    if skipped and compute_units:
+        raise CannBuildError("compute units asked for that this toolkit cannot build:\n  - " + "\n  - ".join(skipped))
+    for reason in skipped:
+        print(f"cann_project: skipped compute unit {reason}", flush=True)
+    if not units:
+        raise CannBuildError("no compute unit of the description can be built with this toolkit")
+    specs = [s for s in specs if s["name"] in units]
     problems = toolkit_problems(toolkit, units)
     if problems:
         raise CannBuildError(f"the CANN toolkit at {toolkit} cannot build the operator package:\n  - "
@@ -519,12 +563,20 @@ def main(argv=None) -> int:
                 raise CannBuildError("no CANN toolkit: set ASCEND_HOME_PATH (source <toolkit>/set_env.sh) or "
                                      "ASCEND_CANN_PACKAGE_PATH, or pass --toolkit")
             desc = load_description(Path(args.description))
-            problems = toolkit_problems(toolkit, units or desc["compute_units"])
+            wanted = units or desc["compute_units"]
+            buildable, skipped = buildable_units(toolkit, desc, wanted)
+            problems = toolkit_problems(toolkit, buildable)
+            if units and skipped:
+                problems += skipped
+            if not buildable:
+                problems.append("no compute unit of the description can be built with this toolkit")
             if problems:
                 raise CannBuildError(f"the CANN toolkit at {toolkit} (from {source}) cannot build the operator "
                                      "package:\n  - " + "\n  - ".join(problems))
+            for reason in skipped:
+                print(f"cann_project: will skip compute unit {reason}")
             print(f"cann_project: toolkit {toolkit} has msopgen, the project template, op_build and the kernel "
-                  "compiler")
+                  f"compiler; compute units {', '.join(buildable)}")
             return 0
         if args.command == "package":
             toolkit, source = find_toolkit(args.toolkit)

@@ -13,7 +13,8 @@ Kernel passes (every op_kernel/*.cpp):
   ascend310p   aicore     __CCE_AICORE__=200 (coupled AI core)
   ascend910_95 reported as not checkable: no public header set has its dav-3510 implementation.
 A kernel that uses GET_TILING_DATA gets a tiling struct generated from the BEGIN_TILING_DATA_DEF of
-op_host/*tiling*.h (what the real build generates from the same header).
+op_host/*tiling*.h after the header's own macros are expanded (the field lists of op_host/tiling_core/), which is
+what the real build generates from the registered class.
 
 Host passes (every op_host/*.cpp), as the custom-op template compiles each file (-std=c++11):
   opbuild (no define), proto (-DOP_PROTO_LIB), tiling (-DOP_TILING_LIB).
@@ -119,10 +120,33 @@ def snake_case(name: str) -> str:
     return re.sub(r"([a-z0-9])([A-Z])", r"\1_\2", name).lower()
 
 
-def tiling_stub(headers: list[Path], kernel: Path, wanted: str | None = None) -> tuple[str, str]:
-    """(C++ text, class name): the kernel-side structs of every BEGIN_TILING_DATA_DEF in `headers` and a
-    GET_TILING_DATA bound to the class registered for the kernel's operator."""
-    src = "\n".join(_strip_comments(h.read_text(encoding="utf-8", errors="replace")) for h in headers)
+def expand_tiling_header(header: Path, cxx: str | None = None) -> str:
+    """The text of a host tiling header with its own macros expanded (the field lists of
+    op_host/tiling_core/<op>_tiling_fields.h become TILING_DATA_FIELD_DEF lines), CANN's tiling macros left as
+    they are: the preprocessor runs with empty stand-ins for the CANN headers, so that BEGIN_TILING_DATA_DEF and
+    friends stay unexpanded text. The real build generates the kernel's struct from the registered class, i.e.
+    after the same expansion. Without a compiler, the header's text with comments stripped."""
+    cxx = cxx or os.environ.get("CXX", "g++")
+    with tempfile.TemporaryDirectory(prefix="aqo-tiling-") as tmp:
+        fake = Path(tmp)
+        for rel in ("register/tilingdata_base.h", "tiling/tiling_api.h", "lib/matmul_tiling_emu.h"):
+            (fake / rel).parent.mkdir(parents=True, exist_ok=True)
+            (fake / rel).write_text("#pragma once\n", encoding="utf-8")
+        cmd = [cxx, "-E", "-P", "-x", "c++", "-std=c++11", f"-I{fake}", f"-I{header.parent}", str(header)]
+        try:
+            proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
+        except OSError:
+            proc = None
+    if proc is None or proc.returncode != 0:
+        return _strip_comments(header.read_text(encoding="utf-8", errors="replace"))
+    return proc.stdout
+
+
+def tiling_stub(headers: list[Path], kernel: Path, wanted: str | None = None,
+                cxx: str | None = None) -> tuple[str, str]:
+    """(C++ text, class name): the kernel-side structs of every BEGIN_TILING_DATA_DEF in `headers` (after their own
+    macros are expanded) and a GET_TILING_DATA bound to the class registered for the kernel's operator."""
+    src = "\n".join(expand_tiling_header(h, cxx) for h in headers)
     classes, order = {}, []
     for m in re.finditer(r"BEGIN_TILING_DATA_DEF\s*\(\s*(\w+)\s*\)(.*?)END_TILING_DATA_DEF", src, re.S):
         fields = []
@@ -220,7 +244,7 @@ def check_kernel(tk: Toolkit, kernel: Path, socs: list[str], tiling_headers: lis
                                      ["uses GET_TILING_DATA but no op_host/*tiling*.h with BEGIN_TILING_DATA_DEF "
                                       "was found (pass --tiling-header)"]) for s in checkable]
         try:
-            stub, _ = tiling_stub(headers, kernel)
+            stub, _ = tiling_stub(headers, kernel, cxx=cxx)
         except HeaderError as exc:
             return results + [Result(f"{s}/*", kernel, "FAIL", [str(exc)]) for s in checkable]
         stub_path = tmp / f"tiling_stub_{kernel.stem}.h"

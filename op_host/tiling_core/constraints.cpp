@@ -72,12 +72,12 @@ bool RefuseDType(ConstraintViolation* v, OpKind op, const char* argument, const 
     return false;
 }
 
-// Checks dims are non-negative and the element count stays addressable.
+// Checks dims are non-negative and the tensor's bytes (elem_bytes each) stay within kMaxTensorBytes. `argument` is
+// the request argument the shape comes from, `tensor` the tensor it describes (they differ for outputs: scale's
+// shape is x's leading dims).
 bool CheckDims(ConstraintViolation* v, OpKind op, const char* argument, const SocSpec& soc, const int64_t* shape,
-               size_t rank)
+               size_t rank, uint64_t elem_bytes, const std::string& tensor)
 {
-    uint64_t elements = 1;
-    bool huge = false;
     for (size_t i = 0; i < rank; ++i) {
         if (shape[i] < 0) {
             SetViolation(v, op, argument, &soc, std::string("dimension ") + std::to_string(i) + " of " + argument,
@@ -85,21 +85,12 @@ bool CheckDims(ConstraintViolation* v, OpKind op, const char* argument, const So
                          "dimensions are element counts; use 0 for an empty axis");
             return false;
         }
-        const uint64_t d = static_cast<uint64_t>(shape[i]);
-        if (d != 0 && elements > kMaxTensorElements / d) {
-            huge = true;
-        }
-        elements = huge ? kMaxTensorElements + 1 : elements * d;
     }
-    // An empty tensor has no addressing problem however large its other dims are.
-    bool empty = false;
-    for (size_t i = 0; i < rank; ++i) {
-        empty = empty || shape[i] == 0;
-    }
-    if (!empty && (huge || elements > kMaxTensorElements)) {
-        SetViolation(v, op, argument, &soc, std::string("element count of ") + argument,
-                     "<= 2^48 (" + std::to_string(kMaxTensorElements) + ")",
-                     ShapeText(shape, rank) + ": more than 2^48 elements",
+    uint64_t bytes = 0;
+    if (!ProductWithin(shape, rank, elem_bytes, kMaxTensorBytes, &bytes)) {
+        SetViolation(v, op, argument, &soc, "bytes of " + tensor,
+                     "<= 2^48 (" + std::to_string(kMaxTensorBytes) + ")",
+                     ShapeText(shape, rank) + " x " + std::to_string(elem_bytes) + " bytes: more than 2^48 bytes",
                      "split the tensor into smaller launches");
         return false;
     }
@@ -107,6 +98,27 @@ bool CheckDims(ConstraintViolation* v, OpKind op, const char* argument, const So
 }
 
 }  // namespace
+
+bool ProductWithin(const int64_t* dims, size_t count, uint64_t scale, uint64_t limit, uint64_t* product)
+{
+    for (size_t i = 0; i < count; ++i) {
+        if (dims[i] == 0) {
+            *product = 0;
+            return true;
+        }
+    }
+    uint64_t p = scale;
+    for (size_t i = 0; i < count; ++i) {
+        const uint64_t d = dims[i] < 0 ? 0 : static_cast<uint64_t>(dims[i]);
+        if (p != 0 && d > limit / p) {
+            *product = limit;
+            return false;
+        }
+        p *= d;
+    }
+    *product = p;
+    return p <= limit;
+}
 
 void SetViolation(ConstraintViolation* violation, OpKind op, const char* argument, const SocSpec* soc,
                   const std::string& constraint, const std::string& limit, const std::string& actual,
@@ -177,7 +189,11 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
                      std::to_string(r.rank) + " (shape " + ShapeText(r.shape, r.rank) + ")", suggestion);
         return false;
     }
-    if (!CheckDims(v, op, "x", soc, r.shape, r.rank)) {
+    // x and y, and the scale output of shape x.shape[:-1], which has rows even when the tail axis is empty.
+    if (!CheckDims(v, op, "x", soc, r.shape, r.rank, static_cast<uint64_t>(DTypeBytes(r.x_dtype)), "x") ||
+        !CheckDims(v, op, "x", soc, r.shape, r.rank, static_cast<uint64_t>(DTypeBytes(r.dst_type)), "y") ||
+        !CheckDims(v, op, "x", soc, r.shape, r.rank - 1, sizeof(float),
+                   "the scale output (float32, shape x.shape[:-1])")) {
         return false;
     }
     if (!DTypeSetHas(soc.dq_x_dtypes, r.x_dtype)) {
@@ -188,7 +204,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
     }
     if (r.asymmetric && !soc.dq_asymmetric_implemented) {
         SetViolation(v, op, "asymmetric", &soc,
-                     "asymmetric quantization is not implemented by the kernel (seed 004: symmetric only)",
+                     "asymmetric quantization is not implemented by the kernel (ATB's DynamicQuant: symmetric only)",
                      "False", "True",
                      "use asymmetric=False; the CPU golden (backend='cpu' without soc) implements asymmetric");
         return false;
@@ -213,7 +229,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
                 break;
             }
         }
-        SetViolation(v, op, "x", &soc, dt + " tail axis length (last dim of x, seed 004)",
+        SetViolation(v, op, "x", &soc, dt + " tail axis length (last dim of x; the limit ATB's DynamicQuant documents)",
                      "<= " + std::to_string(max_tail), std::to_string(tail), suggestion);
         return false;
     }
@@ -232,7 +248,7 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
         suggestion += "; pad the last axis with zeros (zeros do not change the row maximum)";
         SetViolation(v, op, "x", &soc,
                      std::string("tail axis length (last dim of x) alignment: ") + soc.name +
-                         " has no DataCopyPad (seed 004: 32-aligned tail)",
+                         " has no DataCopyPad (ATB's DynamicQuant documents 32-aligned tails there)",
                      "multiple of " + std::to_string(m), std::to_string(tail), suggestion);
         return false;
     }
@@ -287,7 +303,8 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
                                    : std::string("reshape b to [1, 1]"));
         return false;
     }
-    if (!CheckDims(v, op, "a", soc, r.a_shape, r.a_rank) || !CheckDims(v, op, "b", soc, r.b_shape, r.b_rank)) {
+    if (!CheckDims(v, op, "a", soc, r.a_shape, r.a_rank, static_cast<uint64_t>(DTypeBytes(r.a_dtype)), "a") ||
+        !CheckDims(v, op, "b", soc, r.b_shape, r.b_rank, static_cast<uint64_t>(DTypeBytes(r.b_dtype)), "b")) {
         return false;
     }
     const int64_t ka = r.a_shape[r.a_rank - 1];
@@ -316,7 +333,7 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
         }
         return false;
     }
-    // The output y = [batch..., M, N] must be addressable too.
+    // The output y = [batch..., M, N] must be addressable too, also when a or b is empty (K = 0: y is y_zero_point).
     {
         int64_t y_shape[kMaxBatchRank + 2];
         for (size_t i = 0; i < batch_rank; ++i) {
@@ -324,17 +341,18 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
         }
         y_shape[batch_rank] = r.a_shape[r.a_rank - 2];
         y_shape[batch_rank + 1] = r.b_shape[r.b_rank - 1];
-        if (!CheckDims(v, op, "y", soc, y_shape, batch_rank + 2)) {
+        if (!CheckDims(v, op, r.a_rank >= r.b_rank ? "a" : "b", soc, y_shape, batch_rank + 2,
+                       static_cast<uint64_t>(DTypeBytes(r.y_dtype)), "the output y (broadcast batch x M x N)")) {
             return false;
         }
     }
     if (r.a_param != QuantParamKind::TENSOR && r.a_param != QuantParamKind::ROW) {
-        SetViolation(v, op, "a_param", &soc, "granularity of a_scale / a_zero_point (seed 000)", "tensor | row",
+        SetViolation(v, op, "a_param", &soc, "granularity of a_scale / a_zero_point (ONNX QLinearMatMul)", "tensor | row",
                      QuantParamKindName(r.a_param), "a's parameters are per tensor or per row of a (M)");
         return false;
     }
     if (r.b_param != QuantParamKind::TENSOR && r.b_param != QuantParamKind::COLUMN) {
-        SetViolation(v, op, "b_param", &soc, "granularity of b_scale / b_zero_point (seed 000)", "tensor | column",
+        SetViolation(v, op, "b_param", &soc, "granularity of b_scale / b_zero_point (ONNX QLinearMatMul)", "tensor | column",
                      QuantParamKindName(r.b_param), "b's parameters are per tensor or per column of b (N)");
         return false;
     }

@@ -17,9 +17,15 @@
 
 namespace aqo {
 
-// The largest tensor (in elements) a plan accepts: byte offsets of every planned GM range must fit in 64 bits
-// with room for the fp32 work sizes; 2^48 elements is far above any device memory.
-const uint64_t kMaxTensorElements = static_cast<uint64_t>(1) << 48;
+// The largest tensor, in bytes, a plan accepts, for every tensor of the op (inputs and outputs, also when another
+// tensor of the op is empty: x of shape [2^24, 2^24, 0] is empty, its scale output is not). Far above any device
+// memory, and small enough that no size or byte offset a plan or kernel computes from the shapes (products with
+// element sizes, 32-byte round-ups, tile counts) can overflow 64 bits.
+const uint64_t kMaxTensorBytes = static_cast<uint64_t>(1) << 48;
+
+// The product of `count` dims times `scale`, or false when it exceeds `limit` (the product saturates instead of
+// wrapping, whatever the dims; an empty dim gives 0).
+bool ProductWithin(const int64_t* dims, size_t count, uint64_t scale, uint64_t limit, uint64_t* product);
 
 // A DynamicQuant request as the checks see it; the plans build it from their own request struct.
 struct DynamicQuantRequestView {

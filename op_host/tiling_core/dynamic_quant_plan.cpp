@@ -19,8 +19,6 @@ constexpr uint32_t kChunkAlign = 64;
 constexpr uint32_t kMinResidentChunk = 256;
 // x bytes per UB iteration worth aiming for: enough to amortise one DMA; more only adds latency per iteration.
 constexpr uint64_t kTargetIterXBytes = 32 * 1024;
-// DataCopyPad / DataCopy take the burst count as a uint16.
-constexpr uint64_t kMaxBurstCount = 65535;
 // stat buffer: 32-byte slots for the reduction result and the dmax operand of the scale division; without
 // DataCopyPad a third slot holds the block of scales a core writes last (see "work split" below).
 constexpr uint32_t kStatSlots = 2;
@@ -209,7 +207,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t r_cap_units = std::max<uint64_t>(
         1, std::min<uint64_t>({CeilDiv(max_core_rows, iter_rows),
                                kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex * iter_rows),
-                               kMaxBurstCount / iter_rows}));
+                               soc.dma_max_block_count / iter_rows}));  // a group is one DMA of n rows
     // One chunk covering the whole row (whole repeats; H = 0 still gets a valid, unused chunk).
     const uint64_t single_chunk = AlignUp(std::max<uint64_t>(s.cols_pad, 1), kChunkAlign);
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
@@ -270,7 +268,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t = DynamicQuantTiling();
     t.rows = rows;
     t.rowsPerCore = base;
-    t.mode = static_cast<uint32_t>(mode);
     t.xDtype = static_cast<uint32_t>(req.x_dtype);
     t.dstDtype = static_cast<uint32_t>(req.dst_type);
     t.hasSmooth = req.smooth ? 1 : 0;
@@ -300,8 +297,9 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.satMax = soc.saturation_only_float ? static_cast<float>(GetDTypeInfo(DType::FLOAT16).finite_max) : 0.0f;
 
     plan->block_dim = std::max<uint32_t>(used, 1);
-    plan->tiling_key = t.mode;
+    plan->tiling_key = static_cast<uint64_t>(mode);  // the kernel's TILING_KEY_IS branches: one binary per mode
     plan->workspace_bytes = 0;
+    plan->system_workspace_bytes = soc.system_workspace_bytes;
 
     // ---- explanation ----
     PlanExplanation& e = plan->explanation;

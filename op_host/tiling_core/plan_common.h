@@ -39,19 +39,26 @@ struct GmTensor {
     bool output = false;  // written by the kernel: its write ranges must cover [0, bytes)
 };
 
-// A contiguous byte range of a GM tensor that one core reads or writes.
+// A byte range of a GM tensor that one core reads or writes, repeated `count` times every `stride` bytes: the
+// ranges [begin + i * stride, end + i * stride) for i < count (e.g. the same columns of many rows). Summarising
+// repetitions keeps an explanation O(cores) however many rows or tiles a core has. Ranges a plan lists as reads may
+// be spans that contain every byte read (the plan's notes say which).
 struct GmRange {
     std::string tensor;  // "x", "y", "scale", "a", ...
     uint32_t core = 0;
-    uint64_t begin = 0;  // byte offsets into the tensor, [begin, end)
+    uint64_t begin = 0;  // byte offsets into the tensor, [begin, end) (the first repetition)
     uint64_t end = 0;
+    uint64_t stride = 0; // bytes from one repetition's begin to the next; >= end - begin when count > 1
+    uint64_t count = 1;  // repetitions, >= 1
     bool write = false;
-    // Bytes at the end of the range stored by scalar writes instead of DMA (SoCs without DataCopyPad store a
-    // partial last block this way, so that nothing lands past the end of the tensor). The rest is whole blocks.
+    // Per repetition: bytes at the end of the range stored by scalar writes instead of DMA (SoCs without
+    // DataCopyPad store a partial last block this way, so that nothing lands past the end of the tensor). The rest
+    // is whole blocks.
     uint32_t scalar_bytes = 0;
-    // Bytes of the range that a DMA writes a second time with the same values (a SoC without DataCopyPad writes a
-    // range whose DMA part is not whole 32-byte blocks as whole blocks, the last one ending at the range's end and
-    // overlapping the one before). The DMA moves (end - begin) - scalar_bytes + rewrite_bytes bytes.
+    // Per repetition: bytes of the range that a DMA writes a second time with the same values (a SoC without
+    // DataCopyPad writes a range whose DMA part is not whole 32-byte blocks as whole blocks, the last one ending at
+    // the range's end and overlapping the one before). The DMA moves (end - begin) - scalar_bytes + rewrite_bytes
+    // bytes per repetition.
     uint32_t rewrite_bytes = 0;
 };
 

@@ -18,9 +18,10 @@ const uint32_t kMaxBaseN = 256;   // columns: a 256-wide int32 row is 1 KiB of U
 const uint32_t kMinBaseN = 64;    // narrower tiles only when N itself is narrower
 const uint32_t kMinBaseM = 16;    // the cube's fractal height
 const uint32_t kMapChunkMax = 8192;  // bytes of a uint8 -> int8 mapping step
-// ascend310p has no fixpipe: the Matmul API moves L0C through UB and converts ND -> NZ in UB (FACTS 3). Its
-// buffers come from the same TPipe, so the plan keeps this much UB free for them (the API's tiling, set by the
-// CANN adapter, is bounded to it: baseM * baseN * 4 <= 64 KiB).
+// ascend310p has no fixpipe: the Matmul API moves C from L0C to GM and stages the ND-to-NZ copies of A / B through
+// a UB local workspace, which the kernel allocates (first, at UB address 0) and hands over with SetLocalWorkspace;
+// without it the API would write through UB address 0, over the kernel's own buffers. The plan budgets this much
+// for it; the CANN adapter bounds the API's tiling to it (SetBufferSpace) and checks MatmulGetTmpBufSize against it.
 const uint32_t kMatmulApiUbReserveCoupled = 65536;
 
 uint32_t OperandCode(DType t)
@@ -36,7 +37,7 @@ uint32_t OperandCode(DType t)
 std::string Str(uint64_t v) { return std::to_string(v); }
 
 // Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous
-// (never ranges with a scalar-stored tail or a rewritten last block: each keeps its own).
+// (never ranges with a scalar-stored tail, a rewritten last block or repetitions: each keeps its own).
 void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write,
               uint32_t scalar_bytes = 0, uint32_t rewrite_bytes = 0)
 {
@@ -46,7 +47,7 @@ void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t be
     if (!e->gm.empty() && scalar_bytes == 0 && rewrite_bytes == 0) {
         GmRange& last = e->gm.back();
         if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin &&
-            last.scalar_bytes == 0 && last.rewrite_bytes == 0) {
+            last.scalar_bytes == 0 && last.rewrite_bytes == 0 && last.count == 1) {
             last.end = end;
             return;
         }
@@ -60,6 +61,90 @@ void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t be
     r.scalar_bytes = scalar_bytes;
     r.rewrite_bytes = rewrite_bytes;
     e->gm.push_back(r);
+}
+
+// Appends `count` ranges [begin + i * stride, end + i * stride) as one strided GmRange (scalar / rewritten bytes
+// per repetition).
+void AddStridedRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end,
+                     uint64_t stride, uint64_t count, bool write, uint32_t scalar_bytes, uint32_t rewrite_bytes)
+{
+    if (count == 1) {
+        AddRange(e, tensor, core, begin, end, write, scalar_bytes, rewrite_bytes);
+        return;
+    }
+    GmRange r;
+    r.tensor = tensor;
+    r.core = core;
+    r.begin = begin;
+    r.end = end;
+    r.stride = stride;
+    r.count = count;
+    r.write = write;
+    r.scalar_bytes = scalar_bytes;
+    r.rewrite_bytes = rewrite_bytes;
+    e->gm.push_back(r);
+}
+
+// The smallest and largest value over i in [lo, hi] of f(i) = sum_d digit_d(i) * coeff[d], where digit_d are the
+// mixed-radix digits of i over dims[0..rank) (outermost first) and every coeff >= 0: the matrix of an operand that
+// broadcast batch matrices lo..hi of y use (coeff = the operand's batch strides, 0 where it broadcasts). O(rank):
+// [lo, hi] splits into a partial block at each end and whole blocks between them at every digit level.
+void LinearIndexSpan(const uint32_t* dims, const uint32_t* coeff, uint32_t rank, uint64_t lo, uint64_t hi,
+                     uint64_t* mn, uint64_t* mx)
+{
+    // inner[d]: indices per step of digit d; full_max[d]: the largest f over the digits d.. (all free).
+    uint64_t inner[kQmmMaxBatchRank + 1], full_max[kQmmMaxBatchRank + 1];
+    inner[rank] = 1;
+    full_max[rank] = 0;
+    for (uint32_t d = rank; d-- > 0;) {
+        inner[d] = inner[d + 1] * dims[d];
+        full_max[d] = full_max[d + 1] + static_cast<uint64_t>(dims[d] - 1) * coeff[d];
+    }
+    uint64_t best_min = ~0ull, best_max = 0;
+    auto note = [&](uint64_t a, uint64_t b) {
+        best_min = std::min(best_min, a);
+        best_max = std::max(best_max, b);
+    };
+    // Walk the common prefix of lo and hi, then the two diverging chains.
+    uint64_t base = 0;
+    uint32_t d = 0;
+    for (; d < rank; ++d) {
+        const uint64_t dl = lo / inner[d + 1] % dims[d], dh = hi / inner[d + 1] % dims[d];
+        if (dl != dh) {
+            break;
+        }
+        base += dl * coeff[d];
+    }
+    if (d == rank) {
+        *mn = *mx = base;
+        return;
+    }
+    const uint64_t dl = lo / inner[d + 1] % dims[d], dh = hi / inner[d + 1] % dims[d];
+    if (dh > dl + 1) {  // whole blocks of digit d strictly between
+        note(base + (dl + 1) * coeff[d], base + (dh - 1) * coeff[d] + full_max[d + 1]);
+    }
+    // lo's chain: digit dl, then from lo's digits up to the end of each level.
+    uint64_t acc = base + dl * coeff[d];
+    for (uint32_t e = d + 1; e < rank; ++e) {
+        const uint64_t x = lo / inner[e + 1] % dims[e];
+        if (x + 1 < dims[e]) {
+            note(acc + (x + 1) * coeff[e], acc + static_cast<uint64_t>(dims[e] - 1) * coeff[e] + full_max[e + 1]);
+        }
+        acc += x * coeff[e];
+    }
+    note(acc, acc);  // lo itself
+    // hi's chain: digit dh, then from the start of each level up to hi's digits.
+    acc = base + dh * coeff[d];
+    for (uint32_t e = d + 1; e < rank; ++e) {
+        const uint64_t x = hi / inner[e + 1] % dims[e];
+        if (x > 0) {
+            note(acc, acc + (x - 1) * coeff[e] + full_max[e + 1]);
+        }
+        acc += x * coeff[e];
+    }
+    note(acc, acc);  // hi itself
+    *mn = best_min;
+    *mx = best_max;
 }
 
 // The tile shape: as large as the bounds allow, then narrower while there are fewer tiles than cores (small M,
@@ -159,24 +244,28 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
             return false;
         }
     }
-    uint64_t batch = 1, a_mats = 1, b_mats = 1;
+    // Batch counts: checked products (an empty tensor's other dims may be anything its bytes allow, and the tiling
+    // carries each batch dim and count in 32 bits).
     for (size_t i = 0; i < brank; ++i) {
-        batch *= static_cast<uint64_t>(bdims[i]);
+        if (static_cast<uint64_t>(bdims[i]) > kMax32) {
+            SetViolation(v, kOp, ar >= br ? "a" : "b", &soc, "batch dimension of the NPU kernel", "<= " + Str(kMax32),
+                         Str(static_cast<uint64_t>(bdims[i])), "merge or split batch dimensions");
+            return false;
+        }
     }
-    for (size_t i = 0; i + 2 < ar; ++i) {
-        a_mats *= static_cast<uint64_t>(r.a_shape[i]);
-    }
-    for (size_t i = 0; i + 2 < br; ++i) {
-        b_mats *= static_cast<uint64_t>(r.b_shape[i]);
-    }
-    if (batch > kMax32) {
-        SetViolation(v, kOp, "a", &soc, "broadcast batch count of the NPU kernel", "<= " + Str(kMax32), Str(batch),
-                     "split the batch");
+    uint64_t batch = 0, a_mats = 0, b_mats = 0;
+    const bool batch_ok = ProductWithin(bdims, brank, 1, kMax32, &batch);
+    const bool a_ok = ProductWithin(&r.a_shape[0], ar - 2, 1, kMax32, &a_mats);
+    const bool b_ok = ProductWithin(&r.b_shape[0], br - 2, 1, kMax32, &b_mats);
+    if (!batch_ok || !a_ok || !b_ok) {
+        const char* what = !batch_ok ? "broadcast batch count" : (!a_ok ? "batch matrices of a" : "batch matrices of b");
+        SetViolation(v, kOp, !batch_ok || !a_ok ? "a" : "b", &soc, std::string(what) + " of the NPU kernel",
+                     "<= " + Str(kMax32), "more than " + Str(kMax32), "split the batch");
         return false;
     }
 
     QLinearMatMulTiling& t = plan->tiling;
-    std::memset(&t, 0, sizeof(t));
+    t = QLinearMatMulTiling();
     PlanExplanation& e = plan->explanation;
     e = PlanExplanation();
     t.m = static_cast<uint32_t>(m);
@@ -251,8 +340,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     t.cStride = static_cast<uint32_t>(AlignUp(t.baseN, 8));
     t.bpStride = static_cast<uint32_t>(AlignUp(t.baseN, 32));
 
-    // UB, in InitBuffer order.
+    // UB, in InitBuffer order: the Matmul API's local workspace first (310p), then the kernel's own buffers.
     const uint32_t reserve = soc.split_architecture ? 0 : kMatmulApiUbReserveCoupled;
+    t.ubMatmulWs = reserve;
     t.ubCIn = t.cStride * 4;
     // Without DataCopyPad one more block per slot: CopyOut gathers a segment's last 32 bytes there (back-off).
     t.ubYOut = static_cast<uint32_t>(AlignUp(t.baseN, 32)) + (soc.has_data_copy_pad ? 0u : 32u);
@@ -292,25 +382,31 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         offs[i] = off;
         off += region[i];
     }
-    if (off > kMax32) {
-        SetViolation(v, kOp, "a", &soc, "workspace of one vector core (mapped uint8 slabs, K * tile width)",
-                     "<= " + Str(kMax32) + " bytes", Str(off) + " bytes (K = " + Str(k) + ")",
+    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
+    // 64-bit offsets: no limit of the kernel's but the workspace's own size (M, N, K < 2^31 keep it far below).
+    if (off > kMaxTensorBytes / workers) {
+        SetViolation(v, kOp, "a", &soc, "bytes of the workspace (mapped uint8 slabs grow with K x tile width)",
+                     "<= 2^48", Str(off) + " bytes per vector core x " + Str(workers),
                      "use int8 operands (no mapping workspace), or split K");
         return false;
     }
-    t.wsAOffset = static_cast<uint32_t>(offs[0]);
-    t.wsBOffset = static_cast<uint32_t>(offs[1]);
-    t.wsCOffset = static_cast<uint32_t>(offs[2]);
-    t.wsRaOffset = static_cast<uint32_t>(offs[3]);
-    t.wsCbOffset = static_cast<uint32_t>(offs[4]);
-    t.wsOnesOffset = static_cast<uint32_t>(offs[5]);
+    t.wsAOffset = offs[0];
+    t.wsBOffset = offs[1];
+    t.wsCOffset = offs[2];
+    t.wsRaOffset = offs[3];
+    t.wsCbOffset = offs[4];
+    t.wsOnesOffset = offs[5];
     t.wsPerWorker = off;
-    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
     plan->workspace_bytes = workers * off;
-    plan->matmul_api_ub_bytes = reserve;
+    plan->system_workspace_bytes = soc.system_workspace_bytes;
     plan->y_elements = batch * m * n;
 
-    // Explanation.
+    if (!r.explain) {
+        return true;  // the launch path: the tiling only
+    }
+
+    // Explanation: cores, work, UB map and GM ranges, all O(cores): every core's tiles are one contiguous range,
+    // its y writes at most three row-strided ranges and its reads one span per tensor.
     e.soc = soc.name;
     e.mode = soc.split_architecture ? "mix_cube_vector" : "coupled_ai_core";
     e.core_capacity = cores;
@@ -336,9 +432,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         const uint32_t slots[] = {2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
         uint32_t o = 0;
         if (reserve != 0) {
-            // REGIST_MATMUL_OBJ runs before the kernel's own InitBuffer calls, so the API's buffers come first.
+            // The kernel allocates the API's local workspace before its own buffers (SetLocalWorkspace).
             UbBuffer b;
-            b.name = "matmul_api_reserve";
+            b.name = "matmul_local_workspace";
             b.offset = 0;
             b.bytes = reserve;
             e.ub.push_back(b);
@@ -354,8 +450,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
             o += bytes[i] * slots[i];
         }
     }
-    // GM tensors and every range each block touches.
-    const uint64_t a_bytes = a_mats * m * k, b_bytes = b_mats * k * n, y_bytes = batch * m * n;
+    // GM tensors and, per block, the ranges it touches.
+    const uint64_t ysize = static_cast<uint64_t>(DTypeBytes(r.y_dtype));
+    const uint64_t a_bytes = a_mats * m * k, b_bytes = b_mats * k * n, y_bytes = batch * m * n * ysize;
     const uint64_t ap_elems = t.aParamKind ? (t.aParamBatchStride ? a_mats * m : m) : 1;
     const uint64_t bp_elems = t.bParamKind ? (t.bParamBatchStride ? b_mats * n : n) : 1;
     const char* tensor_names[] = {"a", "b", "a_scale", "a_zero_point", "b_scale", "b_zero_point", "y_scale",
@@ -369,6 +466,42 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         g.output = std::strcmp(tensor_names[i], "y") == 0;
         e.tensors.push_back(g);
     }
+    // Without DataCopyPad a y row segment ending in a partial 32-byte block is stored as its whole blocks plus the
+    // block ending at its end, which rewrites 32 - tail of its own bytes (kernel: CopyOutBackOff); a segment
+    // narrower than 32 bytes (only with one core, see single_writer) stores its partial block with the scalar unit
+    // (CopyOutExact). Only the last N-tile can end in a partial block, so a row segment of a core's tiles has it
+    // exactly when it reaches column N; nothing lands on the neighbouring tile's bytes.
+    const uint64_t last_width = tiles == 0 ? 0 : n - static_cast<uint64_t>(t.tilesN - 1) * t.baseN;
+    const uint32_t last_tail = soc.has_data_copy_pad ? 0u : static_cast<uint32_t>(last_width * ysize % 32);
+    const uint32_t row_scalar = last_width * ysize < 32 ? last_tail : 0u;
+    const uint32_t row_rewrite = last_tail != 0 && last_width * ysize >= 32 ? 32u - last_tail : 0u;
+    const uint64_t row_bytes = n * ysize;
+    const uint64_t tiles_per_matrix = static_cast<uint64_t>(t.tilesM) * t.tilesN;
+    // y rows of tile row `tr` (batch matrix tr / tilesM, M-block tr % tilesM), as row indices of y viewed [batch*M, N].
+    auto tile_row_rows = [&](uint64_t tr, uint64_t* r0, uint64_t* r1) {
+        const uint64_t bi = tr / t.tilesM, mb = tr % t.tilesM;
+        *r0 = bi * m + mb * t.baseM;
+        *r1 = bi * m + std::min<uint64_t>(m, (mb + 1) * t.baseM);
+    };
+    // The columns [c0, c1) of y rows [r0, r1): one range per row, listed as one strided range.
+    auto add_y = [&](uint32_t core, uint64_t r0, uint64_t r1, uint64_t c0, uint64_t c1) {
+        if (r1 <= r0 || c1 <= c0) {
+            return;
+        }
+        const bool to_end = c1 == n;
+        const uint32_t scalar = to_end ? row_scalar : 0u;
+        const uint32_t rewrite = to_end ? row_rewrite : 0u;
+        if (c0 == 0 && to_end && scalar == 0 && rewrite == 0) {
+            AddRange(&e, "y", core, r0 * row_bytes, r1 * row_bytes, true);  // whole rows: contiguous
+            return;
+        }
+        AddStridedRange(&e, "y", core, r0 * row_bytes + c0 * ysize, r0 * row_bytes + c1 * ysize, row_bytes, r1 - r0,
+                        true, scalar, rewrite);
+    };
+    // Batch matrices of a and b the y matrices [b0, b1] use, as index spans (broadcasting can revisit a matrix).
+    auto operand_span = [&](const uint32_t* strides, uint64_t b0, uint64_t b1, uint64_t* lo, uint64_t* hi) {
+        LinearIndexSpan(t.batchDims, strides, t.batchRank, b0, b1, lo, hi);
+    };
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         AddRange(&e, "workspace", c, c * t.workersPerCore * off, (c + 1) * t.workersPerCore * off, true);
         AddRange(&e, "y_scale", c, 0, 4, false);
@@ -381,39 +514,65 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
             AddRange(&e, "b_scale", c, 0, 4, false);
             AddRange(&e, "b_zero_point", c, 0, 1, false);
         }
-        for (uint64_t tile = e.work[c].begin; tile < e.work[c].end; ++tile) {
-            const uint64_t bi = tile / (static_cast<uint64_t>(t.tilesM) * t.tilesN);
-            const uint64_t mb = tile / t.tilesN % t.tilesM, nb = tile % t.tilesN;
-            uint64_t ai = 0, bj = 0;
-            QmmBatchOperands(t, bi, &ai, &bj);
-            const uint64_t m0 = mb * t.baseM, m1 = std::min<uint64_t>(m, m0 + t.baseM);
-            const uint64_t n0 = nb * t.baseN, n1 = std::min<uint64_t>(n, n0 + t.baseN);
-            if (k != 0) {
-                AddRange(&e, "a", c, (ai * m + m0) * k, (ai * m + m1) * k, false);
-                // b: K row segments [n0, n1) of matrix bj, listed as their span.
-                AddRange(&e, "b", c, bj * k * n + n0, bj * k * n + (k - 1) * n + n1, false);
+        const uint64_t t0 = e.work[c].begin, t1 = e.work[c].end;
+        if (t1 <= t0) {
+            continue;
+        }
+        // Tiles are numbered tile row by tile row (N fastest): the range is a partial first tile row, whole tile
+        // rows (contiguous in y, also across batch matrices) and a partial last one.
+        const uint64_t tr0 = t0 / t.tilesN, tr1 = (t1 - 1) / t.tilesN;
+        const uint64_t c0 = t0 % t.tilesN * t.baseN;
+        const uint64_t c1 = std::min<uint64_t>(n, ((t1 - 1) % t.tilesN + 1) * t.baseN);
+        uint64_t r0 = 0, r1 = 0;
+        if (tr0 == tr1) {
+            tile_row_rows(tr0, &r0, &r1);
+            add_y(c, r0, r1, c0, c1);
+        } else {
+            const uint64_t full0 = c0 == 0 ? tr0 : tr0 + 1;
+            const uint64_t full1 = c1 == n ? tr1 + 1 : tr1;  // whole tile rows [full0, full1)
+            if (c0 != 0) {
+                tile_row_rows(tr0, &r0, &r1);
+                add_y(c, r0, r1, c0, n);
             }
-            if (t.aParamKind) {
-                const uint64_t p0 = (t.aParamBatchStride ? ai * m : 0) + m0;
-                AddRange(&e, "a_scale", c, p0 * 4, (p0 + m1 - m0) * 4, false);
-                AddRange(&e, "a_zero_point", c, p0, p0 + m1 - m0, false);
+            if (full1 > full0) {
+                uint64_t s0 = 0, s1 = 0, e0 = 0, e1 = 0;
+                tile_row_rows(full0, &s0, &s1);
+                tile_row_rows(full1 - 1, &e0, &e1);
+                add_y(c, s0, e1, 0, n);
             }
-            if (t.bParamKind) {
-                const uint64_t p0 = (t.bParamBatchStride ? bj * n : 0) + n0;
-                AddRange(&e, "b_scale", c, p0 * 4, (p0 + n1 - n0) * 4, false);
-                AddRange(&e, "b_zero_point", c, p0, p0 + n1 - n0, false);
+            if (c1 != n) {
+                tile_row_rows(tr1, &r0, &r1);
+                add_y(c, r0, r1, 0, c1);
             }
-            // Without DataCopyPad a row segment ending in a partial 32-byte block is stored as its whole blocks
-            // plus the block ending at its end, which rewrites 32 - tail of its own bytes (kernel: CopyOut); a
-            // segment narrower than 32 bytes (only with one core, see single_writer) stores its partial block with
-            // the scalar unit (CopyOutExact). Nothing lands on the neighbouring tile's bytes.
-            const uint32_t width = static_cast<uint32_t>(n1 - n0);
-            const uint32_t tail = soc.has_data_copy_pad ? 0u : width % 32;
-            const uint32_t scalar = width < 32 ? tail : 0u;
-            const uint32_t rewrite = tail != 0 && width >= 32 ? 32u - tail : 0u;
-            for (uint64_t row = m0; row < m1; ++row) {
-                AddRange(&e, "y", c, (bi * m + row) * n + n0, (bi * m + row) * n + n1, true, scalar, rewrite);
-            }
+        }
+        // Reads, as spans containing every byte read: a's rows and b's columns of the core's tiles in the batch
+        // matrices they use; per-row / per-column parameters likewise.
+        const uint64_t bi0 = t0 / tiles_per_matrix, bi1 = (t1 - 1) / tiles_per_matrix;
+        const bool one_row = tr0 == tr1;
+        const uint64_t m_lo = bi0 == bi1 ? tr0 % t.tilesM * t.baseM : 0;
+        const uint64_t m_hi = bi0 == bi1 ? std::min<uint64_t>(m, (tr1 % t.tilesM + 1) * t.baseM) : m;
+        const uint64_t n_lo = one_row ? c0 : 0, n_hi = one_row ? c1 : n;
+        uint64_t a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
+        operand_span(t.aBatchStrides, bi0, bi1, &a_lo, &a_hi);
+        operand_span(t.bBatchStrides, bi0, bi1, &b_lo, &b_hi);
+        // A span over several matrices runs from the first row of the lowest to the last row of the highest.
+        const uint64_t am0 = a_lo == a_hi ? m_lo : 0, am1 = a_lo == a_hi ? m_hi : m;
+        if (k != 0) {
+            AddRange(&e, "a", c, (a_lo * m + am0) * k, (a_hi * m + am1) * k, false);
+            // b: K row segments [n_lo, n_hi) of the matrices, listed as their span.
+            AddRange(&e, "b", c, b_lo * k * n + n_lo, b_hi * k * n + (k - 1) * n + n_hi, false);
+        }
+        if (t.aParamKind) {
+            const uint64_t p0 = (t.aParamBatchStride ? a_lo * m : 0) + am0;
+            const uint64_t p1 = (t.aParamBatchStride ? a_hi * m : 0) + am1;
+            AddRange(&e, "a_scale", c, p0 * 4, p1 * 4, false);
+            AddRange(&e, "a_zero_point", c, p0, p1, false);
+        }
+        if (t.bParamKind) {
+            const uint64_t p0 = (t.bParamBatchStride ? b_lo * n : 0) + n_lo;
+            const uint64_t p1 = (t.bParamBatchStride ? b_hi * n : 0) + n_hi;
+            AddRange(&e, "b_scale", c, p0 * 4, p1 * 4, false);
+            AddRange(&e, "b_zero_point", c, p0, p1, false);
         }
     }
     e.notes.push_back("tile " + Str(t.baseM) + " x " + Str(t.baseN) + " (M x N); " + Str(tiles) +
@@ -425,19 +584,21 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           "map and workspace are per vector core");
     } else {
         e.notes.push_back("coupled AI cores: the Matmul API moves L0C through UB (no fixpipe); " +
-                          Str(kMatmulApiUbReserveCoupled) + " bytes of UB kept for it");
+                          Str(kMatmulApiUbReserveCoupled) + " bytes of UB allocated by the kernel as the API's "
+                          "local workspace (SetLocalWorkspace; without it the API writes at UB address 0)");
     }
     if (t.mapA || t.mapB) {
         e.notes.push_back(std::string("uint8 ") + (t.mapA && t.mapB ? "a and b" : (t.mapA ? "a" : "b")) +
-                          " mapped to int8 per tile into the vector core's workspace (v - 128, zero point - 128; "
-                          "FACTS 3): the cube multiplies int8 x int8");
+                          " mapped to int8 per tile into the vector core's workspace (v - 128, zero point - 128, "
+                          "which leaves v - zp unchanged): the cube multiplies int8 x int8");
     }
     if (GetDTypeInfo(r.a_dtype).is_float) {
         e.notes.push_back("float8 operands: the cube accumulates float8 x float8 in float32; zero points are 0 "
                           "(ONNX), so no row / column sums (their workspace regions stay unused)");
     } else {
         e.notes.push_back("zero points: acc = A'B' - zb * (rowsum(A') - K * za) - za * colsum(B'), int32 mod 2^32 "
-                          "(seed 002); row and column sums by the cube against a ones vector, each only on tiles "
+                          "(the zero points factored out of the sum); row and column sums by the cube against a ones "
+                          "vector, each only on tiles "
                           "whose zero points multiplying it are not all 0 (b_zp = 0: no row sums of a; a_zp = 0: "
                           "no column sums of b; uint8 zero point 128 is 0 after the mapping); row sums reused by a "
                           "worker's consecutive tiles on the same rows");
@@ -453,7 +614,8 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           Str(static_cast<uint64_t>(t.yMax)) + ", rounded to nearest even");
     } else {
         e.notes.push_back("requantization on the vector unit in float32: rint(float32(acc) * ((a_scale * b_scale) / "
-                          "y_scale)) + y_zero_point, saturated (not the FP19 fixpipe path, FACTS 7)");
+                          "y_scale)) + y_zero_point, saturated (not the fixpipe's FP19 dequantization, which differs "
+                          "from ONNX by 1 on some outputs)");
     }
     if (!soc.has_data_copy_pad && n % 32 != 0 && t.tileCount != 0) {
         const uint64_t last = n - static_cast<uint64_t>(t.tilesN - 1) * t.baseN;  // the last N-tile's width
@@ -473,7 +635,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                               Str(last % 32) + " bytes of each row with the scalar unit and flushes its data cache");
         }
     }
-    e.notes.push_back("b ranges are listed as the span of a tile's K row segments");
+    e.notes.push_back("GM ranges: y as written, one strided range (a row segment repeated every N bytes) per partial "
+                      "tile row of a core and one for its whole tile rows; a, b and the per-row / per-column "
+                      "parameters as spans containing every byte a core reads (b: its K row segments)");
     e.notes.push_back("workspace " + Str(plan->workspace_bytes) + " bytes = " + Str(workers) + " vector cores x " +
                       Str(off) + " (mapped a " + Str(ws_a) + ", mapped b " + Str(ws_b) + ", int32 tile " +
                       Str(ws_c) + " with the column sums in row 0, row sums " + Str(ws_ra) + ", ones " + Str(ws_ones) +

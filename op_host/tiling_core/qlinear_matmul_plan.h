@@ -31,12 +31,14 @@
 #include "constraints.h"
 #include "dtype_table.h"
 #include "plan_common.h"
+#include "qlinear_matmul_tiling_fields.h"
 #include "soc_table.h"
+#include "tiling_fields.h"
 
 namespace aqo {
 
 // The broadcast batch rank the kernel tiling carries (deeper batches are refused by the plan).
-const uint32_t kQmmMaxBatchRank = 8;
+const uint32_t kQmmMaxBatchRank = AQO_QMM_MAX_BATCH_RANK;
 
 // Operand codes in the kernel tiling (the kernel cannot read the dtype table).
 enum QmmOperandCode : uint32_t { QMM_INT8 = 0, QMM_UINT8 = 1, QMM_FLOAT8_E4M3FN = 2, QMM_FLOAT8_E5M2 = 3 };
@@ -55,44 +57,25 @@ struct QLinearMatMulRequest {
     bool b_param_batched = false;
     std::string soc = "ascend910b";
     SocOverrides overrides;
+    // false: the tiling only, no PlanExplanation (no strings, no vectors): what the CANN TilingFunc asks on every
+    // launch, O(1) in the tile count. Python and the validation scripts keep the default.
+    bool explain = true;
 };
 
-// The kernel's tiling, a POD of integers (the same fields as AqoQLinearMatMulTilingData in
-// op_host/aqo_qlinear_matmul_tiling.h, which the CANN adapter fills from this struct).
+// The kernel's tiling: the fields of qlinear_matmul_tiling_fields.h (the one definition; CANN's tiling-data class
+// optiling::AqoQLinearMatMulTilingData expands the same list after the Matmul API's TCubeTiling).
 struct QLinearMatMulTiling {
-    uint32_t usedCores;       // block dim (cube cores / 310p AI cores)
-    uint32_t workersPerCore;  // vector workers per block: 2 on split SoCs (AIV : AIC = 2 : 1), 1 on 310p
-    uint32_t m, n, k;
-    uint32_t batch;           // broadcast batch matrices of y
-    uint32_t batchRank;       // <= kQmmMaxBatchRank
-    uint32_t batchDims[kQmmMaxBatchRank];     // y's batch dims, outermost first (unused entries 1)
-    uint32_t aBatchStrides[kQmmMaxBatchRank]; // a matrices to skip per step of that dim (0 = broadcast)
-    uint32_t bBatchStrides[kQmmMaxBatchRank];
-    uint32_t aMatrices, bMatrices;            // batch matrices stored in a / b
-    uint32_t aCode, bCode, yCode;             // QmmOperandCode
-    uint32_t mapA, mapB;                      // 1: operand is uint8 and the cube takes int8 only (v - 128)
-    uint32_t aParamKind, bParamKind;          // 0 per tensor, 1 per row (a) / per column (b)
-    uint32_t aParamBatchStride, bParamBatchStride;  // parameter elements per operand batch matrix (0 = shared)
-    uint32_t baseM, baseN;                    // output tile
-    uint32_t tilesM, tilesN, tileCount;
-    uint32_t cStride;                         // int32 elements per row of the tile's accumulator (baseN -> 8)
-    uint32_t bpStride;                        // bytes per row of the mapped b slab (baseN -> 32)
-    uint32_t mapChunk;                        // bytes per UB chunk of the uint8 -> int8 mapping
-    // Workspace (bytes) of one vector worker; the workers' areas follow each other.
-    uint32_t wsAOffset, wsBOffset, wsCOffset, wsRaOffset, wsCbOffset, wsOnesOffset;
-    uint64_t wsPerWorker;
-    // UB buffer bytes, in the kernel's InitBuffer order (see the explanation's UB map).
-    uint32_t ubCIn, ubYOut, ubVecI32, ubVecF32, ubHalf, ubRa, ubMapIn, ubMapHalf, ubMapOut;
-    float yMax;  // float8 y: the largest finite value (dtype table quant_max), the saturation bound; else 0
-    float yQMin, yQMax;  // int8 / uint8 y: the saturation range (dtype table int_min / int_max); float8 y: 0, 0
+    AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)
 };
 
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
     PlanExplanation explanation;
-    uint64_t workspace_bytes;  // user workspace (all workers); the Matmul API's system workspace comes on top
-    uint64_t y_elements;
-    uint32_t matmul_api_ub_bytes;  // UB left to the Matmul API itself (310p: L0C -> UB, ND -> NZ); 0 on split SoCs
+    uint64_t workspace_bytes = 0;  // user workspace (all workers), after the system workspace
+    // The SoC's system workspace (framework, Matmul API messages) that the launch reserves before the user part
+    // (SoC table default; a TilingFunc adds the device's GetLibApiWorkSpaceSize instead).
+    uint64_t system_workspace_bytes = 0;
+    uint64_t y_elements = 0;
 };
 
 // Plans the request; false with a complete violation when the request is not supported on the SoC or does not
@@ -120,55 +103,7 @@ inline void QmmBatchOperands(const QLinearMatMulTiling& t, uint64_t index, uint6
 template <class TilingData>
 void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
 {
-    td->set_wsPerWorker(t.wsPerWorker);
-    td->set_usedCores(t.usedCores);
-    td->set_workersPerCore(t.workersPerCore);
-    td->set_m(t.m);
-    td->set_n(t.n);
-    td->set_k(t.k);
-    td->set_batch(t.batch);
-    td->set_batchRank(t.batchRank);
-    // CANN's array setters take a non-const pointer but only copy from it.
-    td->set_batchDims(const_cast<uint32_t*>(t.batchDims));
-    td->set_aBatchStrides(const_cast<uint32_t*>(t.aBatchStrides));
-    td->set_bBatchStrides(const_cast<uint32_t*>(t.bBatchStrides));
-    td->set_aMatrices(t.aMatrices);
-    td->set_bMatrices(t.bMatrices);
-    td->set_aCode(t.aCode);
-    td->set_bCode(t.bCode);
-    td->set_yCode(t.yCode);
-    td->set_mapA(t.mapA);
-    td->set_mapB(t.mapB);
-    td->set_aParamKind(t.aParamKind);
-    td->set_bParamKind(t.bParamKind);
-    td->set_aParamBatchStride(t.aParamBatchStride);
-    td->set_bParamBatchStride(t.bParamBatchStride);
-    td->set_baseM(t.baseM);
-    td->set_baseN(t.baseN);
-    td->set_tilesM(t.tilesM);
-    td->set_tilesN(t.tilesN);
-    td->set_tileCount(t.tileCount);
-    td->set_cStride(t.cStride);
-    td->set_bpStride(t.bpStride);
-    td->set_mapChunk(t.mapChunk);
-    td->set_wsAOffset(t.wsAOffset);
-    td->set_wsBOffset(t.wsBOffset);
-    td->set_wsCOffset(t.wsCOffset);
-    td->set_wsRaOffset(t.wsRaOffset);
-    td->set_wsCbOffset(t.wsCbOffset);
-    td->set_wsOnesOffset(t.wsOnesOffset);
-    td->set_ubCIn(t.ubCIn);
-    td->set_ubYOut(t.ubYOut);
-    td->set_ubVecI32(t.ubVecI32);
-    td->set_ubVecF32(t.ubVecF32);
-    td->set_ubHalf(t.ubHalf);
-    td->set_ubRa(t.ubRa);
-    td->set_ubMapIn(t.ubMapIn);
-    td->set_ubMapHalf(t.ubMapHalf);
-    td->set_ubMapOut(t.ubMapOut);
-    td->set_yMax(t.yMax);
-    td->set_yQMin(t.yQMin);
-    td->set_yQMax(t.yQMax);
+    AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_FILL_FIELD, AQO_TILING_FILL_ARRAY)
 }
 
 }  // namespace aqo

@@ -15,15 +15,26 @@ const DTypeSet kHiFloat8 = DTypeBit(DType::HIFLOAT8);
 const DTypeSet kE4M3 = DTypeBit(DType::FLOAT8_E4M3FN);
 const DTypeSet kE5M2 = DTypeBit(DType::FLOAT8_E5M2);
 
-// Canonical entries, in enum order. Core counts and UB: CANN 8.1.RC1 data/platform_config (FACTS 1):
-// Ascend910B1/B2 ai_core_cnt=24 cube_core_cnt=24 vector_core_cnt=48 ub_size=196608; Ascend310P3 ai_core_cnt=8
-// vector_core_cnt=7 ub_size=262144; Ascend910_95 ai_core_cnt=32 cube_core_cnt=32 vector_core_cnt=64
-// ub_size=253952 (a pre-release config: the device's own numbers override it at run time).
-// DynamicQuant limits: seed 004 ("ascend910b float16 tail <= 26624, bfloat16 <= 7552, symmetric only;
-// ascend310p tail 32-aligned and <= 4096, symmetric only, no bfloat16; ascend910_95 rank > 1, symmetric only").
-// Output types: int8 everywhere; hifloat8 / float8 need the 950's conversion units (FACTS 1: fp8 / hif8 column).
-// QLinearMatMul: FACTS 3 (910b cube int8 only, 310p int8/uint8, 950 int8 and float8 pairs, no uint8; uint8 reaches
-// an int8 cube through v ^ 0x80, zp - 128, which leaves v - zp unchanged).
+// Canonical entries, in enum order. Sources:
+// - Core counts and UB: the platform configs of CANN 8.1.RC1 (data/platform_config/*.ini): Ascend910B1/B2
+//   ai_core_cnt=24 cube_core_cnt=24 vector_core_cnt=48 ub_size=196608; Ascend310P3 ai_core_cnt=8
+//   vector_core_cnt=7 ub_size=262144; Ascend910_95 ai_core_cnt=32 cube_core_cnt=32 vector_core_cnt=64
+//   ub_size=253952 (a pre-release config: the device's own numbers override it at run time).
+// - DMA burst count: CANN 8.1.RC1's AscendC headers check DataCopy's and DataCopyPad's blockCount against a
+//   12-bit range, 0..4095 (basic_api/impl/dav_c220 and dav_m200, kernel_operator_data_copy_impl.h; UINT12_MAX in
+//   impl/utils/kernel_utils_constants.h); the 950's headers are not public, so it is taken to have the same field.
+// - System workspace: RESERVED_WORKSPACE of CANN 8.1.RC1's AscendC headers (impl/utils/kernel_utils_constants.h:
+//   2 MiB for __CCE_AICORE__ 200 (310p), 16 MiB for 220 (910b)), which GetUserWorkspace skips; the 950's headers are
+//   not public, so it is taken to reserve 16 MiB like every newer core there (the device's GetLibApiWorkSpaceSize
+//   is what a TilingFunc adds).
+// - DynamicQuant limits: ATB's DynamicQuant operation documentation (ascend-transformer-boost, elewise operation
+//   ELEWISE_DYNAMIC_QUANT): ascend910b float16 tail <= 26624, bfloat16 <= 7552, symmetric only; ascend310p tail
+//   32-aligned and <= 4096, symmetric only, no bfloat16; ascend910_95 rank > 1, symmetric only.
+// - Output types: int8 everywhere; hifloat8 / float8 need the 950's conversion units (only its platform config
+//   and headers list those types).
+// - QLinearMatMul: the cube dtype pairs the CANN 8.1.RC1 Mmad implementations accept (910b int8 x int8 only; 310p
+//   also uint8 x int8 and uint8 x uint8; 950 int8 and float8 pairs, no uint8). uint8 reaches an int8 cube
+//   through v ^ 0x80 and zp - 128, which leaves v - zp unchanged.
 const SocSpec kTable[] = {
     {
         Soc::ASCEND910B, "ascend910b", "ascend910b",
@@ -31,6 +42,7 @@ const SocSpec kTable[] = {
         /*ub_bytes=*/196608,
         /*dynamic_quant_cores=*/48, /*qlinear_matmul_cores=*/24,
         /*has_data_copy_pad=*/true, /*ub_align_bytes=*/32, /*copy_block_bytes=*/32,
+        /*dma_max_block_count=*/4095, /*system_workspace_bytes=*/16u * 1024u * 1024u,
         /*saturation_only_float=*/false, /*has_bfloat16=*/true,
         /*dq_x_dtypes=*/kFloat16 | kBFloat16, /*dq_dst_dtypes=*/kInt8,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/26624, /*dq_max_tail_bfloat16=*/7552, /*dq_tail_multiple=*/1,
@@ -44,6 +56,7 @@ const SocSpec kTable[] = {
         /*ub_bytes=*/262144,
         /*dynamic_quant_cores=*/8, /*qlinear_matmul_cores=*/8,
         /*has_data_copy_pad=*/false, /*ub_align_bytes=*/32, /*copy_block_bytes=*/32,
+        /*dma_max_block_count=*/4095, /*system_workspace_bytes=*/2u * 1024u * 1024u,
         /*saturation_only_float=*/true, /*has_bfloat16=*/false,
         /*dq_x_dtypes=*/kFloat16, /*dq_dst_dtypes=*/kInt8,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/4096, /*dq_max_tail_bfloat16=*/0, /*dq_tail_multiple=*/32,
@@ -57,6 +70,7 @@ const SocSpec kTable[] = {
         /*ub_bytes=*/253952,
         /*dynamic_quant_cores=*/64, /*qlinear_matmul_cores=*/32,
         /*has_data_copy_pad=*/true, /*ub_align_bytes=*/32, /*copy_block_bytes=*/32,
+        /*dma_max_block_count=*/4095, /*system_workspace_bytes=*/16u * 1024u * 1024u,
         /*saturation_only_float=*/false, /*has_bfloat16=*/true,
         /*dq_x_dtypes=*/kFloat16 | kBFloat16, /*dq_dst_dtypes=*/kInt8 | kHiFloat8 | kE4M3 | kE5M2,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/0, /*dq_max_tail_bfloat16=*/0, /*dq_tail_multiple=*/1,

@@ -59,6 +59,11 @@ struct SocSpec {
     bool has_data_copy_pad;      // false on 310p: every GM<->UB copy is a whole number of 32-byte blocks
     uint32_t ub_align_bytes;     // UB buffer addresses and vector operands: 32-byte aligned
     uint32_t copy_block_bytes;   // DataCopy length unit: 32 bytes
+    uint32_t dma_max_block_count;  // DataCopy / DataCopyPad blockCount (bursts per copy): a 12-bit field
+    // The system workspace at the start of every kernel's workspace (framework, Matmul API messages): a kernel's
+    // own data starts after it (GetUserWorkspace). A TilingFunc asks the device (GetLibApiWorkSpaceSize); this is
+    // the default the emulator and the plans use.
+    uint32_t system_workspace_bytes;
     bool saturation_only_float;  // 310p: Inf -> max, NaN -> 0 (no IEEE Inf/NaN mode)
     bool has_bfloat16;
 

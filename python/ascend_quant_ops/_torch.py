@@ -1,7 +1,7 @@
 """The one place that imports torch, once per process.
 
 torch is optional. Worse, with torch_npu installed but no CANN, `import torch` itself raises (torch autoloads
-device backends, FACTS 9), and a second attempt after such a failure re-runs torch's initialisation on top of
+device backends, docs/references.md#torch-npu), and a second attempt after such a failure re-runs torch's initialisation on top of
 the half-loaded first one: it fails differently and can crash the interpreter at exit. So the first outcome is
 remembered and every later caller gets the same answer.
 """

@@ -1,17 +1,30 @@
 """Command line: `python -m ascend_quant_ops` or `aqo`.
 
-    aqo info                      versions, backends (usable or why not), the SoC table
-    aqo demo [--backend B] [--soc S]   both operators on the spec examples, inputs and outputs printed
-    aqo perf [--op OP] [--soc S] [--json] [--html PATH]   GM traffic, balance and the timeline estimate
+    aqo info [--json]                        versions, backends (usable or why not), the SoC table
+    aqo demo [--backend B] [--soc S] [--json]   both operators on the spec examples, inputs and outputs printed
+    aqo plan --soc S --shape ... [--json]    one request: the plan a SoC would run, or the refusal (tools/plan.py)
+    aqo sweep [--count N | --grid] [--json]  plan invariants over many shapes, progress bar, summary (tools/sweep.py)
+    aqo precision --backend B [--json]       the precision suite and its HTML report (tools/precision.py)
+    aqo perf [--op OP] [--soc S] [--json] [--html PATH]   GM traffic, balance, the timeline estimate (perf/cli.py)
+
+Exit status: 0 success; 1 a failed check (a refused plan, a failing sweep or precision case, a demo result that
+differs from the spec); 2 a usage error (argparse's, or a value a tool cannot use: an unknown SoC, an unwritable
+output directory, ...). No traceback reaches the terminal (set AQO_TRACEBACK=1 to see one of an internal error).
+
+A subcommand is a module with `add_arguments(parser)` and `run(args) -> int`, listed once in SUBCOMMANDS below.
 """
 from __future__ import annotations
 
 import argparse
 import importlib
 import json
+import os
 import sys
 
 import numpy as np
+
+from .errors import AqoError
+from .tools import UsageError
 
 
 def _version(module: str) -> str:
@@ -94,55 +107,113 @@ def cmd_demo(args) -> int:
 
     kw = {"backend": args.backend}
     if args.soc:
-        kw["soc"] = args.soc
-    print(f"== DynamicQuant, seed 004 example (backend {args.backend}{', soc ' + args.soc if args.soc else ''})")
-    _show("x", ex.SEED_004_X)
+        try:
+            kw["soc"] = aqo.canonical_soc(args.soc, op="dynamic_quant")
+        except AqoError as err:
+            raise UsageError(f"--soc: {err}") from None
+    # Compute first, print after: a backend or SoC that refuses is reported before any input is shown.
     x, h = ex.SEED_004_X, ex.SEED_004_X.shape[-1]
-    multiple = _tail_multiple(args.soc)
+    multiple = _tail_multiple(kw.get("soc"))
     if h % multiple:
         # the SoC takes only tails that are a multiple of `multiple` (ascend310p: 32): pad with zeros, which do
         # not change a row's maximum, and show the example's columns
         width = -(-h // multiple) * multiple
-        print(f"(the tail axis is padded with zeros from {h} to {width}: {args.soc} needs a multiple of {multiple})")
         x = np.zeros(x.shape[:-1] + (width,), x.dtype)
         x[..., :h] = ex.SEED_004_X
-    y, scale = aqo.dynamic_quant(x, **kw)
-    y = y[..., :h]
-    _show("y", y)
+    y_dq, scale = aqo.dynamic_quant(x, **kw)
+    y_dq = np.asarray(y_dq)[..., :h]
+    y_qmm = np.asarray(aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw))
+    ok_dq = np.array_equal(y_dq, ex.SEED_004_Y)
+    ok_qmm = np.array_equal(y_qmm, ex.ONNX_2D_UINT8_Y)
+    if args.json:
+        print(json.dumps({"backend": args.backend, "soc": kw.get("soc"),
+                          "dynamic_quant": {"y": y_dq.tolist(), "scale": np.asarray(scale).tolist(),
+                                            "matches_spec": bool(ok_dq)},
+                          "qlinear_matmul": {"y": y_qmm.tolist(), "matches_spec": bool(ok_qmm)}}, indent=2))
+        return 0 if (ok_dq and ok_qmm) else 1
+
+    print(f"== DynamicQuant, ATB example (backend {args.backend}{', soc ' + kw['soc'] if args.soc else ''})")
+    _show("x", ex.SEED_004_X)
+    if h % multiple:
+        print(f"(the tail axis is padded with zeros from {h} to {x.shape[-1]}: {kw['soc']} needs a multiple of "
+              f"{multiple})")
+    _show("y", y_dq)
     _show("scale", scale)
-    ok_dq = np.array_equal(np.asarray(y), ex.SEED_004_Y)
     print(f"y matches the spec: {ok_dq}")
 
     print("\n== QLinearMatMul, ONNX example (2-D uint8, per-tensor)")
     for k, v in ex.ONNX_2D_UINT8.items():
         _show(k, v)
-    y = aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw)
-    _show("y", y)
-    ok_qmm = np.array_equal(y, ex.ONNX_2D_UINT8_Y)
+    _show("y", y_qmm)
     print(f"y matches the spec: {ok_qmm}")
     return 0 if (ok_dq and ok_qmm) else 1
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog="aqo", description="ascend-quant-ops command line")
-    sub = parser.add_subparsers(dest="command", required=True)
-    p = sub.add_parser("info", help="versions, backends, SoC table")
-    p.add_argument("--json", action="store_true", help="machine-readable output")
-    p.set_defaults(func=cmd_info)
-    p = sub.add_parser("demo", help="run both operators on the spec examples")
+def _add_demo(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", default="auto", choices=["auto", "cpu", "emulator", "npu"])
     p.add_argument("--soc", default=None, help="ascend910b | ascend310p | ascend910_95 (alias ascend950)")
-    p.set_defaults(func=cmd_demo)
-    p = sub.add_parser("perf", help="GM traffic, balance and the timeline model's estimate against the roofline")
-    from .perf import cli as perf_cli
+    p.add_argument("--json", action="store_true", help="machine-readable output")
 
-    perf_cli.add_arguments(p)
-    p.set_defaults(func=perf_cli.main)
-    args = parser.parse_args(argv)
-    from .errors import AqoError
 
+def _add_info(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--json", action="store_true", help="machine-readable output")
+
+
+class _Local:
+    """A subcommand defined in this file."""
+
+    def __init__(self, add, run):
+        self.add_arguments, self.run = add, run
+
+
+# name -> (module path under ascend_quant_ops, or a _Local, help). One line adds a subcommand.
+SUBCOMMANDS = {
+    "info": (_Local(_add_info, cmd_info), "versions, backends, SoC table"),
+    "demo": (_Local(_add_demo, cmd_demo), "run both operators on the spec examples"),
+    "plan": ("tools.plan", "one tiling request: the plan a SoC would run, or the constraint it violates"),
+    "sweep": ("tools.sweep", "plan invariants over many random or grid shapes per SoC (exit 1 on a failure)"),
+    "precision": ("tools.precision", "the precision suite on a backend, with JSON and HTML reports"),
+    "perf": ("perf.cli", "GM traffic, balance and the timeline model's estimate against the roofline"),
+}
+
+
+def _module(spec):
+    if isinstance(spec, _Local):
+        return spec
+    return importlib.import_module(f"{__package__}.{spec}")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="aqo", description="ascend-quant-ops command line")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name, (spec, help_text) in SUBCOMMANDS.items():
+        mod = _module(spec)
+        doc = getattr(mod, "__doc__", None) if not isinstance(spec, _Local) else None
+        p = sub.add_parser(name, help=help_text, description=doc or help_text,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)
+        mod.add_arguments(p)
+        p.set_defaults(run=mod.run, command_parser=p)
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)  # argparse exits 2 on a usage error it sees itself
     try:
-        return args.func(args)
-    except AqoError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        return int(args.run(args))
+    except UsageError as err:
+        args.command_parser.print_usage(sys.stderr)
+        print(f"aqo {args.command}: error: {err}", file=sys.stderr)
         return 2
+    except AqoError as err:
+        print(f"aqo {args.command}: error: {err}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"aqo {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as err:  # noqa: BLE001 - never a traceback on the terminal
+        if os.environ.get("AQO_TRACEBACK"):
+            raise
+        print(f"aqo {args.command}: internal error: {type(err).__name__}: {err} (set AQO_TRACEBACK=1 for the "
+              "traceback and please report it)", file=sys.stderr)
+        return 1

@@ -11,6 +11,7 @@ import ml_dtypes
 import numpy as np
 
 from . import _native
+from ._opnames import DYNAMIC_QUANT
 from .errors import DTypeError
 
 # Canonical names, as numpy / ml_dtypes / en_dtypes spell them.
@@ -70,7 +71,7 @@ def numpy_dtype(name: str) -> np.dtype:
 
 
 def dmax(name: str) -> float:
-    """The DynamicQuant quantization maximum of an output type (seed 004)."""
+    """The DynamicQuant quantization maximum of an output type (docs/references.md#atb-dynamicquant)."""
     q = TABLE[name]["quant_max"]
     if q <= 0:
         raise KeyError(f"{name} is not a DynamicQuant output type")
@@ -134,7 +135,7 @@ def parse_dtype(obj: Any, *, op: str, argument: str, allowed=None) -> str:
     return name
 
 
-def parse_dst_type(obj: Any, *, op: str = "dynamic_quant", argument: str = "dst_type") -> str:
+def parse_dst_type(obj: Any, *, op: str = DYNAMIC_QUANT, argument: str = "dst_type") -> str:
     """dst_type of DynamicQuant: a name, a numpy / torch dtype, or an ATB outTensorType code (2, 34, 35, 36)."""
     if isinstance(obj, (int, np.integer)) and not isinstance(obj, bool):
         if int(obj) in ATB_CODES:

@@ -2,13 +2,21 @@
 
 Every refusal names the operator, the argument, the constraint, the SoC when one applies, the limit (or the
 expected value) and the actual value, and, where possible, what would work instead. The fields are attributes,
-so that scripts can act on them without parsing the message.
+so that scripts can act on them without parsing the message. Every error round-trips through pickle and
+copy.deepcopy with its fields (a multiprocessing worker that raises one hands it back to the parent intact).
 """
 from __future__ import annotations
 
 from typing import Any, Optional
 
 __all__ = ["AqoError", "ConstraintError", "DTypeError", "BackendUnavailableError", "EmulatorError"]
+
+
+def _rebuild(cls, kwargs, state):
+    """Unpickling: construct `cls` from its fields, then restore any attribute added after construction."""
+    err = cls(**kwargs)
+    err.__dict__.update(state)
+    return err
 
 
 class AqoError(Exception):
@@ -59,6 +67,12 @@ class ConstraintError(AqoError, ValueError):
             msg += f". {self.suggestion}"
         return msg
 
+    _FIELDS = ("op", "argument", "constraint", "actual", "expected", "limit", "soc", "suggestion")
+
+    def __reduce__(self):
+        # Exception's default reduce calls cls(*self.args) = cls(message), which this signature cannot take.
+        return (_rebuild, (type(self), {f: getattr(self, f) for f in self._FIELDS}, dict(self.__dict__)))
+
     def to_dict(self) -> dict:
         return {
             "op": self.op,
@@ -84,6 +98,9 @@ class BackendUnavailableError(AqoError, RuntimeError):
         self.backend = backend
         self.reason = reason
         super().__init__(f"backend '{backend}' is not usable here: {reason}")
+
+    def __reduce__(self):
+        return (_rebuild, (type(self), {"backend": self.backend, "reason": self.reason}, dict(self.__dict__)))
 
 
 class EmulatorError(AqoError, RuntimeError):

@@ -1,6 +1,7 @@
 """The spec examples, as data: used by the CLI demo and by the conformance tests.
 
-SEED_004: ATB DynamicQuant example (seed 004; its input is float16, the "(float8)" label is a typo).
+SEED_004: the ATB DynamicQuant example (its input is float16, the "(float8)" label is a typo;
+docs/references.md#atb-dynamicquant).
 ONNX_2D_UINT8: the QLinearMatMul example of the ONNX operator documentation (2-D, uint8, per-tensor).
 """
 import numpy as np

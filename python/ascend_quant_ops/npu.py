@@ -1,6 +1,6 @@
 """The NPU backend: is it usable here, and if not, why; which SoC is it; loading the extension.
 
-Nothing here may break `import torch` or this package: torch_npu without CANN raises on import (FACTS 9), so it
+Nothing here may break `import torch` or this package: torch_npu without CANN raises on import (docs/references.md#torch-npu), so it
 is looked for with importlib.util.find_spec first and imported only inside try/except, and only when status()
 or load_extension() is called.
 

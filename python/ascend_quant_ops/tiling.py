@@ -9,7 +9,7 @@ Every fact comes from the compiled tiling core (op_host/tiling_core) through `_n
 
 `verify_explanation()` checks a plan's explanation against the invariants every plan must satisfy (work covered
 exactly once, UB map aligned / disjoint / within capacity, cores within capacity, GM ranges inside their tensors);
-scripts/tiling_sweep.py runs it over random shapes.
+`aqo sweep` (tools/sweep.py) runs it over random shapes.
 """
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ __all__ = [
     "violation_error",
 ]
 
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+from ._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
+from ._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
 
 
 # ------------------------------------------------------------------------------------------------ SoC table
@@ -50,7 +50,8 @@ def soc_names() -> List[str]:
 def canonical_soc(name: Any, *, op: Optional[str] = None) -> str:
     """The canonical SoC name of `name` ("ascend950" -> "ascend910_95", "Ascend910B3" -> "ascend910b").
     An unknown name raises ConstraintError listing the valid names."""
-    canon = _native.canonical_soc(name) if isinstance(name, str) else None
+    # Only printable names: the compiled table compares C strings, which end at the first NUL.
+    canon = _native.canonical_soc(name) if isinstance(name, str) and name.isprintable() else None
     if canon is None:
         raise ConstraintError(op or "tiling", "soc", "unknown SoC name", actual=repr(name),
                               expected=" | ".join(soc_names()),
@@ -194,6 +195,8 @@ def _require_soc_name(soc: Any, op: str) -> str:
     if not isinstance(soc, str):
         raise ConstraintError(op, "soc", "the SoC is given by name", actual=repr(soc),
                               expected=" | ".join(soc_names()))
+    if not soc.isprintable():
+        canonical_soc(soc, op=op)  # raises: unknown SoC name (a NUL would end the name early in C++)
     return soc
 
 
@@ -206,6 +209,9 @@ def _override(value: Any, name: str, op: str) -> int:
                               expected="a positive int, or None for the SoC table's value")
     if int(value) <= 0:
         raise ConstraintError(op, name, f"{name} must be positive", actual=int(value), limit=">= 1",
+                              suggestion=f"pass {name}=None to use the SoC table's value")
+    if int(value) >= 2 ** 63:  # the tiling core checks the real limits; it takes a 64-bit integer
+        raise ConstraintError(op, name, f"{name} is out of range", actual=int(value), limit="< 2^63",
                               suggestion=f"pass {name}=None to use the SoC table's value")
     return int(value)
 
@@ -244,7 +250,7 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
                        asymmetric: bool = False, core_num: Optional[int] = None,
                        ub_size: Optional[int] = None) -> Plan:
     """The DynamicQuant plan of x `shape` / `dtype` on `soc`, or ConstraintError / DTypeError naming the violated
-    constraint (seed 004 limits, dtypes per SoC, UB). `core_num` / `ub_size` replace the SoC table's values (the
+    constraint (ATB's documented limits, dtypes per SoC, UB). `core_num` / `ub_size` replace the SoC table's values (the
     device reports the real ones); dtypes by name, numpy or torch dtype; dst_type also as an ATB code."""
     soc = _require_soc_name(soc, DQ)
     dims = _shape(shape, DQ, "x")
@@ -336,6 +342,9 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
       without DataCopyPad the DMA part of every write range is whole 32-byte blocks (a scalar-stored tail is
       declared in scalar_bytes, or is the partial last block of a range ending at the tensor's end), or whole
       blocks inside the range the last of which overlaps the one before by rewrite_bytes.
+      A range with count > 1 stands for count repetitions [begin + i * stride, end + i * stride) (stride at least
+      end - begin); scalar_bytes / rewrite_bytes apply to each. Checks are per range, not per repetition, except
+      the output coverage, which merges repetitions that touch (stride == end - begin) into one interval.
     """
     p: List[str] = []
     align = int(soc_spec_["ub_align_bytes"]) if soc_spec_ else 32
@@ -424,17 +433,24 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
                 p.append(f"GM tensor '{name}' is not declared")
             elif tensors[name][0] != size:
                 p.append(f"GM tensor '{name}' declared {tensors[name][0]} bytes, the request gives {size}")
-    writes: Dict[str, List[Tuple[int, int, int]]] = {}
+    writes: Dict[str, List[Tuple[int, int, int, int, int]]] = {}
     bad_range_reported = 0
     for g in e["gm"]:
         t, b, en, c = g["tensor"], int(g["begin"]), int(g["end"]), int(g["core"])
+        count, stride = int(g.get("count", 1)), int(g.get("stride", 0))
+        last_end = en + (count - 1) * stride
         problem = None
         if t not in tensors:
             problem = f"GM range on undeclared tensor '{t}'"
         elif en < b:
             problem = f"GM range [{b}, {en}) of '{t}' is reversed"
-        elif en > tensors[t][0]:
-            problem = (f"GM range [{b}, {en}) of '{t}' by core {c} ends past the tensor's {tensors[t][0]} bytes "
+        elif count < 1:
+            problem = f"GM range [{b}, {en}) of '{t}' has {count} repetitions"
+        elif count > 1 and stride < en - b:
+            problem = f"GM range [{b}, {en}) of '{t}' repeats every {stride} bytes: its repetitions overlap"
+        elif last_end > tensors[t][0]:
+            problem = (f"GM range [{b}, {en})" + (f" x {count} every {stride}" if count > 1 else "") +
+                       f" of '{t}' by core {c} ends past the tensor's {tensors[t][0]} bytes "
                        f"({'write' if g['write'] else 'read'})")
         elif c >= max(used, 1):
             problem = f"GM range of '{t}' by core {c} >= used_cores {used}"
@@ -452,7 +468,7 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             # bytes the DMA writes twice; that last block must lie inside the range's DMA part.
             scalar = int(g.get("scalar_bytes", 0) or 0)
             rewrite = int(g.get("rewrite_bytes", 0) or 0)
-            if scalar == 0 and rewrite == 0 and en == tensors[t][0]:
+            if scalar == 0 and rewrite == 0 and last_end == tensors[t][0] and count == 1:
                 scalar = (en - b) % block
             dma = en - b - scalar
             if scalar > en - b or (dma + rewrite) % block or rewrite >= block or (rewrite and dma < block):
@@ -462,11 +478,11 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
                              f"twice) are not a whole number of {block}-byte blocks inside the range (no "
                              f"DataCopyPad on this SoC; scalar tail {scalar} bytes)")
         if g["write"]:
-            writes.setdefault(t, []).append((b, en, c))
+            writes.setdefault(t, []).append((b, en, stride, count, c))
     if bad_range_reported > 8:
         p.append(f"... {bad_range_reported - 8} more bad GM ranges")
     for t, (size, is_out) in tensors.items():
-        ws = sorted(writes.get(t, []))
+        ws = sorted(_write_intervals(writes.get(t, [])))
         # No byte written by two different cores (a race: one core's value may be lost).
         reach = []  # (end, core) of the furthest write so far
         cov = 0
@@ -486,3 +502,14 @@ def verify_explanation(e: Mapping[str, Any], *, soc_spec_: Optional[Mapping[str,
             if is_out and cov < size:
                 p.append(f"GM output '{t}': bytes [{cov}, {size}) written by no core")
     return p
+
+
+def _write_intervals(ranges):
+    """(begin, end, core) intervals of write ranges (begin, end, stride, count, core): repetitions that touch
+    (stride == end - begin) as one interval, others one interval each."""
+    for b, en, stride, count, c in ranges:
+        if count <= 1 or stride == en - b:
+            yield b, en + (count - 1) * stride, c
+        else:
+            for i in range(count):
+                yield b + i * stride, en + i * stride, c

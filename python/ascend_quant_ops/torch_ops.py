@@ -1,42 +1,50 @@
-"""PyTorch operators: `torch.ops.ascend_quant_ops.dynamic_quant` and `torch.ops.ascend_quant_ops.qlinear_matmul`.
+"""PyTorch operators: `torch.ops.ascend_quant_ops.dynamic_quant`, `.dynamic_quant_asymmetric` and `.qlinear_matmul`.
+
+Op schemas (the torch_npu style: defaults, the output type as a keyword-only ScalarType):
+
+    dynamic_quant(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None) -> (Tensor y, Tensor scale)
+    dynamic_quant_asymmetric(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None)
+        -> (Tensor y, Tensor scale, Tensor offset)
+    qlinear_matmul(Tensor a, Tensor a_scale, Tensor a_zero_point, Tensor b, Tensor b_scale, Tensor b_zero_point,
+                   Tensor y_scale, Tensor y_zero_point) -> Tensor y
+
+    dst_type: None or torch.int8 (int8), torch.float8_e4m3fn, torch.float8_e5m2, or torch.uint8 for hifloat8 (torch
+    has no hifloat8: its y is a torch.uint8 tensor of HiF8 bit patterns). y of qlinear_matmul has y_zero_point's
+    dtype and numpy.matmul's shape of a and b. (torch.library does not take keyword-only Tensor arguments, so
+    smooth_scales is positional with a default; `smooth_scales=s` works as in torch_npu.)
+
+    y, scale = torch.ops.ascend_quant_ops.dynamic_quant(x)
+    y, scale = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales=s, dst_type=torch.float8_e4m3fn)
 
 Each op has three implementations:
-
-* CPU: converts the tensors to numpy (bfloat16 and float8 through bit-views, so no value is ever rounded on the
-  way) and calls the golden (`golden/`), then converts back.
+* CPU: the tensors become numpy arrays (bfloat16 and float8 through bit-views, no value rounded), are validated
+  once (the golden's checks, typed errors) and computed by the cpu backend (_backend_cpu.py), then come back.
 * Fake (meta): shapes and dtypes only, so that `torch.compile(fullgraph=True)` traces through the ops.
 * PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
-  operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel.
+  operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel. The device
+  operator is symmetric only: dynamic_quant_asymmetric has no NPU kernel.
 
-Op schemas (chosen so that one schema serves both modes and every device):
-
-    dynamic_quant(Tensor x, Tensor? smooth_scales, int dst_type, bool asymmetric) -> (Tensor, Tensor, Tensor)
-        dst_type is ATB's outTensorType code, which is also aclDataType's code: 2 int8, 34 hifloat8,
-        35 float8_e5m2, 36 float8_e4m3fn. Always returns (y, scale, offset); offset is zeros when
-        asymmetric is False. hifloat8 y is torch.uint8 holding the bit patterns (torch has no hifloat8).
-    qlinear_matmul(Tensor a, Tensor a_scale, Tensor a_zero_point, Tensor b, Tensor b_scale,
-                   Tensor b_zero_point, Tensor y_scale, Tensor y_zero_point) -> Tensor
-        y has y_zero_point's dtype and numpy.matmul's shape of a and b.
-
-The Python helpers `dynamic_quant` and `qlinear_matmul` below validate the arguments (typed errors from
-errors.py), call the ops, and drop offset when it was not asked for; the public API calls them for torch tensors.
-`npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for torch_npu switches by
-changing one name.
+The Python helpers `dynamic_quant` and `qlinear_matmul` below take every dst_type form (names, numpy / torch dtypes,
+ATB codes) and call the ops; `npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for
+torch_npu switches by changing one name.
 """
 from __future__ import annotations
 
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, List, Optional, Sequence, Tuple
 
-import numpy as np
 import torch
 from torch import Tensor
 
-from . import _convert, api, dtypes
+from . import _backend_cpu, _convert, dtypes, torch_npu_compat
+from ._opnames import (DYNAMIC_QUANT, QLINEAR_MATMUL, TORCH_DYNAMIC_QUANT, TORCH_DYNAMIC_QUANT_ASYMMETRIC,
+                       TORCH_QLINEAR_MATMUL, qualified)
 from .errors import ConstraintError, DTypeError
+from .golden import dynamic_quant as _golden_dq
+from .golden import qlinear_matmul as _golden_qmm
+from .torch_npu_compat import normalize_npu_dynamic_quant_kwargs  # noqa: F401  (re-exported)
 
-NAMESPACE = "ascend_quant_ops"
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+DQ = DYNAMIC_QUANT
+QMM = QLINEAR_MATMUL
 
 __all__ = [
     "dynamic_quant",
@@ -46,13 +54,17 @@ __all__ = [
     "normalize_npu_dynamic_quant_kwargs",
     "dst_type_code",
     "dst_type_from_code",
+    "dst_scalar_type",
     "to_numpy",
     "from_numpy",
 ]
 
+#: torch_npu.npu_dynamic_quant's keyword arguments this package takes at their torch_npu defaults only.
+NPU_DYNAMIC_QUANT_DEFAULTS = torch_npu_compat.DEFAULTS_ONLY
+
 
 # ---------------------------------------------------------------------------------------------------------------
-# dtype codes and exact torch <-> numpy conversion
+# dtype forms and exact torch <-> numpy conversion
 # ---------------------------------------------------------------------------------------------------------------
 
 def dst_type_code(dst_type: Any) -> int:
@@ -65,12 +77,37 @@ def dst_type_from_code(code: int) -> str:
     return dtypes.parse_dst_type(int(code), op=DQ, argument="dst_type")
 
 
-def to_numpy(t: Tensor) -> np.ndarray:
+# canonical DynamicQuant output type -> the ScalarType the ops take (torch has no hifloat8: torch.uint8); a plain
+# dict, so that torch.compile traces the helpers without a graph break
+_DST_SCALAR_TYPES = {name: (torch.uint8 if name == dtypes.HIFLOAT8 else getattr(torch, name))
+                     for name in dtypes.DYNAMIC_QUANT_DST_TYPES}
+
+
+def dst_scalar_type(dst: str) -> torch.dtype:
+    """The ScalarType the ops take for a canonical DynamicQuant output type (hifloat8: torch.uint8)."""
+    return _DST_SCALAR_TYPES[dst]
+
+
+_DST_OF_SCALAR_TYPE = {t: name for name, t in _DST_SCALAR_TYPES.items()}
+
+
+def _dst_name(dst_type: Optional[torch.dtype]) -> str:
+    """The op's ScalarType? dst_type -> canonical output type name (None = int8, torch.uint8 = hifloat8)."""
+    if dst_type is None:
+        return dtypes.INT8
+    if dst_type not in _DST_OF_SCALAR_TYPE:
+        raise DTypeError(DQ, "dst_type", "unsupported output type", actual=str(dst_type),
+                         expected=" / ".join(f"torch.{str(t).replace('torch.', '')} ({n})"
+                                             for t, n in _DST_OF_SCALAR_TYPE.items()))
+    return _DST_OF_SCALAR_TYPE[dst_type]
+
+
+def to_numpy(t: Tensor) -> Any:
     """A CPU tensor as a numpy array of the same values (bfloat16 / float8 as ml_dtypes, through bit-views)."""
     return _convert.torch_to_numpy(t, op="to_numpy", argument="tensor")
 
 
-def from_numpy(a: np.ndarray) -> Tensor:
+def from_numpy(a) -> Tensor:
     """A numpy array as a CPU tensor of the same values and shape; hifloat8 becomes torch.uint8 bit patterns."""
     return _convert.numpy_to_torch(a)
 
@@ -79,43 +116,64 @@ def from_numpy(a: np.ndarray) -> Tensor:
 # The ops
 # ---------------------------------------------------------------------------------------------------------------
 
-@torch.library.custom_op(f"{NAMESPACE}::{DQ}", mutates_args=(), device_types="cpu")
-def _dynamic_quant_op(x: Tensor, smooth_scales: Optional[Tensor], dst_type: int,
-                      asymmetric: bool) -> Tuple[Tensor, Tensor, Tensor]:
-    from .golden.dynamic_quant import dynamic_quant as golden
+def _dynamic_quant_cpu(x: Tensor, smooth_scales: Optional[Tensor], dst_type: Optional[torch.dtype],
+                       asymmetric: bool):
+    xn, _ = _convert.to_numpy(x, op=DQ, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
+    sn, _ = _convert.to_numpy(smooth_scales, op=DQ, argument="smooth_scales", allow_none=True,
+                              allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
+    dst = _dst_name(dst_type)
+    _golden_dq.validate_arrays(xn, sn)
+    return tuple(from_numpy(o) for o in _backend_cpu.dynamic_quant(xn, sn, dst, asymmetric))
 
-    smooth = None if smooth_scales is None else to_numpy(smooth_scales)
-    out = golden(to_numpy(x), smooth, dst_type=dst_type_from_code(dst_type), asymmetric=bool(asymmetric))
-    y, scale = from_numpy(out[0]), from_numpy(out[1])
-    offset = from_numpy(out[2]) if asymmetric else torch.zeros(x.shape[:-1], dtype=torch.float32)
-    return y, scale, offset
+
+@torch.library.custom_op(qualified(TORCH_DYNAMIC_QUANT), mutates_args=(), device_types="cpu")
+def _dynamic_quant_op(x: Tensor, smooth_scales: Optional[Tensor] = None, *,
+                      dst_type: Optional[torch.dtype] = None) -> Tuple[Tensor, Tensor]:
+    return _dynamic_quant_cpu(x, smooth_scales, dst_type, False)
+
+
+@torch.library.custom_op(qualified(TORCH_DYNAMIC_QUANT_ASYMMETRIC), mutates_args=(), device_types="cpu")
+def _dynamic_quant_asymmetric_op(x: Tensor, smooth_scales: Optional[Tensor] = None, *,
+                                 dst_type: Optional[torch.dtype] = None) -> Tuple[Tensor, Tensor, Tensor]:
+    return _dynamic_quant_cpu(x, smooth_scales, dst_type, True)
+
+
+def _dynamic_quant_outputs(x, smooth_scales, dst_type, n_outputs):
+    _check_dynamic_quant(x, smooth_scales)
+    y_dtype = dst_scalar_type(_dst_name(dst_type))
+    rows = x.shape[:-1]
+    return (x.new_empty(x.shape, dtype=y_dtype),) + tuple(x.new_empty(rows, dtype=torch.float32)
+                                                          for _ in range(n_outputs - 1))
 
 
 @_dynamic_quant_op.register_fake
-def _dynamic_quant_fake(x, smooth_scales, dst_type, asymmetric):
-    _check_dynamic_quant(x, smooth_scales)
-    y_dtype = dtypes.torch_dtype(dst_type_from_code(dst_type))
-    rows = x.shape[:-1]
-    return (x.new_empty(x.shape, dtype=y_dtype), x.new_empty(rows, dtype=torch.float32),
-            x.new_empty(rows, dtype=torch.float32))
+def _dynamic_quant_fake(x, smooth_scales=None, *, dst_type=None):
+    return _dynamic_quant_outputs(x, smooth_scales, dst_type, 2)
 
 
-@torch.library.custom_op(f"{NAMESPACE}::{QMM}", mutates_args=(), device_types="cpu")
+@_dynamic_quant_asymmetric_op.register_fake
+def _dynamic_quant_asymmetric_fake(x, smooth_scales=None, *, dst_type=None):
+    return _dynamic_quant_outputs(x, smooth_scales, dst_type, 3)
+
+
+_QMM_ARGUMENTS = _golden_qmm.ARGUMENTS
+
+
+@torch.library.custom_op(qualified(TORCH_QLINEAR_MATMUL), mutates_args=(), device_types="cpu")
 def _qlinear_matmul_op(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, b_scale: Tensor,
                        b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
-    from .golden.qlinear_matmul import qlinear_matmul as golden
-
-    args = [to_numpy(t) for t in (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)]
-    return from_numpy(np.asarray(golden(*args)))
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    arrays = [_convert.to_numpy(t, op=QMM, argument=n)[0] for n, t in zip(_QMM_ARGUMENTS, tensors)]
+    return from_numpy(_backend_cpu.qlinear_matmul(_golden_qmm.QLinearMatMulOperands(*arrays)))
 
 
 @_qlinear_matmul_op.register_fake
 def _qlinear_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-    _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point)
+    _check_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
     return a.new_empty(matmul_shape(list(a.shape), list(b.shape)), dtype=y_zero_point.dtype)
 
 
-def _outputs_are_not_differentiable(ctx, inputs, output):
+def _outputs_are_not_differentiable(ctx, inputs, output, keyword_only_inputs=None):
     # Quantization has no gradient: the outputs never require grad, whatever the inputs do (as the numpy and
     # emulator paths return them), instead of failing later in backward().
     ctx.mark_non_differentiable(*(output if isinstance(output, tuple) else (output,)))
@@ -125,21 +183,20 @@ def _no_gradient(ctx, *grads):
     raise RuntimeError("ascend_quant_ops operators are not differentiable")
 
 
-_dynamic_quant_op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
-_qlinear_matmul_op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
+for _op in (_dynamic_quant_op, _dynamic_quant_asymmetric_op, _qlinear_matmul_op):
+    _op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
 
 
 def matmul_shape(a_shape: Sequence, b_shape: Sequence) -> List:
     """numpy.matmul's output shape (1-D operands promoted, then their added axis removed); the golden's shape
     rules and errors (0-d operand, K mismatch, batch dimensions that do not broadcast), on symbolic sizes too."""
-    from .golden.qlinear_matmul import matmul_shapes
-
-    return list(matmul_shapes(a_shape, b_shape)[2])
+    return list(_golden_qmm.matmul_shapes(a_shape, b_shape)[2])
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# Validation shared by the helpers and the fake implementations (the golden validates again on CPU: these checks
-# exist so that a wrong call fails with a typed error before any kernel, on every device and under compile).
+# Checks of the fake implementations and of the helpers for tensors on a device: the CPU kernels validate the
+# numpy arrays (the golden's checks); these make a wrong call fail with a typed error before any device kernel and
+# under torch.compile.
 # ---------------------------------------------------------------------------------------------------------------
 
 def _require_tensor(op: str, name: str, t: Any) -> None:
@@ -166,10 +223,10 @@ def _check_dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor]) -> None:
                                   actual=str(smooth_scales.device))
 
 
-def _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point) -> None:
-    for name, t in (("a", a), ("a_zero_point", a_zero_point), ("b", b), ("b_zero_point", b_zero_point),
-                    ("y_scale", y_scale), ("y_zero_point", y_zero_point)):
+def _check_qlinear_matmul(*tensors) -> None:
+    for name, t in zip(_QMM_ARGUMENTS, tensors):
         _require_tensor(QMM, name, t)
+    a, _, a_zero_point, b, _, b_zero_point, _, y_zero_point = tensors
     for data, zp, dname, zname in ((a, a_zero_point, "a", "a_zero_point"), (b, b_zero_point, "b", "b_zero_point")):
         dtypes.parse_dtype(data.dtype, op=QMM, argument=dname, allowed=dtypes.QLINEAR_MATMUL_TYPES)
         if zp.dtype != data.dtype:
@@ -179,72 +236,77 @@ def _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_poin
     matmul_shape(list(a.shape), list(b.shape))
 
 
+def check_on_device(op: str, *tensors) -> None:
+    """The typed checks of a call on a device (NPU, meta) before its kernel: what the fake implementation
+    checks."""
+    if op == DQ:
+        _check_dynamic_quant(*tensors)
+    else:
+        _check_qlinear_matmul(*tensors)
+
+
+def _on_cpu(t: Any) -> bool:
+    return isinstance(t, Tensor) and t.device.type == "cpu"
+
+
+def _check_asymmetric(asymmetric: Any, x: Tensor) -> bool:
+    if not isinstance(asymmetric, bool) and type(asymmetric).__name__ != "bool_":
+        raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
+    if asymmetric and x.device.type not in ("cpu", "meta"):
+        # The device operator implements symmetric quantization only (cmake/cann/ops.json).
+        raise ConstraintError(DQ, "asymmetric", "the NPU operator is symmetric only", expected="False",
+                              actual=True, suggestion="Run asymmetric quantization on CPU tensors (backend 'cpu').")
+    return bool(asymmetric)
+
+
 # ---------------------------------------------------------------------------------------------------------------
-# Python helpers (what api.py calls for torch tensors)
+# Python helpers
 # ---------------------------------------------------------------------------------------------------------------
 
 def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type: Any = "int8",
                   asymmetric: bool = False):
     """Per-row dynamic quantization of torch tensors: (y, scale), or (y, scale, offset) when asymmetric.
 
-    dst_type: a name, a numpy / torch dtype, or an ATB code (2, 34, 35, 36). hifloat8 y is torch.uint8 bits.
-    Runs on x's device: the golden on CPU, the custom operator on an NPU (after npu.load_extension()).
+    dst_type: a name, a numpy / torch dtype, or an ATB code (2, 34, 35, 36); None means int8 (torch_npu's
+    spelling). hifloat8 y is torch.uint8 bits. Runs on x's device: the cpu backend on CPU, the custom operator on
+    an NPU (after npu.load_extension()).
     """
-    _check_dynamic_quant(x, smooth_scales)
-    if not isinstance(asymmetric, (bool, np.bool_)):
-        raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
-    if asymmetric and x.device.type not in ("cpu", "meta"):
-        # The device operator implements seed 004's symmetric quantization only (cmake/cann/ops.json).
-        raise ConstraintError(DQ, "asymmetric", "the NPU operator is symmetric only", expected="False",
-                              actual=True, suggestion="Run asymmetric quantization on CPU tensors (backend 'cpu').")
-    # dst_type=None is torch_npu's spelling of int8, accepted here as by ascend_quant_ops.dynamic_quant
-    code = dst_type_code("int8" if dst_type is None else dst_type)
-    y, scale, offset = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales, code, bool(asymmetric))
-    return (y, scale, offset) if asymmetric else (y, scale)
+    _require_tensor(DQ, "x", x)
+    dst = dtypes.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), op=DQ, argument="dst_type")
+    asymmetric = _check_asymmetric(asymmetric, x)
+    if not _on_cpu(x):
+        _check_dynamic_quant(x, smooth_scales)  # typed errors before a device kernel (the CPU kernel validates)
+    return call_dynamic_quant(x, smooth_scales, dst, asymmetric)
+
+
+def call_dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor], dst: str, asymmetric: bool):
+    """The op call for arguments the caller checked (dst a canonical name): structural refusals (sparse, nested,
+    quantized tensors), then dynamic_quant or dynamic_quant_asymmetric."""
+    for name, t in (("x", x), ("smooth_scales", smooth_scales)):
+        if isinstance(t, Tensor):
+            _convert.check_torch_tensor(t, op=DQ, argument=name, allowed=dtypes.DYNAMIC_QUANT_X_TYPES,
+                                        devices=(x.device.type,))
+    op = torch.ops.ascend_quant_ops.dynamic_quant_asymmetric if asymmetric else torch.ops.ascend_quant_ops.dynamic_quant
+    return op(x, smooth_scales, dst_type=dst_scalar_type(dst))
 
 
 def qlinear_matmul(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tensor, b_scale: Tensor,
                    b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
     """ONNX QLinearMatMul of torch tensors (semantics of golden/qlinear_matmul.py); y has y_zero_point's dtype."""
-    _check_qlinear_matmul(a, a_zero_point, b, b_zero_point, y_scale, y_zero_point)
-    for name, t in (("a_scale", a_scale), ("b_scale", b_scale)):
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    for name, t in zip(_QMM_ARGUMENTS, tensors):
         _require_tensor(QMM, name, t)
-    return torch.ops.ascend_quant_ops.qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point,
-                                                      y_scale, y_zero_point)
+    if not _on_cpu(a):
+        _check_qlinear_matmul(*tensors)  # typed errors before a device kernel (the CPU kernel validates)
+    return call_qlinear_matmul(*tensors)
 
 
-# ---------------------------------------------------------------------------------------------------------------
-# Drop-in for torch_npu.npu_dynamic_quant
-# ---------------------------------------------------------------------------------------------------------------
-
-#: torch_npu.npu_dynamic_quant's keyword arguments this package takes at their torch_npu defaults only.
-NPU_DYNAMIC_QUANT_DEFAULTS = api.TORCH_NPU_DQ_DEFAULTS
-
-
-def normalize_npu_dynamic_quant_kwargs(**kw) -> Dict[str, Any]:
-    """torch_npu.npu_dynamic_quant keyword arguments -> this package's dynamic_quant keyword arguments.
-
-    Accepts smooth_scales, dst_type (None = int8, a torch dtype, a name or an ATB code), asymmetric, and
-    torch_npu's group_index / quant_mode / dst_type_max at their defaults only (None, "pertoken", 0.0; checked
-    by api.check_torch_npu_dq_kwargs); any other value, or an unknown name, raises ConstraintError naming it.
-    Returns a dict with the keys smooth_scales, dst_type, asymmetric (only those given), ready for
-    `dynamic_quant(x, **result)`.
-    """
-    out: Dict[str, Any] = {}
-    defaults_only: Dict[str, Any] = {}
-    for name, value in kw.items():
-        if name in ("smooth_scales", "asymmetric"):
-            out[name] = value
-        elif name == "dst_type":
-            out[name] = "int8" if value is None else value
-        elif name in NPU_DYNAMIC_QUANT_DEFAULTS:
-            defaults_only[name] = value
-        else:
-            raise ConstraintError(DQ, name, "unknown keyword argument",
-                                  expected="smooth_scales, dst_type, asymmetric, group_index, quant_mode, "
-                                           "dst_type_max", actual=name)
-    api.check_torch_npu_dq_kwargs(defaults_only)
-    return out
+def call_qlinear_matmul(*tensors) -> Tensor:
+    """The op call for tensors the caller checked: structural refusals (sparse, nested, quantized tensors, another
+    device than a's), then qlinear_matmul."""
+    for name, t in zip(_QMM_ARGUMENTS, tensors):
+        _convert.check_torch_tensor(t, op=QMM, argument=name, devices=(tensors[0].device.type,))
+    return torch.ops.ascend_quant_ops.qlinear_matmul(*tensors)
 
 
 def npu_dynamic_quant(input: Tensor, *, smooth_scales: Optional[Tensor] = None, group_index=None,

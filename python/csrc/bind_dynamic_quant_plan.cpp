@@ -18,42 +18,16 @@ namespace nb = nanobind;
 
 namespace {
 
+// Every tiling field under its own name (the field list is the one definition), then the launch values.
 nb::dict TilingToDict(const aqo::DynamicQuantPlan& p)
 {
     const aqo::DynamicQuantTiling& t = p.tiling;
     nb::dict d;
-    AQO_TILING_FIELD(d, t, rows);
-    AQO_TILING_FIELD(d, t, rowsPerCore);
-    AQO_TILING_FIELD(d, t, mode);
-    AQO_TILING_FIELD(d, t, xDtype);
-    AQO_TILING_FIELD(d, t, dstDtype);
-    AQO_TILING_FIELD(d, t, hasSmooth);
-    AQO_TILING_FIELD(d, t, cols);
-    AQO_TILING_FIELD(d, t, colsPad);
-    AQO_TILING_FIELD(d, t, usedCores);
-    AQO_TILING_FIELD(d, t, rowsExtra);
-    AQO_TILING_FIELD(d, t, rowsPerIter);
-    AQO_TILING_FIELD(d, t, chunk);
-    AQO_TILING_FIELD(d, t, numChunks);
-    AQO_TILING_FIELD(d, t, xSlots);
-    AQO_TILING_FIELD(d, t, ySlots);
-    AQO_TILING_FIELD(d, t, xBufBytes);
-    AQO_TILING_FIELD(d, t, yBufBytes);
-    AQO_TILING_FIELD(d, t, scaleBufBytes);
-    AQO_TILING_FIELD(d, t, smoothBufBytes);
-    AQO_TILING_FIELD(d, t, workBytes);
-    AQO_TILING_FIELD(d, t, tmpBytes);
-    AQO_TILING_FIELD(d, t, reduceBytes);
-    AQO_TILING_FIELD(d, t, statBytes);
-    AQO_TILING_FIELD(d, t, nanCode);
-    d["satMax"] = static_cast<double>(t.satMax);
-    // float fields keep their value (AQO_TILING_FIELD is for integers)
-    d["dmax"] = static_cast<double>(t.dmax);
-    d["clipLo"] = static_cast<double>(t.clipLo);
-    d["clipHi"] = static_cast<double>(t.clipHi);
+    AQO_DYNAMIC_QUANT_TILING_FIELDS(AQO_DICT_TILING_FIELD, AQO_DICT_TILING_ARRAY)
     d["block_dim"] = p.block_dim;
     d["tiling_key"] = p.tiling_key;
     d["workspace_bytes"] = p.workspace_bytes;
+    d["system_workspace_bytes"] = p.system_workspace_bytes;
     return d;
 }
 

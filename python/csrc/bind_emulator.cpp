@@ -3,6 +3,7 @@
 // rounding (so tests can check it against independent references). The op runners
 // (python/csrc/emulate_<op>.cpp) bind the kernels themselves.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -15,6 +16,7 @@
 #include "emulator/emu_trace.h"
 #include "emulator/emu_types.h"
 #include "emulator/launch.h"
+#include "emulator/launch_contract.h"
 #include "emulator_binding.h"
 #include "registry.h"
 
@@ -229,6 +231,14 @@ void RegisterEmulator(nb::module_& m)
             return out;
         },
         nb::arg("values"), nb::arg("rounding"), "float32 rounding of doubles in a given direction.");
+    m.def(
+        "emulator_tiling_keys",
+        [](const std::string& kernel) {
+            return std::make_pair(aqo_emu::DeclaredTilingKeys(kernel), aqo_emu::CompiledTilingKeys(kernel));
+        },
+        nb::arg("kernel"),
+        "(declared, compiled) tiling keys of a kernel tag ('aqo_dynamic_quant/ascend310p', ...): the keys its "
+        "TILING_KEY_IS branches name, and the keys CANN's build would compile a binary for.");
 }
 
 aqo_bind::Registrar kRegisterEmulator("emulator", &RegisterEmulator);

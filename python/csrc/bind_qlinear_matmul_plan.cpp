@@ -16,65 +16,15 @@ namespace nb = nanobind;
 
 namespace {
 
+// Every tiling field under its own name (the field list is the one definition; the batch arrays with all their
+// kQmmMaxBatchRank entries, the first batchRank meaningful), then the plan's totals.
 nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
 {
     const aqo::QLinearMatMulTiling& t = p.tiling;
     nb::dict d;
-    AQO_TILING_FIELD(d, t, usedCores);
-    AQO_TILING_FIELD(d, t, workersPerCore);
-    AQO_TILING_FIELD(d, t, m);
-    AQO_TILING_FIELD(d, t, n);
-    AQO_TILING_FIELD(d, t, k);
-    AQO_TILING_FIELD(d, t, batch);
-    AQO_TILING_FIELD(d, t, batchRank);
-    nb::list dims, as, bs;
-    for (uint32_t i = 0; i < t.batchRank; ++i) {
-        dims.append(t.batchDims[i]);
-        as.append(t.aBatchStrides[i]);
-        bs.append(t.bBatchStrides[i]);
-    }
-    d["batchDims"] = dims;
-    d["aBatchStrides"] = as;
-    d["bBatchStrides"] = bs;
-    AQO_TILING_FIELD(d, t, aMatrices);
-    AQO_TILING_FIELD(d, t, bMatrices);
-    AQO_TILING_FIELD(d, t, aCode);
-    AQO_TILING_FIELD(d, t, bCode);
-    AQO_TILING_FIELD(d, t, yCode);
-    AQO_TILING_FIELD(d, t, mapA);
-    AQO_TILING_FIELD(d, t, mapB);
-    AQO_TILING_FIELD(d, t, aParamKind);
-    AQO_TILING_FIELD(d, t, bParamKind);
-    AQO_TILING_FIELD(d, t, aParamBatchStride);
-    AQO_TILING_FIELD(d, t, bParamBatchStride);
-    AQO_TILING_FIELD(d, t, baseM);
-    AQO_TILING_FIELD(d, t, baseN);
-    AQO_TILING_FIELD(d, t, tilesM);
-    AQO_TILING_FIELD(d, t, tilesN);
-    AQO_TILING_FIELD(d, t, tileCount);
-    AQO_TILING_FIELD(d, t, cStride);
-    AQO_TILING_FIELD(d, t, bpStride);
-    AQO_TILING_FIELD(d, t, mapChunk);
-    AQO_TILING_FIELD(d, t, wsAOffset);
-    AQO_TILING_FIELD(d, t, wsBOffset);
-    AQO_TILING_FIELD(d, t, wsCOffset);
-    AQO_TILING_FIELD(d, t, wsRaOffset);
-    AQO_TILING_FIELD(d, t, wsCbOffset);
-    AQO_TILING_FIELD(d, t, wsOnesOffset);
-    AQO_TILING_FIELD(d, t, wsPerWorker);
-    AQO_TILING_FIELD(d, t, ubCIn);
-    AQO_TILING_FIELD(d, t, ubYOut);
-    AQO_TILING_FIELD(d, t, ubVecI32);
-    AQO_TILING_FIELD(d, t, ubVecF32);
-    AQO_TILING_FIELD(d, t, ubHalf);
-    AQO_TILING_FIELD(d, t, ubRa);
-    AQO_TILING_FIELD(d, t, ubMapIn);
-    AQO_TILING_FIELD(d, t, ubMapHalf);
-    AQO_TILING_FIELD(d, t, ubMapOut);
-    d["yMax"] = t.yMax;
-    d["yQMin"] = t.yQMin;
-    d["yQMax"] = t.yQMax;
+    AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_DICT_TILING_FIELD, AQO_DICT_TILING_ARRAY)
     AQO_TILING_FIELD(d, p, workspace_bytes);
+    AQO_TILING_FIELD(d, p, system_workspace_bytes);
     AQO_TILING_FIELD(d, p, y_elements);
     return d;
 }

@@ -45,6 +45,8 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     d["has_data_copy_pad"] = s.has_data_copy_pad;
     d["ub_align_bytes"] = s.ub_align_bytes;
     d["copy_block_bytes"] = s.copy_block_bytes;
+    d["dma_max_block_count"] = s.dma_max_block_count;
+    d["system_workspace_bytes"] = s.system_workspace_bytes;
     d["saturation_only_float"] = s.saturation_only_float;
     d["has_bfloat16"] = s.has_bfloat16;
     nb::dict dq;

@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,6 +35,9 @@
 #define __DAV_C220_VEC__
 #define aqo_dynamic_quant aqo_dynamic_quant_ascend910b
 namespace aqo_emu_dq_ascend910b {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_dynamic_quant/ascend910b";
+};
 #include "aqo_dynamic_quant.cpp"
 }
 #undef aqo_dynamic_quant
@@ -46,6 +50,9 @@ namespace aqo_emu_dq_ascend910b {
 #define __DAV_M200__
 #define aqo_dynamic_quant aqo_dynamic_quant_ascend310p
 namespace aqo_emu_dq_ascend310p {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_dynamic_quant/ascend310p";
+};
 #include "aqo_dynamic_quant.cpp"
 }
 #undef aqo_dynamic_quant
@@ -58,6 +65,9 @@ namespace aqo_emu_dq_ascend310p {
 #define __NPU_ARCH__ 3510
 #define aqo_dynamic_quant aqo_dynamic_quant_ascend910_95
 namespace aqo_emu_dq_ascend910_95 {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_dynamic_quant/ascend910_95";
+};
 #include "aqo_dynamic_quant.cpp"
 }
 #undef aqo_dynamic_quant
@@ -73,8 +83,8 @@ static_assert(kdq::kDTypeInt8 == static_cast<uint32_t>(aqo::DType::INT8), "kerne
 static_assert(kdq::kDTypeHiFloat8 == static_cast<uint32_t>(aqo::DType::HIFLOAT8), "kernel dtype code");
 static_assert(kdq::kDTypeFloat8E4M3FN == static_cast<uint32_t>(aqo::DType::FLOAT8_E4M3FN), "kernel dtype code");
 static_assert(kdq::kDTypeFloat8E5M2 == static_cast<uint32_t>(aqo::DType::FLOAT8_E5M2), "kernel dtype code");
-static_assert(kdq::kModeResident == static_cast<uint32_t>(aqo::DynamicQuantMode::RESIDENT), "kernel mode code");
-static_assert(kdq::kModeStream == static_cast<uint32_t>(aqo::DynamicQuantMode::STREAM), "kernel mode code");
+static_assert(kdq::kModeResident == static_cast<uint32_t>(aqo::DynamicQuantMode::RESIDENT), "kernel mode / key");
+static_assert(kdq::kModeStream == static_cast<uint32_t>(aqo::DynamicQuantMode::STREAM), "kernel mode / key");
 
 namespace nb = nanobind;
 
@@ -135,6 +145,10 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
         return out;
     }
     uint8_t dummy[4][32] = {};
+    // The workspace as the host sizes it: the SoC's system workspace (the kernel has no part of its own), never
+    // touched by the kernel, so left unwritten.
+    const uint64_t ws_bytes = plan.system_workspace_bytes + plan.workspace_bytes;
+    std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
     try {
         aqo_emu::Launcher launch(canonical, "aqo_dynamic_quant", plan.explanation.ub_capacity);
         using aqo_bind::AddGmOrStandIn;
@@ -145,9 +159,14 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
             r.smooth ? AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, read_only, dummy[1]) : nullptr;
         uint8_t* gy = AddGmOrStandIn(launch, "y", y.data(), y_bytes, read_write, dummy[2]);
         uint8_t* gsc = AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, read_write, dummy[3]);
+        uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
-        launch.SetTilingKey(plan.tiling_key);
-        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, nullptr, tiling); });
+        launch.SetTilingKey(plan.tiling_key,
+                            aqo_bind::KernelForSoc<const char*>(canonical, "emulate_dynamic_quant",
+                                                                aqo_emu_dq_ascend910b::AqoEmuKernelTag::kName,
+                                                                aqo_emu_dq_ascend310p::AqoEmuKernelTag::kName,
+                                                                aqo_emu_dq_ascend910_95::AqoEmuKernelTag::kName));
+        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, ws, tiling); });
         out["ok"] = true;
         out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);
     } catch (const aqo_emu::EmulatorError& e) {

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -42,6 +43,9 @@
 #define __DAV_C220_VEC__
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910b
 namespace aqo_emu_qmm_ascend910b {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend910b";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -54,6 +58,9 @@ namespace aqo_emu_qmm_ascend910b {
 #define __DAV_M200__
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend310p
 namespace aqo_emu_qmm_ascend310p {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend310p";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -66,6 +73,9 @@ namespace aqo_emu_qmm_ascend310p {
 #define __NPU_ARCH__ 3510
 #define aqo_qlinear_matmul aqo_qlinear_matmul_ascend910_95
 namespace aqo_emu_qmm_ascend910_95 {
+struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered under this name
+    static constexpr const char* kName = "aqo_qlinear_matmul/ascend910_95";
+};
 #include "aqo_qlinear_matmul.cpp"
 }
 #undef aqo_qlinear_matmul
@@ -79,7 +89,6 @@ static_assert(kqmm::kCodeInt8 == aqo::QMM_INT8, "kernel operand code");
 static_assert(kqmm::kCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
 static_assert(kqmm::kCodeFloat8E4M3FN == aqo::QMM_FLOAT8_E4M3FN, "kernel operand code");
 static_assert(kqmm::kCodeFloat8E5M2 == aqo::QMM_FLOAT8_E5M2, "kernel operand code");
-static_assert(kqmm::kMaxBatchRank == aqo::kQmmMaxBatchRank, "kernel batch rank");
 
 namespace nb = nanobind;
 
@@ -105,22 +114,23 @@ nb::list MatmulStatsToList()
     return out;
 }
 
-// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling;
-// here only what the emulated API checks matters: whole cube fractals, the tile as the single-core shape.
-TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint32_t api_ub_bytes)
+// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling for the
+// largest call the kernel makes (the tile, plus the ones row with mapped uint8 a: baseM + mapA rows x baseN x K),
+// bounded on 310p to the local workspace the kernel allocates (SetBufferSpace). Here: the same problem, whole cube
+// fractals, and on 310p base blocks halved until the API's local workspace fits that buffer, as the adapter
+// requires of CANN's tiling (MatmulGetTmpBufSize).
+TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
 {
     TCubeTiling c;
-    c.usedCoreNum = static_cast<int32_t>(t.usedCores);
-    c.M = static_cast<int32_t>(t.m);
-    c.N = static_cast<int32_t>(t.n);
-    c.Ka = static_cast<int32_t>(t.k);
-    c.Kb = static_cast<int32_t>(t.k);
-    c.singleCoreM = static_cast<int32_t>(t.baseM);
-    c.singleCoreN = static_cast<int32_t>(t.baseN);
-    c.singleCoreK = static_cast<int32_t>(t.k);
-    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseM, 128), 16));
+    const int32_t rows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
+    const int32_t k = static_cast<int32_t>(std::max<uint32_t>(t.k, 1));
+    c.usedCoreNum = 1;
+    c.M = c.singleCoreM = rows;
+    c.N = c.singleCoreN = static_cast<int32_t>(t.baseN);
+    c.Ka = c.Kb = c.singleCoreK = k;
+    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(static_cast<uint32_t>(rows), 128), 16));
     c.baseN = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseN, 256), 16));
-    c.baseK = 64;  // int8: two 32-byte fractal rows
+    c.baseK = 64;  // two 32-byte fractal rows of int8 (float8)
     c.depthA1 = 2;
     c.depthB1 = 2;
     c.stepM = 1;
@@ -130,7 +140,18 @@ TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint32_t api_ub_byt
     c.dbL0A = 2;
     c.dbL0B = 2;
     c.dbL0C = 1;
-    c.transLength = static_cast<int32_t>(api_ub_bytes);  // 310p: the API's UB staging (the plan's reserve)
+    c.iterateOrder = 0;
+    if (t.ubMatmulWs != 0) {
+        aqo_emu::MatmulLocalWorkspaceInput in;  // the kernel's NORM int8 x int8 -> int32 cube, C in GM
+        while (aqo_emu::MatmulLocalWorkspaceBytes(c, in) > t.ubMatmulWs && (c.baseM > 16 || c.baseN > 16)) {
+            if (c.baseN >= c.baseM && c.baseN > 16) {
+                c.baseN = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseN / 2), 16));
+            } else {
+                c.baseM = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseM / 2), 16));
+            }
+        }
+        c.transLength = c.baseM * c.baseN * 4;  // the C tile staged in UB
+    }
     return c;
 }
 
@@ -179,7 +200,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
-    td.cubeTiling = CubeTilingFor(t, plan.matmul_api_ub_bytes);
+    td.cubeTiling = CubeTilingFor(t);
 
     nb::dict out;
     nb::dict plan_d;
@@ -196,7 +217,12 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         out["matmul"] = nb::list();
         return out;
     }
-    std::vector<uint8_t> workspace(std::max<uint64_t>(plan.workspace_bytes, 32), 0);
+    // The workspace as the host sizes it: the SoC's system workspace, then the kernel's part. The system part is
+    // never touched (a kernel access there fails), so it is left unwritten; the kernel's part starts zeroed so that
+    // runs are reproducible.
+    const uint64_t ws_bytes = plan.system_workspace_bytes + std::max<uint64_t>(plan.workspace_bytes, 32);
+    std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
+    std::memset(workspace.get() + plan.system_workspace_bytes, 0, ws_bytes - plan.system_workspace_bytes);
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
@@ -206,8 +232,13 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
             g[i] = launch.AddGm(args[i].name, args[i].data->data(), args[i].data->size(),
                                 out_tensor ? aqo_emu::GmAccess::kReadWrite : aqo_emu::GmAccess::kReadOnly);
         }
-        uint8_t* ws = launch.AddGm("workspace", workspace.data(), workspace.size(), aqo_emu::GmAccess::kReadWrite);
+        uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
+        // Key 0: the kernel has no TILING_KEY_IS branch, and the build compiles key 0 alone.
+        launch.SetTilingKey(0, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
+                                                                   aqo_emu_qmm_ascend910b::AqoEmuKernelTag::kName,
+                                                                   aqo_emu_qmm_ascend310p::AqoEmuKernelTag::kName,
+                                                                   aqo_emu_qmm_ascend910_95::AqoEmuKernelTag::kName));
         aqo_emu::ResetMatmulStats(blocks);
         launch.Run(blocks, [&] { entry(g[0], g[1], g[2], g[3], g[4], g[5], g[6], g[7], g[8], ws, tiling); });
         out["ok"] = true;

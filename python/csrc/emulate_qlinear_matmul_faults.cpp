@@ -1,11 +1,15 @@
 // Test kernels of the emulated Matmul high-level API (op_kernel/emulator/include/lib/matmul_intf.h): deliberately
-// wrong uses, each marked `// FAULT: <name>` on the line the emulator must name, and a demo kernel whose int32
-// result tests compare with exact integer math. Exposed as _native.qmm_matmul_fault(name, soc) and
-// _native.qmm_matmul_demo(...); these exist to test the emulator, not for users.
+// wrong uses, each marked `// FAULT: <name>` on the line the emulator must name, and demo kernels of every form the
+// QLinearMatMul kernels use or will use (synchronous IterateAll, asynchronous IterateAll + WaitIterateAll, Iterate +
+// GetTensorC block by block, Iterate<false> + GetTensorC<false>() from a workspace; NORM and MDL configurations;
+// the 310p local workspace), whose results tests compare with exact integer math. Exposed as
+// _native.qmm_matmul_fault(name, soc), _native.qmm_matmul_demo(...), _native.qmm_matmul_blocks_demo(...); these
+// exist to test the emulator, not for users.
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <string>
@@ -20,117 +24,145 @@ namespace aqo_qmm_tests {
 
 using namespace AscendC;
 
-using MmI8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                    MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
-using MmU8I8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+// Configurations: CANN's defaults and the one the QLinearMatMul kernel uses (intrinsicsLimit on).
+struct Cfg {
+    static constexpr MatmulConfig kNormChecked = GetNormalConfig(true);
+    static constexpr MatmulConfig kMdlChecked = GetMDLConfig(true);
+};
+
+using GmI8 = MatmulType<TPosition::GM, CubeFormat::ND, int8_t>;
+using GmU8 = MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>;
+using GmI32 = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
+using UbI32 = MatmulType<TPosition::VECIN, CubeFormat::ND, int32_t>;  // the asynchronous Iterate's C position
+using MmI8 = Matmul<GmI8, GmI8, GmI32>;                                 // CFG_NORM
+using MmI8Checked = Matmul<GmI8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
+using MmI8Mdl = Matmul<GmI8, GmI8, GmI32, GmI32, Cfg::kMdlChecked>;
+using MmI8Ws = Matmul<GmI8, GmI8, UbI32, UbI32, Cfg::kNormChecked>;
+using MmU8I8 = Matmul<GmU8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
+using MmU8U8 = Matmul<GmU8, GmU8, GmI32, GmI32, Cfg::kNormChecked>;
 using MmF8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, fp8_e4m3fn_t>,
                     MatmulType<TPosition::GM, CubeFormat::ND, fp8_e5m2_t>,
                     MatmulType<TPosition::GM, CubeFormat::ND, float>>;
-using MmU8U8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, uint8_t>,
-                      MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
 
 // The test problem: a [m, k] (row stride lda), b [k, n] (row stride ldb), c [m, n] (row stride ldc).
 struct Problem {
     int32_t m, n, k, lda, ldb, ldc;
 };
 
-inline TCubeTiling Tiling(int32_t base_m = 16, int32_t base_n = 16, int32_t base_k = 32)
+// A valid tiling for a problem (as CANN's tiling would give, for the emulator's checks): whole fractals, depths and
+// steps, a transLength for 310p, and the problem as the org / single shape.
+inline TCubeTiling Tiling(int32_t m = 16, int32_t n = 16, int32_t k = 32, int32_t base_m = 16, int32_t base_n = 16,
+                          int32_t base_k = 32)
 {
     TCubeTiling t;
-    t.M = t.singleCoreM = 16;
-    t.N = t.singleCoreN = 16;
-    t.Ka = t.Kb = t.singleCoreK = 32;
+    t.M = t.singleCoreM = m;
+    t.N = t.singleCoreN = n;
+    t.Ka = t.Kb = t.singleCoreK = k;
     t.baseM = base_m;
     t.baseN = base_n;
     t.baseK = base_k;
+    t.depthA1 = t.depthB1 = 1;
+    t.stepM = t.stepN = t.stepKa = t.stepKb = 1;
+    t.transLength = base_m * base_n * 4;
     return t;
 }
 
-template <class MM, class AT, class BT>
-inline void Multiply(MM& mm, GM_ADDR a, GM_ADDR b, GM_ADDR c, uint64_t a_bytes, uint64_t b_bytes,
-                     uint64_t c_elems, const Problem& p)
+template <class T>
+inline GlobalTensor<T> Gm(GM_ADDR p, uint64_t elems)
 {
-    GlobalTensor<AT> ga;
-    GlobalTensor<BT> gb;
-    GlobalTensor<int32_t> gc;
-    ga.SetGlobalBuffer(reinterpret_cast<AT*>(a), a_bytes);
-    gb.SetGlobalBuffer(reinterpret_cast<BT*>(b), b_bytes);
-    gc.SetGlobalBuffer(reinterpret_cast<int32_t*>(c), c_elems);
+    GlobalTensor<T> g;
+    g.SetGlobalBuffer(reinterpret_cast<T*>(p), elems);
+    return g;
+}
+
+// The usual call sequence: org shape, single shape, tensors, computation.
+template <class MM, class AT, class BT>
+inline void Shapes(MM& mm, GM_ADDR a, GM_ADDR b, uint64_t a_bytes, uint64_t b_bytes, const Problem& p)
+{
     mm.SetOrgShape(p.m, p.ldb, p.lda, p.k, p.ldc);
     mm.SetSingleShape(p.m, p.n, p.k);
-    mm.SetTensorA(ga);
-    mm.SetTensorB(gb);
-    mm.IterateAll(gc);
-    mm.End();
+    mm.SetTensorA(Gm<AT>(a, a_bytes));
+    mm.SetTensorB(Gm<BT>(b, b_bytes));
 }
 
-// ---- faults: a 16 x 16 x 32 problem in 512-byte a / b and 1024-byte c buffers unless the fault is about that ----
-inline void FaultIterateBeforeSetTensorB(GM_ADDR a, GM_ADDR b, GM_ADDR c)
+const Problem kSmall{16, 16, 32, 32, 16, 16};
+
+// ---- faults. Buffers: a and b 128 KiB (read-only), c 8 KiB, w 8 KiB (read-write, for operands a kernel writes) ----
+inline void FaultIterateBeforeSetTensorB(GM_ADDR a, GM_ADDR, GM_ADDR c, GM_ADDR)
 {
-    (void)b;
     TPipe pipe;
-    MmI8 mm;
+    MmI8Checked mm;
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    GlobalTensor<int8_t> ga;
-    GlobalTensor<int32_t> gc;
-    ga.SetGlobalBuffer(reinterpret_cast<int8_t*>(a), 512);
-    gc.SetGlobalBuffer(reinterpret_cast<int32_t*>(c), 256);
     mm.SetOrgShape(16, 16, 32);
     mm.SetSingleShape(16, 16, 32);
-    mm.SetTensorA(ga);
-    mm.IterateAll(gc);  // FAULT: iterate_before_set_tensor_b
+    mm.SetTensorA(Gm<int8_t>(a, 512));
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: iterate_before_set_tensor_b
 }
 
-inline void FaultAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c)
+inline void FaultAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
     TPipe pipe;
-    MmI8 mm;
+    MmI8Checked mm;
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    GlobalTensor<int8_t> ga, gb;
-    GlobalTensor<int32_t> gc;
-    ga.SetGlobalBuffer(reinterpret_cast<int8_t*>(a), 256);  // half of the 16 x 32 A the shape needs
-    gb.SetGlobalBuffer(reinterpret_cast<int8_t*>(b), 512);
-    gc.SetGlobalBuffer(reinterpret_cast<int32_t*>(c), 256);
     mm.SetOrgShape(16, 16, 32);
     mm.SetSingleShape(16, 16, 32);
-    mm.SetTensorA(ga);
-    mm.SetTensorB(gb);
-    mm.IterateAll(gc);  // FAULT: a_out_of_bounds
+    mm.SetTensorA(Gm<int8_t>(a, 256));  // half of the 16 x 32 A the shape needs
+    mm.SetTensorB(Gm<int8_t>(b, 512));
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: a_out_of_bounds
 }
 
-inline void FaultCReadOnly(GM_ADDR a, GM_ADDR b, GM_ADDR c)
+inline void FaultCReadOnly(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
 {
-    (void)c;
     TPipe pipe;
-    MmI8 mm;
+    MmI8Checked mm;
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    GlobalTensor<int8_t> ga, gb;
-    GlobalTensor<int32_t> gc;
-    ga.SetGlobalBuffer(reinterpret_cast<int8_t*>(a), 512);
-    gb.SetGlobalBuffer(reinterpret_cast<int8_t*>(b), 512);
-    gc.SetGlobalBuffer(reinterpret_cast<int32_t*>(a), 4);  // C into the read-only input a
-    mm.SetOrgShape(1, 4, 32);
-    mm.SetSingleShape(1, 4, 32);
-    mm.SetTensorA(ga);
-    mm.SetTensorB(gb);
-    mm.IterateAll(gc);  // FAULT: c_in_read_only_input
+    mm.SetOrgShape(1, 16, 32);
+    mm.SetSingleShape(1, 16, 32);
+    mm.SetTensorA(Gm<int8_t>(a, 512));
+    mm.SetTensorB(Gm<int8_t>(b, 512));
+    mm.IterateAll(Gm<int32_t>(a, 16));  // FAULT: c_in_read_only_input
 }
 
-inline void FaultBaseBlockNotFractal(GM_ADDR, GM_ADDR, GM_ADDR)
+inline void FaultBaseBlockNotFractal(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
-    MmI8 mm;
-    TCubeTiling t = Tiling(10, 16, 32);
+    MmI8Checked mm;
+    TCubeTiling t = Tiling(16, 16, 32, 10, 16, 32);
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: base_block_not_fractal
 }
 
-inline void FaultUint8OnInt8Cube(GM_ADDR, GM_ADDR, GM_ADDR)
+inline void FaultTilingDepthZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    t.depthA1 = 0;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: tiling_depth_zero
+}
+
+inline void FaultMdlDepthNotMultiple(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Mdl mm;
+    TCubeTiling t = Tiling();
+    t.stepKa = 2;
+    t.depthA1 = 3;  // not 1 or 2 times stepM * stepKa = 2
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: mdl_depth_not_multiple
+}
+
+inline void FaultTransLengthZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    t.transLength = 0;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: trans_length_zero
+}
+
+inline void FaultUint8OnInt8Cube(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     MmU8I8 mm;
@@ -138,7 +170,7 @@ inline void FaultUint8OnInt8Cube(GM_ADDR, GM_ADDR, GM_ADDR)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: uint8_without_cube_path
 }
 
-inline void FaultFloat8WithoutCubePath(GM_ADDR, GM_ADDR, GM_ADDR)
+inline void FaultFloat8WithoutCubePath(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     MmF8 mm;
@@ -146,33 +178,281 @@ inline void FaultFloat8WithoutCubePath(GM_ADDR, GM_ADDR, GM_ADDR)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: float8_without_cube_path
 }
 
-inline void FaultUseBeforeInit(GM_ADDR a, GM_ADDR, GM_ADDR)
+inline void FaultUseBeforeInit(GM_ADDR a, GM_ADDR, GM_ADDR, GM_ADDR)
 {
-    MmI8 mm;
-    GlobalTensor<int8_t> ga;
-    ga.SetGlobalBuffer(reinterpret_cast<int8_t*>(a), 512);
-    mm.SetTensorA(ga);  // FAULT: use_before_init
+    MmI8Checked mm;
+    mm.SetTensorA(Gm<int8_t>(a, 512));  // FAULT: use_before_init
 }
 
-inline void FaultSingleLargerThanOrg(GM_ADDR a, GM_ADDR b, GM_ADDR c)
+inline void FaultSingleLargerThanOrg(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetOrgShape(16, 8, 32);  // B and C rows of 8, but 16 columns asked for
+    mm.SetSingleShape(16, 16, 32);
+    mm.SetTensorA(Gm<int8_t>(a, 512));
+    mm.SetTensorB(Gm<int8_t>(b, 512));
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: single_shape_larger_than_org
+}
+
+// A with K = 70000 (row stride 70000) under CFG_NORM: the GM -> L1 copy's 16-bit stride field would wrap.
+inline void FaultStride16BitA(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
     TPipe pipe;
     MmI8 mm;
-    TCubeTiling t = Tiling();
+    TCubeTiling t = Tiling(1, 16, 70000);
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    GlobalTensor<int8_t> ga, gb;
-    GlobalTensor<int32_t> gc;
-    ga.SetGlobalBuffer(reinterpret_cast<int8_t*>(a), 512);
-    gb.SetGlobalBuffer(reinterpret_cast<int8_t*>(b), 512);
-    gc.SetGlobalBuffer(reinterpret_cast<int32_t*>(c), 256);
-    mm.SetOrgShape(16, 8, 32);  // B and C rows of 8, but 16 columns asked for
-    mm.SetSingleShape(16, 16, 32);
-    mm.SetTensorA(ga);
-    mm.SetTensorB(gb);
-    mm.IterateAll(gc);  // FAULT: single_shape_larger_than_org
+    mm.SetOrgShape(1, 1, 70000, 70000, 16);
+    mm.SetSingleShape(1, 1, 70000);
+    mm.SetTensorA(Gm<int8_t>(a, 70000));
+    mm.SetTensorB(Gm<int8_t>(b, 70000));
+    mm.IterateAll(Gm<int32_t>(c, 16));  // FAULT: stride_16bit_a
 }
 
-typedef void (*FaultKernel)(GM_ADDR, GM_ADDR, GM_ADDR);
+// B with N = 70000 (row stride 70000) under CFG_NORM.
+inline void FaultStride16BitB(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8 mm;
+    TCubeTiling t = Tiling(1, 16, 1);
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetOrgShape(1, 70000, 1, 1, 16);
+    mm.SetSingleShape(1, 16, 1);
+    mm.SetTensorA(Gm<int8_t>(a, 32));
+    mm.SetTensorB(Gm<int8_t>(b, 70000));
+    mm.IterateAll(Gm<int32_t>(c, 16));  // FAULT: stride_16bit_b
+}
+
+// 310p: the kernel's first UB buffer sits at address 0, and no SetLocalWorkspace.
+inline void FaultLocalWorkspaceMissing(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> data;
+    pipe.InitBuffer(data, 1024);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: local_workspace_missing
+}
+
+inline void FaultLocalWorkspaceTooSmall(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 64);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());  // FAULT: local_workspace_too_small
+}
+
+// 310p: the API scribbles on its local workspace; data the kernel kept there is gone.
+inline void FaultLocalWorkspaceReadAfterUse(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 4096);
+    LocalTensor<uint8_t> w = ws.Get<uint8_t>();
+    w.SetValue(0, 7);
+    mm.SetLocalWorkspace(w);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.IterateAll(Gm<int32_t>(c, 256));
+    (void)w.GetValue(0);  // FAULT: local_workspace_read_after_use
+}
+
+// Split SoCs: SetOrgShape is a message to the cube, which drops the pending single shape.
+inline void FaultSetOrgShapeAfterSingleShape(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetSingleShape(16, 16, 32);
+    mm.SetOrgShape(16, 16, 32);  // FAULT: set_org_shape_after_single_shape
+}
+
+// Split SoCs: a second IterateAll needs SetTensorA / SetTensorB again (the client asserts isFirstIter).
+inline void FaultIterateAllWithoutNewTensors(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.IterateAll(Gm<int32_t>(c, 256));
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: iterate_all_without_new_tensors
+}
+
+inline void FaultWaitAfterSync(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.IterateAll(Gm<int32_t>(c, 256));
+    mm.WaitIterateAll();  // FAULT: wait_after_sync
+}
+
+inline void FaultWaitNothingInFlight(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.WaitIterateAll();
+    mm.WaitIterateAll();  // FAULT: wait_nothing_in_flight
+}
+
+// ascend310p: MatmulImpl has no WaitIterateAll (its IterateAll is synchronous).
+inline void FaultWaitOn310p(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.WaitIterateAll();  // FAULT: wait_on_310p
+}
+
+// Split SoCs: A (here in the read-write buffer w) changed while the asynchronous IterateAll is in flight.
+inline void FaultAsyncAChanged(GM_ADDR, GM_ADDR b, GM_ADDR c, GM_ADDR w)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, w, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    Gm<int8_t>(w, 512).SetValue(3, 9);
+    mm.WaitIterateAll();  // FAULT: async_a_changed
+}
+
+inline void FaultAsyncCWritten(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    Gm<int32_t>(c, 256).SetValue(5, 1);
+    mm.WaitIterateAll();  // FAULT: async_c_written
+}
+
+inline void FaultAsyncAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 256, 512, kSmall);  // half of the A the shape needs
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));  // FAULT: async_a_out_of_bounds
+}
+
+inline void FaultAsyncNeverWaited(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));  // FAULT: async_never_waited
+}
+
+inline void FaultIterateAsyncWithoutWorkspace(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Ws mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Ws, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    (void)mm.template Iterate<false>();  // FAULT: iterate_async_without_workspace
+}
+
+inline void FaultIterateAsyncCInGm(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR w)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    GlobalTensor<int32_t> ws = Gm<int32_t>(w, 256);
+    mm.SetWorkspace(ws);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    (void)mm.template Iterate<false>();  // FAULT: iterate_async_c_in_gm
+}
+
+// ascend310p: MatmulImpl has no GetTensorC returning a workspace block.
+inline void FaultGetTensorCWorkspaceOn310p(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR w)
+{
+    TPipe pipe;
+    MmI8Ws mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    GlobalTensor<int32_t> ws = Gm<int32_t>(w, 256);
+    mm.SetWorkspace(ws);
+    Shapes<MmI8Ws, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    (void)mm.template GetTensorC<false>();  // FAULT: get_tensor_c_workspace_on_310p
+}
+
+inline void FaultGetTensorCBeforeIterate(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.GetTensorC(Gm<int32_t>(c, 256));  // FAULT: get_tensor_c_before_iterate
+}
+
+// Split SoCs: the blocks of a synchronous Iterate are not in a workspace.
+inline void FaultGetTensorCWorkspaceAfterSync(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    (void)mm.Iterate();
+    (void)mm.template GetTensorC<false>();  // FAULT: get_tensor_c_workspace_after_sync
+}
+
+inline void FaultGetTensorCBeyondBlocks(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR w)
+{
+    TPipe pipe;
+    MmI8Ws mm;
+    TCubeTiling t = Tiling();  // one 16 x 16 block
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    GlobalTensor<int32_t> ws = Gm<int32_t>(w, 512);
+    mm.SetWorkspace(ws);
+    Shapes<MmI8Ws, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    while (mm.template Iterate<false>()) {
+    }
+    (void)mm.template GetTensorC<false>();
+    (void)mm.template GetTensorC<false>();  // FAULT: get_tensor_c_beyond_blocks
+}
+
+inline void FaultIterateWithoutGetTensorC(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling(16, 32, 32);  // two 16 x 16 blocks
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 1024, Problem{16, 32, 32, 32, 32, 32});
+    (void)mm.Iterate();
+    (void)mm.Iterate();  // FAULT: iterate_without_get_tensor_c
+}
+
+typedef void (*FaultKernel)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
@@ -182,11 +462,61 @@ const FaultEntry kFaults[] = {
     {"a_out_of_bounds", &FaultAOutOfBounds},
     {"c_in_read_only_input", &FaultCReadOnly},
     {"base_block_not_fractal", &FaultBaseBlockNotFractal},
+    {"tiling_depth_zero", &FaultTilingDepthZero},
+    {"mdl_depth_not_multiple", &FaultMdlDepthNotMultiple},
+    {"trans_length_zero", &FaultTransLengthZero},
     {"uint8_without_cube_path", &FaultUint8OnInt8Cube},
     {"float8_without_cube_path", &FaultFloat8WithoutCubePath},
     {"use_before_init", &FaultUseBeforeInit},
     {"single_shape_larger_than_org", &FaultSingleLargerThanOrg},
+    {"stride_16bit_a", &FaultStride16BitA},
+    {"stride_16bit_b", &FaultStride16BitB},
+    {"local_workspace_missing", &FaultLocalWorkspaceMissing},
+    {"local_workspace_too_small", &FaultLocalWorkspaceTooSmall},
+    {"local_workspace_read_after_use", &FaultLocalWorkspaceReadAfterUse},
+    {"set_org_shape_after_single_shape", &FaultSetOrgShapeAfterSingleShape},
+    {"iterate_all_without_new_tensors", &FaultIterateAllWithoutNewTensors},
+    {"wait_after_sync", &FaultWaitAfterSync},
+    {"wait_nothing_in_flight", &FaultWaitNothingInFlight},
+    {"wait_on_310p", &FaultWaitOn310p},
+    {"async_a_changed", &FaultAsyncAChanged},
+    {"async_c_written", &FaultAsyncCWritten},
+    {"async_a_out_of_bounds", &FaultAsyncAOutOfBounds},
+    {"async_never_waited", &FaultAsyncNeverWaited},
+    {"iterate_async_without_workspace", &FaultIterateAsyncWithoutWorkspace},
+    {"iterate_async_c_in_gm", &FaultIterateAsyncCInGm},
+    {"get_tensor_c_workspace_on_310p", &FaultGetTensorCWorkspaceOn310p},
+    {"get_tensor_c_before_iterate", &FaultGetTensorCBeforeIterate},
+    {"get_tensor_c_workspace_after_sync", &FaultGetTensorCWorkspaceAfterSync},
+    {"get_tensor_c_beyond_blocks", &FaultGetTensorCBeyondBlocks},
+    {"iterate_without_get_tensor_c", &FaultIterateWithoutGetTensorC},
 };
+
+// ---- demos ----
+enum class DemoForm { kSync, kAsync };
+
+template <class MM, class AT, class BT>
+inline void RunIterateAll(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint64_t a_bytes, uint64_t b_bytes, uint64_t c_elems,
+                          const Problem& p, const TCubeTiling& t, DemoForm form, bool local_ws)
+{
+    TPipe pipe;
+    MM mm;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws, other;
+    if (local_ws) {  // 310p: the API's local workspace first, then a buffer of the kernel's own
+        pipe.InitBuffer(ws, 65536);
+        mm.SetLocalWorkspace(ws.Get<uint8_t>());
+        pipe.InitBuffer(other, 1024);
+    }
+    Shapes<MM, AT, BT>(mm, a, b, a_bytes, b_bytes, p);
+    if (form == DemoForm::kAsync) {
+        mm.template IterateAll<false>(Gm<int32_t>(c, c_elems));
+        mm.WaitIterateAll();
+    } else {
+        mm.IterateAll(Gm<int32_t>(c, c_elems));
+    }
+    mm.End();
+}
 
 }  // namespace aqo_qmm_tests
 
@@ -200,12 +530,13 @@ void RunFault(const std::string& name, const std::string& soc)
         if (name != f.name) {
             continue;
         }
-        std::vector<uint8_t> a(512, 1), b(512, 1), c(1024, 0);
+        std::vector<uint8_t> a(1 << 17, 1), b(1 << 17, 1), c(8192, 0), w(8192, 1);
         aqo_emu::Launcher launch(soc, std::string("qmm_fault_") + name);
         uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
         uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
         uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
-        launch.Run(1, [&] { f.kernel(ga, gb, gc); });  // the EmulatorError propagates (bind_emulator.cpp)
+        uint8_t* gw = launch.AddGm("w", w.data(), w.size(), aqo_emu::GmAccess::kReadWrite);
+        launch.Run(1, [&] { f.kernel(ga, gb, gc, gw); });  // the EmulatorError propagates (bind_emulator.cpp)
         return;
     }
     throw nb::value_error(("unknown Matmul fault kernel " + name).c_str());
@@ -217,37 +548,121 @@ std::vector<uint8_t> Bytes(const nb::bytes& b)
     return std::vector<uint8_t>(p, p + b.size());
 }
 
-// C = A B through the emulated Matmul API (int8 / uint8 operands as the SoC's cube allows), C returned as bytes.
+// C = A B through the emulated Matmul API, C returned as bytes. config: "norm" (CFG_NORM), "norm_checked"
+// (intrinsicsLimit, the kernel's), "mdl_checked"; form: "sync" (IterateAll) or "async" (IterateAll<false> +
+// WaitIterateAll); local_workspace: 310p, allocate and pass the API's local workspace.
 nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes& b_in, bool a_unsigned,
-                  bool b_unsigned, int32_t m, int32_t n, int32_t k, int32_t lda, int32_t ldb, int32_t ldc)
+                  bool b_unsigned, int32_t m, int32_t n, int32_t k, int32_t lda, int32_t ldb, int32_t ldc,
+                  const std::string& config, const std::string& form, bool local_workspace)
 {
+    using namespace aqo_qmm_tests;
     if (!a_unsigned && b_unsigned) {
-        throw nb::value_error("int8 x uint8 is no cube path on any SoC (FACTS 3)");
+        throw nb::value_error("int8 x uint8 is no cube path on any SoC");
+    }
+    if (config != "norm" && config != "norm_checked" && config != "mdl_checked") {
+        throw nb::value_error("config: norm | norm_checked | mdl_checked");
     }
     std::vector<uint8_t> a = Bytes(a_in), b = Bytes(b_in);
     std::vector<uint8_t> c(static_cast<size_t>(m) * ldc * 4, 0);
-    const aqo_qmm_tests::Problem p{m, n, k, lda, ldb, ldc};
+    const Problem p{m, n, k, lda, ldb, ldc};
+    const DemoForm f = form == "async" ? DemoForm::kAsync : DemoForm::kSync;
+    TCubeTiling t = Tiling(m, n, k, 16, 16, 32);
+    t.N = n % 8 == 0 ? n : (n + 7) / 8 * 8;  // an ND int32 C needs 32-byte N dims on 310p
+    t.singleCoreN = n;
     aqo_emu::Launcher launch(soc, "qmm_matmul_demo");
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
     launch.Run(1, [&] {
-        using namespace aqo_qmm_tests;
-        AscendC::TPipe pipe;
-        TCubeTiling t = Tiling();
         if (!a_unsigned && !b_unsigned) {
-            MmI8 mm;
-            REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
-            Multiply<MmI8, int8_t, int8_t>(mm, ga, gb, gc, a.size(), b.size(), c.size() / 4, p);
+            if (config == "norm") {
+                RunIterateAll<MmI8, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                     local_workspace);
+            } else if (config == "mdl_checked") {
+                RunIterateAll<MmI8Mdl, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                        local_workspace);
+            } else {
+                RunIterateAll<MmI8Checked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                            local_workspace);
+            }
         } else if (a_unsigned && !b_unsigned) {
-            MmU8I8 mm;
-            REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
-            Multiply<MmU8I8, uint8_t, int8_t>(mm, ga, gb, gc, a.size(), b.size(), c.size() / 4, p);
+            RunIterateAll<MmU8I8, uint8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                    local_workspace);
         } else {
-            MmU8U8 mm;
-            REGIST_MATMUL_OBJ(&pipe, nullptr, mm, &t);
-            Multiply<MmU8U8, uint8_t, uint8_t>(mm, ga, gb, gc, a.size(), b.size(), c.size() / 4, p);
+            RunIterateAll<MmU8U8, uint8_t, uint8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                     local_workspace);
         }
+    });
+    return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
+}
+
+// Block by block: form "sync" (Iterate + GetTensorC(gm) into C [m, n]) returns C; form "async" (SetWorkspace +
+// Iterate<false> + GetTensorC<false>(), each block copied by the kernel from the workspace block into an output
+// buffer, in fetch order) returns those blocks, baseM * baseN int32 each. order: 0 ORDER_M, 1 ORDER_N (the tiling's
+// iterateOrder, the config's being UNDEF).
+nb::bytes RunBlocksDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes& b_in, int32_t m, int32_t n,
+                        int32_t k, int32_t base_m, int32_t base_n, int32_t step_m, int32_t step_n, int32_t order,
+                        const std::string& form)
+{
+    using namespace aqo_qmm_tests;
+    std::vector<uint8_t> a = Bytes(a_in), b = Bytes(b_in);
+    const int32_t blocks = ((m + base_m - 1) / base_m) * ((n + base_n - 1) / base_n);
+    const uint64_t block_elems = static_cast<uint64_t>(base_m) * base_n;
+    std::vector<uint8_t> c(static_cast<size_t>(std::max<uint64_t>(static_cast<uint64_t>(m) * n,
+                                                                  blocks * block_elems)) * 4, 0);
+    std::vector<uint8_t> ws(blocks * block_elems * 4, 0);
+    TCubeTiling t = Tiling(m, n, k, base_m, base_n, 32);
+    t.stepM = step_m;
+    t.stepN = step_n;
+    t.depthA1 = step_m;
+    t.depthB1 = step_n;
+    t.iterateOrder = order;
+    const Problem p{m, n, k, k, n, n};
+    aqo_emu::Launcher launch(soc, "qmm_matmul_blocks_demo");
+    uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
+    uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
+    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gw = launch.AddGm("workspace", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWrite);
+    launch.Run(1, [&] {
+        TPipe pipe;
+        if (form == "sync") {
+            MmI8Checked mm;
+            REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+            Shapes<MmI8Checked, int8_t, int8_t>(mm, ga, gb, a.size(), b.size(), p);
+            GlobalTensor<int32_t> gcm = Gm<int32_t>(gc, static_cast<uint64_t>(m) * n);
+            while (mm.Iterate()) {
+                mm.GetTensorC(gcm);
+            }
+            mm.End();
+            return;
+        }
+        MmI8Ws mm;
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+        GlobalTensor<int32_t> gws = Gm<int32_t>(gw, blocks * block_elems);
+        mm.SetWorkspace(gws);
+        Shapes<MmI8Ws, int8_t, int8_t>(mm, ga, gb, a.size(), b.size(), p);
+        TQue<QuePosition::VECIN, 1> q;
+        pipe.InitBuffer(q, 1, static_cast<uint32_t>(block_elems * 4));
+        GlobalTensor<int32_t> out = Gm<int32_t>(gc, blocks * block_elems);
+        uint64_t i = 0;
+        while (mm.template Iterate<false>()) {
+            LocalTensor<int32_t> blk = q.AllocTensor<int32_t>();
+            mm.template GetTensorC<false>(blk);
+            q.EnQue(blk);
+            blk = q.DeQue<int32_t>();
+            // The VECIN queue orders the copy in before the vector unit only; MTE3 reads blk next.
+            const event_t toMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_MTE3));
+            SetFlag<HardEvent::MTE2_MTE3>(toMte3);
+            WaitFlag<HardEvent::MTE2_MTE3>(toMte3);
+            DataCopy(out[i * block_elems], blk, static_cast<uint32_t>(block_elems));
+            // ... and its FreeTensor frees it for the vector unit only: the next copy in waits for the copy out.
+            const event_t toMte2 = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_MTE2));
+            SetFlag<HardEvent::MTE3_MTE2>(toMte2);
+            WaitFlag<HardEvent::MTE3_MTE2>(toMte2);
+            q.FreeTensor(blk);
+            ++i;
+        }
+        mm.End();
     });
     return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
 }
@@ -264,7 +679,12 @@ void RegisterQmmMatmulTests(nb::module_& m)
           "Runs one deliberately wrong Matmul API use; raises EmulatorError at its `// FAULT:` line.");
     m.def("qmm_matmul_demo", &RunDemo, nb::arg("soc"), nb::arg("a"), nb::arg("b"), nb::arg("a_unsigned"),
           nb::arg("b_unsigned"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("lda"), nb::arg("ldb"),
-          nb::arg("ldc"), "C = A B (int32 bytes) through the emulated Matmul API.");
+          nb::arg("ldc"), nb::arg("config") = "norm_checked", nb::arg("form") = "sync",
+          nb::arg("local_workspace") = false, "C = A B (int32 bytes) through the emulated Matmul API.");
+    m.def("qmm_matmul_blocks_demo", &RunBlocksDemo, nb::arg("soc"), nb::arg("a"), nb::arg("b"), nb::arg("m"),
+          nb::arg("n"), nb::arg("k"), nb::arg("base_m"), nb::arg("base_n"), nb::arg("step_m") = 1,
+          nb::arg("step_n") = 1, nb::arg("order") = 0, nb::arg("form") = "sync",
+          "Block by block through Iterate: 'sync' returns C, 'async' the workspace blocks in fetch order.");
 }
 
 aqo_bind::Registrar kRegisterQmmMatmulTests("qmm_matmul_tests", &RegisterQmmMatmulTests);

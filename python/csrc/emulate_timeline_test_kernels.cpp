@@ -113,6 +113,11 @@ void RegisterTimelineTestKernels(nb::module_& m)
             t.cube.baseM = 128;
             t.cube.baseN = 256;
             t.cube.baseK = 64;
+            // one L1 slot per operand block, L0 double buffered: the complete tiling the Matmul API requires
+            t.cube.depthA1 = t.cube.depthB1 = 2;
+            t.cube.stepM = t.cube.stepN = t.cube.stepKa = t.cube.stepKb = 1;
+            t.cube.dbL0A = t.cube.dbL0B = 2;
+            t.cube.dbL0C = 1;
             aqo_emu::Launcher launch(soc, "timeline_cube_loop");
             uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
             uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);

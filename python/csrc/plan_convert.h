@@ -11,14 +11,17 @@
 //       return aqo_bind::RefusedResult(v);
 //   }
 //   ... aqo::PlanDynamicQuant(request, &plan, &v) ...
-//   nb::dict t;  AQO_TILING_FIELD(t, plan.tiling, rows_per_core);  ...
-//   return aqo_bind::PlanResult(t, plan.explanation);
+//   nb::dict d;  const aqo::DynamicQuantTiling& t = plan.tiling;
+//   AQO_DYNAMIC_QUANT_TILING_FIELDS(AQO_DICT_TILING_FIELD, AQO_DICT_TILING_ARRAY)   // every field, by its own name
+//   return aqo_bind::PlanResult(d, plan.explanation);
 #pragma once
 #include <nanobind/nanobind.h>
 #include <nanobind/stl/string.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <type_traits>
 
 #include "constraints.h"
 #include "dtype_table.h"
@@ -29,7 +32,30 @@ namespace aqo_bind {
 
 namespace nb = nanobind;
 
-// Puts one integer field of a tiling struct into a dict under its own name.
+// One tiling field into a dict under its own name: integers as int, floats as float, arrays as lists. The field
+// lists (op_host/tiling_core/<op>_tiling_fields.h) expand into these with AQO_DICT_TILING_FIELD / _ARRAY, which
+// read the struct `t` into the dict `d`.
+template <class T>
+inline void PutTilingField(nb::dict& d, const char* name, T v)
+{
+    if constexpr (std::is_floating_point<T>::value) {
+        d[name] = static_cast<double>(v);
+    } else {
+        d[name] = static_cast<int64_t>(v);
+    }
+}
+template <class T, size_t N>
+inline void PutTilingArray(nb::dict& d, const char* name, const T (&v)[N])
+{
+    nb::list l;
+    for (size_t i = 0; i < N; ++i) {
+        l.append(static_cast<int64_t>(v[i]));
+    }
+    d[name] = l;
+}
+#define AQO_DICT_TILING_FIELD(type, name) ::aqo_bind::PutTilingField<type>(d, #name, t.name);
+#define AQO_DICT_TILING_ARRAY(type, count, name) ::aqo_bind::PutTilingArray(d, #name, t.name);
+// A plan-level (non-tiling) integer next to the fields.
 #define AQO_TILING_FIELD(dict, tiling, field) (dict)[#field] = static_cast<int64_t>((tiling).field)
 
 inline nb::dict ViolationToDict(const aqo::ConstraintViolation& v)
@@ -83,6 +109,8 @@ inline nb::dict ExplanationToDict(const aqo::PlanExplanation& e)
         x["core"] = g.core;
         x["begin"] = g.begin;
         x["end"] = g.end;
+        x["stride"] = g.stride;
+        x["count"] = g.count;
         x["write"] = g.write;
         x["scalar_bytes"] = g.scalar_bytes;
         x["rewrite_bytes"] = g.rewrite_bytes;

@@ -76,3 +76,101 @@ def test_console_script_aqo():
     out = subprocess.run([exe, "demo", "--backend", "cpu"], capture_output=True, text=True, timeout=300, env=env)
     assert out.returncode == 0, out.stderr
     assert out.stdout.count("y matches the spec: True") == 2
+
+
+# ---------------------------------------------------------------------------------------- subcommands, exit status
+def run_aqo(*args):
+    """`aqo ARGS` in a subprocess: (exit status, stdout, stderr)."""
+    r = subprocess.run([sys.executable, "-m", "ascend_quant_ops", *args], capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in r.stderr + r.stdout, r.stderr[-3000:]
+    return r.returncode, r.stdout, r.stderr
+
+
+def test_help_lists_the_subcommands():
+    status, out, _ = run_aqo("--help")
+    assert status == 0
+    for name in ("info", "demo", "plan", "sweep", "precision"):
+        assert name in out
+    assert set(cli.SUBCOMMANDS) >= {"info", "demo", "plan", "sweep", "precision"}
+
+
+@pytest.mark.parametrize("args", [
+    ["plan", "--soc", "bogus", "--shape", "4,64"],
+    ["plan", "--soc", "ascend910b", "--shape", "abc"],
+    ["plan", "--soc", "ascend910b", "--shape", "4x-16"],
+    ["plan", "--soc", "ascend910b", "--shape", "4,64", "--dst-type", "garbage"],
+    ["plan", "--soc", "ascend910b"],
+    ["plan", "--op", "qlinear_matmul", "--soc", "ascend910b", "--a-shape", "2,4"],
+    ["sweep", "--count", "0"], ["sweep", "--count", "-5"], ["sweep", "--count", "many"],
+    ["sweep", "--overrides", "2.0"], ["sweep", "--overrides", "-1"], ["sweep", "--overrides", "nan"],
+    ["sweep", "--soc", "bogus", "--count", "5"],
+    ["precision", "--backend", "cpu", "--soc", "bogus"],
+    ["precision", "--backend", "cpu", "-k", "no-such-case-id"],
+    ["precision", "--backend", "bogus"],
+    ["demo", "--soc", "bogus"], ["demo", "--backend", "gpu"],
+    ["no-such-command"],
+])
+def test_usage_errors_exit_2_without_a_traceback(args):
+    status, out, err = run_aqo(*args)
+    assert status == 2, (status, out, err)
+    assert "error" in err
+
+
+def test_demo_refuses_before_printing_its_inputs(capsys):
+    assert cli.main(["demo", "--soc", "ascend910b\x00junk"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and "soc" in captured.err
+
+
+def test_precision_checks_its_output_directory_first(tmp_path, monkeypatch):
+    blocker = tmp_path / "file"
+    blocker.write_text("not a directory")
+    from ascend_quant_ops import precision
+
+    ran = []
+    monkeypatch.setattr(precision, "run_suite", lambda *a, **k: ran.append(1))
+    assert cli.main(["precision", "--backend", "cpu", "-k", "special", "--out", str(blocker / "sub")]) == 2
+    assert not ran, "the suite ran before --out was found unwritable"
+
+
+def test_plan_json_and_refusal_exit_1():
+    status, out, _ = run_aqo("plan", "--soc", "ascend310p", "--shape", "64,4001", "--json")
+    assert status == 1 and json.loads(out)["violation"]["soc"] == "ascend310p"
+    status, out, _ = run_aqo("plan", "--soc", "ascend910b", "--shape", "64,4096", "--json")
+    assert status == 0 and json.loads(out)["ok"] is True
+
+
+def test_sweep_json_and_exit_status(capsys):
+    assert cli.main(["sweep", "--op", "dynamic_quant", "--soc", "ascend310p", "--count", "30", "--json"]) == 0
+    report = json.loads(capsys.readouterr().out)
+    assert report["cases"] == 30 and report["failed"] == 0 and report["summary"]
+
+
+def test_sweep_progress_bar_on_stderr(capsys):
+    assert cli.main(["sweep", "--op", "qlinear_matmul", "--soc", "ascend910b", "--count", "20"]) == 0
+    captured = capsys.readouterr()
+    assert "[" in captured.err and "20/20" in captured.err and "cases, 0 failed" in captured.out
+
+
+def test_precision_json(tmp_path, capsys):
+    status = cli.main(["precision", "--backend", "cpu", "--soc", "ascend910b", "-k", "special", "--out",
+                       str(tmp_path), "--json"])
+    report = json.loads(capsys.readouterr().out)
+    assert status == 0 and report["summary"]["total"] >= 1 and report["summary"]["pass"] == report["summary"]["total"]
+    assert (tmp_path / "precision_cpu.html").is_file()
+
+
+def test_internal_errors_are_one_line(monkeypatch, capsys):
+    monkeypatch.delenv("AQO_TRACEBACK", raising=False)
+    monkeypatch.setitem(cli.SUBCOMMANDS, "info", (cli._Local(cli._add_info, lambda args: 1 / 0), "info"))
+    assert cli.main(["info"]) == 1
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError" in err and "Traceback" not in err
+
+
+def test_scripts_keep_only_what_a_package_user_never_runs():
+    import pathlib
+
+    scripts = pathlib.Path(__file__).resolve().parents[2] / "scripts"
+    for gone in ("tiling_check.py", "tiling_sweep.py", "precision_test.py"):
+        assert not (scripts / gone).exists(), f"scripts/{gone} is `aqo` now"

@@ -1,5 +1,5 @@
 """The package imports and computes on CPU when torch is absent, when torch_npu is absent, and when torch_npu is
-installed but fails to import (FACTS 9: then `import torch` itself raises). Each case runs in a fresh
+installed but fails to import (docs/references.md#torch-npu: then `import torch` itself raises). Each case runs in a fresh
 interpreter so that the environment can be shaped without touching this one."""
 import json
 import os

@@ -73,13 +73,16 @@ def _executable(path: Path, text: str) -> None:
 
 
 def make_fake_toolkit(root: Path, *, platform_configs=("Ascend910B1", "Ascend310P3", "Ascend910_95"),
-                      with_op_build: bool = True) -> Path:
-    """Creates the fake toolkit under `root` and returns it."""
+                      with_op_build: bool = True, kernel_impls=("dav_c220", "dav_m200", "dav_3510")) -> Path:
+    """Creates the fake toolkit under `root` and returns it. kernel_impls: the AscendC implementation folders
+    (basic_api/impl/dav_*) its headers have; CANN 8.1.RC1 has dav_c220 and dav_m200 but no dav_3510."""
     _executable(root / "python" / "site-packages" / "bin" / "msopgen", STUB_MSOPGEN)
     (root / "tools" / "op_project_templates" / "ascendc" / "customize").mkdir(parents=True)
     if with_op_build:
         _executable(root / "toolkit" / "tools" / "opbuild" / "op_build", "#!/bin/sh\nexit 0\n")
     (root / "compiler" / "ccec_compiler" / "bin").mkdir(parents=True)
+    for impl in kernel_impls:
+        (root / "x86_64-linux" / "ascendc" / "include" / "basic_api" / "impl" / impl).mkdir(parents=True)
     cfg = root / "x86_64-linux" / "data" / "platform_config"
     cfg.mkdir(parents=True)
     for name in platform_configs:

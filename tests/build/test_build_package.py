@@ -122,6 +122,35 @@ def test_toolkit_without_a_compute_unit_says_how_to_build_without_it(tmp_path, n
         cp.package(toolkit, native, tmp_path / "out", tmp_path / "dist", repo=make_fake_repo(tmp_path / "repo"))
 
 
+def test_toolkit_without_kernel_headers_of_a_unit_builds_the_others(tmp_path, native, monkeypatch, capsys):
+    # CANN 8.1.RC1: a platform config for ascend910_95 but no dav_3510 AscendC implementation to compile its
+    # kernels against. The default build leaves that unit out and says why.
+    toolkit = make_fake_toolkit(tmp_path / "cann", kernel_impls=("dav_c220", "dav_m200", "dav_m310"))
+    monkeypatch.setenv("FAKE_CANN_LOG", str(tmp_path / "log"))
+    repo = make_fake_repo(tmp_path / "repo")
+    run = cp.package(toolkit, native, tmp_path / "out", tmp_path / "dist", repo=repo)
+    assert run.is_file()
+    out = capsys.readouterr().out
+    assert "skipped compute unit ascend910_95" in out and "dav_3510" in out and "8.1.RC1" in out
+    calls = read_log(tmp_path / "log")
+    assert calls[0]["argv"][4] == "ai_core-ascend910b,ai_core-ascend310p"
+    presets = json.loads((tmp_path / "out" / "project" / "CMakePresets.json").read_text())
+    assert presets["configurePresets"][0]["cacheVariables"]["ASCEND_COMPUTE_UNIT"]["value"] == \
+        "ascend910b;ascend310p"
+    # Asked for by name, the unit is an error, not a silent skip.
+    with pytest.raises(cp.CannBuildError, match=r"ascend910_95: .*no AscendC kernel headers for it \(dav_3510"):
+        cp.package(toolkit, native, tmp_path / "out2", tmp_path / "dist2", ["ascend910b", "ascend910_95"], repo=repo)
+
+
+def test_kernel_headers_of_the_description_are_what_the_detection_looks_for(tmp_path, repo):
+    desc = cp.load_description()
+    assert set(desc["kernel_headers"]) == set(desc["compute_units"])
+    toolkit = make_fake_toolkit(tmp_path / "cann", kernel_impls=("dav_c220",))
+    assert cp.kernel_impl_dirs(toolkit) == {"dav_c220"}
+    ok, skipped = cp.buildable_units(toolkit, desc, desc["compute_units"])
+    assert ok == ["ascend910b"] and len(skipped) == 2
+
+
 def test_missing_sources_are_named(fake, native):
     (fake["repo"] / "op_host" / "aqo_qlinear_matmul.cpp").unlink()
     with pytest.raises(cp.CannBuildError, match="op_host/aqo_qlinear_matmul.cpp"):

@@ -16,9 +16,8 @@ import pytest
 
 from ascend_quant_ops.errors import EmulatorError
 
+import ascend_quant_ops_testing as _testing  # the fault kernels' module (tests/emulator/conftest.py)
 from ascend_quant_ops import _native
-if not hasattr(_native, "emulator_fault_demo"):
-    raise ImportError("this _native build has no emulator test kernels (every build of the package has it: not a skip)")
 
 KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
 ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
@@ -117,6 +116,10 @@ EXPECTED = {
     "datacopypad_block_len": (("ascend910b", "ascend910_95"), ["DataCopyPad GM->UB", "blockLen 2097152",
                                                                "2097151"]),
     "event_ids_exhausted": (ALL_SOCS, ["no free event id", "HardEvent::V_S"]),
+    # the cube writes C until the core waits (reported where the wait completes the work)
+    "async_matmul_c_read_early": (("ascend910b", "ascend910_95"), ["write-after-read (WAR)", "GM buffer 'y'",
+                                                                    "on the cube (Matmul API)",
+                                                                    "by DataCopy GM->UB at"]),
 }
 
 # Faults that run on several cores: name -> (core that faults, block_dim).
@@ -125,14 +128,14 @@ MULTI_CORE = {"gm_cross_core_race": (1, 2), "missing_sync_all": (1, 2), "sync_al
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():
-    names = set(_native.emulator_fault_names())
+    names = set(_testing.emulator_fault_names())
     assert names == set(FAULT_LINES), "fault kernels and FAULT() markers disagree"
     assert names == set(EXPECTED), "every fault kernel needs an expectation here"
 
 
 # Pairs checked by a dedicated test because another fault fires first there.
 _SPECIAL = {("uninitialised_reduce", "ascend310p"), ("datacopypad_block_count", "ascend310p"),
-            ("datacopypad_block_len", "ascend310p")}
+            ("datacopypad_block_len", "ascend310p"), ("async_matmul_c_read_early", "ascend310p")}
 _CASES = [(name, soc) for name in sorted(EXPECTED) for soc in ALL_SOCS if (name, soc) not in _SPECIAL]
 
 
@@ -141,11 +144,11 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     socs, words = EXPECTED[name]
     if soc not in socs:
         # The same kernel is legal on this SoC: the check must depend on the SoC model.
-        _native.emulator_fault_demo(name, soc)
-        assert _native.emulator_last_run_stats()["completed"] is True
+        _testing.emulator_fault_demo(name, soc)
+        assert _testing.emulator_last_run_stats()["completed"] is True
         return
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_fault_demo(name, soc)
+        _testing.emulator_fault_demo(name, soc)
     err = info.value
     message = str(err)
     line = FAULT_LINES[name]
@@ -157,7 +160,7 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     assert err.core == core
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
-    stats = _native.emulator_last_run_stats()
+    stats = _testing.emulator_last_run_stats()
     assert stats["completed"] is False and stats["error"] == message
 
 
@@ -171,25 +174,33 @@ def _line_before(marker_line: int, text: str) -> int:
                                             ("datacopypad_block_len", "DataCopyPad(t, xg, p, pad);")])
 def test_datacopypad_faults_on_310p_fail_at_the_missing_datacopypad(name, line_text):
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_fault_demo(name, "ascend310p")
+        _testing.emulator_fault_demo(name, "ascend310p")
     assert info.value.kernel_line == _line_before(FAULT_LINES[name], line_text)
     assert "DataCopyPad is not available" in str(info.value)
+
+
+def test_async_matmul_on_310p_has_no_wait():
+    # 310p's Matmul (on the AI core) is synchronous: the asynchronous form's wait does not exist there.
+    with pytest.raises(EmulatorError) as info:
+        _testing.emulator_fault_demo("async_matmul_c_read_early", "ascend310p")
+    assert info.value.kernel_line == FAULT_LINES["async_matmul_c_read_early"]
+    assert "has no WaitIterateAll" in str(info.value)
 
 
 ORDERING_FAULTS = sorted(n for n in EXPECTED if n.startswith("missing_"))
 
 
 def test_every_ordering_fault_has_a_correct_twin():
-    twins = set(_native.emulator_twin_names())
+    twins = set(_testing.emulator_twin_names())
     assert {n + "_ok" for n in ORDERING_FAULTS} <= twins
 
 
 @pytest.mark.parametrize("soc", ALL_SOCS)
-@pytest.mark.parametrize("name", sorted(set(_native.emulator_twin_names())))
+@pytest.mark.parametrize("name", sorted(set(_testing.emulator_twin_names())))
 def test_correct_twins_pass(name, soc):
     # The same kernels as the ordering faults with the synchronisation the device needs: accepted on every SoC.
-    y = np.frombuffer(_native.emulator_twin_demo(name, soc), np.float32)
-    assert _native.emulator_last_run_stats()["completed"] is True
+    y = np.frombuffer(_testing.emulator_twin_demo(name, soc), np.float32)
+    assert _testing.emulator_last_run_stats()["completed"] is True
     if name == "missing_sync_all_ok":
         np.testing.assert_array_equal(y[:64], 4.0)  # core 0's write, which core 1 read after the SyncAll
     if name == "same_value_rewrite_ok":
@@ -200,29 +211,29 @@ def test_emulator_error_is_a_runtime_error_of_the_package():
     from ascend_quant_ops.errors import AqoError
 
     with pytest.raises(RuntimeError) as info:
-        _native.emulator_fault_demo("free_twice", "ascend910b")
+        _testing.emulator_fault_demo("free_twice", "ascend910b")
     assert isinstance(info.value, AqoError)
 
 
 def test_unknown_soc_is_refused():
     with pytest.raises(EmulatorError, match="unknown SoC"):
-        _native.emulator_fault_demo("free_twice", "ascend999")
+        _testing.emulator_fault_demo("free_twice", "ascend999")
 
 
 def test_soc_model_comes_from_the_soc_table():
     table = {s["name"]: s for s in _native.soc_table()} if hasattr(_native, "soc_table") else {}
     for soc in ALL_SOCS:
-        model = _native.emulator_soc_model(soc)
+        model = _testing.emulator_soc_model(soc)
         assert model["name"] == soc
         if soc in table:
             assert model["ub_bytes"] == table[soc]["ub_bytes"]
-    assert _native.emulator_soc_model("ascend310p")["has_data_copy_pad"] is False
-    assert _native.emulator_soc_model("ascend310p")["saturation_mode"] is True
-    assert _native.emulator_soc_model("ascend910b")["has_float8"] is False
-    assert _native.emulator_soc_model("ascend910_95")["has_float8"] is True
-    assert _native.emulator_soc_model("ascend910b", ub_size=65536)["ub_bytes"] == 65536
+    assert _testing.emulator_soc_model("ascend310p")["has_data_copy_pad"] is False
+    assert _testing.emulator_soc_model("ascend310p")["saturation_mode"] is True
+    assert _testing.emulator_soc_model("ascend910b")["has_float8"] is False
+    assert _testing.emulator_soc_model("ascend910_95")["has_float8"] is True
+    assert _testing.emulator_soc_model("ascend910b", ub_size=65536)["ub_bytes"] == 65536
     with pytest.raises(EmulatorError, match="multiple of 32"):
-        _native.emulator_soc_model("ascend910b", ub_size=1000)
+        _testing.emulator_soc_model("ascend910b", ub_size=1000)
 
 
 @pytest.mark.parametrize("case,words", [
@@ -233,7 +244,7 @@ def test_soc_model_comes_from_the_soc_table():
 ])
 def test_launcher_misuse_is_refused_not_crashed(case, words):
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_misuse_demo(case)
+        _testing.emulator_misuse_demo(case)
     for word in words:
         assert word in str(info.value)
 
@@ -242,7 +253,7 @@ def test_shared_gm_buffers_are_ordered_by_sync_all_only():
     # A buffer declared shared lifts the one-writer-per-byte rule, not the ordering: the two cores' unordered
     # writes of different values to the same bytes still race (the twin orders them with SyncAll).
     with pytest.raises(EmulatorError) as info:
-        _native.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
+        _testing.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
     message = str(info.value)
     assert "write-after-write (WAW)" in message and "core 0's write" in message and "SyncAll()" in message
     assert info.value.core == 1 and info.value.kernel_line == FAULT_LINES["gm_cross_core_race"]

@@ -17,6 +17,7 @@ The variants themselves are checked first, against numpy (exact quotients, IEEE 
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
 import itertools
 import zlib
@@ -25,6 +26,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
+import ascend_quant_ops_testing as _testing  # the demo kernels' module, with its own emulator (tests/emulator/conftest.py)
 from ascend_quant_ops import _native, emulator, tiling
 from ascend_quant_ops.golden import dynamic_quant as golden_dq
 from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul as golden_qmm
@@ -35,6 +37,19 @@ eqmm = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
 
 SOCS = ("ascend910b", "ascend310p", "ascend910_95")
 F16, BF16 = np.float16, ml_dtypes.bfloat16
+
+
+@contextlib.contextmanager
+def demo_options(**options):
+    """Run options of the demo kernels, which run in the testing module's copy of the emulator (emulator.run_options
+    sets the package's, where the operators run). Raw RunOptions names: perturbed_divide, saturation_inf (0..2),
+    saturation_nan (0..1), modeless_rounding (0..1)."""
+    old = _testing.emulator_run_options()
+    _testing.emulator_set_run_options(**{**old, **options})
+    try:
+        yield
+    finally:
+        _testing.emulator_set_run_options(**old)
 
 
 def _seed(*parts) -> int:
@@ -61,35 +76,37 @@ def test_perturbed_divide_is_one_ulp_off_on_the_far_side(soc, dtype):
     b = (rng.standard_normal(n) * 3 + 0.5).astype(dtype)
     a[:8] = np.array([6, 1, 0, -3, 2, 7, 5, 1], dtype)  # exact quotients: not perturbed
     b[:8] = np.array([3, 4, 5, 2, 0.5, 7, 8, 1], dtype)
-    with emulator.run_options(divide="perturbed"):
-        y = np.frombuffer(_native.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3, 0.0,
+    with demo_options(perturbed_divide=True):
+        y = np.frombuffer(_testing.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3, 0.0,
                                                             soc), dtype)
     q = a.astype(np.float64) / b.astype(np.float64)
     want = _far_neighbour(q, dtype)
     np.testing.assert_array_equal(y.view(np.uint32 if dtype is np.float32 else np.uint16),
                                   want.view(np.uint32 if dtype is np.float32 else np.uint16))
     assert (y != q.astype(dtype)).sum() > n // 2  # most quotients are inexact: the variant is really active
-    y_default = np.frombuffer(_native.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3,
+    y_default = np.frombuffer(_testing.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3,
                                                                 0.0, soc), dtype)
     np.testing.assert_array_equal(y_default, q.astype(dtype))  # correctly rounded outside the variant
 
 
 INF_VARIANTS = {"float16_max": 65504.0, "inf": np.inf, "dst_max": float(np.finfo(np.float32).max)}
 NAN_VARIANTS = {"zero": 0.0, "nan": np.nan}
+INF_CODES = {"float16_max": 0, "inf": 1, "dst_max": 2}  # RunOptions values (emulator.run_options's names)
+NAN_CODES = {"zero": 0, "nan": 1}
 
 
 @pytest.mark.parametrize("nan_variant", sorted(NAN_VARIANTS))
 @pytest.mark.parametrize("inf_variant", sorted(INF_VARIANTS))
 def test_310p_float16_to_float32_conversion_of_inf_and_nan(inf_variant, nan_variant):
     x = np.array([np.inf, -np.inf, np.nan, 1.5, -65504, 0.0] + [2.0] * 26, np.float16)
-    with emulator.run_options(saturation_inf=inf_variant, saturation_nan=nan_variant):
-        y = np.frombuffer(_native.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend310p"), np.float32)
+    with demo_options(saturation_inf=INF_CODES[inf_variant], saturation_nan=NAN_CODES[nan_variant]):
+        y = np.frombuffer(_testing.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend310p"), np.float32)
     big = INF_VARIANTS[inf_variant]
     want = np.array([big, -big, NAN_VARIANTS[nan_variant], 1.5, -65504, 0.0] + [2.0] * 26, np.float32)
     np.testing.assert_array_equal(y, want)
     # 910b has no saturation mode: Inf and NaN convert as IEEE under every variant
-    with emulator.run_options(saturation_inf=inf_variant, saturation_nan=nan_variant):
-        y = np.frombuffer(_native.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend910b"), np.float32)
+    with demo_options(saturation_inf=INF_CODES[inf_variant], saturation_nan=NAN_CODES[nan_variant]):
+        y = np.frombuffer(_testing.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend910b"), np.float32)
     np.testing.assert_array_equal(y, x.astype(np.float32))
 
 
@@ -102,14 +119,14 @@ def _toward_zero_float32(v: np.ndarray) -> np.ndarray:
 @pytest.mark.parametrize("soc", SOCS)
 def test_modeless_int32_to_float32_rounds_toward_zero_in_the_variant(soc):
     v = np.array([2**24 + 1, 2**24 + 3, -(2**24 + 3), 2**25 + 6, 2**31 - 1, -(2**31), 12345, -7] * 4, np.int32)
-    with emulator.run_options(modeless_rounding="toward_zero"):
-        none = np.frombuffer(_native.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
+    with demo_options(modeless_rounding=1):
+        none = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
     np.testing.assert_array_equal(none, _toward_zero_float32(v))
-    default = np.frombuffer(_native.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
+    default = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
     np.testing.assert_array_equal(default, v.astype(np.float32))
     if soc != "ascend310p":  # CAST_RINT states its rounding: the same in the variant
-        with emulator.run_options(modeless_rounding="toward_zero"):
-            rint = np.frombuffer(_native.emulator_demo_cast(v.tobytes(), "int32", "float32", 1, soc), np.float32)
+        with demo_options(modeless_rounding=1):
+            rint = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 1, soc), np.float32)
         np.testing.assert_array_equal(rint, v.astype(np.float32))
 
 

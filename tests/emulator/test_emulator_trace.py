@@ -13,7 +13,8 @@ import re
 import numpy as np
 import pytest
 
-from ascend_quant_ops import _native, emulator
+import ascend_quant_ops_testing as _testing  # the demo kernels' module, with its own emulator (tests/emulator/conftest.py)
+from ascend_quant_ops import emulator
 from ascend_quant_ops.errors import EmulatorError
 
 KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
@@ -40,9 +41,9 @@ def _core(trace, i=0):
 
 @pytest.mark.parametrize("soc", ALL_SOCS)
 def test_every_kind_of_event_is_recorded_in_issue_order(soc):
-    y = np.frombuffer(_native.emulator_demo_trace(soc), np.float32)
+    y = np.frombuffer(_testing.emulator_demo_trace(soc), np.float32)
     assert y[0] == 1 + 2 + 3 + 4 + 5 and (y[1:8] == 0).all()  # the kernel ran
-    trace = emulator.last_run_trace()
+    trace = _testing.emulator_last_run_trace()
     assert trace["completed"] and trace["block_dim"] == 1 and trace["soc"] == soc
     assert len(trace["cores"]) == 1  # no cube work
     ev = _core(trace)
@@ -80,9 +81,9 @@ def test_queue_flags_are_the_ones_the_queue_position_inserts():
     # Double-buffered y = x * 2 + 1 over 4 tiles on one core (emu_test_kernels.cpp DemoDoubleBuffer): VECIN queue
     # (EnQue MTE2 -> V, FreeTensor V -> MTE2), VECOUT queue (EnQue V -> MTE3, FreeTensor MTE3 -> V).
     x = np.arange(1024, dtype=np.float32)
-    y = np.frombuffer(_native.emulator_demo_double_buffer(x.tobytes(), 256, 2.0, 1.0, 1, "ascend910b"), np.float32)
+    y = np.frombuffer(_testing.emulator_demo_double_buffer(x.tobytes(), 256, 2.0, 1.0, 1, "ascend910b"), np.float32)
     np.testing.assert_array_equal(y, x * 2 + 1)
-    ev = _core(emulator.last_run_trace())
+    ev = _core(_testing.emulator_last_run_trace())
 
     def count(kind, src, dst):
         return sum(1 for e in ev if e["kind"] == kind and e.get("src_pipe") == src and e.get("dst_pipe") == dst)
@@ -106,8 +107,8 @@ def test_queue_flags_are_the_ones_the_queue_position_inserts():
 
 def test_each_core_has_its_own_trace():
     x = np.arange(2048, dtype=np.float32)
-    _native.emulator_demo_double_buffer(x.tobytes(), 256, 2.0, 1.0, 4, "ascend910b")
-    trace = emulator.last_run_trace()
+    _testing.emulator_demo_double_buffer(x.tobytes(), 256, 2.0, 1.0, 4, "ascend910b")
+    trace = _testing.emulator_last_run_trace()
     assert [c["core"] for c in trace["cores"]] == [0, 1, 2, 3]
     for c in trace["cores"]:
         assert sum(e["count"] for e in c["events"] if e["kind"] == "instr" and e["pipe"] == "MTE2") == 2048
@@ -115,8 +116,8 @@ def test_each_core_has_its_own_trace():
 
 def test_a_faulting_run_keeps_the_events_up_to_the_fault():
     with pytest.raises(EmulatorError):
-        _native.emulator_fault_demo("wait_without_set", "ascend910b")
-    trace = emulator.last_run_trace()
+        _testing.emulator_fault_demo("wait_without_set", "ascend910b")
+    trace = _testing.emulator_last_run_trace()
     assert trace["completed"] is False
     ev = _core(trace)
     assert [(e["kind"], e["src_pipe"], e["dst_pipe"]) for e in ev] == [("set_flag", "MTE2", "V"),
@@ -125,11 +126,20 @@ def test_a_faulting_run_keeps_the_events_up_to_the_fault():
 
 
 def test_recording_can_be_switched_off():
+    old = _testing.emulator_run_options()
+    _testing.emulator_set_run_options(**{**old, "record_trace": False})
+    try:
+        _testing.emulator_demo_trace("ascend910b")
+    finally:
+        _testing.emulator_set_run_options(**old)
+    assert _testing.emulator_last_run_trace()["cores"] == []
+    _testing.emulator_demo_trace("ascend910b")
+    assert len(_testing.emulator_last_run_trace()["cores"]) == 1
+    # the package's switch (the operators run in the package's own emulator)
+    rng = np.random.default_rng(1)
     with emulator.run_options(record_trace=False):
-        _native.emulator_demo_trace("ascend910b")
+        emulator.qlinear_matmul(*_qmm_case(rng, 16, 32, 32), soc="ascend910b")
     assert emulator.last_run_trace()["cores"] == []
-    _native.emulator_demo_trace("ascend910b")
-    assert len(emulator.last_run_trace()["cores"]) == 1
 
 
 def _qmm_case(rng, m, k, n):

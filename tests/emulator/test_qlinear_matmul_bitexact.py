@@ -153,6 +153,23 @@ def test_large_k_wraps_int32_exactly(soc):
     np.testing.assert_array_equal(y, ref)
 
 
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("m,k,n,at,bt", [
+    (2, 24, 152064, np.uint8, np.int8),    # N of a vocabulary: b's row stride past 16 bits
+    (2, 65600, 24, np.int8, np.int8),      # K past 16 bits: a's row stride (and the ones row of the column sums)
+])
+def test_rows_longer_than_16_bit_strides(soc, m, k, n, at, bt):
+    # The GM -> L1 copy of the Matmul API takes a row stride in a 16-bit field unless the config asks for the
+    # intrinsic check (the kernel's does); the emulator refuses a wrapping stride, so these runs prove the kernel's
+    # config and its results.
+    rng = np.random.default_rng(11)
+    args = _case(rng, at, bt, np.int8, "row", "column", (m, k), (k, n))
+    p = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=np.dtype(at).name, b_dtype=np.dtype(bt).name,
+                                   a_param="row", b_param="column")
+    assert max(p.tiling["k"], p.tiling["n"]) > 65535  # planned, not refused
+    np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc=soc), golden(*args))
+
+
 def _onnx_backend_cases():
     import onnx.backend.test.case.node as node_cases
     import onnx.backend.test.case.node.qlinearmatmul  # noqa: F401  (records its cases on import)

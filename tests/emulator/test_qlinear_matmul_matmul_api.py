@@ -1,7 +1,8 @@
 """The emulated Matmul high-level API (op_kernel/emulator/include/lib/matmul_intf.h): exact int32 wrap-around
-arithmetic against integer math of our own, strides from SetOrgShape, per-SoC cube dtype pairs (FACTS 3), and
-loud failures at the kernel line for every modelled misuse (test kernels in
-python/csrc/emulate_qlinear_matmul_faults.cpp, each marked `// FAULT: <name>`)."""
+arithmetic against integer math of our own, strides from SetOrgShape, per-SoC cube dtype pairs, every form the
+QLinearMatMul kernels use or will use (synchronous and asynchronous IterateAll, Iterate block by block, Iterate<false>
+into a workspace; NORM and MDL; the 310p local workspace), and loud failures at the kernel line for every modelled
+misuse (test kernels in python/csrc/emulate_qlinear_matmul_faults.cpp, each marked `// FAULT: <name>`)."""
 from __future__ import annotations
 
 import pathlib
@@ -10,13 +11,14 @@ import re
 import numpy as np
 import pytest
 
-from ascend_quant_ops import _native
+import ascend_quant_ops_testing as _native  # the Matmul API test kernels' module (tests/emulator/conftest.py)
 from ascend_quant_ops.errors import EmulatorError
 
-if not hasattr(_native, "qmm_matmul_fault"):
-    raise ImportError("_native built without the Matmul API test kernels (every build of the package has it: not a skip)")
 
 SOURCE = pathlib.Path(__file__).resolve().parents[2] / "python" / "csrc" / "emulate_qlinear_matmul_faults.cpp"
+B, P, C = "ascend910b", "ascend310p", "ascend910_95"
+SPLIT = (B, C)
+ALL = (B, P, C)
 
 
 def _fault_lines():
@@ -30,30 +32,65 @@ def _fault_lines():
 
 FAULT_LINES = _fault_lines()
 
-# What each fault's message must say (the constraint in words).
+# name -> (SoCs where it faults, words its message must contain).
 EXPECTED = {
-    "iterate_before_set_tensor_b": "before SetTensorB",
-    "a_out_of_bounds": "outside the GlobalTensor's extent",
-    "c_in_read_only_input": "read-only input",
-    "base_block_not_fractal": "not made of cube fractals",
-    "uint8_without_cube_path": "has no uint8 x int8 path",
-    "float8_without_cube_path": "has no float8 path",
-    "use_before_init": "before Init",
-    "single_shape_larger_than_org": "must be positive and fit the org shape",
+    "iterate_before_set_tensor_b": (ALL, "before SetTensorB"),
+    "a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
+    "c_in_read_only_input": (ALL, "read-only input"),
+    "base_block_not_fractal": (ALL, "not made of cube fractals"),
+    "tiling_depth_zero": (ALL, "must be larger than 0"),
+    "mdl_depth_not_multiple": (SPLIT, "1 or 2 times stepM * stepKa"),
+    "trans_length_zero": ((P,), "transLength 0"),
+    "uint8_without_cube_path": (SPLIT, "has no uint8 x int8 path"),
+    "float8_without_cube_path": ((B, P), "has no float8 path"),
+    "use_before_init": (ALL, "before Init"),
+    "single_shape_larger_than_org": (ALL, "must be positive and fit the org shape"),
+    "stride_16bit_a": (SPLIT, "A's row stride (orgKa, K) = 70000"),
+    "stride_16bit_b": (SPLIT, "B's row stride (orgN, N) = 70000"),
+    "local_workspace_missing": ((P,), "no SetLocalWorkspace, so the Matmul API writes its staging through a tensor "
+                                      "at UB address 0"),
+    "local_workspace_too_small": ((P,), "the buffer has 64 bytes, the API needs"),
+    "local_workspace_read_after_use": ((P,), "never written (uninitialised)"),
+    "set_org_shape_after_single_shape": (SPLIT, "SetOrgShape after SetSingleShape"),
+    "iterate_all_without_new_tensors": (SPLIT, "no SetTensorA / SetTensorB since the client's last message"),
+    "wait_after_sync": (SPLIT, "WaitIterateAll after a synchronous computation"),
+    "wait_nothing_in_flight": (SPLIT, "without an asynchronous IterateAll in flight"),
+    "wait_on_310p": ((P,), "has no WaitIterateAll"),
+    "async_a_changed": (SPLIT, "A of the asynchronous IterateAll started at"),
+    "async_c_written": (SPLIT, "C of the asynchronous IterateAll started at"),
+    "async_a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
+    "async_never_waited": (SPLIT, "never waited for"),
+    "iterate_async_without_workspace": (SPLIT, "Iterate<false> without SetWorkspace"),
+    "iterate_async_c_in_gm": (SPLIT, "needs C in UB"),
+    "get_tensor_c_workspace_on_310p": ((P,), "has no GetTensorC returning the workspace block"),
+    "get_tensor_c_before_iterate": (ALL, "no block: call Iterate first"),
+    "get_tensor_c_workspace_after_sync": (SPLIT, "the blocks of a synchronous Iterate are fetched with GetTensorC(gm)"),
+    "get_tensor_c_beyond_blocks": (SPLIT, "the computation has only 1 blocks"),
+    "iterate_without_get_tensor_c": (ALL, "the previous block was not fetched with GetTensorC"),
 }
+# Faults that exist only where their rule applies pass on the other SoCs (the same use is fine there).
+PASS_ELSEWHERE = {"mdl_depth_not_multiple", "trans_length_zero", "stride_16bit_a", "stride_16bit_b",
+                  "local_workspace_missing", "set_org_shape_after_single_shape", "iterate_all_without_new_tensors",
+                  "async_never_waited"}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():
     assert sorted(_native.qmm_matmul_fault_names()) == sorted(FAULT_LINES) == sorted(EXPECTED)
 
 
-@pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_fault_is_caught_at_the_kernel_line(name):
+@pytest.mark.parametrize("name, soc", [(n, s) for n in sorted(EXPECTED) for s in EXPECTED[n][0]])
+def test_fault_is_caught_at_the_kernel_line(name, soc):
     with pytest.raises(EmulatorError) as e:
-        _native.qmm_matmul_fault(name, "ascend910b")
+        _native.qmm_matmul_fault(name, soc)
     assert e.value.kernel_file.endswith("emulate_qlinear_matmul_faults.cpp")
     assert e.value.kernel_line == FAULT_LINES[name]
-    assert EXPECTED[name] in str(e.value)
+    assert EXPECTED[name][1] in str(e.value)
+
+
+@pytest.mark.parametrize("name, soc", [(n, s) for n in sorted(PASS_ELSEWHERE) for s in ALL
+                                       if s not in EXPECTED[n][0]])
+def test_soc_specific_rule_passes_where_it_does_not_apply(name, soc):
+    _native.qmm_matmul_fault(name, soc)
 
 
 def _reference(a, b):
@@ -61,39 +98,115 @@ def _reference(a, b):
     return ((acc + 2**31) % 2**32 - 2**31).astype(np.int32)
 
 
-@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
-def test_int8_product_with_strides_is_exact(soc):
+def _demo(soc, a, b, m, n, k, lda, ldb, ldc, **kw):
+    a_u, b_u = a.dtype == np.uint8, b.dtype == np.uint8
+    return np.frombuffer(_native.qmm_matmul_demo(soc, a.tobytes(), b.tobytes(), a_u, b_u, m, n, k, lda, ldb, ldc,
+                                                 **kw), np.int32).reshape(m, ldc)
+
+
+@pytest.mark.parametrize("soc", ALL)
+@pytest.mark.parametrize("config", ["norm", "norm_checked", "mdl_checked"])
+def test_int8_product_with_strides_is_exact(soc, config):
     rng = np.random.default_rng(1)
     m, n, k, lda, ldb, ldc = 5, 7, 33, 40, 9, 8  # every operand with a row stride longer than its row
     a = rng.integers(-128, 128, (m, lda)).astype(np.int8)
     b = rng.integers(-128, 128, (k, ldb)).astype(np.int8)
-    c = np.frombuffer(_native.qmm_matmul_demo(soc, a.tobytes(), b.tobytes(), False, False, m, n, k, lda, ldb, ldc),
-                      np.int32).reshape(m, ldc)
+    c = _demo(soc, a, b, m, n, k, lda, ldb, ldc, config=config, local_workspace=soc == P)
     np.testing.assert_array_equal(c[:, :n], _reference(a[:, :k], b[:, :n]))
     assert (c[:, n:] == 0).all(), "columns past N of C must not be written"
 
 
+@pytest.mark.parametrize("soc", SPLIT)
+def test_asynchronous_iterate_all_then_wait(soc):
+    rng = np.random.default_rng(4)
+    m, n, k = 20, 24, 70
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    np.testing.assert_array_equal(_demo(soc, a, b, m, n, k, k, n, n, form="async"), _reference(a, b))
+
+
 def test_int32_accumulator_wraps_modulo_2_pow_32():
     # 127 * 127 * 140000 = 2,258,060,000 > 2^31 - 1: the cube's accumulator wraps (ONNX: "accumulation may
-    # overflow if and only if in 32 bits").
+    # overflow if and only if in 32 bits"). K = 140000 is also a row stride past 16 bits: the checked config.
     k = 140000
     a = np.full((1, k), 127, np.int8)
-    b = np.full((k, 1), 127, np.int8)
-    c = np.frombuffer(_native.qmm_matmul_demo("ascend910b", a.tobytes(), b.tobytes(), False, False, 1, 1, k, k, 1, 1),
-                      np.int32)
-    assert int(c[0]) == 127 * 127 * k - 2**32
+    b = np.full((k, 8), 127, np.int8)
+    c = _demo(B, a, b, 1, 8, k, k, 8, 8)
+    assert (c == 127 * 127 * k - 2**32).all()
+    with pytest.raises(EmulatorError, match="row stride"):
+        _demo(B, a, b, 1, 8, k, k, 8, 8, config="norm")
+
+
+@pytest.mark.parametrize("soc", ALL)
+def test_long_rows_of_a_and_b(soc):
+    # N = 152064 (a vocabulary) and K = 65536 + 40: rows past 16-bit strides, fine with the intrinsic check (and
+    # on 310p, which splits them itself, with any config).
+    rng = np.random.default_rng(5)
+    for m, n, k in ((2, 152064, 3), (2, 16, 65576)):
+        a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+        b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+        cols = min(n, 64)
+        got = _demo(soc, a, b, m, cols, k, k, n, 64, local_workspace=soc == P)[:, :cols]
+        np.testing.assert_array_equal(got, _reference(a, b[:, :cols]))
+        if soc == P:
+            np.testing.assert_array_equal(_demo(soc, a, b, m, cols, k, k, n, 64, config="norm")[:, :cols], got)
 
 
 @pytest.mark.parametrize("a_unsigned,b_unsigned", [(True, False), (True, True)])
 def test_uint8_cube_pairs_exist_on_310p_only(a_unsigned, b_unsigned):
     rng = np.random.default_rng(2)
-    m, n, k = 3, 4, 50
+    m, n, k = 3, 8, 50
     a = rng.integers(0, 256, (m, k)).astype(np.uint8 if a_unsigned else np.int8)
     b = rng.integers(0 if b_unsigned else -128, 256 if b_unsigned else 128, (k, n)).astype(
         np.uint8 if b_unsigned else np.int8)
-    c = np.frombuffer(_native.qmm_matmul_demo("ascend310p", a.tobytes(), b.tobytes(), a_unsigned, b_unsigned, m, n,
-                                              k, k, n, n), np.int32).reshape(m, n)
+    np.testing.assert_array_equal(_demo(P, a, b, m, n, k, k, n, n), _reference(a, b))
+    for soc in SPLIT:
+        with pytest.raises(EmulatorError, match="has no uint8 x"):
+            _demo(soc, a, b, m, n, k, k, n, n)
+
+
+# ------------------------------------------------------------------ block by block
+def _order(m_iter, n_iter, step_m, step_n, order_n):
+    """The API's base-block order, written independently from its loop description: ORDER_M walks M first (N steps
+    outermost), ORDER_N walks N first; inside a step pair the inner dimension's blocks are innermost."""
+    out = []
+    if not order_n:
+        for n0 in range(0, n_iter, step_n):
+            for m0 in range(0, m_iter, step_m):
+                for mi in range(m0, min(m_iter, m0 + step_m)):
+                    out += [(mi, ni) for ni in range(n0, min(n_iter, n0 + step_n))]
+    else:
+        for m0 in range(0, m_iter, step_m):
+            for n0 in range(0, n_iter, step_n):
+                for ni in range(n0, min(n_iter, n0 + step_n)):
+                    out += [(mi, ni) for mi in range(m0, min(m_iter, m0 + step_m))]
+    return out
+
+
+@pytest.mark.parametrize("soc", ALL)
+def test_iterate_and_get_tensor_c_block_by_block(soc):
+    rng = np.random.default_rng(6)
+    m, n, k = 40, 48, 64  # 3 x 3 blocks of 16 x 16 with tails of 8 and 16
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    c = np.frombuffer(_native.qmm_matmul_blocks_demo(soc, a.tobytes(), b.tobytes(), m, n, k, 16, 16, form="sync"),
+                      np.int32)[: m * n].reshape(m, n)
     np.testing.assert_array_equal(c, _reference(a, b))
-    for soc in ("ascend910b", "ascend910_95"):
-        with pytest.raises(EmulatorError, match="FACTS 3"):
-            _native.qmm_matmul_demo(soc, a.tobytes(), b.tobytes(), a_unsigned, b_unsigned, m, n, k, k, n, n)
+
+
+@pytest.mark.parametrize("soc", SPLIT)
+@pytest.mark.parametrize("steps, order", [((1, 1), 0), ((1, 1), 1), ((2, 2), 0), ((2, 1), 1)])
+def test_asynchronous_iterate_blocks_in_the_workspace(soc, steps, order):
+    rng = np.random.default_rng(7)
+    m, n, k, bm, bn = 40, 50, 64, 16, 16
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    out = np.frombuffer(_native.qmm_matmul_blocks_demo(soc, a.tobytes(), b.tobytes(), m, n, k, bm, bn, *steps,
+                                                       order, form="async"), np.int32)
+    ref = _reference(a, b)
+    m_iter, n_iter = -(-m // bm), -(-n // bn)
+    for i, (mi, ni) in enumerate(_order(m_iter, n_iter, *steps, order == 1)):
+        h, w = min(bm, m - mi * bm), min(bn, n - ni * bn)
+        # A block is stored with its own width as the row stride (sequential write).
+        block = out[i * bm * bn: i * bm * bn + h * w].reshape(h, w)
+        np.testing.assert_array_equal(block, ref[mi * bm: mi * bm + h, ni * bn: ni * bn + w], err_msg=str((i, mi, ni)))

@@ -65,7 +65,7 @@ def test_kernel_allocates_exactly_the_planned_ub(soc):
     # Every planned buffer, the Matmul API's UB staging on ascend310p included (taken at REGIST_MATMUL_OBJ).
     planned = sum(buf["bytes"] * buf["slots"] for buf in p.explanation["ub"])
     assert max(c["peak_ub_bytes"] for c in run["cores"]) == planned
-    assert any(buf["name"] == "matmul_api_reserve" for buf in p.explanation["ub"]) == (soc == "ascend310p")
+    assert any(buf["name"] == "matmul_local_workspace" for buf in p.explanation["ub"]) == (soc == "ascend310p")
 
 
 def test_ub_too_small_for_the_epilogue_is_refused():
@@ -80,11 +80,18 @@ def test_batch_rank_beyond_the_kernel_tiling_is_refused():
     assert "batch" in e.value.constraint
 
 
-def test_workspace_beyond_32_bits_per_worker_is_refused():
-    # uint8 b mapped per tile: K x (tile width) bytes per vector worker.
+def test_workspace_beyond_32_bits_per_worker_is_planned():
+    # uint8 b mapped per tile: K x (tile width) bytes per vector worker, past 4 GiB: the tiling's offsets are 64-bit,
+    # so the plan refuses nothing the kernel can address.
+    p = tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
+    t = p.tiling
+    assert t["wsPerWorker"] > 2**32 and t["wsCOffset"] > 2**32
+    assert t["workspace_bytes"] == t["usedCores"] * t["workersPerCore"] * t["wsPerWorker"]
+    # Only a workspace past the 2^48-byte limit of any tensor is refused (possible with a large core count).
     with pytest.raises(ConstraintError) as e:
-        tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
-    assert "workspace" in e.value.constraint
+        tiling.plan_qlinear_matmul((4096, 2**31 - 1), (2**31 - 1, 4096), soc="ascend910b", b_dtype="uint8",
+                                   a_dtype="uint8", core_num=4096)
+    assert "workspace" in e.value.constraint and e.value.limit == "<= 2^48"
 
 
 def test_small_problems_spread_over_cores():
@@ -138,16 +145,17 @@ def test_310p_base_n_leaves_no_segment_narrower_than_a_block(m, batch):
             assert any("ONE core" in note for note in e["notes"]), what
             last = n % t["baseN"]
             assert 0 < last < 32 and all(g["rewrite_bytes"] == 0 for g in _y_ranges(e)), what
-            assert sum(g["scalar_bytes"] for g in _y_ranges(e)) == int(np.prod(batch, dtype=np.int64)) * m * last
+            assert sum(g["scalar_bytes"] * g["count"] for g in _y_ranges(e)) == int(np.prod(batch, dtype=np.int64)) * m * last
         else:
             assert t["baseN"] == want, what
             last = n % t["baseN"]
             assert last == 0 or last >= 32, what
             assert all(g["scalar_bytes"] == 0 for g in _y_ranges(e)), what
             # A row of the last N-tile rewrites 32 - last % 32 of its own bytes (whole blocks ending at its end).
-            rewrites = [g["rewrite_bytes"] for g in _y_ranges(e) if g["rewrite_bytes"]]
-            assert len(rewrites) == (int(np.prod(batch, dtype=np.int64)) * m if n % 32 else 0), what
-            assert all(r == 32 - last % 32 for r in rewrites), what
+            # (a range with count > 1 stands for that many rows' segments)
+            rewrites = [(g["rewrite_bytes"], g["count"]) for g in _y_ranges(e) if g["rewrite_bytes"]]
+            assert sum(c for _, c in rewrites) == (int(np.prod(batch, dtype=np.int64)) * m if n % 32 else 0), what
+            assert all(r == 32 - last % 32 for r, _ in rewrites), what
             assert t["usedCores"] == min(8, t["tileCount"]), what
         assert t["ubYOut"] == -(-t["baseN"] // 32) * 32 + 32, what  # one spare block per y slot
         problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["tileCount"],
@@ -162,7 +170,9 @@ def test_310p_single_core_fallback_at_26885_columns():
     t, e = p.tiling, p.explanation
     assert t["usedCores"] == 1 and e["used_cores"] == 1 and t["baseN"] == 256 and 26885 % 256 == 5
     assert {g["core"] for g in e["gm"]} == {0}
-    assert {g["scalar_bytes"] for g in _y_ranges(e)} == {0, 5}
+    # Every row of y, whole (the one core writes all of it): 26880 bytes by DMA, the last 5 by the scalar unit.
+    assert {(g["end"] - g["begin"], g["scalar_bytes"]) for g in _y_ranges(e)} == {(26885, 5)}
+    assert sum(g["count"] for g in _y_ranges(e)) == 64
     assert any("ONE core" in note and "840" in note for note in e["notes"])
     # One more block of columns (q = 841) and 32 fewer (q = 839): several cores, no scalar store.
     for n in (26917, 26853):

@@ -65,7 +65,7 @@ def run_ort_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y
 
 def run_dq_matmul_q_oracle(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
                            *, a_axis=None, b_axis=None, runtime="onnx.reference"):
-    """DequantizeLinear(a), DequantizeLinear(b) -> MatMul in float64 -> QuantizeLinear(saturate=1) (FACTS 6).
+    """DequantizeLinear(a), DequantizeLinear(b) -> MatMul in float64 -> QuantizeLinear(saturate=1) (docs/references.md#onnx-reference-qlinearmatmul).
 
     a_axis / b_axis: the axis of a 1-D per-row (a) / per-column (b) parameter (DequantizeLinear's axis).
     """
@@ -95,7 +95,7 @@ def run_dq_matmul_q_oracle(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y
 
 
 def exact_qlinear_matmul_reference(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-    """Integer QLinearMatMul written from the spec and FACTS 6 with int64 numpy, for small sizes only.
+    """Integer QLinearMatMul written from the spec and docs/references.md#decision-qlinearmatmul with int64 numpy, for small sizes only.
 
     Parameters: per tensor, per row of a ([M] or [..., M, 1]), per column of b ([N] or [..., 1, N]), y's
     broadcast to the output. acc is the exact int64 sum, then wrapped to int32 by Python integer arithmetic.

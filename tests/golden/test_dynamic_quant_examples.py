@@ -1,4 +1,4 @@
-"""DynamicQuant golden on hand-computed examples: the seed 004 example, ties, zero / constant rows, NaN and
+"""DynamicQuant golden on hand-computed examples: ATB's worked example, ties, zero / constant rows, NaN and
 Inf, empty tensors, asymmetric mode, strided inputs, dst_type spellings.
 
 Every expected value is computed by hand in the comments (spec numbers: dmax int8 127, hifloat8 32768,
@@ -15,7 +15,7 @@ E4M3 = ml_dtypes.float8_e4m3fn
 E5M2 = ml_dtypes.float8_e5m2
 
 
-DMAX = {"int8": 127.0, "hifloat8": 32768.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}  # seed 004
+DMAX = {"int8": 127.0, "hifloat8": 32768.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}  # ATB's dmax table
 
 
 def hif8():
@@ -28,7 +28,7 @@ def codes(y):
     return y.view(np.uint8)
 
 
-# --- seed 004 --------------------------------------------------------------------------------------------
+# --- ATB's example -----------------------------------------------------------------------------------------
 
 SEED_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
           [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]

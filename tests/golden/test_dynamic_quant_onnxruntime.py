@@ -20,7 +20,7 @@ from onnx import TensorProto, helper, numpy_helper
 
 from ascend_quant_ops.golden.dynamic_quant import dynamic_quant
 
-DMAX = {"int8": 127.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}  # seed 004
+DMAX = {"int8": 127.0, "float8_e4m3fn": 448.0, "float8_e5m2": 57344.0}  # ATB's dmax table
 ONNX_TYPE = {"int8": TensorProto.INT8, "float8_e4m3fn": TensorProto.FLOAT8E4M3FN,
              "float8_e5m2": TensorProto.FLOAT8E5M2}
 

@@ -20,7 +20,7 @@ from test_hifloat8 import hif8_encode
 
 BF16 = np.dtype(ml_dtypes.bfloat16)
 F16 = np.dtype(np.float16)
-# spec values (seed 004) and OPSNN's asymmetric ranges, written out here on purpose: the test checks the table
+# spec values (ATB's dmax table) and OPSNN's asymmetric ranges, written out here on purpose: the test checks the table
 DMAX = {"int8": 127, "hifloat8": 32768, "float8_e4m3fn": 448, "float8_e5m2": 57344}
 QMIN = {"int8": -128, "hifloat8": -32768, "float8_e4m3fn": -448, "float8_e5m2": -57344}
 DSTS = list(DMAX)

@@ -1,4 +1,4 @@
-"""HiFloat8 (arXiv 2409.16626, FACTS 5) from its bit layout, checked against en_dtypes and the golden.
+"""HiFloat8 (arXiv 2409.16626, docs/references.md#hifloat8) from its bit layout, checked against en_dtypes and the golden.
 
 The layout, written out here independently of en_dtypes:
 

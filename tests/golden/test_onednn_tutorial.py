@@ -1,4 +1,4 @@
-"""The oneDNN "MatMul Tutorial: Quantization" check (seed 003), run through dynamic_quant + qlinear_matmul.
+"""The oneDNN "MatMul Tutorial: Quantization" check (docs/references.md#onednn-matmul-quantization), run through dynamic_quant + qlinear_matmul.
 
 The tutorial multiplies A (M=10 x K=30, uniform in [-2, 1.4]) by B (K x N=20, uniform in [-1, 1]) in float32,
 then again with A quantized to u8 with a zero point, B to s8 without one, and C to u8 with a scale and zero point

@@ -1,6 +1,6 @@
 """Property tests of the QLinearMatMul golden against independent references.
 
-* onnxruntime (one QLinearMatMul node, CPU provider), exact equality, wherever it implements the case (FACTS 6):
+* onnxruntime (one QLinearMatMul node, CPU provider), exact equality, wherever it implements the case (docs/references.md#onnxruntime-qlinearmatmul):
   (a, b, y) in {u8u8u8, u8s8u8, s8s8s8}, a and y parameters per tensor, b parameters per tensor, [N] (2-D b) or
   b's shape with dim -2 = 1; float32 or float16 scales.
 * An exact int64 implementation written from the spec (conftest.exact_qlinear_matmul_reference) everywhere else
@@ -76,7 +76,7 @@ def ort_cases(draw):
     batch_a, batch_b = _batch_pair(draw)
     a = _ints(draw, ta, batch_a + (m, k))
     # ORT's AVX2 u8 x s8 kernel (no VNNI on this machine) adds pairs of products with int16 saturation
-    # (FACTS 6), so b stays in [-64, 63] there: pair sums then fit in int16 and ORT is exact.
+    # (docs/references.md#onnxruntime-qlinearmatmul), so b stays in [-64, 63] there: pair sums then fit in int16 and ORT is exact.
     b = _ints(draw, tb, batch_b + (k, n), *((-64, 63) if (ta, tb) == (np.uint8, np.int8) else (None, None)))
     scale_type = draw(st.sampled_from([np.float32, np.float16]))
     b_layout = draw(st.sampled_from(["tensor", "[1]", "[N]", "b-shaped"]))
@@ -153,7 +153,7 @@ def test_matches_exact_integer_reference(exact_qlinear_matmul, case):
 @pytest.mark.parametrize("types", list(itertools.product(INT_TYPES, repeat=3)), ids=lambda t: "".join(
     "u8" if x == np.uint8 else "s8" for x in t))
 def test_int32_wraparound_at_long_k(exact_qlinear_matmul, types):
-    # |a - a_zp| = |b - b_zp| = 255 everywhere: acc = K * 65025 leaves int32 for K >= 33,026 (FACTS 6).
+    # |a - a_zp| = |b - b_zp| = 255 everywhere: acc = K * 65025 leaves int32 for K >= 33,026 (docs/references.md#onnx-reference-qlinearmatmul).
     ta, tb, ty = types
     k = 33_100
     rng = np.random.default_rng(1)

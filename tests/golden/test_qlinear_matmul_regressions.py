@@ -1,4 +1,4 @@
-"""QLinearMatMul golden: the points where references disagree (FACTS 6) and the edge cases the module defines.
+"""QLinearMatMul golden: the points where references disagree (docs/references.md#reference-behaviours) and the edge cases the module defines.
 
 Expected values are worked out by hand in the comments; where onnxruntime implements the case it is run too.
 """
@@ -114,7 +114,7 @@ def test_vector_operands_follow_numpy_matmul():
 
 def test_per_row_a_parameters_apply_to_rows_not_columns():
     # M = K = 2, so [M] and [K] have the same length: a per-row scale must scale rows (onnx.reference applies a
-    # 1-D per-row scale along K, FACTS 6). a = I, b = [[10, 20], [30, 40]]: acc = b, row 0 scaled by 1, row 1 by 2.
+    # 1-D per-row scale along K, docs/references.md#onnx-reference-qlinearmatmul). a = I, b = [[10, 20], [30, 40]]: acc = b, row 0 scaled by 1, row 1 by 2.
     a = np.eye(2, dtype=np.uint8)
     b = np.array([[10, 20], [30, 40]], np.uint8)
     for a_scale, a_zp in ((np.array([1, 2], f32), np.array([0, 0], np.uint8)),
@@ -272,7 +272,7 @@ def test_float16_scales_are_multiplied_in_float32(ort_qlinear_matmul):
     s = np.float16(1 + 2.0 ** -10)
     y_scale = np.array(0x300E, np.uint16).view(np.float16)
     # a_scale = b_scale = float16(1 + 2^-10): their product 1 + 2^-9 + 2^-20 is exact in float32 but rounds to
-    # 1 + 2^-9 in float16 (onnx.reference computes with float16 scales in float16, FACTS 6). With
+    # 1 + 2^-9 in float16 (onnx.reference computes with float16 scales in float16, docs/references.md#onnx-reference-qlinearmatmul). With
     # y_scale = float16 0x300E = 0.126708984375 and acc = 16: the float32 multiplier gives v = 126.52 -> 127;
     # a multiplier computed in float16, float16(float16(a_scale * b_scale) / y_scale) = 7.90625, gives exactly
     # 126.5 -> 126.

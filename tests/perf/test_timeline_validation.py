@@ -4,7 +4,8 @@ parameters (the roofline) or from what the kernel's structure forces (what waits
 import numpy as np
 import pytest
 
-from ascend_quant_ops import _native, tiling
+import ascend_quant_ops_testing as _testing  # the validation kernels' module (tests/emulator/conftest.py builds it)
+from ascend_quant_ops import tiling
 from ascend_quant_ops.perf import model
 
 SOCS = ["ascend910b", "ascend310p", "ascend910_95"]
@@ -15,7 +16,7 @@ def params(soc):
 
 
 def last_run(detail=-2):
-    return _native.timeline_last_run({}, detail)
+    return _testing.timeline_last_run({}, detail)
 
 
 def floats(n, seed=0):
@@ -31,7 +32,7 @@ def test_double_buffered_copy_reaches_the_bandwidth_roofline(soc):
     cores = int(tiling.soc_spec(soc)["dynamic_quant_cores"])
     per_core, tile = 256 * 1024, 16 * 1024
     x = floats(cores * per_core // 4)
-    y = np.frombuffer(_native.timeline_test_copy(x.tobytes(), soc, cores, per_core, tile, 2), np.float32)
+    y = np.frombuffer(_testing.timeline_test_copy(x.tobytes(), soc, cores, per_core, tile, 2), np.float32)
     assert np.array_equal(x, y)
     r = last_run()
     work = model.summarize(r).work
@@ -45,9 +46,9 @@ def test_double_buffered_copy_reaches_the_bandwidth_roofline(soc):
 def test_single_buffered_copy_serialises_loads_and_moves(soc):
     per_core, tile = 512 * 1024, 16 * 1024
     x = floats(per_core // 4, seed=1)
-    _native.timeline_test_copy(x.tobytes(), soc, 1, per_core, tile, 2)
+    _testing.timeline_test_copy(x.tobytes(), soc, 1, per_core, tile, 2)
     double = last_run(-1)
-    y = np.frombuffer(_native.timeline_test_copy(x.tobytes(), soc, 1, per_core, tile, 1), np.float32)
+    y = np.frombuffer(_testing.timeline_test_copy(x.tobytes(), soc, 1, per_core, tile, 1), np.float32)
     assert np.array_equal(x, y)
     single = last_run(-1)
     # one buffer per queue: a tile's load waits until the vector pipe moved the previous tile out of the input
@@ -74,7 +75,7 @@ def test_a_v_to_s_round_trip_per_256_bytes_stalls_the_scalar_unit(soc):
     want = x.max()
     got = {}
     for per_chunk in (True, False):
-        y = np.frombuffer(_native.timeline_test_scalar_round_trip(x.tobytes(), soc, 1, per_core, tile, per_chunk),
+        y = np.frombuffer(_testing.timeline_test_scalar_round_trip(x.tobytes(), soc, 1, per_core, tile, per_chunk),
                           np.float32)
         assert y[0] == want
         got[per_chunk] = model.summarize(last_run())
@@ -100,7 +101,7 @@ def test_a_cube_only_loop_reaches_the_cube_roofline(soc):
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
     b = rng.integers(-128, 128, (k, n)).astype(np.int8)
-    c = np.frombuffer(_native.timeline_test_cube_loop(a.tobytes(), b.tobytes(), soc, 1, m, n, k, repeats), np.int32)
+    c = np.frombuffer(_testing.timeline_test_cube_loop(a.tobytes(), b.tobytes(), soc, 1, m, n, k, repeats), np.int32)
     assert np.array_equal(c.reshape(m, n), a.astype(np.int32) @ b.astype(np.int32))
     r = last_run()
     s = model.summarize(r)

@@ -165,7 +165,51 @@ def test_bad_arguments_are_typed():
         assert ei.value.argument == "x"
     with pytest.raises(ConstraintError) as ei:
         tiling.plan_dynamic_quant((2 ** 40, 2 ** 20), "float16", soc=C)
-    assert "element count" in ei.value.constraint
+    assert ei.value.constraint == "bytes of x" and ei.value.limit.startswith("<= 2^48")
+
+
+# ------------------------------------------------------------------ shape products never overflow
+TOO_BIG = 2 ** 48  # bytes of any tensor of the op (inputs and outputs)
+
+
+@pytest.mark.parametrize("shape, what", [
+    ((2 ** 62 - 1, 2 ** 62 - 1, 0), "scale"),  # x and y empty; scale's leading-dim product overflows 64 bits
+    ((2 ** 32, 2 ** 32, 0), "scale"),          # 2^64 rows: wrapped to 0 rows before
+    ((2 ** 24, 2 ** 24, 0), "scale"),          # 2^48 rows: 2^50 bytes of scale
+    ((2 ** 46 + 1, 0), "scale"),               # rank 2, empty tail: scale alone is too big
+    ((2 ** 47, 2), "bytes of x"),              # 2^49 bytes of float16
+])
+def test_dynamic_quant_shape_products_are_checked(shape, what):
+    with pytest.raises(ConstraintError) as ei:
+        tiling.plan_dynamic_quant(shape, "float16", soc=C)
+    e = ei.value
+    assert e.argument == "x" and what in e.constraint and e.limit.startswith("<= 2^48"), e
+    # Exactly at the limit: 2^46 rows of 4-byte scales, empty tail, is planned with those rows.
+    if what == "scale":
+        p = tiling.plan_dynamic_quant((2 ** 23, 2 ** 23, 0), "float16", soc=C)
+        assert p.tiling["rows"] == 2 ** 46 and p.tiling["cols"] == 0
+
+
+@pytest.mark.parametrize("a_shape, b_shape", [
+    ((2 ** 20, 2 ** 31 - 1, 0), (0, 2 ** 31 - 1)),   # K = 0: y (all y_zero_point) has 2^82 bytes
+    ((2 ** 31 - 1, 0), (0, 2 ** 20)),                 # 2^51 bytes of y
+    ((2 ** 40, 2 ** 40, 1, 0), (0, 0)),               # y empty (N = 0), batch product 2^80 (wrapped before)
+    ((2 ** 33, 1, 0), (0, 0)),                        # y empty, one batch dim past the tiling's 32-bit field
+])
+def test_qlinear_matmul_shape_products_are_checked(a_shape, b_shape):
+    with pytest.raises(ConstraintError) as ei:
+        tiling.plan_qlinear_matmul(a_shape, b_shape, soc=B)
+    e = ei.value
+    assert e.argument in ("a", "b") and e.limit and e.actual and e.suggestion, e
+    assert "bytes of the output y" in e.constraint or "batch" in e.constraint, e
+
+
+def test_empty_outputs_with_huge_other_dims_plan_without_wrapping():
+    # An empty y with large (but representable) dims: no tile, the kernel is not launched; nothing wraps.
+    p = tiling.plan_qlinear_matmul((2 ** 20, 0, 5), (5, 2 ** 20), soc=B)
+    assert p.tiling["tileCount"] == 0 and p.tiling["m"] == 0 and p.tiling["n"] == 2 ** 20
+    p = tiling.plan_dynamic_quant((2 ** 40, 0, 2 ** 20), "float16", soc=C)
+    assert p.tiling["rows"] == 0 and p.tiling["cols"] == 2 ** 20 and p.used_cores == 0
 
 
 # ------------------------------------------------------------------ QLinearMatMul dtypes and shapes per SoC

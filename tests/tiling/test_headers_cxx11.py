@@ -9,7 +9,8 @@ import pytest
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CORE = os.path.join(ROOT, "op_host", "tiling_core")
 HEADERS = ["dtype_table.h", "plan_common.h", "soc_table.h", "constraints.h", "dynamic_quant_plan.h",
-           "qlinear_matmul_plan.h"]
+           "qlinear_matmul_plan.h", "tiling_fields.h", "dynamic_quant_tiling_fields.h",
+           "qlinear_matmul_tiling_fields.h"]
 CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("c++")
 
 

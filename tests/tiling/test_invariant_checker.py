@@ -175,3 +175,49 @@ def test_violation_completeness():
     assert verify_violation(dict(good, soc="ascend310p"), soc="ascend910b")
     assert verify_violation(dict(good, op="qlinear_matmul"), op="dynamic_quant")
     assert verify_violation(dict(good, is_dtype=1))
+
+
+def strided_valid():
+    """A 4 x 64-byte y written as columns: core 0 writes bytes [0, 40) of every row, core 1 bytes [40, 64), each as
+    one range repeated every row (the summarised form of a QLinearMatMul core's row segments)."""
+    e = valid()
+    e.update(used_cores=2, total_work=2, work=[{"core": 0, "begin": 0, "end": 1}, {"core": 1, "begin": 1, "end": 2}])
+    e["tensors"] = [{"name": "y", "bytes": 256, "output": True}]
+    e["gm"] = [{"tensor": "y", "core": 0, "begin": 0, "end": 40, "stride": 64, "count": 4, "write": True},
+               {"tensor": "y", "core": 1, "begin": 40, "end": 64, "stride": 64, "count": 4, "write": True}]
+    return e
+
+
+def test_strided_ranges():
+    assert check(strided_valid()) == []
+    cases = [
+        ("a row's columns missing", lambda e: e["gm"][1].update(begin=44), "written by no core"),
+        ("last rows missing", lambda e: e["gm"][1].update(count=3), "written by no core"),
+        ("last repetition past the end", lambda e: e["gm"][1].update(count=5), "ends past the tensor"),
+        ("repetitions overlap", lambda e: e["gm"][0].update(stride=32), "overlap"),
+        ("two cores on the same columns", lambda e: e["gm"][1].update(begin=36), "written by core"),
+        ("no repetition", lambda e: e["gm"][0].update(count=0), "0 repetitions"),
+    ]
+    for what, mutate, words in cases:
+        e = strided_valid()
+        mutate(e)
+        problems = check(e)
+        assert any(words in p for p in problems), (what, problems)
+    # Whole rows repeated every row (stride == length) are one contiguous interval.
+    e = strided_valid()
+    e["gm"] = [{"tensor": "y", "core": 0, "begin": 0, "end": 64, "stride": 64, "count": 2, "write": True},
+               {"tensor": "y", "core": 1, "begin": 128, "end": 192, "stride": 64, "count": 2, "write": True}]
+    assert check(e) == []
+
+
+def test_strided_no_datacopypad_blocks_per_repetition():
+    # 310p y rows of 40 bytes written as a block and the block ending at the row's end: 24 bytes rewritten per row.
+    e = strided_valid()
+    e["tensors"] = [{"name": "y", "bytes": 160, "output": True}]
+    e["gm"] = [{"tensor": "y", "core": 0, "begin": 0, "end": 40, "stride": 40, "count": 2, "write": True,
+                "rewrite_bytes": 24},
+               {"tensor": "y", "core": 1, "begin": 80, "end": 120, "stride": 40, "count": 2, "write": True,
+                "rewrite_bytes": 24}]
+    assert check(e, soc_spec_=SPEC_NOPAD) == []
+    e["gm"][1]["rewrite_bytes"] = 0
+    assert any("not a whole number" in p for p in check(e, soc_spec_=SPEC_NOPAD))

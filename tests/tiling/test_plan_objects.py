@@ -1,5 +1,5 @@
 """Plan objects from Python (to_dict, text, tiling, explanation), the SoC table's numbers reaching the plans,
-core / UB overrides, and scripts/tiling_check.py."""
+core / UB overrides, and `aqo plan`."""
 import json
 import os
 import subprocess
@@ -10,8 +10,6 @@ import pytest
 from ascend_quant_ops import tiling
 from ascend_quant_ops.errors import ConstraintError
 
-ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
-CHECK = os.path.join(ROOT, "scripts", "tiling_check.py")
 
 
 @pytest.mark.parametrize("soc, cores, ub", [("ascend910b", 48, 196608), ("ascend910b3", 40, 196608),
@@ -107,7 +105,8 @@ def run_check(*args):
     # the package this test imports (installed, or a developer build), for the script too
     package_parent = os.path.dirname(os.path.dirname(os.path.abspath(tiling.__file__)))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([package_parent, os.environ.get("PYTHONPATH", "")]))
-    return subprocess.run([sys.executable, CHECK, *args], capture_output=True, text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-m", "ascend_quant_ops", "plan", *args], capture_output=True, text=True,
+                          env=env, timeout=120)
 
 
 def test_tiling_check_script():

@@ -1,4 +1,4 @@
-"""The tiling sweep (scripts/tiling_sweep.py) in CI for DynamicQuant: 10,000 random shapes per SoC and a grid
+"""The tiling sweep (aqo sweep, ascend_quant_ops/tools/sweep.py) in CI for DynamicQuant: 10,000 random shapes per SoC and a grid
 around the limits; every plan's explanation checked by the invariant checker (test_invariant_checker.py shows it
 catches broken plans), every refusal complete, every decision equal to what the documented limits say."""
 import pytest

@@ -1,4 +1,4 @@
-"""The tiling sweep (scripts/tiling_sweep.py) in CI for QLinearMatMul: 10,000 random shapes per SoC (batch
+"""The tiling sweep (aqo sweep, ascend_quant_ops/tools/sweep.py) in CI for QLinearMatMul: 10,000 random shapes per SoC (batch
 broadcasting, zero dims, K mismatches, every dtype mix) and a grid; every output byte written by exactly one core, UB map and
 cores within the SoC, refusals complete and equal to the documented dtype / shape rules."""
 import pytest

@@ -1,5 +1,5 @@
 """docs/npu.md: every command it shows is exercised here as far as a machine without an NPU allows. The PyTorch
-example runs as written (on CPU); the script commands run (precision_test.py with --list or a small selection;
+example runs as written (on CPU); the `aqo precision` commands run (with --list or a small selection;
 --backend npu must refuse with the reason); build.sh's documented options exist; the extension loader and the
 package's info command say why the NPU is not usable."""
 import os
@@ -59,7 +59,7 @@ def test_every_shell_command_is_known():
         "python -m pytest -m npu tests/npu -rs": "tests/npu, collected and skipped here",
     }
     for cmd in commands():
-        if cmd.startswith("python scripts/precision_test.py") or cmd.startswith("python -c") \
+        if cmd.startswith("aqo precision") or cmd.startswith("python -c") \
                 or cmd.startswith("python -m ascend_quant_ops"):
             continue  # run below
         assert cmd in known, f"docs/npu.md shows a command no test accounts for: {cmd}"
@@ -71,9 +71,9 @@ def test_build_sh_documents_the_options_used():
     assert "--cann" in r.stdout and "--compute-units" in r.stdout and "custom_opp_" in r.stdout
 
 
-@pytest.mark.parametrize("cmd", [c for c in commands() if c.startswith("python scripts/precision_test.py")])
+@pytest.mark.parametrize("cmd", [c for c in commands() if c.startswith("aqo precision")])
 def test_precision_commands(cmd, tmp_path):
-    argv = cmd.split()[1:]
+    argv = ["-m", "ascend_quant_ops", *cmd.split()[1:]]  # `aqo` is the console script of `python -m ascend_quant_ops`
     if "--out" in argv:
         argv[argv.index("--out") + 1] = str(tmp_path)
     if "--backend" in argv and argv[argv.index("--backend") + 1] == "npu":

@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from ascend_quant_ops.npu_ext import build
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -19,6 +21,7 @@ def run_check(*args):
     return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=540)
 
 
+@pytest.mark.slow  # about a minute: a full type-check and the JIT build against the torch_npu wheel
 def test_extension_type_checks_and_jit_builds_against_torch_npu():
     # Type-check, then the JIT build npu.load_extension() runs (compile + link against the wheel's
     # libtorch_npu.so); without CANN the built library cannot load, and the loader's reason is reported.

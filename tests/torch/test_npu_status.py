@@ -173,7 +173,7 @@ def test_op_api_lib_form_of_custom_opp_path(tmp_path, monkeypatch):
 
 
 def test_autoloaded_torch_npu_breaking_import_torch(tmp_path):
-    # FACTS 9: with autoloading on, a torch_npu that cannot import (no CANN) makes `import torch` raise. The
+    # docs/references.md#torch-npu: with autoloading on, a torch_npu that cannot import (no CANN) makes `import torch` raise. The
     # package must still compute with numpy and report the first, meaningful error every time it is asked.
     fake = tmp_path / "fake"
     (fake / "torch_npu").mkdir(parents=True)

@@ -4,14 +4,13 @@ import json
 import os
 import subprocess
 import sys
-from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "precision_test.py"
+SCRIPT = ["-m", "ascend_quant_ops", "precision"]
 
 
 def run_script(*args):
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run([sys.executable, *SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_script_emulator_full_suite(tmp_path):

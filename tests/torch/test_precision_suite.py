@@ -15,7 +15,7 @@ from ascend_quant_ops import precision, tiling
 from ascend_quant_ops.precision import criteria, runner
 
 ROOT = Path(__file__).resolve().parents[2]
-SCRIPT = ROOT / "scripts" / "precision_test.py"
+SCRIPT = ["-m", "ascend_quant_ops", "precision"]
 
 
 # ------------------------------------------------------------------------------------------------ criteria
@@ -88,7 +88,7 @@ def test_case_list_covers_each_soc_limits_and_special_values():
     ids = {c.id for c in cases}
     table = tiling.soc_table()
     assert {c.soc for c in cases} == set(table)
-    assert "dynamic_quant-ascend910b-fp16-s8-3x26624-smooth" in ids  # seed 004 limits, from the SoC table
+    assert "dynamic_quant-ascend910b-fp16-s8-3x26624-smooth" in ids  # ATB's documented limits, from the SoC table
     assert "dynamic_quant-ascend910b-bf16-s8-3x7552-smooth" in ids
     assert "dynamic_quant-ascend310p-fp16-s8-3x4096-smooth" in ids
     assert "dynamic_quant-ascend910b-fp16-s8-2x26625" in ids
@@ -150,7 +150,7 @@ def test_runner_fails_a_missing_refusal(monkeypatch):
 # ------------------------------------------------------------------------------------------------ script
 def run_script(*args):
     env = dict(os.environ, TORCH_DEVICE_BACKEND_AUTOLOAD="0")
-    return subprocess.run([sys.executable, str(SCRIPT), *args], capture_output=True, text=True, timeout=300, env=env)
+    return subprocess.run([sys.executable, *SCRIPT, *args], capture_output=True, text=True, timeout=300, env=env)
 
 
 def test_script_cpu_writes_json_and_html(tmp_path):

@@ -1,5 +1,5 @@
 """torch.ops.ascend_quant_ops on CPU: equal to the numpy golden on the same data and to independent references
-(the seed 004 example, a torch re-implementation of the formula), exact bit-views for bfloat16 / float8, fake
+(ATB's DynamicQuant example, a torch re-implementation of the formula), exact bit-views for bfloat16 / float8, fake
 implementations (shapes and dtypes), torch.compile(fullgraph=True), and torch_npu's argument forms."""
 import ml_dtypes
 import numpy as np
@@ -36,13 +36,36 @@ def test_seed_004_example():
     expected = torch.tensor(SEED_SCALE, dtype=torch.float32)
     # within 1 ulp of the printed value
     assert torch.all((scale - expected).abs() <= torch.finfo(torch.float32).eps * expected.abs())
-    # the raw op always returns three tensors; offset is zeros when symmetric
-    y3, s3, off = torch.ops.ascend_quant_ops.dynamic_quant(x, None, 2, False)
-    assert torch.equal(y3, y) and torch.equal(s3, scale) and torch.equal(off, torch.zeros(2, 2))
+    # the raw op, with its defaults (torch_npu's form: smooth_scales=None, dst_type=None is int8)
+    y2, s2 = torch.ops.ascend_quant_ops.dynamic_quant(x)
+    assert torch.equal(y2, y) and torch.equal(s2, scale)
+    y3, s3 = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales=None, dst_type=torch.int8)
+    assert torch.equal(y3, y) and torch.equal(s3, scale)
+    # the asymmetric mode is its own op, returning (y, scale, offset) as npu_dynamic_quant_asymmetric does
+    ya, sa, off = torch.ops.ascend_quant_ops.dynamic_quant_asymmetric(x)
+    assert off.shape == (2, 2) and off.dtype == torch.float32 and ya.dtype == torch.int8
+
+
+def test_op_schemas_have_defaults_and_a_keyword_only_dst_type():
+    schemas = {name: str(getattr(torch.ops.ascend_quant_ops, name).default._schema)
+               for name in ("dynamic_quant", "dynamic_quant_asymmetric", "qlinear_matmul")}
+    assert schemas["dynamic_quant"] == ("ascend_quant_ops::dynamic_quant(Tensor x, Tensor? smooth_scales=None, *, "
+                                        "ScalarType? dst_type=None) -> (Tensor, Tensor)")
+    assert schemas["dynamic_quant_asymmetric"].endswith(
+        "(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None) -> (Tensor, Tensor, Tensor)")
+    assert schemas["qlinear_matmul"].endswith("(Tensor a, Tensor a_scale, Tensor a_zero_point, Tensor b, "
+                                              "Tensor b_scale, Tensor b_zero_point, Tensor y_scale, "
+                                              "Tensor y_zero_point) -> Tensor")
+    # hifloat8 is requested as torch.uint8 (its y carries the HiF8 bit patterns)
+    x = torch.tensor(SEED_X, dtype=torch.float16)
+    y, _ = torch.ops.ascend_quant_ops.dynamic_quant(x, dst_type=torch.uint8)
+    assert y.dtype == torch.uint8 and torch.equal(y, torch_ops.dynamic_quant(x, dst_type="hifloat8")[0])
+    with pytest.raises(DTypeError):
+        torch.ops.ascend_quant_ops.dynamic_quant(x, dst_type=torch.float32)
 
 
 def torch_reference_int8(x, smooth=None):
-    """The formula of FACTS 4 written again in torch (fp32, divide, round half even, clip): independent code."""
+    """The formula of docs/references.md#decision-dynamicquant written again in torch (fp32, divide, round half even, clip): independent code."""
     v = x.float() if smooth is None else x.float() * smooth.float()
     m = v.abs().amax(dim=-1)
     # A tensor divisor: torch turns division by a scalar into multiplication by its reciprocal.
@@ -132,18 +155,23 @@ def test_fake_impl_shapes_and_dtypes():
     with FakeTensorMode():
         x = torch.empty(5, 7, 96, dtype=torch.bfloat16)
         for dst, dt in DST.items():
-            y, scale, off = torch.ops.ascend_quant_ops.dynamic_quant(x, None, torch_ops.dst_type_code(dst), True)
+            y, scale, off = torch.ops.ascend_quant_ops.dynamic_quant_asymmetric(
+                x, dst_type=torch_ops.dst_scalar_type(torch_ops.dst_type_from_code(torch_ops.dst_type_code(dst))))
             assert (y.shape, y.dtype) == (x.shape, dt)
             assert (scale.shape, scale.dtype) == ((5, 7), torch.float32)
             assert (off.shape, off.dtype) == ((5, 7), torch.float32)
         with pytest.raises(ConstraintError):
-            torch.ops.ascend_quant_ops.dynamic_quant(torch.empty(96, dtype=torch.float16), None, 2, False)
+            torch.ops.ascend_quant_ops.dynamic_quant(torch.empty(96, dtype=torch.float16))
 
 
 def test_opcheck():
     x = torch.randn(3, 40).half()
-    for args in ((x, None, 2, False), (x, torch.rand(40).half(), 36, True), (x.bfloat16(), None, 34, False)):
-        result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, args)
+    ops = torch.ops.ascend_quant_ops
+    for op, args, kwargs in ((ops.dynamic_quant, (x,), {}),
+                             (ops.dynamic_quant_asymmetric, (x, torch.rand(40).half()),
+                              {"dst_type": torch.float8_e4m3fn}),
+                             (ops.dynamic_quant, (x.bfloat16(),), {"dst_type": torch.uint8})):
+        result = torch.library.opcheck(op.default, args, kwargs)
         assert all(v == "SUCCESS" for v in result.values()), result
 
 
@@ -229,5 +257,23 @@ def test_outputs_never_require_grad():
         assert not y.requires_grad and not scale.requires_grad, backend
     out = torch_ops.dynamic_quant(x, asymmetric=True)
     assert not any(t.requires_grad for t in out)
-    result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, (x, None, 2, False))
+    result = torch.library.opcheck(torch.ops.ascend_quant_ops.dynamic_quant.default, (x,))
     assert all(v == "SUCCESS" for v in result.values()), result
+
+
+def test_public_api_compiles_fullgraph():
+    # ascend_quant_ops.dynamic_quant / qlinear_matmul on CPU tensors without a SoC go through the torch ops, so
+    # torch.compile(fullgraph=True) traces the public call too.
+    import ascend_quant_ops as aqo
+
+    x = (torch.randn(4, 64) * 3).half()
+    compiled = torch.compile(lambda t: aqo.dynamic_quant(t * 2, dst_type="float8_e4m3fn"), fullgraph=True)
+    y, scale = compiled(x)
+    ry, rs = aqo.dynamic_quant(x * 2, dst_type="float8_e4m3fn")
+    assert torch.equal(bits(y), bits(ry)) and torch.equal(scale, rs)
+    a = torch.randint(0, 256, (3, 16), dtype=torch.uint8)
+    b = torch.randint(-128, 128, (16, 5), dtype=torch.int8)
+    params = (torch.tensor(0.02), torch.tensor(128, dtype=torch.uint8), b, torch.full((5,), 0.01),
+              torch.zeros(5, dtype=torch.int8), torch.tensor(0.5), torch.tensor(7, dtype=torch.uint8))
+    qmm = torch.compile(lambda t: aqo.qlinear_matmul(t, *params), fullgraph=True)
+    assert torch.equal(qmm(a), aqo.qlinear_matmul(a, *params))

@@ -7,6 +7,7 @@
 
 #include "emulator/emu_context.h"
 #include "emulator/emu_vector.h"
+#include "emulator/launch_contract.h"
 #include "soc_table.h"
 
 namespace aqo_emu {
@@ -144,6 +145,9 @@ void CheckGmBounds(CoreContext& c, int region, const uint8_t* tensor_begin, cons
     if (ptr < r.base || ptr + nbytes > r.base + r.bytes) {
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +
                              ": outside the buffer");
+    }
+    if (r.reserved_bytes != 0 && nbytes > 0 && static_cast<uint64_t>(ptr - r.base) < r.reserved_bytes) {
+        FailSystemWorkspaceAccess(r, static_cast<uint64_t>(ptr - r.base), nbytes, write, file, line, api);
     }
     if (ptr < tensor_begin || ptr + nbytes > tensor_end) {
         Fail(file, line, std::string(api) + (write ? ": write to " : ": read of ") + describe() +

@@ -18,6 +18,7 @@
 #include "emulator/emu_context.h"
 #include "emulator/emu_order.h"
 #include "emulator/launch.h"
+#include "emulator/launch_contract.h"
 
 namespace aqo_emu {
 namespace {
@@ -285,6 +286,18 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         g_last_trace = trace_;
         throw EmulatorError("emulator: launch of " + kernel_name_ + " with block_dim 0", "?", 0, soc_.name, -1,
                             "block_dim 0");
+    }
+    if (!kernel_tag_.empty()) {
+        try {
+            CheckTilingKeyHasKernel(kernel_tag_, kernel_name_, tiling_key_);
+        } catch (const EmulatorError& e) {
+            stats_.completed = false;
+            stats_.error = e.what();
+            g_last_run = stats_;
+            trace_ = trace;
+            g_last_trace = trace_;
+            throw;
+        }
     }
     LaunchState L;
     L.soc = soc_;

@@ -870,13 +870,23 @@ uint32_t CubeCoreOf(const CoreContext& c)
     return c.block_dim + (c.split_cores ? c.block_idx / c.cube_ratio : c.block_idx);
 }
 
-// The cube's view: what the vector core's scalar unit knew at the request, and the cube's earlier work for it.
-void MakeCubeCurrent(CoreContext& c, const char* file, int line)
+const OrderState::CubeRequest* PendingRequest(const OrderState& o, uint64_t handle)
 {
-    OrderState& o = c.order;
-    Clock view = o.issue;
-    const int cube = static_cast<int>(Stream::kCube);
-    MakeCurrent(c, Pipe::kCount, Stream::kCube, o.last[cube], view, file, line);
+    for (const OrderState::CubeRequest& r : o.cube_requests) {
+        if (r.handle == handle) return &r;
+    }
+    return nullptr;
+}
+
+// The cube's view for request `handle`: what the vector core's scalar unit knew when it made the request (its
+// earlier requests' work is part of that: the cube serves one core's requests in order).
+void MakeCubeCurrent(CoreContext& c, uint64_t handle, const char* file, int line)
+{
+    const OrderState::CubeRequest* r = PendingRequest(c.order, handle);
+    if (r == nullptr) {
+        Fail(file, line, "Matmul emulation: cube access of a request that is not pending (emulator bug)");
+    }
+    MakeCurrent(c, Pipe::kCount, Stream::kCube, r->seq, r->view, file, line);
 }
 
 CoreTrace* CubeTrace(CoreContext& c)
@@ -898,11 +908,14 @@ uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line)
     const int cube = static_cast<int>(Stream::kCube);
     ++o.last[cube];
     RecordSite(c, cube, o.last[cube], file, line, "Matmul (cube)");
+    OrderState::CubeRequest req{handle, o.last[cube], o.issue};
+    req.view.v[cube] = o.last[cube] - 1;  // its earlier requests, in order
+    o.cube_requests.push_back(req);
     TraceEvent e = SyncEvent(TraceKind::kCubeRequest, file, line);
     e.peer_core = CubeCoreOf(c);
     e.handle = handle;
     Record(c, e);
-    MakeCubeCurrent(c, file, line);
+    MakeCubeCurrent(c, handle, file, line);
     return handle;
 }
 
@@ -910,11 +923,10 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
                   const char* file, int line, const char* api)
 {
-    (void)handle;
     if (rows == 0 || row_bytes == 0) return;
     const uint64_t span = (rows - 1) * row_stride_bytes + row_bytes;
     CheckGmBounds(c, region, tensor_begin, tensor_end, ptr, span, write, file, line, api);
-    MakeCubeCurrent(c, file, line);
+    MakeCubeCurrent(c, handle, file, line);
     const GmRegion& r = (*c.gm)[region];
     const uint64_t first = static_cast<uint64_t>(ptr - r.base);
     if (row_stride_bytes == row_bytes) {  // contiguous rows: one range
@@ -929,41 +941,60 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
     }
 }
 
-void CubeRequestEnd(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
-                    uint64_t out_bytes, const char* file, int line)
+void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
+                     uint64_t out_bytes, const char* file, int line)
+{
+    CoreTrace* t = CubeTrace(c);
+    if (t == nullptr) return;
+    auto instr = [&](Pipe p, InstrClass cls, uint64_t count) {
+        TraceEvent e;
+        e.kind = TraceKind::kInstr;
+        e.pipe = p;
+        e.cls = cls;
+        e.elem_bytes = elem_bytes;
+        e.count = count;
+        e.bursts = 1;
+        e.handle = handle;
+        e.file = file;
+        e.line = line;
+        t->events.push_back(e);
+    };
+    instr(Pipe::kMte2, InstrClass::kDmaGmToL1, in_bytes);
+    instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
+    instr(Pipe::kM, InstrClass::kCubeMmad, macs);
+    if (c.split_cores) {
+        instr(Pipe::kFix, InstrClass::kFixOut, out_bytes);
+    } else {
+        instr(Pipe::kV, InstrClass::kFixOut, out_bytes);
+        instr(Pipe::kMte3, InstrClass::kDmaUbToGm, out_bytes);
+    }
+}
+
+void CubeRequestWait(CoreContext& c, uint64_t handle, const char* file, int line)
 {
     OrderState& o = c.order;
-    if (CoreTrace* t = CubeTrace(c)) {
-        auto instr = [&](Pipe p, InstrClass cls, uint64_t count) {
-            TraceEvent e;
-            e.kind = TraceKind::kInstr;
-            e.pipe = p;
-            e.cls = cls;
-            e.elem_bytes = elem_bytes;
-            e.count = count;
-            e.bursts = 1;
-            e.handle = handle;
-            e.file = file;
-            e.line = line;
-            t->events.push_back(e);
-        };
-        instr(Pipe::kMte2, InstrClass::kDmaGmToL1, in_bytes);
-        instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
-        instr(Pipe::kM, InstrClass::kCubeMmad, macs);
-        if (c.split_cores) {
-            instr(Pipe::kFix, InstrClass::kFixOut, out_bytes);
-        } else {
-            instr(Pipe::kV, InstrClass::kFixOut, out_bytes);
-            instr(Pipe::kMte3, InstrClass::kDmaUbToGm, out_bytes);
-        }
-    }
     TraceEvent w = SyncEvent(TraceKind::kCubeWait, file, line);
     w.peer_core = CubeCoreOf(c);
     w.handle = handle;
     Record(c, w);
-    // The vector core waits until the request completed.
+    // The vector core waits until the request completed (and with it the earlier ones: served in order).
     const int cube = static_cast<int>(Stream::kCube);
-    o.issue.v[cube] = std::max(o.issue.v[cube], o.last[cube]);
+    const OrderState::CubeRequest* r = PendingRequest(o, handle);
+    const uint32_t seq = r != nullptr ? r->seq : 0;
+    o.issue.v[cube] = std::max(o.issue.v[cube], seq);
+    for (size_t i = 0; i < o.cube_requests.size(); ++i) {
+        if (o.cube_requests[i].handle == handle) {
+            o.cube_requests.erase(o.cube_requests.begin() + static_cast<std::ptrdiff_t>(i));
+            break;
+        }
+    }
+}
+
+void CubeRequestEnd(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
+                    uint64_t out_bytes, const char* file, int line)
+{
+    CubeRequestWork(c, handle, in_bytes, macs, elem_bytes, out_bytes, file, line);
+    CubeRequestWait(c, handle, file, line);
 }
 
 // ---------------------------------------------------------------------------------------------------------------

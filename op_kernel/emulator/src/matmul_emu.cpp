@@ -1,4 +1,5 @@
-// The emulated Matmul API's arithmetic and statistics (include/lib/matmul_intf.h).
+// The emulated Matmul API's arithmetic, statistics, local-workspace size, block order and UB checks
+// (include/lib/matmul_intf.h).
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -91,6 +92,101 @@ void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t*
             ci[j] = static_cast<float>(row[j]);
         }
     }
+}
+
+uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in)
+{
+    const uint64_t base_m = static_cast<uint64_t>(t.baseM), base_n = static_cast<uint64_t>(t.baseN),
+                   base_k = static_cast<uint64_t>(t.baseK);
+    if (in.vec_nd2nz) {
+        // ND operands or C outside UB: transLength, twice with UB reuse, four times without.
+        return static_cast<uint64_t>(t.transLength) * (in.ub_reuse ? 2u : 4u);
+    }
+    uint64_t len = 0;
+    if (in.c_in_gm) {
+        len += base_m * base_n * in.c_bytes;  // the C tile on its way from L0C to GM
+        if (static_cast<uint64_t>(t.singleCoreN) % (32 / in.c_bytes) != 0) {
+            len += 32;  // the N-tail block
+        }
+    }
+    // ND-to-NZ staging of A or B (both ND here): the larger need.
+    const uint64_t c0 = 32 / in.src_bytes;
+    const uint64_t a_used = static_cast<uint64_t>(t.singleCoreK) % c0 != 0 ? base_m * 32 : 0;
+    uint64_t b_used = 0;
+    if (in.int8_pair) {
+        b_used = in.mdl ? base_k * static_cast<uint64_t>(t.stepKa) * base_n * static_cast<uint64_t>(t.stepN) * 2
+                        : base_k * base_n * 2;
+    } else if (static_cast<uint64_t>(t.singleCoreN) % c0 != 0) {
+        b_used = base_k * 32;
+    }
+    return len + std::max(a_used, b_used);
+}
+
+std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,
+                                                            uint32_t step_n, bool order_n)
+{
+    std::vector<std::pair<uint32_t, uint32_t>> out;
+    out.reserve(static_cast<size_t>(m_iter) * n_iter);
+    step_m = std::max<uint32_t>(step_m, 1);
+    step_n = std::max<uint32_t>(step_n, 1);
+    if (!order_n) {
+        // ORDER_M: N steps outermost, then M steps, then the M blocks of the step, then its N blocks.
+        for (uint32_t n0 = 0; n0 < n_iter; n0 += step_n) {
+            for (uint32_t m0 = 0; m0 < m_iter; m0 += step_m) {
+                for (uint32_t mi = m0; mi < std::min(m_iter, m0 + step_m); ++mi) {
+                    for (uint32_t ni = n0; ni < std::min(n_iter, n0 + step_n); ++ni) {
+                        out.emplace_back(mi, ni);
+                    }
+                }
+            }
+        }
+    } else {
+        // ORDER_N: M steps outermost, then N steps, then the N blocks of the step, then its M blocks.
+        for (uint32_t m0 = 0; m0 < m_iter; m0 += step_m) {
+            for (uint32_t n0 = 0; n0 < n_iter; n0 += step_n) {
+                for (uint32_t ni = n0; ni < std::min(n_iter, n0 + step_n); ++ni) {
+                    for (uint32_t mi = m0; mi < std::min(m_iter, m0 + step_m); ++mi) {
+                        out.emplace_back(mi, ni);
+                    }
+                }
+            }
+        }
+    }
+    return out;
+}
+
+void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file, int line, const char* api)
+{
+    auto clash = [&](uint64_t begin, uint64_t end, const char* kind, const char* where_file, int where_line) {
+        if (begin < bytes && end > 0 && end > begin) {
+            Fail(file, line,
+                 std::string(api) + " on " + c.soc.name + ": no SetLocalWorkspace, so the Matmul API writes its "
+                     "staging through a tensor at UB address 0, bytes [0, " + std::to_string(bytes) +
+                     "), which overlaps the kernel's " + kind + " [" + std::to_string(begin) + ", " +
+                     std::to_string(end) + ") allocated at " + where_file + ":" + std::to_string(where_line) +
+                     " (on the device its data is overwritten): allocate a buffer of MatmulGetTmpBufSize bytes and "
+                     "pass it to SetLocalWorkspace");
+        }
+    };
+    for (const QueueState& q : c.queues) {
+        if (q.num > 0 && !q.slot_offset.empty()) {
+            clash(q.slot_offset.front(), q.slot_offset.back() + q.slot_bytes, "queue", q.file, q.line);
+        }
+    }
+    for (const BufState& b : c.bufs) {
+        const AllocRecord* r = b.record >= 0 && b.record < static_cast<int>(c.records.size()) ? &c.records[b.record]
+                                                                                             : nullptr;
+        clash(b.offset, static_cast<uint64_t>(b.offset) + b.bytes, "TBuf", r ? r->file : "?", r ? r->line : 0);
+    }
+}
+
+uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t i = 0; i < n; ++i) {
+        h = (h ^ p[i]) * 1099511628211ull;
+    }
+    return h;
 }
 
 }  // namespace aqo_emu

@@ -738,8 +738,8 @@ template <bool kSync> inline void OrderCrossCore(GM_ADDR, GM_ADDR y, GM_ADDR)
 template <bool kSync> inline void OrderCube(GM_ADDR x, GM_ADDR y, GM_ADDR)
 {
     TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
     TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 256);
     Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
            MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>
         mm;
@@ -750,7 +750,13 @@ template <bool kSync> inline void OrderCube(GM_ADDR x, GM_ADDR y, GM_ADDR)
     tiling.baseM = 16;
     tiling.baseN = 16;
     tiling.baseK = 32;
+    tiling.depthA1 = tiling.depthB1 = 1;
+    tiling.stepM = tiling.stepN = tiling.stepKa = tiling.stepKb = 1;
+    tiling.transLength = 16 * 16 * 4;
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);  // ascend310p: the API's local workspace (split SoCs ignore it)
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 256);
     GlobalTensor<int8_t> a;
     GlobalTensor<int8_t> bm;
     GlobalTensor<int32_t> c;
@@ -767,6 +773,51 @@ template <bool kSync> inline void OrderCube(GM_ADDR x, GM_ADDR y, GM_ADDR)
     mm.SetTensorA(a);
     mm.SetTensorB(bm);
     mm.IterateAll(c);  // FAULT(missing_pipe_all_before_matmul)
+    mm.End();
+}
+
+// An asynchronous IterateAll (split SoCs) writes C until WaitIterateAll returns: reading C before the wait races
+// with the cube's write. x: B (int8 [32, 16]); y: A (int8 [8, 32], zeros), C (int32 [8, 16] at byte 512).
+inline void FaultAsyncMatmulReadEarly(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>
+        mm;
+    TCubeTiling tiling;
+    tiling.M = tiling.singleCoreM = 8;
+    tiling.N = tiling.singleCoreN = 16;
+    tiling.Ka = tiling.Kb = tiling.singleCoreK = 32;
+    tiling.baseM = 16;
+    tiling.baseN = 16;
+    tiling.baseK = 32;
+    tiling.depthA1 = tiling.depthB1 = 1;
+    tiling.stepM = tiling.stepN = tiling.stepKa = tiling.stepKb = 1;
+    tiling.transLength = 16 * 16 * 4;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 65536);  // ascend310p: the API's local workspace (split SoCs ignore it)
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<int8_t> a;
+    GlobalTensor<int8_t> bm;
+    GlobalTensor<int32_t> c;
+    a.SetGlobalBuffer((__gm__ int8_t*)y, 256);
+    bm.SetGlobalBuffer((__gm__ int8_t*)x, 512);
+    c.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 128);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(a, t.ReinterpretCast<int8_t>(), 256);
+    PipeBarrier<PIPE_ALL>();
+    mm.SetOrgShape(8, 16, 32);
+    mm.SetSingleShape(8, 16, 32);
+    mm.SetTensorA(a);
+    mm.SetTensorB(bm);
+    mm.template IterateAll<false>(c);
+    DataCopy(t.ReinterpretCast<int32_t>(), c, 64);  // C, before the cube has written it
+    mm.WaitIterateAll();  // FAULT(async_matmul_c_read_early)
     mm.End();
 }
 
@@ -962,6 +1013,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"datacopypad_block_count", &FaultDataCopyPadBlockCount},
         {"datacopypad_block_len", &FaultDataCopyPadBlockLen},
         {"event_ids_exhausted", &FaultEventIdsExhausted},
+        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;

@@ -6,8 +6,8 @@ of the AscendC API (op_kernel/emulator/) and run block by block, driven by the r
                             *, soc="ascend910b")
 
 Both return what the golden returns (numpy). Kernel faults raise ascend_quant_ops.EmulatorError naming the
-kernel source line. `last_run_stats()` gives the last run's per-core GM traffic, DMA counts and UB use,
-`last_run_trace()` its instruction trace.
+kernel source line. `last_run_stats()` gives this thread's last run: the plan summary and per-core GM traffic,
+DMA counts and UB use; `last_run_trace()` its instruction trace.
 
 `run_options(...)` (a context manager) runs the kernels under one of the behaviours the documentation leaves
 open, so that tests can require a kernel to be correct under each (op_kernel/emulator/README.md, "Run variants"):
@@ -46,10 +46,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
                                                  y_zero_point, soc=soc, **kw)
 
 
-def last_run_stats():
-    """Per-core statistics of the last emulated kernel run on this thread, whichever kernel it was: GM bytes
-    read / written, DMA operations, scalar GM accesses, vector ops, peak UB, the UB map and the GM ranges."""
-    return _native.emulator_last_run_stats()
+from ._stats import last_run_stats  # noqa: E402,F401  (per thread: the last run of either kernel)
 
 
 def last_run_trace():

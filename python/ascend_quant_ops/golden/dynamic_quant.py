@@ -1,6 +1,7 @@
 """DynamicQuant, the CPU reference: per-row (per-token) dynamic quantization of the last axis.
 
-Spec: ATB DynamicQuant (seed 004); asymmetric mode and smooth scales from OPSNN DynamicQuantV2. The kernels
+Spec: ATB DynamicQuant (docs/references.md#atb-dynamicquant); asymmetric mode and smooth scales from OPSNN DynamicQuantV2
+(docs/references.md#dynamicquant-implementations). The kernels
 compute exactly this (docs/design.md, "DynamicQuant arithmetic").
 
 Inputs
@@ -69,9 +70,8 @@ from typing import Optional, Tuple, Union
 import numpy as np
 
 from .. import dtypes
+from .._opnames import DYNAMIC_QUANT as OP
 from ..errors import ConstraintError, DTypeError
-
-OP = "dynamic_quant"
 
 
 def dynamic_quant(
@@ -83,6 +83,12 @@ def dynamic_quant(
 ) -> Union[Tuple[np.ndarray, np.ndarray], Tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """Quantize each row of x's last axis; see the module docstring for the exact arithmetic."""
     dst = _validate(x, smooth_scales, dst_type, asymmetric)
+    return compute(x, smooth_scales, dst, bool(asymmetric))
+
+
+def compute(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymmetric: bool):
+    """dynamic_quant of arguments `validate` accepted (dst: its canonical name); no check repeated. The CPU
+    backend's DynamicQuant."""
     qmax = np.float32(dtypes.dmax(dst))
     qmin = _quant_min(dst, qmax)
 
@@ -124,6 +130,11 @@ def validate(x, smooth_scales=None, *, dst_type="int8", asymmetric=False) -> str
     return _validate(x, smooth_scales, dst_type, asymmetric)
 
 
+def validate_arrays(x, smooth_scales=None) -> None:
+    """The checks of x and smooth_scales alone, for callers that have parsed dst_type and asymmetric already."""
+    _validate_arrays(x, smooth_scales)
+
+
 def _row_max_min(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     """Per-row max and min (NaN if the row holds a NaN); 0 for rows without elements (H = 0)."""
     if v.shape[1] == 0:
@@ -160,6 +171,14 @@ def _convert(q: np.ndarray, dst: str, qmin: np.float32, qmax: np.float32, suspec
 
 def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
     """Check every argument; return the canonical dst_type name."""
+    _validate_arrays(x, smooth_scales)
+    if not isinstance(asymmetric, (bool, np.bool_)):
+        raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
+                              actual=repr(asymmetric))
+    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")
+
+
+def _validate_arrays(x, smooth_scales) -> None:
     if not isinstance(x, np.ndarray):
         raise ConstraintError(OP, "x", "must be a numpy ndarray", expected="numpy.ndarray",
                               actual=type(x).__name__,
@@ -180,7 +199,3 @@ def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
         if smooth_scales.shape != (x.shape[-1],):
             raise ConstraintError(OP, "smooth_scales", "shape must be [H], H = the last dimension of x",
                                   expected=[x.shape[-1]], actual=list(smooth_scales.shape))
-    if not isinstance(asymmetric, (bool, np.bool_)):
-        raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
-                              actual=repr(asymmetric))
-    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")

@@ -1,7 +1,7 @@
 """QLinearMatMul, the CPU reference: a quantized matrix product that behaves like numpy.matmul.
 
-Spec: ONNX QLinearMatMul opset 21 (seed 000). Where the spec is loose, this follows onnxruntime's CPU kernel bit
-for bit (FACTS 6, "Decision"). The emulator and NPU backends are checked against this module.
+Spec: ONNX QLinearMatMul opset 21 (docs/references.md#onnx-qlinearmatmul). Where the spec is loose, this follows onnxruntime's
+CPU kernel bit for bit (docs/references.md#onnxruntime-qlinearmatmul, docs/references.md#decision-qlinearmatmul). The emulator and NPU backends are checked against this module.
 
 Inputs (numpy arrays or numpy scalars; any strides)
     a, b                    T1 / T2 in {int8, uint8, float8_e4m3fn, float8_e4m3fnuz, float8_e5m2, float8_e5m2fnuz}
@@ -34,7 +34,7 @@ Arithmetic (every float step is one correctly rounded IEEE float32 operation, in
   e4m3fn / e4m3fnuz pair (and int8 / uint8 mixed with them) for K <= 65536; with e5m2 operands spanning their
   whole exponent range the float64 sum may round once per addition before the final rounding to float32.
 
-Float8 (nobody implements float8 QLinearMatMul; FACTS 6). This is the ONNX chain
+Float8 (nobody implements float8 QLinearMatMul; docs/references.md#onnx-reference-qlinearmatmul). This is the ONNX chain
 DequantizeLinear -> MatMul -> QuantizeLinear(saturate=1) with the scales folded into one multiplier, exactly as
 the integer path: the two agree whenever the chain's intermediate roundings vanish (e.g. power-of-two scales)
 and otherwise differ only where v lies within a few float32 ulps of a rounding boundary of T3. As ONNX's
@@ -59,18 +59,28 @@ import ml_dtypes
 import numpy as np
 
 from .. import dtypes
+from .._opnames import QLINEAR_MATMUL as OP
 from ..errors import ConstraintError, DTypeError
 from ._exact_gemm import exact_integer_matmul, wrap_to_int32
 
-OP = "qlinear_matmul"
-
-_ARGUMENTS = ("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")
+#: the argument names, in ONNX order
+ARGUMENTS = ("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")
 
 
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> np.ndarray:
     """y = quantize(dequantize(a) @ dequantize(b)); see the module docstring for the exact arithmetic."""
-    p = _Problem(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+    return compute(QLinearMatMulOperands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+                                         y_zero_point))
 
+
+def validate(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> "QLinearMatMulOperands":
+    """Check the arguments exactly as qlinear_matmul does (the same typed errors), without computing; returns the
+    validated operands (what `compute` and the other backends take)."""
+    return QLinearMatMulOperands(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
+
+
+def compute(p: "QLinearMatMulOperands") -> np.ndarray:
+    """y of validated operands (no check repeated): the CPU backend's QLinearMatMul."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if p.integer_inputs:
             acc = _integer_accumulator(p)
@@ -81,12 +91,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     return np.ascontiguousarray(np.broadcast_to(y, p.out_shape_2d)).reshape(p.out_shape)
 
 
-def validate(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point) -> None:
-    """Check the arguments exactly as qlinear_matmul does (the same typed errors), without computing."""
-    _Problem(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
-
-
-def _integer_accumulator(p: "_Problem") -> np.ndarray:
+def _integer_accumulator(p: "QLinearMatMulOperands") -> np.ndarray:
     """float32(acc) with acc the exact sum wrapped to int32."""
     a_diff = _difference_as_float32(p.a, p.a_zero_point)
     b_diff = _difference_as_float32(p.b, p.b_zero_point)
@@ -105,14 +110,14 @@ def _difference_as_float32(x: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
     return diff
 
 
-def _float_accumulator(p: "_Problem") -> np.ndarray:
+def _float_accumulator(p: "QLinearMatMulOperands") -> np.ndarray:
     """float32(acc) with acc summed in float64 (float8 operands)."""
     a_diff = p.a.astype(np.float64) - p.a_zero_point.astype(np.float64)
     b_diff = p.b.astype(np.float64) - p.b_zero_point.astype(np.float64)
     return np.matmul(a_diff, b_diff).astype(np.float32)
 
 
-def _quantize_output(v: np.ndarray, p: "_Problem") -> np.ndarray:
+def _quantize_output(v: np.ndarray, p: "QLinearMatMulOperands") -> np.ndarray:
     out_type = dtypes.numpy_dtype(p.out_type)
     if dtypes.TABLE[p.out_type]["is_float"]:
         largest = np.float32(ml_dtypes.finfo(out_type).max)
@@ -134,15 +139,17 @@ def _difference_bound(x: np.ndarray, zero_point: np.ndarray) -> int:
     return max(hi - zp_lo, zp_hi - lo, 0)
 
 
-class _Problem:
-    """The validated operands, with every parameter reshaped to broadcast in matmul coordinates.
+class QLinearMatMulOperands:
+    """The validated operands of one QLinearMatMul, with every parameter reshaped to broadcast in matmul
+    coordinates. Built once per call; the CPU reference (`compute`), the emulator backend and the SoC plan check
+    all read it.
 
     Coordinates: a2 [..., M, K], b2 [..., K, N], output [..., M, N], where a 1-D a is [1, K] and a 1-D b is
     [K, 1] (numpy.matmul's promotion); out_shape is the real output shape (those axes removed again).
     """
 
     def __init__(self, a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
-        values = dict(zip(_ARGUMENTS, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)))
+        values = dict(zip(ARGUMENTS, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)))
         arrays = {name: _as_array(name, value) for name, value in values.items()}
         a, b = arrays["a"], arrays["b"]
 
@@ -220,6 +227,12 @@ class _Problem:
         self.b_zero_point = zero_points["b_zero_point"]
         self.y_zero_point = zero_points["y_zero_point"]
         self.integer_inputs = not (dtypes.TABLE[a_type]["is_float"] or dtypes.TABLE[b_type]["is_float"])
+        self.a_type, self.b_type = a_type, b_type
+        # Quantization granularity, as the kernels and the SoC plans name it: a scale and its zero point vary
+        # together (their layouts are checked equal above), so one element of both is per tensor.
+        self.a_param = "tensor" if self.a_scale.size == 1 and self.a_zero_point.size == 1 else "row"
+        self.b_param = "tensor" if self.b_scale.size == 1 and self.b_zero_point.size == 1 else "column"
+        self.y_param = "tensor" if self.y_scale.size == 1 and self.y_zero_point.size == 1 else "broadcast"
 
 
 def matmul_shapes(a_shape, b_shape):
@@ -338,7 +351,7 @@ def _per_column_shape(param: np.ndarray, name: str, b: np.ndarray, b2: np.ndarra
     return shape
 
 
-def _output_param_shape(param: np.ndarray, name: str, p: _Problem, a: np.ndarray, b: np.ndarray,
+def _output_param_shape(param: np.ndarray, name: str, p: "QLinearMatMulOperands", a: np.ndarray, b: np.ndarray,
                         batch_rank: int) -> Tuple[int, ...]:
     """Shape under which a parameter of y broadcasts against the output in matmul coordinates [..., M, N]."""
     shape = _strip_leading_ones(param.shape)

@@ -1,4 +1,7 @@
-// NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul.
+// NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul. Their C++ signatures
+// follow the schemas of torch_ops.py:
+//   dynamic_quant(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None) -> (Tensor, Tensor)
+//   qlinear_matmul(Tensor a, Tensor a_scale, ..., Tensor y_zero_point) -> Tensor
 //
 // The op schemas are defined in Python (ascend_quant_ops/torch_ops.py, torch.library.custom_op); this library
 // only adds the PrivateUse1 implementation to them, so loading it (npu.load_extension()) is all it takes for
@@ -11,7 +14,8 @@
 // in op_host/ are checked against): inputs, then attributes, then outputs, as op_build generates
 // aclnn<OpType>GetWorkspaceSize(inputs..., attrs..., outputs..., workspaceSize, executor). Each call below is
 // preceded by an "aclnn order" line that tests/torch/test_npu_extension.py compares with ops.json.
-// The device operator is symmetric only (seed 004): asymmetric=True is refused here and stays on the CPU.
+// The device operator is symmetric only (ATB DynamicQuant, docs/references.md#atb-dynamicquant):
+// dynamic_quant_asymmetric has no NPU kernel (the Python helpers refuse it for NPU tensors first).
 // Its scales are float32 on the device: float16 / bfloat16 scales are upcast (exact), as the golden does.
 //
 // Compile flags: CURRENT_VERSION must name the torch release (V2R13 for torch 2.13) because op-plugin's headers
@@ -30,33 +34,34 @@
 namespace aqo_npu {
 namespace {
 
-// ATB outTensorType codes, which are aclDataType's codes (acl_base_rt.h), and the torch dtype that carries each.
-at::ScalarType DynamicQuantOutputCarrier(int64_t dst_type) {
-  switch (dst_type) {
-    case ACL_INT8:
-      return at::kChar;
-    case ACL_HIFLOAT8:  // torch has no hifloat8: the bit patterns travel as uint8
-      return at::kByte;
-    case ACL_FLOAT8_E5M2:
-      return at::ScalarType::Float8_e5m2;
-    case ACL_FLOAT8_E4M3FN:
-      return at::ScalarType::Float8_e4m3fn;
+// The op's ScalarType? dst_type -> the operator's dst_type attribute, ATB's outTensorType code, which is also
+// aclDataType's code (acl_base_rt.h); the torch dtype of y carries it (hifloat8: uint8 bit patterns).
+int64_t DynamicQuantDstCode(const c10::optional<at::ScalarType>& dst_type) {
+  const at::ScalarType t = dst_type.has_value() ? *dst_type : at::kChar;  // None = int8, as in torch_npu
+  switch (t) {
+    case at::kChar:
+      return ACL_INT8;
+    case at::kByte:  // torch has no hifloat8: its bit patterns travel as uint8
+      return ACL_HIFLOAT8;
+    case at::ScalarType::Float8_e5m2:
+      return ACL_FLOAT8_E5M2;
+    case at::ScalarType::Float8_e4m3fn:
+      return ACL_FLOAT8_E4M3FN;
     default:
-      TORCH_CHECK(false, "dynamic_quant: argument 'dst_type': unknown code ", dst_type,
-                  "; expected 2 (int8), 34 (hifloat8), 35 (float8_e5m2) or 36 (float8_e4m3fn)");
+      TORCH_CHECK(false, "dynamic_quant: argument 'dst_type': unsupported ", t,
+                  "; expected torch.int8, torch.uint8 (hifloat8 bits), torch.float8_e5m2 or torch.float8_e4m3fn");
   }
-  return at::kChar;  // not reached
+  return ACL_INT8;  // not reached
 }
 
 void CheckOnNpu(const char* op, const char* name, const at::Tensor& t, const at::Device& device) {
   TORCH_CHECK(t.device() == device, op, ": argument '", name, "' must be on ", device, ", got ", t.device());
 }
 
-std::tuple<at::Tensor, at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
-                                                               const c10::optional<at::Tensor>& smooth_scales,
-                                                               int64_t dst_type, bool asymmetric) {
-  TORCH_CHECK(!asymmetric, "dynamic_quant: argument 'asymmetric': the NPU operator is symmetric only (seed 004); "
-              "run asymmetric quantization with backend='cpu'");
+std::tuple<at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
+                                                   const c10::optional<at::Tensor>& smooth_scales,
+                                                   c10::optional<at::ScalarType> dst_type_arg) {
+  const int64_t dst_type = DynamicQuantDstCode(dst_type_arg);
   TORCH_CHECK(x.dim() >= 2, "dynamic_quant: argument 'x': rank must be at least 2, got ", x.dim());
   TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16,
               "dynamic_quant: argument 'x': dtype must be float16 or bfloat16, got ", x.scalar_type());
@@ -74,22 +79,20 @@ std::tuple<at::Tensor, at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor&
     smooth = smooth_scales->contiguous();
   }
 
-  const at::ScalarType carrier = DynamicQuantOutputCarrier(dst_type);
+  const at::ScalarType carrier = dst_type_arg.has_value() ? *dst_type_arg : at::kChar;
   const at::IntArrayRef rows = x.sizes().slice(0, x.dim() - 1);
   at::Tensor y = at::empty(x.sizes(), x.options().dtype(carrier));
   at::Tensor scale = at::empty(rows, x.options().dtype(at::kFloat));
-  // The schema returns an offset in both modes; symmetric quantization has none: zeros, as on the CPU.
-  at::Tensor offset = at::zeros(rows, x.options().dtype(at::kFloat));
   if (x.numel() == 0) {
     // No kernel launch for empty tensors: rows without elements are zero rows (scale 0).
     scale.zero_();
-    return std::make_tuple(y, scale, offset);
+    return std::make_tuple(y, scale);
   }
   // y's aclDataType is the requested one (the uint8 carrier of hifloat8 becomes ACL_HIFLOAT8).
   TensorWrapper y_typed{y, static_cast<aclDataType>(dst_type)};
   // aclnn order AqoDynamicQuant: x smooth_scales | dst_type | y scale
   EXEC_NPU_CMD(aclnnAqoDynamicQuant, xc, smooth, dst_type, y_typed, scale);
-  return std::make_tuple(y, scale, offset);
+  return std::make_tuple(y, scale);
 }
 
 std::vector<int64_t> MatmulShape(const at::Tensor& a, const at::Tensor& b) {
@@ -125,7 +128,7 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
   for (const auto& named : all) {
     CheckOnNpu(op, named.first, *named.second, a.device());
   }
-  // The NPUs have no fnuz float8 formats (FACTS 3): those stay on the CPU backend.
+  // The NPUs have no fnuz float8 formats (docs/references.md#soc-facts): those stay on the CPU backend.
   TORCH_CHECK(IsNpuQuantType(a.scalar_type()) && IsNpuQuantType(b.scalar_type()) &&
                   IsNpuQuantType(y_zero_point.scalar_type()),
               "qlinear_matmul: on the NPU a, b and y_zero_point must be int8, uint8, float8_e4m3fn or "

@@ -72,3 +72,8 @@ def main(args) -> int:
                 print(f"error: --scale: unknown timing parameter {name!r}; known: {', '.join(known)}", file=sys.stderr)
                 return 2
     return report_main(args)
+
+
+def run(args) -> int:
+    """The `aqo perf` subcommand (cli.SUBCOMMANDS)."""
+    return main(args)

@@ -1,5 +1,5 @@
 """The precision suite: a case list per SoC (cases.py), the Ascend criteria (criteria.py), a runner that judges a
-backend against the golden (runner.py) and JSON / HTML reports (report.py). scripts/precision_test.py is its
+backend against the golden (runner.py) and JSON / HTML reports (report.py). `aqo precision` is its
 command line; tests/npu/test_precision_npu.py runs it on a device."""
 from .cases import Case, all_cases
 from .criteria import check_float8, check_integer, check_output, check_scale

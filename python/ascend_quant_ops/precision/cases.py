@@ -20,8 +20,8 @@ import numpy as np
 
 from .. import dtypes
 
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+from .._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
+from .._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
 
 _SHORT = {"float16": "fp16", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "hifloat8": "hif8",
           "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
@@ -55,14 +55,14 @@ class Case:
 
 
 # --------------------------------------------------------------------------------------------- DynamicQuant inputs
-# Seed 004's worked example (float16; the "(float8)" label in the spec is a typo, see seeds/README).
-SEED_004_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+# ATB's worked example (float16; the "(float8)" label in the spec is a typo, docs/references.md#atb-dynamicquant).
+ATB_EXAMPLE_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
               [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]
 
 
 def _dq_inputs(p: Dict[str, Any], rng: np.random.Generator) -> Dict[str, Any]:
-    if p.get("special") == "seed004":
-        return {"x": np.array(SEED_004_X, np.float16), "smooth_scales": None}
+    if p.get("special") == "atb_example":
+        return {"x": np.array(ATB_EXAMPLE_X, np.float16), "smooth_scales": None}
     shape = tuple(p["shape"])
     x_dtype = dtypes.numpy_dtype(p["x_dtype"])
     special = p.get("special", "normal")
@@ -179,8 +179,8 @@ def dynamic_quant_cases(soc: str, spec: dict) -> List[Case]:
 
     seed_ok = 4 % align == 0 and "float16" in dq["x_dtypes"]
     _dq_case(cases, soc, "compare" if seed_ok else "refuse",
-             "the seed 004 example" if seed_ok else f"the seed 004 example (tail 4, not a multiple of {align})",
-             ["spec"], shape=(2, 2, 4), x_dtype="float16", dst_type="int8", special="seed004")
+             "the ATB example" if seed_ok else f"the ATB example (tail 4, not a multiple of {align})",
+             ["spec"], shape=(2, 2, 4), x_dtype="float16", dst_type="int8", special="atb_example")
     for x_dtype in dq["x_dtypes"]:
         limit = int(dq[f"max_tail_{x_dtype}"])
         for dst in dq["dst_types"]:
@@ -203,7 +203,7 @@ def dynamic_quant_cases(soc: str, spec: dict) -> List[Case]:
                 _dq_case(cases, soc, "compare", "many rows, not a multiple of the core count", ["cores"],
                          shape=(197, tail(128)), x_dtype=x_dtype, dst_type=dst)
             if first and x_dtype == "bfloat16" and limit > 4400:
-                # FACTS 4: counting ATB's fp32 scratch buffer, some bf16 widths below the documented limit
+                # docs/references.md#dynamicquant-implementations: counting ATB's fp32 scratch buffer, some bf16 widths below the documented limit
                 # (4272-4432, ...) would not fit UB with many rows. Our plan must still run them exactly.
                 _dq_case(cases, soc, "compare", "bfloat16 width in the band ATB's UB model flags, many rows",
                          ["limit"], shape=(64, 4400), x_dtype=x_dtype, dst_type=dst)

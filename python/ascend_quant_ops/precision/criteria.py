@@ -1,4 +1,4 @@
-"""The precision criteria, as Ascend applies them to its own operators (FACTS 8), one function per output kind.
+"""The precision criteria, as Ascend applies them to its own operators (docs/references.md#precision-criteria), one function per output kind.
 
 Each check returns a dict: {"criterion", "passed", "message", "stats", "histogram": {"labels", "counts"}}.
 The shape and dtype must equal the golden's before any value is compared; NaN must sit where the golden has NaN.
@@ -20,6 +20,7 @@ from typing import Dict, List, Tuple
 import numpy as np
 
 from .. import dtypes
+from .._opnames import DYNAMIC_QUANT
 
 INT_MAX_DELTA = 1
 SCALE_ELEMENT = 2.0 ** -8
@@ -169,7 +170,7 @@ def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:
 
 def outputs_of(op: str, asymmetric: bool = False) -> Dict[str, str]:
     """Output name -> check kind, in the operator's return order."""
-    if op == "dynamic_quant":
+    if op == DYNAMIC_QUANT:
         out = {"y": "values", "scale": "scale"}
         if asymmetric:
             out["offset"] = "scale"

@@ -7,7 +7,7 @@ The backend is called through the public API (`api.dynamic_quant` / `api.qlinear
 exactly as a user calls it; for "npu" the inputs are moved to the NPU as torch tensors and the outputs brought
 back. The expected values come from the golden (golden/), computed here from the same numpy inputs.
 
-ascend310p computes in saturation mode (FACTS 1): on that SoC the device and its emulation are compared with the
+ascend310p computes in saturation mode (docs/references.md#saturation-mode): on that SoC the device and its emulation are compared with the
 golden of x with +-Inf replaced by +-65504 and NaN by 0 (docs/design.md); the "cpu" backend is the golden itself.
 """
 from __future__ import annotations

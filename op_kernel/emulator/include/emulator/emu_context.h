@@ -97,6 +97,10 @@ struct GmRegion {
     uint64_t bytes = 0;
     GmAccess access = GmAccess::kReadOnly;
     std::vector<uint8_t> writer;  // per byte: 0 = not written in this launch, else block_idx + 1 (kReadWrite)
+    // The launch's workspace (Launcher::AddWorkspace): its first reserved_bytes are the system workspace, which no
+    // kernel access may touch (emulator/launch_contract.h).
+    bool is_workspace = false;
+    uint64_t reserved_bytes = 0;
 };
 
 // One TPipe::InitBuffer of a core: the UB map the kernel actually built (to compare with a plan's UB map).
@@ -189,6 +193,13 @@ struct OrderState {
     };
     std::vector<SiteRun> sites[kStreams];
     int scalar_run_start = -1;     // trace index where the current run of S events starts
+    // pending Matmul requests: handle, cube sequence number, what the scalar unit knew when it was made
+    struct CubeRequest {
+        uint64_t handle;
+        uint32_t seq;
+        Clock view;
+    };
+    std::vector<CubeRequest> cube_requests;
 };
 
 // Per byte of UB: the last write (stream, seq) and the last reads by V and MTE3 since that write. Scalar reads

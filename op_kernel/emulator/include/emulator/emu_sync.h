@@ -13,6 +13,7 @@
 
 #include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
+#include "emulator/launch_contract.h"
 
 namespace AscendC {
 
@@ -127,10 +128,14 @@ template <typename T, CacheLine kLine = CacheLine::SINGLE_CACHE_LINE, DcciDst kD
 inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&)
 {}
 
-// Workspaces: the emulator reserves no system workspace, so the user workspace is the whole buffer.
-inline uint8_t* GetUserWorkspace(uint8_t* workspace) { return workspace; }
+// Workspaces: the launch's workspace starts with the SoC's system workspace; GetUserWorkspace returns the kernel's
+// part after it, GetSysWorkSpacePtr the start (emulator/launch_contract.h).
+inline uint8_t* GetUserWorkspace(uint8_t* workspace, AQO_EMU_SRC)
+{
+    return ::aqo_emu::UserWorkspace(workspace, aqo_file, aqo_line);
+}
 inline void SetSysWorkspace(uint8_t*) {}
-inline uint8_t* GetSysWorkSpacePtr() { return nullptr; }
+inline uint8_t* GetSysWorkSpacePtr() { return ::aqo_emu::SystemWorkspace(); }
 
 // A variadic template (not a C variadic function) so that an unqualified printf in a kernel with
 // `using namespace AscendC` prefers this exact match over ::printf instead of being ambiguous.
@@ -170,7 +175,8 @@ enum KernelMetaType {
 };
 #define KERNEL_TASK_TYPE_DEFAULT(type) ::aqo_emu::SetKernelTaskType(static_cast<int>(type))
 #define KERNEL_TASK_TYPE(key, type)
-#define TILING_KEY_IS(key) (::aqo_emu::CurrentTilingKey() == static_cast<uint64_t>(key))
+// A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
+#define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())
 #define TRACE_START(x)
 #define TRACE_STOP(x)
 

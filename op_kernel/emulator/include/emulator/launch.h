@@ -39,10 +39,22 @@ public:
     // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one).
     uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access);
 
+    // Registers the launch's workspace: `reserved_bytes` of system workspace (the SoC's, what the framework and
+    // the Matmul API use; the host's workspace size includes it) followed by the kernel's own part, which
+    // GetUserWorkspace(workspace) returns. A kernel access to the reserved bytes fails (launch_contract.h).
+    uint8_t* AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes);
+
     // Copies the tiling bytes (the tiling class as a plain struct) and returns the address to pass as the
     // kernel's `tiling` argument. GET_TILING_DATA reading past these bytes fails.
     uint8_t* SetTiling(const void* data, uint64_t bytes);
-    void SetTilingKey(uint64_t key) { tiling_key_ = key; }
+    // The launch's tiling key and the kernel it is for (the AqoEmuKernelTag name its runner gave the kernel):
+    // Run() refuses a key that kernel's TILING_KEY_IS branches do not name, as a device launch would find no
+    // kernel binary for it (emulator/launch_contract.h).
+    void SetTilingKey(uint64_t key, const std::string& kernel_tag)
+    {
+        tiling_key_ = key;
+        kernel_tag_ = kernel_tag;
+    }
 
     // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
     void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
@@ -65,6 +77,7 @@ private:
     std::vector<GmRegion> gm_;
     std::vector<uint8_t> tiling_;
     uint64_t tiling_key_ = 0;
+    std::string kernel_tag_;  // empty: SetTilingKey not called (key 0, not checked)
     bool is_aiv_ = true;
     RunOptions options_;
     RunStats stats_;

@@ -1,51 +1,142 @@
-// lib/matmul_intf.h of the AscendC CPU emulator: the subset of the Matmul high-level API that
-// op_kernel/aqo_qlinear_matmul.cpp uses, computed exactly on the host.
+// lib/matmul_intf.h of the AscendC CPU emulator: the Matmul high-level API forms the project's kernels use (and the
+// QLinearMatMul rework will), computed exactly on the host, with the semantics and the checks of CANN 8.1.RC1's
+// implementation (highlevel_api/lib/matmul/matmul_client.h on split SoCs, where the vector core is the client of
+// the cube core's server; highlevel_api/impl/matmul/ on ascend310p, where MatmulImpl runs on the AI core itself).
 //
 // What is modelled
-//   * Matmul<MatmulType<GM, ND, A>, MatmulType<GM, ND, B>, MatmulType<GM, ND, C>>: A [M, K] and B [K, N] read
-//     from GM in ND layout (row strides from SetOrgShape), C [M, N] written to GM, IterateAll only.
-//   * Arithmetic: int8 x int8 (and, on ascend310p, uint8 x int8 / uint8 x uint8, FACTS 3) products accumulated
-//     in 32-bit two's complement, wrapping modulo 2^32 like the cube's int32 accumulator. The result is the same
-//     for every tiling, so the tiling's base blocks only feed the checks. Float8 pairs (e4m3fn / e5m2, any mix;
-//     ascend910_95 only) into float32: the exact sum rounded once (the device's float32 accumulation order is
-//     not modelled).
-//   * Cross-core synchronisation on split SoCs (910b, 950): on the device the vector core is the Matmul API's
-//     client and the cube core its server (REGIST_MATMUL_OBJ, KFC messages through the system workspace);
-//     IterateAll<sync = true> returns when C is in GM. The emulator runs the server's work inside the client's
-//     call, so "C is in GM when IterateAll returns" holds by construction, and only the client side is run
-//     (the launcher runs vector cores).
-//   * GM traffic: A, B read once and C written once per IterateAll, added to the calling core's statistics
-//     (gm_read_bytes / gm_write_bytes) and to the Matmul statistics of aqo_emu::MatmulStats().
-// Loud failures (EmulatorError at the kernel's line)
-//   Init without a tiling or with base blocks that are not whole cube fractals (baseM, baseN multiples of 16,
-//   baseK a multiple of 32 bytes); use before Init; IterateAll before SetTensorA / SetTensorB; shapes that are
-//   not positive, single shapes larger than the org shapes or row strides shorter than a row; any byte of A, B
-//   or C outside its GlobalTensor (and C in a read-only buffer); transposed operands and atomic writes (not
-//   modelled); an operand dtype pair the SoC's cube lacks (FACTS 3: uint8 only on ascend310p).
-// UB: on ascend310p the API's L0C -> UB / ND -> NZ staging takes tiling.transLength bytes from the TPipe at Init
-// (one TBuf here), so the kernel's UB total includes it.
-// Not modelled: L1 / L0A / L0B / L0C capacities (the SoC table has no L1 / L0 sizes yet), what the API does inside
-// its UB staging area, Iterate / GetTensorC, bias, batch modes.
+//   * Matmul<MatmulType<GM, ND, A>, MatmulType<GM, ND, B>, MatmulType<C position, ND, C>, BIAS, MM_CFG>: A [M, K] and
+//     B [K, N] read from GM in ND layout (row strides from SetOrgShape), C written to GM (or, for the asynchronous
+//     Iterate form, to a GM workspace with a UB C position, as the client requires).
+//   * Configurations: NORM (CFG_NORM, GetNormalConfig) and MDL (CFG_MDL, GetMDLConfig), with their tiling checks;
+//     intrinsicsCheck (the intrinsicsLimit argument) decides how a row stride of 65536 or more is copied.
+//   * Forms: IterateAll<true>(gm); IterateAll<false>(gm) + WaitIterateAll() (split SoCs); Iterate() +
+//     GetTensorC(gm) block by block; SetWorkspace(gm) + Iterate<false>() + GetTensorC<false>() (the block in the
+//     workspace, as a GlobalTensor) or GetTensorC<false>(ubTensor) (copied to UB) (split SoCs); End().
+//     Base blocks come in the API's order: ORDER_M (M fastest) or ORDER_N, in steps of stepM / stepN, from MM_CFG's
+//     iterateOrder or, when UNDEF, the tiling's. Asynchronous work is done when the client waits (WaitIterateAll,
+//     the first GetTensorC<false>): the latest moment the device allows, so a result read early is stale.
+//   * Arithmetic: int8 x int8 (and, on ascend310p, uint8 x int8 / uint8 x uint8) accumulated in 32-bit two's
+//     complement, wrapping like the cube's int32 accumulator; float8 pairs (ascend910_95) into float32, the exact sum
+//     rounded once (the device's float32 order is not modelled). The result does not depend on the tiling.
+//   * ascend310p (no fixpipe): the C write-back, its N-tail and the ND-to-NZ staging of A / B go through a UB local
+//     workspace given by SetLocalWorkspace (size: MatmulLocalWorkspaceBytes, the formula of
+//     impl/matmul/resource/local_workspace/matmul_local_workspace.h; MatmulGetTmpBufSize on the host). Without one
+//     the API writes through a tensor at UB address 0: the emulator checks that range against the kernel's buffers
+//     and fails on overlap (on the device the kernel's data is overwritten). The given buffer is scribbled on
+//     (its bytes become undefined) at every use.
+//   * GM traffic: A, B read and C written per computation, added to the calling core's statistics and to
+//     aqo_emu::MatmulStats(). Every cube GM access goes through aqo_emu::CubeGmAccess (one call per access), as part
+//     of a request to the cube (emulator/emu_order.h): made at IterateAll / Iterate, waited for where the core waits
+//     (IterateAll's return, WaitIterateAll, GetTensorC), so the ordering checks see the cube's reads and writes.
+// Loud failures (EmulatorError at the kernel's line): see the Fail calls below; each has a fault kernel in
+// python/csrc/emulate_qlinear_matmul_faults.cpp. In short: bad tiling (fractals, depths, steps, MDL depths, 310p
+// transLength), use before Init, computing before SetTensorA / SetTensorB, shapes outside the org shape or A / B / C
+// outside their GlobalTensors, a row stride >= 65536 without intrinsicsCheck (a 16-bit field of the GM -> L1 copy on
+// 910b; taken the same on 950), the client's message rules on split SoCs (SetOrgShape after SetSingleShape /
+// SetTensorA / SetTensorB drops them; IterateAll / a first Iterate need SetTensorA / SetTensorB since the last
+// message), WaitIterateAll without an asynchronous IterateAll in flight or after a synchronous one, A / B / C
+// touched while an asynchronous computation is in flight, a kernel ending with one in flight, Iterate<false>
+// without SetWorkspace or with C in GM, GetTensorC of the wrong mode / beyond the blocks / before Iterate,
+// Iterate again before GetTensorC of a synchronous block, forms ascend310p's MatmulImpl does not have, the 310p local
+// workspace (missing and overlapping the kernel's UB, or too small), transposed operands, atomics and bias.
+// Not modelled: L1 / L0 capacities, the UB-side C positions of the synchronous forms, batch modes, bias, quant.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "kernel_operator.h"
 #include "emulator/emu_order.h"
 #include "lib/matmul_tiling_emu.h"
 
-// CANN declares CubeFormat in the global namespace.
+// CANN declares these in the global namespace (highlevel_api/lib/matmul/matmul_config.h, tiling.h).
 enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
+enum class IterateOrder { ORDER_M = 0, ORDER_N, UNDEF };
+enum class ScheduleType { INNER_PRODUCT = 0, OUTER_PRODUCT };
+enum class BatchMode { NONE = 0, BATCH_LESS_THAN_L1, BATCH_LARGE_THAN_L1, SINGLE_LARGE_THAN_L1 };
+
+// The fields of CANN's MatmulConfig the emulation reads (the others keep their CANN defaults in meaning).
+struct MatmulConfig {
+    bool doNorm = false;
+    bool doBasicBlock = false;
+    bool doMultiDataLoad = false;
+    bool intrinsicsCheck = false;  // the intrinsicsLimit argument: row strides >= 65535 copied row by row
+    bool isNBatch = false;
+    bool enVecND2NZ = false;
+    uint32_t doMTE2Preload = 0;
+    bool enUnitFlag = true;
+    bool isPerTensor = false;
+    bool hasAntiQuantOffset = false;
+    BatchMode batchMode = BatchMode::NONE;
+    bool enableReuse = true;
+    bool enableUBReuse = true;
+    bool enableL1CacheUB = false;
+    IterateOrder iterateOrder = IterateOrder::UNDEF;
+    ScheduleType scheduleType = ScheduleType::INNER_PRODUCT;
+    bool enableMixDualMaster = false;
+    bool enableKdimReorderLoad = false;
+};
+
+constexpr MatmulConfig GetNormalConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
+                                       const bool isVecND2NZ = false,
+                                       const BatchMode bmmMode = BatchMode::BATCH_LESS_THAN_L1,
+                                       const bool isMsgReuse = true, const IterateOrder iterateOrder = IterateOrder::UNDEF,
+                                       const ScheduleType scheduleType = ScheduleType::INNER_PRODUCT,
+                                       const bool enUnitFlag = true, const bool enableMixDualMaster = false)
+{
+    MatmulConfig c;
+    c.doNorm = true;
+    c.intrinsicsCheck = intrinsicsLimit;
+    c.isNBatch = batchLoop;
+    c.enVecND2NZ = isVecND2NZ;
+    c.batchMode = bmmMode;
+    c.enableReuse = isMsgReuse;
+    c.iterateOrder = iterateOrder;
+    c.scheduleType = scheduleType;
+    c.enUnitFlag = enUnitFlag;
+    c.enableMixDualMaster = enableMixDualMaster;
+    return c;
+}
+
+constexpr MatmulConfig GetMDLConfig(const bool intrinsicsLimit = false, const bool batchLoop = false,
+                                    const uint32_t doMTE2Preload = 0, const bool isVecND2NZ = false,
+                                    bool isPerTensor = false, bool hasAntiQuantOffset = false,
+                                    const bool enUnitFlag = false, const bool isMsgReuse = true,
+                                    const bool enableUBReuse = true, const bool enableL1CacheUB = false,
+                                    const bool enableMixDualMaster = false, const bool enableKdimReorderLoad = false)
+{
+    MatmulConfig c;
+    c.doMultiDataLoad = true;
+    c.intrinsicsCheck = intrinsicsLimit;
+    c.isNBatch = batchLoop;
+    c.doMTE2Preload = doMTE2Preload;
+    c.enVecND2NZ = isVecND2NZ;
+    c.isPerTensor = isPerTensor;
+    c.hasAntiQuantOffset = hasAntiQuantOffset;
+    c.enUnitFlag = enUnitFlag;
+    c.enableReuse = isMsgReuse;
+    c.enableUBReuse = enableUBReuse;
+    c.enableL1CacheUB = enableL1CacheUB;
+    c.enableMixDualMaster = enableMixDualMaster;
+    c.enableKdimReorderLoad = enableKdimReorderLoad;
+    return c;
+}
+
+// inline: one object for every translation unit (CANN's are plain constexpr; the meaning is the same).
+inline constexpr MatmulConfig CFG_NORM = GetNormalConfig();
+inline constexpr MatmulConfig CFG_MDL = GetMDLConfig();
 
 namespace aqo_emu {
 
 // Matmul statistics of one vector core (the cube work it requested), kept per block of the current run.
 struct MatmulCoreStats {
-    uint64_t calls = 0;          // IterateAll calls
+    uint64_t calls = 0;          // computations: IterateAll calls and Iterate sequences
     uint64_t a_bytes = 0;        // GM bytes of A read
     uint64_t b_bytes = 0;
     uint64_t c_bytes = 0;        // GM bytes of C written
@@ -65,6 +156,33 @@ void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
                   float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k);
 
+// The UB bytes the API's local workspace needs on ascend310p (the size MatmulGetTmpBufSize reports), for a
+// configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte block for an N-tail when singleCoreN
+// is not a whole number of 32-byte C blocks, and the ND-to-NZ staging of A (K not a multiple of 32 bytes) or of an
+// int8 B (a baseK x baseN slab, times the MDL steps), as matmul_local_workspace.h adds them.
+struct MatmulLocalWorkspaceInput {
+    bool mdl = false;
+    bool vec_nd2nz = false;
+    bool ub_reuse = true;
+    bool c_in_gm = true;
+    uint32_t c_bytes = 4;     // sizeof C
+    uint32_t src_bytes = 1;   // sizeof A
+    bool int8_pair = true;    // int8 x int8 (B staged as a whole slab)
+};
+uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in);
+
+// The base blocks of one Iterate sequence, in the API's order (m_loop / n_loop with steps; ORDER_M: for each
+// N-step, for each M-step, M blocks inside N blocks...): (M block, N block) pairs.
+std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,
+                                                            uint32_t step_n, bool order_n);
+
+// ascend310p without SetLocalWorkspace: fails when UB [0, bytes), where the API writes, overlaps a buffer the kernel
+// allocated (naming it and its InitBuffer line).
+void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file, int line, const char* api);
+
+// FNV-1a of a byte range (snapshots of operands while an asynchronous computation is in flight).
+uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n);
+
 }  // namespace aqo_emu
 
 namespace AscendC {
@@ -82,11 +200,6 @@ struct MatmulType {
     constexpr static bool ibShare = IBSHARE;
 };
 
-struct MatmulConfig {
-    bool doNorm = true;
-};
-constexpr MatmulConfig CFG_NORM{};
-
 template <auto kCopyOut = nullptr, auto kCopyA = nullptr, auto kCopyB = nullptr>
 struct MatmulCallBackFunc {};
 
@@ -96,12 +209,24 @@ class Matmul {
     using SrcAT = typename A_TYPE::T;
     using SrcBT = typename B_TYPE::T;
     using DstT = typename C_TYPE::T;
-    static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM && C_TYPE::pos == TPosition::GM,
-                  "emulated Matmul: A, B and C in GM only");
+    static constexpr MatmulConfig kCfg = MM_CFG;
+    static constexpr bool kCInUb =
+        C_TYPE::pos == TPosition::VECIN || C_TYPE::pos == TPosition::VECOUT || C_TYPE::pos == TPosition::VECCALC;
+    static_assert(A_TYPE::pos == TPosition::GM && B_TYPE::pos == TPosition::GM,
+                  "emulated Matmul: A and B in GM only");
+    static_assert(C_TYPE::pos == TPosition::GM || kCInUb,
+                  "emulated Matmul: C in GM, or in UB (VECIN / VECOUT / VECCALC) for the asynchronous Iterate form");
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
                       C_TYPE::format == CubeFormat::ND,
                   "emulated Matmul: ND layout only");
     static_assert(!A_TYPE::isTrans && !B_TYPE::isTrans, "emulated Matmul: transposed operands are not modelled");
+    static_assert(A_TYPE::layout == LayoutMode::NONE && !A_TYPE::ibShare && !B_TYPE::ibShare,
+                  "emulated Matmul: batch layouts and IBShare are not modelled");
+    static_assert(kCfg.doNorm != kCfg.doMultiDataLoad && !kCfg.doBasicBlock,
+                  "emulated Matmul: the NORM (CFG_NORM, GetNormalConfig) and MDL (CFG_MDL, GetMDLConfig) "
+                  "configurations only");
+    static_assert(!kCfg.enableMixDualMaster && !kCfg.enableL1CacheUB && kCfg.scheduleType == ScheduleType::INNER_PRODUCT,
+                  "emulated Matmul: mix dual master, L1 cache in UB and the outer-product schedule are not modelled");
     static constexpr bool kFloat8 = std::is_same<SrcAT, fp8_e4m3fn_t>::value ||
                                     std::is_same<SrcAT, fp8_e5m2_t>::value;
     static_assert(((std::is_same<SrcAT, int8_t>::value || std::is_same<SrcAT, uint8_t>::value) &&
@@ -115,56 +240,91 @@ class Matmul {
 
 public:
     Matmul() = default;
+    Matmul(const Matmul&) = delete;
+    Matmul& operator=(const Matmul&) = delete;
+    // A kernel that returns with an asynchronous computation in flight leaves the cube running (or its result
+    // unread): fails at the line that started it, unless the kernel is already failing.
+    ~Matmul() noexcept(false)
+    {
+        if (!unwaited_.empty() && std::uncaught_exceptions() == 0 && aqo_emu::CurrentCore() != nullptr) {
+            aqo_emu::Fail(unwaited_.front().first, unwaited_.front().second,
+                          "Matmul: the asynchronous IterateAll started here was never waited for "
+                          "(WaitIterateAll) before the kernel returned");
+        }
+    }
 
     void Init(const TCubeTiling* tiling, TPipe* pipe = nullptr, AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-        (void)pipe;
         if (tiling == nullptr) {
             aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Init: no TCubeTiling");
         }
+        if (pipe == nullptr) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Init: no TPipe");
+        }
+        const TCubeTiling& t = *tiling;
         const int32_t k_unit = static_cast<int32_t>(32 / sizeof(SrcAT));  // a fractal row is 32 bytes
-        if (tiling->baseM <= 0 || tiling->baseM % 16 != 0 || tiling->baseN <= 0 || tiling->baseN % 16 != 0 ||
-            tiling->baseK <= 0 || tiling->baseK % k_unit != 0) {
+        if (t.baseM <= 0 || t.baseM % 16 != 0 || t.baseN <= 0 || t.baseN % 16 != 0 || t.baseK <= 0 ||
+            t.baseK % k_unit != 0) {
             aqo_emu::Fail(aqo_file, aqo_line,
-                          "Matmul::Init: TCubeTiling base block " + std::to_string(tiling->baseM) + " x " +
-                              std::to_string(tiling->baseN) + " x " + std::to_string(tiling->baseK) +
+                          "Matmul::Init: TCubeTiling base block " + std::to_string(t.baseM) + " x " +
+                              std::to_string(t.baseN) + " x " + std::to_string(t.baseK) +
                               " (M x N x K) is not made of cube fractals: baseM and baseN must be positive "
                               "multiples of 16, baseK a positive multiple of " + std::to_string(k_unit));
+        }
+        // The API's own tiling checks (param/matmul_shape_tiling.h, CheckTiling).
+        if (t.depthA1 <= 0 || t.depthB1 <= 0 || t.stepM <= 0 || t.stepN <= 0 || t.stepKa <= 0 || t.stepKb <= 0) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::Init: TCubeTiling depthA1 " + std::to_string(t.depthA1) + ", depthB1 " +
+                              std::to_string(t.depthB1) + ", stepM " + std::to_string(t.stepM) + ", stepN " +
+                              std::to_string(t.stepN) + ", stepKa " + std::to_string(t.stepKa) + ", stepKb " +
+                              std::to_string(t.stepKb) + ": each must be larger than 0");
+        }
+        const bool split = IsSplit(c);
+        if (kCfg.doMultiDataLoad && split &&
+            (t.depthA1 % (t.stepM * t.stepKa) != 0 || t.depthB1 % (t.stepN * t.stepKb) != 0 ||
+             t.depthA1 / (t.stepM * t.stepKa) > 2 || t.depthB1 / (t.stepN * t.stepKb) > 2)) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::Init (MDL): depthA1 " + std::to_string(t.depthA1) + " must be 1 or 2 times stepM * "
+                              "stepKa (" + std::to_string(t.stepM) + " * " + std::to_string(t.stepKa) +
+                              ") and depthB1 " + std::to_string(t.depthB1) + " 1 or 2 times stepN * stepKb (" +
+                              std::to_string(t.stepN) + " * " + std::to_string(t.stepKb) + ")");
+        }
+        if (!split && t.transLength <= 0) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::Init: TCubeTiling transLength ") + std::to_string(t.transLength) +
+                              " on " + c.soc.name + ": must be larger than 0 (the UB staging of a SoC without "
+                              "fixpipe)");
+        }
+        if (!split && std::is_same<DstT, int32_t>::value && (t.N * 4) % 32 != 0) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::Init: TCubeTiling N " + std::to_string(t.N) + " on " + c.soc.name +
+                              ": an ND C needs N dims aligned to 32 bytes there");
         }
         if (kFloat8 && !c.soc.has_float8) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string("Matmul::Init: the cube of ") + c.soc.name +
-                              " has no float8 path (FACTS 3: float8 pairs on ascend910_95 only)");
+                              " has no float8 path (float8 pairs on ascend910_95 only)");
         }
         const bool a_u8 = std::is_same<SrcAT, uint8_t>::value;
         const bool b_u8 = std::is_same<SrcBT, uint8_t>::value;
-        // FACTS 3: the 910b and 950 cubes multiply int8 x int8 only; 310p also uint8 x int8 and uint8 x uint8.
+        // The 910b and 950 cubes multiply int8 x int8 only; 310p also uint8 x int8 and uint8 x uint8.
         if ((a_u8 || b_u8) && (c.soc.id != aqo_emu::SocId::kAscend310P || (!a_u8 && b_u8))) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string("Matmul::Init: the cube of ") + c.soc.name + " has no " +
                               (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") +
-                              " path (FACTS 3); map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
+                              " path; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
         }
-        // ascend310p has no fixpipe: the API stages L0C -> UB and ND -> NZ in UB buffers it takes from the
-        // kernel's TPipe (transLength bytes), before the kernel's own buffers. Modelled as one TBuf of that size,
-        // so the emulator's UB check counts it.
-        if (c.soc.id == aqo_emu::SocId::kAscend310P && tiling->transLength > 0) {
-            if (pipe == nullptr) {
-                aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Init: no TPipe for the API's UB buffers on ascend310p");
-            }
-            pipe->InitBuffer(api_ub_, static_cast<uint32_t>(tiling->transLength), aqo_file, aqo_line);
-        }
-        tiling_ = *tiling;
+        tiling_ = t;
         inited_ = true;
-        org_m_ = tiling->M;
-        org_n_ = tiling->N;
-        org_ka_ = tiling->Ka;
-        org_kb_ = tiling->Kb;
-        org_kc_ = tiling->N;
-        single_m_ = tiling->singleCoreM;
-        single_n_ = tiling->singleCoreN;
-        single_k_ = tiling->singleCoreK;
+        org_m_ = t.M;
+        org_n_ = t.N;
+        org_ka_ = t.Ka;
+        org_kb_ = t.Kb;
+        org_kc_ = t.N;
+        single_m_ = t.singleCoreM;
+        single_n_ = t.singleCoreN;
+        single_k_ = t.singleCoreK;
     }
 
     void SetOrgShape(int orgM, int orgN, int orgK, AQO_EMU_SRC)
@@ -175,13 +335,23 @@ public:
     // (0 = orgN).
     void SetOrgShape(int orgM, int orgN, int orgKa, int orgKb, int orgKc = 0, AQO_EMU_SRC)
     {
-        Require(aqo_file, aqo_line, "SetOrgShape");
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "SetOrgShape");
         if (orgM <= 0 || orgN <= 0 || orgKa <= 0 || orgKb <= 0 || orgKc < 0) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           "Matmul::SetOrgShape(" + std::to_string(orgM) + ", " + std::to_string(orgN) + ", " +
                               std::to_string(orgKa) + ", " + std::to_string(orgKb) + ", " + std::to_string(orgKc) +
                               "): shapes must be positive (orgKc 0 = orgN)");
         }
+        if (IsSplit(c) && unposted_ != nullptr) {
+            // The client's message clears the flag bits of its pending message body (setTail, setTensorA / B,
+            // isFirstIter): what was set before it would never reach the cube.
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::SetOrgShape after ") + unposted_ + " (" + unposted_file_ + ":" +
+                              std::to_string(unposted_line_) + "): on " + c.soc.name + " SetOrgShape sends a "
+                              "message to the cube, which clears the pending " + unposted_ + " (the cube would use "
+                              "the previous one); call SetOrgShape first");
+        }
+        Post(c, aqo_file, aqo_line);
         org_m_ = orgM;
         org_n_ = orgN;
         org_ka_ = orgKa;
@@ -201,6 +371,7 @@ public:
         single_m_ = singleM;
         single_n_ = singleN;
         single_k_ = singleK;
+        NoteUnposted("SetSingleShape", aqo_file, aqo_line);
     }
 
     void SetTail(int tailM = -1, int tailN = -1, int tailK = -1, AQO_EMU_SRC)
@@ -209,6 +380,7 @@ public:
         if (tailM > 0) single_m_ = tailM;
         if (tailN > 0) single_n_ = tailN;
         if (tailK > 0) single_k_ = tailK;
+        NoteUnposted("SetTail", aqo_file, aqo_line);
     }
 
     void SetTensorA(const GlobalTensor<SrcAT>& gm, bool isTransposeA = false, AQO_EMU_SRC)
@@ -220,6 +392,8 @@ public:
         gm.Region(aqo_emu::Ctx(aqo_file, aqo_line), aqo_file, aqo_line, "Matmul::SetTensorA");
         a_ = gm;
         a_set_ = true;
+        first_iter_ = true;
+        NoteUnposted("SetTensorA", aqo_file, aqo_line);
     }
 
     void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false, AQO_EMU_SRC)
@@ -231,97 +405,598 @@ public:
         gm.Region(aqo_emu::Ctx(aqo_file, aqo_line), aqo_file, aqo_line, "Matmul::SetTensorB");
         b_ = gm;
         b_set_ = true;
+        first_iter_ = true;
+        NoteUnposted("SetTensorB", aqo_file, aqo_line);
+    }
+
+    void SetBias(const GlobalTensor<DstT>&, AQO_EMU_SRC)
+    {
+        aqo_emu::Fail(aqo_file, aqo_line, "Matmul::SetBias: bias is not modelled");
+    }
+
+    // The GM workspace the asynchronous Iterate form writes its base blocks to (baseM * baseN elements each, in
+    // iteration order).
+    template <class T>
+    void SetWorkspace(GlobalTensor<T>& addr, AQO_EMU_SRC)
+    {
+        Require(aqo_file, aqo_line, "SetWorkspace");
+        if (addr.GetSize() == 0) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::SetWorkspace: an empty GlobalTensor");
+        }
+        SetWorkspaceBytes(reinterpret_cast<uint8_t*>(addr.GetPhyAddr()), addr.GetSize() * sizeof(T), aqo_file,
+                          aqo_line);
+    }
+    template <class T>
+    void SetWorkspace(T* addr, int size, AQO_EMU_SRC)
+    {
+        Require(aqo_file, aqo_line, "SetWorkspace");
+        SetWorkspaceBytes(reinterpret_cast<uint8_t*>(addr), size < 0 ? 0 : static_cast<uint64_t>(size), aqo_file,
+                          aqo_line);
+    }
+
+    // ascend310p: the UB buffer the API stages C, its N-tail and the ND-to-NZ copies in (at least
+    // MatmulLocalWorkspaceBytes). The client of split SoCs ignores it (an empty function there).
+    void SetLocalWorkspace(const LocalTensor<uint8_t>& tmpBuffer, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "SetLocalWorkspace");
+        if (IsSplit(c)) {
+            return;
+        }
+        aqo_emu::CheckRecord(c, tmpBuffer.record_, aqo_file, aqo_line, "Matmul::SetLocalWorkspace", "tmpBuffer");
+        const uint64_t need = LocalWorkspaceBytes();
+        if (tmpBuffer.GetSize() < need) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::SetLocalWorkspace: the buffer has " + std::to_string(tmpBuffer.GetSize()) +
+                              " bytes, the API needs " + std::to_string(need) + " for this tiling (C tile, N-tail "
+                              "block, ND-to-NZ staging; MatmulGetTmpBufSize on the host)");
+        }
+        local_ws_ = tmpBuffer;
+        local_ws_set_ = true;
     }
 
     template <bool sync = true>
     void IterateAll(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                     bool waitIterateAll = false, bool fakeMsg = false, AQO_EMU_SRC)
     {
-        (void)enSequentialWrite;
         (void)waitIterateAll;
         (void)fakeMsg;
-        static_assert(sync, "emulated Matmul: IterateAll<false> (asynchronous) is not modelled");
-        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-        Require(aqo_file, aqo_line, "IterateAll");
-        if (!a_set_ || !b_set_) {
-            aqo_emu::Fail(aqo_file, aqo_line,
-                          std::string("Matmul::IterateAll before ") + (!a_set_ ? "SetTensorA" : "SetTensorB"));
-        }
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "IterateAll");
+        static_assert(C_TYPE::pos == TPosition::GM, "emulated Matmul: IterateAll into GM needs C in GM");
         if (enAtomic != 0) {
             aqo_emu::Fail(aqo_file, aqo_line, "Matmul::IterateAll: atomic accumulation into C is not modelled");
         }
-        const std::string shape = "single " + std::to_string(single_m_) + " x " + std::to_string(single_n_) +
-                                  " x " + std::to_string(single_k_) + " (M x N x K), org M " +
-                                  std::to_string(org_m_) + ", N " + std::to_string(org_n_) + ", Ka " +
-                                  std::to_string(org_ka_) + ", Kb " + std::to_string(org_kb_) + ", Kc " +
-                                  std::to_string(org_kc_);
-        if (single_m_ <= 0 || single_n_ <= 0 || single_k_ <= 0 || single_m_ > org_m_ || single_n_ > org_n_ ||
-            single_k_ > org_ka_ || single_k_ > org_kb_ || single_n_ > org_kc_) {
-            aqo_emu::Fail(aqo_file, aqo_line,
-                          "Matmul::IterateAll: " + shape +
-                              ": the single shape must be positive and fit the org shape (row strides Ka, N, Kc "
-                              "at least one row)");
+        if (enSequentialWrite) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::IterateAll: sequential write is not modelled");
         }
-        const uint64_t m = static_cast<uint64_t>(single_m_), n = static_cast<uint64_t>(single_n_),
-                       k = static_cast<uint64_t>(single_k_);
-        const uint64_t lda = static_cast<uint64_t>(org_ka_), ldb = static_cast<uint64_t>(org_n_),
-                       ldc = static_cast<uint64_t>(org_kc_);
-        const uint8_t* pa = reinterpret_cast<const uint8_t*>(a_.ptr_);
-        const uint8_t* pb = reinterpret_cast<const uint8_t*>(b_.ptr_);
-        uint8_t* pc = reinterpret_cast<uint8_t*>(gm.ptr_);
-        // A synchronous request to the cube (emu_order.h): its GM reads and writes are ordered after what this
-        // core's scalar unit knows complete now, and before what it does after the call.
-        const uint64_t cube = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);
-        aqo_emu::CubeGmAccess(c, cube, a_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (A)"), a_.begin_, a_.end_,
-                              pa, m, k * sizeof(SrcAT), lda * sizeof(SrcAT), false, aqo_file, aqo_line,
-                              ("Matmul::IterateAll A, " + shape).c_str());
-        aqo_emu::CubeGmAccess(c, cube, b_.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (B)"), b_.begin_, b_.end_,
-                              pb, k, n * sizeof(SrcBT), ldb * sizeof(SrcBT), false, aqo_file, aqo_line,
-                              ("Matmul::IterateAll B, " + shape).c_str());
-        aqo_emu::CubeGmAccess(c, cube, gm.Region(c, aqo_file, aqo_line, "Matmul::IterateAll (C)"), gm.begin_, gm.end_,
-                              pc, m, n * sizeof(DstT), ldc * sizeof(DstT), true, aqo_file, aqo_line,
-                              ("Matmul::IterateAll C, " + shape).c_str());
-        if constexpr (kFloat8) {
-            aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, lda, pb,
-                                  aqo_emu::ElemTraits<SrcBT>::kFormat, ldb, reinterpret_cast<float*>(pc), ldc,
-                                  static_cast<uint32_t>(m), static_cast<uint32_t>(n), static_cast<uint32_t>(k));
-        } else {
-            aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, lda, pb, std::is_signed<SrcBT>::value, ldb,
-                                      reinterpret_cast<int32_t*>(pc), ldc, static_cast<uint32_t>(m),
-                                      static_cast<uint32_t>(n), static_cast<uint32_t>(k));
+        RequireTensors(c, aqo_file, aqo_line, "IterateAll");
+        const bool split = IsSplit(c);
+        Job job = MakeJob(c, aqo_file, aqo_line, "IterateAll");
+        job.c = gm;
+        job.ldc = static_cast<uint64_t>(org_kc_);
+        CheckStrides(c, job, aqo_file, aqo_line);
+        Post(c, aqo_file, aqo_line);
+        iter_active_ = false;
+        if (!sync && split) {
+            // Asynchronous: the cube does the work later (here: when the client waits, or when a later message
+            // makes the server finish it first); WaitIterateAll waits for it. Operands and C are snapshotted so that
+            // a change while the work is in flight is caught when it is done.
+            Pending p;
+            p.job = job;
+            p.file = aqo_file;
+            p.line = aqo_line;
+            CheckExtents(c, job, aqo_file, aqo_line);
+            Snapshot(c, p);
+            p.cube = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
+            pending_.push_back(p);
+            unwaited_.emplace_back(aqo_file, aqo_line);
+            unwaited_cube_.push_back(p.cube);
+            sync_get_c_ = false;
+            return;
         }
-        const uint64_t a_bytes = m * k * sizeof(SrcAT), b_bytes = k * n * sizeof(SrcBT),
-                       c_bytes = m * n * sizeof(DstT);
-        c.stats->gm_read_bytes += a_bytes + b_bytes;
-        c.stats->gm_write_bytes += c_bytes;
-        aqo_emu::MatmulCoreStats& s = aqo_emu::MatmulStatsOf(c.block_idx, aqo_file, aqo_line);
-        s.calls++;
-        s.a_bytes += a_bytes;
-        s.b_bytes += b_bytes;
-        s.c_bytes += c_bytes;
-        s.macs += m * n * k;
-        aqo_emu::CubeRequestEnd(c, cube, a_bytes + b_bytes, m * n * k, sizeof(SrcAT), c_bytes, aqo_file, aqo_line);
-        ended_ = false;
+        Execute(c, job, aqo_file, aqo_line);
+        sync_get_c_ = true;
     }
 
-    // Ends a computation (on the device: releases the server's buffers / sends KFC END). The next computation
-    // sets its tensors again.
+    // Split SoCs: waits for the oldest asynchronous IterateAll (its work is done now).
+    void WaitIterateAll(AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "WaitIterateAll");
+        if (!IsSplit(c)) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::WaitIterateAll: ") + c.soc.name + "'s Matmul (MatmulImpl, on the AI "
+                              "core itself) has no WaitIterateAll: its IterateAll is synchronous");
+        }
+        if (sync_get_c_) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::WaitIterateAll after a synchronous computation (the client asserts the "
+                          "asynchronous mode)");
+        }
+        if (unwaited_.empty()) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::WaitIterateAll without an asynchronous IterateAll in flight: on the device it "
+                          "waits forever");
+        }
+        if (pending_.size() >= unwaited_.size()) {
+            Complete(c, aqo_file, aqo_line);  // the oldest one not yet done
+        }
+        unwaited_.erase(unwaited_.begin());
+        aqo_emu::CubeRequestWait(c, unwaited_cube_.front(), aqo_file, aqo_line);  // ordering: the core waits here
+        unwaited_cube_.erase(unwaited_cube_.begin());
+    }
+
+    // One base block per call: true while blocks remain. sync: the block is computed now and GetTensorC(gm) writes
+    // it; !sync (split SoCs): the first call starts the whole computation into the SetWorkspace workspace, and
+    // GetTensorC<false>() hands out its blocks in order.
+    template <bool sync = true>
+    bool Iterate(bool enPartialSum = false, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "Iterate");
+        if (enPartialSum) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Iterate: partial sums are not modelled");
+        }
+        const bool split = IsSplit(c);
+        const bool async = !sync && split;
+        if (!iter_active_) {
+            RequireTensors(c, aqo_file, aqo_line, "Iterate");
+            if (async) {
+                if (!kCInUb) {
+                    aqo_emu::Fail(aqo_file, aqo_line,
+                                  "Matmul::Iterate<false>: the asynchronous Iterate needs C in UB (VECIN / VECOUT / "
+                                  "VECCALC, the blocks go to the SetWorkspace workspace); C is in GM");
+                }
+                if (!ws_set_) {
+                    aqo_emu::Fail(aqo_file, aqo_line,
+                                  "Matmul::Iterate<false> without SetWorkspace: the asynchronous Iterate writes its "
+                                  "blocks to that workspace");
+                }
+            } else if (kCInUb) {
+                aqo_emu::Fail(aqo_file, aqo_line,
+                              "Matmul::Iterate: a synchronous block into a UB C position is not modelled");
+            }
+            iter_job_ = MakeJob(c, aqo_file, aqo_line, "Iterate");
+            CheckStrides(c, iter_job_, aqo_file, aqo_line);
+            Post(c, aqo_file, aqo_line);
+            iter_async_ = async;
+            iter_active_ = true;
+            iter_done_ = false;
+            iter_blocks_ = Blocks(c, iter_job_, aqo_file, aqo_line);
+            iter_index_ = 0;
+            iter_consumed_ = 0;
+            iter_block_pending_ = !async;
+            iter_computed_ = false;
+            iter_file_ = aqo_file;
+            iter_line_ = aqo_line;
+            sync_get_c_ = !async;
+            aqo_emu::MatmulStatsOf(c.block_idx, aqo_file, aqo_line).calls++;
+            iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
+            return true;
+        }
+        if (iter_async_ != async) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Iterate: the mode (sync template argument) changed inside "
+                                              "one sequence of blocks");
+        }
+        if (!async && iter_block_pending_) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::Iterate: the previous block was not fetched with GetTensorC (the next Iterate "
+                          "overwrites it in L0C)");
+        }
+        if (++iter_index_ >= iter_blocks_.size()) {
+            iter_active_ = iter_async_ && iter_consumed_ < iter_blocks_.size();  // async blocks may still be fetched
+            if (!iter_async_) {
+                iter_active_ = false;
+            }
+            iter_done_ = true;
+            return false;
+        }
+        if (!async) {
+            Post(c, aqo_file, aqo_line);
+            iter_block_pending_ = true;
+            iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: this block's request
+        }
+        return true;
+    }
+
+    // Synchronous block into C in GM, at its place in the org layout (row stride orgKc).
+    template <bool sync = true>
+    void GetTensorC(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "GetTensorC");
+        static_assert(C_TYPE::pos == TPosition::GM, "emulated Matmul: GetTensorC into GM needs C in GM");
+        if (enAtomic != 0 || enSequentialWrite) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::GetTensorC: atomic or sequential writes are not modelled");
+        }
+        if (!iter_active_ || iter_async_ || !iter_block_pending_) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::GetTensorC(gm): ") +
+                              (!iter_active_ ? "no block: call Iterate first"
+                                             : (iter_async_ ? "the blocks of an asynchronous Iterate are fetched with "
+                                                              "GetTensorC<false>() (the client asserts the "
+                                                              "synchronous mode)"
+                                                            : "this block was already fetched")));
+        }
+        Post(c, aqo_file, aqo_line);
+        const std::pair<uint32_t, uint32_t> blk = iter_blocks_[iter_index_];
+        Job job = BlockJob(iter_job_, blk);
+        job.c = gm[static_cast<uint64_t>(blk.first) * static_cast<uint64_t>(tiling_.baseM) *
+                       static_cast<uint64_t>(org_kc_) +
+                   static_cast<uint64_t>(blk.second) * static_cast<uint64_t>(tiling_.baseN)];
+        job.ldc = static_cast<uint64_t>(org_kc_);
+        Execute(c, job, aqo_file, aqo_line, /*count_call=*/false, iter_cube_);
+        aqo_emu::CubeRequestWait(c, iter_cube_, aqo_file, aqo_line);  // ordering: the block is in GM now
+        iter_block_pending_ = false;
+        iter_consumed_++;
+    }
+
+    // Split SoCs, asynchronous Iterate: the next block in the workspace (baseM * baseN elements; the block's rows
+    // are stored with its own width as row stride). The first call waits for the computation.
+    template <bool sync = true>
+    GlobalTensor<DstT> GetTensorC(uint8_t enAtomic = 0, bool enSequentialWrite = false, AQO_EMU_SRC)
+    {
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "GetTensorC");
+        (void)enSequentialWrite;
+        if (!IsSplit(c)) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::GetTensorC(): ") + c.soc.name + "'s Matmul (MatmulImpl) has no "
+                              "GetTensorC returning the workspace block");
+        }
+        if (enAtomic != 0) {
+            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::GetTensorC: atomic accumulation is not modelled");
+        }
+        return NextWorkspaceBlock(c, aqo_file, aqo_line);
+    }
+
+    // Split SoCs, asynchronous Iterate: the next workspace block copied into UB (c.GetSize() elements).
+    template <bool sync = true, bool doPad = false>
+    void GetTensorC(const LocalTensor<DstT>& dst, uint8_t enAtomic = 0, bool enSequentialWrite = false,
+                    uint32_t height = 0, uint32_t width = 0, uint32_t srcGap = 0, uint32_t dstGap = 0, AQO_EMU_SRC)
+    {
+        (void)enSequentialWrite;
+        (void)height;
+        (void)width;
+        (void)srcGap;
+        (void)dstGap;
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "GetTensorC");
+        if (!IsSplit(c) || sync || doPad || enAtomic != 0) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::GetTensorC(ubTensor): only the asynchronous copy of a workspace block on a split "
+                          "SoC is modelled");
+        }
+        GlobalTensor<DstT> block = NextWorkspaceBlock(c, aqo_file, aqo_line);
+        DataCopy(dst, block, dst.GetSize(), aqo_file, aqo_line);
+    }
+
+    // Ends a computation (on split SoCs after a synchronous one: a message to the cube). The next computation sets
+    // its tensors again.
     void End(AQO_EMU_SRC)
     {
-        Require(aqo_file, aqo_line, "End");
+        aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "End");
+        if (sync_get_c_) {
+            Post(c, aqo_file, aqo_line);
+        }
         a_set_ = false;
         b_set_ = false;
-        ended_ = true;
+        if (!iter_async_ || iter_consumed_ >= iter_blocks_.size()) {
+            iter_active_ = false;
+        }
     }
 
     void SetSubBlockIdx(uint8_t) {}
 
 private:
-    void Require(const char* file, int line, const char* api) const
+    struct Job {
+        GlobalTensor<SrcAT> a;
+        GlobalTensor<SrcBT> b;
+        GlobalTensor<DstT> c;
+        uint64_t m = 0, n = 0, k = 0;  // the computation (or block) shape
+        uint64_t lda = 0, ldb = 0, ldc = 0;
+    };
+    struct Pending {
+        Job job;
+        const char* file = "";
+        int line = 0;
+        uint64_t a_hash = 0, b_hash = 0, c_hash = 0;
+        uint64_t cube = 0;  // its request to the cube (emulator/emu_order.h)
+    };
+
+    static bool IsSplit(const aqo_emu::CoreContext& c) { return c.soc.id != aqo_emu::SocId::kAscend310P; }
+
+    aqo_emu::CoreContext& Require(const char* file, int line, const char* api) const
     {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
         if (!inited_) {
             aqo_emu::Fail(file, line, std::string("Matmul::") + api +
                                           " before Init (REGIST_MATMUL_OBJ with the TCubeTiling was not called)");
+        }
+        return c;
+    }
+
+    // A client call that only fills the pending message (split SoCs): remembered until the next message.
+    void NoteUnposted(const char* what, const char* file, int line)
+    {
+        unposted_ = what;
+        unposted_file_ = file;
+        unposted_line_ = line;
+    }
+
+    // A message from the client to the cube (split SoCs): the server takes messages in order, so it finishes the
+    // asynchronous work in flight first; the message body's flags are cleared (matmul_client.h PostMessage).
+    void Post(aqo_emu::CoreContext& c, const char* file, int line)
+    {
+        if (!IsSplit(c)) {
+            return;
+        }
+        while (!pending_.empty()) {
+            Complete(c, file, line);
+        }
+        unposted_ = nullptr;
+        first_iter_ = false;
+    }
+
+    void RequireTensors(aqo_emu::CoreContext& c, const char* file, int line, const char* api)
+    {
+        if (!a_set_ || !b_set_) {
+            aqo_emu::Fail(file, line, std::string("Matmul::") + api + " before " + (!a_set_ ? "SetTensorA" : "SetTensorB"));
+        }
+        if (IsSplit(c) && !first_iter_) {
+            aqo_emu::Fail(file, line,
+                          std::string("Matmul::") + api + ": no SetTensorA / SetTensorB since the client's last "
+                              "message to the cube (its isFirstIter flag is cleared by every message, and the client "
+                              "asserts it): set the tensors again right before the computation");
+        }
+    }
+
+    std::string ShapeText() const
+    {
+        return "single " + std::to_string(single_m_) + " x " + std::to_string(single_n_) + " x " +
+               std::to_string(single_k_) + " (M x N x K), org M " + std::to_string(org_m_) + ", N " +
+               std::to_string(org_n_) + ", Ka " + std::to_string(org_ka_) + ", Kb " + std::to_string(org_kb_) +
+               ", Kc " + std::to_string(org_kc_);
+    }
+
+    Job MakeJob(aqo_emu::CoreContext& c, const char* file, int line, const char* api)
+    {
+        (void)c;
+        if (single_m_ <= 0 || single_n_ <= 0 || single_k_ <= 0 || single_m_ > org_m_ || single_n_ > org_n_ ||
+            single_k_ > org_ka_ || single_k_ > org_kb_ || single_n_ > org_kc_) {
+            aqo_emu::Fail(file, line,
+                          std::string("Matmul::") + api + ": " + ShapeText() +
+                              ": the single shape must be positive and fit the org shape (row strides Ka, N, Kc at "
+                              "least one row)");
+        }
+        Job j;
+        j.a = a_;
+        j.b = b_;
+        j.m = static_cast<uint64_t>(single_m_);
+        j.n = static_cast<uint64_t>(single_n_);
+        j.k = static_cast<uint64_t>(single_k_);
+        j.lda = static_cast<uint64_t>(org_ka_);
+        j.ldb = static_cast<uint64_t>(org_n_);
+        return j;
+    }
+
+    // The GM -> L1 copy of an ND operand passes its row stride in a 16-bit field (Nd2NzParams::srcDValue) on 910b
+    // unless the config asks for the intrinsic check, which then copies rows of such strides one by one
+    // (stage/copy_cube_in/copy_tile_to_cube/data_copy_wrapper_nd.h); 950's headers are not public, so it is held to
+    // the same rule. ascend310p stages the copy through UB and splits large strides itself.
+    void CheckStrides(aqo_emu::CoreContext& c, const Job& j, const char* file, int line) const
+    {
+        if (!IsSplit(c) || kCfg.intrinsicsCheck) {
+            return;
+        }
+        const char* which = j.lda > 65535 ? "A's row stride (orgKa, K)" : (j.ldb > 65535 ? "B's row stride (orgN, N)" : nullptr);
+        if (which != nullptr) {
+            aqo_emu::Fail(file, line,
+                          std::string("Matmul: ") + which + " = " + std::to_string(j.lda > 65535 ? j.lda : j.ldb) +
+                              " on " + c.soc.name + ": the ND-to-NZ copy into L1 takes the row stride in a 16-bit "
+                              "field, so a stride of 65536 or more would wrap; use a config built with "
+                              "intrinsicsLimit = true (GetNormalConfig(true) / GetMDLConfig(true)), which copies such "
+                              "rows one by one");
+        }
+    }
+
+    uint64_t LocalWorkspaceBytes() const
+    {
+        aqo_emu::MatmulLocalWorkspaceInput in;
+        in.mdl = kCfg.doMultiDataLoad;
+        in.vec_nd2nz = kCfg.enVecND2NZ;
+        in.ub_reuse = kCfg.enableUBReuse;
+        in.c_in_gm = C_TYPE::pos == TPosition::GM;
+        in.c_bytes = sizeof(DstT);
+        in.src_bytes = sizeof(SrcAT);
+        in.int8_pair = std::is_same<SrcAT, int8_t>::value && std::is_same<SrcBT, int8_t>::value;
+        return aqo_emu::MatmulLocalWorkspaceBytes(tiling_, in);
+    }
+
+    // ascend310p: every computation stages through the local workspace.
+    void UseLocalWorkspace(aqo_emu::CoreContext& c, const char* file, int line, const char* api)
+    {
+        if (IsSplit(c)) {
+            return;
+        }
+        const uint64_t need = LocalWorkspaceBytes();
+        if (!local_ws_set_) {
+            aqo_emu::CheckMatmulScratchAtUbZero(c, need, file, line, api);
+            return;
+        }
+        aqo_emu::CheckRecord(c, local_ws_.record_, file, line, api, "the SetLocalWorkspace buffer");
+        aqo_emu::SetUbDefined(c, local_ws_.byte_, need, false);  // the API's scratch: no kernel data survives
+    }
+
+    std::vector<std::pair<uint32_t, uint32_t>> Blocks(aqo_emu::CoreContext& c, const Job& j, const char* file,
+                                                      int line) const
+    {
+        (void)c;
+        IterateOrder order = kCfg.iterateOrder;
+        if (order == IterateOrder::UNDEF) {
+            if (tiling_.iterateOrder != 0 && tiling_.iterateOrder != 1) {
+                aqo_emu::Fail(file, line, "Matmul::Iterate: TCubeTiling iterateOrder " +
+                                              std::to_string(tiling_.iterateOrder) + " is neither ORDER_M (0) nor "
+                                              "ORDER_N (1)");
+            }
+            order = tiling_.iterateOrder == 0 ? IterateOrder::ORDER_M : IterateOrder::ORDER_N;
+        }
+        const uint32_t m_iter = static_cast<uint32_t>((j.m + tiling_.baseM - 1) / tiling_.baseM);
+        const uint32_t n_iter = static_cast<uint32_t>((j.n + tiling_.baseN - 1) / tiling_.baseN);
+        return aqo_emu::MatmulBlockOrder(m_iter, n_iter, static_cast<uint32_t>(tiling_.stepM),
+                                         static_cast<uint32_t>(tiling_.stepN), order == IterateOrder::ORDER_N);
+    }
+
+    Job BlockJob(const Job& whole, std::pair<uint32_t, uint32_t> blk) const
+    {
+        const uint64_t r0 = static_cast<uint64_t>(blk.first) * tiling_.baseM;
+        const uint64_t c0 = static_cast<uint64_t>(blk.second) * tiling_.baseN;
+        Job j = whole;
+        j.a = whole.a[r0 * whole.lda];
+        j.b = whole.b[c0];
+        j.m = std::min<uint64_t>(tiling_.baseM, whole.m - r0);
+        j.n = std::min<uint64_t>(tiling_.baseN, whole.n - c0);
+        return j;
+    }
+
+    void SetWorkspaceBytes(uint8_t* addr, uint64_t bytes, const char* file, int line)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+        if (addr == nullptr || bytes == 0) {
+            aqo_emu::Fail(file, line, "Matmul::SetWorkspace: no workspace (null address or 0 bytes)");
+        }
+        workspace_.SetGlobalBuffer(reinterpret_cast<DstT*>(addr), bytes / sizeof(DstT), file, line);
+        workspace_.Region(c, file, line, "Matmul::SetWorkspace");
+        ws_set_ = true;
+    }
+
+    GlobalTensor<DstT> NextWorkspaceBlock(aqo_emu::CoreContext& c, const char* file, int line)
+    {
+        if (iter_active_ && !iter_async_) {
+            aqo_emu::Fail(file, line,
+                          "Matmul::GetTensorC<false>(): the blocks of a synchronous Iterate are fetched with "
+                          "GetTensorC(gm) (the client asserts the asynchronous mode)");
+        }
+        if (!iter_active_ && !(iter_async_ && iter_done_)) {
+            aqo_emu::Fail(file, line, "Matmul::GetTensorC<false>(): no asynchronous Iterate in progress");
+        }
+        if (iter_consumed_ > iter_index_ || iter_consumed_ >= iter_blocks_.size()) {
+            aqo_emu::Fail(file, line,
+                          "Matmul::GetTensorC<false>(): block " + std::to_string(iter_consumed_) + " fetched but " +
+                              (iter_consumed_ >= iter_blocks_.size()
+                                   ? "the computation has only " + std::to_string(iter_blocks_.size())
+                                   : "Iterate has announced only " + std::to_string(iter_index_ + 1)) +
+                              " blocks");
+        }
+        const uint64_t block_elems = static_cast<uint64_t>(tiling_.baseM) * static_cast<uint64_t>(tiling_.baseN);
+        if (!iter_computed_) {
+            // The first fetch waits for the cube: all blocks, in order, into the workspace.
+            for (size_t i = 0; i < iter_blocks_.size(); ++i) {
+                Job j = BlockJob(iter_job_, iter_blocks_[i]);
+                j.c = workspace_[i * block_elems];
+                j.ldc = j.n;  // sequential write: the block's own width is its row stride
+                Execute(c, j, file, line, /*count_call=*/false, iter_cube_);
+            }
+            aqo_emu::CubeRequestWait(c, iter_cube_, file, line);  // ordering: the core waits for the blocks here
+            iter_computed_ = true;
+        }
+        GlobalTensor<DstT> block = workspace_[iter_consumed_ * block_elems];
+        block.SetGlobalBuffer(workspace_.GetPhyAddr(iter_consumed_ * block_elems), block_elems, file, line);
+        iter_consumed_++;
+        if (iter_done_ && iter_consumed_ >= iter_blocks_.size()) {
+            iter_active_ = false;
+        }
+        return block;
+    }
+
+    // Operands outside their GlobalTensors fail where the computation is started (not only when it is done), and
+    // only spans inside them are snapshotted.
+    void CheckExtents(aqo_emu::CoreContext& c, const Job& j, const char* file, int line) const
+    {
+        auto check = [&](const auto& g, uint64_t span, bool write, const char* what) {
+            const uint8_t* p = reinterpret_cast<const uint8_t*>(g.ptr_);
+            if (p < g.begin_ || p + span > g.end_) {
+                aqo_emu::CheckGmRange(c, g.Region(c, file, line, what), g.begin_, g.end_, p, span, write, file, line,
+                                      (std::string(what) + ", " + ShapeText()).c_str());
+            }
+        };
+        check(j.a, ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT), false, "Matmul A");
+        check(j.b, ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT), false, "Matmul B");
+        check(j.c, ((j.m - 1) * j.ldc + j.n) * sizeof(DstT), true, "Matmul C");
+    }
+
+    void Snapshot(aqo_emu::CoreContext& c, Pending& p) const
+    {
+        (void)c;
+        const Job& j = p.job;
+        p.a_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.a.GetPhyAddr()),
+                                            ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT));
+        p.b_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.b.GetPhyAddr()),
+                                            ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT));
+        p.c_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.c.GetPhyAddr()),
+                                            ((j.m - 1) * j.ldc + j.n) * sizeof(DstT));
+    }
+
+    // The oldest asynchronous computation is done now; A, B and C must be as they were when it was started.
+    void Complete(aqo_emu::CoreContext& c, const char* file, int line)
+    {
+        Pending p = pending_.front();
+        pending_.erase(pending_.begin());
+        Pending now = p;
+        Snapshot(c, now);
+        const char* changed = now.a_hash != p.a_hash ? "A" : (now.b_hash != p.b_hash ? "B" : (now.c_hash != p.c_hash ? "C" : nullptr));
+        if (changed != nullptr) {
+            aqo_emu::Fail(file, line,
+                          std::string("Matmul: ") + changed + " of the asynchronous IterateAll started at " + p.file +
+                              ":" + std::to_string(p.line) + " changed while it was in flight (the cube " +
+                              (changed[0] == 'C' ? "writes" : "reads") + " it until WaitIterateAll returns)");
+        }
+        Execute(c, p.job, file, line, true, p.cube);
+    }
+
+    // The cube computes a job: A and B read, C written, each through one checked GM access. `cube`: the request
+    // (emulator/emu_order.h) it belongs to; 0 = a synchronous request made and waited for here.
+    void Execute(aqo_emu::CoreContext& c, const Job& j, const char* file, int line, bool count_call = true,
+                 uint64_t cube = 0)
+    {
+        const bool own_request = cube == 0;
+        if (own_request) {
+            cube = aqo_emu::CubeRequestBegin(c, file, line);
+        }
+        UseLocalWorkspace(c, file, line, "Matmul (C write-back and ND-to-NZ staging)");
+        const std::string shape = "block " + std::to_string(j.m) + " x " + std::to_string(j.n) + " x " +
+                                  std::to_string(j.k) + " of " + ShapeText();
+        const uint8_t* pa = reinterpret_cast<const uint8_t*>(j.a.ptr_);
+        const uint8_t* pb = reinterpret_cast<const uint8_t*>(j.b.ptr_);
+        uint8_t* pc = reinterpret_cast<uint8_t*>(j.c.ptr_);
+        aqo_emu::CubeGmAccess(c, cube, j.a.Region(c, file, line, "Matmul (A)"), j.a.begin_, j.a.end_, pa, j.m,
+                              j.k * sizeof(SrcAT), j.lda * sizeof(SrcAT), false, file, line,
+                              ("Matmul A, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.b.Region(c, file, line, "Matmul (B)"), j.b.begin_, j.b.end_, pb, j.k,
+                              j.n * sizeof(SrcBT), j.ldb * sizeof(SrcBT), false, file, line,
+                              ("Matmul B, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.c.Region(c, file, line, "Matmul (C)"), j.c.begin_, j.c.end_, pc, j.m,
+                              j.n * sizeof(DstT), j.ldc * sizeof(DstT), true, file, line,
+                              ("Matmul C, " + shape).c_str());
+        if constexpr (kFloat8) {
+            aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
+                                  aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
+                                  static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k));
+        } else {
+            aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
+                                      reinterpret_cast<int32_t*>(pc), j.ldc, static_cast<uint32_t>(j.m),
+                                      static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k));
+        }
+        const uint64_t a_bytes = j.m * j.k * sizeof(SrcAT), b_bytes = j.k * j.n * sizeof(SrcBT),
+                       c_bytes = j.m * j.n * sizeof(DstT);
+        c.stats->gm_read_bytes += a_bytes + b_bytes;
+        c.stats->gm_write_bytes += c_bytes;
+        aqo_emu::MatmulCoreStats& s = aqo_emu::MatmulStatsOf(c.block_idx, file, line);
+        if (count_call) {
+            s.calls++;
+        }
+        s.a_bytes += a_bytes;
+        s.b_bytes += b_bytes;
+        s.c_bytes += c_bytes;
+        s.macs += j.m * j.n * j.k;
+        if (own_request) {
+            aqo_emu::CubeRequestEnd(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
+        } else {
+            aqo_emu::CubeRequestWork(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
         }
     }
 
@@ -329,12 +1004,35 @@ private:
     bool inited_ = false;
     bool a_set_ = false;
     bool b_set_ = false;
-    bool ended_ = true;
+    bool first_iter_ = false;    // split SoCs: SetTensorA / SetTensorB since the client's last message
+    bool sync_get_c_ = true;     // the last computation was synchronous (the client's isSyncGetC)
+    const char* unposted_ = nullptr;  // split SoCs: a client call whose flags wait for the next message
+    const char* unposted_file_ = "";
+    int unposted_line_ = 0;
     int org_m_ = 0, org_n_ = 0, org_ka_ = 0, org_kb_ = 0, org_kc_ = 0;
     int single_m_ = 0, single_n_ = 0, single_k_ = 0;
     GlobalTensor<SrcAT> a_;
     GlobalTensor<SrcBT> b_;
-    TBuf<TPosition::VECCALC> api_ub_;
+    GlobalTensor<DstT> workspace_;
+    bool ws_set_ = false;
+    LocalTensor<uint8_t> local_ws_;
+    bool local_ws_set_ = false;
+    std::vector<Pending> pending_;  // asynchronous work not yet done
+    std::vector<std::pair<const char*, int>> unwaited_;  // asynchronous IterateAll calls not yet waited for
+    std::vector<uint64_t> unwaited_cube_;                // their requests to the cube (emulator/emu_order.h)
+    uint64_t iter_cube_ = 0;                             // the Iterate sequence's current request
+    // Iterate sequence.
+    bool iter_active_ = false;
+    bool iter_async_ = false;
+    bool iter_done_ = false;
+    bool iter_block_pending_ = false;  // sync: the current block awaits GetTensorC
+    bool iter_computed_ = false;       // async: the blocks are in the workspace
+    Job iter_job_;
+    std::vector<std::pair<uint32_t, uint32_t>> iter_blocks_;
+    size_t iter_index_ = 0;
+    size_t iter_consumed_ = 0;
+    const char* iter_file_ = "";
+    int iter_line_ = 0;
 };
 
 // REGIST_MATMUL_OBJ(pipe, workspace, obj, tiling[, obj2, tiling2 ...]): Init of each object with its tiling.

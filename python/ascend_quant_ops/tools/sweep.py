@@ -7,24 +7,25 @@ limits accept the request, then asks the tiling core for the plan and checks:
   - accepted: work covered exactly once (every DynamicQuant row, every QLinearMatMul output byte), UB buffers
     32-byte aligned, non-overlapping, inside UB, UB capacity <= the SoC's UB, used cores <= the SoC's cores,
     every GM range inside its tensor (tensor sizes equal to what the request implies), outputs written fully and
-    by one core per byte, whole 32-byte blocks on SoCs without DataCopyPad, balance within the plan's claim;
+    by one core per byte, whole 32-byte blocks on SoCs without DataCopyPad, balance within the plan's claim,
+    DynamicQuant's rows per DMA within the SoC table's burst count;
   - refused: the violation is complete (op, argument, soc, constraint, limit, actual, suggestion);
   - the decision matches the documented limits: a refusal of a request within them, or acceptance of one outside
     them, is a failure.
 
-Usage:
-  scripts/tiling_sweep.py                                # both ops, every SoC, 2000 random cases each
-  scripts/tiling_sweep.py --op dynamic_quant --soc ascend310p --count 10000 --seed 7
-  scripts/tiling_sweep.py --grid                         # a deterministic grid around the limits instead
-  scripts/tiling_sweep.py --overrides 0.5                # half the cases with a smaller core count / UB size
-  scripts/tiling_sweep.py --show-failures 50             # print more failing cases
+Usage (`aqo sweep`, cli.py):
+  aqo sweep                                # both ops, every SoC, 2000 random cases each
+  aqo sweep --op dynamic_quant --soc ascend310p --count 10000 --seed 7
+  aqo sweep --grid                         # a deterministic grid around the limits instead
+  aqo sweep --overrides 0.5                # half the cases with a smaller core count / UB size
+  aqo sweep --show-failures 50             # print more failing cases
+  aqo sweep --json                         # the summary and the failing cases as JSON
 
-Progress goes to stderr; the summary table to stdout. Exit status 1 when any case fails, 0 otherwise.
-Run with PYTHONPATH=python from the repository root (or with the package installed).
+Progress goes to stderr; the summary table to stdout. Exit status 1 when any case fails, 2 on a usage error,
+0 otherwise.
 """
 from __future__ import annotations
 
-import argparse
 import math
 import os
 import random
@@ -32,13 +33,11 @@ import sys
 import time
 from typing import Callable, Dict, Iterator, List, Optional, Tuple
 
-import _package_path  # noqa: E402,F401  (developer build or installed package)
+from .. import _native, dtypes
+from ..tiling import verify_explanation, verify_violation
 
-from ascend_quant_ops import _native, dtypes  # noqa: E402
-from ascend_quant_ops.tiling import verify_explanation, verify_violation  # noqa: E402
-
-DQ = "dynamic_quant"
-QMM = "qlinear_matmul"
+from .._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
+from .._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
 CANONICAL = ("ascend910b", "ascend310p", "ascend910_95")
 
 
@@ -259,7 +258,7 @@ def plan_function(op: str) -> Callable:
     name = "plan_" + op
     fn = getattr(_native, name, None)
     if fn is None:
-        raise SystemExit(f"tiling_sweep: this build of _native has no {name} (the {op} plan binding is not "
+        raise SystemExit(f"aqo sweep: this build of _native has no {name} (the {op} plan binding is not "
                          f"compiled in; groups: {', '.join(_native.binding_groups())}). Rebuild with "
                          f"scripts/dev_build.sh.")
     return fn
@@ -306,6 +305,10 @@ def run_case(op: str, soc: str, spec: dict, case: dict, fn: Callable) -> Outcome
         expected_work = prod(case["shape"][:-1])
         tensors = dq_expected_tensors(case)
         cores = spec["dynamic_quant_cores"]
+        # A group of rows is one DMA of rowsPerIter bursts: within the DMA's 12-bit burst count.
+        if out["tiling"]["rowsPerIter"] > spec["dma_max_block_count"]:
+            problems.append(f"rowsPerIter {out['tiling']['rowsPerIter']} > the DMA burst limit "
+                            f"{spec['dma_max_block_count']}")
     else:
         expected_work = None  # output tiles: coverage is checked on the bytes of y
         tensors = qmm_expected_tensors(case)
@@ -416,40 +419,65 @@ def print_summary(rows, out=None) -> None:
                   f"{', '.join(sorted(m for m in modes if m != 'refused'))}\n")
 
 
-def main(argv=None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def add_arguments(ap) -> None:
+    from . import fraction_arg, non_negative_int, positive_int
+
     ap.add_argument("--op", choices=[DQ, QMM, "both"], default="both")
     ap.add_argument("--soc", action="append", help="SoC (repeatable; any accepted name); default: every SoC")
-    ap.add_argument("--count", type=int, default=2000, help="random cases per op and SoC (default 2000)")
+    ap.add_argument("--count", type=positive_int, default=2000, help="random cases per op and SoC (default 2000)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--grid", action="store_true", help="a deterministic grid around the limits instead of random")
-    ap.add_argument("--overrides", type=float, default=0.0, metavar="FRACTION",
-                    help="plan this fraction of the random cases with a random smaller core count and UB size "
-                         "(as a device would report them); default 0")
-    ap.add_argument("--show-failures", type=int, default=20, help="failing cases to print (default 20)")
+    ap.add_argument("--overrides", type=fraction_arg, default=0.0, metavar="FRACTION",
+                    help="plan this fraction (0..1) of the random cases with a random smaller core count and UB "
+                         "size (as a device would report them); default 0")
+    ap.add_argument("--show-failures", type=non_negative_int, default=20,
+                    help="failing cases to print (default 20)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")
-    args = ap.parse_args(argv)
+    ap.add_argument("--json", action="store_true", help="print the summary and the failing cases as JSON")
+
+
+def run(args) -> int:
+    from . import UsageError
+
     socs = []
     for name in args.soc or CANONICAL:
-        canon = _native.canonical_soc(name)
+        canon = _native.canonical_soc(name) if name.isprintable() else None
         if canon is None:
-            ap.error(f"unknown SoC {name!r}; known: {', '.join(_native.soc_names())}")
+            raise UsageError(f"--soc: unknown SoC {name!r}; known: {', '.join(_native.soc_names())}")
         if canon not in socs:
             socs.append(canon)
     ops = [DQ, QMM] if args.op == "both" else [args.op]
     all_rows = {}
     failures = []
     for op in ops:
-        rows, fails = sweep(op, socs, args.count, args.seed, grid=args.grid, progress=not args.no_progress,
-                            overrides=args.overrides)
+        rows, fails = sweep(op, socs, args.count, args.seed, grid=args.grid,
+                            progress=not args.no_progress and not args.json, overrides=args.overrides)
         all_rows.update(rows)
         failures += fails
-    print_summary(all_rows)
     total = sum(r[0] for r in all_rows.values())
+    if args.json:
+        import json
+
+        summary = [{"op": op, "soc": soc, "dtype": k1, "dst": k2, "cases": n, "plans": acc, "refused": ref,
+                    "failed": bad, "modes": sorted(m for m in modes if m != "refused")}
+                   for (op, soc, k1, k2), (n, acc, ref, bad, modes) in sorted(all_rows.items())]
+        shown = [{"op": op, "soc": soc, "case": case, "problems": problems}
+                 for op, soc, case, problems in failures[:args.show_failures]]
+        print(json.dumps({"cases": total, "failed": len(failures), "summary": summary, "failures": shown},
+                         indent=2, default=str))
+        return 1 if failures else 0
+    print_summary(all_rows)
     print(f"\n{total} cases, {len(failures)} failed")
     if failures and args.show_failures > 0:
         print(format_failures(failures, args.show_failures))
     return 1 if failures else 0
+
+
+def main(argv=None) -> int:
+    """`aqo sweep ...` with argv the subcommand's arguments."""
+    from ..cli import main as cli_main
+
+    return cli_main(["sweep", *(sys.argv[1:] if argv is None else argv)])
 
 
 if __name__ == "__main__":

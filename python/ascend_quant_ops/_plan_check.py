@@ -1,0 +1,91 @@
+"""The SoC checks every backend shares: a call with a SoC (given, or the device's) is refused exactly where the
+device would refuse it, whether it then runs on the cpu, the emulator or the npu backend.
+
+The rules are the tiling core's plans (op_host/tiling_core, through tiling.py), plus what the operator's kernel
+takes beyond the plan request:
+  * QLinearMatMul: y_scale / y_zero_point per tensor (the kernel has one output multiplier denominator and one
+    zero point; the CANN TilingFunc refuses others the same way);
+  * QLinearMatMul: a per-row (a) or per-column (b) parameter with batch dimensions has either all of them 1 or
+    exactly its operand's batch dimensions (the kernel reads one parameter vector per batch matrix, or one for
+    all; a parameter that broadcasts over only some batch dimensions is refused by the TilingFunc).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from . import tiling
+from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL
+from .errors import ConstraintError
+
+
+def dynamic_quant(shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, asymmetric: bool,
+                  soc: str) -> tiling.Plan:
+    """The plan of the call on `soc`, or the ConstraintError / DTypeError the device would raise."""
+    return tiling.plan_dynamic_quant(tuple(int(d) for d in shape), x_dtype, soc=soc, dst_type=dst,
+                                     smooth=bool(smooth), asymmetric=bool(asymmetric))
+
+
+def _strip_leading_ones(dims: Sequence[int]):
+    dims = [int(d) for d in dims]
+    while dims and dims[0] == 1:
+        dims.pop(0)
+    return dims
+
+
+def _check_param_batch(name: str, param_shape: Sequence[int], operand_shape: Sequence[int], soc: str) -> None:
+    """A parameter's batch dimensions (all but its last two) are all 1, or its operand's (leading ones aside)."""
+    param_batch = _strip_leading_ones(list(param_shape)[:-2])
+    if len(param_shape) <= 2 or not param_batch:
+        return
+    operand_batch = _strip_leading_ones(list(operand_shape)[:-2])
+    if param_batch != operand_batch:
+        raise ConstraintError(QLINEAR_MATMUL, name, "the batch dimensions of a per-row / per-column parameter must "
+                              "be all 1 or equal its tensor's (the kernel reads one vector per batch matrix, or one "
+                              "for all)", limit=f"batch {operand_batch or [1]} or all ones",
+                              actual=f"shape {list(param_shape)} for a tensor of shape {list(operand_shape)}",
+                              soc=soc, suggestion="broadcast the parameter to the tensor's batch dimensions "
+                                                  "(numpy.broadcast_to), or use backend='cpu' without soc=")
+
+
+def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str, b_dtype: str, y_dtype: str,
+                   a_param: str, b_param: str, y_param: str, soc: str, *, plan: bool = True,
+                   a_param_shape: Sequence[int] = (), b_param_shape: Sequence[int] = ()):
+    """The SoC's rules for a QLinearMatMul call, then (plan=True) its plan; the emulator passes plan=False because
+    its runner makes the plan itself. 1-D operands are promoted here (numpy.matmul's rule). a_param_shape /
+    b_param_shape: the shapes of a_scale / b_scale (their zero points have the same layout)."""
+    if y_param != "tensor":
+        raise ConstraintError(QLINEAR_MATMUL, "y_scale", "the kernel takes a per-tensor y_scale / y_zero_point "
+                              "(one output multiplier and zero point)", limit="per tensor ([] or [1])",
+                              actual=f"a {y_param} y_scale / y_zero_point", soc=soc,
+                              suggestion="use backend='cpu' without soc= (the exact reference) for per-row or "
+                                         "per-column output parameters")
+    a_shape, b_shape = tuple(int(d) for d in a_shape), tuple(int(d) for d in b_shape)
+    # numpy.matmul promotes 1-D operands to matrices; the plan works on the promoted shapes.
+    if len(a_shape) == 1:
+        a_shape = (1,) + a_shape
+    if len(b_shape) == 1:
+        b_shape = b_shape + (1,)
+    if a_param != "tensor":
+        _check_param_batch("a_scale", a_param_shape, a_shape, soc)
+    if b_param != "tensor":
+        _check_param_batch("b_scale", b_param_shape, b_shape, soc)
+    if not plan:
+        return None
+    return tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=a_dtype, b_dtype=b_dtype,
+                                      y_dtype=y_dtype, a_param=a_param, b_param=b_param)
+
+
+def qlinear_matmul_operands(p, soc: str, *, plan: bool = True):
+    """qlinear_matmul() for validated operands (golden.qlinear_matmul.QLinearMatMulOperands)."""
+    return qlinear_matmul(p.a.shape, p.b.shape, p.a_type, p.b_type, p.out_type, p.a_param, p.b_param, p.y_param,
+                          soc, plan=plan, a_param_shape=p.a_scale.shape, b_param_shape=p.b_scale.shape)
+
+
+def param_kind(numel: int, operand: str) -> str:
+    """Granularity of a parameter from its element count, as the device's TilingFunc reads it."""
+    if numel == 1:
+        return "tensor"
+    return {"a": "row", "b": "column"}.get(operand, "broadcast")
+
+
+__all__ = ["dynamic_quant", "qlinear_matmul", "qlinear_matmul_operands", "param_kind", "DYNAMIC_QUANT"]

@@ -1,0 +1,83 @@
+"""Each operator's tiling data is defined once, as the field list of op_host/tiling_core/<op>_tiling_fields.h: the
+tiling core's struct, the CANN tiling-data class, the fill, the kernel's view (the struct the build generates from
+the class) and the Python tiling dict are all expansions of it. These tests read the list independently (as text)
+and check that every consumer has exactly its fields, and that no consumer restates them."""
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+from ascend_quant_ops import tiling
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "op_host" / "tiling_core"
+sys.path.insert(0, str(ROOT / "scripts"))
+import check_device_code  # noqa: E402
+
+OPS = {
+    "dynamic_quant": ("dynamic_quant_tiling_fields.h", "AQO_DYNAMIC_QUANT_TILING_FIELDS", "aqo_dynamic_quant",
+                      "AqoDynamicQuantTilingData"),
+    "qlinear_matmul": ("qlinear_matmul_tiling_fields.h", "AQO_QLINEAR_MATMUL_TILING_FIELDS", "aqo_qlinear_matmul",
+                       "AqoQLinearMatMulTilingData"),
+}
+
+
+def field_list(op: str) -> list[str]:
+    """The field names of the op's list, in order, read from the header text."""
+    header, macro, _, _ = OPS[op]
+    text = (CORE / header).read_text()
+    body = text[text.index(f"#define {macro}"):]
+    body = body[:body.index("#endif")]
+    names = []
+    for m in re.finditer(r"\b(FIELD|ARRAY)\(([^)]*)\)", body.split("\n", 1)[1]):
+        names.append(m.group(2).split(",")[-1].strip())
+    return names
+
+
+def plan(op: str):
+    if op == "dynamic_quant":
+        return tiling.plan_dynamic_quant((4, 64), "float16", soc="ascend910b")
+    return tiling.plan_qlinear_matmul((4, 64), (64, 32), soc="ascend910b")
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_python_tiling_dict_has_exactly_the_listed_fields(op):
+    names = field_list(op)
+    assert len(names) == len(set(names)) > 10
+    extra = {"dynamic_quant": {"block_dim", "tiling_key", "workspace_bytes", "system_workspace_bytes"},
+             "qlinear_matmul": {"workspace_bytes", "system_workspace_bytes", "y_elements"}}[op]
+    assert list(plan(op).tiling)[:len(names)] == names
+    assert set(plan(op).tiling) == set(names) | extra
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_kernel_struct_generated_from_the_cann_class_has_the_listed_fields(op):
+    _, _, kernel, cls = OPS[op]
+    headers = sorted((ROOT / "op_host").glob("*tiling*.h"))
+    stub, main = check_device_code.tiling_stub(headers, ROOT / "op_kernel" / f"{kernel}.cpp")
+    assert main == cls
+    body = stub[stub.index(f"class {cls} {{"):]
+    body = body[:body.index("};")]
+    members = re.findall(r"\b(\w+)(?:\[\d+\])?;", body)
+    assert [m for m in members if m != "cubeTiling"] == field_list(op)
+
+
+@pytest.mark.parametrize("op", sorted(OPS))
+def test_no_consumer_restates_the_fields(op):
+    """The CANN header, the plan header, the kernel and the bindings name the list macro, not the fields one by one
+    (a restated list is how a field gets added in one place and forgotten in another)."""
+    _, macro, kernel, _ = OPS[op]
+    names = field_list(op)
+    sources = [ROOT / "op_host" / f"{kernel}_tiling.h", CORE / f"{op}_plan.h", ROOT / "op_kernel" / f"{kernel}.cpp",
+               ROOT / "python" / "csrc" / f"bind_{op}_plan.cpp"]
+    for path in sources:
+        text = path.read_text()
+        # A consumer that restated the list would name (nearly) every field as a declaration or a setter.
+        pattern = (r"(set_{n}\b|\b\w+\s+{n}\s*[;=\[]|TILING_DATA_FIELD_DEF\w*\([^)]*\b{n}\)"
+                   r"|AQO_TILING_FIELD\([^)]*\b{n}\)|\[\"{n}\"\])")
+        declared = [n for n in names if re.search(pattern.format(n=n), text)]
+        assert len(declared) < len(names) // 2, (path, declared)
+    assert macro in (ROOT / "op_host" / f"{kernel}_tiling.h").read_text()
