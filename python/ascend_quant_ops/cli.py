@@ -5,6 +5,7 @@
     aqo plan --soc S --shape ... [--json]    one request: the plan a SoC would run, or the refusal (tools/plan.py)
     aqo sweep [--count N | --grid] [--json]  plan invariants over many shapes, progress bar, summary (tools/sweep.py)
     aqo precision --backend B [--json]       the precision suite and its HTML report (tools/precision.py)
+    aqo perf [--op OP] [--soc S] [--json] [--html PATH]   GM traffic, balance, the timeline estimate (perf/cli.py)
 
 Exit status: 0 success; 1 a failed check (a refused plan, a failing sweep or precision case, a demo result that
 differs from the spec); 2 a usage error (argparse's, or a value a tool cannot use: an unknown SoC, an unwritable
@@ -203,6 +204,7 @@ SUBCOMMANDS = {
     "plan": ("tools.plan", "one tiling request: the plan a SoC would run, or the constraint it violates"),
     "sweep": ("tools.sweep", "plan invariants over many random or grid shapes per SoC (exit 1 on a failure)"),
     "precision": ("tools.precision", "the precision suite on a backend, with JSON and HTML reports"),
+    "perf": ("perf.cli", "GM traffic, balance and the timeline model's estimate against the roofline"),
 }
 
 
