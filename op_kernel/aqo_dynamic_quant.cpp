@@ -162,7 +162,7 @@ private:
                 uint32_t off = c * p_.chunk;
                 uint32_t len = ChunkLen(c);
                 if (kind == RowKind::NORMAL || NeedsElementScan(kind)) {
-                    LoadChunkF32(xr[off], smooth_, off, len);
+                    LoadChunkF32(xr[off], smooth_, off, len, false);  // x was sanitised by the first pass
                 }
                 StoreChunk(yr[off], len, kind, sc);
             }
@@ -264,6 +264,11 @@ private:
         smooth_ = smoothBuf_.Get<XT>();
         CopyRowsIn(smooth_, smoothGm_, 1, p_.cols, p_.colsPad);
         WaitPipe<HardEvent::MTE2_V>();
+        if (kSocSaturationMode) {
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                SanitizeHalf(smooth_[c * p_.chunk], ChunkLen(c));
+            }
+        }
     }
 
     __aicore__ inline uint32_t ChunkLen(uint32_t c) const
@@ -275,19 +280,25 @@ private:
     // ----- arithmetic (shared by both modes) -----
 
     // work_ = fp32(x) [* fp32(smooth)]. ascend310p runs in saturation mode: its result is defined as the golden of
-    // x with Inf -> +-(float16 max) and NaN -> 0 (docs/design.md), which SaturateChunk applies explicitly, before the smooth
-    // multiply, instead of relying on how the hardware converts non-finite halves.
+    // x (and smooth) with Inf -> +-(float16 max) and NaN -> 0 (docs/design.md), which SanitizeHalf applies to the
+    // float16 data before the conversion (sanitizeX: x not yet sanitised in UB; a resident smooth is sanitised once).
     __aicore__ inline void LoadChunkF32(const LocalTensor<XT>& src, const LocalTensor<XT>& smoothSrc, uint32_t smoothOff,
-                                        uint32_t len)
+                                        uint32_t len, bool sanitizeX = true)
     {
-        Cast(work_, src, RoundMode::CAST_NONE, len);
-        if (kSocSaturationMode) {
-            SaturateChunk(len);
+        if (kSocSaturationMode && sanitizeX) {
+            SanitizeHalf(src, len);
         }
+        if (kSocSaturationMode && p_.hasSmooth != 0 && kMode != kModeResident) {
+            SanitizeHalf(smoothSrc[smoothOff], len);
+        }
+        PipeBarrier<PIPE_V>();  // work_ and tmp_ may still be read by the previous chunk's instructions
+        Cast(work_, src, RoundMode::CAST_NONE, len);
         if (p_.hasSmooth != 0) {
             Cast(tmp_, smoothSrc[smoothOff], RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
             Mul(work_, work_, tmp_, len);
         }
+        PipeBarrier<PIPE_V>();  // the next instruction reads work_
     }
 
     // Row statistics without feeding NaN to a max (hardware max semantics with NaN are not documented):
@@ -296,11 +307,13 @@ private:
     __aicore__ inline void AccumulateStats(uint32_t len, RowStats& st)
     {
         Muls(tmp_, work_, 0.0f, len);
+        PipeBarrier<PIPE_V>();
         ReduceSum(stat_, tmp_, reduce_, len);
         WaitPipe<HardEvent::V_S>();
         float z = stat_.GetValue(0);
         if (z == 0.0f) {
             Abs(tmp_, work_, len);
+            PipeBarrier<PIPE_V>();
             ReduceMax(stat_, tmp_, reduce_, len, false);
             WaitPipe<HardEvent::V_S>();
             float cm = stat_.GetValue(0);
@@ -319,23 +332,35 @@ private:
         }
     }
 
-    // ascend310p: replaces Inf by +-p_.satMax (the float16 max, dtype table through the tiling) and NaN by 0 in
-    // work_ when the chunk is not finite.
-    __aicore__ inline void SaturateChunk(uint32_t len)
+    // ascend310p: how its float16 -> float32 Cast converts +-Inf and NaN in saturation mode is not documented, and
+    // saturation hides them from arithmetic (x * 0 is 0 for an Inf read as 65504). So they are found from the float16
+    // bits and replaced in src itself, before any conversion: +-Inf by +-p_.satMax (the float16 max, dtype table
+    // through the tiling), NaN by 0. The vector unit looks for an exponent field of all ones (bits & 0x7C00 read as
+    // float16 is at most 2^15 for a finite value, +-Inf otherwise); only then does the scalar unit scan the chunk.
+    // tmp_ holds the mask and the exponent fields (2 x p_.chunk uint16, its fp32 size).
+    __aicore__ inline void SanitizeHalf(const LocalTensor<XT>& src, uint32_t len)
     {
-        Muls(tmp_, work_, 0.0f, len);
-        ReduceSum(stat_, tmp_, reduce_, len);
+        LocalTensor<uint16_t> bits = src.template ReinterpretCast<uint16_t>();
+        LocalTensor<uint16_t> mask = tmp_.template ReinterpretCast<uint16_t>();
+        LocalTensor<uint16_t> expo = mask[p_.chunk];
+        PipeBarrier<PIPE_V>();  // tmp_ may still be read by earlier vector instructions
+        Duplicate(mask, static_cast<uint16_t>(0x7C00u), len);
+        PipeBarrier<PIPE_V>();
+        And(expo, bits, mask, len);
+        PipeBarrier<PIPE_V>();
+        LocalTensor<half> top = stat_.template ReinterpretCast<half>();
+        ReduceMax(top, expo.template ReinterpretCast<half>(), reduce_.template ReinterpretCast<half>(), len, false);
         WaitPipe<HardEvent::V_S>();
-        if (stat_.GetValue(0) == 0.0f) {
+        if (static_cast<float>(top.GetValue(0)) <= 32768.0f) {
             return;
         }
         for (uint32_t j = 0; j < len; ++j) {
-            float v = work_.GetValue(j);
-            if (v != v) {
-                work_.SetValue(j, 0.0f);
-            } else if (v - v != 0.0f) {
-                work_.SetValue(j, v > 0.0f ? p_.satMax : -p_.satMax);
+            const uint16_t b = bits.GetValue(j);
+            if ((b & 0x7C00u) != 0x7C00u) {
+                continue;
             }
+            const float v = (b & 0x03FFu) != 0 ? 0.0f : ((b & 0x8000u) != 0 ? -p_.satMax : p_.satMax);
+            src.SetValue(j, static_cast<XT>(v));
         }
         WaitPipe<HardEvent::S_V>();
     }
@@ -357,6 +382,7 @@ private:
         }
         Duplicate(stat_, st.max, kStatSlot);
         Duplicate(stat_[kStatSlot], p_.dmax, kStatSlot);
+        PipeBarrier<PIPE_V>();
         Div(stat_, stat_, stat_[kStatSlot], kStatSlot);
         WaitPipe<HardEvent::V_S>();
         sc = stat_.GetValue(0);
@@ -388,8 +414,11 @@ private:
             // unit from clip(x) * 0 (the clip keeps Inf out of the multiply, so no NaN reaches the cast); the
             // Inf elements (Inf / Inf = NaN) then get the NaN code from the scalar unit.
             Maxs(tmp_, work_, p_.clipLo, len);
+            PipeBarrier<PIPE_V>();
             Mins(tmp_, tmp_, p_.clipHi, len);
+            PipeBarrier<PIPE_V>();
             Muls(tmp_, tmp_, 0.0f, len);
+            PipeBarrier<PIPE_V>();
             Float8Out<YT>::Cast(y, tmp_, len);
             WaitPipe<HardEvent::V_S>();
             LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
@@ -407,9 +436,13 @@ private:
     __aicore__ inline void QuantizeChunk(const LocalTensor<YT>& y, uint32_t len, float sc)
     {
         Duplicate(tmp_, sc, len);
+        PipeBarrier<PIPE_V>();
         Div(work_, work_, tmp_, len);
+        PipeBarrier<PIPE_V>();
         Maxs(work_, work_, p_.clipLo, len);
+        PipeBarrier<PIPE_V>();
         Mins(work_, work_, p_.clipHi, len);
+        PipeBarrier<PIPE_V>();
         CastOut(y, len);
     }
 
@@ -423,8 +456,11 @@ private:
             LocalTensor<int32_t> ti = tmp_.template ReinterpretCast<int32_t>();
             LocalTensor<half> th = tmp_.template ReinterpretCast<half>();
             Cast(ti, work_, RoundMode::CAST_RINT, len);
+            PipeBarrier<PIPE_V>();
             Cast(work_, ti, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
             Cast(th, work_, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
             Cast(y, th, RoundMode::CAST_NONE, len);
         }
     }

@@ -25,6 +25,9 @@ using namespace AscendC;
 #define AQO_SOC_HAS_FP8 0
 #define AQO_SOC_SPLIT_CORES 0
 constexpr bool kSocSaturationMode = true;
+// int32 -> float32 Cast: 310p's vconv accepts CAST_NONE only, a conversion without a rounding mode whose rounding of
+// values beyond 2^24 is not documented (the emulator runs both plausible roundings as variants).
+constexpr RoundMode kRoundInt32ToFloat = RoundMode::CAST_NONE;
 #elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
 // ascend910_95: split cube / vector cores like 910b, DataCopyPad, bfloat16, and the hifloat8 / float8 types. Not
 // type-checkable with public headers (FACTS, tools): its own code is Float8Out below and the kernels' float8
@@ -34,6 +37,7 @@ constexpr bool kSocSaturationMode = true;
 #define AQO_SOC_HAS_FP8 1
 #define AQO_SOC_SPLIT_CORES 1
 constexpr bool kSocSaturationMode = false;
+constexpr RoundMode kRoundInt32ToFloat = RoundMode::CAST_RINT;  // round half to even, stated by the mode
 #else
 // ascend910b: split architecture (1 cube : 2 vector cores), DataCopyPad for unaligned tails, bfloat16.
 #define AQO_SOC_HAS_DATACOPYPAD 1
@@ -41,6 +45,7 @@ constexpr bool kSocSaturationMode = false;
 #define AQO_SOC_HAS_FP8 0
 #define AQO_SOC_SPLIT_CORES 1
 constexpr bool kSocSaturationMode = false;
+constexpr RoundMode kRoundInt32ToFloat = RoundMode::CAST_RINT;  // round half to even, stated by the mode
 #endif
 
 // The same trait for plain C++ branches (if constexpr) where both sides compile on every SoC.

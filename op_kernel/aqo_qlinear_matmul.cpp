@@ -356,8 +356,10 @@ private:
         const uint32_t total = AlignUp32(p_.k);
         for (uint32_t off = 0; off < total; off += p_.mapChunk) {
             const uint32_t len = Min32(p_.mapChunk, total - off);
+            PipeBarrier<PIPE_V>();  // mapHalf_ may still be read by an earlier Cast
             Duplicate(mapHalf_, static_cast<half>(1.0f), len);
             LocalTensor<int8_t> o = mapOutQue_.AllocTensor<int8_t>();
+            PipeBarrier<PIPE_V>();
             Cast(o, mapHalf_, RoundMode::CAST_NONE, len);
             mapOutQue_.EnQue(o);
             o = mapOutQue_.DeQue<int8_t>();
@@ -390,10 +392,13 @@ private:
         CopyBytesIn(in, src, off, len, srcBytes);
         mapInQue_.EnQue(in);
         in = mapInQue_.DeQue<uint8_t>();
+        PipeBarrier<PIPE_V>();  // mapHalf_ may still be read by the previous chunk's Cast
         Cast(mapHalf_, in, RoundMode::CAST_NONE, padded);
         mapInQue_.FreeTensor(in);
+        PipeBarrier<PIPE_V>();
         Adds(mapHalf_, mapHalf_, static_cast<half>(-128.0f), padded);
         LocalTensor<int8_t> o = mapOutQue_.AllocTensor<int8_t>();
+        PipeBarrier<PIPE_V>();
         Cast(o, mapHalf_, RoundMode::CAST_NONE, padded);
         mapOutQue_.EnQue(o);
         o = mapOutQue_.DeQue<int8_t>();
@@ -408,6 +413,7 @@ private:
     {
         if (p_.bParamKind == 0) {
             needRowSums_ = !kFloatCube && p_.k != 0 && bZp0_ != 0;
+            PipeBarrier<PIPE_V>();  // the previous tile's rows may still read zb_
             Duplicate(zb_, bZp0_, p_.cStride);
             PipeBarrier<PIPE_ALL>();
             return;
@@ -428,6 +434,7 @@ private:
         needRowSums_ = !kFloatCube && p_.k != 0 && anyZb;
         if (p_.aParamKind == 0) {
             Muls(mult_, mult_, aScale0_, p_.cStride);  // a_scale * b_scale[n] (commutes exactly)
+            PipeBarrier<PIPE_V>();
             Div(mult_, mult_, ys_, p_.cStride);
         }
     }
@@ -498,21 +505,28 @@ private:
 
         const uint32_t len = p_.cStride;
         LocalTensor<AccT> c = cQue_.DeQue<AccT>();
+        PipeBarrier<PIPE_V>();  // acc_, tmpI_ and the row buffers may still be read by the previous row
         if constexpr (kFloatCube) {
             Muls(acc_, c, 1.0f, len);  // the float32 accumulators as they are (x * 1 is exact, NaN and Inf too)
         } else {
             if (p_.k <= kVectorExactMaxK) {
                 Muls(tmpI_, zb_, negR, len);  // - zb[n] * (RA - K za)
+                PipeBarrier<PIPE_V>();
                 Add(c, c, tmpI_, len);
+                PipeBarrier<PIPE_V>();
                 Muls(tmpI_, cb_, negS, len);  // - za * CB[n]
+                PipeBarrier<PIPE_V>();
                 Add(c, c, tmpI_, len);
+                PipeBarrier<PIPE_V>();
             } else {
                 CorrectWrapping(c, negR, negS, len);
             }
-            Cast(acc_, c, RoundMode::CAST_NONE, len);  // float32(acc): round to nearest even, as numpy's astype
+            Cast(acc_, c, kRoundInt32ToFloat, len);  // float32(acc): round to nearest even, as numpy's astype
         }
         cQue_.FreeTensor(c);
+        PipeBarrier<PIPE_V>();
         ApplyMultiplier(as, len);
+        PipeBarrier<PIPE_V>();
         bool rowHasNaN = false;
         if constexpr (kFloatCube) {
             rowHasNaN = ReplaceNonFinite(len);
@@ -522,20 +536,30 @@ private:
             // float8 y (ascend910_95): saturate to +-max, then round to nearest even (ONNX QuantizeLinear with
             // saturate=1; the golden's clip-then-cast). The zero point of a float8 y is 0.
             Maxs(acc_, acc_, -p_.yMax, len);
+            PipeBarrier<PIPE_V>();
             Mins(acc_, acc_, p_.yMax, len);
+            PipeBarrier<PIPE_V>();
             Float8Out<YT>::Cast(y, acc_, len);
             if (rowHasNaN) {
                 RestoreNaN(y, len);
             }
         } else {
             Maxs(acc_, acc_, -kClamp, len);
+            PipeBarrier<PIPE_V>();
             Mins(acc_, acc_, kClamp, len);
+            PipeBarrier<PIPE_V>();
             Cast(tmpI_, acc_, RoundMode::CAST_RINT, len);  // round half to even
+            PipeBarrier<PIPE_V>();
             Cast(acc_, tmpI_, RoundMode::CAST_NONE, len);  // exact: |v| <= kClamp
+            PipeBarrier<PIPE_V>();
             Adds(acc_, acc_, yZp_, len);                   // round first, then add the zero point (ORT, FACTS 6)
+            PipeBarrier<PIPE_V>();
             Maxs(acc_, acc_, qMin_, len);
+            PipeBarrier<PIPE_V>();
             Mins(acc_, acc_, qMax_, len);
+            PipeBarrier<PIPE_V>();
             Cast(half_, acc_, RoundMode::CAST_NONE, len);  // exact small integers
+            PipeBarrier<PIPE_V>();
             Cast(y, half_, RoundMode::CAST_NONE, len);
         }
         yQue_.EnQue(y);
@@ -586,6 +610,7 @@ private:
         const uint32_t kNaNProbe = 8;  // one 32-byte block of float
         Duplicate(tmpF_, BitsToFloat(0x7FC00000u), kNaNProbe);
         LocalTensor<YT> code = half_.template ReinterpretCast<YT>();
+        PipeBarrier<PIPE_V>();
         Float8Out<YT>::Cast(code, tmpF_, kNaNProbe);
         PipeBarrier<PIPE_ALL>();
         for (uint32_t j = 0; j < len; ++j) {
@@ -602,7 +627,9 @@ private:
         if (p_.bParamKind != 0) {
             if (p_.aParamKind != 0) {
                 Muls(tmpF_, mult_, as, len);  // mult_ holds b_scale here
+                PipeBarrier<PIPE_V>();
                 Div(tmpF_, tmpF_, ys_, len);
+                PipeBarrier<PIPE_V>();
                 Mul(acc_, acc_, tmpF_, len);
             } else {
                 Mul(acc_, acc_, mult_, len);

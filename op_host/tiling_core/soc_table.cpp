@@ -277,4 +277,173 @@ bool ResolveSoc(const char* name, const SocOverrides& overrides, OpKind op, SocS
     return ApplySocOverrides(overrides, op, out, violation);
 }
 
+// ---- Timing parameters of the timeline model ----
+namespace {
+
+const TimingParamInfo kTimingParams[] = {
+    {TimingParam::CLOCK_MHZ, "clock_mhz", "MHz", "core clock of every pipe", true},
+    {TimingParam::GM_BANDWIDTH_GBPS, "gm_bandwidth_gbps", "GB/s",
+     "GM bandwidth of the chip, shared by every active GM transfer of the launch", true},
+    {TimingParam::MTE2_BYTES_PER_CYCLE, "mte2_bytes_per_cycle", "B/cycle", "one MTE2 pipe's GM -> UB / L1 rate at most",
+     true},
+    {TimingParam::MTE3_BYTES_PER_CYCLE, "mte3_bytes_per_cycle", "B/cycle", "one MTE3 pipe's UB -> GM rate at most",
+     true},
+    {TimingParam::DMA_LATENCY_CYCLES, "dma_latency_cycles", "cycles",
+     "a GM DMA completes this long after its last byte moved (the GM round trip); the pipe starts its next DMA "
+     "meanwhile",
+     true},
+    {TimingParam::DMA_BURST_CYCLES, "dma_burst_cycles", "cycles", "fixed pipe cycles per burst (blockCount) of a DMA",
+     true},
+    {TimingParam::VECTOR_BYTES_PER_REPEAT, "vector_bytes_per_repeat", "bytes", "bytes one vector repeat processes",
+     true},
+    {TimingParam::VEC_INSTR_CYCLES, "vec_instr_cycles", "cycles", "fixed V pipe cycles per vector instruction", true},
+    {TimingParam::VEC_ELEMENTWISE_CYCLES_PER_REPEAT, "vec_elementwise_cycles_per_repeat", "cycles",
+     "Add Sub Mul Max Min Abs Duplicate Compare Select and their scalar forms, UB -> UB copies", true},
+    {TimingParam::VEC_DIV_CYCLES_PER_REPEAT, "vec_div_cycles_per_repeat", "cycles", "Div and reciprocal-like ops",
+     true},
+    {TimingParam::VEC_CAST_CYCLES_PER_REPEAT, "vec_cast_cycles_per_repeat", "cycles",
+     "Cast, repeats counted on the wider side", true},
+    {TimingParam::VEC_REDUCE_CYCLES_PER_REPEAT, "vec_reduce_cycles_per_repeat", "cycles",
+     "ReduceMax / ReduceMin / ReduceSum and the Whole/Block reductions", true},
+    {TimingParam::PIPELINE_LATENCY_CYCLES, "pipeline_latency_cycles", "cycles",
+     "an on-chip instruction (V, M, MTE1) completes this long after its last busy cycle; a PipeBarrier or flag "
+     "waits for it, the next instruction of the pipe does not",
+     true},
+    {TimingParam::SCALAR_ISSUE_CYCLES, "scalar_issue_cycles", "cycles",
+     "scalar unit cycles to issue one instruction or sync event to a pipe (the API call's set-up)", true},
+    {TimingParam::SCALAR_UB_ACCESS_CYCLES, "scalar_ub_access_cycles", "cycles", "one GetValue / SetValue on UB", true},
+    {TimingParam::SCALAR_GM_ACCESS_CYCLES, "scalar_gm_access_cycles", "cycles",
+     "one GetValue / SetValue on GM through the scalar data cache, on average", true},
+    {TimingParam::FLAG_SYNC_CYCLES, "flag_sync_cycles", "cycles",
+     "SetFlag -> WaitFlag: from the source pipe's completion to the waiter going on", true},
+    {TimingParam::SYNC_ALL_CYCLES, "sync_all_cycles", "cycles",
+     "SyncAll: from the last core's arrival to every core going on", true},
+    {TimingParam::CUBE_MESSAGE_CYCLES, "cube_message_cycles", "cycles",
+     "Matmul API message between a vector core and its cube core, one way (the request, or the completion)", true},
+    {TimingParam::CUBE_MACS_PER_CYCLE, "cube_macs_per_cycle", "MAC/cycle",
+     "8-bit (int8, float8) multiply-accumulates per cycle of one cube core", true},
+    {TimingParam::MTE1_BYTES_PER_CYCLE, "mte1_bytes_per_cycle", "B/cycle", "L1 -> L0A / L0B", true},
+    {TimingParam::FIX_BYTES_PER_CYCLE, "fix_bytes_per_cycle", "B/cycle",
+     "L0C out: fixpipe to GM on split SoCs (also bounded by the GM bandwidth), L0C -> UB on ascend310p", true},
+    {TimingParam::PIPE_QUEUE_DEPTH, "pipe_queue_depth", "instructions",
+     "instructions waiting in one pipe's queue at most; the scalar unit stalls when it is full", true},
+    {TimingParam::L0A_BYTES, "l0a_bytes", "bytes", "L0A buffer of a cube core", false},
+    {TimingParam::L0B_BYTES, "l0b_bytes", "bytes", "L0B buffer of a cube core", false},
+    {TimingParam::L0C_BYTES, "l0c_bytes", "bytes", "L0C buffer of a cube core", false},
+    {TimingParam::L1_BYTES, "l1_bytes", "bytes", "L1 buffer of a cube core", false},
+};
+static_assert(sizeof(kTimingParams) / sizeof(kTimingParams[0]) == static_cast<size_t>(TimingParam::COUNT),
+              "one TimingParamInfo per TimingParam, in enum order");
+
+const ParamBasis kSrc = ParamBasis::SOURCE;
+const ParamBasis kDer = ParamBasis::DERIVED;
+const ParamBasis kAsm = ParamBasis::ASSUMPTION;
+
+// Values no public document gives. They are the same on every SoC (nothing public says how they differ) and are
+// stated once here; the report shows every result at 0.5x and 2x of each.
+const TimingValue kDmaLatency = {400, kAsm, "assumption: a GM round trip of a few hundred ns, as on other accelerators"};
+const TimingValue kDmaBurst = {8, kAsm, "assumption: each burst of a strided copy is one GM request"};
+const TimingValue kVecInstr = {4, kAsm, "assumption: a few cycles of start-up per vector instruction"};
+const TimingValue kVecElementwise = {
+    1, kAsm, "assumption: one repeat (256 bytes) per cycle, our reading of vec_calc_size=128 (float16 lanes)"};
+const TimingValue kVecDiv = {4, kAsm, "assumption: division iterates, about 4x an elementwise op"};
+const TimingValue kVecCast = {1, kAsm, "assumption: as elementwise, on the wider side's repeats"};
+const TimingValue kVecReduce = {2, kAsm, "assumption: a repeat's reduction plus the combining passes"};
+const TimingValue kPipelineLatency = {16, kAsm, "assumption: pipeline depth of the vector / cube units"};
+const TimingValue kScalarIssue = {16, kAsm, "assumption: an API call's scalar set-up (addresses, repeat "
+                                            "parameters, mask) is a dozen or more scalar instructions"};
+const TimingValue kScalarUb = {8, kAsm, "assumption: a scalar load / store to UB"};
+const TimingValue kScalarGm = {100, kAsm, "assumption: scalar GM accesses through the data cache, misses and hits "
+                                          "averaged"};
+const TimingValue kFlagSync = {16, kAsm, "assumption: flag propagation between pipes"};
+const TimingValue kSyncAll = {1000, kAsm, "assumption: a cross-core barrier of about half a microsecond"};
+const TimingValue kCubeMessage = {500, kAsm, "assumption: the Matmul API's client / server messages go through GM "
+                                             "(a GM write and a poll)"};
+const TimingValue kQueueDepth = {32, kAsm, "assumption: the instruction queue depth per pipe is not published"};
+const TimingValue kCubeMacs = {8192, kSrc, "platform config: cube_m_size=16 and DtypeMKN DT_INT8=16,32,16: "
+                                           "16 x 32 x 16 int8 MACs per cycle (float8 on ascend910_95: assumed the same)"};
+const TimingValue kVecRepeat = {256, kSrc, "AscendC documentation: one repeat of a vector instruction processes 256 "
+                                           "bytes (8 blocks of 32 bytes); platform config vec_calc_size=128 float16"};
+
+// Indexed by TimingParam.
+const TimingValue kTiming910B[] = {
+    {1850, kSrc, "Ascend910B1.ini cube_freq=1850 MHz (Ascend910B2 / B3: 1800), the AI core clock, for every pipe"},
+    {1420.8, kDer, "Ascend910B1.ini ddr_rate=32 bytes/cycle, read as per AI core: 32 x ai_core_cnt 24 x 1850 MHz"},
+    {32, kDer, "Ascend910B1.ini ddr_read_rate=32, taken as each vector or cube core's MTE2 limit"},
+    {64, kDer, "Ascend910B1.ini ub_to_ddr_rate=64, taken as each vector core's MTE3 limit"},
+    kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
+    kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
+    {256, kDer, "Ascend910B1.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
+    {256, kDer, "Ascend910B1.ini l0_c_to_ub_rate=256, taken for the fixpipe's L0C -> GM"},
+    kQueueDepth,
+    {65536, kSrc, "Ascend910B1.ini l0_a_size"},
+    {65536, kSrc, "Ascend910B1.ini l0_b_size"},
+    {131072, kSrc, "Ascend910B1.ini l0_c_size"},
+    {524288, kSrc, "Ascend910B1.ini l1_size"},
+};
+const TimingValue kTiming310P[] = {
+    {1060, kSrc, "Ascend310P3.ini cube_freq=1060 MHz, the AI core clock, for every pipe"},
+    {144.16, kDer, "Ascend310P3.ini ddr_rate=17 bytes/cycle, read as per AI core: 17 x ai_core_cnt 8 x 1060 MHz"},
+    {17, kDer, "Ascend310P3.ini ddr_read_rate=17, taken as each AI core's MTE2 limit"},
+    {17, kDer, "Ascend310P3.ini ub_to_ddr_rate=17, taken as each AI core's MTE3 limit"},
+    kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
+    kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
+    {256, kDer, "Ascend310P3.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
+    {512, kDer, "Ascend310P3.ini l0_c_to_ub_rate=512 (no fixpipe: L0C goes to UB)"},
+    kQueueDepth,
+    {65536, kSrc, "Ascend310P3.ini l0_a_size"},
+    {65536, kSrc, "Ascend310P3.ini l0_b_size"},
+    {262144, kSrc, "Ascend310P3.ini l0_c_size"},
+    {1048576, kSrc, "Ascend310P3.ini l1_size"},
+};
+// CANN 8.1.RC1 ships a pre-release Ascend910_95.ini; its values stand until the device's own are public.
+const TimingValue kTiming910_95[] = {
+    {1650, kSrc, "Ascend910_95.ini (pre-release config in CANN 8.1.RC1) cube_freq=1650 MHz, the AI core clock, "
+                 "for every pipe"},
+    {1636.8, kDer, "Ascend910_95.ini (pre-release) ddr_rate=31 bytes/cycle, read as per AI core: 31 x ai_core_cnt 32 "
+                   "x 1650 MHz"},
+    {31, kDer, "Ascend910_95.ini (pre-release) ddr_read_rate=31, taken as each vector or cube core's MTE2 limit"},
+    {128, kDer, "Ascend910_95.ini (pre-release) ub_to_ddr_rate=128, taken as each vector core's MTE3 limit"},
+    kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
+    kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
+    {256, kDer, "Ascend910_95.ini (pre-release) l1_to_l0_a_rate=256, l1_to_l0_b_rate=256"},
+    {128, kDer, "Ascend910_95.ini (pre-release) l0_c_to_ub_rate=128, taken for the fixpipe's L0C -> GM"},
+    kQueueDepth,
+    {65536, kSrc, "Ascend910_95.ini (pre-release) l0_a_size"},
+    {65536, kSrc, "Ascend910_95.ini (pre-release) l0_b_size"},
+    {262144, kSrc, "Ascend910_95.ini (pre-release) l0_c_size"},
+    {524288, kSrc, "Ascend910_95.ini (pre-release) l1_size"},
+};
+static_assert(sizeof(kTiming910B) / sizeof(kTiming910B[0]) == static_cast<size_t>(TimingParam::COUNT) &&
+                  sizeof(kTiming310P) / sizeof(kTiming310P[0]) == static_cast<size_t>(TimingParam::COUNT) &&
+                  sizeof(kTiming910_95) / sizeof(kTiming910_95[0]) == static_cast<size_t>(TimingParam::COUNT),
+              "one TimingValue per TimingParam and SoC, in enum order");
+
+}  // namespace
+
+const TimingParamInfo* TimingParamTable(size_t* count)
+{
+    if (count != nullptr) {
+        *count = sizeof(kTimingParams) / sizeof(kTimingParams[0]);
+    }
+    return kTimingParams;
+}
+
+const TimingValue* SocTiming(Soc id)
+{
+    switch (id) {
+    case Soc::ASCEND310P:
+        return kTiming310P;
+    case Soc::ASCEND910_95:
+        return kTiming910_95;
+    default:
+        return kTiming910B;
+    }
+}
+
+const char* ParamBasisName(ParamBasis b)
+{
+    return b == ParamBasis::SOURCE ? "source" : (b == ParamBasis::DERIVED ? "derived" : "assumption");
+}
+
 }  // namespace aqo

@@ -131,6 +131,67 @@ inline uint32_t DynamicQuantMaxTail(const SocSpec& spec, DType x)
     return x == DType::BFLOAT16 ? spec.dq_max_tail_bfloat16 : (x == DType::FLOAT16 ? spec.dq_max_tail_float16 : 0);
 }
 
+
+// ---- Timing parameters of the timeline model (op_kernel/emulator/src/timeline.cpp) ----
+// One value per SoC and parameter, each with where it comes from. SOURCE: read from a public source (the CANN
+// 8.1.RC1 platform config of the SoC, the AscendC documentation); DERIVED: our arithmetic on, or our reading of,
+// sourced values (the reading is stated); ASSUMPTION: no public number exists, the value is ours. The report
+// (`aqo perf`) reruns the model at 0.5x and 2x of every DERIVED and ASSUMPTION value. Never tune a value to make
+// a kernel look good: change it only with a better source, and say which.
+enum class TimingParam : int32_t {
+    CLOCK_MHZ = 0,                 // core clock of every pipe
+    GM_BANDWIDTH_GBPS,             // GM (HBM / DDR) bandwidth of the chip, shared by every active transfer
+    MTE2_BYTES_PER_CYCLE,          // one MTE2 pipe's GM -> UB / L1 rate at most
+    MTE3_BYTES_PER_CYCLE,          // one MTE3 pipe's UB -> GM rate at most
+    DMA_LATENCY_CYCLES,            // a GM DMA's completion after its last byte moved (the GM round trip)
+    DMA_BURST_CYCLES,              // fixed pipe cycles per burst (DataCopy blockCount) of a DMA
+    VECTOR_BYTES_PER_REPEAT,       // bytes one vector repeat processes
+    VEC_INSTR_CYCLES,              // fixed V pipe cycles per vector instruction
+    VEC_ELEMENTWISE_CYCLES_PER_REPEAT,
+    VEC_DIV_CYCLES_PER_REPEAT,
+    VEC_CAST_CYCLES_PER_REPEAT,    // repeats counted on the wider side
+    VEC_REDUCE_CYCLES_PER_REPEAT,
+    PIPELINE_LATENCY_CYCLES,       // an on-chip instruction's (V, M, MTE1) completion after its last busy cycle
+    SCALAR_ISSUE_CYCLES,           // scalar cycles to issue one instruction or sync event to a pipe
+    SCALAR_UB_ACCESS_CYCLES,       // one GetValue / SetValue on UB
+    SCALAR_GM_ACCESS_CYCLES,       // one GetValue / SetValue on GM (through the scalar data cache), on average
+    FLAG_SYNC_CYCLES,              // SetFlag -> WaitFlag: from the source's completion to the waiter going on
+    SYNC_ALL_CYCLES,               // SyncAll: from the last core's arrival to every core going on
+    CUBE_MESSAGE_CYCLES,           // Matmul API vector <-> cube message, one way (request, or completion)
+    CUBE_MACS_PER_CYCLE,           // 8-bit (int8 / float8) multiply-accumulates per cycle of one cube core
+    MTE1_BYTES_PER_CYCLE,          // L1 -> L0A / L0B
+    FIX_BYTES_PER_CYCLE,           // L0C out (fixpipe to GM on split SoCs, L0C -> UB on ascend310p)
+    PIPE_QUEUE_DEPTH,              // instructions waiting in one pipe's queue at most (the scalar unit stalls)
+    L0A_BYTES,
+    L0B_BYTES,
+    L0C_BYTES,
+    L1_BYTES,
+    COUNT
+};
+
+enum class ParamBasis : int32_t { SOURCE = 0, DERIVED, ASSUMPTION };
+
+struct TimingValue {
+    double value;
+    ParamBasis basis;
+    const char* source;  // where the value comes from, or why it was chosen
+};
+
+struct TimingParamInfo {
+    TimingParam id;
+    const char* name;     // snake_case, as Python sees it
+    const char* unit;
+    const char* meaning;
+    bool affects_time;    // false for capacities (shown, not swept)
+};
+
+// The parameter descriptions, in enum order (count = TimingParam::COUNT).
+const TimingParamInfo* TimingParamTable(size_t* count);
+// The values of canonical SoC `id`, indexed by TimingParam. Variants (ascend910b3, ...) use their canonical
+// SoC's timing.
+const TimingValue* SocTiming(Soc id);
+const char* ParamBasisName(ParamBasis b);  // "source" | "derived" | "assumption"
+
 }  // namespace aqo
 
 #endif  // AQO_TILING_CORE_SOC_TABLE_H

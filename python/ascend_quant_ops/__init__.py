@@ -3,13 +3,14 @@
     import ascend_quant_ops as aqo
     y, scale = aqo.dynamic_quant(x)                                  # per-row symmetric int8
     y = aqo.qlinear_matmul(a, a_s, a_zp, b, b_s, b_zp, y_s, y_zp)    # ONNX QLinearMatMul
+    y = aqo.quant_matmul(a, a_s, a_zp, b, b_s, out_dtype="bfloat16")  # W8A8: quantized matmul, float output
     aqo.plan_dynamic_quant((4096, 7168), "bfloat16", soc="ascend910b")   # what the device would do / refuse
     aqo.backend_info()                                               # which backends run here, and why not
 
 Backends: "cpu" (compiled CPU kernels, bit for bit the numpy golden), "emulator" (the AscendC kernels on CPU),
 "npu" (torch_npu + the custom operator package), "auto".
 """
-from .api import backend_info, dynamic_quant, qlinear_matmul
+from .api import backend_info, dynamic_quant, qlinear_matmul, quant_matmul
 from .errors import AqoError, BackendUnavailableError, ConstraintError, DTypeError, EmulatorError
 
 __version__ = "0.1.0"
@@ -41,6 +42,7 @@ def __getattr__(name):
 __all__ = [
     "dynamic_quant",
     "qlinear_matmul",
+    "quant_matmul",
     "backend_info",
     "plan_dynamic_quant",
     "plan_qlinear_matmul",

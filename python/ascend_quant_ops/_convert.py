@@ -118,7 +118,9 @@ def torch_to_numpy(t: Any, *, op: str, argument: str, allowed: Optional[Sequence
     check_torch_tensor(t, op=op, argument=argument, allowed=allowed)
     torch = sys.modules["torch"]
     name = dtypes.dtype_name(t.dtype)
-    t = t.detach().resolve_conj().resolve_neg().contiguous()
+    # No .contiguous(): a strided view (a transposed weight, a slice) stays a view, numpy takes its strides; the
+    # operators copy what they need (the emulator's runners make contiguous buffers themselves).
+    t = t.detach().resolve_conj().resolve_neg()
     if name is None:
         # Let the op's own validation name the unsupported dtype: hand it over as numpy when numpy can carry it.
         try:

@@ -7,20 +7,32 @@ takes beyond the plan request:
     zero point; the CANN TilingFunc refuses others the same way);
   * QLinearMatMul: a per-row (a) or per-column (b) parameter with batch dimensions has either all of them 1 or
     exactly its operand's batch dimensions (the kernel reads one parameter vector per batch matrix, or one for
-    all; a parameter that broadcasts over only some batch dimensions is refused by the TilingFunc).
+    all; a parameter that broadcasts over only some batch dimensions is refused by the TilingFunc);
+  * quant_matmul: no SoC has its kernel yet (QUANT_MATMUL_KERNEL_SOCS), so every SoC refuses it, as the device
+    (whose operator package has no quant_matmul operator) would.
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Sequence, Tuple
 
 from . import tiling
-from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL
+from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL
 from .errors import ConstraintError
+
+#: SoCs with a quant_matmul kernel: none yet. The kernel (op_kernel/aqo_quant_matmul.cpp) is being written; this
+#: fact moves into the SoC table (op_host/tiling_core/soc_table.cpp) with it, and the plan check below with the plan.
+QUANT_MATMUL_KERNEL_SOCS: Tuple[str, ...] = ()
 
 
 def dynamic_quant(shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, asymmetric: bool,
                   soc: str) -> tiling.Plan:
     """The plan of the call on `soc`, or the ConstraintError / DTypeError the device would raise."""
+    if dst == "uint8":  # the asymmetric uint8 mode: no kernel has it, so the plan request has no way to say it
+        spec = tiling.soc_table()[tiling.canonical_soc(soc, op=DYNAMIC_QUANT)]["dynamic_quant"]
+        raise ConstraintError(DYNAMIC_QUANT, "dst_type", "the SoC's DynamicQuant kernel has no uint8 output (the "
+                              "asymmetric uint8 mode is computed on the CPU only)", soc=soc,
+                              expected=" / ".join(spec["dst_types"]), actual="uint8",
+                              suggestion="use backend='cpu' without soc= for the asymmetric uint8 mode")
     return tiling.plan_dynamic_quant(tuple(int(d) for d in shape), x_dtype, soc=soc, dst_type=dst,
                                      smooth=bool(smooth), asymmetric=bool(asymmetric))
 
@@ -81,6 +93,25 @@ def qlinear_matmul_operands(p, soc: str, *, plan: bool = True):
                           soc, plan=plan, a_param_shape=p.a_scale.shape, b_param_shape=p.b_scale.shape)
 
 
+def quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str, b_dtype: str, out_dtype: str,
+                 a_param: str, b_param: str, soc: str, *, plan: bool = True):
+    """The SoC's rules for a quant_matmul call (then, once the kernel exists, its plan): today the refusal of
+    every SoC, naming the missing kernel."""
+    if soc not in QUANT_MATMUL_KERNEL_SOCS:
+        raise ConstraintError(QUANT_MATMUL, "soc", "there is no quant_matmul kernel for this SoC yet (the operator "
+                              "package has no AqoQuantMatmul operator), so the device would refuse the call",
+                              expected="soc=None (the exact CPU reference)", actual=soc, soc=soc,
+                              suggestion="use backend='cpu' without soc= (the exact CPU reference); the emulator "
+                                         "and npu backends need the kernel")
+    return None  # pragma: no cover  (the plan comes with the kernel)
+
+
+def quant_matmul_operands(p, soc: str, *, plan: bool = True):
+    """quant_matmul() for validated operands (golden.quant_matmul.QuantMatMulOperands)."""
+    return quant_matmul(p.a.shape, p.b.shape, p.a_type, p.b_type, p.out_dtype, p.a_param, p.b_param, soc,
+                        plan=plan)
+
+
 def param_kind(numel: int, operand: str) -> str:
     """Granularity of a parameter from its element count, as the device's TilingFunc reads it."""
     if numel == 1:
@@ -88,4 +119,5 @@ def param_kind(numel: int, operand: str) -> str:
     return {"a": "row", "b": "column"}.get(operand, "broadcast")
 
 
-__all__ = ["dynamic_quant", "qlinear_matmul", "qlinear_matmul_operands", "param_kind", "DYNAMIC_QUANT"]
+__all__ = ["dynamic_quant", "qlinear_matmul", "qlinear_matmul_operands", "quant_matmul", "quant_matmul_operands",
+           "param_kind", "DYNAMIC_QUANT", "QUANT_MATMUL_KERNEL_SOCS"]

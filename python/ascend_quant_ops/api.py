@@ -3,6 +3,8 @@
     dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, soc=None, backend="auto")
     qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *, soc=None,
                    backend="auto")
+    quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bias=None, out_dtype="float32",
+                 soc=None, backend="auto")
 
 Backends: "cpu" (the exact CPU implementation, _backend_cpu.py), "emulator" (the AscendC kernels run on CPU by the
 project's emulator), "npu" (the custom operator package through torch_npu), "auto" (npu for tensors on an NPU, cpu
@@ -12,7 +14,8 @@ device would refuse. Inputs are numpy arrays or torch tensors (_convert.py: the 
 same kind.
 
 The path of one call: the keyword arguments are checked once; the inputs pass the front door once and are
-validated once (the golden's checks, giving the validated arguments: a dst type name, a QLinearMatMulOperands);
+validated once (the golden's checks, giving the validated arguments: a dst type name, a QLinearMatMulOperands,
+a QuantMatMulOperands);
 the SoC check plans once (the emulator's runner makes that plan itself); one backend computes. CPU torch tensors
 without a SoC go through the torch op (torch_ops.py), whose CPU kernel is the same validation and the same cpu
 backend, so that the call also works under torch.compile.
@@ -26,16 +29,21 @@ import numpy as np
 from . import _backend_cpu, _convert, _plan_check, dtypes, emulator, npu, tiling, torch_npu_compat
 from ._opnames import DYNAMIC_QUANT as DQ
 from ._opnames import QLINEAR_MATMUL as QMM
+from ._opnames import QUANT_MATMUL as QM
 from .errors import BackendUnavailableError, ConstraintError
 from .emulator.dynamic_quant import run as _emulate_dynamic_quant
 from .emulator.qlinear_matmul import run as _emulate_qlinear_matmul
+from .emulator.quant_matmul import run as _emulate_quant_matmul
 from .golden import dynamic_quant as _golden_dq
 from .golden import qlinear_matmul as _golden_qmm
+from .golden import quant_matmul as _golden_qm
 
 BACKENDS = ("auto", "cpu", "emulator", "npu")
 DEFAULT_EMULATOR_SOC = "ascend910b"
 
 _QMM_ARGS = _golden_qmm.ARGUMENTS
+_QM_ARGS = _golden_qm.ARGUMENTS
+_QM_OPTIONAL = ("a_zero_point", "b_zero_point", "bias")
 
 
 # ----------------------------------------------------------------------------------------------- backends
@@ -127,10 +135,10 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     arguments quant_mode="pertoken", group_index=None, dst_type_max=0.0; dst_type=None means int8.
     """
     torch_npu_compat.check_defaults_only(torch_npu_kwargs)
-    dst = dtypes.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), op=DQ)
     if not isinstance(asymmetric, (bool, np.bool_)):
         raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
     asymmetric = bool(asymmetric)
+    dst = _golden_dq.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), asymmetric)
     backend = _choose_backend(backend, _device_tensors(DQ, (("x", x), ("smooth_scales", smooth_scales))), DQ)
     soc = _resolve_soc(soc, DQ, backend)
 
@@ -202,4 +210,49 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
         y = _emulate_qlinear_matmul(operands, soc)  # its runner plans the call on `soc`
     else:
         y = _backend_cpu.qlinear_matmul(operands)
+    return _convert.to_kind(y, _convert.TORCH if data_is_torch else _convert.NUMPY)
+
+
+# ----------------------------------------------------------------------------------------------- quant_matmul
+def quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bias=None, out_dtype="float32",
+                 soc=None, backend="auto"):
+    """Quantized matmul with a float output (W8A8): y = out_dtype(float32(acc) * float32(a_scale * b_scale) + bias)
+    with acc = (a - a_zero_point) @ (b - b_zero_point) exact and wrapped to int32; numpy.matmul broadcasting.
+
+    a, b int8 / uint8; per-tensor or per-row (a) / per-column (b) scales and zero points (None = 0); b may be the
+    transposed view of an [N, K] weight; out_dtype float32 / float16 / bfloat16. See README "quant_matmul" and
+    golden/quant_matmul.py for the exact definition. No SoC has the kernel yet: with soc= (given, or an NPU's) the
+    call is refused as the device would refuse it, and the emulator and npu backends refuse it.
+    """
+    args = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
+    backend = _choose_backend(backend, _device_tensors(QM, zip(_QM_ARGS, args)), QM)
+    soc = _resolve_soc(soc, QM, backend)
+    out = _golden_qm.parse_out_dtype(out_dtype)
+
+    if backend == "npu":
+        torch_ops = _torch_ops()
+        torch_ops.check_on_device(QM, *args, out)
+        if soc is not None:
+            kinds = [_plan_check.param_kind(int(t.numel()), op) for t, op in ((a_scale, "a"), (b_scale, "b"))]
+            _plan_check.quant_matmul(a.shape, b.shape, dtypes.dtype_name(a.dtype), dtypes.dtype_name(b.dtype), out,
+                                     *kinds, soc)
+        return torch_ops.call_quant_matmul(*args, out)
+
+    data_is_torch = _convert.is_torch_tensor(a) or _convert.is_torch_tensor(b)
+    if backend == "cpu" and soc is None and data_is_torch:
+        # The torch op: its CPU kernel validates and computes (the same checks and the same cpu backend).
+        tensors = [v if _convert.is_torch_tensor(v) or (v is None and name in _QM_OPTIONAL) else
+                   _convert.numpy_to_torch(_convert.to_numpy(v, op=QM, argument=name)[0])
+                   for name, v in zip(_QM_ARGS, args)]
+        return _torch_ops().call_quant_matmul(*tensors, out)
+
+    arrays = [_convert.to_numpy(v, op=QM, argument=name, allow_none=name in _QM_OPTIONAL)[0]
+              for name, v in zip(_QM_ARGS, args)]
+    operands = _golden_qm.QuantMatMulOperands(*arrays[:6], bias=arrays[6], out_dtype=out)
+    if soc is not None:
+        _plan_check.quant_matmul_operands(operands, soc, plan=backend != "emulator")
+    if backend == "emulator":
+        y = _emulate_quant_matmul(operands, soc)
+    else:
+        y = _backend_cpu.quant_matmul(operands)
     return _convert.to_kind(y, _convert.TORCH if data_is_torch else _convert.NUMPY)

@@ -1,10 +1,11 @@
 """Command line: `python -m ascend_quant_ops` or `aqo`.
 
     aqo info [--json]                        versions, backends (usable or why not), the SoC table
-    aqo demo [--backend B] [--soc S] [--json]   both operators on the spec examples, inputs and outputs printed
+    aqo demo [--backend B] [--soc S] [--json]   the operators on the spec examples and a W8A8 layer, printed
     aqo plan --soc S --shape ... [--json]    one request: the plan a SoC would run, or the refusal (tools/plan.py)
     aqo sweep [--count N | --grid] [--json]  plan invariants over many shapes, progress bar, summary (tools/sweep.py)
     aqo precision --backend B [--json]       the precision suite and its HTML report (tools/precision.py)
+    aqo perf [--op OP] [--soc S] [--json] [--html PATH]   GM traffic, balance, the timeline estimate (perf/cli.py)
 
 Exit status: 0 success; 1 a failed check (a refused plan, a failing sweep or precision case, a demo result that
 differs from the spec); 2 a usage error (argparse's, or a value a tool cannot use: an unknown SoC, an unwritable
@@ -22,7 +23,7 @@ import sys
 
 import numpy as np
 
-from .errors import AqoError
+from .errors import AqoError, BackendUnavailableError, ConstraintError
 from .tools import UsageError
 
 
@@ -124,12 +125,15 @@ def cmd_demo(args) -> int:
     y_qmm = np.asarray(aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw))
     ok_dq = np.array_equal(y_dq, ex.SEED_004_Y)
     ok_qmm = np.array_equal(y_qmm, ex.ONNX_2D_UINT8_Y)
+    w8a8 = _w8a8_demo(aqo, ex, kw)
+    ok_w8a8 = w8a8.get("passes", True)  # a refusal (no kernel on this backend / SoC yet) is reported, not failed
     if args.json:
         print(json.dumps({"backend": args.backend, "soc": kw.get("soc"),
                           "dynamic_quant": {"y": y_dq.tolist(), "scale": np.asarray(scale).tolist(),
                                             "matches_spec": bool(ok_dq)},
-                          "qlinear_matmul": {"y": y_qmm.tolist(), "matches_spec": bool(ok_qmm)}}, indent=2))
-        return 0 if (ok_dq and ok_qmm) else 1
+                          "qlinear_matmul": {"y": y_qmm.tolist(), "matches_spec": bool(ok_qmm)},
+                          "w8a8": {k: v for k, v in w8a8.items() if k != "y"}}, indent=2))
+        return 0 if (ok_dq and ok_qmm and ok_w8a8) else 1
 
     print(f"== DynamicQuant, ATB example (backend {args.backend}{', soc ' + kw['soc'] if args.soc else ''})")
     _show("x", ex.SEED_004_X)
@@ -145,7 +149,35 @@ def cmd_demo(args) -> int:
         _show(k, v)
     _show("y", y_qmm)
     print(f"y matches the spec: {ok_qmm}")
-    return 0 if (ok_dq and ok_qmm) else 1
+
+    print("\n== W8A8: float16 activations -> per-token int8 -> int8 weights with per-channel scales -> bfloat16")
+    print("x: float16 [2, 4, 64]; weight: float32 Linear weight [16, 64], quantized per output channel")
+    print("  xq, xs = dynamic_quant(x)                                     # int8 [2, 4, 64], scales [2, 4]")
+    print("  wq, ws = dynamic_quant(weight.astype(float16))                # int8 [16, 64], scales [16]")
+    print("  y = quant_matmul(xq, xs, None, wq.T, ws, out_dtype=\"bfloat16\")  # [2, 4, 16]")
+    if "refused" in w8a8:
+        print(f"refused: {w8a8['refused']}")
+    else:
+        _show("y[0, 0]", w8a8["y"][0, 0])
+        print(f"relative L2 error against x @ weight.T in float32: {w8a8['relative_l2']:.4g} "
+              f"(threshold {ex.W8A8_THRESHOLD:g}): {'ok' if ok_w8a8 else 'FAILED'}")
+    return 0 if (ok_dq and ok_qmm and ok_w8a8) else 1
+
+
+def _w8a8_demo(aqo, ex, kw) -> dict:
+    """The W8A8 layer on the demo's backend: {"y", "relative_l2", "passes"}, or {"refused": reason} where the
+    backend or SoC has no quant_matmul kernel yet."""
+    x, weight = ex.w8a8_example()
+    try:
+        xq, xs = aqo.dynamic_quant(x, **kw)
+        wq, ws = aqo.dynamic_quant(weight.astype(np.float16), **kw)
+        y = aqo.quant_matmul(xq, xs, None, np.asarray(wq).T, ws, out_dtype="bfloat16", **kw)
+    except (ConstraintError, BackendUnavailableError) as err:
+        return {"refused": str(err)}
+    y = np.asarray(y)
+    reference = x.astype(np.float32) @ weight.astype(np.float16).astype(np.float32).T
+    error = float(np.linalg.norm(reference - y.astype(np.float32)) / np.linalg.norm(reference))
+    return {"y": y, "relative_l2": error, "passes": error <= ex.W8A8_THRESHOLD}
 
 
 def _add_demo(p: argparse.ArgumentParser) -> None:
@@ -168,10 +200,11 @@ class _Local:
 # name -> (module path under ascend_quant_ops, or a _Local, help). One line adds a subcommand.
 SUBCOMMANDS = {
     "info": (_Local(_add_info, cmd_info), "versions, backends, SoC table"),
-    "demo": (_Local(_add_demo, cmd_demo), "run both operators on the spec examples"),
+    "demo": (_Local(_add_demo, cmd_demo), "run the operators on the spec examples and a W8A8 layer"),
     "plan": ("tools.plan", "one tiling request: the plan a SoC would run, or the constraint it violates"),
     "sweep": ("tools.sweep", "plan invariants over many random or grid shapes per SoC (exit 1 on a failure)"),
     "precision": ("tools.precision", "the precision suite on a backend, with JSON and HTML reports"),
+    "perf": ("perf.cli", "GM traffic, balance and the timeline model's estimate against the roofline"),
 }
 
 

@@ -3,6 +3,7 @@
 SEED_004: the ATB DynamicQuant example (its input is float16, the "(float8)" label is a typo;
 docs/references.md#atb-dynamicquant).
 ONNX_2D_UINT8: the QLinearMatMul example of the ONNX operator documentation (2-D, uint8, per-tensor).
+w8a8_example(): the W8A8 demo's float16 activations [B, S, K] and float32 Linear weight [N, K] (seeded data).
 """
 import numpy as np
 
@@ -25,3 +26,15 @@ ONNX_2D_UINT8 = dict(
     y_zero_point=np.array(118, dtype=np.uint8),
 )
 ONNX_2D_UINT8_Y = np.array([[168, 115, 255], [1, 66, 151]], dtype=np.uint8)
+
+#: the W8A8 demo passes when quant_matmul's result is within this relative L2 error of the float product (the
+#: oneDNN quantization tutorial's threshold; docs/references.md#onednn-matmul-quantization)
+W8A8_THRESHOLD = 3e-2
+
+
+def w8a8_example():
+    """(x, weight): float16 activations [2, 4, 64] and a float32 Linear weight [16, 64], from a fixed seed."""
+    rng = np.random.default_rng(2024)
+    x = rng.standard_normal((2, 4, 64)).astype(np.float16)
+    weight = (rng.standard_normal((16, 64)) * 0.05).astype(np.float32)
+    return x, weight

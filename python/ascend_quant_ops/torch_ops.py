@@ -1,4 +1,5 @@
-"""PyTorch operators: `torch.ops.ascend_quant_ops.dynamic_quant`, `.dynamic_quant_asymmetric` and `.qlinear_matmul`.
+"""PyTorch operators: `torch.ops.ascend_quant_ops.dynamic_quant`, `.dynamic_quant_asymmetric`, `.qlinear_matmul` and
+`.quant_matmul`.
 
 Op schemas (the torch_npu style: defaults, the output type as a keyword-only ScalarType):
 
@@ -7,11 +8,16 @@ Op schemas (the torch_npu style: defaults, the output type as a keyword-only Sca
         -> (Tensor y, Tensor scale, Tensor offset)
     qlinear_matmul(Tensor a, Tensor a_scale, Tensor a_zero_point, Tensor b, Tensor b_scale, Tensor b_zero_point,
                    Tensor y_scale, Tensor y_zero_point) -> Tensor y
+    quant_matmul(Tensor a, Tensor a_scale, Tensor? a_zero_point, Tensor b, Tensor b_scale,
+                 Tensor? b_zero_point=None, Tensor? bias=None, *, ScalarType? out_dtype=None) -> Tensor y
 
     dst_type: None or torch.int8 (int8), torch.float8_e4m3fn, torch.float8_e5m2, or torch.uint8 for hifloat8 (torch
-    has no hifloat8: its y is a torch.uint8 tensor of HiF8 bit patterns). y of qlinear_matmul has y_zero_point's
-    dtype and numpy.matmul's shape of a and b. (torch.library does not take keyword-only Tensor arguments, so
-    smooth_scales is positional with a default; `smooth_scales=s` works as in torch_npu.)
+    has no hifloat8: its y is a torch.uint8 tensor of HiF8 bit patterns); for dynamic_quant_asymmetric also
+    torch.quint8, which selects the uint8 mode with an integer zero point (torch.uint8 already names hifloat8):
+    y and offset are then torch.uint8. y of qlinear_matmul has y_zero_point's dtype and numpy.matmul's shape of a
+    and b. quant_matmul's out_dtype: None (float32), torch.float32, torch.float16 or torch.bfloat16; its zero
+    points may be None (0). (torch.library does not take keyword-only Tensor arguments, so smooth_scales and bias
+    are positional with a default; `smooth_scales=s`, `bias=c` work as in torch_npu.)
 
     y, scale = torch.ops.ascend_quant_ops.dynamic_quant(x)
     y, scale = torch.ops.ascend_quant_ops.dynamic_quant(x, smooth_scales=s, dst_type=torch.float8_e4m3fn)
@@ -22,11 +28,13 @@ Each op has three implementations:
 * Fake (meta): shapes and dtypes only, so that `torch.compile(fullgraph=True)` traces through the ops.
 * PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
   operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel. The device
-  operator is symmetric only: dynamic_quant_asymmetric has no NPU kernel.
+  operator is symmetric only: dynamic_quant_asymmetric has no NPU kernel. quant_matmul has no NPU kernel yet
+  (no AqoQuantMatmul operator): the helpers refuse NPU tensors with BackendUnavailableError.
 
 The Python helpers `dynamic_quant` and `qlinear_matmul` below take every dst_type form (names, numpy / torch dtypes,
 ATB codes) and call the ops; `npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for
-torch_npu switches by changing one name.
+torch_npu switches by changing one name; `npu_quant_matmul` likewise maps torch_npu.npu_quant_matmul's arguments
+onto quant_matmul (torch_npu_compat.py says which are supported).
 """
 from __future__ import annotations
 
@@ -36,21 +44,26 @@ import torch
 from torch import Tensor
 
 from . import _backend_cpu, _convert, dtypes, torch_npu_compat
-from ._opnames import (DYNAMIC_QUANT, QLINEAR_MATMUL, TORCH_DYNAMIC_QUANT, TORCH_DYNAMIC_QUANT_ASYMMETRIC,
-                       TORCH_QLINEAR_MATMUL, qualified)
-from .errors import ConstraintError, DTypeError
+from ._opnames import (DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL, TORCH_DYNAMIC_QUANT,
+                       TORCH_DYNAMIC_QUANT_ASYMMETRIC, TORCH_QLINEAR_MATMUL, TORCH_QUANT_MATMUL, qualified)
+from .errors import BackendUnavailableError, ConstraintError, DTypeError
+from .golden import _matmul_operands
 from .golden import dynamic_quant as _golden_dq
 from .golden import qlinear_matmul as _golden_qmm
+from .golden import quant_matmul as _golden_qm
 from .torch_npu_compat import normalize_npu_dynamic_quant_kwargs  # noqa: F401  (re-exported)
 
 DQ = DYNAMIC_QUANT
 QMM = QLINEAR_MATMUL
+QM = QUANT_MATMUL
 
 __all__ = [
     "dynamic_quant",
     "qlinear_matmul",
+    "quant_matmul",
     "npu_dynamic_quant",
     "npu_dynamic_quant_asymmetric",
+    "npu_quant_matmul",
     "normalize_npu_dynamic_quant_kwargs",
     "dst_type_code",
     "dst_type_from_code",
@@ -77,15 +90,23 @@ def dst_type_from_code(code: int) -> str:
     return dtypes.parse_dst_type(int(code), op=DQ, argument="dst_type")
 
 
-# canonical DynamicQuant output type -> the ScalarType the ops take (torch has no hifloat8: torch.uint8); a plain
-# dict, so that torch.compile traces the helpers without a graph break
+# canonical DynamicQuant output type -> the ScalarType the ops take (torch has no hifloat8: torch.uint8; the
+# asymmetric uint8 mode, whose zero point is an integer: torch.quint8, torch's "uint8 with a scale and a zero
+# point"); a plain dict, so that torch.compile traces the helpers without a graph break
 _DST_SCALAR_TYPES = {name: (torch.uint8 if name == dtypes.HIFLOAT8 else getattr(torch, name))
                      for name in dtypes.DYNAMIC_QUANT_DST_TYPES}
+_DST_SCALAR_TYPES[dtypes.UINT8] = torch.quint8
 
 
 def dst_scalar_type(dst: str) -> torch.dtype:
-    """The ScalarType the ops take for a canonical DynamicQuant output type (hifloat8: torch.uint8)."""
+    """The ScalarType the ops take for a canonical DynamicQuant output type (hifloat8: torch.uint8, the
+    asymmetric uint8 mode: torch.quint8)."""
     return _DST_SCALAR_TYPES[dst]
+
+
+def _y_dtype(dst: str) -> torch.dtype:
+    """The dtype of y (and, in the uint8 mode, of offset) for a canonical output type."""
+    return torch.uint8 if dst == dtypes.UINT8 else dst_scalar_type(dst)
 
 
 _DST_OF_SCALAR_TYPE = {t: name for name, t in _DST_SCALAR_TYPES.items()}
@@ -100,6 +121,14 @@ def _dst_name(dst_type: Optional[torch.dtype]) -> str:
                          expected=" / ".join(f"torch.{str(t).replace('torch.', '')} ({n})"
                                              for t, n in _DST_OF_SCALAR_TYPE.items()))
     return _DST_OF_SCALAR_TYPE[dst_type]
+
+
+def _dst_mode_name(dst_type: Optional[torch.dtype], asymmetric: bool) -> str:
+    """_dst_name, and the uint8 mode (torch.quint8) refused by the symmetric op, as the golden refuses it."""
+    dst = _dst_name(dst_type)
+    if dst == dtypes.UINT8:
+        _golden_dq.parse_dst_type(dst, asymmetric)  # DTypeError unless asymmetric
+    return dst
 
 
 def to_numpy(t: Tensor) -> Any:
@@ -121,7 +150,7 @@ def _dynamic_quant_cpu(x: Tensor, smooth_scales: Optional[Tensor], dst_type: Opt
     xn, _ = _convert.to_numpy(x, op=DQ, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
     sn, _ = _convert.to_numpy(smooth_scales, op=DQ, argument="smooth_scales", allow_none=True,
                               allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
-    dst = _dst_name(dst_type)
+    dst = _dst_mode_name(dst_type, asymmetric)
     _golden_dq.validate_arrays(xn, sn)
     return tuple(_convert.numpy_to_torch(o, fresh=True) for o in _backend_cpu.dynamic_quant(xn, sn, dst, asymmetric))
 
@@ -140,10 +169,13 @@ def _dynamic_quant_asymmetric_op(x: Tensor, smooth_scales: Optional[Tensor] = No
 
 def _dynamic_quant_outputs(x, smooth_scales, dst_type, n_outputs):
     _check_dynamic_quant(x, smooth_scales)
-    y_dtype = dst_scalar_type(_dst_name(dst_type))
+    dst = _dst_mode_name(dst_type, n_outputs == 3)
     rows = x.shape[:-1]
-    return (x.new_empty(x.shape, dtype=y_dtype),) + tuple(x.new_empty(rows, dtype=torch.float32)
-                                                          for _ in range(n_outputs - 1))
+    scale = x.new_empty(rows, dtype=torch.float32)
+    if n_outputs == 2:
+        return x.new_empty(x.shape, dtype=_y_dtype(dst)), scale
+    offset_dtype = torch.uint8 if dst == dtypes.UINT8 else torch.float32  # uint8: the integer zero point
+    return x.new_empty(x.shape, dtype=_y_dtype(dst)), scale, x.new_empty(rows, dtype=offset_dtype)
 
 
 @_dynamic_quant_op.register_fake
@@ -174,6 +206,42 @@ def _qlinear_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_s
     return a.new_empty(matmul_shape(list(a.shape), list(b.shape)), dtype=y_zero_point.dtype)
 
 
+_QM_ARGUMENTS = _golden_qm.ARGUMENTS
+_QM_OPTIONAL = ("a_zero_point", "b_zero_point", "bias")
+# quant_matmul's output types as the op's ScalarType (a plain dict: no graph break under torch.compile)
+_OUT_SCALAR_TYPES = {name: getattr(torch, name) for name in _golden_qm.OUT_DTYPES}
+_OUT_OF_SCALAR_TYPE = {t: name for name, t in _OUT_SCALAR_TYPES.items()}
+
+
+def _out_name(out_dtype: Optional[torch.dtype]) -> str:
+    """The op's ScalarType? out_dtype -> canonical name (None = float32)."""
+    if out_dtype is None:
+        return dtypes.FLOAT32
+    if out_dtype not in _OUT_OF_SCALAR_TYPE:
+        raise DTypeError(QM, "out_dtype", "unsupported output type", actual=str(out_dtype),
+                         expected=" / ".join(f"torch.{n}" for n in _OUT_SCALAR_TYPES))
+    return _OUT_OF_SCALAR_TYPE[out_dtype]
+
+
+@torch.library.custom_op(qualified(TORCH_QUANT_MATMUL), mutates_args=(), device_types="cpu")
+def _quant_matmul_op(a: Tensor, a_scale: Tensor, a_zero_point: Optional[Tensor], b: Tensor, b_scale: Tensor,
+                     b_zero_point: Optional[Tensor] = None, bias: Optional[Tensor] = None, *,
+                     out_dtype: Optional[torch.dtype] = None) -> Tensor:
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
+    arrays = [_convert.to_numpy(t, op=QM, argument=n, allow_none=n in _QM_OPTIONAL)[0]
+              for n, t in zip(_QM_ARGUMENTS, tensors)]
+    operands = _golden_qm.QuantMatMulOperands(*arrays[:6], bias=arrays[6], out_dtype=_out_name(out_dtype))
+    return from_numpy(_backend_cpu.quant_matmul(operands))
+
+
+@_quant_matmul_op.register_fake
+def _quant_matmul_fake(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, bias=None, *, out_dtype=None):
+    out = _out_name(out_dtype)
+    _check_quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, out)
+    return a.new_empty(list(_matmul_operands.matmul_shapes(QM, list(a.shape), list(b.shape))[2]),
+                       dtype=_OUT_SCALAR_TYPES[out])
+
+
 def _outputs_are_not_differentiable(ctx, inputs, output, keyword_only_inputs=None):
     # Quantization has no gradient: the outputs never require grad, whatever the inputs do (as the numpy and
     # emulator paths return them), instead of failing later in backward().
@@ -184,7 +252,7 @@ def _no_gradient(ctx, *grads):
     raise RuntimeError("ascend_quant_ops operators are not differentiable")
 
 
-for _op in (_dynamic_quant_op, _dynamic_quant_asymmetric_op, _qlinear_matmul_op):
+for _op in (_dynamic_quant_op, _dynamic_quant_asymmetric_op, _qlinear_matmul_op, _quant_matmul_op):
     _op.register_autograd(_no_gradient, setup_context=_outputs_are_not_differentiable)
 
 
@@ -237,13 +305,42 @@ def _check_qlinear_matmul(*tensors) -> None:
     matmul_shape(list(a.shape), list(b.shape))
 
 
+def _check_quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, out: str) -> None:
+    """dtypes, and numpy.matmul's shape rules; the parameter layouts are checked with the data (the CPU kernel)."""
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
+    for name, t in zip(_QM_ARGUMENTS, tensors):
+        if t is not None or name not in _QM_OPTIONAL:
+            _require_tensor(QM, name, t)
+    for data, zp, dname, zname in ((a, a_zero_point, "a", "a_zero_point"), (b, b_zero_point, "b", "b_zero_point")):
+        dtypes.parse_dtype(data.dtype, op=QM, argument=dname, allowed=_golden_qm.OPERAND_TYPES)
+        if zp is not None and zp.dtype != data.dtype:
+            raise DTypeError(QM, zname, f"must have the dtype of {dname}", expected=str(data.dtype),
+                             actual=str(zp.dtype))
+    for name, t in (("a_scale", a_scale), ("b_scale", b_scale), ("bias", bias)):
+        if t is not None:
+            dtypes.parse_dtype(t.dtype, op=QM, argument=name, allowed=_golden_qm.PARAMETER_FLOAT_TYPES)
+    _golden_qm.parse_out_dtype(out)
+    _matmul_operands.matmul_shapes(QM, list(a.shape), list(b.shape))
+
+
 def check_on_device(op: str, *tensors) -> None:
     """The typed checks of a call on a device (NPU, meta) before its kernel: what the fake implementation
-    checks."""
+    checks (quant_matmul: its seven tensors, then the canonical out_dtype name)."""
     if op == DQ:
         _check_dynamic_quant(*tensors)
+    elif op == QM:
+        _check_quant_matmul(*tensors)
     else:
         _check_qlinear_matmul(*tensors)
+
+
+def _require_device_kernel(op_name: str, backend: str, device: str) -> None:
+    """BackendUnavailableError when no kernel of the op is registered for the tensors' device (the NPU extension
+    registers the PrivateUse1 kernels of the operators the package has)."""
+    if not torch._C._dispatch_has_kernel_for_dispatch_key(qualified(op_name), "PrivateUse1"):
+        raise BackendUnavailableError(backend, f"no {device} kernel is registered for {qualified(op_name)}: the "
+                                      f"custom operator package has no quant_matmul operator (AqoQuantMatmul) yet; "
+                                      f"compute on the CPU (tensors on the CPU, backend 'cpu')")
 
 
 def _on_cpu(t: Any) -> bool:
@@ -273,8 +370,8 @@ def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type
     an NPU (after npu.load_extension()).
     """
     _require_tensor(DQ, "x", x)
-    dst = dtypes.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), op=DQ, argument="dst_type")
     asymmetric = _check_asymmetric(asymmetric, x)
+    dst = _golden_dq.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), asymmetric)
     if not _on_cpu(x):
         _check_dynamic_quant(x, smooth_scales)  # typed errors before a device kernel (the CPU kernel validates)
     return call_dynamic_quant(x, smooth_scales, dst, asymmetric)
@@ -310,6 +407,33 @@ def call_qlinear_matmul(*tensors) -> Tensor:
     return torch.ops.ascend_quant_ops.qlinear_matmul(*tensors)
 
 
+def quant_matmul(a: Tensor, a_scale: Tensor, a_zero_point: Optional[Tensor], b: Tensor, b_scale: Tensor,
+                 b_zero_point: Optional[Tensor] = None, *, bias: Optional[Tensor] = None,
+                 out_dtype: Any = None) -> Tensor:
+    """quant_matmul of torch tensors (semantics of golden/quant_matmul.py); out_dtype: a name, a numpy / torch
+    dtype, None for float32."""
+    out = _golden_qm.parse_out_dtype(out_dtype)
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
+    for name, t in zip(_QM_ARGUMENTS, tensors):
+        if t is not None or name not in _QM_OPTIONAL:
+            _require_tensor(QM, name, t)
+    if not _on_cpu(a):
+        _check_quant_matmul(*tensors, out)  # typed errors before a device kernel (the CPU kernel validates)
+    return call_quant_matmul(*tensors, out)
+
+
+def call_quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, out: str) -> Tensor:
+    """The op call for tensors the caller checked (out: a canonical name): structural refusals (sparse, nested,
+    quantized tensors, another device than a's), the missing device kernel, then quant_matmul."""
+    tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
+    for name, t in zip(_QM_ARGUMENTS, tensors):
+        if t is not None:
+            _convert.check_torch_tensor(t, op=QM, argument=name, devices=(a.device.type,))
+    if a.device.type not in ("cpu", "meta"):
+        _require_device_kernel(TORCH_QUANT_MATMUL, "npu", _convert.device_kind(a))
+    return torch.ops.ascend_quant_ops.quant_matmul(*tensors, out_dtype=_OUT_SCALAR_TYPES[out])
+
+
 def npu_dynamic_quant(input: Tensor, *, smooth_scales: Optional[Tensor] = None, group_index=None,
                       dst_type=None, quant_mode: str = "pertoken", dst_type_max: float = 0.0):
     """torch_npu.npu_dynamic_quant's signature -> (y, scale), computed by this package's operator."""
@@ -324,3 +448,17 @@ def npu_dynamic_quant_asymmetric(input: Tensor, *, smooth_scales: Optional[Tenso
     kw = normalize_npu_dynamic_quant_kwargs(smooth_scales=smooth_scales, group_index=group_index,
                                             dst_type=dst_type, quant_mode=quant_mode, dst_type_max=dst_type_max)
     return dynamic_quant(input, asymmetric=True, **kw)
+
+
+def npu_quant_matmul(x1: Tensor, x2: Tensor, scale: Tensor, *, offset: Optional[Tensor] = None,
+                     pertoken_scale: Optional[Tensor] = None, bias: Optional[Tensor] = None,
+                     output_dtype: Optional[torch.dtype] = None) -> Tensor:
+    """torch_npu.npu_quant_matmul's signature -> quant_matmul: y = output_dtype(float32(x1 @ x2) *
+    float32(pertoken_scale * scale) + bias). Which of torch_npu's arguments and forms are supported, and the
+    clear refusals of the others: torch_npu_compat.npu_quant_matmul_arguments."""
+    kw = torch_npu_compat.npu_quant_matmul_arguments(x1, x2, scale, offset=offset, pertoken_scale=pertoken_scale,
+                                                     bias=bias, output_dtype=output_dtype)
+    a_scale = kw["a_scale"]
+    if a_scale is None:  # no per-token scale: 1, and float32(1 * scale) = scale exactly
+        a_scale = torch.ones((), dtype=torch.float32, device=x1.device)
+    return quant_matmul(x1, a_scale, None, x2, scale, None, bias=bias, out_dtype=kw["out_dtype"])

@@ -8,10 +8,12 @@
 #include <nanobind/stl/vector.h>
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "emulator/emu_context.h"
+#include "emulator/emu_trace.h"
 #include "emulator/emu_types.h"
 #include "emulator/launch.h"
 #include "emulator/launch_contract.h"
@@ -63,6 +65,38 @@ aqo_emu::Rounding ParseRounding(const std::string& name)
                               .c_str());
 }
 
+nb::dict TraceEventToDict(const aqo_emu::TraceEvent& e)
+{
+    nb::dict d;
+    d["kind"] = aqo_emu::TraceKindName(e.kind);
+    switch (e.kind) {
+        case aqo_emu::TraceKind::kInstr:
+            d["pipe"] = aqo_emu::PipeName(e.pipe);
+            d["cls"] = aqo_emu::InstrClassName(e.cls);
+            d["elem_bytes"] = e.elem_bytes;
+            d["count"] = e.count;
+            d["bursts"] = e.bursts;
+            if (e.handle != 0) d["handle"] = e.handle;
+            break;
+        case aqo_emu::TraceKind::kSetFlag:
+        case aqo_emu::TraceKind::kWaitFlag:
+            d["src_pipe"] = aqo_emu::PipeName(e.src_pipe);
+            d["dst_pipe"] = aqo_emu::PipeName(e.dst_pipe);
+            d["event_id"] = e.event_id;
+            break;
+        case aqo_emu::TraceKind::kBarrier: d["pipe"] = aqo_emu::PipeName(e.pipe); break;
+        case aqo_emu::TraceKind::kSyncAll: d["group"] = e.group; break;
+        case aqo_emu::TraceKind::kCubeRequest:
+        case aqo_emu::TraceKind::kCubeWait:
+            d["peer_core"] = e.peer_core;
+            d["handle"] = e.handle;
+            break;
+    }
+    d["file"] = std::string(e.file ? e.file : "");
+    d["line"] = e.line;
+    return d;
+}
+
 void RegisterEmulator(nb::module_& m)
 {
     nb::register_exception_translator(&TranslateEmulatorError);
@@ -76,6 +110,71 @@ void RegisterEmulator(nb::module_& m)
         "and per core gm_read_bytes, gm_write_bytes, dma_gm_to_ub, dma_ub_to_gm, dma_ub_to_ub, gm_scalar_reads, "
         "gm_scalar_writes, vector_ops, peak_ub_bytes, ub_buffers (every TPipe::InitBuffer: offset, bytes, num, kind, "
         "site), gm_ranges (every GM byte range read or written: buffer, begin, end, write).");
+
+    m.def(
+        "emulator_last_run_trace",
+        []() {
+            nb::dict d;
+            std::shared_ptr<const aqo_emu::RunTrace> t = aqo_emu::LastRunTrace();
+            if (!t) return d;
+            d["soc"] = t->soc;
+            d["kernel"] = t->kernel;
+            d["block_dim"] = t->block_dim;
+            d["completed"] = t->completed;
+            nb::list cores;
+            for (const aqo_emu::CoreTrace& c : t->cores) {
+                nb::dict cd;
+                cd["core"] = c.core;
+                cd["is_cube"] = c.is_cube;
+                nb::list evs;
+                for (const aqo_emu::TraceEvent& e : c.events) evs.append(TraceEventToDict(e));
+                cd["events"] = evs;
+                cores.append(cd);
+            }
+            d["cores"] = cores;
+            return d;
+        },
+        "The instruction trace of the last emulator run on this thread (op_kernel/emulator/include/emulator/"
+        "emu_trace.h): soc, kernel, block_dim, completed, cores: [{core, is_cube, events: [{kind, pipe / src_pipe, "
+        "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, file, line}]}]. "
+        "For tests and inspection; the timeline model reads it in C++.");
+
+    m.def(
+        "emulator_set_run_options",
+        [](bool perturbed_divide, int saturation_inf, int saturation_nan, int modeless_rounding, bool record_trace,
+           bool check_ordering) {
+            if (saturation_inf < 0 || saturation_inf > 2 || saturation_nan < 0 || saturation_nan > 1 ||
+                modeless_rounding < 0 || modeless_rounding > 1) {
+                throw nb::value_error("emulator run options: saturation_inf 0..2, saturation_nan 0..1, "
+                                      "modeless_rounding 0..1");
+            }
+            aqo_emu::RunOptions o;
+            o.perturbed_divide = perturbed_divide;
+            o.saturation_inf = saturation_inf;
+            o.saturation_nan = saturation_nan;
+            o.modeless_rounding = modeless_rounding;
+            o.record_trace = record_trace;
+            o.check_ordering = check_ordering;
+            aqo_emu::SetDefaultRunOptions(o);
+        },
+        nb::arg("perturbed_divide") = false, nb::arg("saturation_inf") = 0, nb::arg("saturation_nan") = 0,
+        nb::arg("modeless_rounding") = 0, nb::arg("record_trace") = true, nb::arg("check_ordering") = true,
+        "Sets this thread's run options for the emulator launches that follow (emu_context.h RunOptions).");
+
+    m.def(
+        "emulator_run_options",
+        []() {
+            const aqo_emu::RunOptions& o = aqo_emu::DefaultRunOptions();
+            nb::dict d;
+            d["perturbed_divide"] = o.perturbed_divide;
+            d["saturation_inf"] = o.saturation_inf;
+            d["saturation_nan"] = o.saturation_nan;
+            d["modeless_rounding"] = o.modeless_rounding;
+            d["record_trace"] = o.record_trace;
+            d["check_ordering"] = o.check_ordering;
+            return d;
+        },
+        "This thread's run options for new emulator launches.");
 
     m.def(
         "emulator_soc_model",

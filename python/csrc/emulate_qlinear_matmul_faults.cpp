@@ -650,7 +650,15 @@ nb::bytes RunBlocksDemo(const std::string& soc, const nb::bytes& a_in, const nb:
             mm.template GetTensorC<false>(blk);
             q.EnQue(blk);
             blk = q.DeQue<int32_t>();
+            // The VECIN queue orders the copy in before the vector unit only; MTE3 reads blk next.
+            const event_t toMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_MTE3));
+            SetFlag<HardEvent::MTE2_MTE3>(toMte3);
+            WaitFlag<HardEvent::MTE2_MTE3>(toMte3);
             DataCopy(out[i * block_elems], blk, static_cast<uint32_t>(block_elems));
+            // ... and its FreeTensor frees it for the vector unit only: the next copy in waits for the copy out.
+            const event_t toMte2 = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_MTE2));
+            SetFlag<HardEvent::MTE3_MTE2>(toMte2);
+            WaitFlag<HardEvent::MTE3_MTE2>(toMte2);
             q.FreeTensor(blk);
             ++i;
         }

@@ -111,7 +111,8 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 }
                 EmuTestTiling t{};
                 t.n = 64;
-                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim, y_shared);
+                RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim,
+                        y_shared || f[i].y_shared);
                 return;
             }
             throw nb::value_error(("unknown fault kernel " + name).c_str());
@@ -120,6 +121,39 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "Runs one deliberately broken kernel of `soc` (on one core, or two for multi-core faults); the emulator "
         "is expected to raise EmulatorError naming the faulty line of op_kernel/emulator/tests/emu_test_kernels.cpp. "
         "y_shared registers y as kReadWriteShared (cross-core writes allowed).");
+
+    m.def(
+        "emulator_twin_names",
+        []() {
+            size_t n = 0;
+            const aqo_emu_tests::FaultEntry* f = aqo_emu_tests::CorrectTwins(&n);
+            std::vector<std::string> names;
+            for (size_t i = 0; i < n; ++i) names.emplace_back(f[i].name);
+            return names;
+        },
+        "Names of the correct twins of the emulator's ordering fault kernels.");
+
+    m.def(
+        "emulator_twin_demo",
+        [](const std::string& name, const std::string& soc) {
+            size_t n = 0;
+            const aqo_emu_tests::FaultEntry* f = aqo_emu_tests::CorrectTwins(&n);
+            for (size_t i = 0; i < n; ++i) {
+                if (name != f[i].name) continue;
+                std::vector<uint8_t> x(256 * sizeof(float));
+                for (int k = 0; k < 256; ++k) {
+                    const float v = static_cast<float>(k) - 100.0f;
+                    std::memcpy(x.data() + k * sizeof(float), &v, sizeof(float));
+                }
+                EmuTestTiling t{};
+                t.n = 64;
+                std::vector<uint8_t> y =
+                    RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim, f[i].y_shared);
+                return ToBytes(y, y.size());
+            }
+            throw nb::value_error(("unknown twin kernel " + name).c_str());
+        },
+        nb::arg("name"), nb::arg("soc"), "Runs the correct twin of an ordering fault kernel; returns y.");
 
     m.def(
         "emulator_misuse_demo",
@@ -253,6 +287,33 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         },
         nb::arg("x"), nb::arg("tile"), nb::arg("scalar"), nb::arg("scalar2"), nb::arg("block_dim"), nb::arg("soc"),
         "Double-buffered pipeline y = x * scalar + scalar2 (float32) in tiles over block_dim cores.");
+
+    m.def(
+        "emulator_demo_trace",
+        [](const std::string& soc) {
+            std::vector<uint8_t> x(64 * sizeof(float));
+            for (int k = 0; k < 64; ++k) {
+                const float v = static_cast<float>(k + 1);
+                std::memcpy(x.data() + k * sizeof(float), &v, sizeof(float));
+            }
+            EmuTestTiling t{};
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_trace", &aqo_emu_tests::DemoTrace, x, 16 * sizeof(float), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("soc"), "The trace demo kernel (one event of each kind, see emu_test_kernels.cpp); returns y.");
+
+    m.def(
+        "emulator_demo_sync_all",
+        [](uint32_t block_dim, bool hardware, const std::string& soc) {
+            EmuTestTiling t{};
+            t.flags = hardware ? 1u : 0u;
+            std::vector<uint8_t> x(32, 0);
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_sync_all", &aqo_emu_tests::DemoSyncAll, x,
+                                             1024 + 32 * static_cast<size_t>(block_dim), t, block_dim, true);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("block_dim"), nb::arg("hardware"), nb::arg("soc"),
+        "Cores exchanging data through GM across two SyncAll (emu_test_kernels.cpp DemoSyncAll); returns y.");
 
     m.def(
         "emulator_demo_compare_select",

@@ -58,6 +58,21 @@ def qmm(**changes):
     return call
 
 
+def qm_args(M=2, K=4, N=3):
+    return dict(a=np.ones((M, K), np.int8), a_scale=np.full(M, 0.5, np.float32), a_zero_point=None,
+                b=np.ones((K, N), np.int8), b_scale=np.full(N, 0.25, np.float16), b_zero_point=None,
+                bias=np.zeros(N, np.float32))
+
+
+def qm(**changes):
+    def call(convert, backend):
+        kw = {**qm_args(), **changes}
+        kw = {k: (v if k in ("soc", "backend", "out_dtype") else convert(v)) for k, v in kw.items()}
+        kw.setdefault("backend", backend)
+        return aqo.quant_matmul(**kw)
+    return call
+
+
 # (id, call, error type, acceptable argument names)
 CASES = [
     # ---------------------------------------------------------------- dynamic_quant
@@ -113,11 +128,31 @@ CASES = [
     ("qmm-soc-fnuz", qmm(b=np.ones((4, 3), ml_dtypes.float8_e5m2fnuz), b_zero_point=ml_dtypes.float8_e5m2fnuz(0),
                          soc="ascend910_95"), DTypeError, {"b"}),
     ("qmm-backend", qmm(backend="tpu"), ConstraintError, {"backend"}),
+    # ---------------------------------------------------------------- quant_matmul
+    ("qm-a-float32", qm(a=np.ones((2, 4), np.float32)), DTypeError, {"a"}),
+    ("qm-b-int32", qm(b=np.ones((4, 3), np.int32)), DTypeError, {"b"}),
+    ("qm-a-zp-dtype", qm(a_zero_point=np.uint8(1)), DTypeError, {"a_zero_point"}),
+    ("qm-a-scale-float64", qm(a_scale=np.full(2, 0.5)), DTypeError, {"a_scale"}),
+    ("qm-b-scale-int64", qm(b_scale=np.ones(3, np.int64)), DTypeError, {"b_scale"}),
+    ("qm-bias-int32", qm(bias=np.zeros(3, np.int32)), DTypeError, {"bias"}),
+    ("qm-out-int8", qm(out_dtype="int8"), DTypeError, {"out_dtype"}),
+    ("qm-out-float64", qm(out_dtype=np.float64), DTypeError, {"out_dtype"}),
+    ("qm-k-mismatch", qm(b=np.ones((5, 3), np.int8)), ConstraintError, {"a", "b"}),
+    ("qm-a-scale-along-k", qm(a_scale=np.full((1, 4), 0.5, np.float32)), ConstraintError, {"a_scale"}),
+    ("qm-b-scale-along-k", qm(b_scale=np.full((4, 1), 0.5, np.float32)), ConstraintError, {"b_scale"}),
+    ("qm-bias-per-row", qm(bias=np.zeros((2, 1), np.float32)), ConstraintError, {"bias"}),
+    ("qm-a-list", qm(a=[[1, 2, 3, 4]]), ConstraintError, {"a"}),
+    ("qm-a-none", qm(a=None), ConstraintError, {"a"}),
+    ("qm-soc-910b", qm(soc="ascend910b"), ConstraintError, {"soc"}),
+    ("qm-soc-310p", qm(soc="ascend310p"), ConstraintError, {"soc"}),
+    ("qm-backend", qm(backend="tpu"), ConstraintError, {"backend"}),
 ]
 
 # cases whose refusal is the SoC's: the error must name the SoC
 SOC_CASES = {"dq-910b-asymmetric", "dq-310p-bf16", "dq-310p-unaligned", "dq-310p-too-long", "dq-910b-f16-too-long",
-             "dq-910b-bf16-too-long", "dq-910b-hif8", "dq-910-95-rank1", "qmm-soc-fp8-910b", "qmm-soc-fnuz"}
+             "dq-910b-bf16-too-long", "dq-910b-hif8", "dq-910-95-rank1", "qmm-soc-fp8-910b", "qmm-soc-fnuz",
+             "qm-soc-910b", "qm-soc-310p"}
+OPS = {"dq": "dynamic_quant", "qmm": "qlinear_matmul", "qm": "quant_matmul"}
 
 
 def test_at_least_30_distinct_cases():
@@ -132,7 +167,7 @@ def test_bad_input(case_id, call, exc_type, arguments, kind, backend):
     with pytest.raises(exc_type) as info:
         call(KINDS[kind], backend)
     err = info.value
-    assert err.op == ("dynamic_quant" if case_id.startswith("dq") else "qlinear_matmul")
+    assert err.op == OPS[case_id.split("-")[0]]
     assert err.argument in arguments, (err.argument, str(err))
     msg = str(err)
     assert err.op in msg and err.argument in msg

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pathlib
 import re
 
+import numpy as np
 import pytest
 
 from ascend_quant_ops.errors import EmulatorError
@@ -78,10 +79,52 @@ EXPECTED = {
     "unallocated_tensor": (ALL_SOCS, ["Duplicate", "not an allocated LocalTensor"]),
     "partial_overlap": (ALL_SOCS, ["Add", "partially overlaps src0", "[32, 288)"]),
     "reduce_work_too_small": (ALL_SOCS, ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
+    # the ordering model: each misses one synchronisation (the earlier access is named, and what would order them)
+    "missing_pipe_barrier_v": (ALL_SOCS, ["read-after-write (RAW)", "on pipe V", "by Duplicate at",
+                                          "PipeBarrier<PIPE_V>()"]),
+    "missing_pipe_barrier_v_war": (ALL_SOCS, ["write-after-read (WAR)", "by Muls at", "PipeBarrier<PIPE_V>()"]),
+    "missing_v_s": (ALL_SOCS, ["read-after-write (RAW)", "on pipe S (scalar read)", "by Duplicate at",
+                               "SetFlag<HardEvent::V_S>"]),
+    "missing_s_v": (ALL_SOCS, ["read-after-write (RAW)", "on pipe V", "by LocalTensor::SetValue at",
+                               "SetFlag<HardEvent::S_V>"]),
+    "missing_s_mte3": (ALL_SOCS, ["read-after-write (RAW)", "on pipe MTE3", "by LocalTensor::SetValue at",
+                                  "SetFlag<HardEvent::S_MTE3>"]),
+    "missing_mte3_mte2": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'", "on MTE2", "by DataCopy UB->GM at",
+                                     "SetFlag<HardEvent::MTE3_MTE2>"]),
+    "missing_mte2_v": (ALL_SOCS, ["read-after-write (RAW)", "on pipe V", "by DataCopy GM->UB at",
+                                  "SetFlag<HardEvent::MTE2_V>"]),
+    "missing_v_mte3": (ALL_SOCS, ["read-after-write (RAW)", "on pipe MTE3", "by Duplicate at",
+                                  "SetFlag<HardEvent::V_MTE3>"]),
+    "missing_mte2_s": (ALL_SOCS, ["read-after-write (RAW)", "on pipe S (scalar read)", "by DataCopy GM->UB at",
+                                  "SetFlag<HardEvent::MTE2_S>"]),
+    "missing_v_mte2": (ALL_SOCS, ["write-after-read (WAR)", "on pipe MTE2", "by Abs at",
+                                  "SetFlag<HardEvent::V_MTE2>"]),
+    "missing_mte3_s": (ALL_SOCS, ["write-after-write (WAW)", "GM buffer 'y'", "by DataCopy UB->GM at",
+                                  "SetFlag<HardEvent::MTE3_S>"]),
+    "missing_sync_all": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'", "core 0's write", "SyncAll()"]),
+    "missing_pipe_all_before_matmul": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'",
+                                                  "on the cube (Matmul API)", "by DataCopy UB->GM at",
+                                                  "PipeBarrier<PIPE_ALL>() before the Matmul call"]),
+    # SyncAll across cores, and where it cannot complete
+    "sync_all_not_reached": (ALL_SOCS, ["SyncAll", "core(s) 1 returned without reaching it", "wait forever"]),
+    "hardware_sync_all": (("ascend310p",), ["SyncAll()", "no hardware SyncAll", "software form"]),
+    "fault_while_others_wait": (ALL_SOCS, ["WaitFlag(HardEvent::V_S, id 0) without a matching SetFlag"]),
+    # the DMA instructions' field widths
+    "datacopy_block_count": (ALL_SOCS, ["blockCount 4096", "1..4095"]),
+    "datacopy_block_len": (ALL_SOCS, ["blockLen 65536", "1..65535"]),
+    "datacopypad_block_count": (("ascend910b", "ascend910_95"), ["DataCopyPad GM->UB", "blockCount 4096", "4095"]),
+    "datacopypad_block_len": (("ascend910b", "ascend910_95"), ["DataCopyPad GM->UB", "blockLen 2097152",
+                                                               "2097151"]),
+    "event_ids_exhausted": (ALL_SOCS, ["no free event id", "HardEvent::V_S"]),
+    # the cube writes C until the core waits (reported where the wait completes the work)
+    "async_matmul_c_read_early": (("ascend910b", "ascend910_95"), ["write-after-read (WAR)", "GM buffer 'y'",
+                                                                    "on the cube (Matmul API)",
+                                                                    "by DataCopy GM->UB at"]),
 }
 
 # Faults that run on several cores: name -> (core that faults, block_dim).
-MULTI_CORE = {"gm_cross_core_race": (1, 2)}
+MULTI_CORE = {"gm_cross_core_race": (1, 2), "missing_sync_all": (1, 2), "sync_all_not_reached": (0, 2),
+              "hardware_sync_all": (0, 2), "fault_while_others_wait": (2, 3)}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():
@@ -91,7 +134,8 @@ def test_every_fault_kernel_has_a_marker_and_an_expectation():
 
 
 # Pairs checked by a dedicated test because another fault fires first there.
-_SPECIAL = {("uninitialised_reduce", "ascend310p")}
+_SPECIAL = {("uninitialised_reduce", "ascend310p"), ("datacopypad_block_count", "ascend310p"),
+            ("datacopypad_block_len", "ascend310p"), ("async_matmul_c_read_early", "ascend310p")}
 _CASES = [(name, soc) for name in sorted(EXPECTED) for soc in ALL_SOCS if (name, soc) not in _SPECIAL]
 
 
@@ -120,11 +164,47 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     assert stats["completed"] is False and stats["error"] == message
 
 
-def test_uninitialised_reduce_on_310p_fails_earlier_at_the_datacopypad():
+def _line_before(marker_line: int, text: str) -> int:
+    lines = KERNEL_FILE.read_text().splitlines()
+    return max(i + 1 for i in range(marker_line) if text in lines[i])
+
+
+@pytest.mark.parametrize("name,line_text", [("uninitialised_reduce", "DataCopyPad(t, xg, p, pad);"),
+                                            ("datacopypad_block_count", "DataCopyPad(t, xg, p, pad);"),
+                                            ("datacopypad_block_len", "DataCopyPad(t, xg, p, pad);")])
+def test_datacopypad_faults_on_310p_fail_at_the_missing_datacopypad(name, line_text):
     with pytest.raises(EmulatorError) as info:
-        _testing.emulator_fault_demo("uninitialised_reduce", "ascend310p")
-    assert info.value.kernel_line == FAULT_LINES["uninitialised_reduce"] - 1
+        _testing.emulator_fault_demo(name, "ascend310p")
+    assert info.value.kernel_line == _line_before(FAULT_LINES[name], line_text)
     assert "DataCopyPad is not available" in str(info.value)
+
+
+def test_async_matmul_on_310p_has_no_wait():
+    # 310p's Matmul (on the AI core) is synchronous: the asynchronous form's wait does not exist there.
+    with pytest.raises(EmulatorError) as info:
+        _testing.emulator_fault_demo("async_matmul_c_read_early", "ascend310p")
+    assert info.value.kernel_line == FAULT_LINES["async_matmul_c_read_early"]
+    assert "has no WaitIterateAll" in str(info.value)
+
+
+ORDERING_FAULTS = sorted(n for n in EXPECTED if n.startswith("missing_"))
+
+
+def test_every_ordering_fault_has_a_correct_twin():
+    twins = set(_testing.emulator_twin_names())
+    assert {n + "_ok" for n in ORDERING_FAULTS} <= twins
+
+
+@pytest.mark.parametrize("soc", ALL_SOCS)
+@pytest.mark.parametrize("name", sorted(set(_testing.emulator_twin_names())))
+def test_correct_twins_pass(name, soc):
+    # The same kernels as the ordering faults with the synchronisation the device needs: accepted on every SoC.
+    y = np.frombuffer(_testing.emulator_twin_demo(name, soc), np.float32)
+    assert _testing.emulator_last_run_stats()["completed"] is True
+    if name == "missing_sync_all_ok":
+        np.testing.assert_array_equal(y[:64], 4.0)  # core 0's write, which core 1 read after the SyncAll
+    if name == "same_value_rewrite_ok":
+        np.testing.assert_array_equal(y[:64], 6.0)
 
 
 def test_emulator_error_is_a_runtime_error_of_the_package():
@@ -169,8 +249,11 @@ def test_launcher_misuse_is_refused_not_crashed(case, words):
         assert word in str(info.value)
 
 
-def test_shared_gm_buffers_may_be_written_by_several_cores():
-    # The same kernel that races on a kReadWrite buffer is accepted when the buffer is declared shared.
-    _testing.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
-    stats = _testing.emulator_last_run_stats()
-    assert stats["completed"] and stats["block_dim"] == 2
+def test_shared_gm_buffers_are_ordered_by_sync_all_only():
+    # A buffer declared shared lifts the one-writer-per-byte rule, not the ordering: the two cores' unordered
+    # writes of different values to the same bytes still race (the twin orders them with SyncAll).
+    with pytest.raises(EmulatorError) as info:
+        _testing.emulator_fault_demo("gm_cross_core_race", "ascend910b", y_shared=True)
+    message = str(info.value)
+    assert "write-after-write (WAW)" in message and "core 0's write" in message and "SyncAll()" in message
+    assert info.value.core == 1 and info.value.kernel_line == FAULT_LINES["gm_cross_core_race"]

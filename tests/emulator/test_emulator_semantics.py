@@ -419,10 +419,11 @@ def test_double_buffered_pipeline(block_dim):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The Cast table is FACTS 2 (transcribed here from shared/FACTS.md section 2, independently of the C++ table)
+# The Cast table, transcribed here from the CANN 8.1.RC1 dav_c220 / dav_m200 vconv implementations independently of
+# the C++ table
 # ---------------------------------------------------------------------------------------------------------------
 _ALL_MODES = {NONE, RINT, FLOOR, CEIL, ROUND, TRUNC, ODD}
-FACTS_2 = {
+CAST_TABLE = {
     # (src, dst): (modes on ascend310p, modes on ascend910b)
     ("float32", "float16"): ({NONE, ODD}, _ALL_MODES),
     ("float16", "int8"): ({NONE, FLOOR, CEIL, ROUND, TRUNC}, {RINT, FLOOR, CEIL, ROUND, TRUNC, NONE}),
@@ -439,10 +440,10 @@ _SAMPLE = {"float32": np.float32([1.0, -2.0] * 16), "float16": np.float16([1.0, 
 
 
 @pytest.mark.parametrize("soc_index,soc", [(0, "ascend310p"), (1, "ascend910b")])
-@pytest.mark.parametrize("pair", sorted(FACTS_2))
+@pytest.mark.parametrize("pair", sorted(CAST_TABLE))
 def test_cast_table_is_facts_2(pair, soc_index, soc):
     src, dst = pair
-    accepted = FACTS_2[pair][soc_index]
+    accepted = CAST_TABLE[pair][soc_index]
     x = _SAMPLE[src]
     for mode in sorted(_ALL_MODES):
         deq = 1.0 if pair == ("int32", "float16") else None
@@ -453,3 +454,27 @@ def test_cast_table_is_facts_2(pair, soc_index, soc):
             # bfloat16 on ascend310p is refused already when it is copied in.
             with pytest.raises(EmulatorError, match="Cast|bfloat16 does not exist"):
                 cast(x, dst, mode, soc, deq_scale=deq)
+
+
+# ------------------------------------------------------------------------------------------------- SyncAll
+# ascend310p has only the software SyncAll (test_emulator_faults checks that the hardware one is refused there).
+_SYNC_ALL_FORMS = [(soc, hw) for soc in ("ascend910b", "ascend310p", "ascend910_95") for hw in (False, True)
+                   if not (hw and soc == "ascend310p")]
+
+
+@pytest.mark.parametrize("soc,hardware", _SYNC_ALL_FORMS)
+@pytest.mark.parametrize("cores", [1, 2, 5, 8])
+def test_sync_all_lets_cores_exchange_data(cores, soc, hardware):
+    # Each core writes i + 1, then (after a SyncAll) sums every core's value, then (after another) core 0 adds the
+    # sums: cores * (cores * (cores + 1) / 2). The blocks run under the launcher's baton, so the barrier is real.
+    y = np.frombuffer(_native.emulator_demo_sync_all(cores, hardware, soc), np.float32)
+    per_core = cores * (cores + 1) / 2
+    for i in range(cores):
+        np.testing.assert_array_equal(y[8 * i:8 * i + 8], i + 1)
+        np.testing.assert_array_equal(y[128 + 8 * i:136 + 8 * i], per_core)
+    np.testing.assert_array_equal(y[120:128], cores * per_core)
+    trace = _native.emulator_last_run_trace()
+    assert [sum(e["kind"] == "sync_all" for e in c["events"]) for c in trace["cores"]] == [2] * cores
+    if not hardware:  # the software form's counters in GM: two arrivals per core
+        counters = np.frombuffer(y[256:].tobytes(), np.int32).reshape(cores, 8)[:, 0]
+        np.testing.assert_array_equal(counters, 2)

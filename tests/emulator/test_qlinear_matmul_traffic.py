@@ -1,6 +1,6 @@
 """QLinearMatMul GM traffic: what a run moves (emulator.last_run_stats(): every DMA byte and every Matmul API call of
 every vector worker) is exactly what the kernel's traffic model says for the plan's tiling and the zero points
-(scripts/data_movement.py: qmm_traffic_model), and the zero-point sums are skipped where their zero points are 0:
+(ascend_quant_ops.perf.traffic: qmm_traffic_model), and the zero-point sums are skipped where their zero points are 0:
 the row sums of A' (times b's zero points) when b_zp == 0, the column sums of B' (times a's) when a_zp == 0
 (after the uint8 -> int8 mapping: a uint8 zero point of 128 is 0), and with mapped uint8 a the column sums come
 with the product (a ones row before the mapped rows) instead of reading b again. Results stay bit-exact against the
@@ -8,18 +8,15 @@ golden."""
 from __future__ import annotations
 
 import importlib
-import pathlib
-import sys
 
 import numpy as np
 import pytest
 
 from ascend_quant_ops import tiling
+from ascend_quant_ops.perf import traffic as dm
 from ascend_quant_ops.golden import qlinear_matmul as golden
 
 eq = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2] / "scripts"))
-dm = importlib.import_module("data_movement")
 
 SOCS = ["ascend910b", "ascend310p", "ascend910_95"]
 

@@ -1,4 +1,4 @@
-// Run-time state, checks, the Cast table and the launcher of the AscendC CPU emulator.
+// Run-time state, checks and the Cast table of the AscendC CPU emulator (the launcher: src/emu_launch.cpp).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -7,7 +7,6 @@
 
 #include "emulator/emu_context.h"
 #include "emulator/emu_vector.h"
-#include "emulator/launch.h"
 #include "emulator/launch_contract.h"
 #include "soc_table.h"
 
@@ -15,7 +14,6 @@ namespace aqo_emu {
 namespace {
 
 thread_local CoreContext* g_core = nullptr;
-thread_local RunStats g_last_run;  // per host thread, like the current core
 
 std::string Location(const char* file, int line) { return std::string(file ? file : "?") + ":" + std::to_string(line); }
 
@@ -66,8 +64,8 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
-    // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (FACTS 1:
-    // ascend910_95 only), read from the table rather than restated.
+    // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
+    // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
                                  aqo::DTypeBit(aqo::DType::HIFLOAT8);
     m.has_float8 = ((spec.dq_x_dtypes | spec.dq_dst_dtypes | spec.qmm_a_dtypes | spec.qmm_b_dtypes |
@@ -135,8 +133,8 @@ int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, co
     Fail(file, line, std::string(api) + ": GM address is not inside any buffer registered with the launcher");
 }
 
-void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
-                  const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api)
+void CheckGmBounds(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
+                   const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api)
 {
     const GmRegion& r = (*c.gm)[region];
     auto describe = [&]() {
@@ -156,36 +154,20 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
                              ": outside the GlobalTensor's extent given to SetGlobalBuffer (bytes [" +
                              std::to_string(tensor_begin - r.base) + ", " + std::to_string(tensor_end - r.base) + "))");
     }
-    if (nbytes > 0) {
-        // Record the access; consecutive accesses usually extend the previous interval.
-        auto& per_region = c.gm_touched[write ? 1 : 0];
-        if (per_region.size() < c.gm->size()) per_region.resize(c.gm->size());
-        auto& list = per_region[region];
-        const uint64_t b = static_cast<uint64_t>(ptr - r.base);
-        const uint64_t e = b + nbytes;
-        if (!list.empty() && b >= list.back().first && b <= list.back().second) {
-            if (e > list.back().second) list.back().second = e;
-        } else {
-            list.emplace_back(b, e);
-        }
-    }
     if (write && r.access == GmAccess::kReadOnly) {
         Fail(file, line, std::string(api) + ": write to " + describe() + ", which is a read-only input");
     }
-    if (write && r.access == GmAccess::kReadWrite && c.block_dim <= 254 && nbytes > 0) {
-        GmRegion& w = (*c.gm)[region];
-        if (w.writer.size() != w.bytes) w.writer.assign(w.bytes, 0);
-        const uint8_t me = static_cast<uint8_t>(c.block_idx + 1);
-        const uint64_t first = static_cast<uint64_t>(ptr - r.base);
-        for (uint64_t i = first; i < first + nbytes; ++i) {
-            if (w.writer[i] != 0 && w.writer[i] != me) {
-                Fail(file, line, std::string(api) + ": core " + std::to_string(c.block_idx) + " writes byte " +
-                                     std::to_string(i) + " of GM buffer '" + r.name + "', which core " +
-                                     std::to_string(w.writer[i] - 1) +
-                                     " already wrote in this launch: on the device the two cores race");
-            }
-            w.writer[i] = me;
-        }
+}
+
+void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
+                  const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api)
+{
+    CheckGmBounds(c, region, tensor_begin, tensor_end, ptr, nbytes, write, file, line, api);
+    const uint64_t offset = static_cast<uint64_t>(ptr - (*c.gm)[region].base);
+    if (write) {
+        RecordGmWriteTouch(c, region, offset, nbytes, file, line, api);
+    } else {
+        RecordGmReadTouch(c, region, offset, nbytes);
     }
 }
 
@@ -225,7 +207,7 @@ bool KernelPrintfEnabled()
     return enabled;
 }
 
-// ---- Cast table (FACTS 2) ----
+// ---- Cast table (derived from the CANN 8.1.RC1 dav_c220 / dav_m200 vconv implementations) ----
 namespace {
 
 constexpr uint8_t M(int mode) { return static_cast<uint8_t>(1u << mode); }
@@ -262,7 +244,7 @@ const CastEntry kCastTable[] = {
     {ElemType::kBFloat16, ElemType::kInt32, kDirected, 0, kDirected, false},
     {ElemType::kFloat32, ElemType::kInt16, kDirected, 0, kDirected, false},
     {ElemType::kInt16, ElemType::kFloat32, kNone, 0, kNone, false},
-    // ascend910_95 float8 / hifloat8 (FACTS 4: OPSNN 950 casts fp8 with RINT, hif8 with ROUND, saturating).
+    // ascend910_95 float8 / hifloat8 (as OPSNN's 950 kernels cast them: fp8 with RINT, hif8 with ROUND, saturating).
     {ElemType::kFloat32, ElemType::kFloat8E4M3FN, 0, 0, kRint, false},
     {ElemType::kFloat32, ElemType::kFloat8E5M2, 0, 0, kRint, false},
     {ElemType::kFloat32, ElemType::kHiFloat8, 0, 0, kRound, false},
@@ -308,149 +290,7 @@ CastKind CheckCast(CoreContext& c, ElemType src, ElemType dst, int round_mode, c
         return e.deq ? CastKind::kDeq : CastKind::kPlain;
     }
     Fail(file, line, "Cast " + pair + " is not available on " + c.soc.name +
-                         " (not in the emulator's Cast table for this SoC, FACTS 2)");
+                         " (not in the emulator's Cast table for this SoC)");
 }
-
-// ---- launcher ----
-
-Launcher::Launcher(const std::string& soc, const std::string& kernel_name, uint32_t ub_bytes_override)
-    : soc_(MakeSocModel(soc, ub_bytes_override)), kernel_name_(kernel_name)
-{}
-
-uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access)
-{
-    GmRegion r;
-    r.name = name;
-    r.base = static_cast<uint8_t*>(data);
-    r.bytes = bytes;
-    r.access = access;
-    if (r.base == nullptr && bytes != 0) {
-        throw EmulatorError("emulator: GM buffer '" + name + "' has " + std::to_string(bytes) +
-                                " bytes but a null address",
-                            "?", 0, soc_.name, -1, "null GM buffer");
-    }
-    gm_.push_back(r);
-    return r.base;
-}
-
-uint8_t* Launcher::SetTiling(const void* data, uint64_t bytes)
-{
-    tiling_.assign(static_cast<const uint8_t*>(data), static_cast<const uint8_t*>(data) + bytes);
-    if (tiling_.empty()) tiling_.push_back(0);  // a valid address even for empty tiling; tiling_bytes stays 0
-    GmRegion r;
-    r.name = "tiling";
-    r.base = tiling_.data();
-    r.bytes = bytes;
-    r.access = GmAccess::kReadOnly;
-    // Replace an earlier tiling registration.
-    for (GmRegion& g : gm_) {
-        if (g.name == "tiling") {
-            g = r;
-            return tiling_.data();
-        }
-    }
-    gm_.push_back(r);
-    return tiling_.data();
-}
-
-void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
-{
-    stats_ = RunStats();
-    stats_.soc = soc_.name;
-    stats_.kernel = kernel_name_;
-    stats_.block_dim = block_dim;
-    stats_.ub_bytes = soc_.ub_bytes;
-    stats_.cores.assign(block_dim, CoreStats());
-    if (block_dim == 0) {
-        stats_.completed = false;
-        stats_.error = "block_dim 0";
-        g_last_run = stats_;
-        throw EmulatorError("emulator: launch of " + kernel_name_ + " with block_dim 0", "?", 0, soc_.name, -1,
-                            "block_dim 0");
-    }
-    if (!kernel_tag_.empty()) {
-        try {
-            CheckTilingKeyHasKernel(kernel_tag_, kernel_name_, tiling_key_);
-        } catch (const EmulatorError& e) {
-            stats_.completed = false;
-            stats_.error = e.what();
-            g_last_run = stats_;
-            throw;
-        }
-    }
-    uint64_t tiling_bytes = 0;
-    for (GmRegion& g : gm_) {
-        if (g.name == "tiling") tiling_bytes = g.bytes;
-        g.writer.clear();  // cross-core write tracking is per launch
-    }
-    for (uint32_t b = 0; b < block_dim; ++b) {
-        CoreContext core;
-        core.soc = soc_;
-        core.kernel_name = kernel_name_;
-        core.block_idx = b;
-        core.block_dim = block_dim;
-        core.is_aiv = is_aiv_;
-        // Stale contents of a real UB are unknown; a fixed pattern keeps runs reproducible and the shadow
-        // (ub_defined = 0) makes any read of it an error.
-        core.ub.assign(soc_.ub_bytes, 0xA5);
-        core.ub_defined.assign(soc_.ub_bytes, 0);
-        core.gm = &gm_;
-        core.tiling = tiling_.empty() ? nullptr : tiling_.data();
-        core.tiling_bytes = tiling_bytes;
-        core.tiling_key = tiling_key_;
-        core.stats = &stats_.cores[b];
-        SetCurrentCore(&core);
-        // Whatever leaves the kernel (a fault, or any other exception), the core context must not outlive it.
-        struct ClearCore {
-            ~ClearCore() { SetCurrentCore(nullptr); }
-        } clear_core;
-        try {
-            kernel_call();
-            // Merge the GM intervals the core touched into its statistics.
-            for (int w = 0; w < 2; ++w) {
-                auto& per_region = core.gm_touched[w];
-                for (size_t r = 0; r < per_region.size(); ++r) {
-                    auto& list = per_region[r];
-                    std::sort(list.begin(), list.end());
-                    for (size_t i = 0; i < list.size(); ++i) {
-                        CoreStats& st = stats_.cores[b];
-                        if (i > 0 && list[i].first <= st.gm_ranges.back().end) {
-                            if (list[i].second > st.gm_ranges.back().end) st.gm_ranges.back().end = list[i].second;
-                            continue;
-                        }
-                        GmRange g;
-                        g.buffer = gm_[r].name;
-                        g.begin = list[i].first;
-                        g.end = list[i].second;
-                        g.write = w == 1;
-                        st.gm_ranges.push_back(g);
-                    }
-                }
-            }
-            for (const AllocRecord& r : core.records) {
-                if (r.kind == AllocKind::kQueue && r.live) {
-                    Fail(r.file, r.line,
-                         std::string("the tensor allocated here (AllocTensor) was never freed by the end of the "
-                                     "kernel") +
-                             (r.enqueued ? " and is still in its queue" : ""));
-                }
-            }
-        } catch (const std::exception& e) {
-            stats_.completed = false;
-            stats_.error = e.what();
-            g_last_run = stats_;
-            throw;
-        } catch (...) {
-            stats_.completed = false;
-            stats_.error = "the kernel threw a non-standard exception";
-            g_last_run = stats_;
-            throw;
-        }
-    }
-    stats_.completed = true;
-    g_last_run = stats_;
-}
-
-const RunStats& LastRunStats() { return g_last_run; }
 
 }  // namespace aqo_emu

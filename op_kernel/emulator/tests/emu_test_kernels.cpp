@@ -4,11 +4,15 @@
 // "FAULT(<name>)"; tests/emulator/test_emulator_faults.py reads this file, finds the marker's line and checks
 // that the emulator's error names this file and that line. Every fault kernel runs with
 //   x: 256 float32 (read-only GM), y: 256 float32 (read-write GM), tiling: EmuTestTiling.
+// Apart from their one fault they are correct device code, synchronised as the device needs (so that the same
+// kernel passes where the fault does not apply, e.g. on a SoC that has the feature); the ordering faults come in
+// pairs with a correct twin ("<name>_ok"), which must pass.
 // Demo kernels: correct kernels whose results the tests compare with numpy (Cast rounding, arithmetic,
 // reductions, DataCopyPad padding, a double-buffered pipeline, Compare + Select).
 //
 // Included once by python/csrc/emulate_test_kernels.cpp; the SoC is chosen at run time by the launcher.
 #include "kernel_operator.h"
+#include "lib/matmul_intf.h"
 
 using namespace AscendC;
 
@@ -36,6 +40,15 @@ struct BigTiling {  // larger than EmuTestTiling: reading it from EmuTestTiling 
 // Fault kernels
 // ---------------------------------------------------------------------------------------------------------------
 using FaultKernel = void (*)(GM_ADDR x, GM_ADDR y, GM_ADDR tiling);
+
+// SetFlag + WaitFlag of one event on a free id: every earlier instruction of the event's source pipe completes
+// before any later one of its destination pipe starts.
+template <HardEvent E> inline void WaitPipe(TPipe& pipe)
+{
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(E));
+    SetFlag<E>(id);
+    WaitFlag<E>(id);
+}
 
 inline void FaultUbOverflow(GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -92,11 +105,12 @@ inline void FaultIllegalCastMode(GM_ADDR x, GM_ADDR, GM_ADDR)
     xg.SetGlobalBuffer((__gm__ float*)x, 256);
     LocalTensor<float> t = b.Get<float>();
     DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
     LocalTensor<half> th = h.Get<half>();
     Cast(th, t, RoundMode::CAST_RINT, 64);  // FAULT(illegal_cast_mode)
 }
 
-// half -> int8 with CAST_RINT: refused on ascend310p (FACTS 2).
+// half -> int8 with CAST_RINT: refused on ascend310p (its vconv takes NONE, FLOOR, CEIL, ROUND, TRUNC).
 inline void FaultIllegalCastModeInt8(GM_ADDR x, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
@@ -110,8 +124,10 @@ inline void FaultIllegalCastModeInt8(GM_ADDR x, GM_ADDR, GM_ADDR)
     xg.SetGlobalBuffer((__gm__ float*)x, 256);
     LocalTensor<float> t = b.Get<float>();
     DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
     LocalTensor<half> th = h.Get<half>();
     Cast(th, t, RoundMode::CAST_NONE, 64);
+    PipeBarrier<PIPE_V>();
     LocalTensor<int8_t> ti = o.Get<int8_t>();
     Cast(ti, th, RoundMode::CAST_RINT, 64);  // FAULT(illegal_cast_mode_int8)
 }
@@ -314,6 +330,7 @@ inline void FaultUninitialisedReduce(GM_ADDR x, GM_ADDR, GM_ADDR)
     DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
     DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
     DataCopyPad(t, xg, p, pad);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
     ReduceMax(w, t, w[8], 8, false);  // FAULT(uninitialised_reduce)
 }
 
@@ -349,7 +366,9 @@ inline void FaultCastNaNToInt(GM_ADDR, GM_ADDR, GM_ADDR)
     pipe.InitBuffer(o, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 64);
+    WaitPipe<HardEvent::V_S>(pipe);
     t.SetValue(5, std::numeric_limits<float>::quiet_NaN());
+    WaitPipe<HardEvent::S_V>(pipe);
     LocalTensor<int32_t> ti = o.Get<int32_t>();
     Cast(ti, t, RoundMode::CAST_RINT, 64);  // FAULT(cast_nan_to_int)
 }
@@ -364,6 +383,7 @@ inline void FaultCastOutOfRange(GM_ADDR, GM_ADDR, GM_ADDR)
     pipe.InitBuffer(o, 256);
     LocalTensor<half> t = b.Get<half>();
     Duplicate(t, half(200.0f), 128);
+    PipeBarrier<PIPE_V>();
     LocalTensor<int8_t> ti = o.Get<int8_t>();
     Cast(ti, t, RoundMode::CAST_TRUNC, 128);  // FAULT(cast_out_of_range)
 }
@@ -378,7 +398,9 @@ inline void FaultMaxNaN(GM_ADDR, GM_ADDR, GM_ADDR)
     LocalTensor<float> t = b.Get<float>();
     LocalTensor<float> w = r.Get<float>();
     Duplicate(t, 1.0f, 64);
+    WaitPipe<HardEvent::V_S>(pipe);
     t.SetValue(7, std::numeric_limits<float>::quiet_NaN());
+    WaitPipe<HardEvent::S_V>(pipe);
     ReduceMax(w, t, w[8], 64, false);  // FAULT(reduce_max_nan)
 }
 
@@ -392,6 +414,7 @@ inline void FaultBf16On310p(GM_ADDR, GM_ADDR, GM_ADDR)
     pipe.InitBuffer(o, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 64);
+    PipeBarrier<PIPE_V>();
     LocalTensor<bfloat16_t> tb = o.Get<bfloat16_t>();
     Cast(tb, t, RoundMode::CAST_RINT, 64);  // FAULT(bf16_unavailable)
 }
@@ -406,6 +429,7 @@ inline void FaultFp8On910b(GM_ADDR, GM_ADDR, GM_ADDR)
     pipe.InitBuffer(o, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 64);
+    PipeBarrier<PIPE_V>();
     LocalTensor<fp8_e4m3fn_t> t8 = o.Get<fp8_e4m3fn_t>();
     Cast(t8, t, RoundMode::CAST_RINT, 64);  // FAULT(fp8_unavailable)
 }
@@ -421,7 +445,9 @@ inline void FaultReduceSumOrder(GM_ADDR, GM_ADDR, GM_ADDR)
     LocalTensor<float> t = b.Get<float>();
     LocalTensor<float> w = r.Get<float>();
     Duplicate(t, 5.9604645e-08f, 64);  // 2^-24
+    WaitPipe<HardEvent::V_S>(pipe);
     t.SetValue(0, 1.0f);
+    WaitPipe<HardEvent::S_V>(pipe);
     ReduceSum(w, t, w[8], 64);  // FAULT(reduce_sum_order)
 }
 
@@ -441,6 +467,7 @@ inline void FaultCrossCoreRace(GM_ADDR, GM_ADDR y, GM_ADDR)
     yg.SetGlobalBuffer((__gm__ float*)y, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, static_cast<float>(GetBlockIdx()), 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
     DataCopy(yg[GetBlockIdx() * 56], t, 64);  // FAULT(gm_cross_core_race)
 }
 
@@ -511,10 +538,415 @@ inline void FaultPartialOverlap(GM_ADDR, GM_ADDR, GM_ADDR)
     Add(t[8], t, t, 64);  // FAULT(partial_overlap)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Ordering faults: each misses one synchronisation the device needs (op_kernel/emulator/include/emulator/
+// emu_order.h); the same template with kSync = true is its correct twin ("<name>_ok"), which must pass.
+// ---------------------------------------------------------------------------------------------------------------
+
+// RAW on V: Abs reads what Duplicate wrote; instructions of one pipe need PipeBarrier between dependent ones.
+template <bool kSync> inline void OrderBarrierV(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, -1.0f, 64);
+    if (kSync) PipeBarrier<PIPE_V>();
+    Abs(t[64], t, 64);  // FAULT(missing_pipe_barrier_v)
+}
+
+// WAR on V: Duplicate overwrites what Muls is reading.
+template <bool kSync> inline void OrderBarrierVWar(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Muls(t[64], t, 2.0f, 64);
+    if (kSync) PipeBarrier<PIPE_V>();
+    Duplicate(t, 0.0f, 64);  // FAULT(missing_pipe_barrier_v_war)
+}
+
+// V -> S: the scalar unit reads a vector result (V_S, as before a GetValue of a vector result).
+template <bool kSync> inline void OrderVS(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 8);
+    if (kSync) WaitPipe<HardEvent::V_S>(pipe);
+    (void)t.GetValue(0);  // FAULT(missing_v_s)
+}
+
+// S -> V: a vector op reads what the scalar unit wrote.
+template <bool kSync> inline void OrderSV(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    WaitPipe<HardEvent::V_S>(pipe);
+    t.SetValue(0, 2.0f);
+    if (kSync) WaitPipe<HardEvent::S_V>(pipe);
+    Abs(t[8], t, 8);  // FAULT(missing_s_v)
+}
+
+// S -> MTE3: a DMA copies out UB the scalar unit wrote.
+template <bool kSync> inline void OrderSMte3(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    WaitPipe<HardEvent::V_S>(pipe);
+    t.SetValue(0, 5.0f);
+    if (kSync) WaitPipe<HardEvent::S_MTE3>(pipe);
+    DataCopy(yg, t, 8);  // FAULT(missing_s_mte3)
+}
+
+// MTE3 -> MTE2: a DMA reads back GM that an earlier DMA wrote.
+template <bool kSync> inline void OrderMte3Mte2(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> u;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(u, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> back = u.Get<float>();
+    Duplicate(t, 7.0f, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 8);
+    if (kSync) WaitPipe<HardEvent::MTE3_MTE2>(pipe);
+    DataCopy(back, yg, 8);  // FAULT(missing_mte3_mte2)
+}
+
+// MTE2 -> V without a queue: a vector op reads a TBuf a DMA filled.
+template <bool kSync> inline void OrderMte2V(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    if (kSync) WaitPipe<HardEvent::MTE2_V>(pipe);
+    Abs(t[64], t, 64);  // FAULT(missing_mte2_v)
+}
+
+// V -> MTE3 without a queue: a DMA copies out a vector result.
+template <bool kSync> inline void OrderVMte3(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    if (kSync) WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 64);  // FAULT(missing_v_mte3)
+}
+
+// MTE2 -> S: the scalar unit reads what a DMA brought in (a VECIN queue's DeQue orders MTE2 before V only).
+template <bool kSync> inline void OrderMte2S(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 8);
+    q.EnQue(t);
+    LocalTensor<float> in = q.DeQue<float>();
+    if (kSync) WaitPipe<HardEvent::MTE2_S>(pipe);
+    (void)in.GetValue(0);  // FAULT(missing_mte2_s)
+    q.FreeTensor(in);
+}
+
+// V -> MTE2 (WAR): a DMA overwrites a buffer a vector op is still reading.
+template <bool kSync> inline void OrderVMte2(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Abs(t[64], t, 64);
+    if (kSync) WaitPipe<HardEvent::V_MTE2>(pipe);
+    DataCopy(t, xg, 64);  // FAULT(missing_v_mte2)
+}
+
+// MTE3 -> S on GM (WAW): the scalar unit overwrites GM bytes a DMA is writing, with other values.
+template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 8);
+    if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
+    yg.SetValue(0, 2.0f);  // FAULT(missing_mte3_s)
+}
+
+// Two cores: core 1 reads GM that core 0 wrote; only SyncAll orders cores (software form: every SoC has it).
+// y must be shared (kReadWriteShared); its bytes [512, 576) are the SyncAll workspace (zero at launch).
+template <bool kSync> inline void OrderCrossCore(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(ws, 64);
+    GlobalTensor<float> yg;
+    GlobalTensor<int32_t> syncGm;
+    yg.SetGlobalBuffer((__gm__ float*)y, 128);
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 16);
+    LocalTensor<float> t = b.Get<float>();
+    if (GetBlockIdx() == 0) {
+        Duplicate(t, 4.0f, 64);
+        WaitPipe<HardEvent::V_MTE3>(pipe);
+        DataCopy(yg, t, 64);
+    }
+    if (kSync) SyncAll(syncGm, ws.Get<int32_t>(), 2);
+    if (GetBlockIdx() == 1) {
+        DataCopy(t, yg, 64);  // FAULT(missing_sync_all)
+    }
+}
+
+// The Matmul API's cube reads GM that this core's DMA wrote: the request must come after the write completed
+// (what the scalar unit knows when it calls IterateAll, e.g. after PipeBarrier<PIPE_ALL>). x: B (int8 [32, 16]),
+// y: A (int8 [8, 32], bytes [0, 256)) written here, C (int32 [8, 16], bytes [512, 1024)).
+template <bool kSync> inline void OrderCube(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    TBuf<TPosition::VECCALC> b;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>
+        mm;
+    TCubeTiling tiling;
+    tiling.M = tiling.singleCoreM = 8;
+    tiling.N = tiling.singleCoreN = 16;
+    tiling.Ka = tiling.Kb = tiling.singleCoreK = 32;
+    tiling.baseM = 16;
+    tiling.baseN = 16;
+    tiling.baseK = 32;
+    tiling.depthA1 = tiling.depthB1 = 1;
+    tiling.stepM = tiling.stepN = tiling.stepKa = tiling.stepKb = 1;
+    tiling.transLength = 16 * 16 * 4;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);  // ascend310p: the API's local workspace (split SoCs ignore it)
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<int8_t> a;
+    GlobalTensor<int8_t> bm;
+    GlobalTensor<int32_t> c;
+    a.SetGlobalBuffer((__gm__ int8_t*)y, 256);
+    bm.SetGlobalBuffer((__gm__ int8_t*)x, 512);
+    c.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 128);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(a, t.ReinterpretCast<int8_t>(), 256);
+    if (kSync) PipeBarrier<PIPE_ALL>();
+    mm.SetOrgShape(8, 16, 32);
+    mm.SetSingleShape(8, 16, 32);
+    mm.SetTensorA(a);
+    mm.SetTensorB(bm);
+    mm.IterateAll(c);  // FAULT(missing_pipe_all_before_matmul)
+    mm.End();
+}
+
+// An asynchronous IterateAll (split SoCs) writes C until WaitIterateAll returns: reading C before the wait races
+// with the cube's write. x: B (int8 [32, 16]); y: A (int8 [8, 32], zeros), C (int32 [8, 16] at byte 512).
+inline void FaultAsyncMatmulReadEarly(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>, MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>
+        mm;
+    TCubeTiling tiling;
+    tiling.M = tiling.singleCoreM = 8;
+    tiling.N = tiling.singleCoreN = 16;
+    tiling.Ka = tiling.Kb = tiling.singleCoreK = 32;
+    tiling.baseM = 16;
+    tiling.baseN = 16;
+    tiling.baseK = 32;
+    tiling.depthA1 = tiling.depthB1 = 1;
+    tiling.stepM = tiling.stepN = tiling.stepKa = tiling.stepKb = 1;
+    tiling.transLength = 16 * 16 * 4;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 65536);  // ascend310p: the API's local workspace (split SoCs ignore it)
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<int8_t> a;
+    GlobalTensor<int8_t> bm;
+    GlobalTensor<int32_t> c;
+    a.SetGlobalBuffer((__gm__ int8_t*)y, 256);
+    bm.SetGlobalBuffer((__gm__ int8_t*)x, 512);
+    c.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 128);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(a, t.ReinterpretCast<int8_t>(), 256);
+    PipeBarrier<PIPE_ALL>();
+    mm.SetOrgShape(8, 16, 32);
+    mm.SetSingleShape(8, 16, 32);
+    mm.SetTensorA(a);
+    mm.SetTensorB(bm);
+    mm.template IterateAll<false>(c);
+    DataCopy(t.ReinterpretCast<int32_t>(), c, 64);  // C, before the cube has written it
+    mm.WaitIterateAll();  // FAULT(async_matmul_c_read_early)
+    mm.End();
+}
+
+// Two DMAs write the same values to the same GM bytes without ordering: the result is the same either way, so it
+// is not a race (a correct kernel; only its twin entry exists).
+template <bool kSync> inline void OrderSameValueRewrite(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 6.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 64);
+    DataCopy(yg[8], t, 16);
+}
+
+// ---- SyncAll ----
+// Core 1 returns without reaching the SyncAll core 0 waits at: the device hangs.
+inline void FaultSyncAllNotReached(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    if (GetBlockIdx() == 1) {
+        return;
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 64);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 16);
+    SyncAll(syncGm, ws.Get<int32_t>(), 2);  // FAULT(sync_all_not_reached)
+}
+
+// Three cores: 0 and 1 wait at a SyncAll while core 2 faults before reaching it. The fault is core 2's; the waiting
+// cores are unwound (their TPipes end normally), not reported.
+inline void FaultWhileOthersWait(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 96);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(y + 512), 24);
+    if (GetBlockIdx() == 2) {
+        WaitFlag<HardEvent::V_S>(0);  // FAULT(fault_while_others_wait)
+    }
+    SyncAll(syncGm, ws.Get<int32_t>(), 3);
+}
+
+// Hardware SyncAll between two cores: ascend310p has none (the software form is the one there).
+inline void FaultHardwareSyncAll(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx() + 1), 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * 8], t, 8);
+    SyncAll();  // FAULT(hardware_sync_all)
+    DataCopy(t, yg[(1 - GetBlockIdx()) * 8], 8);  // the other core's block, after the barrier
+}
+
+// ---- DMA instruction fields ----
+inline void FaultDataCopyBlockCount(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, DataCopyParams(4096, 1, 0, 0));  // FAULT(datacopy_block_count)
+}
+
+inline void FaultDataCopyBlockLen(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 65536u * 8u);  // FAULT(datacopy_block_len): 65536 blocks of 32 bytes
+}
+
+inline void FaultDataCopyPadBlockCount(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopyExtParams p(4096, 4, 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(t, xg, p, pad);  // FAULT(datacopypad_block_count)
+}
+
+inline void FaultDataCopyPadBlockLen(GM_ADDR x, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopyExtParams p(1, 2097152, 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(t, xg, p, pad);  // FAULT(datacopypad_block_len)
+}
+
+// Nine ids of one event held at once: the TPipe has eight.
+inline void FaultEventIdsExhausted(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    for (int i = 0; i < 8; ++i) {
+        (void)pipe.AllocEventID<HardEvent::V_S>();
+    }
+    (void)pipe.AllocEventID<HardEvent::V_S>();  // FAULT(event_ids_exhausted)
+}
+
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
     uint32_t block_dim = 1;
+    bool y_shared = false;  // register y as kReadWriteShared (cores order their writes themselves)
 };
 
 inline const FaultEntry* FaultKernels(size_t* count)
@@ -560,9 +992,55 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"use_after_pipe_reset", &FaultUseAfterPipeReset},
         {"unallocated_tensor", &FaultUnallocatedTensor},
         {"partial_overlap", &FaultPartialOverlap},
+        {"missing_pipe_barrier_v", &OrderBarrierV<false>},
+        {"missing_pipe_barrier_v_war", &OrderBarrierVWar<false>},
+        {"missing_v_s", &OrderVS<false>},
+        {"missing_s_v", &OrderSV<false>},
+        {"missing_s_mte3", &OrderSMte3<false>},
+        {"missing_mte3_mte2", &OrderMte3Mte2<false>},
+        {"missing_mte2_v", &OrderMte2V<false>},
+        {"missing_v_mte3", &OrderVMte3<false>},
+        {"missing_mte2_s", &OrderMte2S<false>},
+        {"missing_v_mte2", &OrderVMte2<false>},
+        {"missing_mte3_s", &OrderMte3S<false>},
+        {"missing_sync_all", &OrderCrossCore<false>, 2, true},
+        {"missing_pipe_all_before_matmul", &OrderCube<false>},
+        {"sync_all_not_reached", &FaultSyncAllNotReached, 2, true},
+        {"hardware_sync_all", &FaultHardwareSyncAll, 2, true},
+        {"fault_while_others_wait", &FaultWhileOthersWait, 3, true},
+        {"datacopy_block_count", &FaultDataCopyBlockCount},
+        {"datacopy_block_len", &FaultDataCopyBlockLen},
+        {"datacopypad_block_count", &FaultDataCopyPadBlockCount},
+        {"datacopypad_block_len", &FaultDataCopyPadBlockLen},
+        {"event_ids_exhausted", &FaultEventIdsExhausted},
+        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;
+}
+
+// The correct twins of the ordering faults (and correct kernels the ordering model must accept): every one must
+// pass on every SoC.
+inline const FaultEntry* CorrectTwins(size_t* count)
+{
+    static const FaultEntry kTwins[] = {
+        {"missing_pipe_barrier_v_ok", &OrderBarrierV<true>},
+        {"missing_pipe_barrier_v_war_ok", &OrderBarrierVWar<true>},
+        {"missing_v_s_ok", &OrderVS<true>},
+        {"missing_s_v_ok", &OrderSV<true>},
+        {"missing_s_mte3_ok", &OrderSMte3<true>},
+        {"missing_mte3_mte2_ok", &OrderMte3Mte2<true>},
+        {"missing_mte2_v_ok", &OrderMte2V<true>},
+        {"missing_v_mte3_ok", &OrderVMte3<true>},
+        {"missing_mte2_s_ok", &OrderMte2S<true>},
+        {"missing_v_mte2_ok", &OrderVMte2<true>},
+        {"missing_mte3_s_ok", &OrderMte3S<true>},
+        {"missing_sync_all_ok", &OrderCrossCore<true>, 2, true},
+        {"missing_pipe_all_before_matmul_ok", &OrderCube<true>},
+        {"same_value_rewrite_ok", &OrderSameValueRewrite<true>},
+    };
+    *count = sizeof(kTwins) / sizeof(kTwins[0]);
+    return kTwins;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -621,6 +1099,7 @@ inline void DemoElementwise(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     LocalTensor<T> o = bo.Get<T>();
     DataCopy(a, xg, t.n);
     DataCopy(c, xg[t.n], t.n);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
     const T s = static_cast<T>(t.scalar);
     switch (t.mode) {
         case 0: Add(o, a, c, t.n); break;
@@ -637,6 +1116,7 @@ inline void DemoElementwise(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         case 21: Duplicate(o, s, t.n); break;
         default: break;
     }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
     DataCopy(yg, o, t.n);
 }
 
@@ -663,6 +1143,8 @@ inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     LocalTensor<T> r = o.Get<T>();
     DataCopy(a, xg, n_pad);
     Duplicate(r, static_cast<T>(0.0f), 32 / sizeof(T));
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    PipeBarrier<PIPE_V>();  // the reduction writes r after the Duplicate
     switch (t.mode) {
         case 0: ReduceMax(r, a, wk, static_cast<int32_t>(t.n), false); break;
         case 1: ReduceMin(r, a, wk, static_cast<int32_t>(t.n), false); break;
@@ -670,6 +1152,7 @@ inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         case 3: ReduceMax(r, a, wk, static_cast<int32_t>(t.n), true); break;
         default: break;
     }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
     DataCopy(yg, r, 32 / sizeof(T));
 }
 
@@ -696,6 +1179,7 @@ inline void DemoDataCopyPad(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopyPad(a, xg, in, pad);
     qi.EnQue(a);
     LocalTensor<float> b = qi.DeQue<float>();
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);  // the VECIN queue orders MTE2 before V only; MTE3 reads b here
     DataCopy(yg, b, t.rows * row_ub);
     // UB -> GM of the data part only: source blocks start after the left padding, which must be 32-byte aligned
     // in UB, so this copy is issued row by row from b[row * row_ub + left] only when left == 0 or left == 8.
@@ -736,6 +1220,7 @@ inline void DemoDoubleBuffer(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         LocalTensor<float> a = qi.DeQue<float>();
         LocalTensor<float> o = qo.AllocTensor<float>();
         Muls(o, a, t.scalar, t.tile);
+        PipeBarrier<PIPE_V>();
         Adds(o, o, t.scalar2, t.tile);
         qi.FreeTensor(a);
         qo.EnQue(o);
@@ -770,9 +1255,108 @@ inline void DemoCompareSelect(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     LocalTensor<uint8_t> mask = m.Get<uint8_t>();
     LocalTensor<float> r = o.Get<float>();
     DataCopy(a, xg, t.n);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
     CompareScalar(mask, a, t.scalar, static_cast<CMPMODE>(t.mode), t.n);
+    PipeBarrier<PIPE_V>();
     Select(r, mask, a, t.scalar2, SELMODE::VSEL_TENSOR_SCALAR_MODE, t.n);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
     DataCopy(yg, r, t.n);
+}
+
+// Cores exchange data through GM across SyncAll, twice: round 1, core i writes 8 floats of value i + 1 to its slot
+// y[8 i, 8 i + 8); after a SyncAll every core sums the first float of every slot and writes the sum to its slot of
+// the second half y[128 + 8 i, ...); after a second SyncAll core 0 adds up that half into y[120]. t.flags = 1: the
+// hardware SyncAll, else the software one (its workspace: y bytes [1024, 1024 + 32 * cores), zero at launch).
+// y: 256 + 8 * cores floats, shared by the cores.
+inline void DemoSyncAll(GM_ADDR, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    const uint32_t cores = static_cast<uint32_t>(GetBlockNum());
+    const uint32_t me = static_cast<uint32_t>(GetBlockIdx());
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(ws, 32 * cores);
+    GlobalTensor<float> yg;
+    GlobalTensor<int32_t> syncGm;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(y + 1024), 8 * cores);
+    LocalTensor<float> v = b.Get<float>();
+    auto sync = [&]() {
+        if (t.flags != 0) {
+            SyncAll();
+        } else {
+            SyncAll(syncGm, ws.Get<int32_t>(), static_cast<int32_t>(cores));
+        }
+    };
+    Duplicate(v, static_cast<float>(me + 1), 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[8 * me], v, 8);
+    sync();
+    DataCopy(v[8], yg, 8 * cores);  // every core's slot, written before the barrier (which drained every pipe)
+    WaitPipe<HardEvent::MTE2_S>(pipe);
+    float sum = 0.0f;
+    for (uint32_t i = 0; i < cores; ++i) {
+        sum += v.GetValue(8 + 8 * i);
+    }
+    Duplicate(v, sum, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[128 + 8 * me], v, 8);
+    sync();
+    if (me == 0) {
+        DataCopy(v[8], yg[128], 8 * cores);
+        WaitPipe<HardEvent::MTE2_S>(pipe);
+        float total = 0.0f;
+        for (uint32_t i = 0; i < cores; ++i) {
+            total += v.GetValue(8 + 8 * i);
+        }
+        for (uint32_t i = 0; i < 8; ++i) {
+            v.SetValue(i, total);
+        }
+        WaitPipe<HardEvent::S_MTE3>(pipe);
+        DataCopy(yg[120], v, 8);
+    }
+}
+
+// Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
+// in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
+// loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.
+inline void DemoTrace(GM_ADDR x, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    pipe.InitBuffer(b, 512);
+    pipe.InitBuffer(w, 256);
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 64);
+    yg.SetGlobalBuffer((__gm__ float*)y, 16);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> r = w.Get<float>();
+    DataCopy(t, xg, DataCopyParams(2, 1, 1, 0));  // TRACE(dma_in): rows 0..7 and 16..23 into t[0, 16)
+    event_t toV = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V));
+    SetFlag<HardEvent::MTE2_V>(toV);  // TRACE(set_flag)
+    WaitFlag<HardEvent::MTE2_V>(toV);  // TRACE(wait_flag)
+    Div(t[16], t, t, 16);  // TRACE(div): ones
+    PipeBarrier<PIPE_V>();  // TRACE(barrier)
+    ReduceMax(r, t, r[8], 16, false);  // TRACE(reduce)
+    LocalTensor<int32_t> ti = t[32].ReinterpretCast<int32_t>();
+    Cast(ti, t[16], RoundMode::CAST_RINT, 16);  // TRACE(cast)
+    Duplicate(t[48], 0.0f, 8);  // TRACE(duplicate)
+    event_t toS = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_S));
+    SetFlag<HardEvent::V_S>(toS);
+    WaitFlag<HardEvent::V_S>(toS);
+    float sum = 0.0f;
+    for (int i = 0; i < 5; ++i) {
+        sum += t.GetValue(i);  // TRACE(scalar_reads)
+    }
+    t.SetValue(48, sum);  // TRACE(scalar_write)
+    event_t toMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::S_MTE3));
+    SetFlag<HardEvent::S_MTE3>(toMte3);
+    WaitFlag<HardEvent::S_MTE3>(toMte3);
+    DataCopy(yg, t[48], 8);  // TRACE(dma_out)
 }
 
 }  // namespace aqo_emu_tests

@@ -45,7 +45,7 @@ def compute(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymme
     """golden.compute by the fused kernel: arguments golden.validate accepted (dst its canonical name), no check
     repeated. The cpu backend's DynamicQuant."""
     run = kernel("cpu_dynamic_quant")
-    if run is None:
+    if run is None or dst not in _DST_CODES:  # uint8 (the asymmetric integer-zero-point mode): the golden
         return _golden.compute(x, smooth_scales, dst, asymmetric)
     code, qmax, qmin, y_dtype = _dst_constants(dst)
     row_shape = x.shape[:-1]

@@ -7,9 +7,17 @@ of the AscendC API (op_kernel/emulator/) and run block by block, driven by the r
 
 Both return what the golden returns (numpy). Kernel faults raise ascend_quant_ops.EmulatorError naming the
 kernel source line. `last_run_stats()` gives this thread's last run: the plan summary and per-core GM traffic,
-DMA counts and UB use.
+DMA counts and UB use; `last_run_trace()` its instruction trace.
+
+`run_options(...)` (a context manager) runs the kernels under one of the behaviours the documentation leaves
+open, so that tests can require a kernel to be correct under each (op_kernel/emulator/README.md, "Run variants"):
+
+    with emulator.run_options(divide="perturbed"):
+        y, scale = emulator.dynamic_quant(x, soc="ascend910b")
 """
 from __future__ import annotations
+
+import contextlib
 
 from .. import _native
 
@@ -39,3 +47,44 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
 
 
 from ._stats import last_run_stats  # noqa: E402,F401  (per thread: the last run of either kernel)
+
+
+def last_run_trace():
+    """The instruction trace of the last emulated kernel run on this thread: {soc, kernel, block_dim, completed,
+    cores: [{core, is_cube, events: [...]}]} (op_kernel/emulator/include/emulator/emu_trace.h)."""
+    return _native.emulator_last_run_trace()
+
+
+_SATURATION_INF = {"float16_max": 0, "inf": 1, "dst_max": 2}
+_SATURATION_NAN = {"zero": 0, "nan": 1}
+_MODELESS = {"nearest_even": 0, "toward_zero": 1}
+_DIVIDE = {"exact": False, "perturbed": True}
+
+
+def _choice(name, value, table):
+    if value not in table:
+        raise ValueError(f"emulator.run_options: {name}={value!r}; expected one of {sorted(table)}")
+    return table[value]
+
+
+@contextlib.contextmanager
+def run_options(*, divide="exact", saturation_inf="float16_max", saturation_nan="zero",
+                modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
+    """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
+
+    divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
+    saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
+    ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
+    modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
+    check_ordering / record_trace: the ordering checks and the trace (both on by default)."""
+    old = _native.emulator_run_options()
+    _native.emulator_set_run_options(
+        perturbed_divide=_choice("divide", divide, _DIVIDE),
+        saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
+        saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
+        modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),
+        record_trace=bool(record_trace), check_ordering=bool(check_ordering))
+    try:
+        yield
+    finally:
+        _native.emulator_set_run_options(**old)

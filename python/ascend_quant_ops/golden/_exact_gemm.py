@@ -59,3 +59,36 @@ def wrap_to_int32(exact: np.ndarray) -> np.ndarray:
     as_int = exact.astype(np.int64)
     wrapped = ((as_int + (1 << 31)) & 0xFFFFFFFF) - (1 << 31)
     return wrapped.astype(np.float64)
+
+
+def zero_point_matmul(a: np.ndarray, a_zero_point: np.ndarray, b: np.ndarray, b_zero_point: np.ndarray) -> np.ndarray:
+    """float32(acc), acc = sum over k of (a - a_zero_point) * (b - b_zero_point), exact, wrapped to int32.
+
+    a [..., M, K], b [..., K, N]: 8-bit integer arrays; the zero points are of their dtypes and broadcast against
+    them in matmul coordinates (per tensor, per row of a, per column of b). The int32 -> float32 conversion is
+    the correctly rounded one (round to nearest even); it is exact while |acc| <= 2^24.
+    """
+    a_diff = _difference_as_float32(a, a_zero_point)
+    b_diff = _difference_as_float32(b, b_zero_point)
+    exact = exact_integer_matmul(a_diff, b_diff, _difference_bound(a, a_zero_point),
+                                 _difference_bound(b, b_zero_point))
+    if exact.dtype == np.float32:  # one exact GEMM: |acc| <= 2^24, nothing to wrap, already float32(acc)
+        return exact
+    return wrap_to_int32(exact).astype(np.float32)
+
+
+def _difference_as_float32(x: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
+    """x - zero_point as float32 (exact: |x - zp| <= 255); a plain widening when the zero point is 0."""
+    diff = x.astype(np.float32)
+    if zero_point.any():
+        diff -= zero_point.astype(np.float32)
+    return diff
+
+
+def _difference_bound(x: np.ndarray, zero_point: np.ndarray) -> int:
+    """An upper bound of |x - zero_point| from the extremes alone (cheap: no temporary array)."""
+    if x.size == 0:
+        return 0
+    lo, hi = int(x.min()), int(x.max())
+    zp_lo, zp_hi = int(zero_point.min()), int(zero_point.max())
+    return max(hi - zp_lo, zp_hi - lo, 0)

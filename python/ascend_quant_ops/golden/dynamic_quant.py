@@ -8,12 +8,13 @@ Inputs
     x              float16 or bfloat16 ndarray of shape [d0, ..., dn-1, H], rank >= 2 (any strides).
     smooth_scales  optional ndarray of shape [H] and x's dtype; multiplies every row before quantization.
     dst_type       int8, hifloat8, float8_e4m3fn or float8_e5m2: a name, a numpy dtype, or ATB's
-                   outTensorType code (2, 34, 35, 36).
+                   outTensorType code (2, 34, 35, 36); with asymmetric=True also uint8 (see below).
     asymmetric     False: symmetric (returns y, scale); True: asymmetric (returns y, scale, offset).
 
 Outputs
     y              shape of x, dtype dst_type (hifloat8 is en_dtypes.hifloat8).
-    scale, offset  float32, shape [d0, ..., dn-1]: one value per row.
+    scale, offset  float32, shape [d0, ..., dn-1]: one value per row. For dst_type uint8 the offset is the
+                   row's integer zero point, returned as uint8.
 
 Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in this order, per row r = x[..., :]:
 
@@ -34,6 +35,16 @@ Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in thi
   910B kernels and ATB offer int8 only); which SoC accepts which combination is the SoC table's business,
   the reference itself is SoC-independent.
 
+  asymmetric, uint8 (an integer zero point, so that y feeds integer arithmetic with zero-point correction,
+  e.g. quant_matmul's a_zero_point; ONNX DynamicQuantizeLinear's formula, applied per row:
+  docs/references.md#onnx-dynamicquantizelinear, docs/references.md#decision-quant-matmul):
+    lo     = min(min(v), 0),  hi = max(max(v), 0)   (the range always contains 0, so 0 is exactly y = offset)
+    scale  = (hi - lo) / 255                        (float32 division)
+    offset = round_half_even(clip(0 - lo / scale, 0, 255))            an integer in [0, 255]
+    y      = clip(round_half_even(v / scale) + offset, 0, 255)        round first, then add the zero point
+  For int8 and the float types OPSNN's offset is a float added before rounding, so only uint8 gives an
+  integer zero point; dequantization is scale * (y - offset) in every mode.
+
   Conversion of q to dst_type:
     int8                 round half to even, then clip to [-128, 127]
     float8_e4m3fn / e5m2 clip to [-dmax, dmax], then round to nearest even
@@ -53,6 +64,9 @@ Edge cases
     Asymmetric: a row containing NaN has scale and offset NaN; a row with +Inf has scale +Inf and offset NaN
     (Inf / Inf), so all its y are NaN; a row with -Inf and a finite maximum has scale +Inf, offset qmax,
     finite elements give qmax and -Inf gives NaN.
+    Asymmetric uint8: a NaN quotient v / scale counts as 0 (y = offset) and a NaN offset as 0. So a row
+    containing NaN has scale NaN, offset 0 and y 0; a row with +-Inf has scale +Inf, offset 0 and y 0
+    (finite / Inf = 0, Inf / Inf = NaN, and -Inf / Inf in the offset = NaN).
     A NaN y element becomes 0 for int8 and the positive NaN code for the float types (0x7F float8_e4m3fn,
     0x7E float8_e5m2, 0x80 hifloat8). Non-finite smooth scales enter through v the same way (0 * Inf = NaN).
   * Signed zero. float8 keeps the sign of a zero q (-0 is 0x80); hifloat8 has no -0 (0x80 is its NaN), so
@@ -89,9 +103,6 @@ def dynamic_quant(
 def compute(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymmetric: bool):
     """dynamic_quant of arguments `validate` accepted (dst: its canonical name); no check repeated. The CPU
     backend's DynamicQuant."""
-    qmax = np.float32(dtypes.dmax(dst))
-    qmin = _quant_min(dst, qmax)
-
     row_shape = x.shape[:-1]
     # a fresh contiguous float32 copy, worked on in place (explicit row count: -1 is ambiguous when H = 0)
     v = x.astype(np.float32).reshape(int(np.prod(row_shape)), x.shape[-1])
@@ -101,6 +112,11 @@ def compute(x: np.ndarray, smooth_scales: Optional[np.ndarray], dst: str, asymme
         if smooth_scales is not None:
             np.multiply(v, smooth_scales.astype(np.float32), out=v)
         row_max, row_min = _row_max_min(v)
+        if dst == dtypes.UINT8:
+            y, scale, offset = _asymmetric_uint8(v, row_max, row_min)
+            return y.reshape(x.shape), scale.reshape(row_shape), offset.reshape(row_shape)
+        qmax = np.float32(dtypes.dmax(dst))
+        qmin = _quant_min(dst, qmax)
         if asymmetric:
             scale = (row_max - row_min) / (qmax - qmin)
             offset = qmax - row_max / scale
@@ -143,6 +159,27 @@ def _row_max_min(v: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
     return v.max(axis=1), v.min(axis=1)
 
 
+def _asymmetric_uint8(v: np.ndarray, row_max: np.ndarray, row_min: np.ndarray):
+    """The asymmetric uint8 mode on float32 rows v (modified in place): (y, scale, offset as uint8)."""
+    qmax = np.float32(np.iinfo(np.uint8).max)
+    lo = np.minimum(row_min, np.float32(0))  # NaN-propagating
+    hi = np.maximum(row_max, np.float32(0))
+    scale = (hi - lo) / qmax
+    zero_rows = scale == 0
+    scale[zero_rows] = 0  # +0
+    zero_point = np.float32(0) - lo / scale
+    zero_point[np.isnan(zero_point) | zero_rows] = 0
+    zero_point = np.rint(np.clip(zero_point, 0, qmax))  # round half to even
+    np.divide(v, scale[:, None], out=v)
+    np.rint(v, out=v)
+    if not np.isfinite(scale).all():
+        v[np.isnan(v)] = 0  # only rows with a non-finite scale can hold NaN quotients
+    v += zero_point[:, None]
+    np.clip(v, 0, qmax, out=v)
+    v[zero_rows] = 0
+    return v.astype(np.uint8), scale, zero_point.astype(np.uint8)
+
+
 def _quant_min(dst: str, qmax: np.float32) -> np.float32:
     """Lowest value of the asymmetric range: the integer type's minimum, -dmax for the float types."""
     if dtypes.TABLE[dst]["is_float"]:
@@ -169,13 +206,26 @@ def _convert(q: np.ndarray, dst: str, qmin: np.float32, qmax: np.float32, suspec
     return q.astype(dtypes.numpy_dtype(dst))
 
 
+def parse_dst_type(dst_type, asymmetric: bool) -> str:
+    """The canonical name of dst_type in the given mode: DynamicQuant's output types (a name, a numpy / torch
+    dtype or an ATB code), and uint8 in the asymmetric mode only (DTypeError otherwise)."""
+    if not isinstance(dst_type, (int, np.integer)) and dtypes.dtype_name(dst_type) == dtypes.UINT8:
+        if not asymmetric:
+            raise DTypeError(OP, "dst_type", "uint8 is an output type of the asymmetric mode only (its zero "
+                             "point is what makes the unsigned range usable)", expected="asymmetric=True with "
+                             "uint8, or " + " / ".join(dtypes.DYNAMIC_QUANT_DST_TYPES), actual="uint8",
+                             suggestion="Pass asymmetric=True, or dst_type int8 for symmetric quantization.")
+        return dtypes.UINT8
+    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")
+
+
 def _validate(x, smooth_scales, dst_type, asymmetric) -> str:
     """Check every argument; return the canonical dst_type name."""
     _validate_arrays(x, smooth_scales)
     if not isinstance(asymmetric, (bool, np.bool_)):
         raise ConstraintError(OP, "asymmetric", "must be a bool", expected="True or False",
                               actual=repr(asymmetric))
-    return dtypes.parse_dst_type(dst_type, op=OP, argument="dst_type")
+    return parse_dst_type(dst_type, bool(asymmetric))
 
 
 def _validate_arrays(x, smooth_scales) -> None:

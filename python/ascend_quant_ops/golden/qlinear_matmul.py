@@ -53,7 +53,7 @@ argument, what was expected and what was given.
 """
 from __future__ import annotations
 
-from typing import Optional, Tuple
+from typing import Tuple
 
 import ml_dtypes
 import numpy as np
@@ -61,7 +61,8 @@ import numpy as np
 from .. import dtypes
 from .._opnames import QLINEAR_MATMUL as OP
 from ..errors import ConstraintError, DTypeError
-from ._exact_gemm import exact_integer_matmul, wrap_to_int32
+from . import _matmul_operands as operands
+from ._exact_gemm import zero_point_matmul
 
 #: the argument names, in ONNX order
 ARGUMENTS = ("a", "a_scale", "a_zero_point", "b", "b_scale", "b_zero_point", "y_scale", "y_zero_point")
@@ -83,31 +84,12 @@ def compute(p: "QLinearMatMulOperands") -> np.ndarray:
     """y of validated operands (no check repeated): the CPU backend's QLinearMatMul."""
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         if p.integer_inputs:
-            acc = _integer_accumulator(p)
+            acc = zero_point_matmul(p.a, p.a_zero_point, p.b, p.b_zero_point)  # float32(acc), wrapped
         else:
             acc = _float_accumulator(p)
         v = acc * p.mult
         y = _quantize_output(v, p)
     return np.ascontiguousarray(np.broadcast_to(y, p.out_shape_2d)).reshape(p.out_shape)
-
-
-def _integer_accumulator(p: "QLinearMatMulOperands") -> np.ndarray:
-    """float32(acc) with acc the exact sum wrapped to int32."""
-    a_diff = _difference_as_float32(p.a, p.a_zero_point)
-    b_diff = _difference_as_float32(p.b, p.b_zero_point)
-    exact = exact_integer_matmul(a_diff, b_diff, _difference_bound(p.a, p.a_zero_point),
-                                 _difference_bound(p.b, p.b_zero_point))
-    if exact.dtype == np.float32:  # one exact GEMM: |acc| <= 2^24, nothing to wrap, already float32(acc)
-        return exact
-    return wrap_to_int32(exact).astype(np.float32)
-
-
-def _difference_as_float32(x: np.ndarray, zero_point: np.ndarray) -> np.ndarray:
-    """x - zero_point as float32 (exact: |x - zp| <= 255); a plain widening when the zero point is 0."""
-    diff = x.astype(np.float32)
-    if zero_point.any():
-        diff -= zero_point.astype(np.float32)
-    return diff
 
 
 def _float_accumulator(p: "QLinearMatMulOperands") -> np.ndarray:
@@ -130,15 +112,6 @@ def _quantize_output(v: np.ndarray, p: "QLinearMatMulOperands") -> np.ndarray:
     return np.clip(rounded, info.min, info.max).astype(out_type)
 
 
-def _difference_bound(x: np.ndarray, zero_point: np.ndarray) -> int:
-    """An upper bound of |x - zero_point| from the extremes alone (cheap: no temporary array)."""
-    if x.size == 0:
-        return 0
-    lo, hi = int(x.min()), int(x.max())
-    zp_lo, zp_hi = int(zero_point.min()), int(zero_point.max())
-    return max(hi - zp_lo, zp_hi - lo, 0)
-
-
 class QLinearMatMulOperands:
     """The validated operands of one QLinearMatMul, with every parameter reshaped to broadcast in matmul
     coordinates. Built once per call; the CPU reference (`compute`), the emulator backend and the SoC plan check
@@ -150,7 +123,7 @@ class QLinearMatMulOperands:
 
     def __init__(self, a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point):
         values = dict(zip(ARGUMENTS, (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)))
-        arrays = {name: _as_array(name, value) for name, value in values.items()}
+        arrays = {name: operands.as_array(OP, name, value) for name, value in values.items()}
         a, b = arrays["a"], arrays["b"]
 
         a_type = dtypes.parse_dtype(a.dtype, op=OP, argument="a", allowed=dtypes.QLINEAR_MATMUL_TYPES)
@@ -173,13 +146,12 @@ class QLinearMatMulOperands:
                                  suggestion=f"Cast {name} to {scale_type}, or all scales to float32.")
 
         batch, self.out_shape_2d, self.out_shape = matmul_shapes(a.shape, b.shape)
-        a2 = a if a.ndim >= 2 else a.reshape(1, a.shape[0])
-        b2 = b if b.ndim >= 2 else b.reshape(b.shape[0], 1)
+        a2, b2 = operands.promoted(a, b)
 
         # A scale and its zero point must describe the same layout: [N] and [1, N], or [M] and [M, 1], are one.
         layouts = {
-            "a": lambda name: _per_row_shape(arrays[name], name, a, a2),
-            "b": lambda name: _per_column_shape(arrays[name], name, b, b2),
+            "a": lambda name: operands.per_row_shape(OP, arrays[name], name, a, a2),
+            "b": lambda name: operands.per_column_shape(OP, arrays[name], name, b, b2),
             "y": lambda name: _output_param_shape(arrays[name], name, self, a, b, len(batch)),
         }
         param_shapes = {}
@@ -236,127 +208,17 @@ class QLinearMatMulOperands:
 
 
 def matmul_shapes(a_shape, b_shape):
-    """numpy.matmul's shapes for operands of these shapes: (batch, out_shape_2d, out_shape).
-
-    out_shape_2d is [*batch, M, N] with 1-D operands promoted (a [K] -> [1, K], b [K] -> [K, 1]); out_shape is
-    the real output shape (those added axes removed). Raises ConstraintError for a 0-d operand, a K mismatch or
-    batch dimensions that do not broadcast. Plain Python on the dimensions, so that the torch fake
-    implementation calls it with symbolic sizes too.
-    """
-    a_shape, b_shape = tuple(a_shape), tuple(b_shape)
-    for name, shape in (("a", a_shape), ("b", b_shape)):
-        if len(shape) == 0:
-            raise ConstraintError(OP, name, "rank must be at least 1 (numpy.matmul does not take scalars)",
-                                  limit=1, actual="rank 0",
-                                  suggestion=f"Reshape {name} to [1, 1] for a 1 x 1 matrix.")
-    a2 = a_shape if len(a_shape) >= 2 else (1,) + a_shape
-    b2 = b_shape if len(b_shape) >= 2 else b_shape + (1,)
-    m, k = a2[-2:]
-    n = b2[-1]
-    if b2[-2] != k:
-        raise ConstraintError(OP, "b", "the inner dimensions must match: a's last dimension (K) is b's "
-                              "second-to-last (its only one when b is 1-D)",
-                              expected=f"K = {k} (a has shape {list(a_shape)})",
-                              actual=f"{b2[-2]} (b has shape {list(b_shape)})")
-    a_batch, b_batch = a2[:-2], b2[:-2]
-    rank = max(len(a_batch), len(b_batch))
-    a_pad = (1,) * (rank - len(a_batch)) + a_batch
-    b_pad = (1,) * (rank - len(b_batch)) + b_batch
-    batch = []
-    for da, db in zip(a_pad, b_pad):
-        if da == db or db == 1:
-            batch.append(da)
-        elif da == 1:
-            batch.append(db)
-        else:
-            raise ConstraintError(OP, "b", "the batch dimensions of a and b must broadcast (numpy.matmul rules)",
-                                  expected=f"dimensions broadcastable with a's batch {list(a_batch)}",
-                                  actual=f"b's batch {list(b_batch)}")
-    batch = tuple(batch)
-    out_shape = batch + ((m,) if len(a_shape) >= 2 else ()) + ((n,) if len(b_shape) >= 2 else ())
-    return batch, batch + (m, n), out_shape
-
-
-def _as_array(name: str, value) -> np.ndarray:
-    if isinstance(value, np.ndarray):
-        return value
-    if isinstance(value, np.generic):
-        return np.asarray(value)
-    raise ConstraintError(OP, name, "must be a numpy ndarray (or numpy scalar)", expected="numpy.ndarray",
-                          actual=type(value).__name__,
-                          suggestion="Use ascend_quant_ops.qlinear_matmul for torch tensors; wrap Python numbers "
-                                     "as numpy arrays of the operator's dtypes (e.g. np.float32(0.1), np.uint8(128)).")
-
-
-def _strip_leading_ones(shape: Tuple[int, ...]) -> Tuple[int, ...]:
-    i = 0
-    while i < len(shape) and shape[i] == 1:
-        i += 1
-    return tuple(shape[i:])
-
-
-def _batch_broadcasts_to(param_batch: Tuple[int, ...], tensor_batch: Tuple[int, ...]) -> bool:
-    if len(param_batch) > len(tensor_batch):
-        return False
-    return all(p in (1, t) for p, t in zip(reversed(param_batch), reversed(tensor_batch)))
-
-
-def _per_row_shape(param: np.ndarray, name: str, a: np.ndarray, a2: np.ndarray) -> Tuple[int, ...]:
-    """Shape under which a parameter of a broadcasts against a2 [..., M, K] (per tensor or per row)."""
-    m, k = a2.shape[-2:]
-    shape = _strip_leading_ones(param.shape)
-    expected = f"[] or [1] (per tensor), [M] = [{m}] or [..., M, 1] = [..., {m}, 1] (per row)"
-    if not shape:
-        return (1, 1)
-    if a.ndim < 2:
-        raise ConstraintError(OP, name, "a is a vector, so its parameters must be per tensor",
-                              expected="[] or [1]", actual=list(param.shape))
-    if len(shape) == 1:
-        if shape[0] == m:
-            return (m, 1)
-        raise ConstraintError(OP, name, _along_k_or_shape(shape[0] == k, "a 1-D parameter of a is per row"),
-                              expected=expected, actual=list(param.shape),
-                              suggestion=_per_row_hint(shape[0] == k))
-    if shape[-1] != 1:
-        raise ConstraintError(OP, name, _along_k_or_shape(shape[-1] == k, "the last dimension of a's parameter "
-                              "must be 1"), expected=expected, actual=list(param.shape),
-                              suggestion=_per_row_hint(shape[-1] == k))
-    if shape[-2] not in (1, m) or not _batch_broadcasts_to(shape[:-2], a2.shape[:-2]):
-        raise ConstraintError(OP, name, "neither per tensor nor per row of a (batch dimensions must broadcast to "
-                              "a's)", expected=f"{expected}, a has shape {list(a.shape)}", actual=list(param.shape))
-    return shape
-
-
-def _per_column_shape(param: np.ndarray, name: str, b: np.ndarray, b2: np.ndarray) -> Tuple[int, ...]:
-    """Shape under which a parameter of b broadcasts against b2 [..., K, N] (per tensor or per column)."""
-    k, n = b2.shape[-2:]
-    shape = _strip_leading_ones(param.shape)
-    expected = f"[] or [1] (per tensor), [N] = [{n}] or [..., 1, N] = [..., 1, {n}] (per column)"
-    if not shape:
-        return (1, 1)
-    if b.ndim < 2:
-        raise ConstraintError(OP, name, "b is a vector, so its parameters must be per tensor",
-                              expected="[] or [1]", actual=list(param.shape))
-    if len(shape) == 1:
-        if shape[0] == n:
-            return (1, n)
-        raise ConstraintError(OP, name, _along_k_or_shape(shape[0] == k, "a 1-D parameter of b is per column"),
-                              expected=expected, actual=list(param.shape))
-    if shape[-2] != 1:
-        raise ConstraintError(OP, name, _along_k_or_shape(shape[-2] == k, "the second-to-last dimension of b's "
-                              "parameter must be 1"), expected=expected, actual=list(param.shape))
-    if shape[-1] not in (1, n) or not _batch_broadcasts_to(shape[:-2], b2.shape[:-2]):
-        raise ConstraintError(OP, name, "neither per tensor nor per column of b (batch dimensions must broadcast "
-                              "to b's)", expected=f"{expected}, b has shape {list(b.shape)}", actual=list(param.shape))
-    return shape
+    """numpy.matmul's shapes for operands of these shapes: (batch, out_shape_2d, out_shape), with this operator's
+    errors (golden/_matmul_operands.py); plain Python on the dimensions, so symbolic sizes work too."""
+    return operands.matmul_shapes(OP, a_shape, b_shape)
 
 
 def _output_param_shape(param: np.ndarray, name: str, p: "QLinearMatMulOperands", a: np.ndarray, b: np.ndarray,
                         batch_rank: int) -> Tuple[int, ...]:
     """Shape under which a parameter of y broadcasts against the output in matmul coordinates [..., M, N]."""
-    shape = _strip_leading_ones(param.shape)
+    shape = operands.strip_leading_ones(param.shape)
     out = p.out_shape
-    if len(shape) > len(out) or not _batch_broadcasts_to(shape, out):
+    if len(shape) > len(out) or not operands.batch_broadcasts_to(shape, out):
         raise ConstraintError(OP, name, "a parameter of y must broadcast to the output's shape",
                               expected=f"a shape broadcastable to {list(out)} (e.g. [] per tensor)",
                               actual=list(param.shape))
@@ -366,16 +228,3 @@ def _output_param_shape(param: np.ndarray, name: str, p: "QLinearMatMulOperands"
     if b.ndim < 2:  # ... nor an N axis
         padded = padded + (1,)
     return padded
-
-
-def _along_k_or_shape(varies_along_k: bool, what: str) -> str:
-    if varies_along_k:
-        return ("a parameter that varies along K is not allowed: the scale of a term of the sum over K cannot be "
-                "taken out of the sum")
-    return f"neither per tensor nor the right length: {what}"
-
-
-def _per_row_hint(varies_along_k: bool) -> Optional[str]:
-    if varies_along_k:
-        return "Per-row parameters of a have shape [M] or [..., M, 1]; per-column ones belong to b."
-    return None

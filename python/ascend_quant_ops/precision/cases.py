@@ -22,8 +22,9 @@ from .. import dtypes
 
 from .._opnames import DYNAMIC_QUANT as DQ  # noqa: E402
 from .._opnames import QLINEAR_MATMUL as QMM  # noqa: E402
+from .._opnames import QUANT_MATMUL as QM  # noqa: E402
 
-_SHORT = {"float16": "fp16", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "hifloat8": "hif8",
+_SHORT = {"float32": "fp32", "float16": "fp16", "bfloat16": "bf16", "int8": "s8", "uint8": "u8", "hifloat8": "hif8",
           "float8_e4m3fn": "e4m3", "float8_e5m2": "e5m2"}
 
 
@@ -46,6 +47,8 @@ class Case:
         rng = np.random.default_rng(self.seed)
         if self.op == DQ:
             return _dq_inputs(self.params, rng)
+        if self.op == QM:
+            return _qm_inputs(self.params, rng)
         return _qmm_inputs(self.params, rng)
 
     def to_dict(self) -> dict:
@@ -146,6 +149,35 @@ def _qmm_inputs(p: Dict[str, Any], rng: np.random.Generator) -> Dict[str, Any]:
             "y_scale": np.asarray(y_scale, np.float32), "y_zero_point": zp((), ty)}
 
 
+# --------------------------------------------------------------------------------------------- quant_matmul inputs
+def _qm_inputs(p: Dict[str, Any], rng: np.random.Generator) -> Dict[str, Any]:
+    """quant_matmul's arguments: 8-bit a and b over their whole range, scales and bias of the W8A8 magnitudes;
+    a_param "row" gives per-row scales (and zero points when a_zp), of shape a.shape[:-1]; b_param "column" per
+    column; b_transposed: b is the transposed view of an [N, K] weight; special: "scales" puts zero, NaN and
+    +-Inf among the scales, "overflow" makes float16 results overflow."""
+    ta, tb = p["a_dtype"], p["b_dtype"]
+    a_shape, k, n = tuple(p["a_shape"]), p["k"], p["n"]
+    a = _qmm_tensor(rng, a_shape, ta)
+    b = _qmm_tensor(rng, (n, k), tb).T if p.get("b_transposed") else _qmm_tensor(rng, (k, n), tb)
+    rows = a_shape[:-1] if (p.get("a_param") == "row" and len(a_shape) >= 2) else ()
+    cols = (n,) if p.get("b_param") == "column" else ()
+    a_scale = (rng.random(rows) * 0.01 + 0.005).astype(np.float32)
+    b_scale = (rng.random(cols) * 0.01 + 0.005).astype(dtypes.numpy_dtype(p.get("scale_dtype", "float32")))
+    if p.get("special") == "scales" and a_scale.size and b_scale.size:
+        a_scale.reshape(-1)[: 3] = np.array([0.0, np.nan, np.inf], np.float32)[: a_scale.size]
+        b_scale.reshape(-1)[-1:] = -np.inf
+    if p.get("special") == "overflow":
+        a_scale = np.asarray(a_scale * np.float32(1e4), np.float32)
+    out: Dict[str, Any] = {
+        "a": a, "a_scale": np.asarray(a_scale), "b": b, "b_scale": np.asarray(b_scale),
+        "a_zero_point": _qmm_tensor(rng, rows, ta) if p.get("a_zp") else None,
+        "b_zero_point": _qmm_tensor(rng, cols, tb) if p.get("b_zp") else None,
+        "bias": None}
+    if p.get("bias"):
+        out["bias"] = (rng.standard_normal((n,)) * 4).astype(dtypes.numpy_dtype(p["bias"]))
+    return out
+
+
 # --------------------------------------------------------------------------------------------- the list
 def _dq_case(cases, soc, kind, title, tags, **params):
     p = {"smooth": False, "asymmetric": False, "special": "normal", **params}
@@ -166,6 +198,18 @@ def _qmm_case(cases, soc, kind, title, tags, **params):
              "a" + "x".join(map(str, p["a_shape"])), "b" + "x".join(map(str, p["b_shape"])),
              f"{p['a_param']}-{p['b_param']}"]
     cases.append(Case("-".join(parts), QMM, soc, kind, title, p, tags))
+
+
+def _qm_case(cases, soc, kind, title, tags, **params):
+    p = {"a_param": "tensor", "b_param": "tensor", "special": "normal", **params}
+    parts = [QM, soc, f"{_SHORT[p['a_dtype']]}{_SHORT[p['b_dtype']]}-{_SHORT[p['out_dtype']]}",
+             "a" + "x".join(map(str, p["a_shape"])), f"n{p['n']}", f"{p['a_param']}-{p['b_param']}"]
+    parts += [flag for flag in ("a_zp", "b_zp", "b_transposed") if p.get(flag)]
+    if p.get("bias"):
+        parts.append("bias")
+    if p["special"] != "normal":
+        parts.append(p["special"])
+    cases.append(Case("-".join(parts), QM, soc, kind, title, p, tags))
 
 
 def dynamic_quant_cases(soc: str, spec: dict) -> List[Case]:
@@ -276,8 +320,46 @@ def qlinear_matmul_cases(soc: str, spec: dict) -> List[Case]:
     return cases
 
 
+def quant_matmul_cases(soc: str, spec: dict) -> List[Case]:
+    """The W8A8 / dynamic-int8 forms of quant_matmul. A SoC without the kernel (_plan_check's
+    QUANT_MATMUL_KERNEL_SOCS: none yet) must refuse each of them; with the kernel they are compared."""
+    from .._plan_check import QUANT_MATMUL_KERNEL_SOCS
+
+    kind = "compare" if soc in QUANT_MATMUL_KERNEL_SOCS else "refuse"
+    note = "" if kind == "compare" else " (no kernel on this SoC yet: refused)"
+    forms = [
+        ("u8 a with per-row zero points x s8 b per column, float32 (the oneDNN dynamic flow)", ["basic"],
+         dict(a_dtype="uint8", b_dtype="int8", out_dtype="float32", a_shape=(33, 130), k=130, n=47,
+              a_param="row", b_param="column", a_zp=True)),
+        ("W8A8: s8 [B, S, K] per token x transposed s8 weight per channel, bfloat16 scales and output", ["serving"],
+         dict(a_dtype="int8", b_dtype="int8", out_dtype="bfloat16", a_shape=(2, 9, 256), k=256, n=40,
+              a_param="row", b_param="column", b_transposed=True, scale_dtype="bfloat16")),
+        ("float16 output with a float16 bias and zero points on both sides", ["params"],
+         dict(a_dtype="int8", b_dtype="uint8", out_dtype="float16", a_shape=(17, 96), k=96, n=33,
+              a_param="row", b_param="column", a_zp=True, b_zp=True, bias="float16", scale_dtype="float16")),
+        ("K large enough to wrap int32 (u8 x u8)", ["wrap"],
+         dict(a_dtype="uint8", b_dtype="uint8", out_dtype="float32", a_shape=(3, 33_030), k=33_030, n=5)),
+        ("zero, NaN and infinite scales (IEEE results)", ["special"],
+         dict(a_dtype="int8", b_dtype="int8", out_dtype="float32", a_shape=(6, 40), k=40, n=8, a_param="row",
+              b_param="column", special="scales")),
+        ("float16 results beyond 65504 become Inf", ["special"],
+         dict(a_dtype="int8", b_dtype="int8", out_dtype="float16", a_shape=(4, 512), k=512, n=8,
+              special="overflow")),
+        ("K = 0 gives the bias", ["empty"],
+         dict(a_dtype="int8", b_dtype="int8", out_dtype="float32", a_shape=(4, 0), k=0, n=6, bias="float32")),
+        ("empty: M = 0", ["empty"],
+         dict(a_dtype="int8", b_dtype="int8", out_dtype="bfloat16", a_shape=(0, 16), k=16, n=6)),
+        ("1-D a (vector times matrix)", ["rank"],
+         dict(a_dtype="uint8", b_dtype="int8", out_dtype="float32", a_shape=(70,), k=70, n=21, a_zp=True)),
+    ]
+    cases: List[Case] = []
+    for title, tags, params in forms:
+        _qm_case(cases, soc, kind, title + note, tags, **params)
+    return cases
+
+
 def all_cases(socs: Optional[List[str]] = None, ops: Optional[List[str]] = None) -> List[Case]:
-    """Every case for the given SoCs (default: all in the SoC table) and operators (default: both)."""
+    """Every case for the given SoCs (default: all in the SoC table) and operators (default: all)."""
     from .. import tiling
 
     table = tiling.soc_table()
@@ -288,6 +370,8 @@ def all_cases(socs: Optional[List[str]] = None, ops: Optional[List[str]] = None)
             cases += dynamic_quant_cases(spec["name"], spec)
         if ops is None or QMM in ops:
             cases += qlinear_matmul_cases(spec["name"], spec)
+        if ops is None or QM in ops:
+            cases += quant_matmul_cases(spec["name"], spec)
     ids = [c.id for c in cases]
     dup = {i for i in ids if ids.count(i) > 1}
     if dup:

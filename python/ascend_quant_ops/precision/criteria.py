@@ -11,6 +11,10 @@ The shape and dtype must equal the golden's before any value is compared; NaN mu
   (the golden's value or an adjacent representable value of the format), and the error ratio, the share of
   elements that are not equal to the golden, at most 0.1% (OPSNN's 950 tests allow 0.1% mismatches; with 3 or
   fewer mantissa bits any mismatch is at least one ulp, so a relative tolerance below one ulp means equality).
+* float32, float16 and bfloat16 outputs (quant_matmul's y), judged the same way: every element within one ulp of
+  the output format, the error ratio at most 0.1%, and NaN / +-Inf exactly where the golden has them (the
+  definition is exact, so a device that implements it gives 0 ulp; the ulp allows a conversion of another
+  rounding, which the error ratio then bounds).
 """
 from __future__ import annotations
 
@@ -21,6 +25,9 @@ import numpy as np
 
 from .. import dtypes
 from .._opnames import DYNAMIC_QUANT
+
+#: output types judged by check_float_output, and the unsigned integer type of their bit patterns
+FLOAT_OUTPUT_BITS = {"float32": np.uint32, "float16": np.uint16, "bfloat16": np.uint16}
 
 INT_MAX_DELTA = 1
 SCALE_ELEMENT = 2.0 ** -8
@@ -121,6 +128,33 @@ def _code_ranks(name: str) -> Tuple[np.ndarray, np.ndarray]:
     return ranks, nan
 
 
+def _ulp_result(crit: str, n: int, ulp: np.ndarray, special_equal: int, special_miss: int, special: str,
+                miss_key: str) -> dict:
+    """The verdict of the ulp criteria (float8 and the wider float outputs): `ulp` holds the distances of the
+    elements both sides hold as ordinary values; `special` names the values that must match exactly."""
+    not_equal = int((ulp > 0).sum()) + special_miss
+    over = int((ulp > FLOAT8_MAX_ULP).sum())
+    ratio = not_equal / n if n else 0.0
+    passed = over == 0 and special_miss == 0 and ratio <= FLOAT8_ERROR_RATIO
+    labels = [f"{special} equal", "0 ulp", "1 ulp", "2 ulp", ">= 3 ulp", f"{special} miss"]
+    counts = [special_equal, int((ulp == 0).sum()), int((ulp == 1).sum()), int((ulp == 2).sum()),
+              int((ulp >= 3).sum()), special_miss]
+    stats = {"elements": n, "max_ulp": int(ulp.max()) if ulp.size else 0, "not_equal": not_equal,
+             "error_ratio": float(ratio), "over_limit": over, miss_key: special_miss}
+    if passed:
+        msg = "ok"
+    else:
+        parts = []
+        if over:
+            parts.append(f"{over} of {n} elements more than {FLOAT8_MAX_ULP} ulp away")
+        if special_miss:
+            parts.append(f"{special_miss} {special} placements differ")
+        if ratio > FLOAT8_ERROR_RATIO:
+            parts.append(f"error ratio {ratio:.3%} > {FLOAT8_ERROR_RATIO:.1%}")
+        msg = "; ".join(parts)
+    return _result(crit, passed, msg, stats, labels, counts, bad=(3, 4, 5))
+
+
 def check_float8(actual: np.ndarray, golden: np.ndarray) -> dict:
     """Float8 / hifloat8: every element within FLOAT8_MAX_ULP ulp, error ratio <= FLOAT8_ERROR_RATIO."""
     crit = f"float8: every element within {FLOAT8_MAX_ULP} ulp, error ratio <= {FLOAT8_ERROR_RATIO:.1%}"
@@ -130,32 +164,38 @@ def check_float8(actual: np.ndarray, golden: np.ndarray) -> dict:
     ranks, is_nan = _code_ranks(dtypes.dtype_name(golden.dtype))
     ca = actual.view(np.uint8).ravel()
     cg = golden.view(np.uint8).ravel()
-    n = int(cg.size)
     nan_a, nan_g = is_nan[ca], is_nan[cg]
-    nan_mismatch = int((nan_a != nan_g).sum())
     both = ~nan_a & ~nan_g
     ulp = np.abs(ranks[ca[both]] - ranks[cg[both]])
-    not_equal = int((ulp > 0).sum()) + nan_mismatch
-    over = int((ulp > FLOAT8_MAX_ULP).sum())
-    ratio = not_equal / n if n else 0.0
-    passed = over == 0 and nan_mismatch == 0 and ratio <= FLOAT8_ERROR_RATIO
-    labels = ["NaN equal", "0 ulp", "1 ulp", "2 ulp", ">= 3 ulp", "NaN miss"]
-    counts = [int((nan_a & nan_g).sum()), int((ulp == 0).sum()), int((ulp == 1).sum()), int((ulp == 2).sum()),
-              int((ulp >= 3).sum()), nan_mismatch]
-    stats = {"elements": n, "max_ulp": int(ulp.max()) if ulp.size else 0, "not_equal": not_equal,
-             "error_ratio": float(ratio), "over_limit": over, "nan_mismatch": nan_mismatch}
-    if passed:
-        msg = "ok"
-    else:
-        parts = []
-        if over:
-            parts.append(f"{over} of {n} elements more than {FLOAT8_MAX_ULP} ulp away")
-        if nan_mismatch:
-            parts.append(f"{nan_mismatch} NaN placements differ")
-        if ratio > FLOAT8_ERROR_RATIO:
-            parts.append(f"error ratio {ratio:.3%} > {FLOAT8_ERROR_RATIO:.1%}")
-        msg = "; ".join(parts)
-    return _result(crit, passed, msg, stats, labels, counts, bad=(3, 4, 5))
+    return _ulp_result(crit, int(cg.size), ulp, int((nan_a & nan_g).sum()), int((nan_a != nan_g).sum()), "NaN",
+                       "nan_mismatch")
+
+
+def _ordered(bits: np.ndarray, width: int) -> np.ndarray:
+    """IEEE bit patterns -> integers in the order of their values (+0 and -0 both 0, adjacent values 1 apart)."""
+    b = bits.astype(np.int64)
+    sign = np.int64(1) << (width - 1)
+    return np.where(b & sign, -(b & (sign - 1)), b)
+
+
+def check_float_output(actual: np.ndarray, golden: np.ndarray) -> dict:
+    """float32 / float16 / bfloat16: every element within FLOAT8_MAX_ULP ulp, error ratio <= FLOAT8_ERROR_RATIO,
+    NaN and +-Inf exactly where the golden has them."""
+    crit = (f"float: every element within {FLOAT8_MAX_ULP} ulp, error ratio <= {FLOAT8_ERROR_RATIO:.1%}, "
+            f"NaN / Inf exact")
+    bad = _shape_dtype(actual, golden, crit)
+    if bad:
+        return bad
+    bits, width = FLOAT_OUTPUT_BITS[dtypes.dtype_name(golden.dtype)], 8 * golden.dtype.itemsize
+    fa, fg = actual.astype(np.float32).ravel(), golden.astype(np.float32).ravel()
+    finite_a, finite_g = np.isfinite(fa), np.isfinite(fg)
+    special_equal = ~finite_g & ((np.isnan(fg) & np.isnan(fa)) | (fg == fa))
+    special_miss = int((~finite_g | ~finite_a).sum()) - int(special_equal.sum())
+    both = finite_g & finite_a
+    oa = _ordered(np.ascontiguousarray(actual).reshape(-1).view(bits), width)
+    og = _ordered(np.ascontiguousarray(golden).reshape(-1).view(bits), width)
+    return _ulp_result(crit, int(fg.size), np.abs(oa[both] - og[both]), int(special_equal.sum()), special_miss,
+                       "NaN / Inf", "nonfinite_mismatch")
 
 
 def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:
@@ -165,6 +205,8 @@ def check_output(kind: str, actual: np.ndarray, golden: np.ndarray) -> dict:
     name = dtypes.dtype_name(golden.dtype)
     if name in ("int8", "uint8", "int32"):
         return check_integer(actual, golden)
+    if name in FLOAT_OUTPUT_BITS:
+        return check_float_output(actual, golden)
     return check_float8(actual, golden)
 
 

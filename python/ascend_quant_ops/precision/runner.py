@@ -3,7 +3,8 @@
     run_case(case, backend) -> result dict (JSON-ready)
     run_suite(cases, backend, progress=None) -> {"meta", "summary", "results"}
 
-The backend is called through the public API (`api.dynamic_quant` / `api.qlinear_matmul` with `soc=case.soc`),
+The backend is called through the public API (`api.dynamic_quant` / `api.qlinear_matmul` / `api.quant_matmul` with
+`soc=case.soc`),
 exactly as a user calls it; for "npu" the inputs are moved to the NPU as torch tensors and the outputs brought
 back. The expected values come from the golden (golden/), computed here from the same numpy inputs.
 
@@ -22,7 +23,7 @@ import numpy as np
 from .. import dtypes
 from ..errors import AqoError, ConstraintError
 from . import criteria
-from .cases import DQ, Case
+from .cases import DQ, QM, Case
 
 BACKENDS = ("cpu", "emulator", "npu")
 
@@ -38,6 +39,7 @@ def expected_outputs(case: Case, inputs: Dict, backend: str):
     """The golden's outputs for this case on this backend (a tuple of numpy arrays)."""
     from ..golden.dynamic_quant import dynamic_quant as golden_dq
     from ..golden.qlinear_matmul import qlinear_matmul as golden_qmm
+    from ..golden.quant_matmul import quant_matmul as golden_qm
 
     if case.op == DQ:
         x = inputs["x"]
@@ -45,6 +47,8 @@ def expected_outputs(case: Case, inputs: Dict, backend: str):
             x = saturate_like_310p(x)
         return tuple(golden_dq(x, inputs["smooth_scales"], dst_type=case.params["dst_type"],
                                asymmetric=case.params["asymmetric"]))
+    if case.op == QM:
+        return (golden_qm(**inputs, out_dtype=case.params["out_dtype"]),)
     return (golden_qmm(**inputs),)
 
 
@@ -75,6 +79,8 @@ def call_backend(case: Case, inputs: Dict, backend: str):
         out = api.dynamic_quant(args["x"], args["smooth_scales"], dst_type=case.params["dst_type"],
                                 asymmetric=case.params["asymmetric"], soc=case.soc, backend=backend)
         return tuple(out)
+    if case.op == QM:
+        return (api.quant_matmul(**args, out_dtype=case.params["out_dtype"], soc=case.soc, backend=backend),)
     return (api.qlinear_matmul(**args, soc=case.soc, backend=backend),)
 
 

@@ -18,7 +18,7 @@ import sys
 from pathlib import Path
 
 from .. import tiling
-from .._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL
+from .._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL
 from ..errors import ConstraintError
 from . import UsageError, require_writable_dir
 
@@ -26,7 +26,8 @@ from . import UsageError, require_writable_dir
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--backend", required=True, choices=["npu", "emulator", "cpu"])
     p.add_argument("--soc", action="append", help="SoC to run (repeatable); default: all, or the device's on npu")
-    p.add_argument("--op", action="append", choices=[DYNAMIC_QUANT, QLINEAR_MATMUL], help="operator (repeatable)")
+    p.add_argument("--op", action="append", choices=[DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL],
+                   help="operator (repeatable)")
     p.add_argument("-k", dest="select", action="append", help="run only cases whose id contains this (repeatable)")
     p.add_argument("--out", type=Path, default=Path("precision_report"), help="output directory")
     p.add_argument("--list", action="store_true", help="list the case ids and exit")

@@ -8,10 +8,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "emulator/emu_trace.h"
 #include "emulator/emu_types.h"
 
 namespace aqo_emu {
@@ -44,7 +46,7 @@ private:
 enum class SocId : int { kAscend910B = 0, kAscend310P, kAscend910_95 };
 
 // The per-SoC model. Sizes and capabilities come from the package's SoC table (op_host/tiling_core); the Cast
-// table and the float behaviour are the emulator's (FACTS 1 and 2).
+// table and the float behaviour are the emulator's (derived from the CANN 8.1.RC1 headers; README).
 // A default-constructed model is "no SoC" (no UB, no optional feature): only MakeSocModel fills one in, so no
 // SoC fact is restated here.
 struct SocModel {
@@ -60,6 +62,29 @@ struct SocModel {
 // Builds the model of a SoC name ("ascend910b", "ascend310p", "ascend910_95", "ascend950", variants) from the
 // SoC table; ub_bytes_override > 0 replaces the UB size. Throws EmulatorError for an unknown name.
 SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override = 0);
+
+// How a run treats what the documentation leaves open. The default is the documented or most plausible behaviour;
+// the variants exist so that tests can require a kernel to be correct under each of them (op_kernel/emulator/
+// README.md, "Run variants"). A launcher takes the calling thread's defaults (SetDefaultRunOptions) unless given
+// its own, so Python can switch them around an unchanged op runner.
+struct RunOptions {
+    // Div (and any reciprocal) is not documented as correctly rounded: perturbed, every quotient that is not exactly
+    // representable is rounded to the farther of its two neighbours (1 ulp off, never more).
+    bool perturbed_divide = false;
+    // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
+    // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
+    int saturation_inf = 0;
+    int saturation_nan = 0;
+    // A Cast with CAST_NONE is a conversion without a rounding mode; when its result is not exact the rounding is
+    // undocumented: 0 nearest even (what CAST_NONE's description says), 1 toward zero.
+    int modeless_rounding = 0;
+    // Record the instruction trace (emu_trace.h).
+    bool record_trace = true;
+    // Check every UB / GM access against the ordering model (emu_order.h).
+    bool check_ordering = true;
+};
+void SetDefaultRunOptions(const RunOptions& options);  // this host thread's default for new Launchers
+const RunOptions& DefaultRunOptions();
 
 // kReadWrite buffers may be written by one core per byte: a byte written by two cores of one launch is a race
 // on the device (the result depends on timing) and fails. kReadWriteShared lifts that check for buffers whose
@@ -120,6 +145,82 @@ struct RunStats {
     std::vector<CoreStats> cores;
 };
 
+// ---- the ordering model (src/emu_order.cpp; semantics in emu_trace.h) ----
+// A core's instruction streams. The scalar unit's loads and stores are separate streams because they become visible
+// to the other pipes differently: a load has completed when the scalar unit issues anything after it (it needs the
+// value); a store only after a flag or barrier from S.
+enum class Stream : uint8_t { kSRead = 0, kSWrite, kV, kM, kMte1, kMte2, kMte3, kFix, kCube, kCount };
+constexpr int kStreams = static_cast<int>(Stream::kCount);
+constexpr int kPipes = static_cast<int>(Pipe::kAll);  // S V M MTE1 MTE2 MTE3 FIX
+
+// What is known to have completed: per stream of the core, the count of its instructions (sequence numbers are
+// per stream and increase; "n" means every instruction with seq <= n).
+struct Clock {
+    uint32_t v[kStreams] = {};
+    void Join(const Clock& o)
+    {
+        for (int i = 0; i < kStreams; ++i) v[i] = o.v[i] > v[i] ? o.v[i] : v[i];
+    }
+};
+
+// The core's view: what an instruction issued now to pipe P may assume complete is view[P] joined with issue.
+struct OrderState {
+    uint32_t last[kStreams] = {};  // last sequence number issued per stream
+    Clock view[kPipes];            // per pipe: flags waited for on it, its own barriers
+    Clock issue;                   // completed before the scalar unit issued the current instruction
+    // Other cores' streams known complete (only SyncAll brings them), indexed core * kStreams + stream.
+    std::shared_ptr<const std::vector<uint32_t>> remote;
+    Clock current;                 // the view of the instruction being executed
+    Pipe current_pipe = Pipe::kS;
+    uint32_t current_seq = 0;
+    uint8_t current_stream = 0;
+    const char* current_file = "";
+    int current_line = 0;
+    const char* current_api = "";
+    // pending SetFlag clocks per (HardEvent, id), first in first out (pending[head..])
+    struct FlagQueue {
+        std::vector<Clock> pending;
+        size_t head = 0;
+    };
+    std::vector<FlagQueue> flags;
+    uint8_t event_ids_held[64] = {};  // per HardEvent: bit i = id i held by a queue (TPipe::AllocEventID)
+    // call sites of instructions, for messages: per stream, runs of consecutive sequence numbers from one site
+    struct SiteRun {
+        uint32_t first_seq;
+        const char* file;
+        int line;
+        const char* api;
+    };
+    std::vector<SiteRun> sites[kStreams];
+    int scalar_run_start = -1;     // trace index where the current run of S events starts
+    // pending Matmul requests: handle, cube sequence number, what the scalar unit knew when it was made
+    struct CubeRequest {
+        uint64_t handle;
+        uint32_t seq;
+        Clock view;
+    };
+    std::vector<CubeRequest> cube_requests;
+};
+
+// Per byte of UB: the last write (stream, seq) and the last reads by V and MTE3 since that write. Scalar reads
+// need no record (they are complete when anything after them is issued). Kept per 32-byte block while the block's
+// bytes agree (uniform), per byte otherwise. Sequence numbers continue across the cores that reuse a shadow, so
+// entries left by an earlier core read as complete (no clearing needed).
+struct UbShadow {
+    std::vector<uint32_t> wseq;   // per byte
+    std::vector<uint8_t> wstream;
+    std::vector<uint32_t> rv;
+    std::vector<uint32_t> rmte3;
+    std::vector<uint32_t> bwseq;  // per block
+    std::vector<uint8_t> bwstream;
+    std::vector<uint32_t> brv;
+    std::vector<uint32_t> brmte3;
+    std::vector<uint8_t> uniform;
+    uint32_t next[kStreams] = {};  // the first sequence number the next core starts after
+};
+
+struct LaunchState;
+
 // One tensor allocation (a queue buffer handed out by AllocTensor, or a TBuf). LocalTensor copies refer to it
 // by index, so that use after FreeTensor, double frees and foreign frees are detected.
 enum class AllocKind : int { kQueue = 0, kTBuf };
@@ -129,6 +230,7 @@ struct AllocRecord {
     int slot = -1;           // buffer slot inside the queue
     bool live = false;
     bool enqueued = false;   // between EnQue and DeQue
+    int enque_id = -1;       // event id of the EnQue flag while enqueued
     uint32_t begin = 0;      // UB byte range of the buffer
     uint32_t end = 0;
     const char* file = "";   // AllocTensor / InitBuffer call site
@@ -136,6 +238,9 @@ struct AllocRecord {
 };
 
 struct QueueState {
+    int enque_event = -1;   // HardEvent of EnQue / DeQue (e.g. MTE2_V for VECIN)
+    int free_event = -1;    // HardEvent of FreeTensor / AllocTensor (e.g. V_MTE2 for VECIN)
+    std::vector<int> slot_free_id;  // per slot: event id of the pending FreeTensor flag, -1 = none
     int depth = 0;
     int num = 0;
     uint32_t slot_bytes = 0;
@@ -153,7 +258,8 @@ struct BufState {
     int record = -1;
 };
 
-// The state of the core being emulated. Only one core runs at a time (the launcher runs blocks sequentially).
+// The state of the core being emulated. One core runs at a time: the launcher passes a baton between the blocks'
+// host threads (launch.h).
 struct CoreContext {
     SocModel soc;
     std::string kernel_name;
@@ -179,7 +285,15 @@ struct CoreContext {
     bool deq_scale_set = false;
     double deq_scale = 1.0;
 
-    int flag_count[64][8] = {};       // SetFlag minus WaitFlag per (HardEvent, event id)
+    // The ordering model and the trace (src/emu_order.cpp).
+    LaunchState* launch = nullptr;
+    RunOptions options;
+    OrderState order;
+    UbShadow* shadow = nullptr;
+    CoreTrace* trace = nullptr;
+    uint32_t cube_ratio = 1;          // vector cores per cube core (KERNEL_TASK_TYPE_DEFAULT)
+    uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
+    bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
 
     // GM bytes touched, per (region, write) as [begin, end) intervals; merged into stats->gm_ranges at the end.
     std::vector<std::vector<std::pair<uint64_t, uint64_t>>> gm_touched[2];
@@ -223,10 +337,17 @@ inline void SetUbDefined(CoreContext& c, uint64_t byte, uint64_t nbytes, bool de
 // Resolves a GM pointer to a registered region; Fails if none contains it.
 int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, const char* api);
 // Fails unless [ptr, ptr + nbytes) is inside region `region`, inside the GlobalTensor's own extent
-// [tensor_begin, tensor_end), and (for writes) the region is writable and no other core of this launch wrote
-// any of these bytes. A successful write check records the bytes as written by the current core.
+// [tensor_begin, tensor_end), and (for writes) the region is writable.
+void CheckGmBounds(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
+                   const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api);
+// CheckGmBounds, then records the bytes in the statistics and, for writes of kReadWrite buffers, fails if another
+// core of this launch wrote any of them (the ordering checks are separate: emu_order.h).
 void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api);
+// The statistics and cross-core part of CheckGmRange for GM bytes [offset, offset + nbytes) of a region.
+void RecordGmWriteTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                        const char* api);
+void RecordGmReadTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
 
 // GET_TILING_DATA: copies the tiling class out of the tiling bytes given to the launcher.
 void LoadTiling(void* dst, uint64_t bytes, const uint8_t* tiling, const char* type_name, const char* file,

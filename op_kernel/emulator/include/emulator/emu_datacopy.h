@@ -1,6 +1,6 @@
 // DataCopy and DataCopyPad of the emulated AscendC API.
 //
-// Modelled rules (AscendC documentation; FACTS 1 and 3):
+// Modelled rules (AscendC documentation of DataCopy / DataCopyPad; the CANN 8.1.RC1 headers):
 // - DataCopy moves whole 32-byte blocks: the length (count form: count * sizeof(T); params form: blockLen
 //   blocks) and the UB address must be 32-byte multiples. Strides of the params form are in 32-byte blocks on
 //   both sides.
@@ -12,11 +12,17 @@
 //   marks them uninitialised, so computing on them and copying them to GM is caught).
 // - Every GM access is checked against the registered buffer and the GlobalTensor's extent; writes need a
 //   writable buffer. UB -> GM copies of never-written UB bytes are refused (they would put garbage in GM).
+// - The DMA instruction's fields (CANN 8.1 basic_api/impl/dav_c220|dav_m200/kernel_operator_data_copy_impl.h,
+//   CheckDataCopyParams / CheckDataCopyPadParams): DataCopy blockCount 1..4095 (12 bits) and blockLen 1..65535
+//   blocks (the count form is one block of count * sizeof(T) / 32 blocks); DataCopyPad blockCount 0..4095 and
+//   blockLen 0..2097151 bytes (21 bits). The stride fields are as wide as the structs' types.
+// - GM -> UB runs on MTE2, UB -> GM on MTE3, UB -> UB on V (emu_order.h checks every block against the other pipes).
 #pragma once
 
 #include <cstdint>
 #include <string>
 
+#include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 
 namespace AscendC {
@@ -68,6 +74,38 @@ template <typename T> struct DataCopyPadExtParams {
 
 namespace emu_detail {
 
+constexpr uint64_t kMaxBlockCount = 4095;       // 12-bit burst count of the DMA instructions
+constexpr uint64_t kMaxBlockLenBlocks = 65535;  // DataCopy: burst length in 32-byte blocks (16 bits)
+constexpr uint64_t kMaxPadBlockLen = 2097151;   // DataCopyPad: burst length in bytes (21 bits)
+
+// DataCopy's instruction fields: blockCount 1..4095, blockLen 1..65535 blocks.
+inline void CheckDataCopyFields(uint64_t block_count, uint64_t block_len_blocks, const char* file, int line,
+                                const char* api)
+{
+    if (block_count < 1 || block_count > kMaxBlockCount) {
+        aqo_emu::Fail(file, line, std::string(api) + ": blockCount " + std::to_string(block_count) +
+                                      " outside 1..4095 (a 12-bit field of the DMA instruction): split the copy");
+    }
+    if (block_len_blocks < 1 || block_len_blocks > kMaxBlockLenBlocks) {
+        aqo_emu::Fail(file, line, std::string(api) + ": blockLen " + std::to_string(block_len_blocks) +
+                                      " blocks of 32 bytes outside 1..65535 (the instruction's 16-bit burst length)");
+    }
+}
+
+// DataCopyPad's: blockCount 0..4095, blockLen 0..2097151 bytes.
+inline void CheckDataCopyPadFields(uint64_t block_count, uint64_t block_len_bytes, const char* file, int line,
+                                   const char* api)
+{
+    if (block_count > kMaxBlockCount) {
+        aqo_emu::Fail(file, line, std::string(api) + ": blockCount " + std::to_string(block_count) +
+                                      " exceeds 4095 (a 12-bit field of the DMA instruction): split the copy");
+    }
+    if (block_len_bytes > kMaxPadBlockLen) {
+        aqo_emu::Fail(file, line, std::string(api) + ": blockLen " + std::to_string(block_len_bytes) +
+                                      " bytes exceeds 2097151 (the instruction's 21-bit burst length)");
+    }
+}
+
 inline void FailUnaligned(const char* file, int line, const char* api, const std::string& what, uint64_t value)
 {
     aqo_emu::Fail(file, line, std::string(api) + ": " + what + " " + std::to_string(value) +
@@ -89,7 +127,14 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
     const uint64_t gm_total = count == 0 ? 0 : (count - 1) * (gm_block + gm_gap) + gm_block;
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, ub_total, file, line, api, "dst (UB)");
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.ptr_);
-    aqo_emu::CheckGmRange(c, region, src.begin_, src.end_, gm, gm_total, false, file, line, api);
+    aqo_emu::CheckGmBounds(c, region, src.begin_, src.end_, gm, gm_total, false, file, line, api);
+    aqo_emu::Issue(c, aqo_emu::Pipe::kMte2, false, aqo_emu::InstrClass::kDmaGmToUb, sizeof(T), count * gm_block,
+                   count, file, line, api);
+    const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
+    for (uint32_t b = 0; b < count; ++b) {
+        aqo_emu::GmRead(c, region, gm_first + b * (gm_block + gm_gap), gm_block);
+        aqo_emu::UbWrite(c, dst.byte_ + b * (ub_block + ub_gap), ub_block, "dst (UB)");
+    }
     for (uint32_t b = 0; b < count; ++b) {
         const uint64_t ub_at = dst.byte_ + b * (ub_block + ub_gap);
         const uint8_t* gm_at = gm + b * (gm_block + gm_gap);
@@ -124,7 +169,7 @@ void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const Local
     const uint64_t gm_total = count == 0 ? 0 : (count - 1) * (gm_block + gm_gap) + gm_block;
     aqo_emu::CheckUbRange(c, src.record_, src.byte_, ub_total, file, line, api, "src (UB)");
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.ptr_);
-    aqo_emu::CheckGmRange(c, region, dst.begin_, dst.end_, gm, gm_total, true, file, line, api);
+    aqo_emu::CheckGmBounds(c, region, dst.begin_, dst.end_, gm, gm_total, true, file, line, api);
     for (uint32_t b = 0; b < count; ++b) {
         const uint64_t ub_at = src.byte_ + b * (ub_block + ub_gap);
         if (!aqo_emu::UbDefined(c, ub_at, gm_block)) {
@@ -135,6 +180,14 @@ void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const Local
                               std::to_string(b) + ", byte " + std::to_string(first) + " of " +
                               std::to_string(gm_block) + "): the result would contain garbage");
         }
+    }
+    aqo_emu::Issue(c, aqo_emu::Pipe::kMte3, false, aqo_emu::InstrClass::kDmaUbToGm, sizeof(T), count * gm_block,
+                   count, file, line, api);
+    const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
+    for (uint32_t b = 0; b < count; ++b) {
+        const uint64_t ub_at = src.byte_ + b * (ub_block + ub_gap);
+        aqo_emu::UbRead(c, ub_at, gm_block, "src (UB)");
+        aqo_emu::GmWrite(c, region, gm_first + b * (gm_block + gm_gap), gm_block, c.ub.data() + ub_at, api);
         std::memcpy(gm + b * (gm_block + gm_gap), c.ub.data() + ub_at, gm_block);
     }
     c.stats->gm_write_bytes += count * gm_block;
@@ -146,7 +199,7 @@ inline void RequireDataCopyPad(aqo_emu::CoreContext& c, const char* file, int li
     if (!c.soc.has_data_copy_pad) {
         aqo_emu::Fail(file, line,
                       "DataCopyPad is not available on " + c.soc.name +
-                          " (FACTS 3: unsupported on ascend310p); copy whole 32-byte blocks with DataCopy");
+                          " (the CANN headers mark it unsupported on ascend310p); copy whole 32-byte blocks with DataCopy");
     }
 }
 
@@ -158,6 +211,7 @@ template <typename T> void DataCopy(const LocalTensor<T>& dst, const GlobalTenso
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
     if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, "DataCopy GM->UB", "length (bytes)", bytes);
+    emu_detail::CheckDataCopyFields(1, bytes / 32, aqo_file, aqo_line, "DataCopy GM->UB");
     emu_detail::CopyGmToUb<T>(c, dst, src, 1, bytes, 0, bytes, 0, 0, 0, nullptr, aqo_file, aqo_line,
                               "DataCopy GM->UB");
 }
@@ -167,6 +221,7 @@ template <typename T> void DataCopy(const GlobalTensor<T>& dst, const LocalTenso
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
     if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, "DataCopy UB->GM", "length (bytes)", bytes);
+    emu_detail::CheckDataCopyFields(1, bytes / 32, aqo_file, aqo_line, "DataCopy UB->GM");
     emu_detail::CopyUbToGm<T>(c, dst, src, 1, bytes, 0, bytes, 0, aqo_file, aqo_line, "DataCopy UB->GM");
 }
 
@@ -176,12 +231,17 @@ template <typename T> void DataCopy(const LocalTensor<T>& dst, const LocalTensor
     const char* api = "DataCopy UB->UB";
     const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
     if (bytes % 32 != 0) emu_detail::FailUnaligned(aqo_file, aqo_line, api, "length (bytes)", bytes);
+    emu_detail::CheckDataCopyFields(1, bytes / 32, aqo_file, aqo_line, api);
     aqo_emu::CheckRecord(c, dst.record_, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckRecord(c, src.record_, aqo_file, aqo_line, api, "src");
     aqo_emu::CheckUbAligned(c, dst.byte_, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckUbAligned(c, src.byte_, aqo_file, aqo_line, api, "src");
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, bytes, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckUbRange(c, src.record_, src.byte_, bytes, aqo_file, aqo_line, api, "src");
+    aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), bytes, 1, aqo_file,
+                   aqo_line, api);
+    aqo_emu::UbRead(c, src.byte_, bytes, "src");
+    aqo_emu::UbWrite(c, dst.byte_, bytes, "dst");
     std::memmove(c.ub.data() + dst.byte_, c.ub.data() + src.byte_, bytes);
     std::memmove(c.ub_defined.data() + dst.byte_, c.ub_defined.data() + src.byte_, bytes);
     c.stats->dma_ub_to_ub++;
@@ -192,6 +252,7 @@ template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::CheckDataCopyFields(p.blockCount, p.blockLen, aqo_file, aqo_line, "DataCopy GM->UB (DataCopyParams)");
     emu_detail::CopyGmToUb<T>(c, dst, src, p.blockCount, p.blockLen * 32ull, p.srcStride * 32ull,
                               p.blockLen * 32ull, p.dstStride * 32ull, 0, 0, nullptr, aqo_file, aqo_line,
                               "DataCopy GM->UB (DataCopyParams)");
@@ -201,6 +262,7 @@ template <typename T>
 void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    emu_detail::CheckDataCopyFields(p.blockCount, p.blockLen, aqo_file, aqo_line, "DataCopy UB->GM (DataCopyParams)");
     emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen * 32ull, p.dstStride * 32ull,
                               p.blockLen * 32ull, p.srcStride * 32ull, aqo_file, aqo_line,
                               "DataCopy UB->GM (DataCopyParams)");
@@ -211,16 +273,29 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     const char* api = "DataCopy UB->UB (DataCopyParams)";
+    emu_detail::CheckDataCopyFields(p.blockCount, p.blockLen, aqo_file, aqo_line, api);
     aqo_emu::CheckRecord(c, dst.record_, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckRecord(c, src.record_, aqo_file, aqo_line, api, "src");
     aqo_emu::CheckUbAligned(c, dst.byte_, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckUbAligned(c, src.byte_, aqo_file, aqo_line, api, "src");
     const uint64_t block = p.blockLen * 32ull;
     for (uint32_t b = 0; b < p.blockCount; ++b) {
+        aqo_emu::CheckUbRange(c, src.record_, src.byte_ + b * (block + p.srcStride * 32ull), block, aqo_file,
+                              aqo_line, api, "src");
+        aqo_emu::CheckUbRange(c, dst.record_, dst.byte_ + b * (block + p.dstStride * 32ull), block, aqo_file,
+                              aqo_line, api, "dst");
+    }
+    aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), p.blockCount * block,
+                   p.blockCount, aqo_file, aqo_line, api);
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        aqo_emu::UbRead(c, src.byte_ + b * (block + p.srcStride * 32ull), block, "src");
+    }
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        aqo_emu::UbWrite(c, dst.byte_ + b * (block + p.dstStride * 32ull), block, "dst");
+    }
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
         const uint64_t s = src.byte_ + b * (block + p.srcStride * 32ull);
         const uint64_t d = dst.byte_ + b * (block + p.dstStride * 32ull);
-        aqo_emu::CheckUbRange(c, src.record_, s, block, aqo_file, aqo_line, api, "src");
-        aqo_emu::CheckUbRange(c, dst.record_, d, block, aqo_file, aqo_line, api, "dst");
         std::memmove(c.ub.data() + d, c.ub.data() + s, block);
         std::memmove(c.ub_defined.data() + d, c.ub_defined.data() + s, block);
     }
@@ -235,6 +310,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
     const char* api = "DataCopyPad GM->UB";
+    emu_detail::CheckDataCopyPadFields(p.blockCount, p.blockLen, aqo_file, aqo_line, api);
     const uint32_t left = pad.leftPadding * sizeof(T);
     const uint32_t right = pad.rightPadding * sizeof(T);
     if (left > 32 || right > 32) {
@@ -260,6 +336,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
+    emu_detail::CheckDataCopyPadFields(p.blockCount, p.blockLen, aqo_file, aqo_line, "DataCopyPad UB->GM");
     const uint64_t ub_block = aqo_emu::AlignUp32(p.blockLen);
     emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen, p.dstStride, ub_block, p.srcStride * 32ull,
                               aqo_file, aqo_line, "DataCopyPad UB->GM");

@@ -1,15 +1,17 @@
 // Synchronisation, system variables, tiling access and debug output of the emulated AscendC API.
 //
-// Blocks run one after the other on one host thread, and each block runs its instructions in program order, so
-// pipe barriers and flags have nothing to order; they are still checked where misuse would hang the device
-// (WaitFlag without a matching SetFlag).
+// PipeBarrier, SetFlag / WaitFlag and SyncAll feed the ordering model (emu_order.h): they are what orders the
+// instructions of different pipes and cores, and every UB / GM access is checked against them. Misuse that would
+// hang the device (WaitFlag without a SetFlag, a SyncAll some core never reaches) fails at the kernel line.
 #pragma once
 
 #include <cstdarg>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <string>
 
+#include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 #include "emulator/launch_contract.h"
 
@@ -17,30 +19,22 @@ namespace AscendC {
 
 enum KernelType { AIC = 1, AIV = 2, MIX = 3 };
 
-template <pipe_t kPipe> inline void PipeBarrier() {}
+template <pipe_t kPipe> inline void PipeBarrier(AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::OrderPipeBarrier(c, static_cast<int>(kPipe), aqo_file, aqo_line);
+}
 
 template <HardEvent kEvent> inline void SetFlag(int32_t event_id, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-    if (event_id < 0 || event_id >= 8) {
-        aqo_emu::Fail(aqo_file, aqo_line, "SetFlag: event id " + std::to_string(event_id) + " outside 0..7");
-    }
-    c.flag_count[static_cast<int>(kEvent)][event_id]++;
+    aqo_emu::OrderSetFlag(c, static_cast<int>(kEvent), event_id, aqo_file, aqo_line, "SetFlag");
 }
 
 template <HardEvent kEvent> inline void WaitFlag(int32_t event_id, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-    if (event_id < 0 || event_id >= 8) {
-        aqo_emu::Fail(aqo_file, aqo_line, "WaitFlag: event id " + std::to_string(event_id) + " outside 0..7");
-    }
-    int& n = c.flag_count[static_cast<int>(kEvent)][event_id];
-    if (n <= 0) {
-        aqo_emu::Fail(aqo_file, aqo_line,
-                      "WaitFlag(event " + std::to_string(static_cast<int>(kEvent)) + ", id " +
-                          std::to_string(event_id) + ") without a matching SetFlag: on the device this waits forever");
-    }
-    --n;
+    aqo_emu::OrderWaitFlag(c, static_cast<int>(kEvent), event_id, aqo_file, aqo_line, "WaitFlag");
 }
 
 inline int64_t GetBlockIdx()
@@ -56,16 +50,74 @@ inline int64_t GetBlockNum()
 inline int64_t GetSubBlockIdx() { return 0; }
 inline int64_t GetTaskRation() { return 1; }
 
-// All cores wait for each other. Blocks run one after another here, so a real barrier cannot be emulated; a
-// kernel launched on one block needs none.
+// All cores wait for each other (hardware SyncAll: PipeBarrier<PIPE_ALL>, then the cross-core barrier; CANN 8.1
+// basic_api/impl/dav_c220/kernel_operator_sync_impl.h). ascend310p has no hardware SyncAll (its implementation
+// reports it unsupported, dav_m200/kernel_operator_sync_impl.h): there the software form below is the only one.
 template <bool kAivOnly = true> inline void SyncAll(AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-    if (c.block_dim > 1) {
+    if (c.soc.id == aqo_emu::SocId::kAscend310P) {
         aqo_emu::Fail(aqo_file, aqo_line,
-                      "SyncAll across " + std::to_string(c.block_dim) +
-                          " blocks: the emulator runs blocks one after another and cannot emulate a barrier");
+                      "SyncAll(): " + c.soc.name +
+                          " has no hardware SyncAll (the CANN headers report it unsupported there); use the software "
+                          "form SyncAll(gmWorkspace, ubWorkspace, usedCores)");
     }
+    aqo_emu::OrderSyncAll(c, kAivOnly, aqo_file, aqo_line, "SyncAll");
+}
+
+// The software SyncAll (every SoC): each core counts its arrivals in its own 32-byte slot of gmWorkspace
+// (int32 slot blockIdx * 8, which must be zero at launch) and polls every core's slot through ubWorkspace until all
+// have arrived as often as it has. usedCores: how many cores take part (0 = all of the launch). The emulator checks
+// the workspaces (sizes, a writable GM buffer, a zeroed and untouched counter) and keeps the counters as the real
+// one does, then synchronises like the hardware form.
+template <bool kAivOnly = true>
+inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
+                    const int32_t usedCores = 0, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const char* api = "SyncAll(gmWorkspace, ubWorkspace, usedCores)";
+    const uint32_t total = usedCores != 0 ? static_cast<uint32_t>(usedCores) : c.block_dim;
+    if (usedCores < 0 || total > c.block_dim) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": usedCores " + std::to_string(usedCores) +
+                                              " outside 0.." + std::to_string(c.block_dim) + " (the launch's cores)");
+    }
+    if (c.block_idx >= total) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": core " + std::to_string(c.block_idx) +
+                                              " calls it but usedCores is " + std::to_string(total));
+    }
+    if (total != c.block_dim) {
+        aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": usedCores " + std::to_string(total) + " of " +
+                                              std::to_string(c.block_dim) +
+                                              " cores: the emulator synchronises whole launches only");
+    }
+    const uint64_t slot_bytes = 32;
+    const int region = gmWorkspace.Region(c, aqo_file, aqo_line, api);
+    const uint8_t* slot = reinterpret_cast<const uint8_t*>(gmWorkspace.GetPhyAddr()) + c.block_idx * slot_bytes;
+    aqo_emu::CheckGmBounds(c, region, gmWorkspace.begin_, gmWorkspace.end_,
+                           reinterpret_cast<const uint8_t*>(gmWorkspace.GetPhyAddr()), total * slot_bytes, true,
+                           aqo_file, aqo_line, api);
+    aqo_emu::CheckRecord(c, ubWorkspace.record_, aqo_file, aqo_line, api, "ubWorkspace");
+    aqo_emu::CheckUbAligned(c, ubWorkspace.byte_, aqo_file, aqo_line, api, "ubWorkspace");
+    aqo_emu::CheckUbRange(c, ubWorkspace.record_, ubWorkspace.byte_, total * slot_bytes, aqo_file, aqo_line, api,
+                          "ubWorkspace (8 int32 per core)");
+    int32_t count = 0;
+    std::memcpy(&count, slot, sizeof(count));
+    if (count != static_cast<int32_t>(c.syncall_count)) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      std::string(api) + ": this core's counter in gmWorkspace (int32 " +
+                          std::to_string(c.block_idx * 8) + ") is " + std::to_string(count) + ", expected " +
+                          std::to_string(c.syncall_count) +
+                          ": the workspace must be zero at launch and written by nothing else");
+    }
+    aqo_emu::OrderSyncAll(c, kAivOnly, aqo_file, aqo_line, api);
+    ++c.syncall_count;
+    const int32_t now = static_cast<int32_t>(c.syncall_count);
+    std::memcpy(const_cast<uint8_t*>(slot), &now, sizeof(now));
+    // The UB copy of every core's slot as the last poll saw it: all have arrived.
+    for (uint32_t i = 0; i < total; ++i) {
+        std::memcpy(c.ub.data() + ubWorkspace.byte_ + i * slot_bytes, &now, sizeof(now));
+    }
+    aqo_emu::SetUbDefined(c, ubWorkspace.byte_, total * slot_bytes, true);
 }
 
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
@@ -115,7 +167,13 @@ inline uint64_t CurrentTilingKey()
 #define ASCEND_IS_AIC (!::aqo_emu::CoreIsAiv())
 #define ASCEND_IS_NOT_AIV (!::aqo_emu::CoreIsAiv())
 #define ASCEND_IS_NOT_AIC (::aqo_emu::CoreIsAiv())
-#define KERNEL_TASK_TYPE_DEFAULT(type)
+// The kernel's core mix: on split SoCs it says how many vector cores share a cube core (the trace's cube cores).
+enum KernelMetaType {
+    KERNEL_TYPE_AIV_ONLY = 0, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,
+    KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE,
+    KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
+};
+#define KERNEL_TASK_TYPE_DEFAULT(type) ::aqo_emu::SetKernelTaskType(static_cast<int>(type))
 #define KERNEL_TASK_TYPE(key, type)
 // A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
 #define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())

@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <cstring>
+#include <exception>
 #include <string>
 #include <type_traits>
 
 #include "emulator/emu_context.h"
+#include "emulator/emu_order.h"
 #include "emulator/emu_types.h"
 
 #define AQO_EMU_SRC const char *aqo_file = __builtin_FILE(), int aqo_line = __builtin_LINE()
@@ -67,6 +69,9 @@ public:
                           "LocalTensor::GetValue(" + std::to_string(index) +
                               ") reads UB bytes that were never written (uninitialised)");
         }
+        aqo_emu::Issue(c, aqo_emu::Pipe::kS, false, aqo_emu::InstrClass::kScalarUb, sizeof(T), 1, 0, aqo_file,
+                       aqo_line, "LocalTensor::GetValue");
+        aqo_emu::UbRead(c, at, sizeof(T), "the tensor");
         T v;
         std::memcpy(&v, c.ub.data() + at, sizeof(T));
         return v;
@@ -78,6 +83,9 @@ public:
         const uint64_t at = byte_ + static_cast<uint64_t>(index) * sizeof(T);
         aqo_emu::CheckRecord(c, record_, aqo_file, aqo_line, "LocalTensor::SetValue", "tensor");
         aqo_emu::CheckUbRange(c, record_, at, sizeof(T), aqo_file, aqo_line, "LocalTensor::SetValue", "tensor");
+        aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarUb, sizeof(T), 1, 0, aqo_file,
+                       aqo_line, "LocalTensor::SetValue");
+        aqo_emu::UbWrite(c, at, sizeof(T), "the tensor");
         const T v = static_cast<T>(value);
         std::memcpy(c.ub.data() + at, &v, sizeof(T));
         aqo_emu::SetUbDefined(c, at, sizeof(T), true);
@@ -134,8 +142,12 @@ public:
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         const uint8_t* at = reinterpret_cast<const uint8_t*>(ptr_ + index);
-        aqo_emu::CheckGmRange(c, Region(c, aqo_file, aqo_line, "GlobalTensor::GetValue"), begin_, end_, at,
-                              sizeof(T), false, aqo_file, aqo_line, "GlobalTensor::GetValue");
+        const int region = Region(c, aqo_file, aqo_line, "GlobalTensor::GetValue");
+        aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), false, aqo_file, aqo_line,
+                               "GlobalTensor::GetValue");
+        aqo_emu::Issue(c, aqo_emu::Pipe::kS, false, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
+                       aqo_line, "GlobalTensor::GetValue");
+        aqo_emu::GmRead(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T));
         c.stats->gm_scalar_reads++;
         T v;
         std::memcpy(&v, at, sizeof(T));
@@ -146,10 +158,15 @@ public:
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         uint8_t* at = reinterpret_cast<uint8_t*>(ptr_ + index);
-        aqo_emu::CheckGmRange(c, Region(c, aqo_file, aqo_line, "GlobalTensor::SetValue"), begin_, end_, at,
-                              sizeof(T), true, aqo_file, aqo_line, "GlobalTensor::SetValue");
-        c.stats->gm_scalar_writes++;
+        const int region = Region(c, aqo_file, aqo_line, "GlobalTensor::SetValue");
+        aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), true, aqo_file, aqo_line,
+                               "GlobalTensor::SetValue");
         const T v = static_cast<T>(value);
+        aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
+                       aqo_line, "GlobalTensor::SetValue");
+        aqo_emu::GmWrite(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T),
+                         reinterpret_cast<const uint8_t*>(&v), "GlobalTensor::SetValue");
+        c.stats->gm_scalar_writes++;
         std::memcpy(at, &v, sizeof(T));
     }
 
@@ -236,6 +253,12 @@ public:
                               " and not freed); on the device this waits forever");
         }
         q.next_slot = (slot + 1) % q.num;
+        if (q.slot_free_id[slot] >= 0) {
+            // The buffer's last user freed it with a flag (FreeTensor); its next user waits for it.
+            aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[slot], aqo_file, aqo_line, "AllocTensor");
+            aqo_emu::OrderReleaseEventId(c, q.free_event, q.slot_free_id[slot]);
+            q.slot_free_id[slot] = -1;
+        }
         aqo_emu::AllocRecord r;
         r.kind = aqo_emu::AllocKind::kQueue;
         r.queue = id_;
@@ -270,6 +293,8 @@ public:
                               std::to_string(q.fifo.size()) + " tensors already queued, none DeQue'd)");
         }
         r.enqueued = true;
+        r.enque_id = aqo_emu::OrderAllocEventId(c, q.enque_event, aqo_file, aqo_line);
+        aqo_emu::OrderSetFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "EnQue");
         q.fifo.push_back(tensor.record_);
         return true;
     }
@@ -286,6 +311,9 @@ public:
         q.fifo.erase(q.fifo.begin());
         aqo_emu::AllocRecord& r = c.records[rec];
         r.enqueued = false;
+        aqo_emu::OrderWaitFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "DeQue");
+        aqo_emu::OrderReleaseEventId(c, q.enque_event, r.enque_id);
+        r.enque_id = -1;
         LocalTensor<T> t;
         t.record_ = rec;
         t.byte_ = r.begin;
@@ -316,6 +344,9 @@ public:
         }
         r.live = false;
         q.slot_record[r.slot] = -1;
+        const int id = aqo_emu::OrderAllocEventId(c, q.free_event, aqo_file, aqo_line);
+        aqo_emu::OrderSetFlag(c, q.free_event, id, aqo_file, aqo_line, "FreeTensor");
+        q.slot_free_id[r.slot] = id;
     }
 
     // Emulator internals.
@@ -323,12 +354,15 @@ public:
                  int line)
     {
         aqo_emu::QueueState q;
+        q.enque_event = enque_event_;
+        q.free_event = free_event_;
         q.depth = kDepth;
         q.num = num;
         q.slot_bytes = slot_bytes;
         for (int i = 0; i < num; ++i) {
             q.slot_offset.push_back(first_offset + static_cast<uint32_t>(i) * slot_bytes);
             q.slot_record.push_back(-1);
+            q.slot_free_id.push_back(-1);
         }
         q.file = file;
         q.line = line;
@@ -336,6 +370,8 @@ public:
         id_ = static_cast<int>(c.queues.size()) - 1;
     }
     int id_ = -1;
+    int enque_event_ = -1;  // set by TQue / TQueBind from their positions
+    int free_event_ = -1;
 
 private:
     aqo_emu::QueueState& State(aqo_emu::CoreContext& c, const char* file, int line, const char* api)
@@ -363,11 +399,53 @@ private:
     }
 };
 
+// The flags a queue between two positions inserts (CANN 8.1 basic_api/impl/kernel_event.h GetQueEvt, and
+// GetBufferLogicPos for TQue): EnQue sets and DeQue waits the forward event, FreeTensor sets and the next
+// AllocTensor of that buffer waits the backward one. Only the unified-buffer positions are modelled.
+namespace emu_detail {
+enum class Phys { kGm, kUb, kOther };
+constexpr Phys PhysOf(TPosition p)
+{
+    return p == TPosition::GM ? Phys::kGm
+           : (p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC) ? Phys::kUb
+                                                                                           : Phys::kOther;
+}
+// HardEvent values (emu_order.cpp's table): MTE2_V 4, V_MTE2 5, MTE3_V 6, V_MTE3 7, MTE3_MTE2 19, MTE2_MTE3 20.
+constexpr int QueEvent(TPosition src, TPosition dst, bool forward)
+{
+    return PhysOf(src) == Phys::kGm && PhysOf(dst) == Phys::kUb   ? (forward ? 4 : 5)
+           : PhysOf(src) == Phys::kUb && PhysOf(dst) == Phys::kGm ? (forward ? 7 : 6)
+           : PhysOf(src) == Phys::kUb && PhysOf(dst) == Phys::kUb ? (forward ? 20 : 19)
+                                                                   : -1;
+}
+// TQue<pos>: VECIN is a GM -> VECIN queue, VECOUT a VECOUT -> GM queue (VECCALC has no queue).
+constexpr TPosition QueSrc(TPosition p) { return p == TPosition::VECIN ? TPosition::GM : p; }
+constexpr TPosition QueDst(TPosition p) { return p == TPosition::VECOUT ? TPosition::GM : p; }
+}  // namespace emu_detail
+
 template <TPosition kPos, int32_t kDepth, auto kMask = 0> class TQue : public TQueImpl<kDepth> {
     static_assert(kDepth >= 1, "TQue depth must be at least 1");
+    static_assert(kPos == TPosition::VECIN || kPos == TPosition::VECOUT,
+                  "emulated TQue: VECIN and VECOUT queues only (VECCALC takes a TBuf)");
+
+public:
+    TQue()
+    {
+        this->enque_event_ = emu_detail::QueEvent(emu_detail::QueSrc(kPos), emu_detail::QueDst(kPos), true);
+        this->free_event_ = emu_detail::QueEvent(emu_detail::QueSrc(kPos), emu_detail::QueDst(kPos), false);
+    }
 };
 template <TPosition kSrc, TPosition kDst, int32_t kDepth, auto kMask = 0> class TQueBind : public TQueImpl<kDepth> {
     static_assert(kDepth >= 1, "TQueBind depth must be at least 1");
+    static_assert(emu_detail::QueEvent(kSrc, kDst, true) >= 0,
+                  "emulated TQueBind: positions between GM and the unified buffer only");
+
+public:
+    TQueBind()
+    {
+        this->enque_event_ = emu_detail::QueEvent(kSrc, kDst, true);
+        this->free_event_ = emu_detail::QueEvent(kSrc, kDst, false);
+    }
 };
 
 // A calculation buffer: one UB range, no queue semantics.
@@ -460,6 +538,13 @@ public:
     ~TPipe()
     {
         if (core_ != nullptr && aqo_emu::CurrentCore() == core_ && core_->pipe == this) {
+            // Destroy: the buffers' outstanding free events are waited for (not while a fault unwinds the kernel).
+            if (std::uncaught_exceptions() == 0) {
+                try {
+                    WaitFreeEvents(*core_, "", 0);
+                } catch (...) {
+                }
+            }
             core_->pipe_live = false;
             core_->pipe = nullptr;
         }
@@ -494,6 +579,7 @@ public:
     void Reset(AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        WaitFreeEvents(c, aqo_file, aqo_line);
         for (aqo_emu::AllocRecord& r : c.records) {
             r.live = false;
             r.enqueued = false;
@@ -503,13 +589,38 @@ public:
         c.ub_alloc = 0;
     }
     void Destroy(AQO_EMU_SRC) { Reset(aqo_file, aqo_line); }
-    int32_t FetchEventID(HardEvent) { return 0; }
-    template <HardEvent kEvent> int32_t FetchEventID() { return 0; }
-    int32_t AllocEventID(HardEvent) { return 0; }
-    template <HardEvent kEvent> int32_t AllocEventID() { return 0; }
-    template <HardEvent kEvent> void ReleaseEventID(int32_t) {}
+    // Event ids as the real TPipe hands them out: AllocEventID holds the lowest free id of the event until
+    // ReleaseEventID; FetchEventID returns the lowest free id without holding it (the queues hold theirs).
+    int32_t FetchEventID(HardEvent e, AQO_EMU_SRC)
+    {
+        return aqo_emu::OrderFetchEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line);
+    }
+    template <HardEvent kEvent> int32_t FetchEventID(AQO_EMU_SRC) { return FetchEventID(kEvent, aqo_file, aqo_line); }
+    int32_t AllocEventID(HardEvent e, AQO_EMU_SRC)
+    {
+        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line);
+    }
+    template <HardEvent kEvent> int32_t AllocEventID(AQO_EMU_SRC) { return AllocEventID(kEvent, aqo_file, aqo_line); }
+    template <HardEvent kEvent> void ReleaseEventID(int32_t id, AQO_EMU_SRC)
+    {
+        aqo_emu::OrderReleaseEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), id);
+    }
 
 private:
+    // What TPipe::Destroy / Reset do first: wait for every freed buffer's pending free event.
+    static void WaitFreeEvents(aqo_emu::CoreContext& c, const char* file, int line)
+    {
+        for (aqo_emu::QueueState& q : c.queues) {
+            for (size_t i = 0; i < q.slot_free_id.size(); ++i) {
+                if (q.slot_free_id[i] >= 0) {
+                    aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[i], file, line, "TPipe::Destroy");
+                    aqo_emu::OrderReleaseEventId(c, q.free_event, q.slot_free_id[i]);
+                    q.slot_free_id[i] = -1;
+                }
+            }
+        }
+    }
+
     uint32_t Reserve(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, int num, uint32_t len,
                      bool is_queue)
     {

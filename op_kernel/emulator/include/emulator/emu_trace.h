@@ -28,9 +28,34 @@
 //     request carry the same `handle`; kCubeWait blocks the requesting core until that request's last cube
 //     instruction has completed).
 // Cost inputs are what the instruction moved or computed, never a time: the timeline model owns every parameter.
+//
+// How the emulator records (src/emu_order.cpp; what a consumer may rely on):
+//   * Every emulated API call that runs on a pipe is one kInstr: DataCopy / DataCopyPad GM -> UB on MTE2
+//     (kDmaGmToUb), UB -> GM on MTE3 (kDmaUbToGm), UB -> UB on V (kDmaUbToUb); every vector API on V;
+//     LocalTensor / GlobalTensor GetValue / SetValue on S (kScalarUb / kScalarGm); SetDeqScale on S (kScalarOther).
+//   * Consecutive S instructions (no event of another kind in between) of the same class are merged into one
+//     event whose `count` is the number of accesses, at the call site of the first. Their order inside such a run
+//     is not kept (nothing can depend on it: no sync event lies between them).
+//   * PipeBarrier<pipe> is kBarrier (PIPE_S too, although it orders nothing). SetFlag / WaitFlag are kSetFlag /
+//     kWaitFlag with the kernel's event id. The TQue flags carry the ids TPipe::AllocEventID hands out (lowest
+//     free id per HardEvent, held from EnQue to DeQue and from FreeTensor to the next AllocTensor of that buffer),
+//     and TPipe::FetchEventID returns the lowest id not held, as the real TPipe does; TPipe::Reset and the end of
+//     the TPipe wait for the buffers' outstanding free events (kWaitFlag), as TPipe::Destroy does.
+//   * SyncAll (hardware form) is kBarrier(kAll) then kSyncAll (group 0: vector cores only; 1: vector and cube);
+//     the software form SyncAll(gm, ub, usedCores) is recorded the same way (its workspace traffic is not).
+//   * Matmul IterateAll: kCubeRequest on the vector core (peer_core = the cube core, handle unique in the run),
+//     then on the cube core's CoreTrace the request's instructions, each with that handle: MTE2 kDmaGmToL1 (count =
+//     A and B bytes read from GM), MTE1 kDmaL1ToL0 (count = the same bytes), M kCubeMmad (count = MACs, elem_bytes
+//     = operand bytes), FIX kFixOut (count = C bytes; on ascend310p, which has no fixpipe, V kFixOut then MTE3
+//     kDmaUbToGm), then kCubeWait on the vector core. Cube cores are numbered block_dim + i: on split SoCs (910b,
+//     950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
+//     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.
+//   * A run that faults keeps the events up to the fault.
 #pragma once
 
 #include <cstdint>
+#include <memory>
+#include <string>
 #include <vector>
 
 namespace aqo_emu {
@@ -92,5 +117,23 @@ struct CoreTrace {
     bool is_cube = false;
     std::vector<TraceEvent> events;
 };
+
+// A whole run: the vector cores (index = block index) then the cube cores that received requests, by core number.
+struct RunTrace {
+    std::string soc;
+    std::string kernel;
+    uint32_t block_dim = 0;
+    bool completed = false;
+    std::vector<CoreTrace> cores;
+};
+
+// The trace of the most recent Launcher::Run on this host thread (completed or failed; empty before the first),
+// shared, never copied. Launcher::trace() gives the same for one launcher.
+std::shared_ptr<const RunTrace> LastRunTrace();
+
+// Names for messages and dumps.
+const char* PipeName(Pipe p);
+const char* TraceKindName(TraceKind k);
+const char* InstrClassName(InstrClass c);
 
 }  // namespace aqo_emu

@@ -1,31 +1,33 @@
 // Vector instructions of the emulated AscendC API (level-2 "count" forms): Cast, Abs, Add, Sub, Mul, Div, Max,
-// Min, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, Compare, CompareScalar, Select.
+// Min, And, Or, Adds, Muls, Maxs, Mins, Duplicate, ReduceMax, ReduceMin, ReduceSum, Compare, CompareScalar, Select.
 //
 // Semantics:
 // - Operands live in UB, start 32-byte aligned, and lie inside their buffers; `count` elements are processed.
 // - Arithmetic is IEEE in the operand type: computed exactly in double and rounded once to nearest even, which
 //   equals the correctly rounded float / half / bfloat16 operation for + - * / (double has > 2p+2 bits).
-// - ascend310p runs in saturation mode (FACTS 1): a float operand that is +-Inf reads as +-max of its type, NaN
+// - ascend310p runs in saturation mode: a float operand that is +-Inf reads as +-max of its type, NaN
 //   reads as 0, and results saturate to +-max (NaN results become 0).
 // - Undefined (never written) input elements give undefined output elements; they are never reduced, compared
 //   into a result that is read, or copied to GM without an error.
 // - Where the documentation does not say what the hardware does, the emulator refuses: Max / Min / ReduceMax /
 //   ReduceMin with a NaN operand (outside saturation mode), integer results out of range, Cast of NaN / Inf /
 //   out-of-range values to an integer type, ReduceMax index on ties, and Cast mode / type pairs not in the
-//   SoC's table (FACTS 2).
+//   SoC's table (derived from the CANN 8.1.RC1 vconv implementations).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
 
+#include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 
 namespace aqo_emu {
 
-// How a Cast converts, per SoC (FACTS 2, derived from the CANN 8.1.RC1 vconv implementations; ascend910_95
+// How a Cast converts, per SoC (derived from the CANN 8.1.RC1 vconv implementations; ascend910_95
 // has the 910b table plus float -> float8 (RINT) and float -> hifloat8 (ROUND), which saturate).
 enum class CastKind : int { kPlain = 0, kDeq };
 // Fails (at the kernel's line) unless the SoC accepts this conversion with this mode.
@@ -78,6 +80,24 @@ template <typename T> inline double ReadOperand(const CoreContext& c, T v)
         }
     }
     return d;
+}
+
+// ascend310p: the float16 -> float32 conversion of a raw float16 value under the run's saturation variant.
+inline double SaturatedHalfToFloat(const CoreContext& c, double raw)
+{
+    const double half_max = FloatFormatMax(FloatFormat::kFloat16);
+    if (std::isnan(raw)) {
+        return c.options.saturation_nan == 1 ? raw : 0.0;
+    }
+    if (std::isinf(raw)) {
+        switch (c.options.saturation_inf) {
+            case 1: return raw;  // stays Inf
+            case 2: return raw > 0 ? static_cast<double>(std::numeric_limits<float>::max())
+                                   : -static_cast<double>(std::numeric_limits<float>::max());
+            default: return raw > 0 ? half_max : -half_max;
+        }
+    }
+    return raw;
 }
 
 // An arithmetic result x (exact, as a double) stored in type T: rounded to nearest even; saturated in
@@ -141,6 +161,15 @@ inline void CheckOverlap(uint64_t dst, uint64_t dst_bytes, uint64_t src, uint64_
     }
 }
 
+// A vector instruction of `count` elements of elem_bytes on the V pipe (emu_order.h); the caller then declares its
+// reads and writes.
+inline void VecIssue(CoreContext& c, InstrClass cls, uint64_t elem_bytes, uint64_t count, const char* file, int line,
+                     const char* api)
+{
+    Issue(c, Pipe::kV, false, cls, static_cast<uint8_t>(elem_bytes), count, VectorRepeats(count, elem_bytes), file,
+          line, api);
+}
+
 template <typename T, typename F>
 void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, uint32_t count, F f,
              const char* file, int line, const char* api)
@@ -149,6 +178,9 @@ void UnaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& 
     CheckVecOperand(c, dst, count, file, line, api, "dst");
     CheckVecOperand(c, src, count, file, line, api, "src");
     CheckOverlap(dst.byte_, count * sizeof(T), src.byte_, count * sizeof(T), file, line, api, "src");
+    VecIssue(c, InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    UbRead(c, src.byte_, count * sizeof(T), "src");
+    UbWrite(c, dst.byte_, count * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(T);
         const uint64_t d = dst.byte_ + i * sizeof(T);
@@ -171,6 +203,11 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
     CheckVecOperand(c, src1, count, file, line, api, "src1");
     CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
     CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
+    VecIssue(c, std::strcmp(api, "Div") == 0 ? InstrClass::kVecDiv : InstrClass::kVecElementwise, sizeof(T), count,
+             file, line, api);
+    UbRead(c, src0.byte_, count * sizeof(T), "src0");
+    UbRead(c, src1.byte_, count * sizeof(T), "src1");
+    UbWrite(c, dst.byte_, count * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s0 = src0.byte_ + i * sizeof(T);
         const uint64_t s1 = src1.byte_ + i * sizeof(T);
@@ -184,6 +221,32 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
         StoreUb<T>(c, d, MakeResult<T>(c, f(a, b, i), file, line, api));
     }
     c.stats->vector_ops++;
+}
+
+// Div's result as a double (exactly representable in T when perturbed). The documentation does not say that the
+// vector unit's division is correctly rounded; RunOptions::perturbed_divide makes every quotient that is not exactly
+// representable the farther of its two neighbours (1 ulp off, deterministic), so that tests can require kernels to
+// meet their precision criteria under it. NaN, Inf, zero and exact quotients are not perturbed.
+template <typename T> inline double DivideResult(const CoreContext& c, double a, double b)
+{
+    const double q = a / b;
+    if (!c.options.perturbed_divide || !std::isfinite(q) || q == 0.0) return q;
+    double lo = q, hi = q, nearest = q;
+    if constexpr (std::is_same<T, float>::value) {
+        lo = RoundToFloat32(q, Rounding::kDown);
+        hi = RoundToFloat32(q, Rounding::kUp);
+        nearest = RoundToFloat32(q, Rounding::kNearestEven);
+    } else if constexpr (ElemTraits<T>::kIsFloat) {
+        const FloatFormat f = ElemTraits<T>::kFormat;
+        lo = DecodeFloat(f, EncodeFloat(f, q, Rounding::kDown));
+        hi = DecodeFloat(f, EncodeFloat(f, q, Rounding::kUp));
+        nearest = DecodeFloat(f, EncodeFloat(f, q, Rounding::kNearestEven));
+    } else {
+        return q;  // integer division is exact or refused (MakeResult)
+    }
+    if (lo == hi) return q;  // exactly representable
+    const double far = nearest == lo ? hi : lo;
+    return std::isfinite(far) ? far : nearest;
 }
 
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
@@ -220,12 +283,57 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
 AQO_EMU_BINARY(Add, a + b)
 AQO_EMU_BINARY(Sub, a - b)
 AQO_EMU_BINARY(Mul, a * b)
-AQO_EMU_BINARY(Div, a / b)
+AQO_EMU_BINARY(Div, aqo_emu::DivideResult<T>(aqo_ctx, a, b))
 AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Max"),
                      a > b ? a : b))
 AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
                      a < b ? a : b))
 #undef AQO_EMU_BINARY
+
+// Bitwise And / Or of 16-bit integers (the AscendC API's types for them: int16_t, uint16_t; every SoC).
+namespace emu_detail {
+template <typename T, typename F>
+void BitwiseOp(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+               F f, const char* file, int line, const char* api)
+{
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value,
+                  "And / Or: int16_t or uint16_t operands (AscendC)");
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckVecOperand(c, dst, count, file, line, api, "dst");
+    aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
+    aqo_emu::CheckVecOperand(c, src1, count, file, line, api, "src1");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src0.byte_, count * sizeof(T), file, line, api, "src0");
+    aqo_emu::CheckOverlap(dst.byte_, count * sizeof(T), src1.byte_, count * sizeof(T), file, line, api, "src1");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    aqo_emu::UbRead(c, src1.byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
+    for (uint64_t i = 0; i < count; ++i) {
+        const uint64_t s0 = src0.byte_ + i * sizeof(T);
+        const uint64_t s1 = src1.byte_ + i * sizeof(T);
+        const uint64_t d = dst.byte_ + i * sizeof(T);
+        if (!aqo_emu::UbDefined(c, s0, sizeof(T)) || !aqo_emu::UbDefined(c, s1, sizeof(T))) {
+            aqo_emu::SetUbDefined(c, d, sizeof(T), false);
+            continue;
+        }
+        aqo_emu::StoreUb<T>(c, d, static_cast<T>(f(aqo_emu::LoadUb<T>(c, s0), aqo_emu::LoadUb<T>(c, s1))));
+    }
+    c.stats->vector_ops++;
+}
+}  // namespace emu_detail
+
+template <typename T>
+void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+         AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a & b; }, aqo_file, aqo_line, "And");
+}
+template <typename T>
+void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint32_t count,
+        AQO_EMU_SRC)
+{
+    emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a | b; }, aqo_file, aqo_line, "Or");
+}
 
 // Scalar forms: the scalar is converted to the operand type first (the instruction takes a T scalar).
 #define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
@@ -250,6 +358,8 @@ void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_E
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, aqo_file, aqo_line, "Duplicate");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
     const T v = static_cast<T>(scalar);
     for (uint64_t i = 0; i < count; ++i) {
         aqo_emu::StoreUb<T>(c, dst.byte_ + i * sizeof(T), v);
@@ -287,6 +397,11 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         const uint64_t need = (repeats * 2 + per_block - 1) / per_block * per_block;
         aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
                               "work (documented minimum: 2 elements per 256-byte repeat, 32-byte rounded)");
+        aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), file, line,
+                          api);
+        aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
+        aqo_emu::UbWrite(c, work.byte_, need * sizeof(T), "work");
+        aqo_emu::UbWrite(c, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), "dst");
     }
     double best = 0;
     int64_t best_i = -1;
@@ -362,6 +477,21 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     aqo_emu::CheckVecOperand(c, dst, 1, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckRecord(c, work.record_, aqo_file, aqo_line, api, "work");
     aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
+    {
+        // The work bytes the instruction may write: its size is not documented for ReduceSum; the emulator takes
+        // ReduceMax's minimum (2 elements per 256-byte repeat, 32-byte rounded), clipped to the buffer.
+        const uint64_t per_repeat = 256 / sizeof(T);
+        const uint64_t per_block = 32 / sizeof(T);
+        const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
+        uint64_t work_bytes = (repeats * 2 + per_block - 1) / per_block * per_block * sizeof(T);
+        const aqo_emu::AllocRecord& wr = c.records[work.record_];
+        if (work.byte_ + work_bytes > wr.end) work_bytes = wr.end - work.byte_;
+        aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), aqo_file,
+                          aqo_line, api);
+        aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
+        aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
+        aqo_emu::UbWrite(c, dst.byte_, sizeof(T), "dst");
+    }
     std::vector<double> v(static_cast<size_t>(count));
     bool non_finite = false;
     bool all_zero = true;
@@ -428,7 +558,21 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
                       "Cast int32 -> half is a deq conversion (src * deq scale) but SetDeqScale was not called on "
                       "this core");
     }
-    const aqo_emu::Rounding rounding = aqo_emu::RoundingOf(static_cast<int>(round_mode));
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecCast, sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S), count,
+                      aqo_file, aqo_line, api);
+    aqo_emu::UbRead(c, src.byte_, uint64_t{count} * sizeof(S), "src");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
+    // CAST_NONE is a conversion without a rounding mode: its rounding of a result that is not exact is not
+    // documented (nearest even by CAST_NONE's description; RunOptions::modeless_rounding = 1: toward zero).
+    const aqo_emu::Rounding rounding =
+        (round_mode == RoundMode::CAST_NONE && c.options.modeless_rounding == 1)
+            ? aqo_emu::Rounding::kTowardZero
+            : aqo_emu::RoundingOf(static_cast<int>(round_mode));
+    // ascend310p saturation mode: what the float16 -> float32 conversion makes of +-Inf and NaN is not documented;
+    // RunOptions::saturation_inf / saturation_nan select one plausible behaviour (values kept raw in dst: a later
+    // vector read of them saturates as every float operand does, a scalar read sees them as they are).
+    const bool sat_half_to_float = c.soc.saturation_mode && std::is_same<S, half>::value &&
+                                   std::is_same<D, float>::value;
     // Overlapping dst and src of different widths are processed so that no source element is overwritten
     // before it is read: read everything first.
     std::vector<double> values(count);
@@ -436,7 +580,14 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t s = src.byte_ + i * sizeof(S);
         defined[i] = aqo_emu::UbDefined(c, s, sizeof(S));
-        values[i] = defined[i] ? aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s)) : 0.0;
+        if (!defined[i]) {
+            values[i] = 0.0;
+        } else if (sat_half_to_float) {
+            const double raw = aqo_emu::ToDouble(aqo_emu::LoadUb<S>(c, s));
+            values[i] = aqo_emu::SaturatedHalfToFloat(c, raw);
+        } else {
+            values[i] = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s));
+        }
     }
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t d = dst.byte_ + i * sizeof(D);
@@ -449,8 +600,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             v = v * c.deq_scale;  // exact in double for int32 x half
         }
         if constexpr (std::is_same<D, float>::value) {
-            float f = aqo_emu::RoundToFloat32(v, rounding);
-            if (c.soc.saturation_mode && std::isinf(f)) {
+            float f = std::isnan(v) ? std::numeric_limits<float>::quiet_NaN() : aqo_emu::RoundToFloat32(v, rounding);
+            if (c.soc.saturation_mode && std::isinf(f) && !sat_half_to_float) {
                 f = v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
             }
             aqo_emu::StoreUb<D>(c, d, f);
@@ -459,7 +610,7 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             const bool fp8 = aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E4M3FN ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E5M2 ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kHiFloat8;
-            p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, FACTS 4)
+            p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, as OPSNN sets it)
             p.nan_to_zero = c.soc.saturation_mode;
             aqo_emu::StoreUb<D>(c, d, D::FromBits(static_cast<decltype(D().bits_)>(
                                           aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p))));
@@ -503,6 +654,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
 inline void SetDeqScale(half scale, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarOther, 0, 1, 0, aqo_file, aqo_line,
+                   "SetDeqScale");
     c.deq_scale = static_cast<double>(static_cast<float>(scale));
     c.deq_scale_set = true;
 }
@@ -533,6 +686,10 @@ void CompareInto(const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t
     aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst");
     aqo_emu::CheckUbAligned(c, dst.byte_, file, line, api, "dst");
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, mask_bytes, file, line, api, "dst");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, mask_bytes, "dst");
     for (uint64_t byte = 0; byte < mask_bytes; ++byte) {
         uint8_t bits = 0;
         bool defined = true;
@@ -564,6 +721,11 @@ void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loc
     const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
     aqo_emu::CheckRecord(c, mask.record_, file, line, api, "selMask");
     aqo_emu::CheckUbRange(c, mask.record_, mask.byte_, mask_bytes, file, line, api, "selMask");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
+    aqo_emu::UbRead(c, mask.byte_, mask_bytes, "selMask");
+    aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
+    if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t mb = mask.byte_ + i / 8;
         const uint64_t d = dst.byte_ + i * sizeof(T);

@@ -7,16 +7,21 @@
 //   launch.Run(block_dim, [&] { aqo_emu_ascend310p::aqo_dynamic_quant_ascend310p(x, y, ..., tiling); });
 //   launch.stats();                                                   // per-core GM bytes, DMA ops, peak UB
 //
-// Run() calls the kernel entry once per block, block_idx 0 .. block_dim-1, one after another, each with a
-// fresh UB. After each block it checks that every AllocTensor was freed. The first fault throws
-// aqo_emu::EmulatorError (the binding maps it to ascend_quant_ops.errors.EmulatorError); the stats of the run
-// (also when it failed) stay readable through stats() and LastRunStats().
+// Run() calls the kernel entry once per block, block_idx 0 .. block_dim-1, each on a fresh UB, one block at a time:
+// block 0 first, and a block runs until it returns or waits at a SyncAll; then the lowest-numbered block that can
+// run goes on (a new one, or one whose SyncAll every participant has reached). Blocks that wait keep their own
+// host thread (the scheduler passes a baton, so the emulated cores never run concurrently and every run is
+// deterministic); without SyncAll every block runs on the calling thread. After each block it checks that every
+// AllocTensor was freed. The first fault throws aqo_emu::EmulatorError (the binding maps it to
+// ascend_quant_ops.errors.EmulatorError), after the other blocks were unwound; the stats and the instruction trace
+// of the run (also when it failed) stay readable through stats() / trace() and LastRunStats() / LastRunTrace().
 //
 // How a runner TU compiles a kernel once per SoC into one module: see kernel_operator.h.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -54,10 +59,16 @@ public:
     // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
     void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
 
+    // What the run assumes where the documentation is silent (emu_context.h RunOptions); by default the calling
+    // thread's defaults when the launcher was made (SetDefaultRunOptions).
+    void SetRunOptions(const RunOptions& options) { options_ = options; }
+    const RunOptions& run_options() const { return options_; }
+
     // Runs kernel_call for block_idx = 0 .. block_dim-1.
     void Run(uint32_t block_dim, const std::function<void()>& kernel_call);
 
     const RunStats& stats() const { return stats_; }
+    std::shared_ptr<const RunTrace> trace() const { return trace_; }
     const SocModel& soc() const { return soc_; }
 
 private:
@@ -68,7 +79,9 @@ private:
     uint64_t tiling_key_ = 0;
     std::string kernel_tag_;  // empty: SetTilingKey not called (key 0, not checked)
     bool is_aiv_ = true;
+    RunOptions options_;
     RunStats stats_;
+    std::shared_ptr<const RunTrace> trace_;
 };
 
 // The stats of the most recent Run() on this host thread (completed or failed).

@@ -25,7 +25,9 @@
 //     and fails on overlap (on the device the kernel's data is overwritten). The given buffer is scribbled on
 //     (its bytes become undefined) at every use.
 //   * GM traffic: A, B read and C written per computation, added to the calling core's statistics and to
-//     aqo_emu::MatmulStats(). Every cube GM access goes through CheckGmRange (one call per access).
+//     aqo_emu::MatmulStats(). Every cube GM access goes through aqo_emu::CubeGmAccess (one call per access), as part
+//     of a request to the cube (emulator/emu_order.h): made at IterateAll / Iterate, waited for where the core waits
+//     (IterateAll's return, WaitIterateAll, GetTensorC), so the ordering checks see the cube's reads and writes.
 // Loud failures (EmulatorError at the kernel's line): see the Fail calls below; each has a fault kernel in
 // python/csrc/emulate_qlinear_matmul_faults.cpp. In short: bad tiling (fractals, depths, steps, MDL depths, 310p
 // transLength), use before Init, computing before SetTensorA / SetTensorB, shapes outside the org shape or A / B / C
@@ -50,6 +52,7 @@
 #include <vector>
 
 #include "kernel_operator.h"
+#include "emulator/emu_order.h"
 #include "lib/matmul_tiling_emu.h"
 
 // CANN declares these in the global namespace (highlevel_api/lib/matmul/matmul_config.h, tiling.h).
@@ -483,8 +486,10 @@ public:
             p.line = aqo_line;
             CheckExtents(c, job, aqo_file, aqo_line);
             Snapshot(c, p);
+            p.cube = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
             pending_.push_back(p);
             unwaited_.emplace_back(aqo_file, aqo_line);
+            unwaited_cube_.push_back(p.cube);
             sync_get_c_ = false;
             return;
         }
@@ -515,6 +520,8 @@ public:
             Complete(c, aqo_file, aqo_line);  // the oldest one not yet done
         }
         unwaited_.erase(unwaited_.begin());
+        aqo_emu::CubeRequestWait(c, unwaited_cube_.front(), aqo_file, aqo_line);  // ordering: the core waits here
+        unwaited_cube_.erase(unwaited_cube_.begin());
     }
 
     // One base block per call: true while blocks remain. sync: the block is computed now and GetTensorC(gm) writes
@@ -561,6 +568,7 @@ public:
             iter_line_ = aqo_line;
             sync_get_c_ = !async;
             aqo_emu::MatmulStatsOf(c.block_idx, aqo_file, aqo_line).calls++;
+            iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
             return true;
         }
         if (iter_async_ != async) {
@@ -583,6 +591,7 @@ public:
         if (!async) {
             Post(c, aqo_file, aqo_line);
             iter_block_pending_ = true;
+            iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: this block's request
         }
         return true;
     }
@@ -612,7 +621,8 @@ public:
                        static_cast<uint64_t>(org_kc_) +
                    static_cast<uint64_t>(blk.second) * static_cast<uint64_t>(tiling_.baseN)];
         job.ldc = static_cast<uint64_t>(org_kc_);
-        Execute(c, job, aqo_file, aqo_line, /*count_call=*/false);
+        Execute(c, job, aqo_file, aqo_line, /*count_call=*/false, iter_cube_);
+        aqo_emu::CubeRequestWait(c, iter_cube_, aqo_file, aqo_line);  // ordering: the block is in GM now
         iter_block_pending_ = false;
         iter_consumed_++;
     }
@@ -685,6 +695,7 @@ private:
         const char* file = "";
         int line = 0;
         uint64_t a_hash = 0, b_hash = 0, c_hash = 0;
+        uint64_t cube = 0;  // its request to the cube (emulator/emu_order.h)
     };
 
     static bool IsSplit(const aqo_emu::CoreContext& c) { return c.soc.id != aqo_emu::SocId::kAscend310P; }
@@ -878,8 +889,9 @@ private:
                 Job j = BlockJob(iter_job_, iter_blocks_[i]);
                 j.c = workspace_[i * block_elems];
                 j.ldc = j.n;  // sequential write: the block's own width is its row stride
-                Execute(c, j, file, line, /*count_call=*/false);
+                Execute(c, j, file, line, /*count_call=*/false, iter_cube_);
             }
+            aqo_emu::CubeRequestWait(c, iter_cube_, file, line);  // ordering: the core waits for the blocks here
             iter_computed_ = true;
         }
         GlobalTensor<DstT> block = workspace_[iter_consumed_ * block_elems];
@@ -933,27 +945,33 @@ private:
                               ":" + std::to_string(p.line) + " changed while it was in flight (the cube " +
                               (changed[0] == 'C' ? "writes" : "reads") + " it until WaitIterateAll returns)");
         }
-        Execute(c, p.job, file, line);
+        Execute(c, p.job, file, line, true, p.cube);
     }
 
-    // The cube computes a job: A and B read, C written, each through one checked GM access.
-    void Execute(aqo_emu::CoreContext& c, const Job& j, const char* file, int line, bool count_call = true)
+    // The cube computes a job: A and B read, C written, each through one checked GM access. `cube`: the request
+    // (emulator/emu_order.h) it belongs to; 0 = a synchronous request made and waited for here.
+    void Execute(aqo_emu::CoreContext& c, const Job& j, const char* file, int line, bool count_call = true,
+                 uint64_t cube = 0)
     {
+        const bool own_request = cube == 0;
+        if (own_request) {
+            cube = aqo_emu::CubeRequestBegin(c, file, line);
+        }
         UseLocalWorkspace(c, file, line, "Matmul (C write-back and ND-to-NZ staging)");
         const std::string shape = "block " + std::to_string(j.m) + " x " + std::to_string(j.n) + " x " +
                                   std::to_string(j.k) + " of " + ShapeText();
-        const uint64_t a_span = ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT);
-        const uint64_t b_span = ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT);
-        const uint64_t c_span = ((j.m - 1) * j.ldc + j.n) * sizeof(DstT);
         const uint8_t* pa = reinterpret_cast<const uint8_t*>(j.a.ptr_);
         const uint8_t* pb = reinterpret_cast<const uint8_t*>(j.b.ptr_);
         uint8_t* pc = reinterpret_cast<uint8_t*>(j.c.ptr_);
-        aqo_emu::CheckGmRange(c, j.a.Region(c, file, line, "Matmul (A)"), j.a.begin_, j.a.end_, pa, a_span, false, file,
-                              line, ("Matmul A, " + shape).c_str());
-        aqo_emu::CheckGmRange(c, j.b.Region(c, file, line, "Matmul (B)"), j.b.begin_, j.b.end_, pb, b_span, false, file,
-                              line, ("Matmul B, " + shape).c_str());
-        aqo_emu::CheckGmRange(c, j.c.Region(c, file, line, "Matmul (C)"), j.c.begin_, j.c.end_, pc, c_span, true, file,
-                              line, ("Matmul C, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.a.Region(c, file, line, "Matmul (A)"), j.a.begin_, j.a.end_, pa, j.m,
+                              j.k * sizeof(SrcAT), j.lda * sizeof(SrcAT), false, file, line,
+                              ("Matmul A, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.b.Region(c, file, line, "Matmul (B)"), j.b.begin_, j.b.end_, pb, j.k,
+                              j.n * sizeof(SrcBT), j.ldb * sizeof(SrcBT), false, file, line,
+                              ("Matmul B, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.c.Region(c, file, line, "Matmul (C)"), j.c.begin_, j.c.end_, pc, j.m,
+                              j.n * sizeof(DstT), j.ldc * sizeof(DstT), true, file, line,
+                              ("Matmul C, " + shape).c_str());
         if constexpr (kFloat8) {
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
@@ -975,6 +993,11 @@ private:
         s.b_bytes += b_bytes;
         s.c_bytes += c_bytes;
         s.macs += j.m * j.n * j.k;
+        if (own_request) {
+            aqo_emu::CubeRequestEnd(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
+        } else {
+            aqo_emu::CubeRequestWork(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
+        }
     }
 
     TCubeTiling tiling_;
@@ -996,6 +1019,8 @@ private:
     bool local_ws_set_ = false;
     std::vector<Pending> pending_;  // asynchronous work not yet done
     std::vector<std::pair<const char*, int>> unwaited_;  // asynchronous IterateAll calls not yet waited for
+    std::vector<uint64_t> unwaited_cube_;                // their requests to the cube (emulator/emu_order.h)
+    uint64_t iter_cube_ = 0;                             // the Iterate sequence's current request
     // Iterate sequence.
     bool iter_active_ = false;
     bool iter_async_ = false;

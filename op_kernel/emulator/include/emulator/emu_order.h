@@ -1,0 +1,97 @@
+// The emulator's ordering model: every emulated instruction is issued to a pipe, recorded in the trace
+// (emu_trace.h), and every UB / GM byte it reads or writes is checked against the happens-before relation the
+// trace's sync events define. A read of bytes whose last write is not ordered before it (RAW), a write over bytes
+// whose last reads or write are not ordered before it (WAR, WAW), is a race on the device and fails at the kernel
+// line of the later access, naming the earlier one and the synchronisation that would order them.
+//
+// Implementation: vector clocks per stream (OrderState in emu_context.h). Instructions of one pipe are not
+// ordered with each other for data dependencies (PipeBarrier<pipe> is needed), except the scalar unit's, which the
+// hardware orders. UB is checked per byte, GM per byte range of the writable buffers (read-only inputs cannot
+// race). Two writes of identical values to GM are not a race (the bytes end up the same in either order).
+//
+// The API headers use it as:
+//   Issue(c, Pipe::kV, InstrClass::kVecElementwise, sizeof(T), count, repeats, file, line, "Add");
+//   UbRead(c, src.byte_, bytes, "src0"); ... UbWrite(c, dst.byte_, bytes, "dst");
+#pragma once
+
+#include <cstdint>
+
+#include "emulator/emu_context.h"
+#include "emulator/emu_trace.h"
+
+namespace aqo_emu {
+
+// The emulator's HardEvent numbering (AscendC::HardEvent in emu_tensor.h, same order): source and destination
+// pipes and the name.
+constexpr int kHardEventCount = 35;
+Pipe HardEventSrc(int hard_event);
+Pipe HardEventDst(int hard_event);
+const char* HardEventName(int hard_event);
+// The HardEvent from src to dst, -1 if AscendC has none.
+int HardEventOf(Pipe src, Pipe dst);
+// pipe_t value (PIPE_S = 0 ... PIPE_FIX) to Pipe; kCount for pipes the emulator has no stream for.
+Pipe PipeOfPipeT(int pipe_t_value);
+
+// ---- instructions ----
+// Makes the next instruction of `pipe` the current one (its sequence number, its view of what has completed) and
+// records it in the trace. `write` selects the scalar unit's store stream for S instructions.
+void Issue(CoreContext& c, Pipe pipe, bool scalar_write, InstrClass cls, uint8_t elem_bytes, uint64_t count,
+           uint32_t bursts, const char* file, int line, const char* api);
+// 256-byte repeats of `count` elements of `elem_bytes` (a vector instruction's bursts in the trace).
+inline uint32_t VectorRepeats(uint64_t count, uint64_t elem_bytes)
+{
+    return static_cast<uint32_t>((count * elem_bytes + 255) / 256);
+}
+
+// Accesses of the current instruction (call the reads before the writes of one instruction).
+void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
+void UbWrite(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
+// GM bytes [offset, offset + nbytes) of registered buffer `region`: recorded in the statistics, checked for the
+// cross-core write race (kReadWrite) and for ordering. new_bytes (writes): the bytes being written, so that a
+// rewrite of identical values is not reported.
+void GmRead(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+void GmWrite(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const uint8_t* new_bytes,
+             const char* api);
+
+// ---- synchronisation ----
+void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int line);
+void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
+void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
+// TPipe's event ids: AllocEventID (the lowest free id, held until released), ReleaseEventID, FetchEventID (the
+// lowest free id, not held).
+int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line);
+void OrderReleaseEventId(CoreContext& c, int hard_event, int event_id);
+int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line);
+// SyncAll: every core of the launch (aiv_only: the vector cores; the cube cores serve requests synchronously)
+// reaches it before any goes on; includes PipeBarrier<PIPE_ALL>. Fails if a core returned without reaching it.
+void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api);
+// KERNEL_TASK_TYPE_DEFAULT: the kernel's core mix (vector cores per cube core for the trace's cube cores).
+void SetKernelTaskType(int kernel_meta_type);
+
+// ---- the Matmul API's cube (include/lib/matmul_intf.h) ----
+// A synchronous request of the current vector core to its cube core (IterateAll): begin, the cube's GM accesses,
+// end. The cube's reads are ordered after what the vector core's scalar unit knew when it made the request (e.g.
+// after a PipeBarrier<PIPE_ALL>), its writes before what the vector core does after the request.
+uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line);
+// One strided GM access of the cube: `rows` rows of row_bytes, row_stride_bytes apart, from ptr (inside the
+// GlobalTensor's extent [tensor_begin, tensor_end) of registered buffer `region`). Bounds and writability are
+// checked like any GM access, then recorded and ordered as the cube's.
+void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
+                  const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
+                  const char* file, int line, const char* api);
+// Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
+void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
+                     uint64_t out_bytes, const char* file, int line);
+// The vector core waits for the request (everything the cube did for it is complete for what it issues next).
+// An asynchronous form (Iterate<false> ... WaitIterateAll) calls CubeRequestWork at the request and this at the
+// wait: vector accesses in between are not ordered with the cube's.
+void CubeRequestWait(CoreContext& c, uint64_t handle, const char* file, int line);
+// The synchronous form (IterateAll<true>): CubeRequestWork, then CubeRequestWait.
+void CubeRequestEnd(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
+                    uint64_t out_bytes, const char* file, int line);
+
+// ---- per-core set-up (the launcher) ----
+void OrderBeginCore(CoreContext& c);
+void OrderEndCore(CoreContext& c);
+
+}  // namespace aqo_emu

@@ -1,0 +1,1 @@
+"""The performance model: timeline simulation, roofline and the `aqo perf` report."""

@@ -1,0 +1,79 @@
+"""The `aqo perf` subcommand's arguments (light: importing this module loads neither _native nor the emulator)."""
+from __future__ import annotations
+
+import argparse
+
+
+def shape_arg(text: str):
+    """"64x4096" -> (64, 4096): positive integers joined by x."""
+    parts = text.lower().split("x")
+    try:
+        dims = tuple(int(p) for p in parts)
+    except ValueError:
+        dims = ()
+    if len(dims) < 2 or any(d <= 0 for d in dims):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected positive integers joined by x, e.g. 64x4096 or "
+                                         "16x4096x4096")
+    return dims
+
+
+def scale_arg(text: str):
+    """"dma_latency_cycles=2" -> ("dma_latency_cycles", 2.0)."""
+    name, sep, value = text.partition("=")
+    try:
+        factor = float(value)
+    except ValueError:
+        factor = float("nan")
+    if not sep or not name or not factor > 0 or factor == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r}: expected PARAMETER=FACTOR with a finite factor > 0, e.g. "
+                                         "dma_latency_cycles=2")
+    return name, factor
+
+
+def add_arguments(ap) -> None:
+    ap.add_argument("--op", choices=["dynamic_quant", "qlinear_matmul"], action="append",
+                    help="operator(s); default both")
+    ap.add_argument("--soc", action="append", help="SoC(s); default every SoC of the operator's case list")
+    ap.add_argument("--shape", type=shape_arg, help="one shape: RxH for dynamic_quant (e.g. 64x4096), MxKxN for qlinear_matmul "
+                                    "(int8, per-tensor, zero points 0)")
+    ap.add_argument("--dtype", default="float16", help="x dtype of dynamic_quant with --shape")
+    ap.add_argument("--dst", default="int8", help="dst type of dynamic_quant with --shape")
+    ap.add_argument("--smooth", action="store_true", help="dynamic_quant with smooth scales")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--quick", action="store_true", help="skip the 4096 x 4096 x 4096 matmuls")
+    ap.add_argument("--no-sensitivity", action="store_true",
+                    help="skip the reruns at 0.5x and 2x of every derived or assumed parameter")
+    ap.add_argument("--scale", type=scale_arg, action="append", metavar="PARAMETER=FACTOR",
+                    help="run the model with a timing parameter multiplied (repeatable), e.g. gm_bandwidth_gbps=0.8")
+    ap.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    ap.add_argument("--html", metavar="PATH", help="write an HTML report with a timeline picture per launch")
+    ap.add_argument("--progress", action="store_true", help="one line per launch on stderr")
+
+
+def main(args) -> int:
+    import sys
+
+    if args.shape is not None:
+        ops = args.op or []
+        if len(ops) != 1:
+            print("error: --shape needs exactly one --op (dynamic_quant takes RxH..., qlinear_matmul MxKxN)",
+                  file=sys.stderr)
+            return 2
+        if ops[0] == "qlinear_matmul" and len(args.shape) != 3:
+            print(f"error: --shape for qlinear_matmul is MxKxN, got {'x'.join(map(str, args.shape))}", file=sys.stderr)
+            return 2
+    from .model import timing_table
+    from .report import main as report_main
+
+    if args.scale:
+        known = timing_table("ascend910b")
+        for name, _ in args.scale:
+            if name not in known:
+                print(f"error: --scale: unknown timing parameter {name!r}; known: {', '.join(known)}", file=sys.stderr)
+                return 2
+    return report_main(args)
+
+
+def run(args) -> int:
+    """The `aqo perf` subcommand (cli.SUBCOMMANDS)."""
+    return main(args)

@@ -1,0 +1,374 @@
+"""The kernels are correct under every plausible behaviour the documentation leaves open (emulator run variants,
+op_kernel/emulator/README.md "Run variants"; ascend_quant_ops.emulator.run_options):
+
+* divide="perturbed": Div is not documented as correctly rounded; every inexact quotient comes back 1 ulp off, on
+  the far side. DynamicQuant and QLinearMatMul must then still meet the precision criteria against the golden:
+  integer outputs |delta| <= 1, DynamicQuant's scale within 1 ulp, float8 / hifloat8 outputs per
+  ascend_quant_ops.precision.criteria (within 1 ulp, error ratio <= 0.1%).
+* ascend310p saturation mode: what its float16 -> float32 Cast makes of +-Inf (65504, Inf, float32 max) and NaN (0,
+  NaN) is not documented; DynamicQuant must give the same bytes under all six combinations (the golden of x and
+  smooth_scales with Inf -> +-65504 and NaN -> 0).
+* modeless_rounding="toward_zero": a CAST_NONE conversion that is not exact rounds toward zero instead of to
+  nearest even. The kernels use CAST_RINT where the SoC accepts it (int32 -> float32 on 910b / 950: bit-exact under
+  the variant); ascend310p has only CAST_NONE, where QLinearMatMul's accumulators beyond 2^24 then meet the integer
+  criterion.
+
+The variants themselves are checked first, against numpy (exact quotients, IEEE neighbours, integer conversion).
+"""
+from __future__ import annotations
+
+import contextlib
+import importlib
+import itertools
+import zlib
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+import ascend_quant_ops_testing as _testing  # the demo kernels' module, with its own emulator (tests/emulator/conftest.py)
+from ascend_quant_ops import _native, emulator, tiling
+from ascend_quant_ops.golden import dynamic_quant as golden_dq
+from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul as golden_qmm
+from ascend_quant_ops.precision import criteria
+
+edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant")
+eqmm = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
+
+SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+F16, BF16 = np.float16, ml_dtypes.bfloat16
+
+
+@contextlib.contextmanager
+def demo_options(**options):
+    """Run options of the demo kernels, which run in the testing module's copy of the emulator (emulator.run_options
+    sets the package's, where the operators run). Raw RunOptions names: perturbed_divide, saturation_inf (0..2),
+    saturation_nan (0..1), modeless_rounding (0..1)."""
+    old = _testing.emulator_run_options()
+    _testing.emulator_set_run_options(**{**old, **options})
+    try:
+        yield
+    finally:
+        _testing.emulator_set_run_options(**old)
+
+
+def _seed(*parts) -> int:
+    return zlib.crc32(" ".join(map(str, parts)).encode())
+
+
+# ------------------------------------------------------------------------------------------ the variants themselves
+def _far_neighbour(q64: np.ndarray, dtype) -> np.ndarray:
+    """The representable value of dtype on the other side of the exact quotient from its nearest (numpy's rounding
+    of the float64 quotient, which is exact enough: 53 >= 2 * 24 + 2 bits)."""
+    nearest = q64.astype(dtype)
+    exact = nearest.astype(np.float64) == q64
+    toward = np.where(nearest.astype(np.float64) < q64, np.inf, -np.inf).astype(dtype)
+    far = np.nextafter(nearest, toward)
+    return np.where(exact, nearest, far)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_perturbed_divide_is_one_ulp_off_on_the_far_side(soc, dtype):
+    rng = np.random.default_rng(_seed("div", soc, dtype.__name__))
+    n = 1024 if dtype is np.float32 else 2048
+    a = (rng.standard_normal(n) * 10).astype(dtype)
+    b = (rng.standard_normal(n) * 3 + 0.5).astype(dtype)
+    a[:8] = np.array([6, 1, 0, -3, 2, 7, 5, 1], dtype)  # exact quotients: not perturbed
+    b[:8] = np.array([3, 4, 5, 2, 0.5, 7, 8, 1], dtype)
+    with demo_options(perturbed_divide=True):
+        y = np.frombuffer(_testing.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3, 0.0,
+                                                            soc), dtype)
+    q = a.astype(np.float64) / b.astype(np.float64)
+    want = _far_neighbour(q, dtype)
+    np.testing.assert_array_equal(y.view(np.uint32 if dtype is np.float32 else np.uint16),
+                                  want.view(np.uint32 if dtype is np.float32 else np.uint16))
+    assert (y != q.astype(dtype)).sum() > n // 2  # most quotients are inexact: the variant is really active
+    y_default = np.frombuffer(_testing.emulator_demo_elementwise(a.tobytes(), b.tobytes(), np.dtype(dtype).name, 3,
+                                                                0.0, soc), dtype)
+    np.testing.assert_array_equal(y_default, q.astype(dtype))  # correctly rounded outside the variant
+
+
+INF_VARIANTS = {"float16_max": 65504.0, "inf": np.inf, "dst_max": float(np.finfo(np.float32).max)}
+NAN_VARIANTS = {"zero": 0.0, "nan": np.nan}
+INF_CODES = {"float16_max": 0, "inf": 1, "dst_max": 2}  # RunOptions values (emulator.run_options's names)
+NAN_CODES = {"zero": 0, "nan": 1}
+
+
+@pytest.mark.parametrize("nan_variant", sorted(NAN_VARIANTS))
+@pytest.mark.parametrize("inf_variant", sorted(INF_VARIANTS))
+def test_310p_float16_to_float32_conversion_of_inf_and_nan(inf_variant, nan_variant):
+    x = np.array([np.inf, -np.inf, np.nan, 1.5, -65504, 0.0] + [2.0] * 26, np.float16)
+    with demo_options(saturation_inf=INF_CODES[inf_variant], saturation_nan=NAN_CODES[nan_variant]):
+        y = np.frombuffer(_testing.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend310p"), np.float32)
+    big = INF_VARIANTS[inf_variant]
+    want = np.array([big, -big, NAN_VARIANTS[nan_variant], 1.5, -65504, 0.0] + [2.0] * 26, np.float32)
+    np.testing.assert_array_equal(y, want)
+    # 910b has no saturation mode: Inf and NaN convert as IEEE under every variant
+    with demo_options(saturation_inf=INF_CODES[inf_variant], saturation_nan=NAN_CODES[nan_variant]):
+        y = np.frombuffer(_testing.emulator_demo_cast(x.tobytes(), "float16", "float32", 0, "ascend910b"), np.float32)
+    np.testing.assert_array_equal(y, x.astype(np.float32))
+
+
+def _toward_zero_float32(v: np.ndarray) -> np.ndarray:
+    f = v.astype(np.float32)  # nearest even
+    over = np.abs(f.astype(np.float64)) > np.abs(v.astype(np.float64))
+    return np.where(over, np.nextafter(f, np.float32(0)), f)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_modeless_int32_to_float32_rounds_toward_zero_in_the_variant(soc):
+    v = np.array([2**24 + 1, 2**24 + 3, -(2**24 + 3), 2**25 + 6, 2**31 - 1, -(2**31), 12345, -7] * 4, np.int32)
+    with demo_options(modeless_rounding=1):
+        none = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
+    np.testing.assert_array_equal(none, _toward_zero_float32(v))
+    default = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 0, soc), np.float32)
+    np.testing.assert_array_equal(default, v.astype(np.float32))
+    if soc != "ascend310p":  # CAST_RINT states its rounding: the same in the variant
+        with demo_options(modeless_rounding=1):
+            rint = np.frombuffer(_testing.emulator_demo_cast(v.tobytes(), "int32", "float32", 1, soc), np.float32)
+        np.testing.assert_array_equal(rint, v.astype(np.float32))
+
+
+def test_run_options_are_restored_and_validated():
+    before = _native.emulator_run_options()
+    with emulator.run_options(divide="perturbed", modeless_rounding="toward_zero"):
+        assert _native.emulator_run_options()["perturbed_divide"] is True
+    assert _native.emulator_run_options() == before
+    with pytest.raises(ValueError, match="divide"):
+        with emulator.run_options(divide="sloppy"):
+            pass
+    assert _native.emulator_run_options() == before
+
+
+# ------------------------------------------------------------------------------------ the criteria on the operators
+def _scale_within_one_ulp(got: np.ndarray, want: np.ndarray, what: str):
+    nan = np.isnan(want)
+    np.testing.assert_array_equal(np.isnan(got), nan, err_msg=what)
+    g = got[~nan].astype(np.float32).view(np.int32).astype(np.int64)
+    w = want[~nan].astype(np.float32).view(np.int32).astype(np.int64)
+    assert (np.sign(got[~nan]) == np.sign(want[~nan])).all(), what
+    ulps = np.abs(g - w)  # scales are >= 0 (or +Inf): bit patterns are ordered
+    assert ulps.max(initial=0) <= 1, f"{what}: scale {int(ulps.max())} ulp from the golden"
+
+
+def _assert_y_meets_criteria(y: np.ndarray, want: np.ndarray, what: str):
+    if np.issubdtype(want.dtype, np.integer):
+        r = criteria.check_integer(y, want)
+    else:
+        r = criteria.check_float8(y, want)
+    assert r["passed"], f"{what}: {r['criterion']}: {r['message']} {r['stats']}"
+
+
+def _saturate_f16(a):
+    if a is None:
+        return None
+    a = a.copy()
+    big = np.finfo(np.float16).max
+    a[np.isposinf(a)] = big
+    a[np.isneginf(a)] = -big
+    a[np.isnan(a)] = 0
+    return a
+
+
+def _dq_reference(x, smooth, dst, soc):
+    if soc == "ascend310p":
+        x, smooth = _saturate_f16(x), _saturate_f16(smooth)
+    return golden_dq.dynamic_quant(x, smooth, dst_type=dst)
+
+
+def _special_rows(h, dtype):
+    rows = np.zeros((8, h), np.float32)
+    rows[1, :] = 1.0
+    rows[1, 3 % h] = np.nan
+    rows[2, :] = np.linspace(-5, 5, h)
+    rows[2, 0] = np.inf
+    rows[3, :] = np.linspace(3, -7, h)
+    rows[3, h - 1] = -np.inf
+    rows[4, 0], rows[4, h // 2] = np.inf, np.nan
+    rows[5, :] = np.resize(np.array([127.0, 0.5, 1.5, 2.5, -0.5, -1.5, -2.5, 126.5], np.float32), h)
+    rows[6, :] = np.resize(np.array([1e-3, -2e-4, 5e-5], np.float32), h)
+    rows[7, :] = 2.0
+    return rows.astype(dtype)
+
+
+# (SoC, x dtypes, dst types, vector cores, tail multiple), as test_dynamic_quant_matrix types them.
+DQ_SOCS = {
+    "ascend910b": (("float16", "bfloat16"), ("int8",), 48, 1),
+    "ascend310p": (("float16",), ("int8",), 8, 32),
+    "ascend910_95": (("float16", "bfloat16"), ("int8", "hifloat8", "float8_e4m3fn", "float8_e5m2"), 64, 1),
+}
+DQ_COMBOS = [(s, x, d) for s, (xs, ds, _, _) in DQ_SOCS.items() for x in xs for d in ds]
+DQ_IDS = [f"{s}-{x}-{d}" for s, x, d in DQ_COMBOS]
+DQ_PATHS = ["double_buffered", "row_resident_chunked", "multi_pass"]
+
+
+def _find_ub(shape, x, dst, soc, smooth, want_mode):
+    cap = tiling.soc_spec(soc)["ub_bytes"]
+    for ub in range(cap - cap % 1024, 1023, -1024):
+        try:
+            p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=dst, smooth=smooth, ub_size=ub, core_num=3)
+        except ValueError:
+            continue
+        if p.explanation["mode"] == want_mode:
+            return ub
+    return None
+
+
+def _dq_case(soc, x, dst, path):
+    dt = F16 if x == "float16" else BF16
+    cores, mult = DQ_SOCS[soc][2], DQ_SOCS[soc][3]
+    rng = np.random.default_rng(_seed("dq", soc, x, dst, path))
+    if path == "double_buffered":
+        h = -(-100 // mult) * mult
+        xs = np.concatenate([(rng.standard_normal((2 * cores - 3, h)) * 3).astype(dt), _special_rows(h, dt)])
+        return xs, None, {}
+    h = -(-1500 // mult) * mult
+    xs = np.concatenate([(rng.standard_normal((9, h)) * 3).astype(dt), _special_rows(h, dt)])
+    smooth = (rng.random(h) + 0.5).astype(dt)
+    ub = _find_ub(xs.shape, x, dst, soc, True, path)
+    if ub is None:
+        return None
+    return xs, smooth, {"core_num": 3, "ub_size": ub}
+
+
+@pytest.mark.parametrize("path", DQ_PATHS)
+@pytest.mark.parametrize("soc,x,dst", DQ_COMBOS, ids=DQ_IDS)
+def test_dynamic_quant_meets_the_criteria_with_perturbed_division(soc, x, dst, path):
+    case = _dq_case(soc, x, dst, path)
+    if case is None:
+        pytest.skip(f"no UB size gives a {path} plan on {soc}")  # pragma: no cover - every SoC has them today
+    xs, smooth, kw = case
+    what = f"{soc} {x} -> {dst} {path}"
+    with emulator.run_options(divide="perturbed"):
+        y, s = edq.dynamic_quant(xs, smooth, dst_type=dst, soc=soc, **kw)
+    assert edq.last_run_stats()["plan"]["mode"] == ("single_pass" if path == "double_buffered" else path), what
+    yg, sg = _dq_reference(xs, smooth, dst, soc)
+    _scale_within_one_ulp(s, sg, what)
+    _assert_y_meets_criteria(y, yg, what)
+    # The variant is active: some scales are not the golden's (hifloat8's dmax is 2^15: m / dmax is exact there).
+    if dst != "hifloat8":
+        assert (s.view(np.uint32) != sg.view(np.uint32)).any(), what
+
+
+SAT_VARIANTS = list(itertools.product(sorted(INF_VARIANTS), sorted(NAN_VARIANTS)))
+
+
+@pytest.mark.parametrize("path", DQ_PATHS)
+@pytest.mark.parametrize("inf_variant,nan_variant", SAT_VARIANTS, ids=[f"{i}-{n}" for i, n in SAT_VARIANTS])
+def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_variant, nan_variant, path):
+    case = _dq_case("ascend310p", "float16", "int8", path)
+    assert case is not None
+    xs, smooth, kw = case
+    if smooth is not None:  # non-finite smooth scales too
+        smooth = smooth.copy()
+        smooth[[4, 77]] = np.inf
+        smooth[200] = -np.inf
+        smooth[301] = np.nan
+    with emulator.run_options(saturation_inf=inf_variant, saturation_nan=nan_variant):
+        y, s = edq.dynamic_quant(xs, smooth, dst_type="int8", soc="ascend310p", **kw)
+    yg, sg = _dq_reference(xs, smooth, "int8", "ascend310p")
+    np.testing.assert_array_equal(y, yg)
+    np.testing.assert_array_equal(s.view(np.uint32), sg.view(np.uint32))
+
+
+# QLinearMatMul: the crossed matrix of test_qlinear_matmul_matrix (types x parameter kinds x broadcasting).
+INT_TYPES = (np.int8, np.uint8)
+TYPE_COMBOS = list(itertools.product(INT_TYPES, INT_TYPES, INT_TYPES))
+TYPE_IDS = ["".join("u8" if t is np.uint8 else "s8" for t in c) for c in TYPE_COMBOS]
+KINDS = [("tensor", "tensor"), ("row", "tensor"), ("tensor", "column"), ("row", "column")]
+SHAPES = [((2, 1, 19, 33), (3, 33, 45)), ((3, 19, 33), (33, 45)), ((19, 33), (2, 33, 45)),
+          ((1, 2, 130, 33), (2, 1, 33, 290))]
+
+
+def _rand_int(rng, dtype, shape, lo=None, hi=None):
+    info = np.iinfo(dtype)
+    lo = info.min if lo is None else lo
+    hi = info.max if hi is None else hi
+    return rng.integers(lo, hi + 1, size=shape, dtype=np.int64).astype(dtype)
+
+
+def _params(rng, kind, dtype, a_shape, b_shape, operand):
+    if kind == "tensor":
+        return np.float32(rng.uniform(0.005, 0.05)), dtype(_rand_int(rng, dtype, ()))
+    if operand == "a":
+        shape = (a_shape[-2],) if len(a_shape) == 2 else a_shape[:-1] + (1,)
+    else:
+        shape = (b_shape[-1],) if len(b_shape) == 2 else b_shape[:-2] + (1, b_shape[-1])
+    return rng.uniform(0.005, 0.05, size=shape).astype(np.float32), _rand_int(rng, dtype, shape)
+
+
+def _qmm_case(rng, at, bt, yt, a_kind, b_kind, a_shape, b_shape):
+    a = _rand_int(rng, at, a_shape)
+    b = _rand_int(rng, bt, b_shape)
+    a_s, a_z = _params(rng, a_kind, at, a_shape, b_shape, "a")
+    b_s, b_z = _params(rng, b_kind, bt, a_shape, b_shape, "b")
+    y_s = np.float32(rng.uniform(5.0, 20.0))
+    info = np.iinfo(yt)
+    y_z = yt((int(info.min) + int(info.max) + 1) // 2 + int(rng.integers(-20, 21)))
+    return a, a_s, a_z, b, b_s, b_z, y_s, y_z
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("a_shape,b_shape", SHAPES, ids=["a1_vs_b3", "b2d", "a2d", "both_broadcast"])
+@pytest.mark.parametrize("at,bt,yt", TYPE_COMBOS, ids=TYPE_IDS)
+@pytest.mark.parametrize("soc", SOCS)
+def test_qlinear_matmul_meets_the_criteria_with_perturbed_division(soc, at, bt, yt, a_shape, b_shape):
+    rng = np.random.default_rng(_seed("qmm", soc, TYPE_IDS[TYPE_COMBOS.index((at, bt, yt))], a_shape, b_shape))
+    for a_kind, b_kind in KINDS:
+        args = _qmm_case(rng, at, bt, yt, a_kind, b_kind, a_shape, b_shape)
+        with emulator.run_options(divide="perturbed"):
+            y = eqmm.qlinear_matmul(*args, soc=soc)
+        g = golden_qmm(*args)
+        what = f"{soc} {a_kind}/{b_kind} {a_shape} x {b_shape}"
+        assert y.shape == g.shape and y.dtype == g.dtype, what
+        _assert_y_meets_criteria(y, g, what)
+
+
+@pytest.mark.parametrize("yt", [np.int8, ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2],
+                         ids=["int8", "float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("ab", [(np.int8, np.int8), (ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2)],
+                         ids=["s8s8", "e4m3_e5m2"])
+def test_qlinear_matmul_float8_paths_meet_the_criteria_with_perturbed_division(ab, yt):
+    rng = np.random.default_rng(_seed("qmm8", str(ab), str(yt)))
+    at, bt = ab
+    m, k, n = 37, 70, 90
+    if at is np.int8:
+        a, b = _rand_int(rng, np.int8, (m, k)), _rand_int(rng, np.int8, (k, n))
+        a_z, b_z = np.int8(3), np.int8(-2)
+    else:
+        a = rng.uniform(-4, 4, (m, k)).astype(at)
+        b = rng.uniform(-4, 4, (k, n)).astype(bt)
+        a_z, b_z = at(0), bt(0)
+    a_s = rng.uniform(0.01, 0.05, (m, 1)).astype(np.float32)
+    b_s = rng.uniform(0.01, 0.05, (n,)).astype(np.float32)
+    a_z, b_z = np.full((m, 1), a_z, at), np.full((n,), b_z, bt)  # per row / per column, as their scales
+    y_s = np.float32(0.003) if yt is not np.int8 else np.float32(0.05)
+    y_z = yt(0)
+    args = (a, a_s, a_z, b, b_s, b_z, y_s, y_z)
+    with emulator.run_options(divide="perturbed"):
+        y = eqmm.qlinear_matmul(*args, soc="ascend910_95")
+    _assert_y_meets_criteria(y, golden_qmm(*args), f"{ab} -> {yt}")
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_qlinear_matmul_with_large_accumulators_under_modeless_rounding(soc):
+    # K = 40,000: accumulators far beyond 2^24, whose int32 -> float32 conversion is inexact. 910b / 950 convert
+    # with CAST_RINT (bit-exact under the variant); 310p has only CAST_NONE, whose rounding may differ by one float32
+    # ulp of the accumulator: y meets the integer criterion.
+    rng = np.random.default_rng(_seed("modeless", soc))
+    m, k, n = 3, 40_000, 5
+    a = _rand_int(rng, np.int8, (m, k), 100, 127)
+    b = _rand_int(rng, np.int8, (k, n), 100, 127)
+    args = (a, np.float32(2.0**-12), np.int8(-128), b, np.float32(2.0**-12), np.int8(-128), np.float32(2.0**-3),
+            np.int8(0))
+    acc = (a.astype(np.int64) + 128) @ (b.astype(np.int64) + 128)
+    wrapped = (acc + 2**31) % 2**32 - 2**31
+    assert (np.abs(wrapped) > 2**24).all()
+    with emulator.run_options(modeless_rounding="toward_zero"):
+        y = eqmm.qlinear_matmul(*args, soc=soc)
+    g = golden_qmm(*args)
+    if soc == "ascend310p":
+        _assert_y_meets_criteria(y, g, soc)
+    else:
+        np.testing.assert_array_equal(y, g)
