@@ -64,6 +64,10 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
+    m.split_cores = spec.split_architecture;
+    m.cube_cores = spec.cube_cores;
+    m.vector_cores = spec.vector_cores;
+    m.system_workspace_bytes = spec.system_workspace_bytes;
     // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
     // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |

@@ -146,6 +146,7 @@ void RunBlock(LaunchState& L, uint32_t b)
                          (r.enqueued ? " and is still in its queue" : ""));
             }
         }
+        OrderCheckPendingFlags(core);
     } catch (const LaunchAborted&) {
         // another block faulted: this one only unwinds
     } catch (...) {

@@ -57,6 +57,10 @@ struct SocModel {
     bool has_bfloat16 = false;
     bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (the SoC table's dtype lists have them)
     bool saturation_mode = false;   // 310p: float Inf reads as +-max, NaN as 0; results saturate
+    bool split_cores = false;       // 910b / 950: cube and vector cores are separate cores (mix kernels)
+    uint32_t cube_cores = 0;        // the SoC table's cube cores (310p: the AI cores)
+    uint32_t vector_cores = 0;      // the SoC table's vector cores (910b / 950: 2 per cube core)
+    uint64_t system_workspace_bytes = 0;  // RESERVED_WORKSPACE: the framework's part at the workspace's start
 };
 
 // Builds the model of a SoC name ("ascend910b", "ascend310p", "ascend910_95", "ascend950", variants) from the
@@ -149,6 +153,10 @@ struct RunStats {
 // A core's instruction streams. The scalar unit's loads and stores are separate streams because they become visible
 // to the other pipes differently: a load has completed when the scalar unit issues anything after it (it needs the
 // value); a store only after a flag or barrier from S.
+// Who sets a flag or holds an event id: the kernel's own SetFlag / AllocEventID, a TPipe queue (EnQue, FreeTensor),
+// or an API's internal synchronisation (ReduceMax's V_S, the Matmul client's message flags).
+enum class FlagOwner : uint8_t { kNone = 0, kKernel, kQueue, kApi };
+
 enum class Stream : uint8_t { kSRead = 0, kSWrite, kV, kM, kMte1, kMte2, kMte3, kFix, kCube, kCount };
 constexpr int kStreams = static_cast<int>(Stream::kCount);
 constexpr int kPipes = static_cast<int>(Pipe::kAll);  // S V M MTE1 MTE2 MTE3 FIX
@@ -177,13 +185,26 @@ struct OrderState {
     const char* current_file = "";
     int current_line = 0;
     const char* current_api = "";
-    // pending SetFlag clocks per (HardEvent, id), first in first out (pending[head..])
-    struct FlagQueue {
-        std::vector<Clock> pending;
-        size_t head = 0;
+    // A flag is one bit per (HardEvent, id) (the CCE set_flag / wait_flag semantics): at most one SetFlag is pending
+    // on it; WaitFlag waits for it and clears it. The clock is what the SetFlag carries; the site and owner name it.
+    struct FlagSlot {
+        bool pending = false;
+        FlagOwner owner = FlagOwner::kNone;
+        Clock clock;
+        const char* file = "";
+        int line = 0;
+        const char* api = "";
     };
-    std::vector<FlagQueue> flags;
-    uint8_t event_ids_held[64] = {};  // per HardEvent: bit i = id i held by a queue (TPipe::AllocEventID)
+    std::vector<FlagSlot> flags;  // [hard_event * 8 + id]
+    // Who holds each event id (TPipe::AllocEventID until ReleaseEventID): a queue buffer, the kernel, or an API
+    // (the Matmul client's message flag); [hard_event * 8 + id], with the holder's call site for messages.
+    struct IdHolder {
+        FlagOwner owner = FlagOwner::kNone;
+        const char* file = "";
+        int line = 0;
+        const char* what = "";
+    };
+    std::vector<IdHolder> id_holders;
     // call sites of instructions, for messages: per stream, runs of consecutive sequence numbers from one site
     struct SiteRun {
         uint32_t first_seq;

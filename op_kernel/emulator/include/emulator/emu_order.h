@@ -55,13 +55,36 @@ void GmWrite(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const
 
 // ---- synchronisation ----
 void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int line);
-void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
-void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
-// TPipe's event ids: AllocEventID (the lowest free id, held until released), ReleaseEventID, FetchEventID (the
-// lowest free id, not held).
-int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line);
+// A flag is one bit per (HardEvent, id) (CCE set_flag / wait_flag: two set_flag of one id and pipe pair without a
+// wait_flag between them are illegal; AscendC SetFlag / WaitFlag must be paired). So OrderSetFlag fails when a SetFlag
+// of that (event, id) is still pending, and, for the kernel's own SetFlag / WaitFlag (owner kKernel), when a queue
+// or an API holds the id (the AscendC ISASI SetFlag page: ids come from AllocEventID / FetchEventID, a self-chosen id
+// conflicts with the framework's events). OrderWaitFlag fails without a pending SetFlag (the device waits forever).
+void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                  FlagOwner owner = FlagOwner::kKernel);
+void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                   FlagOwner owner = FlagOwner::kKernel);
+// TPipe's event ids: AllocEventID (the lowest free id, held by `owner` until released), ReleaseEventID, FetchEventID
+// (the lowest id nobody holds, not held: a SetFlag pending on it is not seen, so two users of one fetched id collide).
+int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line, FlagOwner owner = FlagOwner::kQueue,
+                      const char* what = "");
 void OrderReleaseEventId(CoreContext& c, int hard_event, int event_id);
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line);
+// The kernel's TPipe::ReleaseEventID: only of an id the kernel holds (AllocEventID).
+void OrderKernelReleaseEventId(CoreContext& c, int hard_event, int event_id, const char* file, int line);
+// An API's internal SetFlag + WaitFlag on an id it takes with FetchEventID (CANN 8.1: the level-2 ReduceMax /
+// ReduceMin / ReduceSum end with V_S, S_V and S_MTE3 pairs, dav_c220/kernel_operator_vec_reduce_impl.h; the Matmul
+// client posts each message after an S_MTE3 pair, kfc_comm_client.h): fails when a SetFlag is pending on that id,
+// since the two would merge into one bit. The pair itself adds no ordering here (the emulator stays stricter than
+// the device: it does not let the kernel rely on the API's internal waits).
+void OrderApiFlagPair(CoreContext& c, int hard_event, const char* file, int line, const char* api);
+// An API that holds an event id with a SetFlag pending on it for the kernel's life (the Matmul client of split SoCs:
+// AllocEventID<MTE3_S> and SetFlag in its constructor, kfc_comm_client.h): the id is the API's, no kernel
+// SetFlag / WaitFlag may use it. Not traced (the flag is the API's internal state).
+void OrderApiHoldFlag(CoreContext& c, int hard_event, const char* file, int line, const char* what);
+// At the end of a kernel: a SetFlag of the kernel never waited for fails at its line (the flag stays set on the
+// device and merges with the next kernel's or hangs its wait).
+void OrderCheckPendingFlags(CoreContext& c);
 // SyncAll: every core of the launch (aiv_only: the vector cores; the cube cores serve requests synchronously)
 // reaches it before any goes on; includes PipeBarrier<PIPE_ALL>. Fails if a core returned without reaching it.
 void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api);

@@ -249,6 +249,18 @@ template <typename T> inline double DivideResult(const CoreContext& c, double a,
     return std::isfinite(far) ? far : nearest;
 }
 
+// The level-2 reductions' internal synchronisation (CANN 8.1 dav_c220 / dav_m200 kernel_operator_vec_reduce_impl.h and
+// the count forms of inner_kernel_operator_vec_reduce_intf.cppm): the result goes through the scalar unit after a
+// V_S pair, followed by S_V and S_MTE3 pairs, each on the id TPipe::FetchEventID returns. Not every path of every SoC
+// uses all three (ReduceMax with calIndex on one repeat uses none); the emulator checks all three on every call, so
+// a kernel flag pending across a reduction fails whatever path the count selects.
+inline void ReductionFlagPairs(CoreContext& c, const char* file, int line, const char* api)
+{
+    OrderApiFlagPair(c, HardEventOf(Pipe::kV, Pipe::kS), file, line, api);
+    OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kV), file, line, api);
+    OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kMte3), file, line, api);
+}
+
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                            const char* api)
 {
@@ -402,6 +414,7 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
         aqo_emu::UbWrite(c, work.byte_, need * sizeof(T), "work");
         aqo_emu::UbWrite(c, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), "dst");
+        aqo_emu::ReductionFlagPairs(c, file, line, api);
     }
     double best = 0;
     int64_t best_i = -1;
@@ -491,6 +504,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
         aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
         aqo_emu::UbWrite(c, dst.byte_, sizeof(T), "dst");
+        aqo_emu::ReductionFlagPairs(c, aqo_file, aqo_line, api);
     }
     std::vector<double> v(static_cast<size_t>(count));
     bool non_finite = false;

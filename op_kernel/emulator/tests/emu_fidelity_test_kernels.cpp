@@ -1,0 +1,219 @@
+// Fault kernels of the emulator's device-fidelity rules: what the device or the CANN 8.1.RC1 API does that a lenient
+// emulator would accept (flags as one bit, the Compare count forms, the scalar data cache, outputs and workspaces not
+// zeroed, the 310p Matmul's C write-back, mix kernels, SyncAll's preconditions, the API's UB scratch, per-API element
+// types, ...). Written against the AscendC API exactly as device kernels are.
+//
+// Each fault kernel is broken in one way; the faulty line carries a marker comment "FAULT(<name>)", and
+// tests/emulator/test_emulator_fidelity.py requires the EmulatorError at that line of this file. Each has a correct
+// twin "<name>_ok" (the same kernel done right) that must pass. Every kernel runs with
+//   x: 256 float32 (read-only GM, x[i] = i - 100), y: 256 float32 (read-write GM; FidelityEntry::y_init says whether
+//   it starts as data (zeros) or as an output the kernel must write completely), workspace: the SoC's system
+//   workspace followed by 64 KiB of the kernel's own, tiling: FidelityTiling.
+//
+// Included once by python/csrc/emulate_fidelity_faults.cpp; the SoC is chosen at run time by the launcher.
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+
+using namespace AscendC;
+
+namespace aqo_emu_fidelity {
+
+struct FidelityTiling {
+    uint32_t n;
+    uint32_t mode;
+};
+
+using Kernel = void (*)(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling);
+
+// How y starts: as data the host wrote (zeros), or as an output (poisoned, never written: every byte must be written
+// by the kernel before the launch ends).
+enum class YInit : uint32_t { kData = 0, kOutput };
+
+template <HardEvent E> inline void WaitPipe(TPipe& pipe)
+{
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(E));
+    SetFlag<E>(id);
+    WaitFlag<E>(id);
+}
+
+// A small int8 Matmul (A [8, 32] x B [32, 16] -> C int32 [8, 16]) and its tiling.
+using SmallMatmul = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                           MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+inline TCubeTiling SmallTiling()
+{
+    TCubeTiling t;
+    t.M = t.singleCoreM = 8;
+    t.N = t.singleCoreN = 16;
+    t.Ka = t.Kb = t.singleCoreK = 32;
+    t.baseM = 16;
+    t.baseN = 16;
+    t.baseK = 32;
+    t.depthA1 = t.depthB1 = 1;
+    t.stepM = t.stepN = t.stepKa = t.stepKb = 1;
+    t.transLength = 16 * 16 * 4;
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flags are one bit per (event, id)
+// ---------------------------------------------------------------------------------------------------------------
+
+// Two SetFlags of one event and id before their WaitFlags: they merge into one bit on the device.
+template <bool kOk> inline void FlagDoubleSet(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    SetFlag<HardEvent::V_S>(EVENT_ID0);
+    if (kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    Duplicate(t[8], 2.0f, 8);
+    SetFlag<HardEvent::V_S>(EVENT_ID0);  // FAULT(double_set_flag)
+    if (!kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    (void)t.GetValue(8);
+}
+
+// The kernel's own SetFlag on the id a VECIN queue's EnQue holds (MTE2_V id 0). The twin takes its own id.
+template <bool kOk> inline void FlagOnQueueHeldId(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(q, 1, 256);
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> in = q.AllocTensor<float>();
+    DataCopy(in, xg, 64);
+    q.EnQue(in);
+    LocalTensor<float> other = b.Get<float>();
+    DataCopy(other, xg[64], 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.AllocEventID<HardEvent::MTE2_V>()) : EVENT_ID0;
+    SetFlag<HardEvent::MTE2_V>(id);  // FAULT(set_flag_on_queue_held_id)
+    WaitFlag<HardEvent::MTE2_V>(id);
+    if (kOk) pipe.ReleaseEventID<HardEvent::MTE2_V>(id);
+    LocalTensor<float> got = q.DeQue<float>();
+    Add(got, got, other, 64);
+    q.FreeTensor(got);
+}
+
+// A SetFlag never waited for: SetFlag and WaitFlag must be paired.
+template <bool kOk> inline void FlagLeftPending(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 64);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID3);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID3);
+    DataCopy(yg, t, 64);
+    SetFlag<HardEvent::MTE3_V>(EVENT_ID3);  // FAULT(set_flag_left_pending)
+    if (kOk) WaitFlag<HardEvent::MTE3_V>(EVENT_ID3);
+}
+
+// A kernel flag pending across a ReduceMax: the API's internal V_S pair takes the same id from FetchEventID. The
+// twin holds its id with AllocEventID, so the API's FetchEventID returns another.
+template <bool kOk> inline void FlagPendingAcrossReduce(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(w, 64);
+    pipe.InitBuffer(d, 32);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    Abs(t, t, 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.AllocEventID<HardEvent::V_S>())
+                           : static_cast<event_t>(pipe.FetchEventID<HardEvent::V_S>());
+    SetFlag<HardEvent::V_S>(id);  // the kernel means to read t[0] later
+    PipeBarrier<PIPE_V>();
+    ReduceMax(d.Get<float>(), t, w.Get<float>(), 64, false);  // FAULT(flag_pending_across_reduce)
+    WaitFlag<HardEvent::V_S>(id);
+    if (kOk) pipe.ReleaseEventID<HardEvent::V_S>(id);
+    (void)t.GetValue(0);
+    WaitPipe<HardEvent::V_S>(pipe);
+    (void)d.Get<float>().GetValue(0);
+}
+
+// ReleaseEventID of an id the kernel never allocated (a queue's).
+template <bool kOk> inline void ReleaseForeignEventId(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> in = q.AllocTensor<float>();
+    DataCopy(in, xg, 64);
+    q.EnQue(in);
+    const int32_t mine = pipe.AllocEventID<HardEvent::MTE2_V>();  // id 1: the queue holds id 0
+    pipe.ReleaseEventID<HardEvent::MTE2_V>(kOk ? mine : 0);  // FAULT(release_foreign_event_id)
+    if (!kOk) pipe.ReleaseEventID<HardEvent::MTE2_V>(mine);
+    LocalTensor<float> got = q.DeQue<float>();
+    q.FreeTensor(got);
+}
+
+// On split SoCs the Matmul client (REGIST_MATMUL_OBJ) holds MTE3_S id 0 with a SetFlag pending between messages: a
+// kernel SetFlag / WaitFlag of MTE3_S with id 0 takes the client's bit. ascend310p has no client (accepted there).
+template <bool kOk> inline void FlagOnMatmulClientId(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    TBuf<TPosition::VECCALC> b;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.FetchEventID<HardEvent::MTE3_S>()) : EVENT_ID0;
+    SetFlag<HardEvent::MTE3_S>(id);  // FAULT(flag_on_matmul_client_id)
+    WaitFlag<HardEvent::MTE3_S>(id);
+    (void)x;
+}
+
+struct FidelityEntry {
+    const char* name;
+    Kernel kernel;
+    uint32_t block_dim = 1;
+    YInit y_init = YInit::kData;
+    bool y_shared = false;
+};
+
+#define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \
+    {NAME, &KERNEL<false>, __VA_ARGS__}, { NAME "_ok", &KERNEL<true>, __VA_ARGS__ }
+
+// Every fault kernel followed by its correct twin ("<name>_ok").
+inline const FidelityEntry* FidelityKernels(size_t* count)
+{
+    static const FidelityEntry kEntries[] = {
+        AQO_FIDELITY("double_set_flag", FlagDoubleSet, 1),
+        AQO_FIDELITY("set_flag_on_queue_held_id", FlagOnQueueHeldId, 1),
+        AQO_FIDELITY("set_flag_left_pending", FlagLeftPending, 1),
+        AQO_FIDELITY("flag_pending_across_reduce", FlagPendingAcrossReduce, 1),
+        AQO_FIDELITY("release_foreign_event_id", ReleaseForeignEventId, 1),
+        AQO_FIDELITY("flag_on_matmul_client_id", FlagOnMatmulClientId, 1),
+    };
+    *count = sizeof(kEntries) / sizeof(kEntries[0]);
+    return kEntries;
+}
+#undef AQO_FIDELITY
+
+}  // namespace aqo_emu_fidelity

@@ -1,0 +1,95 @@
+"""The emulator is at least as strict as the device and the CANN 8.1.RC1 API where a lenient model would accept a
+wrong kernel: flags are one bit, the API's own synchronisation and UB scratch, the Compare count forms, the scalar
+data cache, outputs and workspaces that are not zeroed, the 310p Matmul's C write-back, mix kernels, SyncAll's
+preconditions, per-API element types, ...
+
+Each fault kernel in op_kernel/emulator/tests/emu_fidelity_test_kernels.cpp is broken in one way; its faulty line
+carries ``FAULT(<name>)``. The test reads the marker's line from the source (the file itself is the reference) and
+requires the EmulatorError to name that file and line, the SoC and core, and the rule. Where a rule depends on the
+SoC, the same kernel must pass on the SoCs where it is legal. Every fault kernel has a correct twin (``<name>_ok``),
+which must pass on every SoC.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from ascend_quant_ops.errors import EmulatorError
+
+import ascend_quant_ops_testing as _testing  # the fault kernels' module (tests/emulator/conftest.py)
+
+KERNEL_FILE = (pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests"
+               / "emu_fidelity_test_kernels.cpp")
+ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+SPLIT_SOCS = ("ascend910b", "ascend910_95")
+
+
+def _fault_lines() -> dict[str, int]:
+    lines = {}
+    for number, text in enumerate(KERNEL_FILE.read_text().splitlines(), start=1):
+        m = re.search(r"FAULT\((\w+)\)", text)
+        if m:
+            assert m.group(1) not in lines, f"marker {m.group(1)} appears twice"
+            lines[m.group(1)] = number
+    return lines
+
+
+FAULT_LINES = _fault_lines()
+
+# fault name -> (SoCs on which the kernel must be refused, words the message must contain[, faulting core])
+EXPECTED = {
+    # flags are one bit per (event, id)
+    "double_set_flag": (ALL_SOCS, ["SetFlag(HardEvent::V_S, id 0)", "still pending", "one bit"]),
+    "set_flag_on_queue_held_id": (ALL_SOCS, ["SetFlag(HardEvent::MTE2_V, id 0)", "held by a TPipe queue",
+                                             "EnQue at", "AllocEventID or FetchEventID"]),
+    "set_flag_left_pending": (ALL_SOCS, ["SetFlag(HardEvent::MTE3_V, id 3)", "never waited for"]),
+    "flag_pending_across_reduce": (ALL_SOCS, ["ReduceMax synchronises internally", "HardEvent::V_S, id 0",
+                                              "FetchEventID", "pending"]),
+    "release_foreign_event_id": (ALL_SOCS, ["ReleaseEventID(HardEvent::MTE2_V, id 0)", "held by a TPipe queue"]),
+    "flag_on_matmul_client_id": (SPLIT_SOCS, ["SetFlag(HardEvent::MTE3_S, id 0)", "held by an AscendC API",
+                                              "Matmul client"]),
+}
+
+
+def test_every_fault_kernel_has_a_marker_an_expectation_and_a_twin():
+    names = set(_testing.emulator_fidelity_names())
+    faults = {n for n in names if not n.endswith("_ok")}
+    assert faults == set(FAULT_LINES), "fault kernels and FAULT() markers disagree"
+    assert faults == set(EXPECTED), "every fault kernel needs an expectation here"
+    assert {n + "_ok" for n in faults} == names - faults, "every fault kernel needs a correct twin"
+
+
+_CASES = [(name, soc) for name in sorted(EXPECTED) for soc in ALL_SOCS]
+
+
+@pytest.mark.parametrize("name,soc", _CASES)
+def test_fault_is_caught_at_the_kernel_line(name, soc):
+    socs, words, *rest = EXPECTED[name]
+    if soc not in socs:
+        # The same kernel is legal on this SoC: the check must depend on the SoC model.
+        _testing.emulator_fidelity_run(name, soc)
+        assert _testing.emulator_last_run_stats()["completed"] is True
+        return
+    with pytest.raises(EmulatorError) as info:
+        _testing.emulator_fidelity_run(name, soc)
+    err = info.value
+    message = str(err)
+    line = FAULT_LINES[name]
+    assert f"emu_fidelity_test_kernels.cpp:{line}:" in message, message
+    assert err.kernel_line == line
+    core = rest[0] if rest else 0
+    block_dim = _testing.emulator_fidelity_block_dim(name)
+    assert err.soc == soc and f"[{soc} core {core}/{block_dim}" in message, message
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
+    stats = _testing.emulator_last_run_stats()
+    assert stats["completed"] is False and stats["error"] == message
+
+
+@pytest.mark.parametrize("soc", ALL_SOCS)
+@pytest.mark.parametrize("name", sorted(n + "_ok" for n in EXPECTED))
+def test_correct_twin_passes(name, soc):
+    _testing.emulator_fidelity_run(name, soc)
+    assert _testing.emulator_last_run_stats()["completed"] is True
