@@ -189,6 +189,65 @@ template <bool kOk> inline void FlagOnMatmulClientId(GM_ADDR x, GM_ADDR y, GM_AD
     (void)x;
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Compare / CompareScalar count forms
+// ---------------------------------------------------------------------------------------------------------------
+
+// 40 floats are not one whole 256-byte repeat: the device compares none of them (the mask keeps stale bits).
+template <bool kOk> inline void ComparePartialRepeat(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(m, 32);
+    pipe.InitBuffer(o, 256);
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = a.Get<float>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    LocalTensor<float> r = o.Get<float>();
+    DataCopy(t, xg[80], 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    CompareScalar(mask, t, 0.0f, CMPMODE::GT, kOk ? 64u : 40u);  // FAULT(compare_partial_repeat)
+    PipeBarrier<PIPE_V>();
+    Select(r, mask, t, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, r, 64);
+}
+
+// int32 Compare with GT: the int32 instruction compares for equality only (ascend910b); ascend310p has no int32
+// Compare. The twin compares the float values.
+template <bool kOk> inline void CompareInt32NotEq(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> f;
+    TBuf<TPosition::VECCALC> i;
+    TBuf<TPosition::VECCALC> m;
+    pipe.InitBuffer(f, 512);
+    pipe.InitBuffer(i, 512);
+    pipe.InitBuffer(m, 32);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> fv = f.Get<float>();
+    LocalTensor<int32_t> iv = i.Get<int32_t>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    DataCopy(fv, xg, 128);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    if (kOk) {
+        Compare(mask, fv, fv[64], CMPMODE::GT, 64);
+    } else {
+        Cast(iv, fv, RoundMode::CAST_RINT, 128);
+        PipeBarrier<PIPE_V>();
+        Compare(mask, iv, iv[64], CMPMODE::GT, 64);  // FAULT(compare_int32_not_eq)
+    }
+    WaitPipe<HardEvent::V_S>(pipe);
+    (void)mask.GetValue(0);
+}
+
 struct FidelityEntry {
     const char* name;
     Kernel kernel;
@@ -210,6 +269,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("flag_pending_across_reduce", FlagPendingAcrossReduce, 1),
         AQO_FIDELITY("release_foreign_event_id", ReleaseForeignEventId, 1),
         AQO_FIDELITY("flag_on_matmul_client_id", FlagOnMatmulClientId, 1),
+        AQO_FIDELITY("compare_partial_repeat", ComparePartialRepeat, 1),
+        AQO_FIDELITY("compare_int32_not_eq", CompareInt32NotEq, 1),
     };
     *count = sizeof(kEntries) / sizeof(kEntries[0]);
     return kEntries;
