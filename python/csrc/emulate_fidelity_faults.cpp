@@ -49,14 +49,18 @@ nb::bytes Run(const std::string& name, const std::string& soc, uint32_t mode)
     t.n = 64;
     t.mode = mode;
     aqo_emu::Launcher launch(soc, e.name);
+    if (e.kernel_type >= 0) {
+        launch.SetKernelType(e.kernel_type);
+    }
     const uint64_t reserve = launch.soc().system_workspace_bytes;
     const uint64_t ws_bytes = reserve + 65536;
     std::unique_ptr<uint8_t[]> ws(new uint8_t[ws_bytes]);
+    std::memset(ws.get() + reserve, 0, 65536);
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
     const aqo_emu::GmAccess y_access =
         e.y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite;
     uint8_t* gy = launch.AddGm("y", y.data(), y.size(), y_access);
-    uint8_t* gw = launch.AddWorkspace("workspace", ws.get(), ws_bytes, reserve);
+    uint8_t* gw = e.workspace ? launch.AddWorkspace("workspace", ws.get(), ws_bytes, reserve) : nullptr;
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));
     {
         nb::gil_scoped_release release;

@@ -114,6 +114,7 @@ void RunBlock(LaunchState& L, uint32_t b)
     core.block_dim = L.block_dim;
     core.is_aiv = L.is_aiv;
     core.split_cores = L.soc.id != SocId::kAscend310P;
+    core.cube_ratio = L.default_kernel_type == 5 ? 2u : 1u;  // KERNEL_TYPE_MIX_AIC_1_2 (emu_kernel_type.h)
     // Stale contents of a real UB are unknown; a fixed pattern keeps runs reproducible and the shadow
     // (ub_defined = 0) makes any read of it an error.
     core.ub.assign(L.soc.ub_bytes, 0xA5);
@@ -306,6 +307,8 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
     L.block_dim = block_dim;
     L.is_aiv = is_aiv_;
     L.tiling_key = tiling_key_;
+    L.default_kernel_type = soc_.split_cores ? kernel_type_ : -1;
+    L.partial_mix_group = partial_mix_group_;
     L.tiling = tiling_.empty() ? nullptr : tiling_.data();
     for (GmRegion& g : gm_) {
         if (g.name == "tiling") L.tiling_bytes = g.bytes;

@@ -968,14 +968,6 @@ void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, con
     o.remote = all;
 }
 
-void SetKernelTaskType(int kernel_meta_type)
-{
-    CoreContext* c = CurrentCore();
-    if (c == nullptr) return;
-    // KernelMetaType: ..., KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5 (kernel_operator.h here)
-    c->cube_ratio = kernel_meta_type == 5 ? 2u : 1u;
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // the cube
 // ---------------------------------------------------------------------------------------------------------------

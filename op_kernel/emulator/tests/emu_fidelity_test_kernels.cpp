@@ -248,13 +248,122 @@ template <bool kOk> inline void CompareInt32NotEq(GM_ADDR x, GM_ADDR, GM_ADDR, G
     (void)mask.GetValue(0);
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Mix kernels, SyncAll's preconditions, REGIST_MATMUL_OBJ
+// ---------------------------------------------------------------------------------------------------------------
+
+// A 1:2 mix kernel (two vector blocks, one cube core) splitting y's 256 floats between its vector workers: the
+// workers are GetBlockNum() * GetTaskRation() (GetBlockNum() is the cube cores). Dividing by GetBlockNum() alone gives
+// each worker twice its share: worker 1 writes past y.
+template <bool kOk> inline void MixBlockNum(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    const uint32_t workers = static_cast<uint32_t>(GetBlockNum() * (kOk ? GetTaskRation() : 1));
+    const uint32_t per = 256 / workers;
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), per);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * per], t, per);  // FAULT(mix_block_num)
+}
+
+// The software SyncAll in a 1:2 mix kernel: its slots are per cube core (get_block_idx), shared by the two vector
+// cores. The twin uses the hardware SyncAll<false>() there (and the software one where there is no mix kernel).
+// y: the software form's workspace (zero at launch, shared).
+template <bool kOk> inline void SoftwareSyncAllInMix(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 256);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    if (kOk && GetTaskRation() == 2) {
+        SyncAll<false>();
+    } else {
+        SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_in_mix)
+    }
+}
+
+// The hardware SyncAll<true>() in a 1:2 mix kernel: isAIVOnly must be false there.
+template <bool kOk> inline void HardwareSyncAllTrueInMix(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    if (kOk) {
+        SyncAll<false>();
+    } else {
+        SyncAll<true>();  // FAULT(hardware_sync_all_aiv_only_in_mix)
+    }
+}
+
+// A SyncAll on more blocks than the SoC has cores (65: more than any SoC's vector or AI cores): the framework runs
+// the blocks in rounds and the barrier hangs. The twin runs 8 blocks. y: the software form's workspace.
+template <bool kOk> inline void SyncAllOverCoreCount(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 8 * 32);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(sync_all_over_core_count)
+}
+
+// The hardware SyncAll in a launch without a workspace (a tiling that sets workspace size 0).
+template <bool kOk> inline void HardwareSyncAllWithoutWorkspace(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    SyncAll();  // FAULT(hardware_sync_all_without_workspace)
+}
+
+// A Matmul object in a kernel the build makes a vector-only kernel (KERNEL_TYPE_AIV_ONLY): no cube core starts.
+template <bool kOk> inline void MatmulWithoutMixType(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);  // FAULT(matmul_without_mix_type)
+}
+
+// REGIST_MATMUL_OBJ given the kernel's own workspace (GetUserWorkspace) instead of the system workspace.
+template <bool kOk> inline void MatmulUserWorkspace(GM_ADDR, GM_ADDR, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    GM_ADDR ws = kOk ? GetSysWorkSpacePtr() : GetUserWorkspace(workspace);
+    REGIST_MATMUL_OBJ(&pipe, ws, mm, &tiling);  // FAULT(regist_matmul_user_workspace)
+}
+
+// KERNEL_TYPE_AIV_ONLY on ascend310p: its AI cores have no separate vector cores (the twin declares nothing).
+template <bool kOk> inline void KernelTypeOn310p(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    if (!kOk) {
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // FAULT(aiv_only_on_310p)
+    }
+}
+
+// A 1:2 mix kernel launched on 3 vector blocks: the cube cores start their vector cores in pairs.
+template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
+}
+
 struct FidelityEntry {
     const char* name;
     Kernel kernel;
     uint32_t block_dim = 1;
     YInit y_init = YInit::kData;
     bool y_shared = false;
+    int kernel_type = -1;      // Launcher::SetKernelType: the type the build gives the kernel (split SoCs), -1 none
+    bool workspace = true;     // the launch has a workspace (the SoC's system part, then 64 KiB)
 };
+
+constexpr int kMix = 5;       // KERNEL_TYPE_MIX_AIC_1_2
+constexpr int kAivOnly = 0;   // KERNEL_TYPE_AIV_ONLY
 
 #define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \
     {NAME, &KERNEL<false>, __VA_ARGS__}, { NAME "_ok", &KERNEL<true>, __VA_ARGS__ }
@@ -268,9 +377,23 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("set_flag_left_pending", FlagLeftPending, 1),
         AQO_FIDELITY("flag_pending_across_reduce", FlagPendingAcrossReduce, 1),
         AQO_FIDELITY("release_foreign_event_id", ReleaseForeignEventId, 1),
-        AQO_FIDELITY("flag_on_matmul_client_id", FlagOnMatmulClientId, 1),
+        AQO_FIDELITY("flag_on_matmul_client_id", FlagOnMatmulClientId, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("compare_partial_repeat", ComparePartialRepeat, 1),
         AQO_FIDELITY("compare_int32_not_eq", CompareInt32NotEq, 1),
+        AQO_FIDELITY("mix_block_num", MixBlockNum, 2, YInit::kData, false, kMix),
+        AQO_FIDELITY("software_sync_all_in_mix", SoftwareSyncAllInMix, 2, YInit::kData, true, kMix),
+        AQO_FIDELITY("hardware_sync_all_aiv_only_in_mix", HardwareSyncAllTrueInMix, 2, YInit::kData, false, kMix),
+        {"sync_all_over_core_count", &SyncAllOverCoreCount<false>, 65, YInit::kData, true},
+        {"sync_all_over_core_count_ok", &SyncAllOverCoreCount<true>, 8, YInit::kData, true},
+        {"hardware_sync_all_without_workspace", &HardwareSyncAllWithoutWorkspace<false>, 2, YInit::kData, false, -1,
+         false},
+        {"hardware_sync_all_without_workspace_ok", &HardwareSyncAllWithoutWorkspace<true>, 2},
+        {"matmul_without_mix_type", &MatmulWithoutMixType<false>, 1, YInit::kData, false, kAivOnly},
+        {"matmul_without_mix_type_ok", &MatmulWithoutMixType<true>, 1, YInit::kData, false, kMix},
+        AQO_FIDELITY("regist_matmul_user_workspace", MatmulUserWorkspace, 1, YInit::kData, false, kMix),
+        AQO_FIDELITY("aiv_only_on_310p", KernelTypeOn310p, 1),
+        {"mix_odd_blocks", &MixOddBlocks<false>, 3},
+        {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };
     *count = sizeof(kEntries) / sizeof(kEntries[0]);
     return kEntries;

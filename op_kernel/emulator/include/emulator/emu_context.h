@@ -313,6 +313,7 @@ struct CoreContext {
     UbShadow* shadow = nullptr;
     CoreTrace* trace = nullptr;
     uint32_t cube_ratio = 1;          // vector cores per cube core (KERNEL_TASK_TYPE_DEFAULT)
+    int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
 

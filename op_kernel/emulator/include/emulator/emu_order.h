@@ -88,8 +88,6 @@ void OrderCheckPendingFlags(CoreContext& c);
 // SyncAll: every core of the launch (aiv_only: the vector cores; the cube cores serve requests synchronously)
 // reaches it before any goes on; includes PipeBarrier<PIPE_ALL>. Fails if a core returned without reaching it.
 void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api);
-// KERNEL_TASK_TYPE_DEFAULT: the kernel's core mix (vector cores per cube core for the trace's cube cores).
-void SetKernelTaskType(int kernel_meta_type);
 
 // ---- the Matmul API's cube (include/lib/matmul_intf.h) ----
 // A synchronous request of the current vector core to its cube core (IterateAll): begin, the cube's GM accesses,

@@ -56,6 +56,14 @@ public:
         kernel_tag_ = kernel_tag;
     }
 
+    // The kernel type (KernelMetaType, emu_kernel_type.h) the build gives a kernel that does not declare one with
+    // KERNEL_TASK_TYPE_DEFAULT (CANN infers it from the code: a kernel with a Matmul object is a mix kernel). Applies
+    // on split SoCs only (310p kernels are AI-core kernels). The kernel's own declaration wins.
+    void SetKernelType(int kernel_meta_type) { kernel_type_ = kernel_meta_type; }
+    // Test scaffolding only: a 1:2 mix kernel launched on an odd number of vector blocks (the last cube core's second
+    // vector core is not emulated). Product runners launch whole pairs.
+    void AllowPartialMixGroup(bool allow) { partial_mix_group_ = allow; }
+
     // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
     void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
 
@@ -79,6 +87,8 @@ private:
     uint64_t tiling_key_ = 0;
     std::string kernel_tag_;  // empty: SetTilingKey not called (key 0, not checked)
     bool is_aiv_ = true;
+    int kernel_type_ = -1;
+    bool partial_mix_group_ = false;
     RunOptions options_;
     RunStats stats_;
     std::shared_ptr<const RunTrace> trace_;

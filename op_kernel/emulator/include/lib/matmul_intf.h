@@ -1066,12 +1066,13 @@ inline void AqoEmuRegistMatmul(const char* file, int line, TPipe* pipe, MM& mm, 
 // an MTE3_S event id with AllocEventID and keeps a SetFlag pending on it between messages), then each object is
 // initialised with its tiling.
 template <class... Objs>
-inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, Objs&&... objs)
+inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, const void* workspace, Objs&&... objs)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
     if (pipe == nullptr) {
         aqo_emu::Fail(file, line, "REGIST_MATMUL_OBJ: no TPipe");
     }
+    aqo_emu::CheckMatmulRegistration(c, workspace, file, line);
     if (c.soc.id != aqo_emu::SocId::kAscend310P) {
         aqo_emu::OrderApiHoldFlag(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kS), file, line,
                                   "the Matmul client's message flag (REGIST_MATMUL_OBJ)");
@@ -1082,5 +1083,5 @@ inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, Objs&
 }  // namespace AscendC
 
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
-    ((void)(workspace), ::AscendC::AqoEmuRegistMatmulObj(__FILE__, __LINE__, (tpipe), __VA_ARGS__))
+    ::AscendC::AqoEmuRegistMatmulObj(__FILE__, __LINE__, (tpipe), static_cast<const void*>(workspace), __VA_ARGS__)
 #define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ
