@@ -59,7 +59,8 @@ nb::bytes Run(const std::string& name, const std::string& soc, uint32_t mode)
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
     const aqo_emu::GmAccess y_access =
         e.y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite;
-    uint8_t* gy = launch.AddGm("y", y.data(), y.size(), y_access);
+    uint8_t* gy = launch.AddGm("y", y.data(), y.size(), y_access,
+                               e.y_init == YInit::kOutput ? aqo_emu::GmInit::kOutput : aqo_emu::GmInit::kData);
     uint8_t* gw = e.workspace ? launch.AddWorkspace("workspace", ws.get(), ws_bytes, reserve) : nullptr;
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));
     {

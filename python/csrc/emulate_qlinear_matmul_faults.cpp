@@ -551,8 +551,8 @@ void RunFault(const std::string& name, const std::string& soc)
         MatmulTestLaunch setup(launch);
         uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
         uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-        uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
-        uint8_t* gw = launch.AddGm("w", w.data(), w.size(), aqo_emu::GmAccess::kReadWrite);
+        uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
+        uint8_t* gw = launch.AddGm("w", w.data(), w.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
         launch.Run(1, [&] { f.kernel(ga, gb, gc, gw); });  // the EmulatorError propagates (bind_emulator.cpp)
         return;
     }
@@ -590,7 +590,7 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
     launch.Run(1, [&] {
         if (!a_unsigned && !b_unsigned) {
             if (config == "norm") {
@@ -640,8 +640,8 @@ nb::bytes RunBlocksDemo(const std::string& soc, const nb::bytes& a_in, const nb:
     MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
-    uint8_t* gw = launch.AddGm("workspace", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
+    uint8_t* gw = launch.AddGm("workspace", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
     launch.Run(1, [&] {
         TPipe pipe;
         if (form == "sync") {

@@ -51,8 +51,11 @@ std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_t
         launch.AllowPartialMixGroup(true);
     }
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
+    // y is test data here (zeros the host wrote: several kernels use part of it as a SyncAll workspace), not an
+    // output the kernels must write completely; the device-fidelity kernels test outputs (emulate_fidelity_faults.cpp).
     uint8_t* gy = launch.AddGm("y", y.data(), y.size(),
-                               y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite);
+                               y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite,
+                               aqo_emu::GmInit::kData);
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));
     nb::gil_scoped_release release;
     launch.Run(block_dim, [&] { kernel(gx, gy, gt); });

@@ -29,8 +29,7 @@ SPLIT_SOCS = ("ascend910b", "ascend910_95")
 def _fault_lines() -> dict[str, int]:
     lines = {}
     for number, text in enumerate(KERNEL_FILE.read_text().splitlines(), start=1):
-        m = re.search(r"// FAULT\((\w+)\)", text)
-        if m:
+        for m in re.finditer(r"FAULT\((\w+)\)", text.partition("//")[2]):
             assert m.group(1) not in lines, f"marker {m.group(1)} appears twice"
             lines[m.group(1)] = number
     return lines
@@ -73,10 +72,19 @@ EXPECTED = {
                                              "KERNEL_TYPE_MIX_AIC_1_2"]),
     "regist_matmul_user_workspace": (SPLIT_SOCS, ["REGIST_MATMUL_OBJ", "not GetSysWorkSpacePtr()"]),
     "aiv_only_on_310p": (("ascend310p",), ["KERNEL_TYPE_AIV_ONLY is not supported on ascend310p"]),
+    # outputs and the workspace are not zeroed: poisoned, every output byte written, no read of unwritten bytes
+    "output_left_unwritten": (ALL_SOCS, ["output 'y' (1024 bytes)", "256 bytes were never written",
+                                         "first at byte 768", "not zeroed"]),
+    "workspace_read_unwritten": (ALL_SOCS, ["GlobalTensor::GetValue reads byte", "of GM buffer 'workspace'",
+                                            "nothing wrote in this launch", "reused pool"]),
+    "workspace_dma_unwritten": (ALL_SOCS, ["DataCopy", "never written"]),
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
 }
+
+# Faults found at the end of the launch (an output left partly unwritten): their marker is the kernel's last write.
+END_OF_LAUNCH = {"output_left_unwritten"}
 
 # Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels).
 TWIN_SOCS = {
@@ -110,11 +118,16 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
     err = info.value
     message = str(err)
     line = FAULT_LINES[name]
-    assert f"emu_fidelity_test_kernels.cpp:{line}:" in message, message
-    assert err.kernel_line == line
-    core = rest[0] if rest else 0
-    block_dim = _testing.emulator_fidelity_block_dim(name)
-    assert err.soc == soc and f"[{soc} core {core}/{block_dim}" in message, message
+    if name in END_OF_LAUNCH:
+        # Nothing faults at a line: the launch ends with bytes unwritten; the error names the kernel's last write.
+        assert f"last write to it: " in message and f"emu_fidelity_test_kernels.cpp:{line}" in message, message
+        assert err.soc == soc
+    else:
+        assert f"emu_fidelity_test_kernels.cpp:{line}:" in message, message
+        assert err.kernel_line == line
+        core = rest[0] if rest else 0
+        block_dim = _testing.emulator_fidelity_block_dim(name)
+        assert err.soc == soc and f"[{soc} core {core}/{block_dim}" in message, message
     for word in (words[soc] if isinstance(words, dict) else words):
         assert word in message, f"{word!r} not in {message!r}"
     stats = _testing.emulator_last_run_stats()

@@ -175,6 +175,37 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
     }
 }
 
+int64_t GmFirstUnwritten(const CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
+{
+    const GmRegion& r = (*c.gm)[region];
+    if (!GmTracksWrites(r) || r.written.empty()) return -1;
+    const uint8_t* w = r.written.data();
+    for (uint64_t i = offset; i < offset + nbytes; ++i) {
+        if (!w[i]) return static_cast<int64_t>(i);
+    }
+    return -1;
+}
+
+void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
+{
+    GmRegion& r = (*c.gm)[region];
+    if (!GmTracksWrites(r) || r.written.empty() || nbytes == 0) return;
+    std::memset(r.written.data() + offset, 1, nbytes);
+}
+
+void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                        const char* api)
+{
+    const int64_t first = GmFirstUnwritten(c, region, offset, nbytes);
+    if (first < 0) return;
+    const GmRegion& r = (*c.gm)[region];
+    Fail(file, line,
+         std::string(api) + " reads byte " + std::to_string(first) + " of GM buffer '" + r.name +
+             "', which nothing wrote in this launch: on the device " +
+             (r.is_workspace ? "the workspace comes from a reused pool" : "an output comes from an allocator") +
+             " and holds whatever its previous user left, not zeros (write it first)");
+}
+
 void CheckElemTypeOnSoc(CoreContext& c, ElemType t, const char* file, int line, const char* api)
 {
     if (t == ElemType::kBFloat16 && !c.soc.has_bfloat16) {

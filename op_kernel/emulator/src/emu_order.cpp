@@ -662,6 +662,12 @@ void RecordGmTouch(CoreContext& c, int region, uint64_t b, uint64_t nbytes, bool
     if (per_region.size() < c.gm->size()) per_region.resize(c.gm->size());
     auto& list = per_region[region];
     const uint64_t e = b + nbytes;
+    if (write && GmTracksWrites(r)) {
+        GmMarkWritten(c, region, b, nbytes);
+        GmRegion& w = (*c.gm)[region];
+        w.last_write_file = file;
+        w.last_write_line = line;
+    }
     if (!list.empty() && b >= list.back().first && b <= list.back().second) {
         if (e > list.back().second) list.back().second = e;
     } else {
@@ -1029,7 +1035,7 @@ uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line)
 
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
-                  const char* file, int line, const char* api)
+                  const char* file, int line, const char* api, bool require_written)
 {
     if (rows == 0 || row_bytes == 0) return;
     const uint64_t span = (rows - 1) * row_stride_bytes + row_bytes;
@@ -1043,6 +1049,7 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
     }
     for (uint64_t i = 0; i < rows; ++i) {
         const uint64_t off = first + i * row_stride_bytes;
+        if (!write && require_written) CheckGmReadWritten(c, region, off, row_bytes, file, line, api);
         RecordGmTouch(c, region, off, row_bytes, write, file, line, api);
         // The cube's result is computed after this check (IterateAll writes C next): no value comparison.
         GmOrderAccess(c, region, off, row_bytes, write, nullptr);

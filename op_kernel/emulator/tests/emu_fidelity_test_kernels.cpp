@@ -352,6 +352,62 @@ template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Outputs and the workspace are not zeroed
+// ---------------------------------------------------------------------------------------------------------------
+
+// y is an output: the kernel writes 192 of its 256 floats, the last 64 keep the allocator's garbage. The error comes
+// at the end of the launch, naming the first unwritten byte and the kernel's last write to y (this line).
+template <bool kOk> inline void OutputLeftUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 256);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, kOk ? 256u : 192u);  // FAULT(output_left_unwritten)
+}
+
+// A scalar read of a workspace counter the kernel never wrote: 0 only if the pool happened to hold 0. The twin
+// initialises it first.
+template <bool kOk> inline void WorkspaceReadUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
+{
+    GlobalTensor<int32_t> counter;
+    counter.SetGlobalBuffer((__gm__ int32_t*)GetUserWorkspace(workspace), 8);
+    GlobalTensor<int32_t> yg;
+    yg.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    if (kOk) counter.SetValue(0, 0);
+    const int32_t n = counter.GetValue(0);  // FAULT(workspace_read_unwritten)
+    yg.SetValue(0, n + 1);
+}
+
+// A DMA read of workspace bytes never written: the UB copy holds garbage, caught where it is used (copied to y).
+// The twin writes the workspace first (and orders the write before the read).
+template <bool kOk> inline void WorkspaceDmaUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> wg;
+    wg.SetGlobalBuffer((__gm__ float*)GetUserWorkspace(workspace), 64);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> u = t[64];
+    if (kOk) {
+        Duplicate(t, 2.0f, 64);
+        WaitPipe<HardEvent::V_MTE3>(pipe);
+        DataCopy(wg, t, 64);
+        WaitPipe<HardEvent::MTE3_MTE2>(pipe);
+    }
+    DataCopy(u, wg, 64);
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    DataCopy(yg, u, 64);  // FAULT(workspace_dma_unwritten)
+}
+
 struct FidelityEntry {
     const char* name;
     Kernel kernel;
@@ -392,6 +448,9 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         {"matmul_without_mix_type_ok", &MatmulWithoutMixType<true>, 1, YInit::kData, false, kMix},
         AQO_FIDELITY("regist_matmul_user_workspace", MatmulUserWorkspace, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("aiv_only_on_310p", KernelTypeOn310p, 1),
+        AQO_FIDELITY("output_left_unwritten", OutputLeftUnwritten, 1, YInit::kOutput),
+        AQO_FIDELITY("workspace_read_unwritten", WorkspaceReadUnwritten, 1),
+        AQO_FIDELITY("workspace_dma_unwritten", WorkspaceDmaUnwritten, 1),
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };

@@ -95,12 +95,25 @@ const RunOptions& DefaultRunOptions();
 // kernel orders its cores' writes itself (e.g. a workspace handed from core to core with SyncAll).
 enum class GmAccess : int { kReadOnly = 0, kReadWrite, kReadWriteShared };
 
+// What a GM buffer holds when the launch starts. On the device outputs come from torch.empty / the framework's
+// allocator and the workspace from a reused pool: neither is zeroed. kUndefined and kOutput buffers are filled with a
+// poison pattern at each Run and carry a per-byte "written in this launch" shadow: a scalar or cube read of a byte
+// never written fails, a DMA read gives uninitialised UB bytes (caught where they are used); a kOutput buffer must
+// be written completely by the end of the launch. kData: bytes the host wrote (inputs, or test data).
+enum class GmInit : int { kData = 0, kUndefined, kOutput };
+// The byte the emulator fills kUndefined / kOutput buffers with at launch, and writes where the device writes garbage.
+constexpr uint8_t kGmGarbage = 0xA5;
+
 struct GmRegion {
     std::string name;
     uint8_t* base = nullptr;
     uint64_t bytes = 0;
     GmAccess access = GmAccess::kReadOnly;
     std::vector<uint8_t> writer;  // per byte: 0 = not written in this launch, else block_idx + 1 (kReadWrite)
+    GmInit init = GmInit::kData;
+    std::vector<uint8_t> written;  // kUndefined / kOutput: per byte, 1 = written in this launch
+    const char* last_write_file = nullptr;  // kOutput: the kernel line of the latest write (named when bytes remain)
+    int last_write_line = 0;
     // The launch's workspace (Launcher::AddWorkspace): its first reserved_bytes are the system workspace, which no
     // kernel access may touch (emulator/launch_contract.h).
     bool is_workspace = false;
@@ -370,6 +383,16 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
 void RecordGmWriteTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
                         const char* api);
 void RecordGmReadTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+
+// The "written in this launch" shadow of kUndefined / kOutput buffers (GmInit).
+inline bool GmTracksWrites(const GmRegion& r) { return r.init != GmInit::kData; }
+// The first byte of [offset, offset + nbytes) of region `region` that nothing wrote in this launch, or -1.
+int64_t GmFirstUnwritten(const CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// Marks [offset, offset + nbytes) written.
+void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// A scalar or cube read of GM bytes never written in this launch fails (the device reads whatever was there).
+void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                        const char* api);
 
 // GET_TILING_DATA: copies the tiling class out of the tiling bytes given to the launcher.
 void LoadTiling(void* dst, uint64_t bytes, const uint8_t* tiling, const char* type_name, const char* file,

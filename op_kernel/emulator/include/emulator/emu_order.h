@@ -96,10 +96,11 @@ void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, con
 uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line);
 // One strided GM access of the cube: `rows` rows of row_bytes, row_stride_bytes apart, from ptr (inside the
 // GlobalTensor's extent [tensor_begin, tensor_end) of registered buffer `region`). Bounds and writability are
-// checked like any GM access, then recorded and ordered as the cube's.
+// checked like any GM access, then recorded and ordered as the cube's. require_written: a read of bytes never written in
+// the launch (outputs, the workspace) fails (false: the API reads them only to write them back).
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
-                  const char* file, int line, const char* api);
+                  const char* file, int line, const char* api, bool require_written = true);
 // Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
                      uint64_t out_bytes, const char* file, int line);

@@ -123,6 +123,15 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     aqo_emu::CheckUbAligned(c, ubWorkspace.byte_, aqo_file, aqo_line, api, "ubWorkspace");
     aqo_emu::CheckUbRange(c, ubWorkspace.record_, ubWorkspace.byte_, total * slot_bytes, aqo_file, aqo_line, api,
                           "ubWorkspace (8 int32 per core)");
+    const uint64_t slot_offset = static_cast<uint64_t>(slot - (*c.gm)[region].base);
+    if (aqo_emu::GmFirstUnwritten(c, region, slot_offset, sizeof(int32_t)) >= 0) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      std::string(api) + ": this core's counter in gmWorkspace (int32 " +
+                          std::to_string(c.block_idx * 8) + " of GM buffer '" + (*c.gm)[region].name +
+                          "') was never written in this launch: the documentation requires the workspace to be zero "
+                          "when SyncAll is first called (zeroed by the host, or by every core at initialisation), and "
+                          "on the device a workspace or output is not zeroed");
+    }
     int32_t count = 0;
     std::memcpy(&count, slot, sizeof(count));
     if (count != static_cast<int32_t>(c.syncall_count)) {
@@ -136,6 +145,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     ++c.syncall_count;
     const int32_t now = static_cast<int32_t>(c.syncall_count);
     std::memcpy(const_cast<uint8_t*>(slot), &now, sizeof(now));
+    aqo_emu::GmMarkWritten(c, region, slot_offset, sizeof(now));
     // The UB copy of every core's slot as the last poll saw it: all have arrived.
     for (uint32_t i = 0; i < total; ++i) {
         std::memcpy(c.ub.data() + ubWorkspace.byte_ + i * slot_bytes, &now, sizeof(now));

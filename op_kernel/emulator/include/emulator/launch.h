@@ -36,10 +36,15 @@ public:
     Launcher(const std::string& soc, const std::string& kernel_name, uint32_t ub_bytes_override = 0);
 
     // Registers a GM buffer the kernel may access and returns the address to pass to the kernel entry. Every
-    // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one).
+    // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one). What the
+    // buffer holds at launch (GmInit, emu_context.h): read-only buffers are data; writable ones are outputs by
+    // default (poisoned at each Run, every byte to be written by the kernel); pass GmInit::kData for a buffer the
+    // host filled (test data) or GmInit::kUndefined for scratch the kernel need not write completely.
     uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access);
+    uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access, GmInit init);
 
-    // Registers the launch's workspace: `reserved_bytes` of system workspace (the SoC's, what the framework and
+    // Registers the launch's workspace (its kernel part GmInit::kUndefined: poisoned, never zeroed): `reserved_bytes`
+    // of system workspace (the SoC's, what the framework and
     // the Matmul API use; the host's workspace size includes it) followed by the kernel's own part, which
     // GetUserWorkspace(workspace) returns. A kernel access to the reserved bytes fails (launch_contract.h).
     uint8_t* AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes);
