@@ -248,6 +248,23 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "21 Duplicate).");
 
     m.def(
+        "emulator_demo_level0",
+        [](nb::bytes x, uint32_t n, int mode, uint32_t mask, const std::string& soc) {
+            if (x.size() != (n + 64) * sizeof(float) || n % 64 != 0 || n == 0 || n / 64 > 256) {
+                throw nb::value_error("x must hold n + 64 floats, n a multiple of 64 up to 64 x 256");
+            }
+            EmuTestTiling t{};
+            t.n = n;
+            t.mode = static_cast<uint32_t>(mode);
+            t.rows = mask;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_level0", &aqo_emu_tests::DemoLevel0, ToVector(x),
+                                             n * sizeof(float), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("n"), nb::arg("mode"), nb::arg("mask"), nb::arg("soc"),
+        "Level-0 vector forms (see DemoLevel0 in emu_test_kernels.cpp for the modes).");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);
