@@ -474,9 +474,9 @@ void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
 
 // dst[0] = sum of src[0, count). The hardware adds in an order of its own (per repeat, then across repeats),
 // which the documentation does not specify; float addition is not associative, so the emulator returns a sum
-// only when it does not depend on the order: when the exact sum (double, then one rounding) equals both the
-// sequential and the pairwise float sums, or when the inputs contain NaN / Inf (the IEEE result is then
-// order-independent). Otherwise it refuses.
+// only when no order can change it: when every partial sum of every order is exact (SumExactInEveryOrder), when all
+// terms are zeros, or when the inputs contain NaN / Inf (the IEEE result is then order-independent). Otherwise it
+// refuses.
 template <typename T>
 void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
                AQO_EMU_SRC)
@@ -528,26 +528,18 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     } else if (all_zero) {
         result = all_negative_zero ? -0.0 : 0.0;  // IEEE: a sum of zeros is -0 only when every term is -0
     } else {
-        double exact = 0.0;  // exact for the float16 / float32 ranges the kernels sum (|terms| share a scale)
+        double exact = 0.0;  // exact: the order-independence test below bounds it
         for (double x : v) exact += x;
-        const T rounded = aqo_emu::MakeResult<T>(c, exact, aqo_file, aqo_line, api);
-        auto round_t = [&](double x) { return aqo_emu::ToDouble(aqo_emu::MakeResult<T>(c, x, aqo_file, aqo_line, api)); };
-        double seq = 0.0;
-        for (double x : v) seq = round_t(seq + x);
-        std::vector<double> pw(v);
-        while (pw.size() > 1) {
-            std::vector<double> next;
-            for (size_t i = 0; i + 1 < pw.size(); i += 2) next.push_back(round_t(pw[i] + pw[i + 1]));
-            if (pw.size() % 2) next.push_back(pw.back());
-            pw.swap(next);
-        }
-        const double r = aqo_emu::ToDouble(rounded);
-        if (!(seq == r && pw[0] == r)) {
+        if (aqo_emu::ElemTraits<T>::kIsFloat && !aqo_emu::SumExactInEveryOrder(v, aqo_emu::ElemTraits<T>::kId)) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string(api) + " of " + std::to_string(count) +
-                              " elements: the float result depends on the order of the additions, which the "
-                              "hardware's is not documented for; the emulator refuses rather than guess");
+                              " elements: the float result may depend on the order of the additions, which the "
+                              "hardware's is not documented for (per repeat, then across repeats, each in a tree "
+                              "order of its own); the emulator accepts a sum only when every partial sum in every "
+                              "order is exact (all terms multiples of one power of two q with sum |x| <= 2^p q, "
+                              "p the type's precision), and refuses rather than guess");
         }
+        const double r = aqo_emu::ToDouble(aqo_emu::MakeResult<T>(c, exact, aqo_file, aqo_line, api));
         result = r;
     }
     aqo_emu::StoreUb<T>(c, dst.byte_, aqo_emu::MakeResult<T>(c, result, aqo_file, aqo_line, api));
@@ -788,6 +780,9 @@ void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loc
     aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
     if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
+    // The count forms first duplicate the scalar (tensor-scalar mode) or the mask's address (tensor-tensor mode, as
+    // uint32) into 32 elements of the API's scratch at TMP_UB_OFFSET and load the compare mask from there.
+    aqo_emu::ApiScratchWrite(c, 32 * (src1 != nullptr ? sizeof(uint32_t) : sizeof(T)), file, line, api);
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t mb = mask.byte_ + i / 8;
         const uint64_t d = dst.byte_ + i * sizeof(T);
