@@ -61,8 +61,10 @@ def run(x: np.ndarray, smooth: Optional[np.ndarray], dst: str, asymmetric: bool,
         # No kernel implements asymmetric quantization: the plan's request check names the SoC's refusal.
         tiling.plan_dynamic_quant(x.shape, x_name, soc=soc, dst_type=dst, smooth=smooth is not None,
                                   asymmetric=True, core_num=core_num, ub_size=ub_size)
-    y = np.zeros(x.shape, dtype=dtypes.numpy_dtype(dst))
-    scale = np.zeros(x.shape[:-1], dtype=np.float32)
+    # Outputs are not zeroed on the device (torch.empty / the framework's allocator): the runner fills them with a
+    # poison pattern and fails the run if the kernel leaves any byte unwritten.
+    y = np.empty(x.shape, dtype=dtypes.numpy_dtype(dst))
+    scale = np.empty(x.shape[:-1], dtype=np.float32)
     sm = None if smooth is None else _uint8_view(smooth)
     offset = None
     if asymmetric:
