@@ -92,9 +92,15 @@ EXPECTED = {
     "ub_scratch_with_select": (ALL_SOCS, ["Select writes the AscendC API's scratch", "TMP_UB_OFFSET",
                                           "holds kernel data"]),
     # ReduceSum: only sums no order of additions can change
-    "reduce_sum_order": (ALL_SOCS, ["ReduceSum of 4 elements", "may depend on the order", "every order is exact"]),
+    "reduce_sum_other_order": (ALL_SOCS, ["ReduceSum of 4 elements", "may depend on the order",
+                                          "every order is exact"]),
     # TPipe manages at most 64 buffers
     "tpipe_too_many_buffers": (ALL_SOCS, ["TPipe::InitBuffer: 66 buffers", "at most 64"]),
+    # UB -> UB copies: no partial overlap; Select's mask aligned
+    "ub_copy_overlap": (ALL_SOCS, ["DataCopy UB->UB", "overlaps src", "not documented"]),
+    "select_mask_unaligned": (ALL_SOCS, ["Select", "selMask"]),
+    # the headers' element types per API
+    "max_int8": (ALL_SOCS, ["Max: element type int8 is not supported", "half, float, int16, int32"]),
     # the 310p Matmul writes C in whole 32-byte blocks: the read-modify-write after each row's tail
     "matmul_c_block_past_buffer": (("ascend310p",), ["Matmul C write-back beyond the block's width",
                                                      "whole 32-byte blocks", "1056) of GM buffer 'y'",

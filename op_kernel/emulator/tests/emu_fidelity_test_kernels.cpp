@@ -575,7 +575,7 @@ template <bool kOk> inline void ReduceSumOrder(GM_ADDR, GM_ADDR y, GM_ADDR, GM_A
     t.SetValue(2, 1.0f);
     t.SetValue(3, 1.0f);
     WaitPipe<HardEvent::S_V>(pipe);
-    ReduceSum(d.Get<float>(), t, w.Get<float>(), 4);  // FAULT(reduce_sum_order)
+    ReduceSum(d.Get<float>(), t, w.Get<float>(), 4);  // FAULT(reduce_sum_other_order)
     WaitPipe<HardEvent::V_S>(pipe);
     (void)d.Get<float>().GetValue(0);
     (void)y;
@@ -593,6 +593,76 @@ template <bool kOk> inline void TPipe65Buffers(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADD
     const int n = kOk ? 32 : 33;
     for (int i = 0; i < n; ++i) {
         pipe.InitBuffer(q[i], 2, 32);  // FAULT(tpipe_too_many_buffers)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// UB -> UB copies and Select's mask
+// ---------------------------------------------------------------------------------------------------------------
+
+// A UB -> UB DataCopy shifting data by 32 bytes inside one buffer: the device's order on overlap is undocumented.
+// The twin copies into a separate buffer.
+template <bool kOk> inline void UbCopyOverlap(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 512);
+    pipe.InitBuffer(o, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    LocalTensor<float> dst = kOk ? o.Get<float>() : t[8];
+    DataCopy(dst, t, 64);  // FAULT(ub_copy_overlap)
+}
+
+// Select's mask at a UB address that is not 32-byte aligned. The twin's mask is aligned.
+template <bool kOk> inline void SelectMaskUnaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(m, 64);
+    pipe.InitBuffer(o, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> v = a.Get<float>();
+    DataCopy(v, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    CompareScalar(m.Get<uint8_t>()[32], v, 0.0f, CMPMODE::GT, 64);
+    PipeBarrier<PIPE_V>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>()[kOk ? 32 : 40];
+    Select(o.Get<float>(), mask, v, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);  // FAULT(select_mask_unaligned)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Element types per API
+// ---------------------------------------------------------------------------------------------------------------
+
+// Max of int8 operands: the headers' Max takes half, float, int16, int32. The twin uses int16.
+template <bool kOk> inline void MaxInt8(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<int8_t> xg;
+    xg.SetGlobalBuffer((__gm__ int8_t*)x, 1024);
+    GlobalTensor<int16_t> xg16;
+    xg16.SetGlobalBuffer((__gm__ int16_t*)x, 512);
+    if (kOk) {
+        LocalTensor<int16_t> v = b.Get<int16_t>();
+        DataCopy(v, xg16, 128);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[128], v, v[64], 64);
+    } else {
+        LocalTensor<int8_t> v = b.Get<int8_t>();
+        DataCopy(v, xg, 256);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[256], v, v[128], 128);  // FAULT(max_int8)
     }
 }
 
@@ -687,8 +757,11 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("scalar_stores_share_line", ScalarStoresShareLine, 2, YInit::kData, true),
         AQO_FIDELITY("dcci_dst_on_310p", DcciDstOn310p, 1),
         AQO_FIDELITY("ub_scratch_with_select", UbScratchWithSelect, 1),
-        AQO_FIDELITY("reduce_sum_order", ReduceSumOrder, 1),
+        AQO_FIDELITY("reduce_sum_other_order", ReduceSumOrder, 1),
         AQO_FIDELITY("tpipe_too_many_buffers", TPipe65Buffers, 1),
+        AQO_FIDELITY("ub_copy_overlap", UbCopyOverlap, 1),
+        AQO_FIDELITY("select_mask_unaligned", SelectMaskUnaligned, 1),
+        AQO_FIDELITY("max_int8", MaxInt8, 1),
         AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},

@@ -274,11 +274,32 @@ inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i,
 
 }  // namespace aqo_emu
 
+namespace aqo_emu {
+// The element types an API takes, as the 8.1 headers list them (static_asserts in dav_c220 / dav_m200, the same on
+// both; ascend910_95 held to them too, since its code cannot be type-checked): a kernel using another type fails
+// where it calls the API.
+template <typename T, typename... A> constexpr bool OneOf() { return (std::is_same<T, A>::value || ...); }
+template <typename T, typename... A>
+inline void CheckApiType(CoreContext& c, const char* file, int line, const char* api, const char* list)
+{
+    (void)c;
+    if constexpr (!OneOf<T, A...>()) {
+        Fail(file, line,
+             std::string(api) + ": element type " + ElemTypeName(ElemTraits<T>::kId) + " is not supported (the " +
+                 "8.1 headers' " + api + " takes " + list + ")");
+    }
+}
+#define AQO_EMU_ARITH_TYPES half, float, int16_t, int32_t
+#define AQO_EMU_ARITH_LIST "half, float, int16, int32"
+}  // namespace aqo_emu
+
 namespace AscendC {
 
 // ---- unary / binary arithmetic ----
 template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
 {
+    aqo_emu::CheckApiType<T, half, float>(aqo_emu::Ctx(aqo_file, aqo_line), aqo_file, aqo_line, "Abs",
+                                          "half, float");
     aqo_emu::UnaryOp(dst, src, count, [](double v, uint64_t) { return std::fabs(v); }, aqo_file, aqo_line, "Abs");
 }
 
@@ -288,7 +309,11 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
               AQO_EMU_SRC)                                                                                       \
     {                                                                                                            \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                        \
-        (void)aqo_ctx;                                                                                           \
+        if (std::strcmp(#NAME, "Div") == 0) {                                                                    \
+            aqo_emu::CheckApiType<T, half, float>(aqo_ctx, aqo_file, aqo_line, #NAME, "half, float");            \
+        } else {                                                                                                 \
+            aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);\
+        }                                                                                                        \
         aqo_emu::BinaryOp(dst, src0, src1, count, [&](double a, double b, uint64_t i) { (void)i; return EXPR; },  \
                           aqo_file, aqo_line, #NAME);                                                            \
     }
@@ -353,6 +378,7 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
+        aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);   \
         const double b = aqo_emu::ReadOperand(aqo_ctx, static_cast<T>(scalar));                                  \
         aqo_emu::UnaryOp(dst, src, count, [&](double a, uint64_t i) { (void)i; return EXPR; }, aqo_file,          \
                          aqo_line, #NAME);                                                                        \
@@ -369,6 +395,8 @@ template <typename T, typename U>
 void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::CheckApiType<T, half, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t, float>(
+        c, aqo_file, aqo_line, "Duplicate", "half, bfloat16, int16, uint16, int32, uint32, float");
     aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
     aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, aqo_file, aqo_line, "Duplicate");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
@@ -387,6 +415,7 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
 {
     const char* api = is_max ? "ReduceMax" : "ReduceMin";
     aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckApiType<T, half, float>(c, file, line, api, "half, float");
     if (count <= 0) {
         aqo_emu::Fail(file, line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
@@ -483,6 +512,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
 {
     const char* api = "ReduceSum";
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::CheckApiType<T, half, float>(c, aqo_file, aqo_line, api, "half, float");
     if (count <= 0) {
         aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
@@ -570,10 +600,13 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
     // CAST_NONE is a conversion without a rounding mode: its rounding of a result that is not exact is not
     // documented (nearest even by CAST_NONE's description; RunOptions::modeless_rounding = 1: toward zero).
+    // The deq conversion (int32 -> half) has no rounding mode at all: the 8.1 headers map every RoundMode to the same
+    // vconv_deq instruction, so the requested mode is ignored and its result rounds like CAST_NONE's.
+    const bool modeless = round_mode == RoundMode::CAST_NONE || kind == aqo_emu::CastKind::kDeq;
     const aqo_emu::Rounding rounding =
-        (round_mode == RoundMode::CAST_NONE && c.options.modeless_rounding == 1)
-            ? aqo_emu::Rounding::kTowardZero
-            : aqo_emu::RoundingOf(static_cast<int>(round_mode));
+        modeless ? (c.options.modeless_rounding == 1 ? aqo_emu::Rounding::kTowardZero
+                                                     : aqo_emu::RoundingOf(static_cast<int>(RoundMode::CAST_NONE)))
+                 : aqo_emu::RoundingOf(static_cast<int>(round_mode));
     // ascend310p saturation mode: what the float16 -> float32 conversion makes of +-Inf and NaN is not documented;
     // RunOptions::saturation_inf / saturation_nan select one plausible behaviour (values kept raw in dst: a later
     // vector read of them saturates as every float operand does, a scalar read sees them as they are).
@@ -774,6 +807,7 @@ void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loc
     if (src1 != nullptr) aqo_emu::CheckVecOperand(c, *src1, count, file, line, api, "src1");
     const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
     aqo_emu::CheckRecord(c, mask.record_, file, line, api, "selMask");
+    aqo_emu::CheckUbAligned(c, mask.byte_, file, line, api, "selMask");  // a UB operand: 32-byte aligned
     aqo_emu::CheckUbRange(c, mask.record_, mask.byte_, mask_bytes, file, line, api, "selMask");
     aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
     aqo_emu::UbRead(c, mask.byte_, mask_bytes, "selMask");
