@@ -238,7 +238,7 @@ private:
         LoadRowSums(mrows);
         for (uint32_t i = 0; i < mrows; ++i) {
             CopyIn(i);
-            Compute(ai, m0 + i, i);
+            Compute(ai, m0 + i, i, ncols);
             CopyOut(static_cast<uint64_t>(bi) * p_.m + m0 + i, n0, ncols);
         }
     }
@@ -488,7 +488,8 @@ private:
         cQue_.EnQue(c);
     }
 
-    __aicore__ inline void Compute(uint64_t ai, uint32_t m, uint32_t i)
+    // ncols: the tile's columns the cube wrote (the workspace row past them is never written: stale on the device).
+    __aicore__ inline void Compute(uint64_t ai, uint32_t m, uint32_t i, uint32_t ncols)
     {
         // Row terms in 32-bit wrap-around: r = RA - K * za, s = za.
         int32_t za = aZp0_;
@@ -519,7 +520,7 @@ private:
                 Add(c, c, tmpI_, len);
                 PipeBarrier<PIPE_V>();
             } else {
-                CorrectWrapping(c, negR, negS, len);
+                CorrectWrapping(c, negR, negS, ncols);  // the columns the cube wrote
             }
             Cast(acc_, c, kRoundInt32ToFloat, len);  // float32(acc): round to nearest even, as numpy's astype
         }
@@ -529,7 +530,7 @@ private:
         PipeBarrier<PIPE_V>();
         bool rowHasNaN = false;
         if constexpr (kFloatCube) {
-            rowHasNaN = ReplaceNonFinite(len);
+            rowHasNaN = ReplaceNonFinite(ncols);
         }
         LocalTensor<YT> y = yQue_.AllocTensor<YT>();
         if constexpr (Float8Out<YT>::kIsFloat) {
@@ -541,7 +542,7 @@ private:
             PipeBarrier<PIPE_V>();
             Float8Out<YT>::Cast(y, acc_, len);
             if (rowHasNaN) {
-                RestoreNaN(y, len);
+                RestoreNaN(y, ncols);
             }
         } else {
             Maxs(acc_, acc_, -kClamp, len);

@@ -1077,6 +1077,7 @@ struct FaultEntry {
     FaultKernel kernel;
     uint32_t block_dim = 1;
     bool y_shared = false;  // register y as kReadWriteShared (cores order their writes themselves)
+    bool mix = false;       // a cube + vector (1:2 mix) kernel on split SoCs: it has a Matmul object
 };
 
 inline const FaultEntry* FaultKernels(size_t* count)
@@ -1134,7 +1135,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"missing_v_mte2", &OrderVMte2<false>},
         {"missing_mte3_s", &OrderMte3S<false>},
         {"missing_sync_all", &OrderCrossCore<false>, 2, true},
-        {"missing_pipe_all_before_matmul", &OrderCube<false>},
+        {"missing_pipe_all_before_matmul", &OrderCube<false>, 1, false, true},
         {"sync_all_not_reached", &FaultSyncAllNotReached, 2, true},
         {"hardware_sync_all", &FaultHardwareSyncAll, 2, true},
         {"fault_while_others_wait", &FaultWhileOthersWait, 3, true},
@@ -1143,7 +1144,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"datacopypad_block_count", &FaultDataCopyPadBlockCount},
         {"datacopypad_block_len", &FaultDataCopyPadBlockLen},
         {"event_ids_exhausted", &FaultEventIdsExhausted},
-        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly},
+        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly, 1, false, true},
         {"level0_repeat_zero", &FaultLevel0RepeatZero},
         {"level0_mask_too_large", &FaultLevel0MaskTooLarge},
         {"level0_dst_block_stride_zero", &FaultLevel0DstBlockStrideZero},
@@ -1176,7 +1177,7 @@ inline const FaultEntry* CorrectTwins(size_t* count)
         {"missing_v_mte2_ok", &OrderVMte2<true>},
         {"missing_mte3_s_ok", &OrderMte3S<true>},
         {"missing_sync_all_ok", &OrderCrossCore<true>, 2, true},
-        {"missing_pipe_all_before_matmul_ok", &OrderCube<true>},
+        {"missing_pipe_all_before_matmul_ok", &OrderCube<true>, 1, false, true},
         {"same_value_rewrite_ok", &OrderSameValueRewrite<true>},
     };
     *count = sizeof(kTwins) / sizeof(kTwins[0]);
