@@ -108,6 +108,20 @@ EXPECTED = {
                                                      "outside the buffer"]),
     "matmul_c_block_neighbour": (("ascend310p",), ["core 1 writes byte 32 of GM buffer 'y'",
                                                    "which core 0 already wrote", "race"], 1),
+    # older rules: DataCopyPad's padding and element lengths, the software SyncAll's workspaces, 310p C rows
+    "datacopypad_pad_without_ispad": (ALL_SOCS, {
+        "ascend910b": ["DataCopyPad GM->UB", "without isPad", "pad register"],
+        "ascend910_95": ["DataCopyPad GM->UB", "without isPad", "pad register"],
+        "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    "datacopypad_partial_element": (ALL_SOCS, {
+        "ascend910b": ["blockLen 6 bytes is not a whole number of elements"],
+        "ascend910_95": ["blockLen 6 bytes is not a whole number of elements"],
+        "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    "software_sync_all_ub_too_small": (ALL_SOCS, ["SyncAll(gmWorkspace, ubWorkspace, usedCores)",
+                                                  "ubWorkspace (8 int32 per core)"]),
+    "software_sync_all_unzeroed_workspace": (ALL_SOCS, ["counter in gmWorkspace", "never written in this launch",
+                                                        "zero"]),
+    "matmul_c_rows_not_32_bytes": (("ascend310p",), ["TCubeTiling N 12", "32 bytes"]),
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
@@ -116,9 +130,12 @@ EXPECTED = {
 # Faults found at the end of the launch (an output left partly unwritten): their marker is the kernel's last write.
 END_OF_LAUNCH = {"output_left_unwritten"}
 
-# Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels).
+# Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels, no
+# DataCopyPad).
 TWIN_SOCS = {
     "sync_all_false_with_matmul_ok": SPLIT_SOCS,
+    "datacopypad_pad_without_ispad_ok": SPLIT_SOCS,
+    "datacopypad_partial_element_ok": SPLIT_SOCS,
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
 }

@@ -713,6 +713,79 @@ template <bool kOk> inline void MatmulCBlockNeighbour(GM_ADDR x, GM_ADDR y, GM_A
     MatmulColumn(x, y + GetBlockIdx() * (kOk ? 64 : 32));
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Older rules without a fault kernel until now: DataCopyPad's padding and element lengths, the software SyncAll's
+// workspace, the 310p Matmul's C rows
+// ---------------------------------------------------------------------------------------------------------------
+
+// Padding counts without isPad: the pad value would be whatever the pad register last held. The twin sets isPad.
+template <bool kOk> inline void DataCopyPadWithoutIsPad(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    DataCopyExtParams p(1, 5 * sizeof(float), 0, 0, 0);
+    DataCopyPadExtParams<float> pad(kOk, 0, 3, 0.0f);
+    DataCopyPad(b.Get<float>(), xg, p, pad);  // FAULT(datacopypad_pad_without_ispad)
+}
+
+// A GM -> UB DataCopyPad of 6 bytes of float: not a whole number of elements. The twin copies 8 bytes.
+template <bool kOk> inline void DataCopyPadPartialElement(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    DataCopyExtParams p(1, kOk ? 8 : 6, 0, 0, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(b.Get<float>(), xg, p, pad);  // FAULT(datacopypad_partial_element)
+}
+
+// The software SyncAll with a UB workspace of one 32-byte slot for two cores. The twin gives 8 int32 per core.
+template <bool kOk> inline void SoftwareSyncAllUbTooSmall(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, kOk ? 64 : 32);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_ub_too_small)
+}
+
+// The software SyncAll on the kernel's workspace, which nobody zeroed (the device's workspace is not zero). The twin
+// has every core zero its own slot first (DMA, ordered before the SyncAll's scalar reads).
+template <bool kOk> inline void SoftwareSyncAllUnzeroedWorkspace(GM_ADDR, GM_ADDR, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    TBuf<TPosition::VECCALC> zero;
+    pipe.InitBuffer(ws, 64);
+    pipe.InitBuffer(zero, 32);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)GetUserWorkspace(workspace), 16);
+    if (kOk) {
+        Duplicate(zero.Get<int32_t>(), 0, 8);
+        WaitPipe<HardEvent::V_MTE3>(pipe);
+        DataCopy(syncGm[GetBlockIdx() * 8], zero.Get<int32_t>(), 8);
+        WaitPipe<HardEvent::MTE3_S>(pipe);
+    }
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_unzeroed_workspace)
+}
+
+// An int32 C of N = 12 (48-byte rows) in the tiling on ascend310p: the API's ND C needs 32-byte rows there. The twin
+// has N = 16.
+template <bool kOk> inline void MatmulCRowsNot32Bytes(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    tiling.N = tiling.singleCoreN = kOk ? 16 : 12;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);  // FAULT(matmul_c_rows_not_32_bytes)
+}
+
 struct FidelityEntry {
     const char* name;
     Kernel kernel;
@@ -769,6 +842,11 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("max_int8", MaxInt8, 1),
         AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
+        AQO_FIDELITY("datacopypad_pad_without_ispad", DataCopyPadWithoutIsPad, 1),
+        AQO_FIDELITY("datacopypad_partial_element", DataCopyPadPartialElement, 1),
+        AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),
+        AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2),
+        AQO_FIDELITY("matmul_c_rows_not_32_bytes", MatmulCRowsNot32Bytes, 1, YInit::kData, false, kMix),
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };
