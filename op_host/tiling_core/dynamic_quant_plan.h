@@ -57,7 +57,7 @@ struct DynamicQuantPlan {
     uint64_t system_workspace_bytes = 0;    // the SoC's system workspace before it (the launch reserves both)
 };
 
-// Checks the request (CheckDynamicQuantRequest: seed 004 limits, dtypes per SoC) and plans it. Returns false with
+// Checks the request (CheckDynamicQuantRequest: the documented per-SoC limits, dtypes per SoC) and plans it. Returns false with
 // a complete violation when the request is refused or no UB layout fits.
 bool PlanDynamicQuant(const DynamicQuantRequest& request, DynamicQuantPlan* plan, ConstraintViolation* violation);
 

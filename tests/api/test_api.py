@@ -9,7 +9,7 @@ import ascend_quant_ops as aqo
 from ascend_quant_ops import BackendUnavailableError, ConstraintError, examples as ex
 
 
-def test_seed_004_numpy():
+def test_atb_example_numpy():
     y, scale = aqo.dynamic_quant(ex.SEED_004_X)
     assert y.dtype == np.int8 and np.array_equal(y, ex.SEED_004_Y)
     assert scale.dtype == np.float32 and scale.shape == (2, 2)
@@ -17,7 +17,7 @@ def test_seed_004_numpy():
     assert np.all(np.abs(scale - ex.SEED_004_SCALE) <= np.spacing(ex.SEED_004_SCALE))
 
 
-def test_seed_004_torch_in_torch_out():
+def test_atb_example_torch_in_torch_out():
     y, scale = aqo.dynamic_quant(torch.from_numpy(ex.SEED_004_X))
     assert isinstance(y, torch.Tensor) and y.dtype == torch.int8
     assert isinstance(scale, torch.Tensor) and scale.dtype == torch.float32

@@ -1,7 +1,7 @@
 """op_kernel/aqo_dynamic_quant.cpp run in the AscendC CPU emulator equals the golden bit for bit (y bytes and
 scale bits) on every SoC x input dtype x dst_type x kernel path.
 
-The reference is the independent numpy golden (golden/dynamic_quant.py) and the seed 004 worked example, never the
+The reference is the independent numpy golden (golden/dynamic_quant.py) and the worked example of ATB DynamicQuant's documentation (docs/references.md#atb-dynamicquant), never the
 kernel's own output. ascend310p runs in saturation mode, so its reference is the golden of x with Inf replaced by
 +-65504 and NaN by 0 (docs/design.md). Which path a case exercises is asserted from the plan, so a test cannot
 silently stop covering its path when the planner changes.
@@ -97,23 +97,23 @@ def special_rows(h: int, dtype) -> np.ndarray:
     return rows.astype(dtype)
 
 
-# ---------------------------------------------------------------------------------------------- seed 004
-SEED_X = np.array([[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+# ---------------------------------------------------------------------------------------------- ATB worked example
+ATB_X = np.array([[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
                    [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]], np.float16)
-SEED_Y = np.array([[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]], np.int8)
-SEED_SCALE = np.array([[0.09442668, 0.12044784], [0.11897146, 0.0952879]], np.float32)
+ATB_Y = np.array([[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]], np.int8)
+ATB_SCALE = np.array([[0.09442668, 0.12044784], [0.11897146, 0.0952879]], np.float32)
 
 
 @pytest.mark.parametrize("soc", SOCS)
-def test_seed_004_example(soc):
-    x = SEED_X
+def test_atb_worked_example(soc):
+    x = ATB_X
     if tiling.soc_spec(soc)["dynamic_quant"]["tail_multiple"] > 1:
-        # ascend310p takes 32-aligned tails only (seed 004): pad with zeros, which leave the row max unchanged.
+        # ascend310p takes 32-aligned tails only (ATB's limits): pad with zeros, which leave the row max unchanged.
         x = np.concatenate([x, np.zeros(x.shape[:-1] + (28,), np.float16)], axis=-1)
     y, s = edq.dynamic_quant(x, soc=soc)
-    np.testing.assert_array_equal(y[..., :4], SEED_Y)
+    np.testing.assert_array_equal(y[..., :4], ATB_Y)
     np.testing.assert_array_equal(y[..., 4:], 0)
-    np.testing.assert_allclose(s, SEED_SCALE, rtol=0, atol=5e-9)  # the spec prints 8 significant digits
+    np.testing.assert_allclose(s, ATB_SCALE, rtol=0, atol=5e-9)  # the spec prints 8 significant digits
 
 
 # ---------------------------------------------------------------------------------------------- ascend910b

@@ -30,28 +30,28 @@ def codes(y):
 
 # --- ATB's example -----------------------------------------------------------------------------------------
 
-SEED_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+ATB_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
           [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]
-SEED_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]],
+ATB_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]],
           [[-17, 6, 32, 127], [-32, 127, 61, -14]]]
-SEED_SCALE = [[0.09442668, 0.12044784], [0.11897146, 0.0952879]]
+ATB_SCALE = [[0.09442668, 0.12044784], [0.11897146, 0.0952879]]
 
 
-def test_seed_004_example():
-    x = np.array(SEED_X, np.float16)  # the seed's "(float8)" label is a typo: the scales match float16
+def test_atb_example():
+    x = np.array(ATB_X, np.float16)  # the documentation's "(float8)" label is a typo: the scales match float16
     y, scale = dynamic_quant(x)
     assert y.dtype == np.int8 and y.shape == (2, 2, 4)
-    np.testing.assert_array_equal(y, np.array(SEED_Y, np.int8))
+    np.testing.assert_array_equal(y, np.array(ATB_Y, np.int8))
     assert scale.dtype == np.float32 and scale.shape == (2, 2)
-    printed = np.array(SEED_SCALE, np.float32)
+    printed = np.array(ATB_SCALE, np.float32)
     assert np.all(np.abs(scale - printed) <= np.spacing(printed)), (scale, printed)
 
 
-def test_seed_004_example_through_atb_code_and_numpy_dtype():
-    x = np.array(SEED_X, np.float16)
+def test_atb_example_through_atb_code_and_numpy_dtype():
+    x = np.array(ATB_X, np.float16)
     for spelling in (2, np.int8, np.dtype("int8"), "int8"):
         y, _ = dynamic_quant(x, dst_type=spelling)
-        np.testing.assert_array_equal(y, np.array(SEED_Y, np.int8))
+        np.testing.assert_array_equal(y, np.array(ATB_Y, np.int8))
 
 
 # --- symmetric rounding and clipping ---------------------------------------------------------------------
@@ -335,7 +335,7 @@ def test_input_is_not_modified_and_may_be_read_only():
     (E4M3, "float8_e4m3fn"), (np.dtype(E5M2), "float8_e5m2"), ("hif8", "hifloat8"),
 ])
 def test_dst_type_spellings(spelling, name):
-    x = np.array(SEED_X, np.float16)
+    x = np.array(ATB_X, np.float16)
     y1, s1 = dynamic_quant(x, dst_type=spelling)
     y2, s2 = dynamic_quant(x, dst_type=name)
     assert y1.dtype == y2.dtype and y1.dtype.name == name

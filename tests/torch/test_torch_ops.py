@@ -12,10 +12,10 @@ from ascend_quant_ops.errors import ConstraintError, DTypeError
 from ascend_quant_ops.golden.dynamic_quant import dynamic_quant as golden_dq
 
 # ATB's DynamicQuant worked example (docs/references.md#atb-dynamicquant), values as printed there.
-SEED_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
+ATB_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
           [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]
-SEED_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]]
-SEED_SCALE = [[0.09442668, 0.12044784], [0.11897146, 0.0952879]]
+ATB_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]]
+ATB_SCALE = [[0.09442668, 0.12044784], [0.11897146, 0.0952879]]
 
 DST = {"int8": torch.int8, "hifloat8": torch.uint8, "float8_e5m2": torch.float8_e5m2,
        "float8_e4m3fn": torch.float8_e4m3fn}
@@ -28,12 +28,12 @@ def bits(t):
     return t.view(carrier).to(torch.int64)
 
 
-def test_seed_004_example():
-    x = torch.tensor(SEED_X, dtype=torch.float16)
+def test_atb_example():
+    x = torch.tensor(ATB_X, dtype=torch.float16)
     y, scale = torch_ops.dynamic_quant(x)
     assert y.dtype == torch.int8 and scale.dtype == torch.float32
-    assert y.tolist() == SEED_Y
-    expected = torch.tensor(SEED_SCALE, dtype=torch.float32)
+    assert y.tolist() == ATB_Y
+    expected = torch.tensor(ATB_SCALE, dtype=torch.float32)
     # within 1 ulp of the printed value
     assert torch.all((scale - expected).abs() <= torch.finfo(torch.float32).eps * expected.abs())
     # the raw op, with its defaults (torch_npu's form: smooth_scales=None, dst_type=None is int8)
@@ -57,7 +57,7 @@ def test_op_schemas_have_defaults_and_a_keyword_only_dst_type():
                                               "Tensor b_scale, Tensor b_zero_point, Tensor y_scale, "
                                               "Tensor y_zero_point) -> Tensor")
     # hifloat8 is requested as torch.uint8 (its y carries the HiF8 bit patterns)
-    x = torch.tensor(SEED_X, dtype=torch.float16)
+    x = torch.tensor(ATB_X, dtype=torch.float16)
     y, _ = torch.ops.ascend_quant_ops.dynamic_quant(x, dst_type=torch.uint8)
     assert y.dtype == torch.uint8 and torch.equal(y, torch_ops.dynamic_quant(x, dst_type="hifloat8")[0])
     with pytest.raises(DTypeError):
