@@ -109,6 +109,7 @@ nb::list MatmulStatsToList()
         x["b_bytes"] = s.b_bytes;
         x["c_bytes"] = s.c_bytes;
         x["macs"] = s.macs;
+        x["padded_macs"] = s.padded_macs;
         out.append(x);
     }
     return out;
@@ -119,7 +120,7 @@ nb::list MatmulStatsToList()
 // bounded on 310p to the local workspace the kernel allocates (SetBufferSpace). Here: the same problem, whole cube
 // fractals, and on 310p base blocks halved until the API's local workspace fits that buffer, as the adapter
 // requires of CANN's tiling (MatmulGetTmpBufSize).
-TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
+TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t, uint64_t l1_bytes)
 {
     TCubeTiling c;
     const int32_t rows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
@@ -151,6 +152,17 @@ TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
             }
         }
         c.transLength = c.baseM * c.baseN * 4;  // the C tile staged in UB
+    }
+    // ORDER_M with one N step over the whole tile: A's K tiles stay in L1 over the tile's N blocks and B's over its
+    // M blocks when both fit ("k full load", as CANN's tiling chooses when L1 allows), so that the API reads each
+    // byte of a tile's operands once (cube_in_buffer_normal.h, scheduler_norm_base.h).
+    const int32_t k_iter = (k + c.baseK - 1) / c.baseK;
+    const int32_t n_iter = (c.N + c.baseN - 1) / c.baseN;
+    const uint64_t a_tile = static_cast<uint64_t>(c.baseM) * c.baseK, b_tile = static_cast<uint64_t>(c.baseK) * c.baseN;
+    if (static_cast<uint64_t>(k_iter) * a_tile + static_cast<uint64_t>(k_iter) * n_iter * b_tile <= l1_bytes) {
+        c.depthA1 = k_iter;
+        c.stepN = n_iter;
+        c.depthB1 = k_iter * n_iter;
     }
     return c;
 }
@@ -200,7 +212,10 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
-    td.cubeTiling = CubeTilingFor(t);
+    aqo::SocSpec spec;
+    aqo::SocFromName(canonical.c_str(), &spec);
+    td.cubeTiling = CubeTilingFor(
+        t, static_cast<uint64_t>(aqo::SocTiming(spec.id)[static_cast<int>(aqo::TimingParam::L1_BYTES)].value));
 
     nb::dict out;
     nb::dict plan_d;

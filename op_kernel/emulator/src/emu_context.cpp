@@ -64,6 +64,11 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
+    const aqo::TimingValue* timing = aqo::SocTiming(spec.id);
+    m.l1_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L1_BYTES)].value);
+    m.l0a_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0A_BYTES)].value);
+    m.l0b_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0B_BYTES)].value);
+    m.l0c_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0C_BYTES)].value);
     // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
     // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
