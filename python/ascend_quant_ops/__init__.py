@@ -7,8 +7,8 @@
     aqo.plan_dynamic_quant((4096, 7168), "bfloat16", soc="ascend910b")   # what the device would do / refuse
     aqo.backend_info()                                               # which backends run here, and why not
 
-Backends: "cpu" (exact numpy golden), "emulator" (the AscendC kernels on CPU), "npu" (torch_npu + the custom
-operator package), "auto".
+Backends: "cpu" (compiled CPU kernels, bit for bit the numpy golden), "emulator" (the AscendC kernels on CPU),
+"npu" (torch_npu + the custom operator package), "auto".
 """
 from .api import backend_info, dynamic_quant, qlinear_matmul, quant_matmul
 from .errors import AqoError, BackendUnavailableError, ConstraintError, DTypeError, EmulatorError

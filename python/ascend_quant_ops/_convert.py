@@ -135,8 +135,13 @@ def torch_to_numpy(t: Any, *, op: str, argument: str, allowed: Optional[Sequence
     return t.numpy()
 
 
-def numpy_to_torch(a: np.ndarray) -> Any:
-    """torch tensor with the same bits; hifloat8 becomes uint8 (torch has no hifloat8)."""
+def numpy_to_torch(a: np.ndarray, *, fresh: bool = False) -> Any:
+    """torch tensor with the same bits; hifloat8 becomes uint8 (torch has no hifloat8).
+
+    A copy, unless `fresh` says that `a` is a result nobody else holds (an operator's output): then a C-contiguous
+    writable `a` is shared, not copied (for a large output the copy and its page faults cost as much as the
+    kernel that computed it).
+    """
     from ._torch import import_torch
 
     torch, why = import_torch()
@@ -144,8 +149,9 @@ def numpy_to_torch(a: np.ndarray) -> Any:
         raise RuntimeError(f"returning torch tensors needs torch: {why}")
 
     name = dtypes.dtype_name(a.dtype)
-    # a C-ordered copy that keeps the rank (np.ascontiguousarray turns a 0-d array into shape [1])
-    a = np.array(a, order="C", copy=True)
+    if not (fresh and a.flags.c_contiguous and a.flags.writeable):
+        # a C-ordered copy that keeps the rank (np.ascontiguousarray turns a 0-d array into shape [1])
+        a = np.array(a, order="C", copy=True)
     if name == dtypes.HIFLOAT8:
         return torch.from_numpy(a.view(np.uint8))
     if name == dtypes.BFLOAT16 or (name or "").startswith("float8"):

@@ -60,7 +60,7 @@ def _npu_status():
 
 def backend_info() -> dict:
     """{backend: {"usable": bool, "reason": str}} for cpu, emulator and npu."""
-    info = {"cpu": {"usable": True, "reason": "numpy golden (exact CPU reference)"}}
+    info = {"cpu": {"usable": True, "reason": "compiled CPU kernels, bit for bit the numpy golden"}}
     for name, probe in (("emulator", _emulator_status), ("npu", _npu_status)):
         usable, reason = probe()
         info[name] = {"usable": bool(usable), "reason": reason}

@@ -106,8 +106,17 @@ def _name_of_torch_dtype(obj: Any) -> Optional[str]:
     return None
 
 
+# numpy computes dtype.name in Python on every access (several microseconds): names of numpy dtypes seen before
+_NUMPY_DTYPE_NAMES: Dict[np.dtype, Optional[str]] = {}
+
+
 def dtype_name(obj: Any) -> Optional[str]:
     """Canonical name of a numpy / torch dtype, a dtype name, or an array / tensor; None when unknown."""
+    if isinstance(obj, np.dtype):
+        name = _NUMPY_DTYPE_NAMES.get(obj, False)
+        if name is False:
+            name = _NUMPY_DTYPE_NAMES[obj] = obj.name if obj.name in TABLE else None
+        return name
     if isinstance(obj, str):
         s = obj.strip().lower()
         aliases = {"fp16": FLOAT16, "half": FLOAT16, "bf16": BFLOAT16, "fp32": FLOAT32, "float": FLOAT32,

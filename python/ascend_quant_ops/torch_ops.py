@@ -152,7 +152,7 @@ def _dynamic_quant_cpu(x: Tensor, smooth_scales: Optional[Tensor], dst_type: Opt
                               allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
     dst = _dst_mode_name(dst_type, asymmetric)
     _golden_dq.validate_arrays(xn, sn)
-    return tuple(from_numpy(o) for o in _backend_cpu.dynamic_quant(xn, sn, dst, asymmetric))
+    return tuple(_convert.numpy_to_torch(o, fresh=True) for o in _backend_cpu.dynamic_quant(xn, sn, dst, asymmetric))
 
 
 @torch.library.custom_op(qualified(TORCH_DYNAMIC_QUANT), mutates_args=(), device_types="cpu")
@@ -196,7 +196,8 @@ def _qlinear_matmul_op(a: Tensor, a_scale: Tensor, a_zero_point: Tensor, b: Tens
                        b_zero_point: Tensor, y_scale: Tensor, y_zero_point: Tensor) -> Tensor:
     tensors = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point)
     arrays = [_convert.to_numpy(t, op=QMM, argument=n)[0] for n, t in zip(_QMM_ARGUMENTS, tensors)]
-    return from_numpy(_backend_cpu.qlinear_matmul(_golden_qmm.QLinearMatMulOperands(*arrays)))
+    return _convert.numpy_to_torch(_backend_cpu.qlinear_matmul(_golden_qmm.QLinearMatMulOperands(*arrays)),
+                                   fresh=True)
 
 
 @_qlinear_matmul_op.register_fake
