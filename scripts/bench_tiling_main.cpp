@@ -163,7 +163,7 @@ int main(int argc, char** argv)
         }
     }
     std::printf("\nqlinear_matmul\n%-14s %-32s %-16s %-8s %10s %12s %14s %8s\n", "soc", "a x b", "a, b -> y",
-                "params", "tiles", "ns/call", "ns explained", "ranges");
+                "params", "blocks", "ns/call", "ns explained", "ranges");
     for (const QmmCase& c : qmm_cases) {
         aqo::QLinearMatMulRequest req;
         req.a_shape = c.a;
@@ -190,21 +190,21 @@ int main(int argc, char** argv)
             aqo::QLinearMatMulPlan p;
             aqo::ConstraintViolation vv;
             const bool ok = aqo::PlanQLinearMatMul(fast, &p, &vv);
-            g_sink = g_sink + (ok ? p.tiling.tileCount : 1u);
+            g_sink = g_sink + (ok ? p.tiling.unitCount : 1u);
         });
         const double ns_explained = BestNsPerCall([&]() {
             aqo::QLinearMatMulPlan p;
             aqo::ConstraintViolation vv;
             const bool ok = aqo::PlanQLinearMatMul(req, &p, &vv);
-            g_sink = g_sink + (ok ? p.tiling.tileCount : 1u);
+            g_sink = g_sink + (ok ? p.tiling.unitCount : 1u);
         });
         const std::string types = std::string(aqo::DTypeName(c.a_dtype)).substr(0, 5) + "," +
                                   std::string(aqo::DTypeName(c.b_dtype)).substr(0, 5) + "->" +
                                   std::string(aqo::DTypeName(c.y_dtype)).substr(0, 5);
         const std::string params = std::string(aqo::QuantParamKindName(c.a_param)).substr(0, 3) + "/" +
                                    std::string(aqo::QuantParamKindName(c.b_param)).substr(0, 3);
-        std::printf("%-14s %-32s %-16s %-8s %10u %12.0f %14.0f %8zu%s\n", c.soc, shapes.c_str(), types.c_str(),
-                    params.c_str(), plan.tiling.tileCount, ns, ns_explained, ranges,
+        std::printf("%-14s %-32s %-16s %-8s %10llu %12.0f %14.0f %8zu%s\n", c.soc, shapes.c_str(), types.c_str(),
+                    params.c_str(), static_cast<unsigned long long>(plan.tiling.unitCount), ns, ns_explained, ranges,
                     ns < kTargetNs ? "" : "   (launch path over the 2 us target)");
         worst = ns > worst ? ns : worst;
     }

@@ -274,9 +274,12 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
 def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: str, a_dtype: Any = "int8",
                         b_dtype: Any = "int8", y_dtype: Any = "int8", a_param: str = "tensor",
                         b_param: str = "tensor", core_num: Optional[int] = None,
-                        ub_size: Optional[int] = None) -> Plan:
+                        ub_size: Optional[int] = None, a_param_batched: bool = False,
+                        b_param_batched: bool = False) -> Plan:
     """The QLinearMatMul plan of a [..., M, K] x b [..., K, N] on `soc`, or ConstraintError / DTypeError.
-    a_param: "tensor" | "row" (per row of a); b_param: "tensor" | "column" (per column of b)."""
+    a_param: "tensor" | "row" (per row of a); b_param: "tensor" | "column" (per column of b); *_param_batched: the
+    per-row / per-column parameters carry the operand's batch dims (what the emulator backend passes for batched
+    operands) rather than one vector shared by every batch matrix."""
     soc = _require_soc_name(soc, QMM)
     a_dims = _shape(a_shape, QMM, "a")
     b_dims = _shape(b_shape, QMM, "b")
@@ -298,7 +301,8 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
         _raise_if_refused(_native.check_qlinear_matmul(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param,
                                                        soc, cn, ub))
         _native_plan("plan_qlinear_matmul")
-    out = fn(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param, soc, cn, ub)
+    out = fn(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param, soc, cn, ub, bool(a_param_batched),
+             bool(b_param_batched))
     _raise_if_refused(out)
     return Plan(QMM, request, dict(out["tiling"]), out["explanation"])
 
