@@ -168,23 +168,9 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
         return;
     }
 #endif
-#if AQO_SOC_SPLIT_CORES
-    // 910b / 950: the cube multiplies int8 x int8 only (uint8 operands are mapped by the cube stage).
+    // Every SoC: the cube multiplies int8 x int8 (uint8 operands are mapped by the cube stage).
     aqo_qmm::RunTrans<int8_t, int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
                                       userWs, t);
-#else
-    // 310p: int8 x int8, uint8 x int8, uint8 x uint8 (an int8 a meeting a uint8 b is mapped to uint8).
-    if (t.cubeACode == aqo_qmm::kQmmCodeUInt8 && t.cubeBCode == aqo_qmm::kQmmCodeUInt8) {
-        aqo_qmm::RunTrans<uint8_t, uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                                            y, userWs, t);
-    } else if (t.cubeACode == aqo_qmm::kQmmCodeUInt8) {
-        aqo_qmm::RunTrans<uint8_t, int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                                           y, userWs, t);
-    } else {
-        aqo_qmm::RunTrans<int8_t, int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point,
-                                          y, userWs, t);
-    }
-#endif
 }
 
 // aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one

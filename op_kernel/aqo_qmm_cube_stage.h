@@ -8,7 +8,8 @@
 //     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
 //     the row sums of a strip are summed on the vector unit while it is read. On split SoCs every worker prepares
 //     its share of the strips (and of b) before the calls, and a hardware SyncAll publishes them; on 310p (no
-//     hardware SyncAll) a core prepares the strip of each of its calls in a private slot;
+//     hardware SyncAll) a core prepares the strip of each of its calls in a private slot, and a uint8 b's columns of
+//     the call (MapSlab) when they change;
 //   * a call: split SoCs, one asynchronous Iterate into the worker's C area, whose blocks the API's client waits for
 //     one by one (GetTensorC<false>): the epilogue of block j runs while the cube computes block j + 1; 310p, a
 //     synchronous Iterate + GetTensorC per block into the call's C area, the next block's cube work overlapping the
@@ -136,9 +137,10 @@ public:
             prepRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(userWs + t.wsPrepAOffset), prepA);
             prepA_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(userWs + t.wsPrepAOffset), prepA);
         }
-        if (t.prepBBytes != 0) {
-            prepBRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(userWs + t.wsPrepBOffset), t.prepBBytes);
-            prepB_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(userWs + t.wsPrepBOffset), t.prepBBytes);
+        const uint64_t prepB = t.wsRaOffset - t.wsPrepBOffset;  // all of b (split SoCs) or every core's slot (310p)
+        if (prepB != 0) {
+            prepBRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(userWs + t.wsPrepBOffset), prepB);
+            prepB_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(userWs + t.wsPrepBOffset), prepB);
         }
         const uint64_t raBytes = t.wsCOffset - t.wsRaOffset;
         if (raBytes != 0) {
@@ -224,6 +226,15 @@ public:
         // The previous call's C area reads (the epilogue's DMAs) and this core's prepared-strip writes are complete
         // before the cube is asked to write / read them.
         aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        const bool privateB = !kFloatCube && t.mapB != 0 && t.sharedPrep == 0;
+        if (privateB && (!haveSlab_ || slabBj_ != c.bj || slabN0_ != c.n0 || slabCols_ != c.cols)) {
+            MapSlab(c);
+            haveSlab_ = true;
+            slabBj_ = c.bj;
+            slabN0_ = c.n0;
+            slabCols_ = c.cols;
+            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // the slab is in GM before the cube reads it
+        }
         uint64_t slot = 0;
         if (!kFloatCube && (prepare_ || needRA_)) {
             if (t.sharedPrep != 0) {
@@ -257,16 +268,21 @@ public:
         }
         const uint64_t bBase = c.bj * t.k * t.n + (TRANS ? static_cast<uint64_t>(c.n0) * t.k : c.n0);
         GlobalTensor<BT> bOp = t.mapB ? prepB_[bBase] : bGm_[bBase];
+        uint32_t ldb = t.n;  // B's org N: its row stride ([K, N]) or its rows ([N, K], row stride K)
+        if (privateB) {
+            bOp = prepB_[static_cast<uint64_t>(worker_) * t.prepBBytes];
+            ldb = TRANS ? c.cols : AlignUp32(c.cols);
+        }
         rowsA_ = rowsA;
         // B [K, N] (row stride N) or transposed [N, K] (row stride K): SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc).
 #if AQO_SOC_SPLIT_CORES
-        mm_->SetOrgShape(rowsA, t.n, lda, t.k, c.cols);
+        mm_->SetOrgShape(rowsA, ldb, lda, t.k, c.cols);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
         mm_->SetWorkspace(cArea_);
 #else
-        mm_->SetOrgShape(rowsA, t.n, lda, t.k, t.cOrgN);
+        mm_->SetOrgShape(rowsA, ldb, lda, t.k, t.cOrgN);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
@@ -449,6 +465,59 @@ private:
         }
     }
 
+    // 310p: b's columns of call c mapped into this core's slot: [K, AlignUp32(cols)] (or [cols, K] when b is stored
+    // transposed: contiguous), several rows per step.
+    __aicore__ inline void MapSlab(const QmmCall& c)
+    {
+        const TD& t = *t_;
+        const uint64_t slot = static_cast<uint64_t>(worker_) * t.prepBBytes;
+        if (TRANS) {
+            const uint64_t src = (c.bj * t.n + c.n0) * t.k;
+            const uint64_t bytes = static_cast<uint64_t>(c.cols) * t.k;
+            for (uint64_t off = 0; off < bytes; off += t.prepChunk) {
+                const uint32_t len = static_cast<uint32_t>(bytes - off < t.prepChunk ? bytes - off : t.prepChunk);
+                MapStep(src + off, len, 1, 0, slot + off);
+            }
+            return;
+        }
+        const uint32_t colsPad = AlignUp32(c.cols);
+        const uint32_t rowsPerStep = t.prepChunk / colsPad;  // >= 1: a call is at most prepChunk bytes wide
+        for (uint32_t r = 0; r < t.k; r += rowsPerStep) {
+            const uint32_t nr = QmmMin(rowsPerStep, t.k - r);
+            MapStep((c.bj * t.k + r) * t.n + c.n0, c.cols, nr, colsPad, slot + static_cast<uint64_t>(r) * colsPad);
+        }
+    }
+
+    // One mapping step of b: nr rows of len bytes, t.n apart in b from src (nr == 1: one contiguous run), into UB rows
+    // colsPad apart, mapped, then written to the workspace at dst (rows colsPad apart, i.e. contiguous).
+    __aicore__ inline void MapStep(uint64_t src, uint32_t len, uint32_t nr, uint32_t colsPad, uint64_t dst)
+    {
+        const TD& t = *t_;
+        const uint32_t padded = AlignUp32(len);
+        const uint32_t rowStride = nr == 1 ? padded : colsPad;
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous step's Cast read prepIn_
+        if (nr > 1 && t.n % kBlockBytes == 0 && (t.n - colsPad) / kBlockBytes <= 65535u) {
+            // Whole 32-byte blocks on a block grid: one 2-D copy (the last row's read ends inside b: n0 + colsPad
+            // <= N).
+            DataCopyParams prm(static_cast<uint16_t>(nr), static_cast<uint16_t>(colsPad / kBlockBytes),
+                               static_cast<uint16_t>((t.n - colsPad) / kBlockBytes), 0);
+            DataCopy(prepIn_, bRaw_[src], prm);
+        } else {
+            for (uint32_t i = 0; i < nr; ++i) {
+                QmmCopyBytesIn(prepIn_[i * rowStride], bRaw_, src + static_cast<uint64_t>(i) * t.n, len, bElems_);
+            }
+        }
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        const uint32_t elems = nr * rowStride;
+        PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step's Cast
+        MapToHalf(prepHalf_, prepIn_, elems, t.bCode, t.zpShiftB);
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+        PipeBarrier<PIPE_V>();
+        FromHalf(prepOut_, prepHalf_, elems, t.cubeBCode);
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopy(prepBRaw_[dst], prepOut_, elems);
+    }
+
     // Prepares strip `strip` of a matrix ai into slot `slot`: [ones row;] its rows, each kPad bytes (mapped when
     // mapA), and their row sums into the slot's row-sum area, as needed.
     __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot)
@@ -530,8 +599,7 @@ private:
         }
     }
 
-    // 8-bit values (code: int8 / uint8) to half, exactly, minus `shift` (the mapping: v - 128 for uint8 -> int8,
-    // v + 128 for int8 -> uint8).
+    // 8-bit values (code: int8 / uint8) to half, exactly, minus `shift` (the mapping: v - 128 for uint8 -> int8).
     __aicore__ inline void MapToHalf(const LocalTensor<half>& h, const LocalTensor<uint8_t>& in, uint32_t elems,
                                      uint32_t code, int32_t shift)
     {
@@ -609,6 +677,10 @@ private:
     bool needRA_ = false;
     bool prepare_ = false;
     bool havePrivate_ = false;
+    bool haveSlab_ = false;
+    uint64_t slabBj_ = 0;
+    uint32_t slabN0_ = 0;
+    uint32_t slabCols_ = 0;
     uint64_t privateAi_ = 0;
     uint32_t privateStrip_ = 0;
 };

@@ -3,7 +3,7 @@
 //     acc = P - zb' (RA - K za') - za' CB        (int32, exact modulo 2^32)
 // of the cube's product P = A'B', with RA = A'1 the row sums of the strip (summed while it was prepared) and CB = 1'B'
 // the column sums (C row 0 of a block whose strip has a ones row). za' / zb' are the zero points as the cube's
-// operands see them: lowered (uint8 -> int8) or raised (int8 -> uint8) by the mapping's 128 (tiling zpShiftA / B).
+// operands see them: lowered by the uint8 -> int8 mapping's 128 (tiling zpShiftA / B).
 //
 // Included by the kernels' entry files inside their namespace (no include guard, like aqo_kernel_common.h: the
 // emulator compiles each kernel once per SoC into one translation unit).

@@ -255,32 +255,24 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.bCode = OperandCode(r.b_dtype);
     t.bTrans = r.b_trans ? 1 : 0;
 
-    // What the cube multiplies. 910b / 950: int8 x int8 (float8 pairs on 950); a uint8 operand is mapped, v ^ 0x80 =
-    // v - 128 as int8, its zero point lowered by 128 (v - zp unchanged). 310p: also uint8 x int8 and uint8 x uint8
-    // (not int8 x uint8): an int8 a meeting a uint8 b is mapped to uint8 instead (v + 128, zero point + 128), and b is
-    // never mapped (the SoC table's qmm_cube_uint8_a).
+    // What the cube multiplies: int8 x int8 (float8 pairs on 950). The SoC table's qmm_uint8_by_xor: a uint8 operand
+    // is mapped, v ^ 0x80 = v - 128 as int8, its zero point lowered by 128 (v - zp unchanged). (ascend310p's cube also
+    // has uint8 x int8 and uint8 x uint8, but CANN 8.1.RC1's Matmul API does not compile uint8 operands for that SoC:
+    // its copy paths reuse one operand's type for the other's buffers; the type-check against the headers fails.)
     const bool float8 = GetDTypeInfo(r.a_dtype).is_float;
     const bool a_u8 = r.a_dtype == DType::UINT8, b_u8 = r.b_dtype == DType::UINT8;
     t.cubeACode = t.aCode;
     t.cubeBCode = t.bCode;
-    if (!float8) {
-        if (soc.qmm_cube_uint8_a) {
-            if (!a_u8 && b_u8) {
-                t.mapA = 1;
-                t.zpShiftA = -128;
-                t.cubeACode = QMM_UINT8;
-            }
-        } else {
-            if (a_u8) {
-                t.mapA = 1;
-                t.zpShiftA = 128;
-                t.cubeACode = QMM_INT8;
-            }
-            if (b_u8) {
-                t.mapB = 1;
-                t.zpShiftB = 128;
-                t.cubeBCode = QMM_INT8;
-            }
+    if (!float8 && soc.qmm_uint8_by_xor) {
+        if (a_u8) {
+            t.mapA = 1;
+            t.zpShiftA = 128;
+            t.cubeACode = QMM_INT8;
+        }
+        if (b_u8) {
+            t.mapB = 1;
+            t.zpShiftB = 128;
+            t.cubeBCode = QMM_INT8;
         }
     }
     t.aZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.a_zp;
@@ -430,7 +422,14 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     if (zb_may) {
         ra = t.sharedPrep ? a_strips_total * t.raStripBytes : static_cast<uint64_t>(t.usedCores) * t.raStripBytes;
     }
-    t.prepBBytes = t.mapB ? AlignUp(static_cast<uint64_t>(t.bMatrices) * k * n, 32) : 0;
+    // Mapped b: split SoCs, all of b once (every worker its share, SyncAll); 310p (no hardware SyncAll), each core
+    // the columns of its call into its own slot, K rows of the call's columns rounded up to 32 bytes ([cols, K] when
+    // b is transposed), remapped only when the call's columns change.
+    const uint64_t call_n = static_cast<uint64_t>(t.callBlocks) * bn;
+    t.prepBBytes = !t.mapB ? 0
+                   : t.sharedPrep ? AlignUp(static_cast<uint64_t>(t.bMatrices) * k * n, 32)
+                                  : k * AlignUp(call_n, 32);
+    const uint64_t prep_b = t.sharedPrep ? t.prepBBytes : static_cast<uint64_t>(t.usedCores) * t.prepBBytes;
     // C of a call: split SoCs, the API's sequential blocks (baseM x baseN int32 each); 310p, the call's C in its org
     // layout (row stride cOrgN) and a row's worth of slack for the epilogue's whole-row reads.
     t.wsCPerWorker = soc.split_architecture
@@ -443,7 +442,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.wsPrepAOffset = off;
     off += prep_a;
     t.wsPrepBOffset = off;
-    off += t.prepBBytes;
+    off += prep_b;
     t.wsRaOffset = off;
     off += ra;
     t.wsCOffset = off;
@@ -630,7 +629,10 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
                 AddRange(e, "workspace", c, t.wsPrepAOffset + s0 * t.prepAStripBytes,
                          t.wsPrepAOffset + s1 * t.prepAStripBytes, true);
             }
-            if (t.prepBBytes != 0) {
+            if (t.prepBBytes != 0 && !t.sharedPrep) {
+                AddRange(e, "workspace", c, t.wsPrepBOffset + c * t.prepBBytes, t.wsPrepBOffset + (c + 1) * t.prepBBytes,
+                         true);
+            } else if (t.prepBBytes != 0) {
                 const uint64_t b_elems = static_cast<uint64_t>(t.bMatrices) * k * n;
                 const uint64_t blocks = CeilDiv(b_elems, 32);
                 const uint64_t b0 = blocks * w0 / workers * 32;
@@ -758,12 +760,13 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
                            "API's local workspace (SetLocalWorkspace; without it the API writes at UB address 0)");
     }
     if (t.mapA || t.mapB) {
-        e->notes.push_back(std::string(t.mapA ? (t.zpShiftA > 0 ? "uint8 a mapped to int8" : "int8 a mapped to uint8")
-                                              : "") +
-                           (t.mapA && t.mapB ? " and " : "") + (t.mapB ? "uint8 b mapped to int8" : "") +
-                           " (v ^ 0x80, zero point shifted by 128: v - zp unchanged), once per strip of a / once for "
-                           "b, " + (t.sharedPrep ? "shared by all workers after a SyncAll"
-                                                 : "by each core for its own calls (no hardware SyncAll)"));
+        e->notes.push_back(std::string(t.mapA ? "uint8 a" : "") + (t.mapA && t.mapB ? " and " : "") +
+                           (t.mapB ? "uint8 b" : "") +
+                           " mapped to int8 (v ^ 0x80, zero point lowered by 128: v - zp unchanged), " +
+                           (t.sharedPrep ? "a once per strip, b once, each worker its share, published to all "
+                                           "workers by a SyncAll"
+                                         : "by each core for its own calls (no hardware SyncAll): a once per strip, "
+                                           "b's columns once per call whose columns change"));
     }
     if (!GetDTypeInfo(r.a_dtype).is_float && k != 0) {
         e->notes.push_back("zero points: acc = A'B' - zb (A'1 - K za) - za 1'B', int32 mod 2^32; 1'B' from a ones row "

@@ -12,9 +12,9 @@
 // pipes of one AI core overlap).
 //
 // Zero points (the decomposition acc = A'B' - zb (A'1 - K za) - za (1'B'), exact modulo 2^32):
-//   * the cube multiplies int8 x int8 (910b, 950) or also uint8 x int8 / uint8 x uint8 (310p); a uint8 operand
-//     the cube cannot take is mapped once per strip (a) or once (b) into the workspace, v ^ 0x80, and its zero point
-//     shifted by 128 so that v - zp is unchanged (on 310p an int8 a meeting a uint8 b is mapped to uint8 instead);
+//   * the cube multiplies int8 x int8 (float8 pairs on 950; 310p's uint8 cube paths are not available through CANN
+//     8.1.RC1's Matmul API): a uint8 operand is mapped once per strip (a) or once (b) into the workspace, v ^ 0x80,
+//     and its zero point lowered by 128 so that v - zp is unchanged;
 //   * the column sums 1'B' come with the product: a prepared strip of A starts with a ones row, so the cube's C row
 //     0 holds them ([1; A'] B' = [1'B'; A'B']); they are needed only when some a zero point (after the mapping) is
 //     not 0, which the kernel decides from the values (a plan cannot see them): then A is prepared (copied, mapped
@@ -24,7 +24,7 @@
 //   * on split SoCs the prepared strips, their row sums and the mapped b are shared: every worker prepares its share
 //     and a hardware SyncAll makes them visible to all; ascend310p has no hardware SyncAll (and its software
 //     SyncAll needs a zeroed GM workspace the host cannot promise), so there each core prepares the strips of its
-//     own calls in a private slot, and no operand needs b mapped (its cube takes uint8 b).
+//     own calls in a private slot, and a uint8 b's columns of each call (remapped when the call's columns change).
 //
 // C++11: included by the CANN op_host adapters.
 #ifndef AQO_TILING_CORE_MATMUL_CUBE_PLAN_H

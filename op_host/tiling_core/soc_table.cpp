@@ -48,7 +48,7 @@ const SocSpec kTable[] = {
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/26624, /*dq_max_tail_bfloat16=*/7552, /*dq_tail_multiple=*/1,
         /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
-        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false, /*qmm_cube_uint8_a=*/false,
+        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
     },
     {
         Soc::ASCEND310P, "ascend310p", "ascend310p",
@@ -62,7 +62,7 @@ const SocSpec kTable[] = {
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/4096, /*dq_max_tail_bfloat16=*/0, /*dq_tail_multiple=*/32,
         /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
-        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false, /*qmm_cube_uint8_a=*/true,
+        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
     },
     {
         Soc::ASCEND910_95, "ascend910_95", "ascend910_95",
@@ -77,7 +77,7 @@ const SocSpec kTable[] = {
         /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2, /*qmm_b_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
         /*qmm_y_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
-        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false, /*qmm_cube_uint8_a=*/false,
+        /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
     },
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Soc::COUNT),

@@ -83,9 +83,6 @@ struct SocSpec {
     DTypeSet qmm_y_dtypes;
     bool qmm_uint8_by_xor;           // uint8 operands are mapped to int8 exactly (the cube has no uint8 path)
     bool qmm_mixed_int_float8;       // false: the cube multiplies int8 x int8 or float8 x float8, never a mix
-    // The cube also multiplies uint8 x int8 and uint8 x uint8 (a uint8; never int8 x uint8): 310p. The kernel then
-    // maps nothing but an int8 a meeting a uint8 b (to uint8), and b never (no cross-core sync needed for it).
-    bool qmm_cube_uint8_a;
 };
 
 // A device-reported core count and UB size replacing the table defaults; 0 = keep the table value.

@@ -65,7 +65,6 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     qmm["y_dtypes"] = DTypeSetList(s.qmm_y_dtypes);
     qmm["uint8_by_xor"] = s.qmm_uint8_by_xor;
     qmm["mixed_int_float8"] = s.qmm_mixed_int_float8;
-    qmm["cube_uint8_a"] = s.qmm_cube_uint8_a;
     d["qlinear_matmul"] = qmm;
     return d;
 }

@@ -50,12 +50,9 @@ def test_explanation_invariants_on_random_shapes(soc):
         offsets = [t[f] for f in ("wsPrepAOffset", "wsPrepBOffset", "wsRaOffset", "wsCOffset")]
         assert offsets == sorted(offsets) and all(o % 32 == 0 for o in offsets)
         assert t["workspace_bytes"] == t["wsCOffset"] + t["usedCores"] * t["workersPerCore"] * t["wsCPerWorker"]
-        # What the cube cannot multiply is mapped: uint8 on 910b / 950; on 310p (uint8 x int8 and uint8 x uint8
-        # cubes) only an int8 a meeting a uint8 b, and b never.
-        if spec["qlinear_matmul"]["cube_uint8_a"]:
-            assert t["mapA"] == (at == "int8" and bt == "uint8") and t["mapB"] == 0
-        else:
-            assert t["mapA"] == (at == "uint8") and t["mapB"] == (bt == "uint8")
+        # uint8 operands are mapped to int8 on every SoC (the cube path the Matmul API offers); 310p maps b per core.
+        assert t["mapA"] == (at == "uint8") and t["mapB"] == (bt == "uint8")
+        assert t["sharedPrep"] == (1 if spec["split_architecture"] else 0)
 
 
 @pytest.mark.parametrize("soc", SOCS)

@@ -253,6 +253,26 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
             moved += t["raStripBytes"]                             # the strip's row sums
         return moved
 
+    def map_slab(bj: int, n0: int, cols: int) -> int:  # MapSlab (310p): read the call's columns, write them mapped
+        moved = 0
+        if t["bTrans"]:
+            src, nbytes = (bj * n + n0) * k, cols * k
+            for off in range(0, nbytes, chunk):
+                length = min(chunk, nbytes - off)
+                moved += copy_in(src + off, length, b_elems, 1) + up32(length)
+            return moved
+        cols_pad = up32(cols)
+        per_step = chunk // cols_pad
+        for r in range(0, k, per_step):
+            nr = min(per_step, k - r)
+            src = (bj * k + r) * n + n0
+            if nr > 1 and n % 32 == 0 and (n - cols_pad) // 32 <= 65535:
+                moved += nr * cols_pad
+            else:
+                moved += sum(copy_in(src + i * n, cols, b_elems, 1) for i in range(nr))
+            moved += nr * cols_pad
+        return moved
+
     total = 0
     cube = []
     workers = t["usedCores"] * t["workersPerCore"]
@@ -273,6 +293,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                     length = min(chunk, b1 - off)
                     total += copy_in(off, length, b_elems, 1) + up32(length)
         private = None
+        slab = None
         for bi, strip, nb0, blocks in qmm_worker_calls(t, units):
             ai, bj = operands(bi)
             m0 = strip * t["stripM"]
@@ -280,6 +301,9 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
             n0 = nb0 * t["baseN"]
             cols = min(n, (nb0 + blocks) * t["baseN"]) - n0
             if k:
+                if not t["sharedPrep"] and t["mapB"] and slab != (bj, n0, cols):
+                    total += map_slab(bj, n0, cols)                # 310p: the call's columns of b, mapped
+                    slab = (bj, n0, cols)
                 if not t["sharedPrep"] and (prepare or need_rb) and private != (ai, strip):
                     total += prep_strip(ai, strip)
                     private = (ai, strip)

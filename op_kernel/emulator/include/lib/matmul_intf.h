@@ -369,12 +369,19 @@ public:
         }
         const bool a_u8 = std::is_same<SrcAT, uint8_t>::value;
         const bool b_u8 = std::is_same<SrcBT, uint8_t>::value;
-        // The 910b and 950 cubes multiply int8 x int8 only; 310p also uint8 x int8 and uint8 x uint8.
-        if ((a_u8 || b_u8) && (c.soc.id != aqo_emu::SocId::kAscend310P || (!a_u8 && b_u8))) {
+        // The 910b and 950 cubes multiply int8 x int8 only. 310p's cube also has uint8 x int8 and uint8 x uint8, but
+        // CANN 8.1.RC1's Matmul API does not compile uint8 operands for it (its dav-m200 copy paths hand one
+        // operand's buffer type to the other's DataCopy: the type-check against the headers fails), so no kernel that
+        // uses the API can have them there either.
+        if (a_u8 || b_u8) {
+            const bool api_only = c.soc.id == aqo_emu::SocId::kAscend310P && !(!a_u8 && b_u8);
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string("Matmul::Init: the cube of ") + c.soc.name + " has no " +
-                              (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") +
-                              " path; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
+                              (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") + " path" +
+                              (api_only ? " the Matmul API can use (CANN 8.1.RC1's API does not compile uint8 "
+                                          "operands for this SoC)"
+                                        : "") +
+                              "; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
         }
         tiling_ = t;
         inited_ = true;
