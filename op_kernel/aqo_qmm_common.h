@@ -45,3 +45,8 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
     PipeBarrier<PIPE_ALL>();
 #endif
 }
+
+// Output codes of AqoQuantMatMul's tiling (aqo::QmmOutCode).
+constexpr uint32_t kQuantMmOutFloat32 = 0;
+constexpr uint32_t kQuantMmOutFloat16 = 1;
+constexpr uint32_t kQuantMmOutBFloat16 = 2;

@@ -34,7 +34,7 @@ public:
         DataCopyPad(dst, y, prm);
 #else
         const uint32_t perBlock = kBlockBytes / ysz;
-        if (cols % perBlock == 0 && n_ % perBlock == 0) {
+        if (cols % perBlock == 0 && n_ % perBlock == 0 && (n_ - cols) / perBlock <= 65535u) {  // 16-bit GM gap
             DataCopyParams prm(static_cast<uint16_t>(rows), static_cast<uint16_t>(cols / perBlock),
                                static_cast<uint16_t>((stride_ - cols) / perBlock),
                                static_cast<uint16_t>((n_ - cols) / perBlock));

@@ -309,6 +309,9 @@ public:
 #else
         (void)mm_->Iterate();
         mm_->GetTensorC(cArea_);  // synchronous: the block at its place in the call's C (row stride cOrgN)
+        // The API's write-back of C ends with an MTE3 -> V fence only: the epilogue's MTE2 reads of these bytes must
+        // wait for its MTE3 writes (the API fences its own re-reads of GM it wrote the same way).
+        aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
         blk.c = cArea_[static_cast<uint64_t>(block_) * t.baseN];
         blk.rowStride = t.cOrgN;
 #endif

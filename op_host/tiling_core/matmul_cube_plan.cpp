@@ -289,7 +289,9 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t workers_max = static_cast<uint64_t>(cores) * t.workersPerCore;
 
     // ---- geometry ----
-    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    // The Matmul API's L1 on split SoCs ends 128 bytes early: the KFC server's scratch (KFC_L1_RESERVER_SIZE in
+    // CANN 8.1.RC1's kernel_utils_constants.h, TOTAL_L1_SIZE).
+    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES)) - (soc.split_architecture ? 128 : 0);
     const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
     const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
@@ -326,7 +328,8 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         // B's staging; the width that balances the workers best.
         uint32_t max_bn = static_cast<uint32_t>(std::min<uint64_t>(kMaxBase, l0c / (static_cast<uint64_t>(base_m) * 4)));
         if (!soc.split_architecture) {
-            max_bn = static_cast<uint32_t>(std::min<uint64_t>(max_bn, reserve / (static_cast<uint64_t>(base_m) * 4 + 64)));
+            max_bn = static_cast<uint32_t>(
+                std::min<uint64_t>(max_bn, (reserve - 32) / (static_cast<uint64_t>(base_m) * 4 + 64)));  // + N-tail scratch
         }
         // Without DataCopyPad the widths are whole 32-byte blocks of a 1-byte y (only the last block of a row can end in
         // a partial block, which the copy-out's back-off needs); else whole fractals.
@@ -373,7 +376,8 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // K: the largest 32-byte multiple (at most 256) that L0A and L0B hold twice.
     uint64_t bk = std::min<uint64_t>({256, l0a / 2 / base_m, l0b / 2 / bn});
     if (!soc.split_architecture) {
-        bk = std::min<uint64_t>(bk, (reserve - static_cast<uint64_t>(base_m) * bn * 4) / (2ull * bn));
+        // The local workspace: the C block, B's staging (two K tiles) and the API's 32-byte N-tail scratch.
+        bk = std::min<uint64_t>(bk, (reserve - static_cast<uint64_t>(base_m) * bn * 4 - 32) / (2ull * bn));
     }
     bk = std::max<uint64_t>(32, bk / 32 * 32);
     bk = std::min<uint64_t>(bk, AlignUp(std::max<uint64_t>(k, 1), 32));
@@ -467,7 +471,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t fixed = reserve + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubPrepIn + t.ubPrepHalf +
                            t.ubPrepOut + r.epilogue_fixed_bytes + static_cast<uint64_t>(t.prepChunk) * 5 + 1024;
     const uint64_t per_elem = 12ull + r.epilogue_bytes_per_element;
-    const uint64_t avail = soc.ub_bytes > fixed ? soc.ub_bytes - fixed : 0;
+    // UB the kernel may use: split SoCs keep the Matmul client's 128-byte message block at the end of UB free
+    // (kfc_comm_client.h), 310p the API's temporary area from TMP_UB_OFFSET (248 KiB) on (CANN 8.1.RC1 headers).
+    const uint64_t ub_usable = soc.split_architecture ? (soc.ub_bytes > 128 ? soc.ub_bytes - 128 : 0)
+                                                      : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
+    const uint64_t avail = ub_usable > fixed ? ub_usable - fixed : 0;
     const uint64_t max_elems = std::min<uint64_t>(avail / per_elem, 8192);
     uint64_t rc = std::min<uint64_t>(max_elems / t.cStride, static_cast<uint64_t>(t.stripM));
     if (rc == 0) {
@@ -484,7 +492,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubTmp = static_cast<uint32_t>(std::max<uint64_t>(elems * 4, static_cast<uint64_t>(t.prepChunk) * 5 + 1024));
     const uint64_t total = reserve + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubPrepIn +
                            t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes + r.epilogue_bytes_per_element * elems;
-    if (total > soc.ub_bytes) {
+    if (total > ub_usable) {
         SetViolation(v, op, "ub_size", &soc, "unified buffer for the matmul epilogue", ">= " + Str(total) + " bytes",
                      Str(soc.ub_bytes) + " bytes", "use the SoC's real UB size (ub_size=None)");
         return false;
@@ -510,7 +518,11 @@ QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)
     c.M = c.singleCoreM = static_cast<int32_t>(t.baseM);
     // 310p: an ND int32 C needs its N (the C row stride) a 32-byte multiple.
     c.N = soc.split_architecture ? call_n : static_cast<int32_t>(t.cOrgN);
-    c.singleCoreN = call_n;
+    // 310p, N not a multiple of 8: the API's local workspace places its 32-byte NZ -> ND tail scratch after the C
+    // block only when the tiling's singleCoreN is not a multiple of 8 (matmul_local_workspace.h SetWorkspace);
+    // otherwise the scratch is C row 0 of the staged block, which a ragged last block then corrupts. The same
+    // number of base blocks, one column less (each call sets its real width).
+    c.singleCoreN = (!soc.split_architecture && t.n % 8 != 0) ? call_n - 1 : call_n;
     c.Ka = c.Kb = c.singleCoreK = k;
     c.baseM = static_cast<int32_t>(t.baseM);
     c.baseN = static_cast<int32_t>(t.baseN);

@@ -66,6 +66,9 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     qmm["uint8_by_xor"] = s.qmm_uint8_by_xor;
     qmm["mixed_int_float8"] = s.qmm_mixed_int_float8;
     d["qlinear_matmul"] = qmm;
+    nb::dict qm;
+    qm["out_dtypes"] = DTypeSetList(s.quant_matmul_out_dtypes);  // empty: no quant_matmul kernel on the SoC
+    d["quant_matmul"] = qm;
     return d;
 }
 
