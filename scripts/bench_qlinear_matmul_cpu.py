@@ -2,11 +2,11 @@
 """CPU speed of the QLinearMatMul golden against onnxruntime (u8 x s8, per-column b -> u8). Not a test.
 
 Prints, per shape and data kind, the best-of-N time of the golden and of onnxruntime (b, b_scale and
-b_zero_point as initializers, so ORT prepacks b as in FACTS 11) and the ratio golden / ORT. The target is a ratio
+b_zero_point as initializers, so ORT prepacks b once, as in a deployed model; docs/references.md#onnxruntime-qlinearmatmul) and the ratio golden / ORT. The target is a ratio
 within 10x at 1024^3. "typical" data (|a - a_zp| <= 128, |b - b_zp| <= 128) fits one exact float32 GEMM;
 "extreme" data (zero points at the ends of the range, |differences| up to 255) needs K cut into 258-column slices.
 The outputs of both are compared too: they must be equal (b is kept in [-64, 63] where ORT's AVX2 u8 x s8 kernel
-would otherwise saturate pair sums, FACTS 6).
+would otherwise saturate pair sums; docs/references.md#onnxruntime-qlinearmatmul).
 
     PYTHONPATH=python python scripts/bench_qlinear_matmul_cpu.py [--repeat 5] [--quick]
 """

@@ -5,8 +5,8 @@
 namespace aqo {
 namespace {
 
-// dmax values: seed 004 ("int8 127, hifloat8 32768, float8_e4m3fn 448, float8_e5m2 57344").
-// ATB outTensorType codes: seed 004 (2 int8, 34 hifloat8, 35 float8_e5m2, 36 float8_e4m3fn).
+// dmax values: ATB DynamicQuant's documentation, docs/references.md#atb-dynamicquant ("int8 127, hifloat8 32768, float8_e4m3fn 448, float8_e5m2 57344").
+// ATB outTensorType codes: the same documentation (2 int8, 34 hifloat8, 35 float8_e5m2, 36 float8_e4m3fn).
 // finite_max: IEEE 754 binary16 / binary32, bfloat16, the OCP / fnuz float8 formats (as ml_dtypes), HiF8 (2^15, as
 // en_dtypes); int_min / int_max: two's complement / unsigned ranges. tests/tiling checks them against numpy.
 const DTypeInfo kTable[] = {

@@ -32,8 +32,8 @@ struct DTypeInfo {
     int32_t bytes;         // storage size of one element
     bool is_float;         // floating-point encoding (float8 / hifloat8 included)
     bool is_signed;
-    double quant_max;      // dmax of seed 004 when this type is a DynamicQuant output; 0 when it is not one
-    int32_t atb_code;      // ATB outTensorType code (seed 004), -1 when ATB has none
+    double quant_max;      // dmax of ATB DynamicQuant (docs/references.md#atb-dynamicquant) when this type is a DynamicQuant output; 0 when it is not one
+    int32_t atb_code;      // ATB outTensorType code (same source), -1 when ATB has none
     double finite_max;     // floating-point types: the largest finite value (float16 65504, ...); 0 for integers
     int64_t int_min;       // integer types: the representable range [int_min, int_max]; 0 / 0 for floats
     int64_t int_max;

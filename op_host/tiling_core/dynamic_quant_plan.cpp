@@ -14,18 +14,21 @@ namespace {
 // One vector repeat is 256 bytes: 64 fp32 elements. fp32 chunks are whole repeats so that every chunk offset is
 // 32-byte aligned for x (2-byte), y (1-byte) and the fp32 work buffers.
 constexpr uint32_t kChunkAlign = 64;
-// Below this many elements per chunk the per-chunk overhead (two scalar syncs) dominates; such a plan is not
-// considered for the resident mode (the streamed mode still is).
+// Below this many elements per chunk the per-chunk overhead (instruction start-ups, barriers) dominates; such a
+// plan is not considered for the resident mode (the streamed mode still is).
 constexpr uint32_t kMinResidentChunk = 256;
-// x bytes per UB iteration worth aiming for: enough to amortise one DMA; more only adds latency per iteration.
-constexpr uint64_t kTargetIterXBytes = 32 * 1024;
-// stat buffer: 32-byte slots for the reduction result and the dmax operand of the scale division; without
-// DataCopyPad a third slot holds the block of scales a core writes last (see "work split" below).
-constexpr uint32_t kStatSlots = 2;
-constexpr uint32_t kStatSlotsNoPad = 3;
+// x bytes per UB iteration worth aiming for: enough to amortise a group's fixed cost (its V -> S wait, the scale
+// computation, a DMA's set-up); more only lengthens the pipeline's fill and drain (the first load and the last
+// compute and store, which nothing overlaps).
+constexpr uint64_t kTargetIterXBytes = 16 * 1024;
+// Lanes of a row's maximum accumulator: one 256-byte repeat of int32 / float32.
+constexpr uint64_t kAccLanes = 64;
+// Rows of scales a streamed (multi-pass) core stores at once.
+constexpr uint64_t kStreamScaleRows = 64;
 
 // The bit pattern of a positive NaN in each float dst type, as the golden writes it (golden/dynamic_quant.py:
-// 0x7F float8_e4m3fn, 0x7E float8_e5m2 (ml_dtypes' quiet NaN), 0x80 hifloat8 (FACTS 5)); int8 has no NaN (0).
+// 0x7F float8_e4m3fn, 0x7E float8_e5m2 (ml_dtypes' quiet NaN), 0x80 hifloat8 (docs/references.md#hifloat8)); int8
+// and uint8 have no NaN (0).
 uint32_t NanCode(DType dst)
 {
     switch (dst) {
@@ -42,21 +45,12 @@ uint32_t NanCode(DType dst)
 
 uint64_t Blk(uint64_t bytes, uint64_t align) { return AlignUp(std::max<uint64_t>(bytes, 1), align); }
 
-// Bytes of ReduceMax's work buffer for `count` fp32 elements without index (AscendC ReduceMax docs: first-round
-// output of 2 values per repeat, rounded up to a 32-byte block); ReduceSum needs less.
-uint64_t ReduceWorkBytes(uint64_t count, uint64_t align)
-{
-    uint64_t per_block = align / sizeof(float);
-    uint64_t repeats = CeilDiv(std::max<uint64_t>(count, 1), kChunkAlign);
-    return AlignUp(repeats * 2, per_block) * sizeof(float);
-}
-
 struct Layout {
-    uint64_t x = 0, y = 0, scale = 0, smooth = 0, work = 0, tmp = 0, reduce = 0, stat = 0;
+    uint64_t x = 0, y = 0, scale = 0, offset = 0, smooth = 0, work = 0, tmp = 0, acc = 0, rowstat = 0, consts = 0;
     uint32_t x_slots = 1, y_slots = 1;
     uint64_t Total() const
     {
-        return x * x_slots + y * y_slots + scale * y_slots + smooth + work + tmp + reduce + stat;
+        return x * x_slots + (y + scale + offset) * y_slots + smooth + work + tmp + acc + rowstat + consts;
     }
 };
 
@@ -64,37 +58,68 @@ struct Shape {
     uint64_t rows, cols, cols_pad;
     uint32_t ex, ey, align;
     bool smooth;
-    uint32_t stat_slots;
+    uint32_t asym;           // 0 symmetric, 1 float offset, 2 uint8 zero point
+    uint32_t scale_carry;    // no DataCopyPad: scales a core carries from one group to the next (a block less one)
+    uint32_t offset_carry;   // the same for the offsets (float32: 7, uint8: 31)
+    uint32_t offset_bytes;   // bytes of one offset (float32 4, uint8 1); 0 symmetric
 };
 
-// Resident mode: r rows of x and y in UB, fp32 chunks of c elements.
-Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t c, uint32_t slots)
+// The per-row statistics of `n` rows, in the kernel's sub-buffer order (op_kernel/aqo_dynamic_quant.cpp,
+// RowStatLayout): float32 counts. Pair vectors (a WholeReduce result per row: value and index) take
+// AlignUp(2 n, 8) floats; broadcast blocks 8 floats a row.
+uint64_t PairFloats(uint64_t n) { return AlignUp(2 * n, 8); }
+// Accumulators: the magnitude bits (asymmetric: also the signed maxima and minima). Their clamped copy goes to the
+// magnitude-bits buffer, which holds at least n x 64 values.
+uint64_t AccBytes(const Shape& s, uint64_t n) { return (s.asym ? 3 : 1) * n * kAccLanes * sizeof(float); }
+uint64_t RowStatBytes(const Shape& s, uint64_t n)
+{
+    const uint64_t pairs = s.asym ? 6 : 2;   // symmetric: row max, scale; asymmetric: max, min, scale, offset, 2 temps
+    const uint64_t blocks = s.asym ? 2 : 1;  // scale (and offset) broadcast blocks
+    return (pairs * PairFloats(n) + blocks * 8 * n) * sizeof(float);
+}
+uint64_t ConstBytes(const Shape& s, uint64_t n)
+{
+    // the magnitude mask, Inf pattern and float16 exponent mask blocks, then the dmax vector (asymmetric: also the
+    // quantization range vector)
+    return (3 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
+}
+
+// The parts every layout has for `n` statistics rows and a work buffer of `work_elems` floats.
+void FillCompute(const Shape& s, uint64_t n, uint64_t work_elems, Layout* l)
+{
+    l->work = Blk(work_elems * sizeof(float), s.align);
+    l->tmp = Blk(std::max(work_elems, n * kAccLanes) * sizeof(float), s.align);
+    l->acc = Blk(AccBytes(s, n), s.align);
+    l->rowstat = Blk(RowStatBytes(s, n), s.align);
+    l->consts = Blk(ConstBytes(s, n), s.align);
+}
+
+// Resident mode: r rows of x and y in UB. chunk == 0: the group is computed at once (work holds r rows of v);
+// else each row in float32 chunks of `chunk` elements.
+Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t chunk, uint32_t slots)
 {
     Layout l;
     l.x_slots = l.y_slots = slots;
     l.x = Blk(r * s.cols_pad * s.ex, s.align);
     l.y = Blk(r * s.cols_pad * s.ey, s.align);
-    l.scale = Blk(r * sizeof(float), s.align);
-    l.smooth = s.smooth ? Blk(s.cols_pad * s.ex, s.align) : 0;
-    l.work = Blk(c * sizeof(float), s.align);
-    l.tmp = l.work;
-    l.reduce = ReduceWorkBytes(c, s.align);
-    l.stat = s.stat_slots * s.align;
+    l.scale = Blk((r + s.scale_carry) * sizeof(float), s.align);
+    l.offset = s.asym ? Blk((r + s.offset_carry) * s.offset_bytes, s.align) : 0;
+    l.smooth = s.smooth ? Blk(s.cols_pad * sizeof(float), s.align) : 0;
+    FillCompute(s, r, chunk == 0 ? r * s.cols_pad : chunk, &l);
     return l;
 }
 
-// Stream mode: one chunk of c elements of x (and of smooth, behind it in the same slot) and of y.
+// Stream mode: one chunk of c elements of x (and of smooth, behind it in the same slot) and of y; the statistics
+// of one row; the scales (offsets) of `group_rows` rows.
 Layout StreamLayout(const Shape& s, uint64_t group_rows, uint64_t c, uint32_t slots)
 {
     Layout l;
     l.x_slots = l.y_slots = slots;
     l.x = Blk(c * s.ex * (s.smooth ? 2 : 1), s.align);
     l.y = Blk(c * s.ey, s.align);
-    l.scale = Blk(group_rows * sizeof(float), s.align);
-    l.work = Blk(c * sizeof(float), s.align);
-    l.tmp = l.work;
-    l.reduce = ReduceWorkBytes(c, s.align);
-    l.stat = s.stat_slots * s.align;
+    l.scale = Blk((group_rows + s.scale_carry) * sizeof(float), s.align);
+    l.offset = s.asym ? Blk((group_rows + s.offset_carry) * s.offset_bytes, s.align) : 0;
+    FillCompute(s, 1, c, &l);
     return l;
 }
 
@@ -151,30 +176,42 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t ub = soc.ub_bytes;
     const uint32_t cores = KernelCores(soc, op);
 
+    // Asymmetric modes: OPSNN's float offset for int8 and the float types, ONNX's integer zero point for uint8.
+    const uint32_t asym = !req.asymmetric ? 0u : (req.dst_type == DType::UINT8 ? 2u : 1u);
+    const uint32_t offset_bytes = asym == 0 ? 0u : (asym == 2 ? 1u : static_cast<uint32_t>(sizeof(float)));
     // Row stride in UB: whole 32-byte blocks for both the x row and the y row.
     const uint64_t elems_per_block =
         std::max<uint64_t>(block / static_cast<uint32_t>(xi.bytes), block / static_cast<uint32_t>(yi.bytes));
-    Shape s{rows, cols, AlignUp(cols, elems_per_block), static_cast<uint32_t>(xi.bytes),
-            static_cast<uint32_t>(yi.bytes), align, req.smooth,
-            soc.has_data_copy_pad ? kStatSlots : kStatSlotsNoPad};
+    // Without DataCopyPad every copy is whole 32-byte blocks (the request check guarantees the tail multiple that
+    // makes x and y rows whole blocks; GM addresses need no alignment, UB addresses do). Scales are 4 bytes a row
+    // (uint8 zero points 1 byte), so a core's scales (offsets) are written as whole blocks of 8 (32) rows, all
+    // inside the core's own rows: the kernel carries the values of a partial block from one group to the next, a
+    // core takes at least one block's rows, and when its row count is not a multiple of a block its last block is
+    // the one ending at its last row, which rewrites a few of its own values with the values they already have (no
+    // byte of another core or past the end of the tensor is ever written, and no scalar GM store or data-cache
+    // flush is needed). Only a tensor of fewer rows than a block, on one core, stores them with the scalar unit.
+    const uint32_t scales_per_block = block / static_cast<uint32_t>(sizeof(float));
+    const uint32_t offsets_per_block = offset_bytes ? block / offset_bytes : 0;
+    const uint32_t block_rows = std::max(scales_per_block, offsets_per_block);
+    const uint32_t min_core_rows = soc.has_data_copy_pad ? 1 : block_rows;
+    Shape s{rows,
+            cols,
+            AlignUp(cols, elems_per_block),
+            static_cast<uint32_t>(xi.bytes),
+            static_cast<uint32_t>(yi.bytes),
+            align,
+            req.smooth,
+            asym,
+            // room for the carried values, a block's rounding and the core's last block (BlockStore)
+            soc.has_data_copy_pad ? 0u : 3 * scales_per_block,
+            soc.has_data_copy_pad || !asym ? 0u : 3 * offsets_per_block,
+            offset_bytes};
     if (cols > 0xFFFFFFFFull / sizeof(float)) {
         SetViolation(v, op, "x", &soc, "tail axis length (elements per row, kernel index range)",
                      "<= " + std::to_string(0xFFFFFFFFull / sizeof(float)), std::to_string(cols),
                      "split the last axis");
         return false;
     }
-    // Without DataCopyPad every copy is whole 32-byte blocks (the request check guarantees the tail multiple that
-    // makes x and y rows whole blocks; GM addresses need no alignment, UB addresses do). Scales are 4 bytes per row,
-    // so a core's scales are written as whole blocks of 8 rows, all inside the core's own rows: a core takes at
-    // least 8 rows, and when its row count is not a multiple of 8 its last block is the 8 rows ending at its last
-    // row, which rewrites up to 7 of its own scales with the same values (no byte of another core or past the end
-    // of scale is ever written, and no scalar GM store or data-cache flush is needed). Only a tensor of fewer than
-    // 8 rows, on one core, stores its scales with the scalar unit.
-    const uint32_t scales_per_block = block / static_cast<uint32_t>(sizeof(float));
-    const uint32_t min_core_rows = soc.has_data_copy_pad ? 1 : scales_per_block;
-    // Rows per UB iteration: whole blocks of scales (8 rows) without DataCopyPad, so that only a core's last group
-    // can end in a partial block.
-    const uint32_t iter_rows = soc.has_data_copy_pad ? 1 : scales_per_block;
     if (!soc.has_data_copy_pad && s.cols_pad != cols) {
         SetViolation(v, op, "x", &soc, "tail axis length: rows of whole 32-byte blocks (no DataCopyPad)",
                      "multiple of " + std::to_string(elems_per_block), std::to_string(cols),
@@ -185,8 +222,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     // ---- work split: balanced in rows over the cores ----
     // The slowest core does ceil(rows / cores) rows whatever the split; launch only as many cores as that makespan
     // needs (197 rows on 48 cores: 40 cores of 5 or 4 rows rather than 48 cores of 5 or 4), so no launched core
-    // idles and the per-core balance stays close to 1. Without DataCopyPad at most rows / 8 cores, so that every
-    // core has a whole block of scales.
+    // idles and the per-core balance stays close to 1. Without DataCopyPad at most rows / block_rows cores, so that
+    // every core has a whole block of scales (offsets).
     const uint32_t max_cores =
         static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, rows / min_core_rows)));
     const uint64_t rows_on_slowest = rows ? CeilDiv(rows, max_cores) : 0;
@@ -196,67 +233,68 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t max_core_rows = base + (extra ? 1 : 0);
 
     // ---- UB layout ----
-    // Preference: resident single pass with double buffering and as many rows per iteration as useful; then
-    // resident with fp32 chunks (x read once from GM, computed in chunks), double then single buffered; then the
-    // streamed multi-pass mode (x read twice), double then single buffered.
+    // Preference: resident rows computed a group at once, double buffered, with as many rows per iteration as
+    // useful; then resident rows computed in float32 chunks (x read from GM once), double then single buffered;
+    // then the streamed multi-pass mode (x read twice), double then single buffered.
     DynamicQuantMode mode = DynamicQuantMode::RESIDENT;
     Layout lay;
-    uint64_t r = 0, chunk = 0;
+    uint64_t r = 0, chunk = 0, num_chunks = 1;
     bool found = false;
     std::vector<std::string> notes;
-    const uint64_t r_cap_units = std::max<uint64_t>(
-        1, std::min<uint64_t>({CeilDiv(max_core_rows, iter_rows),
-                               kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex * iter_rows),
-                               soc.dma_max_block_count / iter_rows}));  // a group is one DMA of n rows
-    // One chunk covering the whole row (whole repeats; H = 0 still gets a valid, unused chunk).
-    const uint64_t single_chunk = AlignUp(std::max<uint64_t>(s.cols_pad, 1), kChunkAlign);
+    // A group is one DMA of r rows (blockCount) and one level-0 instruction of r iterations at most.
+    const uint64_t r_cap = std::max<uint64_t>(
+        1, std::min<uint64_t>({max_core_rows, kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex),
+                               soc.dma_max_block_count, 255}));
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
-        uint64_t k = LargestFitting(r_cap_units, [&](uint64_t kk) {
-            return ResidentLayout(s, kk * iter_rows, single_chunk, slots).Total() <= ub;
+        const uint64_t k = LargestFitting(r_cap, [&](uint64_t kk) {
+            return ResidentLayout(s, kk, 0, slots).Total() <= ub;
         });
         if (k > 0) {
-            r = k * iter_rows;
-            chunk = single_chunk;
-            lay = ResidentLayout(s, r, chunk, slots);
+            r = k;
+            chunk = r * s.cols_pad;
+            lay = ResidentLayout(s, r, 0, slots);
             found = true;
             break;
         }
-        uint64_t c_units = LargestFitting(CeilDiv(s.cols_pad, kChunkAlign), [&](uint64_t cu) {
-            return ResidentLayout(s, iter_rows, cu * kChunkAlign, slots).Total() <= ub;
+        const uint64_t c_units = LargestFitting(CeilDiv(s.cols_pad, kChunkAlign), [&](uint64_t cu) {
+            return ResidentLayout(s, 1, cu * kChunkAlign, slots).Total() <= ub;
         });
-        if (c_units * kChunkAlign >= kMinResidentChunk && c_units * kChunkAlign < single_chunk) {
-            r = iter_rows;
+        if (c_units * kChunkAlign >= kMinResidentChunk && c_units * kChunkAlign < s.cols_pad) {
+            r = 1;
             chunk = c_units * kChunkAlign;
+            num_chunks = CeilDiv(cols, chunk);
             lay = ResidentLayout(s, r, chunk, slots);
             found = true;
             if (req.explain) {
-                notes.push_back("fp32 copy of a whole row does not fit in UB next to the resident x/y rows: the "
-                                "row is computed in " + std::to_string(CeilDiv(cols, chunk)) + " fp32 chunks of " +
-                                std::to_string(chunk) + " elements (max pass, then quantize pass over the "
-                                "resident row); x is read from GM once");
+                notes.push_back("a float32 copy of a whole row does not fit in UB next to the resident x / y rows: "
+                                "the row is computed in " + std::to_string(num_chunks) + " float32 chunks of " +
+                                std::to_string(chunk) + " elements (a statistics pass, then a quantize pass over "
+                                "the resident row); x is read from GM once");
             }
         }
     }
+    const uint64_t stream_rows = std::max<uint64_t>(1, std::min<uint64_t>(max_core_rows, kStreamScaleRows));
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
-        uint64_t c_units = LargestFitting(CeilDiv(std::max<uint64_t>(cols, 1), kChunkAlign), [&](uint64_t cu) {
-            return StreamLayout(s, iter_rows, cu * kChunkAlign, slots).Total() <= ub;
+        const uint64_t c_units = LargestFitting(CeilDiv(std::max<uint64_t>(cols, 1), kChunkAlign), [&](uint64_t cu) {
+            return StreamLayout(s, stream_rows, cu * kChunkAlign, slots).Total() <= ub;
         });
         if (c_units > 0) {
             mode = DynamicQuantMode::STREAM;
-            r = iter_rows;
+            r = stream_rows;
             chunk = c_units * kChunkAlign;
+            num_chunks = CeilDiv(std::max<uint64_t>(cols, 1), chunk);
             lay = StreamLayout(s, r, chunk, slots);
             found = true;
             if (req.explain) {
                 notes.push_back("a row (" + Bytes(cols * s.ex) + " of x) does not fit in UB with its output: "
-                                "multi-pass, pass 1 streams " + std::to_string(CeilDiv(cols, chunk)) +
-                                " chunks of " + std::to_string(chunk) + " elements for the row max, pass 2 "
-                                "streams them again and quantizes (x read twice)");
+                                "multi-pass, pass 1 streams " + std::to_string(num_chunks) + " chunks of " +
+                                std::to_string(chunk) + " elements for the row statistics, pass 2 streams them "
+                                "again and quantizes (x read twice)");
             }
         }
     }
     if (!found) {
-        Layout min_l = StreamLayout(s, iter_rows, kChunkAlign, 1);
+        Layout min_l = StreamLayout(s, 1, kChunkAlign, 1);
         SetViolation(v, op, "x", &soc, "unified buffer: the smallest DynamicQuant layout does not fit",
                      "<= " + Bytes(ub), Bytes(min_l.Total()),
                      "use a SoC with a larger unified buffer (ub_size override too small?)");
@@ -271,30 +309,42 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.xDtype = static_cast<uint32_t>(req.x_dtype);
     t.dstDtype = static_cast<uint32_t>(req.dst_type);
     t.hasSmooth = req.smooth ? 1 : 0;
+    t.asymmetric = asym;
     t.cols = static_cast<uint32_t>(cols);
     t.colsPad = static_cast<uint32_t>(s.cols_pad);
     t.usedCores = used;
     t.rowsExtra = extra;
     t.rowsPerIter = static_cast<uint32_t>(r);
     t.chunk = static_cast<uint32_t>(chunk);
-    t.numChunks = static_cast<uint32_t>(CeilDiv(cols, chunk));
+    t.numChunks = static_cast<uint32_t>(num_chunks);
     t.xSlots = lay.x_slots;
     t.ySlots = lay.y_slots;
     t.xBufBytes = static_cast<uint32_t>(lay.x);
     t.yBufBytes = static_cast<uint32_t>(lay.y);
     t.scaleBufBytes = static_cast<uint32_t>(lay.scale);
+    t.offsetBufBytes = static_cast<uint32_t>(lay.offset);
     t.smoothBufBytes = static_cast<uint32_t>(lay.smooth);
     t.workBytes = static_cast<uint32_t>(lay.work);
     t.tmpBytes = static_cast<uint32_t>(lay.tmp);
-    t.reduceBytes = static_cast<uint32_t>(lay.reduce);
-    t.statBytes = static_cast<uint32_t>(lay.stat);
-    t.dmax = static_cast<float>(yi.quant_max);
-    // Floats clip to +-dmax; an integer type to [its minimum, dmax] (int8: [-128, 127], the dtype table's int_min).
-    t.clipHi = static_cast<float>(yi.quant_max);
-    t.clipLo = yi.is_float ? -static_cast<float>(yi.quant_max) : static_cast<float>(yi.int_min);
+    t.accBytes = static_cast<uint32_t>(lay.acc);
+    t.rowStatBytes = static_cast<uint32_t>(lay.rowstat);
+    t.constBytes = static_cast<uint32_t>(lay.consts);
+    // Symmetric: dmax (dtype table); floats clip to +-dmax, int8 to [int_min, dmax]. Asymmetric: qmax and the
+    // range qmax - qmin (int8: 255; the float types: 2 dmax; uint8: [0, 255], ONNX's range).
+    const double qmax = asym == 2 ? static_cast<double>(yi.int_max) : yi.quant_max;
+    const double qmin = asym == 2 ? static_cast<double>(yi.int_min)
+                                  : (yi.is_float ? -yi.quant_max : static_cast<double>(yi.int_min));
+    t.dmax = static_cast<float>(qmax);
+    t.quantRange = static_cast<float>(qmax - qmin);
+    t.clipHi = static_cast<float>(qmax);
+    t.clipLo = static_cast<float>(qmin);
     t.nanCode = NanCode(req.dst_type);
-    // Saturation mode (FACTS 1) turns Inf into the largest float16 and NaN into 0 (docs/design.md).
-    t.satMax = soc.saturation_only_float ? static_cast<float>(GetDTypeInfo(DType::FLOAT16).finite_max) : 0.0f;
+    // Saturation mode (docs/references.md#saturation-mode) turns Inf into the largest float16 and NaN into 0
+    // (docs/design.md); a finite row's maximum is then at most 65504 (times a smooth scale's 65504).
+    const double half_max = GetDTypeInfo(DType::FLOAT16).finite_max;
+    t.satMax = soc.saturation_only_float ? static_cast<float>(half_max) : 0.0f;
+    t.finiteMax = soc.saturation_only_float ? static_cast<float>(req.smooth ? half_max * half_max : half_max)
+                                            : static_cast<float>(GetDTypeInfo(DType::FLOAT32).finite_max);
 
     plan->block_dim = std::max<uint32_t>(used, 1);
     plan->tiling_key = static_cast<uint64_t>(mode);  // the kernel's TILING_KEY_IS branches: one binary per mode
@@ -340,17 +390,22 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     add("x_in", lay.x, lay.x_slots);
     add("y_out", lay.y, lay.y_slots);
     add("scale_out", lay.scale, lay.y_slots);
-    add("smooth", lay.smooth, 1);
+    add("offset_out", lay.offset, lay.y_slots);
+    add("smooth_f32", lay.smooth, 1);
     add("work_f32", lay.work, 1);
-    add("tmp_f32", lay.tmp, 1);
-    add("reduce_work", lay.reduce, 1);
-    add("stat", lay.stat, 1);
+    add("magnitude_bits", lay.tmp, 1);
+    add("row_max_acc", lay.acc, 1);
+    add("row_stats", lay.rowstat, 1);
+    add("constants", lay.consts, 1);
 
     const uint64_t x_bytes = rows * cols * s.ex;
     const uint64_t y_bytes = rows * cols * s.ey;
     e.tensors.push_back(GmTensor{"x", x_bytes, false});
     e.tensors.push_back(GmTensor{"y", y_bytes, true});
     e.tensors.push_back(GmTensor{"scale", rows * sizeof(float), true});
+    if (asym) {
+        e.tensors.push_back(GmTensor{"offset", rows * offset_bytes, true});
+    }
     if (req.smooth) {
         e.tensors.push_back(GmTensor{"smooth_scales", cols * s.ex, false});
     }
@@ -379,17 +434,21 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
             range("smooth_scales", 0, cols * s.ex, false, 0, 0);
         }
         range("y", b * cols * s.ey, en * cols * s.ey, true, 0, 0);
-        // Without DataCopyPad (the kernel's WriteScalesInBlocks): a core of fewer than 8 rows (the only core of a
-        // tensor that short) stores its scales with scalar writes; otherwise a row count that is not a multiple of
-        // 8 ends in the block of the core's last 8 rows, which DMAs 8 - (rows % 8) of its scales a second time.
+        // Without DataCopyPad (the kernel's BlockWriter): a core of fewer rows than a block (the only core of a
+        // tensor that short) stores its values with scalar writes; otherwise a row count that is not a multiple of
+        // a block ends in the block of the core's last rows, which DMAs a few of its values a second time.
         const uint64_t core_rows = en - b;
-        const uint64_t partial = core_rows % scales_per_block;
         const bool no_pad = !soc.has_data_copy_pad;
-        const uint64_t scalar_rows = no_pad && core_rows < scales_per_block ? core_rows : 0;
-        const uint64_t rewrite_rows =
-            no_pad && core_rows >= scales_per_block && partial ? scales_per_block - partial : 0;
-        range("scale", b * sizeof(float), en * sizeof(float), true, scalar_rows * sizeof(float),
-              rewrite_rows * sizeof(float));
+        auto blocked = [&](const char* tensor, uint64_t elem, uint64_t per_block) {
+            const uint64_t partial = core_rows % per_block;
+            const uint64_t scalar_rows = no_pad && core_rows < block_rows ? core_rows : 0;
+            const uint64_t rewrite_rows = no_pad && core_rows >= block_rows && partial ? per_block - partial : 0;
+            range(tensor, b * elem, en * elem, true, scalar_rows * elem, rewrite_rows * elem);
+        };
+        blocked("scale", sizeof(float), scales_per_block);
+        if (asym) {
+            blocked("offset", offset_bytes, offsets_per_block);
+        }
     }
 
     notes.insert(notes.begin(), std::to_string(rows) + " rows of " + std::to_string(cols) + " " + xi.name + " -> " +
@@ -403,22 +462,32 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         notes.push_back("UB use " + Bytes(lay.Total()) + " of " + Bytes(ub));
     }
     if (!soc.has_data_copy_pad) {
-        notes.push_back(rows < scales_per_block
+        const std::string what = asym == 2 ? "scales and zero points" : (asym ? "scales and offsets" : "scales");
+        notes.push_back(rows < block_rows
                             ? "no DataCopyPad: every copy is whole 32-byte blocks; the " + std::to_string(rows) +
-                                  " scale(s) (fewer than a 32-byte block) are stored by scalar GM writes and a "
-                                  "data-cache flush on the only core, never past the end of scale"
+                                  " row(s) (fewer than a 32-byte block of " + what + ") are stored by scalar GM "
+                                  "writes and a data-cache flush on the only core, never past the end of the tensor"
                             : "no DataCopyPad: every copy is whole 32-byte blocks; each core takes at least " +
-                                  std::to_string(scales_per_block) + " rows and writes its scales as whole blocks "
-                                  "inside its own rows (a partial last block is the block of its last " +
-                                  std::to_string(scales_per_block) + " rows, rewriting a few of its own scales), so "
-                                  "no byte of another core or past the end of scale is written");
+                                  std::to_string(block_rows) + " rows and writes its " + what + " as whole blocks "
+                                  "inside its own rows (a partial last block is the block ending at its last row, "
+                                  "rewriting a few of its own values), so no byte of another core or past the end "
+                                  "of a tensor is written");
     }
     if (soc.saturation_only_float) {
         notes.push_back("saturation mode: Inf in x counts as +-" + std::to_string(static_cast<uint64_t>(t.satMax)) +
-                        " (the float16 max) and NaN as 0 (explicitly, per row chunk)");
+                        " (the float16 max) and NaN as 0 (rows whose maximum reaches that bound are re-examined)");
     }
-    notes.push_back("fp32 math: scale = max|x*smooth| / dmax, y = x*smooth / scale (true divide); int8 rounds half "
-                    "to even (float->int32 RINT, then exact NONE casts)");
+    if (asym == 0) {
+        notes.push_back("fp32 math: scale = max|x*smooth| / dmax, y = x*smooth / scale (true divide); int8 rounds "
+                        "half to even");
+    } else if (asym == 1) {
+        notes.push_back("fp32 math, OPSNN's asymmetric formula: scale = (max - min) / (qmax - qmin), offset = qmax - "
+                        "max / scale, y = round(x*smooth / scale + offset)");
+    } else {
+        notes.push_back("fp32 math, ONNX DynamicQuantizeLinear per row: scale = (max(max, 0) - min(min, 0)) / 255, "
+                        "zero point = round(clip(-min(min, 0) / scale, 0, 255)), y = clip(round(x*smooth / scale) + "
+                        "zero point, 0, 255)");
+    }
     e.notes = notes;
     return true;
 }

@@ -19,30 +19,37 @@
 
 #define AQO_DYNAMIC_QUANT_TILING_FIELDS(FIELD, ARRAY)                                                                 \
     FIELD(uint64_t, rows)           /* R = prod(shape[:-1]) */                                                        \
-    FIELD(uint64_t, rowsPerCore)    /* rows every used core gets at least (no DataCopyPad: >= 8 when R >= 8) */       \
+    FIELD(uint64_t, rowsPerCore)    /* rows every used core gets at least (no DataCopyPad: >= one block of scales) */ \
     FIELD(uint32_t, xDtype)         /* aqo::DType of x (float16 / bfloat16) */                                       \
     FIELD(uint32_t, dstDtype)       /* aqo::DType of y */                                                             \
     FIELD(uint32_t, hasSmooth)      /* smooth_scales [H] given */                                                     \
+    FIELD(uint32_t, asymmetric)     /* 0 symmetric; 1 float offset (int8, float8, hifloat8); 2 uint8 zero point */   \
     FIELD(uint32_t, cols)           /* H = shape[-1] */                                                               \
     FIELD(uint32_t, colsPad)        /* UB row stride in elements: x and y rows both whole 32-byte blocks */          \
     FIELD(uint32_t, usedCores)      /* block dim (0 only when there is no row) */                                    \
     FIELD(uint32_t, rowsExtra)      /* the last rowsExtra cores take one row more */                                 \
-    FIELD(uint32_t, rowsPerIter)    /* rows per UB iteration and scale store (no DataCopyPad: a multiple of 8) */    \
-    FIELD(uint32_t, chunk)          /* elements per fp32 compute chunk (a multiple of 64, or colsPad) */             \
-    FIELD(uint32_t, numChunks)      /* ceil(H / chunk) */                                                             \
+    FIELD(uint32_t, rowsPerIter)    /* rows per UB iteration (resident) / per scale store (stream) */                \
+    FIELD(uint32_t, chunk)          /* float32 elements of the work buffer: rowsPerIter * colsPad when numChunks is  \
+                                       1 (the group at once), else a multiple of 64 below the row */                  \
+    FIELD(uint32_t, numChunks)      /* chunks per row: 1, or ceil(H / chunk) */                                       \
     FIELD(uint32_t, xSlots)         /* x_in queue depth (2 = double buffered) */                                     \
-    FIELD(uint32_t, ySlots)         /* y_out / scale_out queue depth */                                              \
+    FIELD(uint32_t, ySlots)         /* y_out / scale_out / offset_out queue depth */                                 \
     FIELD(uint32_t, xBufBytes)      /* UB bytes of each buffer per slot, 32-byte multiples, as the plan's UB map */  \
     FIELD(uint32_t, yBufBytes)                                                                                        \
     FIELD(uint32_t, scaleBufBytes)                                                                                    \
-    FIELD(uint32_t, smoothBufBytes) /* resident float16 / bfloat16 smooth row; 0 without smooth or when streamed */  \
-    FIELD(uint32_t, workBytes)                                                                                        \
-    FIELD(uint32_t, tmpBytes)                                                                                         \
-    FIELD(uint32_t, reduceBytes)                                                                                      \
-    FIELD(uint32_t, statBytes)                                                                                        \
-    FIELD(float, dmax)              /* quant_max of dst (dtype table) */                                             \
-    FIELD(float, clipLo)            /* y is clipped to [clipLo, clipHi] before the dst cast */                       \
+    FIELD(uint32_t, offsetBufBytes) /* 0 when symmetric */                                                            \
+    FIELD(uint32_t, smoothBufBytes) /* resident float32 smooth row; 0 without smooth or when streamed */             \
+    FIELD(uint32_t, workBytes)      /* float32 values v of the rows (or chunk) being computed */                     \
+    FIELD(uint32_t, tmpBytes)       /* their magnitudes' bit patterns, then the clamped row maxima */                \
+    FIELD(uint32_t, accBytes)       /* per-row maximum accumulators (64 lanes a row; asymmetric: also max, min) */  \
+    FIELD(uint32_t, rowStatBytes)   /* per-row reductions, scales (offsets), broadcast blocks */                     \
+    FIELD(uint32_t, constBytes)     /* the magnitude mask block and the dmax (and quantization range) vectors */     \
+    FIELD(float, dmax)              /* quant_max of dst (dtype table); asymmetric: qmax */                           \
+    FIELD(float, quantRange)        /* asymmetric: qmax - qmin (255, or 2 x dmax for the float types) */             \
+    FIELD(float, clipLo)            /* y is clipped to [clipLo, clipHi] where it can leave the range */              \
     FIELD(float, clipHi)                                                                                              \
+    FIELD(float, finiteMax)         /* the largest row maximum of a finite row: FLT_MAX, or the saturation-mode      \
+                                       bound (310p: 65504, 65504^2 with smooth scales) */                            \
     FIELD(uint32_t, nanCode)        /* dst bit pattern of a NaN y (float8 / hifloat8); 0 for int8 */                 \
     FIELD(float, satMax)            /* saturation-mode SoCs (310p): Inf in x -> +-satMax (float16 max); else 0 */
 

@@ -100,7 +100,7 @@ struct SocAlias {
     uint32_t vector_cores;
 };
 const SocAlias kAliases[] = {
-    {"ascend950", Soc::ASCEND910_95, 0, 0, 0},       // the newer name of ascend910_95 (FACTS 1)
+    {"ascend950", Soc::ASCEND910_95, 0, 0, 0},       // the newer name of ascend910_95 (docs/references.md#soc-facts)
     {"ascend910b1", Soc::ASCEND910B, 24, 24, 48},    // Ascend910B1.ini
     {"ascend910b2", Soc::ASCEND910B, 24, 24, 48},    // Ascend910B2.ini
     {"ascend910b2c", Soc::ASCEND910B, 24, 24, 48},   // Ascend910B2C.ini

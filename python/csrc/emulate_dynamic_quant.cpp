@@ -2,9 +2,10 @@
 // macros bisheng would define, into its own namespace (ODR-safe, see op_kernel/emulator/include/kernel_operator.h),
 // driven by the real host plan and tiling data.
 //
-//   _native.emulate_dynamic_quant(x, smooth, y, scale, shape, x_dtype, dst_type, soc, core_num, ub_size)
-//     x, smooth, y, scale: contiguous uint8 numpy views of the tensors' bytes (smooth may be None); y and scale
-//     are written in place. Returns {"ok": True, "stats": {...}, "plan": {...}} or {"ok": False, "violation": ...}
+//   _native.emulate_dynamic_quant(x, smooth, y, scale, offset, shape, x_dtype, dst_type, asymmetric, soc, core_num,
+//                                 ub_size)
+//     x, smooth, y, scale, offset: contiguous uint8 numpy views of the tensors' bytes (smooth may be None; offset is
+//     None when symmetric, else float32 or, for dst uint8, uint8 per row); y, scale and offset are written in place. Returns {"ok": True, "stats": {...}, "plan": {...}} or {"ok": False, "violation": ...}
 //     (plan refused) or {"ok": False, "emulator_error": {...}} (the emulator caught a kernel fault).
 #include "kernel_operator.h"
 #include "emulator/launch.h"
@@ -80,6 +81,7 @@ namespace kdq = aqo_emu_dq_ascend910b::aqo_dq;
 static_assert(kdq::kDTypeFloat16 == static_cast<uint32_t>(aqo::DType::FLOAT16), "kernel dtype code");
 static_assert(kdq::kDTypeBFloat16 == static_cast<uint32_t>(aqo::DType::BFLOAT16), "kernel dtype code");
 static_assert(kdq::kDTypeInt8 == static_cast<uint32_t>(aqo::DType::INT8), "kernel dtype code");
+static_assert(kdq::kDTypeUInt8 == static_cast<uint32_t>(aqo::DType::UINT8), "kernel dtype code");
 static_assert(kdq::kDTypeHiFloat8 == static_cast<uint32_t>(aqo::DType::HIFLOAT8), "kernel dtype code");
 static_assert(kdq::kDTypeFloat8E4M3FN == static_cast<uint32_t>(aqo::DType::FLOAT8_E4M3FN), "kernel dtype code");
 static_assert(kdq::kDTypeFloat8E5M2 == static_cast<uint32_t>(aqo::DType::FLOAT8_E5M2), "kernel dtype code");
@@ -92,11 +94,11 @@ namespace {
 
 using Bytes = nb::ndarray<uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
 
-typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
+typedef void (*KernelEntry)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 
-nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std::vector<int64_t>& shape,
-                 const std::string& x_dtype, const std::string& dst_type, const std::string& soc, int64_t core_num,
-                 int64_t ub_size)
+nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, nb::object offset_obj,
+                 const std::vector<int64_t>& shape, const std::string& x_dtype, const std::string& dst_type,
+                 bool asymmetric, const std::string& soc, int64_t core_num, int64_t ub_size)
 {
     aqo::ConstraintViolation v;
     aqo::DynamicQuantRequest r;
@@ -104,6 +106,7 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
                                                ub_size, &r, &v)) {
         return aqo_bind::RefusedResult(v);
     }
+    r.asymmetric = asymmetric;
     aqo::DynamicQuantPlan plan;
     if (!aqo::PlanDynamicQuant(r, &plan, &v)) {
         return aqo_bind::RefusedResult(v);
@@ -115,6 +118,17 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
     const uint64_t sm_bytes = t.cols * static_cast<uint64_t>(aqo::DTypeBytes(r.x_dtype));
     if (x.size() != x_bytes || y.size() != y_bytes || scale.size() != s_bytes) {
         throw nb::value_error("emulate_dynamic_quant: buffer sizes do not match the shape and dtypes");
+    }
+    const uint64_t o_bytes = asymmetric ? t.rows * (r.dst_type == aqo::DType::UINT8 ? 1u : sizeof(float)) : 0;
+    Bytes off;
+    if (asymmetric) {
+        if (offset_obj.is_none()) {
+            throw nb::value_error("emulate_dynamic_quant: the asymmetric mode needs an offset buffer");
+        }
+        off = nb::cast<Bytes>(offset_obj);
+        if (off.size() != o_bytes) {
+            throw nb::value_error("emulate_dynamic_quant: offset size does not match the rows");
+        }
     }
     Bytes sm;
     if (r.smooth) {
@@ -144,7 +158,7 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
         out["stats"] = nb::none();
         return out;
     }
-    uint8_t dummy[4][32] = {};
+    uint8_t dummy[5][32] = {};
     // The workspace as the host sizes it: the SoC's system workspace (the kernel has no part of its own), never
     // touched by the kernel, so left unwritten.
     const uint64_t ws_bytes = plan.system_workspace_bytes + plan.workspace_bytes;
@@ -159,6 +173,8 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
             r.smooth ? AddGmOrStandIn(launch, "smooth_scales", sm.data(), sm_bytes, read_only, dummy[1]) : nullptr;
         uint8_t* gy = AddGmOrStandIn(launch, "y", y.data(), y_bytes, read_write, dummy[2]);
         uint8_t* gsc = AddGmOrStandIn(launch, "scale", scale.data(), s_bytes, read_write, dummy[3]);
+        uint8_t* goff =
+            asymmetric ? AddGmOrStandIn(launch, "offset", off.data(), o_bytes, read_write, dummy[4]) : nullptr;
         uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
         launch.SetTilingKey(plan.tiling_key,
@@ -166,7 +182,7 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
                                                                 aqo_emu_dq_ascend910b::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend310p::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend910_95::AqoEmuKernelTag::kName));
-        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, ws, tiling); });
+        launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, goff, ws, tiling); });
         out["ok"] = true;
         out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);
     } catch (const aqo_emu::EmulatorError& e) {
@@ -178,10 +194,10 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, const std
 void RegisterEmulateDynamicQuant(nb::module_& m)
 {
     m.def("emulate_dynamic_quant", &Emulate, nb::arg("x"), nb::arg("smooth").none(), nb::arg("y"), nb::arg("scale"),
-          nb::arg("shape"), nb::arg("x_dtype"), nb::arg("dst_type"), nb::arg("soc"), nb::arg("core_num") = 0,
-          nb::arg("ub_size") = 0,
+          nb::arg("offset").none(), nb::arg("shape"), nb::arg("x_dtype"), nb::arg("dst_type"), nb::arg("asymmetric"),
+          nb::arg("soc"), nb::arg("core_num") = 0, nb::arg("ub_size") = 0,
           "Runs op_kernel/aqo_dynamic_quant.cpp in the AscendC CPU emulator for `soc` with the host plan's tiling; "
-          "writes y and scale (uint8 views) in place.");
+          "writes y, scale and (asymmetric) offset (uint8 views) in place.");
 }
 
 aqo_bind::Registrar kRegisterEmulateDynamicQuant("emulate_dynamic_quant", &RegisterEmulateDynamicQuant);

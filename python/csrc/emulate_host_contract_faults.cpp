@@ -100,7 +100,8 @@ int32_t Launch(const std::string& soc, Kernel kernel, const char* tag, uint64_t 
 {
     std::vector<int32_t> out(8, -1);
     aqo_emu::Launcher launch(soc, tag);
-    uint8_t* g = launch.AddGm("out", out.data(), out.size() * 4, aqo_emu::GmAccess::kReadWrite);
+    uint8_t* g = launch.AddGm("out", out.data(), out.size() * 4, aqo_emu::GmAccess::kReadWrite,
+                              aqo_emu::GmInit::kData);  // -1: not written
     launch.SetTilingKey(key, tag);
     launch.Run(1, [&] { kernel(g); });
     return out[0];

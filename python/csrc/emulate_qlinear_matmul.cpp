@@ -210,12 +210,11 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         out["matmul"] = nb::list();
         return out;
     }
-    // The workspace as the host sizes it: the SoC's system workspace, then the kernel's part. The system part is
-    // never touched (a kernel access there fails), so it is left unwritten; the kernel's part starts zeroed so that
-    // runs are reproducible.
+    // The workspace as the host sizes it: the SoC's system workspace, then the kernel's part. Neither is zeroed on
+    // the device: the launcher fills the kernel's part with a poison pattern and fails a scalar or cube read of bytes
+    // the kernel never wrote (the system part is never accessible to the kernel).
     const uint64_t ws_bytes = plan.system_workspace_bytes + std::max<uint64_t>(plan.workspace_bytes, 32);
     std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
-    std::memset(workspace.get() + plan.system_workspace_bytes, 0, ws_bytes - plan.system_workspace_bytes);
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);

@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -590,6 +591,21 @@ namespace nb = nanobind;
 
 namespace {
 
+// What the build and the framework give these test kernels on a launch: the 1:2 mix kernel type (a kernel with a
+// Matmul object; one vector core of the pair is emulated) and a workspace holding the system part, where
+// GetSysWorkSpacePtr() points.
+struct MatmulTestLaunch {
+    explicit MatmulTestLaunch(aqo_emu::Launcher& launch)
+    {
+        launch.SetKernelType(aqo_emu::kKernelTypeMixAic12);
+        launch.AllowPartialMixGroup(true);
+        const uint64_t reserve = launch.soc().system_workspace_bytes;
+        ws.reset(new uint8_t[reserve + 32]);
+        launch.AddWorkspace("system_workspace", ws.get(), reserve + 32, reserve);
+    }
+    std::unique_ptr<uint8_t[]> ws;
+};
+
 void RunFault(const std::string& name, const std::string& soc)
 {
     for (const aqo_qmm_tests::FaultEntry& f : aqo_qmm_tests::kFaults) {
@@ -598,10 +614,11 @@ void RunFault(const std::string& name, const std::string& soc)
         }
         std::vector<uint8_t> a(1 << 17, 1), b(1 << 17, 1), c(8192, 0), w(8192, 1);
         aqo_emu::Launcher launch(soc, std::string("qmm_fault_") + name);
+        MatmulTestLaunch setup(launch);
         uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
         uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-        uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
-        uint8_t* gw = launch.AddGm("w", w.data(), w.size(), aqo_emu::GmAccess::kReadWrite);
+        uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
+        uint8_t* gw = launch.AddGm("w", w.data(), w.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
         launch.Run(1, [&] { f.kernel(ga, gb, gc, gw); });  // the EmulatorError propagates (bind_emulator.cpp)
         return;
     }
@@ -636,9 +653,10 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     t.N = n % 8 == 0 ? n : (n + 7) / 8 * 8;  // an ND int32 C needs 32-byte N dims on 310p
     t.singleCoreN = n;
     aqo_emu::Launcher launch(soc, "qmm_matmul_demo");
+    MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
     launch.Run(1, [&] {
         if (b_trans) {
             if (a_unsigned || b_unsigned) {
@@ -691,10 +709,11 @@ nb::bytes RunBlocksDemo(const std::string& soc, const nb::bytes& a_in, const nb:
     t.iterateOrder = order;
     const Problem p{m, n, k, k, n, n};
     aqo_emu::Launcher launch(soc, "qmm_matmul_blocks_demo");
+    MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
-    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
-    uint8_t* gw = launch.AddGm("workspace", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWrite);
+    uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
+    uint8_t* gw = launch.AddGm("workspace", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
     launch.Run(1, [&] {
         TPipe pipe;
         if (form == "sync") {

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,15 +35,27 @@ nb::bytes ToBytes(const std::vector<uint8_t>& v, size_t n)
 }
 
 // Runs `kernel` on x (read-only) and y (read-write, y_bytes) with the tiling; returns y.
+// With `mix`, the kernel is the build's 1:2 mix kernel on split SoCs (it has a Matmul object) on a single vector core.
+// Every launch has a workspace (the SoC's system part only), as custom operators do.
 std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_tests::FaultKernel kernel,
                              std::vector<uint8_t> x, size_t y_bytes, const EmuTestTiling& t, uint32_t block_dim = 1,
-                             bool y_shared = false)
+                             bool y_shared = false, bool mix = false)
 {
     std::vector<uint8_t> y(y_bytes, 0);
     aqo_emu::Launcher launch(soc, name);
+    const uint64_t reserve = launch.soc().system_workspace_bytes;
+    std::unique_ptr<uint8_t[]> ws(new uint8_t[reserve + 32]);
+    launch.AddWorkspace("workspace", ws.get(), reserve + 32, reserve);
+    if (mix) {
+        launch.SetKernelType(aqo_emu::kKernelTypeMixAic12);
+        launch.AllowPartialMixGroup(true);
+    }
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
+    // y is test data here (zeros the host wrote: several kernels use part of it as a SyncAll workspace), not an
+    // output the kernels must write completely; the device-fidelity kernels test outputs (emulate_fidelity_faults.cpp).
     uint8_t* gy = launch.AddGm("y", y.data(), y.size(),
-                               y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite);
+                               y_shared ? aqo_emu::GmAccess::kReadWriteShared : aqo_emu::GmAccess::kReadWrite,
+                               aqo_emu::GmInit::kData);
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));
     nb::gil_scoped_release release;
     launch.Run(block_dim, [&] { kernel(gx, gy, gt); });
@@ -112,7 +125,7 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 EmuTestTiling t{};
                 t.n = 64;
                 RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim,
-                        y_shared || f[i].y_shared);
+                        y_shared || f[i].y_shared, f[i].mix);
                 return;
             }
             throw nb::value_error(("unknown fault kernel " + name).c_str());
@@ -148,7 +161,8 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 EmuTestTiling t{};
                 t.n = 64;
                 std::vector<uint8_t> y =
-                    RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim, f[i].y_shared);
+                    RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim, f[i].y_shared,
+                            f[i].mix);
                 return ToBytes(y, y.size());
             }
             throw nb::value_error(("unknown twin kernel " + name).c_str());
@@ -232,6 +246,23 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         nb::arg("x0"), nb::arg("x1"), nb::arg("dtype"), nb::arg("mode"), nb::arg("scalar"), nb::arg("soc"),
         "Elementwise vector op (0 Add 1 Sub 2 Mul 3 Div 4 Max 5 Min 10 Adds 11 Muls 12 Maxs 13 Mins 20 Abs "
         "21 Duplicate).");
+
+    m.def(
+        "emulator_demo_level0",
+        [](nb::bytes x, uint32_t n, int mode, uint32_t mask, const std::string& soc) {
+            if (x.size() != (n + 64) * sizeof(float) || n % 64 != 0 || n == 0 || n / 64 > 256) {
+                throw nb::value_error("x must hold n + 64 floats, n a multiple of 64 up to 64 x 256");
+            }
+            EmuTestTiling t{};
+            t.n = n;
+            t.mode = static_cast<uint32_t>(mode);
+            t.rows = mask;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_level0", &aqo_emu_tests::DemoLevel0, ToVector(x),
+                                             n * sizeof(float), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("n"), nb::arg("mode"), nb::arg("mask"), nb::arg("soc"),
+        "Level-0 vector forms (see DemoLevel0 in emu_test_kernels.cpp for the modes).");
 
     m.def(
         "emulator_demo_reduce",

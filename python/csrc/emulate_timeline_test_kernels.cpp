@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -128,6 +129,13 @@ void RegisterTimelineTestKernels(nb::module_& m)
             t.cube.dbL0A = t.cube.dbL0B = 2;
             t.cube.dbL0C = 1;
             aqo_emu::Launcher launch(soc, "timeline_cube_loop");
+            // The build makes a kernel with a Matmul object a 1:2 mix kernel (split SoCs); the API's messages go
+            // through the system workspace.
+            launch.SetKernelType(aqo_emu::kKernelTypeMixAic12);
+            launch.AllowPartialMixGroup(true);
+            const uint64_t reserve = launch.soc().system_workspace_bytes;
+            std::unique_ptr<uint8_t[]> ws(new uint8_t[reserve + 32]);
+            launch.AddWorkspace("workspace", ws.get(), reserve + 32, reserve);
             uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
             uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
             uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);

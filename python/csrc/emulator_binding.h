@@ -104,7 +104,7 @@ inline uint8_t* AddGmOrStandIn(aqo_emu::Launcher& launch, const char* name, uint
                                aqo_emu::GmAccess access, uint8_t* stand_in)
 {
     if (bytes == 0) {
-        return launch.AddGm(name, stand_in, 1, access);
+        return launch.AddGm(name, stand_in, 1, access, aqo_emu::GmInit::kData);  // never touched
     }
     return launch.AddGm(name, data, bytes, access);
 }

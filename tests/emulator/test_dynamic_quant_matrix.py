@@ -94,9 +94,9 @@ def assert_bitexact(got, want, what):
 
 
 def find_ub(shape, x, dst, soc, smooth, want_mode, want_slots=None, core_num=0):
-    """The largest UB override (multiple of 1 KiB) whose plan has the wanted mode and x slot count."""
+    """The largest UB override (a multiple of 32 bytes) whose plan has the wanted mode and x slot count."""
     cap = tiling.soc_spec(soc)["ub_bytes"]
-    for ub in range(cap - cap % 1024, 1023, -1024):
+    for ub in range(cap - cap % 32, 1023, -32):
         try:
             p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=dst, smooth=smooth, ub_size=ub,
                                           core_num=core_num or None)
@@ -163,8 +163,10 @@ def test_ub_limited_paths_with_smooth(soc, x, dst, mode, slots):
 
 
 def test_310p_single_pass_single_buffered():
-    # 4096-wide rows on ascend310p: one x slot in a single pass once two slots no longer fit.
-    h = 4096
+    # One x slot in a single pass once two slots no longer fit: rows too short for float32 chunks (a chunk is at
+    # least 256 elements and shorter than the row), whose two x / y slots do not fit beside the float32 group.
+    # (For long rows two slots with float32 chunks are preferred to one slot.)
+    h = 256
     xs = np.concatenate([rand((9, h), F16, seed("310p", 1)), special_rows(h, F16)])
     ub = find_ub(xs.shape, "float16", "int8", "ascend310p", False, "single_pass", 1, core_num=3)
     assert ub is not None

@@ -120,6 +120,17 @@ EXPECTED = {
     "async_matmul_c_read_early": (("ascend910b", "ascend910_95"), ["write-after-read (WAR)", "GM buffer 'y'",
                                                                     "on the cube (Matmul API)",
                                                                     "by DataCopy GM->UB at"]),
+    # level-0 forms: the documented limits of repeat, mask, strides and address overlap
+    "level0_repeat_zero": (ALL_SOCS, ["Add", "repeatTimes 0", "1..255"]),
+    "level0_mask_too_large": (ALL_SOCS, ["Mul", "continuous mask 65", "1..64"]),
+    "level0_dst_block_stride_zero": (ALL_SOCS, ["Sub", "dstBlkStride 0"]),
+    "level0_operand_out_of_buffer": (ALL_SOCS, ["Add", "src0", "outside its buffer"]),
+    "level0_partial_overlap": (ALL_SOCS, ["Max", "iteration 0", "partially overlaps src0"]),
+    "level0_iteration_dependency": (ALL_SOCS, ["Add", "dst of iteration 0 is src0 of iteration 1"]),
+    "level0_accumulate_div": (ALL_SOCS, ["Div", "dst of iteration 0 is src1 of iteration 1"]),
+    "level0_accumulate_int16": (ALL_SOCS, ["Max", "dst of iteration 0 is src1 of iteration 1"]),
+    "whole_reduce_order_310p": (("ascend310p",), ["WholeReduceMax", "ORDER_VALUE_INDEX and ORDER_INDEX_VALUE"]),
+    "whole_reduce_nan": (("ascend910b", "ascend910_95"), ["WholeReduceMin", "NaN"]),
 }
 
 # Faults that run on several cores: name -> (core that faults, block_dim).

@@ -41,7 +41,7 @@ def test_kernel_ub_map_is_the_plan_ub_map(shape, dtype, soc, dst, smooth):
     scale = np.zeros(shape[:-1], dtype=np.float32)
     out = _native.emulate_dynamic_quant(
         x.view(np.uint8).reshape(-1), None if s is None else s.view(np.uint8).reshape(-1),
-        y.view(np.uint8).reshape(-1), scale.view(np.uint8).reshape(-1), list(shape), dtype, dst, soc)
+        y.view(np.uint8).reshape(-1), scale.view(np.uint8).reshape(-1), None, list(shape), dtype, dst, False, soc)
     assert out["ok"], out
     run = _native.emulator_last_run_stats()
     assert run["completed"] and run["soc"] == soc

@@ -64,8 +64,10 @@ def fault_line(name):
 def test_the_system_workspace_is_the_launchers(soc):
     reserve = tiling.soc_table()[soc]["system_workspace_bytes"]
     assert reserve == {"ascend310p": 2 << 20}.get(soc, 16 << 20)
-    # The kernel's own part starts after the reserve.
-    assert _testing.host_contract_workspace("user_part", soc, reserve) == [300 + i for i in range(8)] + [0] * 8
+    # The kernel's own part starts after the reserve; the bytes the kernel did not write keep what the workspace
+    # held at launch: not zeros (the device reuses workspace memory), the emulator's poison byte 0xA5.
+    poison = int(np.frombuffer(b"\xa5" * 4, dtype=np.int32)[0])
+    assert _testing.host_contract_workspace("user_part", soc, reserve) == [300 + i for i in range(8)] + [poison] * 8
     with pytest.raises(EmulatorError) as e:
         _testing.host_contract_workspace("raw_pointer", soc, reserve)
     assert e.value.kernel_line == fault_line("workspace_raw_pointer")

@@ -1,4 +1,4 @@
-"""Every documented limit (seed 004; FACTS 1 and 3 for dtypes) at and one past its boundary, through the public
+"""Every documented limit (ATB DynamicQuant's per-SoC limits, docs/references.md#atb-dynamicquant; dtypes per SoC: #soc-facts and #apis-per-soc) at and one past its boundary, through the public
 plan functions and through the request check alone. The numbers are typed from the spec, not read from the code."""
 import ml_dtypes
 import numpy as np

@@ -1,4 +1,4 @@
-"""Every tail width the documented limits accept gets a valid plan: FACTS 4 shows ATB's own bfloat16 budget
+"""Every tail width the documented limits accept gets a valid plan: ATB's own bfloat16 budget (docs/references.md#dynamicquant-implementations)
 overflows UB for some widths below 7552 (about 4272-4432, 4800-5024, 5472-5824, 6352-6896 with many rows); ours
 must fit for every accepted width, so this walks all of them (with many rows, where rows per UB iteration is
 largest), checking each explanation with the invariant checker."""

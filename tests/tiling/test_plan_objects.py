@@ -71,10 +71,14 @@ def test_ub_override():
     e = p.explanation
     assert e["ub_capacity"] == 65536
     assert tiling.verify_explanation(e, expected_work=64, ub_limit=65536) == []
-    # The smallest UB override still gives a plan inside it (rows streamed in chunks), never an overflowing one.
-    p = tiling.plan_dynamic_quant((64, 26624), "float16", soc="ascend910b", ub_size=1024)
+    # A small UB override gives a plan inside it (rows streamed in chunks), never an overflowing one; below the
+    # smallest layout (about 1.2 KiB: one 64-element chunk and the row statistics) the request is refused by name.
+    p = tiling.plan_dynamic_quant((64, 26624), "float16", soc="ascend910b", ub_size=2048)
     assert p.explanation["passes"] == 2
-    assert tiling.verify_explanation(p.explanation, expected_work=64, ub_limit=1024) == []
+    assert tiling.verify_explanation(p.explanation, expected_work=64, ub_limit=2048) == []
+    with pytest.raises(ConstraintError, match="smallest DynamicQuant layout does not fit") as info:
+        tiling.plan_dynamic_quant((64, 26624), "float16", soc="ascend910b", ub_size=1024)
+    assert info.value.limit == "<= 1024 B"
 
 
 @pytest.mark.parametrize("kw, arg", [({"core_num": 0}, "core_num"), ({"core_num": -4}, "core_num"),

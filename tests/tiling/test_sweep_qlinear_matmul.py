@@ -7,7 +7,7 @@ import pytest
 @pytest.mark.slow  # about 1.5 minutes per SoC on one core: the write ranges of every plan are checked
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
 def test_qlinear_matmul_10000_random_shapes(sweep_mod, soc):
-    # Issue 3 point 8: the invariants on at least 10,000 random shapes per SoC, in CI, for both operators.
+    # The plan invariants on 10,000 random shapes per SoC (the DynamicQuant sweep has its own file).
     rows, failures = sweep_mod.sweep("qlinear_matmul", [soc], 10_000, seed=2024)
     assert not failures, sweep_mod.format_failures(failures)
     cases = sum(r[0] for r in rows.values())

@@ -11,7 +11,7 @@ from ascend_quant_ops import torch_ops
 from ascend_quant_ops.errors import ConstraintError, DTypeError
 from ascend_quant_ops.golden.dynamic_quant import dynamic_quant as golden_dq
 
-# Seed 004 (ATB DynamicQuant example), values as printed in the spec.
+# ATB's DynamicQuant worked example (docs/references.md#atb-dynamicquant), values as printed there.
 SEED_X = [[[5.273, 6.836, 11.99, 6.01], [9.42, 15.3, -4.484, -3.783]],
           [[-2.002, 0.746, 3.756, 15.11], [-3.05, 12.1, 5.81, -1.298]]]
 SEED_Y = [[[56, 72, 127, 64], [78, 127, -37, -31]], [[-17, 6, 32, 127], [-32, 127, 61, -14]]]

@@ -69,6 +69,10 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.l0a_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0A_BYTES)].value);
     m.l0b_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0B_BYTES)].value);
     m.l0c_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0C_BYTES)].value);
+    m.split_cores = spec.split_architecture;
+    m.cube_cores = spec.cube_cores;
+    m.vector_cores = spec.vector_cores;
+    m.system_workspace_bytes = spec.system_workspace_bytes;
     // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
     // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
@@ -174,6 +178,37 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
     } else {
         RecordGmReadTouch(c, region, offset, nbytes);
     }
+}
+
+int64_t GmFirstUnwritten(const CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
+{
+    const GmRegion& r = (*c.gm)[region];
+    if (!GmTracksWrites(r) || r.written.empty()) return -1;
+    const uint8_t* w = r.written.data();
+    for (uint64_t i = offset; i < offset + nbytes; ++i) {
+        if (!w[i]) return static_cast<int64_t>(i);
+    }
+    return -1;
+}
+
+void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
+{
+    GmRegion& r = (*c.gm)[region];
+    if (!GmTracksWrites(r) || r.written.empty() || nbytes == 0) return;
+    std::memset(r.written.data() + offset, 1, nbytes);
+}
+
+void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                        const char* api)
+{
+    const int64_t first = GmFirstUnwritten(c, region, offset, nbytes);
+    if (first < 0) return;
+    const GmRegion& r = (*c.gm)[region];
+    Fail(file, line,
+         std::string(api) + " reads byte " + std::to_string(first) + " of GM buffer '" + r.name +
+             "', which nothing wrote in this launch: on the device " +
+             (r.is_workspace ? "the workspace comes from a reused pool" : "an output comes from an allocator") +
+             " and holds whatever its previous user left, not zeros (write it first)");
 }
 
 void CheckElemTypeOnSoc(CoreContext& c, ElemType t, const char* file, int line, const char* api)

@@ -23,6 +23,7 @@
 namespace aqo_emu {
 namespace {
 
+
 thread_local RunStats g_last_run;  // per host thread, like the current core
 thread_local std::shared_ptr<const RunTrace> g_last_trace;
 
@@ -114,6 +115,7 @@ void RunBlock(LaunchState& L, uint32_t b)
     core.block_dim = L.block_dim;
     core.is_aiv = L.is_aiv;
     core.split_cores = L.soc.id != SocId::kAscend310P;
+    core.cube_ratio = L.default_kernel_type == 5 ? 2u : 1u;  // KERNEL_TYPE_MIX_AIC_1_2 (emu_kernel_type.h)
     // Stale contents of a real UB are unknown; a fixed pattern keeps runs reproducible and the shadow
     // (ub_defined = 0) makes any read of it an error.
     core.ub.assign(L.soc.ub_bytes, 0xA5);
@@ -146,6 +148,7 @@ void RunBlock(LaunchState& L, uint32_t b)
                          (r.enqueued ? " and is still in its queue" : ""));
             }
         }
+        OrderCheckPendingFlags(core);
     } catch (const LaunchAborted&) {
         // another block faulted: this one only unwinds
     } catch (...) {
@@ -232,11 +235,17 @@ Launcher::Launcher(const std::string& soc, const std::string& kernel_name, uint3
 
 uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access)
 {
+    return AddGm(name, data, bytes, access, access == GmAccess::kReadOnly ? GmInit::kData : GmInit::kOutput);
+}
+
+uint8_t* Launcher::AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access, GmInit init)
+{
     GmRegion r;
     r.name = name;
     r.base = static_cast<uint8_t*>(data);
     r.bytes = bytes;
     r.access = access;
+    r.init = access == GmAccess::kReadOnly ? GmInit::kData : init;
     if (r.base == nullptr && bytes != 0) {
         throw EmulatorError("emulator: GM buffer '" + name + "' has " + std::to_string(bytes) +
                                 " bytes but a null address",
@@ -305,10 +314,21 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
     L.block_dim = block_dim;
     L.is_aiv = is_aiv_;
     L.tiling_key = tiling_key_;
+    L.default_kernel_type = soc_.split_cores ? kernel_type_ : -1;
+    L.partial_mix_group = partial_mix_group_;
     L.tiling = tiling_.empty() ? nullptr : tiling_.data();
     for (GmRegion& g : gm_) {
         if (g.name == "tiling") L.tiling_bytes = g.bytes;
         g.writer.clear();  // cross-core write tracking is per launch
+        if (GmTracksWrites(g) && g.bytes > 0) {
+            // Not zeroed on the device: a poison pattern, and nothing written yet (the system part of a workspace
+            // is never accessible, so it is left as the host gave it).
+            const uint64_t from = g.is_workspace ? g.reserved_bytes : 0;
+            std::memset(g.base + from, kGmGarbage, g.bytes - from);
+            g.written.assign(g.bytes, 0);
+        }
+        g.last_write_file = nullptr;
+        g.last_write_line = 0;
     }
     L.gm = &gm_;
     L.gm_shadow.resize(gm_.size());
@@ -351,6 +371,32 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         g_last_run = stats_;
         g_last_trace = trace_;
         std::rethrow_exception(L.fault);
+    }
+    // Every byte of every output must have been written by the kernel: on the device the rest is whatever the
+    // allocator's previous user left.
+    for (const GmRegion& g : gm_) {
+        if (g.init != GmInit::kOutput || g.bytes == 0) continue;
+        const auto first = std::find(g.written.begin(), g.written.end(), 0);
+        if (first == g.written.end()) continue;
+        const uint64_t b = static_cast<uint64_t>(first - g.written.begin());
+        const uint64_t unwritten = static_cast<uint64_t>(std::count(g.written.begin(), g.written.end(), 0));
+        const auto end_run = std::find(first, g.written.end(), 1);
+        const uint64_t e = static_cast<uint64_t>(end_run - g.written.begin());
+        const std::string detail = "output '" + g.name + "' (" + std::to_string(g.bytes) + " bytes): " +
+                                   std::to_string(unwritten) + " bytes were never written by the kernel, the first " +
+                                   "at byte " + std::to_string(b) + " (bytes [" + std::to_string(b) + ", " +
+                                   std::to_string(e) + ") unwritten); on the device they keep whatever the "
+                                   "allocator's previous user left (outputs are not zeroed)" +
+                                   (g.last_write_file != nullptr && g.last_write_line > 0
+                                        ? std::string("; the kernel's last write to it: ") + g.last_write_file +
+                                              ":" + std::to_string(g.last_write_line)
+                                        : std::string("; the kernel never wrote it"));
+        stats_.completed = false;
+        stats_.error = "emulator: launch of " + kernel_name_ + " on " + soc_.name + ": " + detail;
+        trace->completed = false;
+        g_last_run = stats_;
+        g_last_trace = trace_;
+        throw EmulatorError(stats_.error, "(end of launch)", 0, soc_.name, -1, detail);
     }
     stats_.completed = true;
     trace->completed = true;

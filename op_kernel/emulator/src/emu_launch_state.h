@@ -56,6 +56,8 @@ struct LaunchState {
     uint32_t block_dim = 1;
     bool is_aiv = true;
     uint64_t tiling_key = 0;
+    int default_kernel_type = -1;   // Launcher::SetKernelType (split SoCs), -1 none
+    bool partial_mix_group = false; // Launcher::AllowPartialMixGroup
     const uint8_t* tiling = nullptr;
     uint64_t tiling_bytes = 0;
     std::vector<GmRegion>* gm = nullptr;

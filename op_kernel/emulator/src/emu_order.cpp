@@ -662,6 +662,12 @@ void RecordGmTouch(CoreContext& c, int region, uint64_t b, uint64_t nbytes, bool
     if (per_region.size() < c.gm->size()) per_region.resize(c.gm->size());
     auto& list = per_region[region];
     const uint64_t e = b + nbytes;
+    if (write && GmTracksWrites(r)) {
+        GmMarkWritten(c, region, b, nbytes);
+        GmRegion& w = (*c.gm)[region];
+        w.last_write_file = file;
+        w.last_write_line = line;
+    }
     if (!list.empty() && b >= list.back().first && b <= list.back().second) {
         if (e > list.back().second) list.back().second = e;
     } else {
@@ -741,14 +747,69 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
     o.view[PipeIndex(p)].v[s] = std::max(o.view[PipeIndex(p)].v[s], o.last[s]);
 }
 
-void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api)
+namespace {
+
+void CheckEventAndId(int hard_event, int event_id, const char* file, int line, const char* api)
 {
-    OrderState& o = c.order;
     if (hard_event < 0 || hard_event >= kHardEventCount) {
         Fail(file, line, std::string(api) + ": invalid HardEvent " + std::to_string(hard_event));
     }
     if (event_id < 0 || event_id >= kEventIds) {
         Fail(file, line, std::string(api) + ": event id " + std::to_string(event_id) + " outside 0..7");
+    }
+}
+
+std::string FlagName(int hard_event, int event_id)
+{
+    return std::string("HardEvent::") + HardEventName(hard_event) + ", id " + std::to_string(event_id);
+}
+
+const char* OwnerName(FlagOwner o)
+{
+    switch (o) {
+        case FlagOwner::kKernel: return "the kernel";
+        case FlagOwner::kQueue: return "a TPipe queue";
+        case FlagOwner::kApi: return "an AscendC API";
+        default: return "nobody";
+    }
+}
+
+std::string PendingSite(const OrderState::FlagSlot& f)
+{
+    return std::string(f.api) + " at " + Site(f.file, f.line) + " (" + OwnerName(f.owner) + ")";
+}
+
+// The kernel's own SetFlag / WaitFlag on an id a queue or an API holds: its bit is theirs.
+void CheckKernelMayUse(const CoreContext& c, int hard_event, int event_id, const char* file, int line,
+                       const char* api)
+{
+    const OrderState::IdHolder& h = c.order.id_holders[static_cast<size_t>(hard_event) * kEventIds + event_id];
+    if (h.owner == FlagOwner::kQueue || h.owner == FlagOwner::kApi) {
+        Fail(file, line,
+             std::string(api) + "(" + FlagName(hard_event, event_id) + "): that id is held by " + OwnerName(h.owner) +
+                 " (" + h.what + " at " + Site(h.file, h.line) +
+                 "); its flag is one bit, so the kernel's would merge with it (on the device a wait is released by the "
+                 "wrong set, or hangs). Take the kernel's ids from TPipe::AllocEventID or FetchEventID");
+    }
+}
+
+}  // namespace
+
+void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                  FlagOwner owner)
+{
+    OrderState& o = c.order;
+    CheckEventAndId(hard_event, event_id, file, line, api);
+    if (owner == FlagOwner::kKernel) {
+        CheckKernelMayUse(c, hard_event, event_id, file, line, api);
+    }
+    OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
+    if (slot.pending) {
+        Fail(file, line,
+             std::string(api) + "(" + FlagName(hard_event, event_id) + ") while the SetFlag by " + PendingSite(slot) +
+                 " is still pending (no WaitFlag since): a flag is one bit per event and id, so the two sets merge "
+                 "into one and the second WaitFlag waits forever (or a wait is released by the wrong set). Wait "
+                 "before setting again, or use another id (TPipe::AllocEventID)");
     }
     const Pipe src = HardEventSrc(hard_event);
     // Fires when every earlier instruction of src has completed: carries what they knew, and them.
@@ -760,12 +821,12 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
         const int s = static_cast<int>(StreamOfPipe(src, false));
         f.v[s] = o.last[s];
     }
-    OrderState::FlagQueue& q = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
-    if (q.head == q.pending.size()) {
-        q.pending.clear();
-        q.head = 0;
-    }
-    q.pending.push_back(f);
+    slot.pending = true;
+    slot.owner = owner;
+    slot.clock = f;
+    slot.file = file;
+    slot.line = line;
+    slot.api = api;
     TraceEvent e = SyncEvent(TraceKind::kSetFlag, file, line);
     e.src_pipe = src;
     e.dst_pipe = HardEventDst(hard_event);
@@ -773,22 +834,21 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
     Record(c, e);
 }
 
-void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api)
+void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                   FlagOwner owner)
 {
     OrderState& o = c.order;
-    if (hard_event < 0 || hard_event >= kHardEventCount) {
-        Fail(file, line, std::string(api) + ": invalid HardEvent " + std::to_string(hard_event));
+    CheckEventAndId(hard_event, event_id, file, line, api);
+    if (owner == FlagOwner::kKernel) {
+        CheckKernelMayUse(c, hard_event, event_id, file, line, api);
     }
-    if (event_id < 0 || event_id >= kEventIds) {
-        Fail(file, line, std::string(api) + ": event id " + std::to_string(event_id) + " outside 0..7");
-    }
-    OrderState::FlagQueue& q = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
-    if (q.head == q.pending.size()) {
-        Fail(file, line, std::string(api) + "(HardEvent::" + HardEventName(hard_event) + ", id " +
-                             std::to_string(event_id) +
+    OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
+    if (!slot.pending) {
+        Fail(file, line, std::string(api) + "(" + FlagName(hard_event, event_id) +
                              ") without a matching SetFlag: on the device this waits forever");
     }
-    const Clock f = q.pending[q.head++];
+    const Clock f = slot.clock;
+    slot.pending = false;
     const Pipe dst = HardEventDst(hard_event);
     if (dst == Pipe::kS) {
         o.issue.Join(f);  // the scalar unit blocks: everything issued after it knows
@@ -802,32 +862,94 @@ void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* fil
     Record(c, e);
 }
 
-int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line)
+int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line, FlagOwner owner, const char* what)
 {
-    uint8_t& held = c.order.event_ids_held[hard_event];
     for (int i = 0; i < kEventIds; ++i) {
-        if (!(held & (1u << i))) {
-            held = static_cast<uint8_t>(held | (1u << i));
+        OrderState::IdHolder& h = c.order.id_holders[static_cast<size_t>(hard_event) * kEventIds + i];
+        if (h.owner == FlagOwner::kNone) {
+            h.owner = owner;
+            h.file = file;
+            h.line = line;
+            h.what = what;
             return i;
         }
     }
     Fail(file, line, std::string("TPipe has no free event id for HardEvent::") + HardEventName(hard_event) +
-                         ": all 8 are held by queue buffers (EnQue'd, or freed and not allocated again)");
+                         ": all 8 are held (queue buffers EnQue'd or freed and not allocated again, AllocEventID of "
+                         "the kernel or of an API)");
 }
 
 void OrderReleaseEventId(CoreContext& c, int hard_event, int event_id)
 {
-    c.order.event_ids_held[hard_event] = static_cast<uint8_t>(c.order.event_ids_held[hard_event] & ~(1u << event_id));
+    if (hard_event < 0 || hard_event >= kHardEventCount || event_id < 0 || event_id >= kEventIds) return;
+    c.order.id_holders[static_cast<size_t>(hard_event) * kEventIds + event_id] = OrderState::IdHolder();
+}
+
+void OrderKernelReleaseEventId(CoreContext& c, int hard_event, int event_id, const char* file, int line)
+{
+    CheckEventAndId(hard_event, event_id, file, line, "TPipe::ReleaseEventID");
+    const OrderState::IdHolder& h = c.order.id_holders[static_cast<size_t>(hard_event) * kEventIds + event_id];
+    if (h.owner != FlagOwner::kKernel) {
+        Fail(file, line, "TPipe::ReleaseEventID(" + FlagName(hard_event, event_id) + "): the id is held by " +
+                             OwnerName(h.owner) + (h.owner == FlagOwner::kNone ? "" : std::string(" (") + h.what +
+                             " at " + Site(h.file, h.line) + ")") +
+                             ", not by the kernel's AllocEventID");
+    }
+    OrderReleaseEventId(c, hard_event, event_id);
 }
 
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line)
 {
-    const uint8_t held = c.order.event_ids_held[hard_event];
     for (int i = 0; i < kEventIds; ++i) {
-        if (!(held & (1u << i))) return i;
+        if (c.order.id_holders[static_cast<size_t>(hard_event) * kEventIds + i].owner == FlagOwner::kNone) return i;
     }
     Fail(file, line, std::string("TPipe::FetchEventID: all 8 event ids of HardEvent::") + HardEventName(hard_event) +
-                         " are held by queue buffers");
+                         " are held (queue buffers, AllocEventID)");
+}
+
+void OrderApiFlagPair(CoreContext& c, int hard_event, const char* file, int line, const char* api)
+{
+    const int id = OrderFetchEventId(c, hard_event, file, line);
+    const OrderState::FlagSlot& slot = c.order.flags[static_cast<size_t>(hard_event) * kEventIds + id];
+    if (slot.pending) {
+        Fail(file, line,
+             std::string(api) + " synchronises internally with SetFlag / WaitFlag(" + FlagName(hard_event, id) +
+                 ") on the id TPipe::FetchEventID returns, while the SetFlag by " + PendingSite(slot) +
+                 " is pending on it: the two merge into one bit (its WaitFlag then waits forever). Wait for the "
+                 "kernel's flag before the call, or hold the kernel's id with TPipe::AllocEventID");
+    }
+}
+
+void OrderApiHoldFlag(CoreContext& c, int hard_event, const char* file, int line, const char* what)
+{
+    const int id = OrderAllocEventId(c, hard_event, file, line, FlagOwner::kApi, what);
+    OrderState::FlagSlot& slot = c.order.flags[static_cast<size_t>(hard_event) * kEventIds + id];
+    if (slot.pending) {
+        Fail(file, line,
+             std::string(what) + " takes " + FlagName(hard_event, id) + " (AllocEventID) and sets it, while the "
+                 "SetFlag by " + PendingSite(slot) + " is pending on that id: the two merge into one bit");
+    }
+    slot.pending = true;
+    slot.owner = FlagOwner::kApi;
+    slot.clock = c.order.issue;
+    slot.file = file;
+    slot.line = line;
+    slot.api = what;
+}
+
+void OrderCheckPendingFlags(CoreContext& c)
+{
+    for (int e = 0; e < kHardEventCount; ++e) {
+        for (int id = 0; id < kEventIds; ++id) {
+            const OrderState::FlagSlot& slot = c.order.flags[static_cast<size_t>(e) * kEventIds + id];
+            if (slot.pending && slot.owner == FlagOwner::kKernel) {
+                Fail(slot.file, slot.line,
+                     std::string(slot.api) + "(" + FlagName(e, id) +
+                         ") is never waited for (no WaitFlag by the end of the kernel): SetFlag and WaitFlag must be "
+                         "paired; on the device the bit stays set");
+            }
+        }
+    }
 }
 
 void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api)
@@ -850,14 +972,6 @@ void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, con
     }
     std::shared_ptr<const std::vector<uint32_t>> all = LaunchBarrier(c, c.block_dim, mine, file, line, api);
     o.remote = all;
-}
-
-void SetKernelTaskType(int kernel_meta_type)
-{
-    CoreContext* c = CurrentCore();
-    if (c == nullptr) return;
-    // KernelMetaType: ..., KERNEL_TYPE_MIX_AIC_1_1 = 4, KERNEL_TYPE_MIX_AIC_1_2 = 5 (kernel_operator.h here)
-    c->cube_ratio = kernel_meta_type == 5 ? 2u : 1u;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -921,7 +1035,7 @@ uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line)
 
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
-                  const char* file, int line, const char* api)
+                  const char* file, int line, const char* api, bool require_written)
 {
     if (rows == 0 || row_bytes == 0) return;
     const uint64_t span = (rows - 1) * row_stride_bytes + row_bytes;
@@ -935,6 +1049,7 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
     }
     for (uint64_t i = 0; i < rows; ++i) {
         const uint64_t off = first + i * row_stride_bytes;
+        if (!write && require_written) CheckGmReadWritten(c, region, off, row_bytes, file, line, api);
         RecordGmTouch(c, region, off, row_bytes, write, file, line, api);
         // The cube's result is computed after this check (IterateAll writes C next): no value comparison.
         GmOrderAccess(c, region, off, row_bytes, write, nullptr);
@@ -1009,7 +1124,8 @@ void OrderBeginCore(CoreContext& c)
         o.issue.v[s] = c.shadow->next[s];  // what an earlier core left in the shadow reads as complete
     }
     for (int p = 0; p < kPipes; ++p) o.view[p] = o.issue;
-    o.flags.assign(static_cast<size_t>(kHardEventCount) * kEventIds, OrderState::FlagQueue());
+    o.flags.assign(static_cast<size_t>(kHardEventCount) * kEventIds, OrderState::FlagSlot());
+    o.id_holders.assign(static_cast<size_t>(kHardEventCount) * kEventIds, OrderState::IdHolder());
     MakeCurrent(c, Pipe::kS, Stream::kSRead, 0, o.issue, "", 0);
 }
 

@@ -75,7 +75,7 @@ uint8_t* Launcher::AddWorkspace(const std::string& name, void* data, uint64_t by
                                 "the " + std::to_string(reserved_bytes) + " bytes of system workspace at its start",
                             "?", 0, soc_.name, -1, "workspace smaller than the system reserve");
     }
-    uint8_t* base = AddGm(name, data, bytes, GmAccess::kReadWrite);
+    uint8_t* base = AddGm(name, data, bytes, GmAccess::kReadWrite, GmInit::kUndefined);
     gm_.back().is_workspace = true;
     gm_.back().reserved_bytes = reserved_bytes;
     return base;

@@ -13,7 +13,8 @@
 //                 transfers, each capped by its pipe's rate); it completes dma_latency_cycles after its last byte.
 //                 The pipe is free for its next instruction when the bytes have moved.
 //   vector        vec_instr_cycles + repeats x cycles per repeat of its class; completes pipeline_latency_cycles
-//                 later. Repeats: ceil(count x elem_bytes / vector_bytes_per_repeat), or the trace's `bursts`.
+//                 later. Repeats: the trace's `bursts` when set (level-0 forms: repeatTimes), else
+//                 ceil(count x elem_bytes / vector_bytes_per_repeat).
 //   cube          ceil(MACs / cube_macs_per_cycle); MTE1 bytes / mte1_bytes_per_cycle; then pipeline latency.
 // Sync: SetFlag fires flag_sync_cycles after every earlier instruction of its source pipe completed (the source
 // pipe goes on); WaitFlag holds its pipe until the matching SetFlag (first-in first-out per core, src, dst, id and
@@ -530,11 +531,17 @@ private:
     {
         Cost c;
         const double count = static_cast<double>(e.count);
+        // A vector instruction's repeats: the trace's bursts when recorded (the emulator records the 256-byte
+        // repeats it issues: ceil(count x width / 256) for count forms, repeatTimes for level-0 forms, whose
+        // masked iterations cost whole repeats), else derived from count and width.
         auto repeats = [&]() {
+            if (e.bursts > 0) {
+                return static_cast<double>(e.bursts);
+            }
             if (e.elem_bytes > 0 && e.count > 0) {
                 return std::ceil(count * e.elem_bytes / p_.vector_bytes_per_repeat);
             }
-            return std::max(1.0, static_cast<double>(e.bursts));
+            return 1.0;
         };
         const double bursts = std::max(1.0, static_cast<double>(e.bursts));
         c.work = count;

@@ -538,6 +538,136 @@ inline void FaultPartialOverlap(GM_ADDR, GM_ADDR, GM_ADDR)
     Add(t[8], t, t, 64);  // FAULT(partial_overlap)
 }
 
+// ---- level-0 forms (emu_vector_level0.h): repeat, mask, stride and overlap rules ----
+inline void FaultLevel0RepeatZero(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 128);
+    PipeBarrier<PIPE_V>();
+    Add(t[128], t, t[64], 64, 0, {1, 1, 1, 8, 8, 8});  // FAULT(level0_repeat_zero)
+}
+
+inline void FaultLevel0MaskTooLarge(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 128);
+    PipeBarrier<PIPE_V>();
+    Mul(t[128], t, t[64], 65, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_mask_too_large)
+}
+
+inline void FaultLevel0DstBlockStrideZero(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 128);
+    PipeBarrier<PIPE_V>();
+    Sub(t[128], t, t[64], 64, 1, {0, 1, 1, 8, 8, 8});  // FAULT(level0_dst_block_stride_zero)
+}
+
+// Operand beyond its buffer through its repeat stride: iteration 3 of src0 starts 3 x 16 blocks in (1536 bytes).
+inline void FaultLevel0OperandOutOfBuffer(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(d, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> o = d.Get<float>();
+    Duplicate(t, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    Add(o, t, t, 64, 4, {1, 1, 1, 8, 16, 8});  // FAULT(level0_operand_out_of_buffer)
+}
+
+// Inside one iteration dst covers src0's blocks shifted by one block: a partial overlap.
+inline void FaultLevel0PartialOverlap(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 512);
+    PipeBarrier<PIPE_V>();
+    Max(t[8], t, t[256], 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_partial_overlap)
+}
+
+// Iteration 0 writes what iteration 1 reads as src0 (dst one repeat ahead of src0): undefined.
+inline void FaultLevel0IterationDependency(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 2.0f, 512);
+    PipeBarrier<PIPE_V>();
+    Add(t[64], t, t[384], 64, 2, {1, 1, 1, 8, 8, 8});  // FAULT(level0_iteration_dependency)
+}
+
+// Accumulation through src1 with repeat stride 0 is documented for Add / Sub / Mul / Max / Min only, not Div.
+inline void FaultLevel0AccumulateDiv(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 2.0f, 512);
+    PipeBarrier<PIPE_V>();
+    Div(t, t[64], t, 64, 3, {1, 1, 1, 0, 8, 0});  // FAULT(level0_accumulate_div)
+}
+
+// ... and for half / int32_t / float only, not int16_t.
+inline void FaultLevel0AccumulateInt16(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<int16_t> t = b.Get<int16_t>();
+    Duplicate(t, static_cast<int16_t>(3), 1024);
+    PipeBarrier<PIPE_V>();
+    Max(t, t[128], t, 128, 3, {1, 1, 1, 0, 8, 0});  // FAULT(level0_accumulate_int16)
+}
+
+inline void FaultWholeReduceOrder310p(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(o, 64);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> r = o.Get<float>();
+    Duplicate(t, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    WholeReduceMax(r, t, 64, 4, 1, 1, 8, ReduceOrder::ORDER_ONLY_VALUE);  // FAULT(whole_reduce_order_310p)
+}
+
+inline void FaultWholeReduceNaN(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 1024);
+    pipe.InitBuffer(o, 64);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> r = o.Get<float>();
+    Duplicate(t, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    Div(t[64], t[64], t[128], 64);  // 1 / 1
+    Sub(t[192], t[192], t[192], 64);  // 0
+    PipeBarrier<PIPE_V>();
+    Div(t[192], t[192], t[192], 64);  // 0 / 0 = NaN
+    PipeBarrier<PIPE_V>();
+    WholeReduceMin(r, t, 64, 4, 1, 1, 8);  // FAULT(whole_reduce_nan)
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Ordering faults: each misses one synchronisation the device needs (op_kernel/emulator/include/emulator/
 // emu_order.h); the same template with kSync = true is its correct twin ("<name>_ok"), which must pass.
@@ -947,6 +1077,7 @@ struct FaultEntry {
     FaultKernel kernel;
     uint32_t block_dim = 1;
     bool y_shared = false;  // register y as kReadWriteShared (cores order their writes themselves)
+    bool mix = false;       // a cube + vector (1:2 mix) kernel on split SoCs: it has a Matmul object
 };
 
 inline const FaultEntry* FaultKernels(size_t* count)
@@ -1004,7 +1135,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"missing_v_mte2", &OrderVMte2<false>},
         {"missing_mte3_s", &OrderMte3S<false>},
         {"missing_sync_all", &OrderCrossCore<false>, 2, true},
-        {"missing_pipe_all_before_matmul", &OrderCube<false>},
+        {"missing_pipe_all_before_matmul", &OrderCube<false>, 1, false, true},
         {"sync_all_not_reached", &FaultSyncAllNotReached, 2, true},
         {"hardware_sync_all", &FaultHardwareSyncAll, 2, true},
         {"fault_while_others_wait", &FaultWhileOthersWait, 3, true},
@@ -1013,7 +1144,17 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"datacopypad_block_count", &FaultDataCopyPadBlockCount},
         {"datacopypad_block_len", &FaultDataCopyPadBlockLen},
         {"event_ids_exhausted", &FaultEventIdsExhausted},
-        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly},
+        {"async_matmul_c_read_early", &FaultAsyncMatmulReadEarly, 1, false, true},
+        {"level0_repeat_zero", &FaultLevel0RepeatZero},
+        {"level0_mask_too_large", &FaultLevel0MaskTooLarge},
+        {"level0_dst_block_stride_zero", &FaultLevel0DstBlockStrideZero},
+        {"level0_operand_out_of_buffer", &FaultLevel0OperandOutOfBuffer},
+        {"level0_partial_overlap", &FaultLevel0PartialOverlap},
+        {"level0_iteration_dependency", &FaultLevel0IterationDependency},
+        {"level0_accumulate_div", &FaultLevel0AccumulateDiv},
+        {"level0_accumulate_int16", &FaultLevel0AccumulateInt16},
+        {"whole_reduce_order_310p", &FaultWholeReduceOrder310p},
+        {"whole_reduce_nan", &FaultWholeReduceNaN},
     };
     *count = sizeof(kFaults) / sizeof(kFaults[0]);
     return kFaults;
@@ -1036,7 +1177,7 @@ inline const FaultEntry* CorrectTwins(size_t* count)
         {"missing_v_mte2_ok", &OrderVMte2<true>},
         {"missing_mte3_s_ok", &OrderMte3S<true>},
         {"missing_sync_all_ok", &OrderCrossCore<true>, 2, true},
-        {"missing_pipe_all_before_matmul_ok", &OrderCube<true>},
+        {"missing_pipe_all_before_matmul_ok", &OrderCube<true>, 1, false, true},
         {"same_value_rewrite_ok", &OrderSameValueRewrite<true>},
     };
     *count = sizeof(kTwins) / sizeof(kTwins[0]);
@@ -1318,6 +1459,74 @@ inline void DemoSyncAll(GM_ADDR, GM_ADDR y, GM_ADDR tiling)
         DataCopy(yg[120], v, 8);
     }
 }
+
+// Level-0 forms (emu_vector_level0.h). x: t.n floats (k = t.n / 64 iterations of 64) then 64 more elements
+// (operands of the broadcast modes); y: t.n floats, prefilled with 7.0 where a mode writes fewer. t.rows is the
+// continuous mask (1..64). Modes:
+//   0 Max accumulation (float): y[0, 64) = the elementwise max over the k iterations (dst = src1, repeat stride 0)
+//   1 the same on int32
+//   2 Div by a broadcast block: y[i] = x[i] / x[n + i % 8] (src1 block and repeat stride 0)
+//   3 Div by a broadcast block with mask t.rows: only the first t.rows of each iteration are written
+//   4 WholeReduceMax (ORDER_VALUE_INDEX) over each iteration's first t.rows elements: y[2r], y[2r + 1] = bits
+//   5 WholeReduceMin, the same
+//   6 And of the uint16 view with a 256-byte broadcast pattern x[n, n + 64) (src1 repeat stride 0)
+inline void DemoLevel0(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx;
+    TBuf<TPosition::VECCALC> by;
+    pipe.InitBuffer(bx, (t.n + 64) * sizeof(float));
+    pipe.InitBuffer(by, t.n * sizeof(float));
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, t.n + 64);
+    yg.SetGlobalBuffer((__gm__ float*)y, t.n);
+    LocalTensor<float> a = bx.Get<float>();
+    LocalTensor<float> o = by.Get<float>();
+    const uint8_t k = static_cast<uint8_t>(t.n / 64);
+    const uint64_t m = t.rows;
+    DataCopy(a, xg, t.n + 64);
+    Duplicate(o, 7.0f, t.n);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    PipeBarrier<PIPE_V>();
+    switch (t.mode) {
+        case 0:
+            Max(a, a[64], a, 64, static_cast<uint8_t>(k - 1), {1, 1, 1, 0, 8, 0});
+            PipeBarrier<PIPE_V>();
+            Adds(o, a, 0.0f, 64);
+            break;
+        case 1: {
+            LocalTensor<int32_t> ai = a.ReinterpretCast<int32_t>();
+            Max(ai, ai[64], ai, 64, static_cast<uint8_t>(k - 1), {1, 1, 1, 0, 8, 0});
+            PipeBarrier<PIPE_V>();
+            Adds(o.ReinterpretCast<int32_t>(), ai, 0, 64);
+            break;
+        }
+        case 2:
+            Div(o, a, a[t.n], 64, k, {1, 1, 0, 8, 8, 0});
+            break;
+        case 3:
+            Div(o, a, a[t.n], m, k, {1, 1, 0, 8, 8, 0});
+            break;
+        case 4:
+            WholeReduceMax(o, a, static_cast<int32_t>(m), k, 1, 1, 8);
+            break;
+        case 5:
+            WholeReduceMin(o, a, static_cast<int32_t>(m), k, 1, 1, 8);
+            break;
+        case 6: {
+            LocalTensor<uint16_t> a16 = a.ReinterpretCast<uint16_t>();
+            And(o.ReinterpretCast<uint16_t>(), a16, a16[t.n * 2], 128, k, {1, 1, 1, 8, 8, 0});
+            break;
+        }
+        default:
+            break;
+    }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, o, t.n);
+}
+
 
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a

@@ -61,15 +61,23 @@ def run(x: np.ndarray, smooth: Optional[np.ndarray], dst: str, asymmetric: bool,
         # No kernel implements asymmetric quantization: the plan's request check names the SoC's refusal.
         tiling.plan_dynamic_quant(x.shape, x_name, soc=soc, dst_type=dst, smooth=smooth is not None,
                                   asymmetric=True, core_num=core_num, ub_size=ub_size)
-    y = np.zeros(x.shape, dtype=dtypes.numpy_dtype(dst))
-    scale = np.zeros(x.shape[:-1], dtype=np.float32)
+    # Outputs are not zeroed on the device (torch.empty / the framework's allocator): the runner fills them with a
+    # poison pattern and fails the run if the kernel leaves any byte unwritten.
+    y = np.empty(x.shape, dtype=dtypes.numpy_dtype(dst))
+    scale = np.empty(x.shape[:-1], dtype=np.float32)
     sm = None if smooth is None else _uint8_view(smooth)
+    offset = None
+    if asymmetric:
+        offset = np.zeros(x.shape[:-1], dtype=np.uint8 if dst == dtypes.UINT8 else np.float32)
     out = _native.emulate_dynamic_quant(_uint8_view(x), sm, _uint8_view(y), _uint8_view(scale),
-                                        [int(d) for d in x.shape], x_name, dst, soc, cn, ub)
+                                        None if offset is None else _uint8_view(offset),
+                                        [int(d) for d in x.shape], x_name, dst, bool(asymmetric), soc, cn, ub)
     if not out["ok"] and "violation" in out:
         raise tiling.violation_error(out["violation"])
     _stats.record({"op": OP, "plan": dict(out["plan"]), "run": out.get("stats")})
     if not out["ok"]:
         raise EmulatorError(out["emulator_error"]["message"])
+    if asymmetric:
+        return y, scale, offset
     return y, scale
 

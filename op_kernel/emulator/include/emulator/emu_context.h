@@ -63,6 +63,10 @@ struct SocModel {
     uint64_t l0a_bytes = 0;
     uint64_t l0b_bytes = 0;
     uint64_t l0c_bytes = 0;
+    bool split_cores = false;       // 910b / 950: cube and vector cores are separate cores (mix kernels)
+    uint32_t cube_cores = 0;        // the SoC table's cube cores (310p: the AI cores)
+    uint32_t vector_cores = 0;      // the SoC table's vector cores (910b / 950: 2 per cube core)
+    uint64_t system_workspace_bytes = 0;  // RESERVED_WORKSPACE: the framework's part at the workspace's start
 };
 
 // Builds the model of a SoC name ("ascend910b", "ascend310p", "ascend910_95", "ascend950", variants) from the
@@ -97,12 +101,25 @@ const RunOptions& DefaultRunOptions();
 // kernel orders its cores' writes itself (e.g. a workspace handed from core to core with SyncAll).
 enum class GmAccess : int { kReadOnly = 0, kReadWrite, kReadWriteShared };
 
+// What a GM buffer holds when the launch starts. On the device outputs come from torch.empty / the framework's
+// allocator and the workspace from a reused pool: neither is zeroed. kUndefined and kOutput buffers are filled with a
+// poison pattern at each Run and carry a per-byte "written in this launch" shadow: a scalar or cube read of a byte
+// never written fails, a DMA read gives uninitialised UB bytes (caught where they are used); a kOutput buffer must
+// be written completely by the end of the launch. kData: bytes the host wrote (inputs, or test data).
+enum class GmInit : int { kData = 0, kUndefined, kOutput };
+// The byte the emulator fills kUndefined / kOutput buffers with at launch, and writes where the device writes garbage.
+constexpr uint8_t kGmGarbage = 0xA5;
+
 struct GmRegion {
     std::string name;
     uint8_t* base = nullptr;
     uint64_t bytes = 0;
     GmAccess access = GmAccess::kReadOnly;
     std::vector<uint8_t> writer;  // per byte: 0 = not written in this launch, else block_idx + 1 (kReadWrite)
+    GmInit init = GmInit::kData;
+    std::vector<uint8_t> written;  // kUndefined / kOutput: per byte, 1 = written in this launch
+    const char* last_write_file = nullptr;  // kOutput: the kernel line of the latest write (named when bytes remain)
+    int last_write_line = 0;
     // The launch's workspace (Launcher::AddWorkspace): its first reserved_bytes are the system workspace, which no
     // kernel access may touch (emulator/launch_contract.h).
     bool is_workspace = false;
@@ -155,6 +172,10 @@ struct RunStats {
 // A core's instruction streams. The scalar unit's loads and stores are separate streams because they become visible
 // to the other pipes differently: a load has completed when the scalar unit issues anything after it (it needs the
 // value); a store only after a flag or barrier from S.
+// Who sets a flag or holds an event id: the kernel's own SetFlag / AllocEventID, a TPipe queue (EnQue, FreeTensor),
+// or an API's internal synchronisation (ReduceMax's V_S, the Matmul client's message flags).
+enum class FlagOwner : uint8_t { kNone = 0, kKernel, kQueue, kApi };
+
 enum class Stream : uint8_t { kSRead = 0, kSWrite, kV, kM, kMte1, kMte2, kMte3, kFix, kCube, kCount };
 constexpr int kStreams = static_cast<int>(Stream::kCount);
 constexpr int kPipes = static_cast<int>(Pipe::kAll);  // S V M MTE1 MTE2 MTE3 FIX
@@ -183,13 +204,26 @@ struct OrderState {
     const char* current_file = "";
     int current_line = 0;
     const char* current_api = "";
-    // pending SetFlag clocks per (HardEvent, id), first in first out (pending[head..])
-    struct FlagQueue {
-        std::vector<Clock> pending;
-        size_t head = 0;
+    // A flag is one bit per (HardEvent, id) (the CCE set_flag / wait_flag semantics): at most one SetFlag is pending
+    // on it; WaitFlag waits for it and clears it. The clock is what the SetFlag carries; the site and owner name it.
+    struct FlagSlot {
+        bool pending = false;
+        FlagOwner owner = FlagOwner::kNone;
+        Clock clock;
+        const char* file = "";
+        int line = 0;
+        const char* api = "";
     };
-    std::vector<FlagQueue> flags;
-    uint8_t event_ids_held[64] = {};  // per HardEvent: bit i = id i held by a queue (TPipe::AllocEventID)
+    std::vector<FlagSlot> flags;  // [hard_event * 8 + id]
+    // Who holds each event id (TPipe::AllocEventID until ReleaseEventID): a queue buffer, the kernel, or an API
+    // (the Matmul client's message flag); [hard_event * 8 + id], with the holder's call site for messages.
+    struct IdHolder {
+        FlagOwner owner = FlagOwner::kNone;
+        const char* file = "";
+        int line = 0;
+        const char* what = "";
+    };
+    std::vector<IdHolder> id_holders;
     // call sites of instructions, for messages: per stream, runs of consecutive sequence numbers from one site
     struct SiteRun {
         uint32_t first_seq;
@@ -268,6 +302,7 @@ struct BufState {
 // host threads (launch.h).
 struct CoreContext {
     SocModel soc;
+    bool matmul_server = false;  // split SoCs: REGIST_MATMUL_OBJ ran (the cube cores serve the Matmul API)
     std::string kernel_name;
     uint32_t block_idx = 0;
     uint32_t block_dim = 1;
@@ -298,6 +333,7 @@ struct CoreContext {
     UbShadow* shadow = nullptr;
     CoreTrace* trace = nullptr;
     uint32_t cube_ratio = 1;          // vector cores per cube core (KERNEL_TASK_TYPE_DEFAULT)
+    int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
 
@@ -354,6 +390,16 @@ void CheckGmRange(CoreContext& c, int region, const uint8_t* tensor_begin, const
 void RecordGmWriteTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
                         const char* api);
 void RecordGmReadTouch(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+
+// The "written in this launch" shadow of kUndefined / kOutput buffers (GmInit).
+inline bool GmTracksWrites(const GmRegion& r) { return r.init != GmInit::kData; }
+// The first byte of [offset, offset + nbytes) of region `region` that nothing wrote in this launch, or -1.
+int64_t GmFirstUnwritten(const CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// Marks [offset, offset + nbytes) written.
+void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// A scalar or cube read of GM bytes never written in this launch fails (the device reads whatever was there).
+void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                        const char* api);
 
 // GET_TILING_DATA: copies the tiling class out of the tiling bytes given to the launcher.
 void LoadTiling(void* dst, uint64_t bytes, const uint8_t* tiling, const char* type_name, const char* file,

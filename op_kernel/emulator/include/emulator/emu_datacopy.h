@@ -151,6 +151,15 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
             aqo_emu::SetUbDefined(c, ub_at + left_pad_bytes, gm_block, true);
         }
         std::memcpy(c.ub.data() + ub_at + left_pad_bytes, gm_at, gm_block);
+        // GM bytes nothing wrote in this launch (an output or the workspace, never zeroed) arrive as garbage: the UB
+        // bytes are uninitialised, so using them (a reduction, a scalar read, a copy to GM) fails there.
+        const aqo_emu::GmRegion& gr = (*c.gm)[region];
+        if (aqo_emu::GmTracksWrites(gr) && !gr.written.empty()) {
+            const uint64_t g0 = gm_first + b * (gm_block + gm_gap);
+            for (uint64_t i = 0; i < gm_block; ++i) {
+                if (!gr.written[g0 + i]) c.ub_defined[ub_at + left_pad_bytes + i] = 0;
+            }
+        }
     }
     c.stats->gm_read_bytes += count * gm_block;
     c.stats->dma_gm_to_ub++;

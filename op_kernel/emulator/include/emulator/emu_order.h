@@ -55,18 +55,39 @@ void GmWrite(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const
 
 // ---- synchronisation ----
 void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int line);
-void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
-void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api);
-// TPipe's event ids: AllocEventID (the lowest free id, held until released), ReleaseEventID, FetchEventID (the
-// lowest free id, not held).
-int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line);
+// A flag is one bit per (HardEvent, id) (CCE set_flag / wait_flag: two set_flag of one id and pipe pair without a
+// wait_flag between them are illegal; AscendC SetFlag / WaitFlag must be paired). So OrderSetFlag fails when a SetFlag
+// of that (event, id) is still pending, and, for the kernel's own SetFlag / WaitFlag (owner kKernel), when a queue
+// or an API holds the id (the AscendC ISASI SetFlag page: ids come from AllocEventID / FetchEventID, a self-chosen id
+// conflicts with the framework's events). OrderWaitFlag fails without a pending SetFlag (the device waits forever).
+void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                  FlagOwner owner = FlagOwner::kKernel);
+void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
+                   FlagOwner owner = FlagOwner::kKernel);
+// TPipe's event ids: AllocEventID (the lowest free id, held by `owner` until released), ReleaseEventID, FetchEventID
+// (the lowest id nobody holds, not held: a SetFlag pending on it is not seen, so two users of one fetched id collide).
+int OrderAllocEventId(CoreContext& c, int hard_event, const char* file, int line, FlagOwner owner = FlagOwner::kQueue,
+                      const char* what = "");
 void OrderReleaseEventId(CoreContext& c, int hard_event, int event_id);
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line);
+// The kernel's TPipe::ReleaseEventID: only of an id the kernel holds (AllocEventID).
+void OrderKernelReleaseEventId(CoreContext& c, int hard_event, int event_id, const char* file, int line);
+// An API's internal SetFlag + WaitFlag on an id it takes with FetchEventID (CANN 8.1: the level-2 ReduceMax /
+// ReduceMin / ReduceSum end with V_S, S_V and S_MTE3 pairs, dav_c220/kernel_operator_vec_reduce_impl.h; the Matmul
+// client posts each message after an S_MTE3 pair, kfc_comm_client.h): fails when a SetFlag is pending on that id,
+// since the two would merge into one bit. The pair itself adds no ordering here (the emulator stays stricter than
+// the device: it does not let the kernel rely on the API's internal waits).
+void OrderApiFlagPair(CoreContext& c, int hard_event, const char* file, int line, const char* api);
+// An API that holds an event id with a SetFlag pending on it for the kernel's life (the Matmul client of split SoCs:
+// AllocEventID<MTE3_S> and SetFlag in its constructor, kfc_comm_client.h): the id is the API's, no kernel
+// SetFlag / WaitFlag may use it. Not traced (the flag is the API's internal state).
+void OrderApiHoldFlag(CoreContext& c, int hard_event, const char* file, int line, const char* what);
+// At the end of a kernel: a SetFlag of the kernel never waited for fails at its line (the flag stays set on the
+// device and merges with the next kernel's or hangs its wait).
+void OrderCheckPendingFlags(CoreContext& c);
 // SyncAll: every core of the launch (aiv_only: the vector cores; the cube cores serve requests synchronously)
 // reaches it before any goes on; includes PipeBarrier<PIPE_ALL>. Fails if a core returned without reaching it.
 void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api);
-// KERNEL_TASK_TYPE_DEFAULT: the kernel's core mix (vector cores per cube core for the trace's cube cores).
-void SetKernelTaskType(int kernel_meta_type);
 
 // ---- the Matmul API's cube (include/lib/matmul_intf.h) ----
 // A synchronous request of the current vector core to its cube core (IterateAll): begin, the cube's GM accesses,
@@ -75,10 +96,11 @@ void SetKernelTaskType(int kernel_meta_type);
 uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line);
 // One strided GM access of the cube: `rows` rows of row_bytes, row_stride_bytes apart, from ptr (inside the
 // GlobalTensor's extent [tensor_begin, tensor_end) of registered buffer `region`). Bounds and writability are
-// checked like any GM access, then recorded and ordered as the cube's.
+// checked like any GM access, then recorded and ordered as the cube's. require_written: a read of bytes never written in
+// the launch (outputs, the workspace) fails (false: the API reads them only to write them back).
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
-                  const char* file, int line, const char* api);
+                  const char* file, int line, const char* api, bool require_written = true);
 // Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
                      uint64_t out_bytes, const char* file, int line);

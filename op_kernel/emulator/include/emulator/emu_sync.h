@@ -11,6 +11,7 @@
 #include <cstring>
 #include <string>
 
+#include "emulator/emu_kernel_type.h"
 #include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 #include "emulator/launch_contract.h"
@@ -37,6 +38,10 @@ template <HardEvent kEvent> inline void WaitFlag(int32_t event_id, AQO_EMU_SRC)
     aqo_emu::OrderWaitFlag(c, static_cast<int>(kEvent), event_id, aqo_file, aqo_line, "WaitFlag");
 }
 
+// The system variables as a vector core of the kernel's type sees them (emu_kernel_type.h): in a 1:2 mix kernel
+// GetBlockNum() is the device blockDim (the cube cores, half the vector cores the emulator runs), GetTaskRation() 2,
+// GetSubBlockIdx() the vector core within its pair and GetBlockIdx() = cube core * 2 + sub-block; otherwise one
+// vector (310p: AI) core per block.
 inline int64_t GetBlockIdx()
 {
     aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
@@ -45,10 +50,18 @@ inline int64_t GetBlockIdx()
 inline int64_t GetBlockNum()
 {
     aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
-    return c ? c->block_dim : 1;
+    return c ? aqo_emu::BlockNumOf(*c) : 1;
 }
-inline int64_t GetSubBlockIdx() { return 0; }
-inline int64_t GetTaskRation() { return 1; }
+inline int64_t GetSubBlockIdx()
+{
+    aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
+    return c ? aqo_emu::SubBlockIdxOf(*c) : 0;
+}
+inline int64_t GetTaskRation()
+{
+    aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
+    return c ? aqo_emu::TaskRationOf(*c) : 1;
+}
 
 // All cores wait for each other (hardware SyncAll: PipeBarrier<PIPE_ALL>, then the cross-core barrier; CANN 8.1
 // basic_api/impl/dav_c220/kernel_operator_sync_impl.h). ascend310p has no hardware SyncAll (its implementation
@@ -62,7 +75,7 @@ template <bool kAivOnly = true> inline void SyncAll(AQO_EMU_SRC)
                           " has no hardware SyncAll (the CANN headers report it unsupported there); use the software "
                           "form SyncAll(gmWorkspace, ubWorkspace, usedCores)");
     }
-    aqo_emu::OrderSyncAll(c, kAivOnly, aqo_file, aqo_line, "SyncAll");
+    aqo_emu::CheckSyncAll(c, true, kAivOnly, aqo_file, aqo_line, "SyncAll()");    aqo_emu::OrderSyncAll(c, kAivOnly, aqo_file, aqo_line, "SyncAll");
 }
 
 // The software SyncAll (every SoC): each core counts its arrivals in its own 32-byte slot of gmWorkspace
@@ -76,6 +89,16 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     const char* api = "SyncAll(gmWorkspace, ubWorkspace, usedCores)";
+    aqo_emu::CheckSyncAll(c, false, kAivOnly, aqo_file, aqo_line, api);
+    // SoftSyncAllImpl's own flag pairs (dav_c220/kernel_operator_sync_impl.h), each on a FetchEventID id.
+    {
+        using aqo_emu::HardEventOf;
+        using aqo_emu::Pipe;
+        aqo_emu::OrderApiFlagPair(c, HardEventOf(Pipe::kMte2, Pipe::kS), aqo_file, aqo_line, api);
+        aqo_emu::OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kMte3), aqo_file, aqo_line, api);
+        aqo_emu::OrderApiFlagPair(c, HardEventOf(Pipe::kMte3, Pipe::kMte2), aqo_file, aqo_line, api);
+        aqo_emu::OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kMte2), aqo_file, aqo_line, api);
+    }
     const uint32_t total = usedCores != 0 ? static_cast<uint32_t>(usedCores) : c.block_dim;
     if (usedCores < 0 || total > c.block_dim) {
         aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": usedCores " + std::to_string(usedCores) +
@@ -100,6 +123,15 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     aqo_emu::CheckUbAligned(c, ubWorkspace.byte_, aqo_file, aqo_line, api, "ubWorkspace");
     aqo_emu::CheckUbRange(c, ubWorkspace.record_, ubWorkspace.byte_, total * slot_bytes, aqo_file, aqo_line, api,
                           "ubWorkspace (8 int32 per core)");
+    const uint64_t slot_offset = static_cast<uint64_t>(slot - (*c.gm)[region].base);
+    if (aqo_emu::GmFirstUnwritten(c, region, slot_offset, sizeof(int32_t)) >= 0) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      std::string(api) + ": this core's counter in gmWorkspace (int32 " +
+                          std::to_string(c.block_idx * 8) + " of GM buffer '" + (*c.gm)[region].name +
+                          "') was never written in this launch: the documentation requires the workspace to be zero "
+                          "when SyncAll is first called (zeroed by the host, or by every core at initialisation), and "
+                          "on the device a workspace or output is not zeroed");
+    }
     int32_t count = 0;
     std::memcpy(&count, slot, sizeof(count));
     if (count != static_cast<int32_t>(c.syncall_count)) {
@@ -113,6 +145,7 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
     ++c.syncall_count;
     const int32_t now = static_cast<int32_t>(c.syncall_count);
     std::memcpy(const_cast<uint8_t*>(slot), &now, sizeof(now));
+    aqo_emu::GmMarkWritten(c, region, slot_offset, sizeof(now));
     // The UB copy of every core's slot as the last poll saw it: all have arrived.
     for (uint32_t i = 0; i < total; ++i) {
         std::memcpy(c.ub.data() + ubWorkspace.byte_ + i * slot_bytes, &now, sizeof(now));
@@ -173,7 +206,7 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AIC_1_1, KERNEL_TYPE_MIX_AIC_1_2, KERNEL_TYPE_AICORE, KERNEL_TYPE_VECTORCORE,
     KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
 };
-#define KERNEL_TASK_TYPE_DEFAULT(type) ::aqo_emu::SetKernelTaskType(static_cast<int>(type))
+#define KERNEL_TASK_TYPE_DEFAULT(type) ::aqo_emu::SetKernelTaskType(static_cast<int>(type), __FILE__, __LINE__)
 #define KERNEL_TASK_TYPE(key, type)
 // A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
 #define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())

@@ -145,6 +145,8 @@ public:
         const int region = Region(c, aqo_file, aqo_line, "GlobalTensor::GetValue");
         aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), false, aqo_file, aqo_line,
                                "GlobalTensor::GetValue");
+        aqo_emu::CheckGmReadWritten(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T), aqo_file,
+                                    aqo_line, "GlobalTensor::GetValue");
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, false, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
                        aqo_line, "GlobalTensor::GetValue");
         aqo_emu::GmRead(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T));
@@ -255,7 +257,8 @@ public:
         q.next_slot = (slot + 1) % q.num;
         if (q.slot_free_id[slot] >= 0) {
             // The buffer's last user freed it with a flag (FreeTensor); its next user waits for it.
-            aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[slot], aqo_file, aqo_line, "AllocTensor");
+            aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[slot], aqo_file, aqo_line, "AllocTensor",
+                                   aqo_emu::FlagOwner::kQueue);
             aqo_emu::OrderReleaseEventId(c, q.free_event, q.slot_free_id[slot]);
             q.slot_free_id[slot] = -1;
         }
@@ -293,8 +296,9 @@ public:
                               std::to_string(q.fifo.size()) + " tensors already queued, none DeQue'd)");
         }
         r.enqueued = true;
-        r.enque_id = aqo_emu::OrderAllocEventId(c, q.enque_event, aqo_file, aqo_line);
-        aqo_emu::OrderSetFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "EnQue");
+        r.enque_id = aqo_emu::OrderAllocEventId(c, q.enque_event, aqo_file, aqo_line, aqo_emu::FlagOwner::kQueue,
+                                                "EnQue");
+        aqo_emu::OrderSetFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "EnQue", aqo_emu::FlagOwner::kQueue);
         q.fifo.push_back(tensor.record_);
         return true;
     }
@@ -311,7 +315,7 @@ public:
         q.fifo.erase(q.fifo.begin());
         aqo_emu::AllocRecord& r = c.records[rec];
         r.enqueued = false;
-        aqo_emu::OrderWaitFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "DeQue");
+        aqo_emu::OrderWaitFlag(c, q.enque_event, r.enque_id, aqo_file, aqo_line, "DeQue", aqo_emu::FlagOwner::kQueue);
         aqo_emu::OrderReleaseEventId(c, q.enque_event, r.enque_id);
         r.enque_id = -1;
         LocalTensor<T> t;
@@ -344,8 +348,9 @@ public:
         }
         r.live = false;
         q.slot_record[r.slot] = -1;
-        const int id = aqo_emu::OrderAllocEventId(c, q.free_event, aqo_file, aqo_line);
-        aqo_emu::OrderSetFlag(c, q.free_event, id, aqo_file, aqo_line, "FreeTensor");
+        const int id = aqo_emu::OrderAllocEventId(c, q.free_event, aqo_file, aqo_line, aqo_emu::FlagOwner::kQueue,
+                                                  "FreeTensor");
+        aqo_emu::OrderSetFlag(c, q.free_event, id, aqo_file, aqo_line, "FreeTensor", aqo_emu::FlagOwner::kQueue);
         q.slot_free_id[r.slot] = id;
     }
 
@@ -598,12 +603,14 @@ public:
     template <HardEvent kEvent> int32_t FetchEventID(AQO_EMU_SRC) { return FetchEventID(kEvent, aqo_file, aqo_line); }
     int32_t AllocEventID(HardEvent e, AQO_EMU_SRC)
     {
-        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line);
+        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line,
+                                          aqo_emu::FlagOwner::kKernel, "TPipe::AllocEventID");
     }
     template <HardEvent kEvent> int32_t AllocEventID(AQO_EMU_SRC) { return AllocEventID(kEvent, aqo_file, aqo_line); }
     template <HardEvent kEvent> void ReleaseEventID(int32_t id, AQO_EMU_SRC)
     {
-        aqo_emu::OrderReleaseEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), id);
+        aqo_emu::OrderKernelReleaseEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), id, aqo_file,
+                                           aqo_line);
     }
 
 private:
@@ -613,7 +620,8 @@ private:
         for (aqo_emu::QueueState& q : c.queues) {
             for (size_t i = 0; i < q.slot_free_id.size(); ++i) {
                 if (q.slot_free_id[i] >= 0) {
-                    aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[i], file, line, "TPipe::Destroy");
+                    aqo_emu::OrderWaitFlag(c, q.free_event, q.slot_free_id[i], file, line, "TPipe::Destroy",
+                                           aqo_emu::FlagOwner::kQueue);
                     aqo_emu::OrderReleaseEventId(c, q.free_event, q.slot_free_id[i]);
                     q.slot_free_id[i] = -1;
                 }

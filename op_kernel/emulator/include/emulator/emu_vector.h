@@ -249,6 +249,18 @@ template <typename T> inline double DivideResult(const CoreContext& c, double a,
     return std::isfinite(far) ? far : nearest;
 }
 
+// The level-2 reductions' internal synchronisation (CANN 8.1 dav_c220 / dav_m200 kernel_operator_vec_reduce_impl.h and
+// the count forms of inner_kernel_operator_vec_reduce_intf.cppm): the result goes through the scalar unit after a
+// V_S pair, followed by S_V and S_MTE3 pairs, each on the id TPipe::FetchEventID returns. Not every path of every SoC
+// uses all three (ReduceMax with calIndex on one repeat uses none); the emulator checks all three on every call, so
+// a kernel flag pending across a reduction fails whatever path the count selects.
+inline void ReductionFlagPairs(CoreContext& c, const char* file, int line, const char* api)
+{
+    OrderApiFlagPair(c, HardEventOf(Pipe::kV, Pipe::kS), file, line, api);
+    OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kV), file, line, api);
+    OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kMte3), file, line, api);
+}
+
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                            const char* api)
 {
@@ -402,6 +414,7 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
         aqo_emu::UbWrite(c, work.byte_, need * sizeof(T), "work");
         aqo_emu::UbWrite(c, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), "dst");
+        aqo_emu::ReductionFlagPairs(c, file, line, api);
     }
     double best = 0;
     int64_t best_i = -1;
@@ -491,6 +504,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
         aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
         aqo_emu::UbWrite(c, dst.byte_, sizeof(T), "dst");
+        aqo_emu::ReductionFlagPairs(c, aqo_file, aqo_line, api);
     }
     std::vector<double> v(static_cast<size_t>(count));
     bool non_finite = false;
@@ -675,11 +689,59 @@ inline bool CompareValues(double a, double b, CMPMODE mode)
     return false;
 }
 
+inline const char* CmpModeName(CMPMODE m)
+{
+    static const char* const kNames[] = {"LT", "GT", "EQ", "LE", "GE", "NE"};
+    const int i = static_cast<int>(m);
+    return i >= 0 && i < 6 ? kNames[i] : "?";
+}
+
+// The count forms of Compare / CompareScalar (CANN 8.1 dav_c220 kernel_operator_vec_cmp_impl.h CompareCompute /
+// CompareScalarCompute, dav_m200 kernel_operator_vec_cmpsel_impl.h the same): the instruction runs
+// count * sizeof(T) / 256 whole repeats (rounded down) and nothing else, so the elements after the last whole
+// 256-byte repeat are not compared and their mask bits keep whatever UB held (40 floats: nothing is compared). No
+// kernel means that: a count that is not a whole number of repeats is refused. The element types are the headers'
+// lists (inner_kernel_operator_vec_cmpsel_intf.cppm; CPU-debug asserts there, so the device runs whatever it is
+// given): src half / float, and int32 on ascend910b (ascend910_95 held to it) with CMPMODE::EQ only
+// (VcmpvIntrinsicsImpl / VcmpvsIntrinsicsImpl for int32_t); the mask int8 / uint8 for Compare, uint8 for
+// CompareScalar.
+template <typename T, typename U>
+void CheckCompareForm(aqo_emu::CoreContext& c, uint32_t count, CMPMODE mode, bool scalar, const char* file, int line,
+                      const char* api)
+{
+    const bool is_int32 = std::is_same<T, int32_t>::value;
+    const bool t_ok = std::is_same<T, half>::value || std::is_same<T, float>::value ||
+                      (is_int32 && c.soc.id != aqo_emu::SocId::kAscend310P);
+    const bool u_ok = std::is_same<U, uint8_t>::value || (!scalar && std::is_same<U, int8_t>::value);
+    if (!t_ok || !u_ok) {
+        aqo_emu::Fail(file, line,
+                      std::string(api) + ": " + aqo_emu::ElemTypeName(aqo_emu::ElemTraits<T>::kId) + " operands with a " +
+                          aqo_emu::ElemTypeName(aqo_emu::ElemTraits<U>::kId) + " mask are not supported on " +
+                          c.soc.name + " (the CANN 8.1 headers' list: operands half / float" +
+                          (c.soc.id != aqo_emu::SocId::kAscend310P ? " / int32" : "") + ", mask " +
+                          (scalar ? "uint8" : "int8 / uint8") + ")");
+    }
+    if (is_int32 && mode != CMPMODE::EQ) {
+        aqo_emu::Fail(file, line, std::string(api) + ": int32 operands with CMPMODE::" + CmpModeName(mode) +
+                                      ": the int32 comparison instruction compares for equality only (CMPMODE::EQ)");
+    }
+    const uint64_t bytes = static_cast<uint64_t>(count) * sizeof(T);
+    if (bytes % 256 != 0 || count == 0) {
+        aqo_emu::Fail(file, line,
+                      std::string(api) + " of " + std::to_string(count) + " elements (" + std::to_string(bytes) +
+                          " bytes): the count form compares whole 256-byte repeats only (" +
+                          std::to_string(bytes / 256) + " here); the elements after them would not be compared and "
+                          "their mask bits would keep what UB held. Compare a count of whole repeats (" +
+                          std::to_string(256 / sizeof(T)) + " elements each), padding the operands");
+    }
+}
+
 template <typename T, typename U, typename F>
 void CompareInto(const LocalTensor<U>& dst, const LocalTensor<T>& src0, uint32_t count, F rhs, CMPMODE mode,
                  const LocalTensor<T>* src1, const char* file, int line, const char* api)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    CheckCompareForm<T, U>(c, count, mode, src1 == nullptr, file, line, api);
     aqo_emu::CheckVecOperand(c, src0, count, file, line, api, "src0");
     if (src1 != nullptr) aqo_emu::CheckVecOperand(c, *src1, count, file, line, api, "src1");
     const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;

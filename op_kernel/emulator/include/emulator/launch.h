@@ -36,10 +36,15 @@ public:
     Launcher(const std::string& soc, const std::string& kernel_name, uint32_t ub_bytes_override = 0);
 
     // Registers a GM buffer the kernel may access and returns the address to pass to the kernel entry. Every
-    // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one).
+    // GM access of the kernel must fall inside a registered buffer (and, for writes, a kReadWrite one). What the
+    // buffer holds at launch (GmInit, emu_context.h): read-only buffers are data; writable ones are outputs by
+    // default (poisoned at each Run, every byte to be written by the kernel); pass GmInit::kData for a buffer the
+    // host filled (test data) or GmInit::kUndefined for scratch the kernel need not write completely.
     uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access);
+    uint8_t* AddGm(const std::string& name, void* data, uint64_t bytes, GmAccess access, GmInit init);
 
-    // Registers the launch's workspace: `reserved_bytes` of system workspace (the SoC's, what the framework and
+    // Registers the launch's workspace (its kernel part GmInit::kUndefined: poisoned, never zeroed): `reserved_bytes`
+    // of system workspace (the SoC's, what the framework and
     // the Matmul API use; the host's workspace size includes it) followed by the kernel's own part, which
     // GetUserWorkspace(workspace) returns. A kernel access to the reserved bytes fails (launch_contract.h).
     uint8_t* AddWorkspace(const std::string& name, void* data, uint64_t bytes, uint64_t reserved_bytes);
@@ -55,6 +60,14 @@ public:
         tiling_key_ = key;
         kernel_tag_ = kernel_tag;
     }
+
+    // The kernel type (KernelMetaType, emu_kernel_type.h) the build gives a kernel that does not declare one with
+    // KERNEL_TASK_TYPE_DEFAULT (CANN infers it from the code: a kernel with a Matmul object is a mix kernel). Applies
+    // on split SoCs only (310p kernels are AI-core kernels). The kernel's own declaration wins.
+    void SetKernelType(int kernel_meta_type) { kernel_type_ = kernel_meta_type; }
+    // Test scaffolding only: a 1:2 mix kernel launched on an odd number of vector blocks (the last cube core's second
+    // vector core is not emulated). Product runners launch whole pairs.
+    void AllowPartialMixGroup(bool allow) { partial_mix_group_ = allow; }
 
     // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
     void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
@@ -79,6 +92,8 @@ private:
     uint64_t tiling_key_ = 0;
     std::string kernel_tag_;  // empty: SetTilingKey not called (key 0, not checked)
     bool is_aiv_ = true;
+    int kernel_type_ = -1;
+    bool partial_mix_group_ = false;
     RunOptions options_;
     RunStats stats_;
     std::shared_ptr<const RunTrace> trace_;

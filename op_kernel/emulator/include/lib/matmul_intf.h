@@ -837,6 +837,9 @@ private:
         if (!IsSplit(c)) {
             return;
         }
+        // KfcCommClient::PostMessage: an S_MTE3 pair on a fetched id before the message's copy to GM.
+        aqo_emu::OrderApiFlagPair(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kS, aqo_emu::Pipe::kMte3), file, line,
+                                  "the Matmul client (a message to the cube)");
         while (!pending_.empty()) {
             Complete(c, file, line);
         }
@@ -1148,6 +1151,15 @@ private:
             cube = aqo_emu::CubeRequestBegin(c, file, line);
         }
         UseLocalWorkspace(c, file, line, "Matmul (C write-back and ND-to-NZ staging)");
+        if (!IsSplit(c)) {
+            // ascend310p's MatmulImpl synchronises its C write-back with flags of its own: AllocEventID<MTE3_MTE2>
+            // around the rows (copy_cube_out_datacopy.h), an MTE3_V pair after them and an MTE3_MTE2 pair per base
+            // block (matmul_impl.h IterateAll): a kernel flag pending on those ids merges with them.
+            aqo_emu::OrderApiFlagPair(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kMte2), file, line,
+                                      "Matmul (the C write-back of ascend310p)");
+            aqo_emu::OrderApiFlagPair(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kV), file, line,
+                                      "Matmul (the C write-back of ascend310p)");
+        }
         const std::string shape = "block " + std::to_string(j.m) + " x " + std::to_string(j.n) + " x " +
                                   std::to_string(j.k) + " of " + ShapeText();
         const uint8_t* pa = reinterpret_cast<const uint8_t*>(j.a.ptr_);
@@ -1249,8 +1261,26 @@ inline void AqoEmuRegistMatmul(const char* file, int line, TPipe* pipe, MM& mm, 
     AqoEmuRegistMatmul(file, line, pipe, rest...);
 }
 
+// The macro's work: on split SoCs the vector core's Matmul client is constructed first (kfc_comm_client.h: it takes
+// an MTE3_S event id with AllocEventID and keeps a SetFlag pending on it between messages), then each object is
+// initialised with its tiling.
+template <class... Objs>
+inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, const void* workspace, Objs&&... objs)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    if (pipe == nullptr) {
+        aqo_emu::Fail(file, line, "REGIST_MATMUL_OBJ: no TPipe");
+    }
+    aqo_emu::CheckMatmulRegistration(c, workspace, file, line);
+    if (c.soc.id != aqo_emu::SocId::kAscend310P) {
+        aqo_emu::OrderApiHoldFlag(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kS), file, line,
+                                  "the Matmul client's message flag (REGIST_MATMUL_OBJ)");
+    }
+    AqoEmuRegistMatmul(file, line, pipe, objs...);
+}
+
 }  // namespace AscendC
 
 #define REGIST_MATMUL_OBJ(tpipe, workspace, ...) \
-    ((void)(workspace), ::AscendC::AqoEmuRegistMatmul(__FILE__, __LINE__, (tpipe), __VA_ARGS__))
+    ::AscendC::AqoEmuRegistMatmulObj(__FILE__, __LINE__, (tpipe), static_cast<const void*>(workspace), __VA_ARGS__)
 #define REGIST_MATMUL_OBJ_STATIC REGIST_MATMUL_OBJ

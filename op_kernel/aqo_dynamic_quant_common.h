@@ -1,0 +1,655 @@
+// AqoDynamicQuant: what its kernel classes share (op_kernel/aqo_dynamic_quant.cpp includes this header, then the
+// classes of the two modes: aqo_dynamic_quant_resident.h, aqo_dynamic_quant_stream.h).
+//
+// The arithmetic is the golden's (docs/design.md "DynamicQuant arithmetic"), every step one float32 operation:
+//   v = fp32(x) [* fp32(smooth)]; m = max|v| per row; scale = m / dmax (vector Div); y = v / scale (vector Div),
+//   then the dst rounding. Asymmetric modes: the golden's formulas (aqo_dynamic_quant.cpp, AsymmetricParams).
+//
+// How a row's statistics avoid NaN in a max and the scalar unit in the data path:
+//   * |v| as a bit pattern: v's float32 bits with the sign cleared (a level-0 And with a 32-byte mask block) are
+//     non-negative int32s ordered as the magnitudes, NaN and Inf above every finite value; their maximum is
+//     accumulated per row on the vector unit by the documented accumulation form of Max (dst = src1, repeat stride
+//     0, int32), 64 lanes a row, then clamped to the Inf pattern (so no NaN reaches a float reduction) and reduced
+//     by one WholeReduceMax for the whole group of rows. The scale is one vector Div for the group.
+//   * one V -> S wait per group: the scalar unit reads each row's maximum and scale, stores the scales, and
+//     classifies the rows; a row that is not finite (maximum above finiteMax), zero or with a subnormal scale
+//     (which could leave the dst range) takes a per-row special path, everything else stays on the vector unit.
+//   * y = v / scale is a level-0 Div per row whose divisor is a 32-byte block of the row's scale (block and repeat
+//     stride 0): no full-length Duplicate.
+//
+// Its include guard is #undef'd at the end of aqo_dynamic_quant.cpp: the emulator's runner includes the kernel once
+// per SoC, each time in its own namespace (aqo_kernel_common.h explains).
+#ifndef AQO_DYNAMIC_QUANT_COMMON_H
+#define AQO_DYNAMIC_QUANT_COMMON_H
+#include "kernel_operator.h"
+#include "aqo_kernel_common.h"
+
+using namespace AscendC;
+
+namespace aqo_dq {
+
+using namespace aqo_kernel;  // SoC traits (AQO_SOC_*, kSoc*), AlignUp32, CopyOutExact, Float8Out
+
+// Tiling codes. The dtype codes are aqo::DType values (op_host/tiling_core/dtype_table.h), the modes are
+// aqo::DynamicQuantMode values (dynamic_quant_plan.h), which are the tiling keys; the emulator runner
+// static_asserts that they agree.
+constexpr uint32_t kDTypeFloat16 = 0;
+constexpr uint32_t kDTypeBFloat16 = 1;
+constexpr uint32_t kDTypeInt8 = 3;
+constexpr uint32_t kDTypeUInt8 = 4;
+constexpr uint32_t kDTypeHiFloat8 = 6;
+constexpr uint32_t kDTypeFloat8E4M3FN = 7;
+constexpr uint32_t kDTypeFloat8E5M2 = 8;
+constexpr uint32_t kModeResident = 0;
+constexpr uint32_t kModeStream = 1;
+// tiling.asymmetric
+constexpr uint32_t kSymmetric = 0;
+constexpr uint32_t kAsymFloatOffset = 1;   // OPSNN: offset = qmax - max / scale, added before rounding
+constexpr uint32_t kAsymZeroPoint = 2;     // ONNX DynamicQuantizeLinear: an integer zero point (uint8)
+
+constexpr uint32_t kBlockFloats = 8;        // floats in a 32-byte block
+constexpr uint32_t kRepFloats = 64;         // float32 elements of one 256-byte repeat
+constexpr uint32_t kAccLanes = 64;          // lanes of a row's maximum accumulator
+constexpr uint32_t kMaxRepeats = 255;       // repeatTimes of a level-0 instruction at most
+constexpr int32_t kMagnitudeMask = 0x7FFFFFFF;
+constexpr int32_t kInfBits = 0x7F800000;
+constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
+
+// How a row leaves its statistics.
+enum class RowKind : uint8_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW, RECHECK };
+
+__aicore__ inline uint32_t PairFloats(uint32_t n) { return (2 * n + kBlockFloats - 1) / kBlockFloats * kBlockFloats; }
+
+// A core's scales (or offsets) to GM, one group of rows after another (the group's values are in a queue slot).
+// With DataCopyPad each group's values go out exactly. Without it (ascend310p) a DMA moves whole 32-byte blocks of
+// B values: the values of a partial block are carried (by the scalar unit) into the next group's slot, and a
+// core's partial last block is written as the block ending at its last row, rewriting a few of its own values
+// with the values they already have. A core with fewer rows than a block (the only core of such a tensor) stores
+// them with the scalar unit (CopyOutExact). The plan gives every slot room for the carried values and the last
+// block (scaleBufBytes / offsetBufBytes).
+template <typename T>
+class BlockStore {
+public:
+    static constexpr uint32_t kPerBlock = kBlockBytes / sizeof(T);
+
+    __aicore__ inline void Init(const GlobalTensor<T>& gm, uint64_t rowBegin, uint64_t rowEnd)
+    {
+        gm_ = gm;
+        rowBegin_ = rowBegin;
+        rowEnd_ = rowEnd;
+        carried_ = 0;
+        recent_ = 0;
+    }
+
+    // Where the group's first value goes in its slot (the carried values come first).
+    __aicore__ inline uint32_t First() const { return kSocHasDataCopyPad ? 0 : carried_; }
+
+    // Before the group's values: the scalar unit copies the carried ones to the start of the slot.
+    __aicore__ inline void Begin(const LocalTensor<T>& slot)
+    {
+        if constexpr (!kSocHasDataCopyPad) {
+            for (uint32_t i = 0; i < carried_; ++i) {
+                slot.SetValue(i, carry_[i]);
+            }
+        }
+    }
+
+    // The scalar unit stores value i of the group (row = group row + i).
+    __aicore__ inline void Put(const LocalTensor<T>& slot, uint32_t i, T value)
+    {
+        slot.SetValue(First() + i, value);
+        if constexpr (!kSocHasDataCopyPad) {
+            last_[recent_ % kPerBlock] = value;
+            ++recent_;
+        }
+    }
+
+    // The group of n values starting at GM row `row` is complete in `slot` (written by the scalar unit: the caller
+    // has waited S -> MTE3). Issues its DMA.
+    __aicore__ inline void Write(const LocalTensor<T>& slot, uint64_t row, uint32_t n)
+    {
+        if constexpr (kSocHasDataCopyPad) {
+            CopyOutExact(gm_[row], slot, n);
+        } else {
+            const uint64_t end = row + n;
+            const uint32_t pending = carried_ + n;
+            const uint32_t whole = pending / kPerBlock * kPerBlock;
+            if (rowEnd_ - rowBegin_ < kPerBlock) {
+                // Fewer rows than a block on this (only) core: everything is carried to the end, then stored exactly.
+                for (uint32_t i = carried_; i < pending; ++i) {
+                    carry_[i] = slot.GetValue(i);
+                }
+                carried_ = pending;
+                if (end == rowEnd_) {
+                    CopyOutExact(gm_[rowBegin_], slot, pending);
+                }
+                return;
+            }
+            if (whole != 0) {
+                DataCopy(gm_[end - pending], slot, whole);
+            }
+            for (uint32_t i = whole; i < pending; ++i) {
+                carry_[i - whole] = slot.GetValue(i);
+            }
+            carried_ = pending - whole;
+            if (end == rowEnd_ && carried_ != 0) {
+                // The core's last block: its last kPerBlock values, gathered behind the group's values.
+                const uint32_t at = (pending + kPerBlock - 1) / kPerBlock * kPerBlock;
+                for (uint32_t i = 0; i < kPerBlock; ++i) {
+                    slot.SetValue(at + i, last_[(recent_ + i) % kPerBlock]);
+                }
+                WaitS2Mte3();
+                DataCopy(gm_[end - kPerBlock], slot[at], kPerBlock);
+                carried_ = 0;
+            }
+        }
+    }
+
+    TPipe* pipe = nullptr;
+
+private:
+    __aicore__ inline void WaitS2Mte3() { aqo_kernel::WaitPipe<HardEvent::S_MTE3>(pipe); }
+
+    GlobalTensor<T> gm_;
+    uint64_t rowBegin_ = 0;
+    uint64_t rowEnd_ = 0;
+    uint32_t carried_ = 0;
+    uint32_t recent_ = 0;
+    T carry_[kPerBlock];
+    T last_[kPerBlock];
+};
+
+// The state and the arithmetic both modes share. TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it
+// from op_host/aqo_dynamic_quant_tiling.h, whose fields are op_host/tiling_core/dynamic_quant_tiling_fields.h): the
+// kernel reads the fields by name. OT: the offset output's type (float, or uint8_t for the zero point).
+template <class TD, typename XT, typename YT, typename OT>
+class DynamicQuantBase {
+public:
+    __aicore__ inline void InitBase(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p,
+                                    TPipe* pipe, uint32_t statRows)
+    {
+        p_ = p;
+        pipe_ = pipe;
+        statRows_ = statRows;
+        // Balanced split in rows: the last rowsExtra cores take one row more. Without DataCopyPad the plan gives
+        // every core at least one block of scales (offsets) unless there is only one core.
+        uint64_t core = GetBlockIdx();
+        uint64_t firstExtra = p.usedCores - p.rowsExtra;
+        uint64_t before = core > firstExtra ? core - firstExtra : 0;
+        uint64_t b = core * p.rowsPerCore + before;
+        uint64_t e = b + p.rowsPerCore + (core >= firstExtra ? 1 : 0);
+        rowBegin_ = b < p.rows ? b : p.rows;
+        rowEnd_ = e < p.rows ? e : p.rows;
+        if (core >= p.usedCores) {
+            rowEnd_ = rowBegin_;
+        }
+
+        xGm_.SetGlobalBuffer((__gm__ XT*)x, p.rows * p.cols);
+        yGm_.SetGlobalBuffer((__gm__ YT*)y, p.rows * p.cols);
+        scaleGm_.SetGlobalBuffer((__gm__ float*)scale, p.rows);
+        if (p.hasSmooth != 0) {
+            smoothGm_.SetGlobalBuffer((__gm__ XT*)smooth, p.cols);
+        }
+        if (p.asymmetric != kSymmetric) {
+            offsetGm_.SetGlobalBuffer((__gm__ OT*)offset, p.rows);
+        }
+        scales_.pipe = pipe;
+        offsets_.pipe = pipe;
+        scales_.Init(scaleGm_, rowBegin_, rowEnd_);
+        offsets_.Init(offsetGm_, rowBegin_, rowEnd_);
+
+        // Exactly the plan's UB map, in its order.
+        pipe->InitBuffer(xQue_, p.xSlots, p.xBufBytes);
+        pipe->InitBuffer(yQue_, p.ySlots, p.yBufBytes);
+        pipe->InitBuffer(scaleQue_, p.ySlots, p.scaleBufBytes);
+        if (p.offsetBufBytes != 0) {
+            pipe->InitBuffer(offsetQue_, p.ySlots, p.offsetBufBytes);
+        }
+        if (p.smoothBufBytes != 0) {
+            pipe->InitBuffer(smoothBuf_, p.smoothBufBytes);
+        }
+        pipe->InitBuffer(workBuf_, p.workBytes);
+        pipe->InitBuffer(tmpBuf_, p.tmpBytes);
+        pipe->InitBuffer(accBuf_, p.accBytes);
+        pipe->InitBuffer(rowStatBuf_, p.rowStatBytes);
+        pipe->InitBuffer(constBuf_, p.constBytes);
+        work_ = workBuf_.Get<float>();
+        tmp_ = tmpBuf_.Get<float>();
+        acc_ = accBuf_.Get<int32_t>();
+        accClamped_ = tmp_.template ReinterpretCast<int32_t>();  // tmp_ is free once the maxima are accumulated
+        // row_stats: pair vectors (a WholeReduce result per row: value, index) then broadcast blocks; the plan's
+        // RowStatBytes counts the same.
+        LocalTensor<float> rs = rowStatBuf_.Get<float>();
+        const uint32_t pf = PairFloats(statRows);
+        rowMax_ = rs;
+        rowScale_ = rs[pf];
+        uint32_t next = 2 * pf;
+        if (p.asymmetric != kSymmetric) {
+            // the signed maxima and minima: the acc buffer's second and third parts
+            accMax_ = acc_[statRows * kAccLanes].template ReinterpretCast<float>();
+            accMin_ = accMax_[statRows * kAccLanes];
+            rowHi_ = rs[next];
+            rowLo_ = rs[next + pf];
+            rowOffset_ = rs[next + 2 * pf];
+            rowTmp_ = rs[next + 3 * pf];
+            next += 4 * pf;
+        }
+        scaleBlocks_ = rs[next];
+        next += kBlockFloats * statRows;
+        if (p.asymmetric != kSymmetric) {
+            offsetBlocks_ = rs[next];
+        }
+        LocalTensor<float> cs = constBuf_.Get<float>();
+        // constants: the magnitude mask block, the Inf pattern block, the float16 exponent mask block, then the
+        // dmax vector (asymmetric: and the quantization range vector); the plan's ConstBytes counts the same.
+        magnitudeMask_ = cs.template ReinterpretCast<int32_t>();
+        infBlock_ = magnitudeMask_[kBlockFloats];
+        exponentMask_ = magnitudeMask_[2 * kBlockFloats].template ReinterpretCast<int16_t>();
+        dmaxVec_ = cs[3 * kBlockFloats];
+        if (p.asymmetric != kSymmetric) {
+            rangeVec_ = cs[3 * kBlockFloats + pf];
+        }
+        InitConstants();
+    }
+
+protected:
+    // ----- once per launch -----
+    __aicore__ inline void InitConstants()
+    {
+        Duplicate(magnitudeMask_, kMagnitudeMask, static_cast<int32_t>(kBlockFloats));
+        Duplicate(infBlock_, kInfBits, static_cast<int32_t>(kBlockFloats));
+        Duplicate(exponentMask_, static_cast<int16_t>(0x7C00), static_cast<int32_t>(2 * kBlockFloats));
+        const int32_t pf = static_cast<int32_t>(PairFloats(statRows_));
+        Duplicate(dmaxVec_, p_.dmax, pf);
+        if (p_.asymmetric != kSymmetric) {
+            Duplicate(rangeVec_, p_.quantRange, pf);
+        }
+        if constexpr (kSocSaturationMode) {
+            // int32 -> half is the deq conversion (src x deq scale) on ascend310p: exact for the integers of y.
+            SetDeqScale(static_cast<half>(1.0f));
+        }
+        PipeBarrier<PIPE_V>();  // the constants are read by the first group's instructions
+    }
+
+    // The smooth row as float32, once per launch (resident mode): staged in an x slot (which holds a whole row),
+    // sanitized there on a saturation-mode SoC (see SanitizeHalf), converted into smooth_f32.
+    __aicore__ inline void LoadSmoothF32()
+    {
+        smooth_ = smoothBuf_.Get<float>();
+        LocalTensor<XT> stage = xQue_.template AllocTensor<XT>();
+        CopyRowsIn(stage, smoothGm_, 1, p_.cols, p_.colsPad);
+        xQue_.EnQue(stage);
+        stage = xQue_.template DeQue<XT>();
+        if constexpr (kSocSaturationMode) {
+            // the scalar unit may rewrite the staged row: it reads the DMA's bytes
+            WaitPipe<HardEvent::MTE2_S>();
+            SanitizeHalf(stage, p_.cols);
+        }
+        Cast(smooth_, stage, RoundMode::CAST_NONE, p_.cols);
+        xQue_.FreeTensor(stage);
+        PipeBarrier<PIPE_V>();  // smooth_f32 is read by the first group's instructions
+    }
+
+    // ----- level-0 helpers: a contiguous run of `count` elements as full iterations and a masked tail -----
+
+    // dst[i] = src0[i] & block[i % 16] (uint16 lanes): the magnitude bits of float32 values (block: 0x7FFFFFFF).
+    __aicore__ inline void AndBlock16(const LocalTensor<uint16_t>& dst, const LocalTensor<uint16_t>& src,
+                                      const LocalTensor<uint16_t>& block, uint32_t count)
+    {
+        constexpr uint32_t per = 128;
+        uint32_t off = 0;
+        while (count - off >= per) {
+            uint32_t reps = (count - off) / per;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            And(dst[off], src[off], block, per, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * per;
+        }
+        if (off < count) {
+            And(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
+        }
+    }
+
+    // dst[i] = src[i] / block[0]: a row divided by its scale (block: 8 copies of the scale).
+    __aicore__ inline void DivBlock(const LocalTensor<float>& dst, const LocalTensor<float>& src,
+                                    const LocalTensor<float>& block, uint32_t count)
+    {
+        uint32_t off = 0;
+        while (count - off >= kRepFloats) {
+            uint32_t reps = (count - off) / kRepFloats;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            Div(dst[off], src[off], block, kRepFloats, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * kRepFloats;
+        }
+        if (off < count) {
+            Div(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
+        }
+    }
+
+    // dst[i] = src[i] + block[0]: a row plus its offset.
+    __aicore__ inline void AddBlock(const LocalTensor<float>& dst, const LocalTensor<float>& src,
+                                    const LocalTensor<float>& block, uint32_t count)
+    {
+        uint32_t off = 0;
+        while (count - off >= kRepFloats) {
+            uint32_t reps = (count - off) / kRepFloats;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            Add(dst[off], src[off], block, kRepFloats, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * kRepFloats;
+        }
+        if (off < count) {
+            Add(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
+        }
+    }
+
+    // The number of level-0 instructions AccumulateSegment needs for `count` elements (full iterations in pieces of
+    // at most 255, then a masked tail).
+    __aicore__ inline uint32_t Segments(uint32_t count) const
+    {
+        const uint32_t full = count / kAccLanes;
+        return (full + kMaxRepeats - 1) / kMaxRepeats + (count % kAccLanes != 0 ? 1 : 0);
+    }
+
+    // Instruction `seg` of the accumulation of `count` values into the 64 lanes of `acc` (every instruction reads
+    // and writes acc: consecutive segments of one accumulator need a PipeBarrier between them).
+    template <typename T>
+    __aicore__ inline void AccumulateSegment(bool isMax, const LocalTensor<T>& acc, const LocalTensor<T>& src,
+                                             uint32_t count, uint32_t seg)
+    {
+        const uint32_t full = count / kAccLanes;
+        const uint32_t fullSegs = (full + kMaxRepeats - 1) / kMaxRepeats;
+        uint32_t off;
+        uint32_t reps;
+        uint32_t mask;
+        if (seg < fullSegs) {
+            off = seg * kMaxRepeats * kAccLanes;
+            reps = full - seg * kMaxRepeats;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            mask = kAccLanes;
+        } else {
+            off = full * kAccLanes;
+            reps = 1;
+            mask = count - off;
+        }
+        // The documented accumulation: dst is src1 with repeat stride 0, so iteration r reads what r - 1 wrote.
+        if (isMax) {
+            Max(acc, src[off], acc, mask, static_cast<uint8_t>(reps), {1, 1, 1, 0, 8, 0});
+        } else {
+            Min(acc, src[off], acc, mask, static_cast<uint8_t>(reps), {1, 1, 1, 0, 8, 0});
+        }
+    }
+
+    // ----- statistics -----
+
+    // work[0, count) = fp32(x) [* smooth[smoothOff...]] for `rows` rows of stride colsPad (count = rows x colsPad,
+    // or one chunk when rows == 1); the smooth multiply is per row (the smooth row repeats).
+    __aicore__ inline void LoadV(const LocalTensor<float>& dst, const LocalTensor<XT>& src, uint32_t rows,
+                                 uint32_t count, const LocalTensor<float>& smooth, uint32_t len)
+    {
+        Cast(dst, src, RoundMode::CAST_NONE, count);
+        if (p_.hasSmooth != 0) {
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = 0; i < rows; ++i) {
+                Mul(dst[i * p_.colsPad], dst[i * p_.colsPad], smooth, len);
+            }
+        }
+    }
+
+    // tmp[0, count) = the magnitude bits of work[0, count).
+    __aicore__ inline void MagnitudeBits(const LocalTensor<float>& src, const LocalTensor<float>& dst, uint32_t count)
+    {
+        AndBlock16(dst.template ReinterpretCast<uint16_t>(), src.template ReinterpretCast<uint16_t>(),
+                   magnitudeMask_.template ReinterpretCast<uint16_t>(), 2 * count);
+    }
+
+    // After the accumulation of n rows: clamp to the Inf pattern (no NaN left), reduce each row's 64 lanes, divide
+    // by dmax. rowMax_[2 i] is row i's max|v| (Inf for a non-finite row), rowScale_[2 i] its scale.
+    __aicore__ inline void RowScales(uint32_t n)
+    {
+        PipeBarrier<PIPE_V>();
+        Min(accClamped_, acc_, infBlock_, kAccLanes, static_cast<uint8_t>(n), {1, 1, 0, 8, 8, 0});
+        PipeBarrier<PIPE_V>();
+        WholeReduceMax(rowMax_, accClamped_.template ReinterpretCast<float>(), static_cast<int32_t>(kAccLanes),
+                       static_cast<int32_t>(n), 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+        PipeBarrier<PIPE_V>();
+        // The index lanes of the pairs are divided too (tiny integers' bit patterns: harmless, never read).
+        Div(rowScale_, rowMax_, dmaxVec_, static_cast<int32_t>(2 * n));
+    }
+
+    // A row's kind from its maximum and scale (read by the scalar unit after the V -> S wait).
+    __aicore__ inline RowKind Classify(uint32_t i, float m, float sc)
+    {
+        if (!(m <= p_.finiteMax)) {
+            if constexpr (kSocSaturationMode) {
+                return RowKind::RECHECK;  // Inf / NaN in x (or at the saturation bound): sanitize, then again
+            }
+            return RawRowHasNaN(i) ? RowKind::NAN_ROW : RowKind::INF_ROW;
+        }
+        if (sc == 0.0f) {
+            return RowKind::ZERO;  // every element 0, or m / dmax underflowed: y = 0, scale 0 (the golden's rule)
+        }
+        return RowKind::NORMAL;
+    }
+
+    // The unclamped accumulator of a non-finite row: NaN's magnitude bits are above the Inf pattern.
+    __aicore__ inline bool RawRowHasNaN(uint32_t i)
+    {
+        for (uint32_t j = 0; j < kAccLanes; ++j) {
+            if (acc_.GetValue(i * kAccLanes + j) > kInfBits) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    // ----- quantize -----
+
+    // y = dst rounding of the float32 q in work (count elements): int8 round half to even with the conversions the
+    // SoC accepts (docs/references.md#cast-round-modes):
+    //   910b / 950: float -> half rounding to odd, then half -> int8 RINT. |q| <= 128 (the callers clip or the
+    //               row's range bounds it), where half keeps at least 4 fraction bits, so rounding to odd first and
+    //               to even after gives the float's own round half to even (the odd last bit records inexactness).
+    //   310p:       float -> int32 RINT, int32 -> half (the deq conversion, exact for these integers), half -> int8.
+    // uint8 the same into the unsigned type; float8 / hifloat8 one saturating conversion.
+    // scratch: float32-sized room beside q (tmp_ at q's offset), for the intermediate conversions.
+    __aicore__ inline void CastOut(const LocalTensor<YT>& y, const LocalTensor<float>& q, const LocalTensor<float>& scratch,
+                                   uint32_t count)
+    {
+        if constexpr (Float8Out<YT>::kIsFloat) {
+            Float8Out<YT>::Cast(y, q, count);
+        } else {
+            LocalTensor<half> h = scratch.template ReinterpretCast<half>();
+            if constexpr (kSocSaturationMode) {
+                LocalTensor<int32_t> qi = scratch.template ReinterpretCast<int32_t>();
+                LocalTensor<half> hw = q.template ReinterpretCast<half>();
+                Cast(qi, q, RoundMode::CAST_RINT, count);
+                PipeBarrier<PIPE_V>();
+                Cast(hw, qi, RoundMode::CAST_NONE, count);
+                PipeBarrier<PIPE_V>();
+                Cast(y, hw, RoundMode::CAST_NONE, count);
+            } else {
+                Cast(h, q, RoundMode::CAST_ODD, count);
+                PipeBarrier<PIPE_V>();
+                Cast(y, h, RoundMode::CAST_RINT, count);
+            }
+        }
+    }
+
+    // Fills count bytes of y (rounded up to the 32-byte granule, which the plan's buffers always have) with a byte.
+    __aicore__ inline void FillBytes(const LocalTensor<YT>& y, uint32_t count, uint32_t byte)
+    {
+        LocalTensor<int16_t> y16 = y.template ReinterpretCast<int16_t>();
+        int16_t v = static_cast<int16_t>((byte & 0xFFu) | ((byte & 0xFFu) << 8));
+        Duplicate(y16, v, static_cast<int32_t>(AlignUp32(count) / 2));
+    }
+
+    // y of a symmetric special row's chunk (v in `v`, count elements): a zero row is 0; a NaN row is NaN (0 in
+    // int8, the NaN code in the float types); an Inf row's finite elements are finite / Inf = 0 with v's sign
+    // (float8 keeps -0) and its infinite ones Inf / Inf = NaN. The float Inf case is made on the vector unit from
+    // clip(v) * 0 (the clip keeps Inf out of the multiply), then the scalar unit puts the NaN code where v is Inf.
+    __aicore__ inline void SpecialChunk(const LocalTensor<YT>& y, const LocalTensor<float>& v, uint32_t count,
+                                        RowKind kind)
+    {
+        const bool elementwise = kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat;
+        if (!elementwise) {
+            const uint32_t code = (kind == RowKind::NAN_ROW && Float8Out<YT>::kIsFloat) ? p_.nanCode : 0u;
+            FillBytes(y, count, code);
+            return;
+        }
+        LocalTensor<float> t = tmp_;
+        PipeBarrier<PIPE_V>();
+        Maxs(t, v, -p_.dmax, count);
+        PipeBarrier<PIPE_V>();
+        Mins(t, t, p_.dmax, count);
+        PipeBarrier<PIPE_V>();
+        Muls(t, t, 0.0f, count);
+        PipeBarrier<PIPE_V>();
+        Float8Out<YT>::Cast(y, t, count);
+        WaitPipe<HardEvent::V_S>();
+        LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
+        for (uint32_t j = 0; j < count; ++j) {
+            float e = v.GetValue(j);
+            if (e - e != 0.0f) {
+                yb.SetValue(j, static_cast<uint8_t>(p_.nanCode));
+            }
+        }
+        WaitPipe<HardEvent::S_V>();
+    }
+
+    // ascend310p: how its float16 -> float32 Cast converts +-Inf and NaN in saturation mode is not documented, and
+    // saturation hides them from arithmetic. So they are found from the float16 bits and replaced in src itself,
+    // before any conversion: +-Inf by +-p_.satMax (the float16 max, through the tiling), NaN by 0 (docs/design.md).
+    // The vector unit isolates the exponent fields (a level-0 And with a block of 0x7C00) and takes their maximum
+    // (read as float16 they are finite or +Inf, never NaN; +Inf reads as 65504 in saturation mode, above any
+    // finite field's 32768); only when some field is all ones does the scalar unit rewrite those elements. Used on
+    // rows whose maximum reached the saturation bound, and on the smooth row once. tmp_ holds the exponent fields,
+    // the reduction's work area and its result.
+    __aicore__ inline void SanitizeHalf(const LocalTensor<XT>& src, uint32_t count)
+    {
+        LocalTensor<uint16_t> bits = src.template ReinterpretCast<uint16_t>();
+        LocalTensor<half> th = tmp_.template ReinterpretCast<half>();
+        const uint32_t workAt = (count + 15) / 16 * 16;
+        const uint32_t workHalves = ((count + 127) / 128 * 2 + 15) / 16 * 16;
+        LocalTensor<half> top = th[workAt + workHalves];
+        PipeBarrier<PIPE_V>();  // tmp_ may still be read by earlier vector instructions
+        AndBlock16(th.template ReinterpretCast<uint16_t>(), bits, exponentMask_.template ReinterpretCast<uint16_t>(),
+                   count);
+        PipeBarrier<PIPE_V>();
+        ReduceMax(top, th, th[workAt], static_cast<int32_t>(count), false);
+        WaitPipe<HardEvent::V_S>();
+        if (static_cast<float>(top.GetValue(0)) <= 32768.0f) {
+            return;
+        }
+        LocalTensor<uint16_t> expo = th.template ReinterpretCast<uint16_t>();
+        for (uint32_t j = 0; j < count; ++j) {
+            if (expo.GetValue(j) != 0x7C00u) {
+                continue;
+            }
+            const uint16_t b = bits.GetValue(j);
+            const float v = (b & 0x03FFu) != 0 ? 0.0f : ((b & 0x8000u) != 0 ? -p_.satMax : p_.satMax);
+            src.SetValue(j, static_cast<XT>(v));
+        }
+        WaitPipe<HardEvent::S_V>();
+    }
+
+    // ----- data movement: the only place that differs between SoCs with and without DataCopyPad -----
+
+    // n rows of `len` elements from GM (row stride p_.cols) into UB rows of stride ubStride elements.
+    template <typename T>
+    __aicore__ inline void CopyRowsIn(const LocalTensor<T>& dst, const GlobalTensor<T>& src, uint32_t n, uint32_t len,
+                                      uint32_t ubStride)
+    {
+        if (len == 0) {
+            return;  // H = 0: rows without elements (zero rows: scale 0, nothing to copy)
+        }
+#if AQO_SOC_HAS_DATACOPYPAD
+        uint32_t padded = AlignUp32(len * sizeof(T));
+        DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(T)),
+                              (p_.cols - len) * static_cast<uint32_t>(sizeof(T)),
+                              n == 1 ? 0u : (ubStride * static_cast<uint32_t>(sizeof(T)) - padded) / kBlockBytes, 0);
+        DataCopyPadExtParams<T> pad(false, 0, 0, 0);
+        DataCopyPad(dst, src, prm, pad);
+#else
+        // ascend310p: the plan only admits rows whose bytes are 32-byte multiples (tail % 32 == 0) and chunks of
+        // 64-element multiples, so rows are contiguous in UB (ubStride == len when n > 1).
+        if (n == 1 || len == p_.cols) {
+            DataCopy(dst, src, n * len);
+        } else {
+            DataCopyParams prm(static_cast<uint16_t>(n), static_cast<uint16_t>(len * sizeof(T) / kBlockBytes),
+                               static_cast<uint16_t>((p_.cols - len) * sizeof(T) / kBlockBytes),
+                               static_cast<uint16_t>((ubStride - len) * sizeof(T) / kBlockBytes));
+            DataCopy(dst, src, prm);
+        }
+#endif
+    }
+
+    // n rows of len elements from UB (row stride p_.colsPad, or n == 1) to GM rows of stride p_.cols.
+    __aicore__ inline void CopyRowsOut(const GlobalTensor<YT>& dst, const LocalTensor<YT>& src, uint32_t n,
+                                       uint32_t len)
+    {
+        if (len == 0) {
+            return;
+        }
+#if AQO_SOC_HAS_DATACOPYPAD
+        uint32_t padded = AlignUp32(len * sizeof(YT));
+        DataCopyExtParams prm(static_cast<uint16_t>(n), len * static_cast<uint32_t>(sizeof(YT)),
+                              n == 1 ? 0u : (p_.colsPad * static_cast<uint32_t>(sizeof(YT)) - padded) / kBlockBytes,
+                              (p_.cols - len) * static_cast<uint32_t>(sizeof(YT)), 0);
+        DataCopyPad(dst, src, prm);
+#else
+        DataCopy(dst, src, n * len);  // 310p: n > 1 only with len == cols == colsPad (32-byte multiple rows)
+#endif
+    }
+
+    template <HardEvent E>
+    __aicore__ inline void WaitPipe()
+    {
+        aqo_kernel::WaitPipe<E>(pipe_);
+    }
+
+    TD p_;
+    TPipe* pipe_ = nullptr;
+    uint32_t statRows_ = 1;
+    uint64_t rowBegin_ = 0;
+    uint64_t rowEnd_ = 0;
+    GlobalTensor<XT> xGm_;
+    GlobalTensor<XT> smoothGm_;
+    GlobalTensor<YT> yGm_;
+    GlobalTensor<float> scaleGm_;
+    GlobalTensor<OT> offsetGm_;
+    BlockStore<float> scales_;
+    BlockStore<OT> offsets_;
+    TQue<QuePosition::VECIN, 2> xQue_;
+    TQue<QuePosition::VECOUT, 2> yQue_;
+    TQue<QuePosition::VECOUT, 2> scaleQue_;
+    TQue<QuePosition::VECOUT, 2> offsetQue_;
+    TBuf<TPosition::VECCALC> smoothBuf_;
+    TBuf<TPosition::VECCALC> workBuf_;
+    TBuf<TPosition::VECCALC> tmpBuf_;
+    TBuf<TPosition::VECCALC> accBuf_;
+    TBuf<TPosition::VECCALC> rowStatBuf_;
+    TBuf<TPosition::VECCALC> constBuf_;
+    LocalTensor<float> smooth_;
+    LocalTensor<float> work_;
+    LocalTensor<float> tmp_;
+    LocalTensor<int32_t> acc_;
+    LocalTensor<int32_t> accClamped_;
+    LocalTensor<float> accMax_;
+    LocalTensor<float> accMin_;
+    LocalTensor<float> rowMax_;
+    LocalTensor<float> rowScale_;
+    LocalTensor<float> rowHi_;
+    LocalTensor<float> rowLo_;
+    LocalTensor<float> rowOffset_;
+    LocalTensor<float> rowTmp_;
+    LocalTensor<float> scaleBlocks_;
+    LocalTensor<float> offsetBlocks_;
+    LocalTensor<int32_t> magnitudeMask_;
+    LocalTensor<int32_t> infBlock_;
+    LocalTensor<int16_t> exponentMask_;
+    LocalTensor<float> dmaxVec_;
+    LocalTensor<float> rangeVec_;
+};
+
+}  // namespace aqo_dq
+
+#endif  // AQO_DYNAMIC_QUANT_COMMON_H

@@ -1,0 +1,335 @@
+// AqoDynamicQuant, resident mode (tiling key 0): rowsPerIter whole rows of x are copied into UB at once (one DMA,
+// double buffered: the next group's copy is issued before this group's compute) and x is read from GM once.
+//   numChunks == 1: the group is computed at once: one Cast of the group into float32, its magnitude bits, one
+//                   accumulation instruction per row, the group's scales (one clamp, one WholeReduceMax, one Div),
+//                   one V -> S wait, a broadcast Div per row, the group's dst conversion.
+//   numChunks > 1:  a row's float32 copy does not fit next to the resident rows: the statistics and the quantize
+//                   pass each walk the resident row in float32 chunks.
+// Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
+#ifndef AQO_DYNAMIC_QUANT_RESIDENT_H
+#define AQO_DYNAMIC_QUANT_RESIDENT_H
+#include "aqo_dynamic_quant_common.h"
+
+namespace aqo_dq {
+
+template <class TD, typename XT, typename YT, typename OT>
+class KernelDynamicQuantResident : public DynamicQuantBase<TD, XT, YT, OT> {
+    using Base = DynamicQuantBase<TD, XT, YT, OT>;
+    using Base::p_;
+    using Base::rowBegin_;
+    using Base::rowEnd_;
+    using Base::xGm_;
+    using Base::yGm_;
+    using Base::xQue_;
+    using Base::yQue_;
+    using Base::scaleQue_;
+    using Base::offsetQue_;
+    using Base::scales_;
+    using Base::offsets_;
+    using Base::work_;
+    using Base::tmp_;
+    using Base::acc_;
+    using Base::smooth_;
+    using Base::rowMax_;
+    using Base::rowScale_;
+    using Base::scaleBlocks_;
+
+public:
+    __aicore__ inline KernelDynamicQuantResident() {}
+
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p,
+                                TPipe* pipe)
+    {
+        this->InitBase(x, smooth, y, scale, offset, p, pipe, p.rowsPerIter);
+    }
+
+    __aicore__ inline void Process()
+    {
+        if (rowBegin_ >= rowEnd_) {
+            return;
+        }
+        if (p_.hasSmooth != 0) {
+            this->LoadSmoothF32();
+        }
+        // With two x slots the next group's copy-in is issued before this group's compute: the compute stalls the
+        // scalar unit (it waits for the group's scales), so a copy issued after it would not overlap it.
+        const bool prefetch = p_.xSlots > 1;
+        uint64_t g = rowBegin_;
+        uint32_t n = GroupRows(g);
+        CopyIn(g, n);
+        while (g < rowEnd_) {
+            const uint64_t next = g + n;
+            const uint32_t nn = next < rowEnd_ ? GroupRows(next) : 0;
+            if (prefetch && nn != 0) {
+                CopyIn(next, nn);
+            }
+            Compute(n);
+            CopyOut(g, n);
+            if (!prefetch && nn != 0) {
+                CopyIn(next, nn);
+            }
+            g = next;
+            n = nn;
+        }
+    }
+
+private:
+    __aicore__ inline uint32_t GroupRows(uint64_t g) const
+    {
+        return static_cast<uint32_t>((rowEnd_ - g) < p_.rowsPerIter ? (rowEnd_ - g) : p_.rowsPerIter);
+    }
+
+    __aicore__ inline void CopyIn(uint64_t row, uint32_t n)
+    {
+        LocalTensor<XT> x = xQue_.template AllocTensor<XT>();
+        this->CopyRowsIn(x, xGm_[row * p_.cols], n, p_.cols, p_.colsPad);
+        xQue_.EnQue(x);
+    }
+
+    __aicore__ inline void Compute(uint32_t n)
+    {
+        LocalTensor<XT> x = xQue_.template DeQue<XT>();
+        LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
+        LocalTensor<float> s = scaleQue_.template AllocTensor<float>();
+        if (p_.numChunks == 1) {
+            ComputeGroup(x, y, s, n);
+        } else {
+            ComputeChunked(x, y, s, n);
+            xQue_.FreeTensor(x);
+        }
+        this->template WaitPipe<HardEvent::S_MTE3>();  // the scales (and rare scalar y writes) come from the scalar unit
+        yQue_.EnQue(y);
+        scaleQue_.EnQue(s);
+    }
+
+    __aicore__ inline void CopyOut(uint64_t row, uint32_t n)
+    {
+        LocalTensor<YT> y = yQue_.template DeQue<YT>();
+        this->CopyRowsOut(yGm_[row * p_.cols], y, n, p_.cols);
+        yQue_.FreeTensor(y);
+        LocalTensor<float> s = scaleQue_.template DeQue<float>();
+        scales_.Write(s, row, n);
+        scaleQue_.FreeTensor(s);
+    }
+
+    // ----- the group at once -----
+    __aicore__ inline void ComputeGroup(LocalTensor<XT> x, const LocalTensor<YT>& y,
+                                        const LocalTensor<float>& s, uint32_t n)
+    {
+        const uint32_t count = n * p_.colsPad;
+        PipeBarrier<PIPE_V>();  // the previous group's instructions still read work_, tmp_ and acc_
+        Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
+        this->LoadV(work_, x, n, count, smooth_, p_.cols);
+        if constexpr (!kSocSaturationMode) {
+            // x is not read again (its float32 copy is): the slot goes back to the next group's copy-in now, so that
+            // the copy overlaps this group's compute. ascend310p keeps it for a row that needs sanitizing.
+            xQue_.FreeTensor(x);
+        }
+        PipeBarrier<PIPE_V>();
+        this->MagnitudeBits(work_, tmp_, count);
+        AccumulateGroup(0, n);
+        this->RowScales(n);
+        this->template WaitPipe<HardEvent::V_S>();
+
+        scales_.Begin(s);
+        RowKind kinds[kMaxRepeats];
+        bool clip = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            float m = rowMax_.GetValue(2 * i);
+            float sc = rowScale_.GetValue(2 * i);
+            RowKind kind = this->Classify(i, m, sc);
+            if (kind == RowKind::RECHECK) {
+                kind = RecheckRow(x, i, n, &sc);
+            }
+            kinds[i] = kind;
+            scales_.Put(s, i, ScaleOf(kind, sc));
+            if (kind == RowKind::NORMAL) {
+                Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
+                clip = clip || sc < kFloatMin;
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::NORMAL) {
+                this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
+            }
+        }
+        if (clip) {
+            // A subnormal scale (bfloat16 rows near the underflow threshold) loses the relative precision that
+            // otherwise keeps |v / scale| within dmax: clip, as the golden does, before the conversion.
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = 0; i < n; ++i) {
+                if (kinds[i] == RowKind::NORMAL) {
+                    Maxs(work_[i * p_.colsPad], work_[i * p_.colsPad], p_.clipLo, p_.cols);
+                }
+            }
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = 0; i < n; ++i) {
+                if (kinds[i] == RowKind::NORMAL) {
+                    Mins(work_[i * p_.colsPad], work_[i * p_.colsPad], p_.clipHi, p_.cols);
+                }
+            }
+        }
+        // Special rows write their y rows themselves; the others are converted in runs of consecutive rows.
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] != RowKind::NORMAL) {
+                this->SpecialChunk(y[i * p_.colsPad], work_[i * p_.colsPad], p_.cols, kinds[i]);
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        uint32_t a = 0;
+        while (a < n) {
+            if (kinds[a] != RowKind::NORMAL) {
+                ++a;
+                continue;
+            }
+            uint32_t b = a;
+            while (b < n && kinds[b] == RowKind::NORMAL) {
+                ++b;
+            }
+            this->CastOut(y[a * p_.colsPad], work_[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
+            a = b;
+        }
+        if constexpr (kSocSaturationMode) {
+            xQue_.FreeTensor(x);
+        }
+    }
+
+    // Accumulates the magnitude bits of rows [first, first + n) (tmp_, row stride colsPad) into their acc lanes,
+    // the rows' k-th instructions together between barriers.
+    __aicore__ inline void AccumulateGroup(uint32_t first, uint32_t n)
+    {
+        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
+        const uint32_t segs = this->Segments(p_.cols);
+        for (uint32_t seg = 0; seg < segs; ++seg) {
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = first; i < first + n; ++i) {
+                this->AccumulateSegment(true, acc_[i * kAccLanes], bits[i * p_.colsPad], p_.cols, seg);
+            }
+        }
+    }
+
+    // ascend310p: a row whose maximum reached the saturation bound holds Inf or NaN (or the float16 maximum
+    // itself): its x row is sanitized in place and its statistics are computed again; it is then an ordinary row.
+    __aicore__ inline RowKind RecheckRow(const LocalTensor<XT>& x, uint32_t i, uint32_t n, float* sc)
+    {
+        LocalTensor<XT> xr = x[i * p_.colsPad];
+        this->SanitizeHalf(xr, p_.cols);
+        Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
+        this->LoadV(work_[i * p_.colsPad], xr, 1, p_.colsPad, smooth_, p_.cols);
+        PipeBarrier<PIPE_V>();
+        this->MagnitudeBits(work_[i * p_.colsPad], tmp_[i * p_.colsPad], p_.colsPad);
+        AccumulateGroup(i, 1);
+        this->RowScales(n);
+        this->template WaitPipe<HardEvent::V_S>();
+        const float m = rowMax_.GetValue(2 * i);
+        *sc = rowScale_.GetValue(2 * i);
+        return this->Classify(i, m, *sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
+    }
+
+    // ----- rows in float32 chunks -----
+    __aicore__ inline void ComputeChunked(const LocalTensor<XT>& x, const LocalTensor<YT>& y,
+                                          const LocalTensor<float>& s, uint32_t n)
+    {
+        PipeBarrier<PIPE_V>();  // the previous group's instructions still read acc_
+        Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
+        for (uint32_t i = 0; i < n; ++i) {
+            StatsChunks(x[i * p_.colsPad], i);
+        }
+        this->RowScales(n);
+        this->template WaitPipe<HardEvent::V_S>();
+        scales_.Begin(s);
+        for (uint32_t i = 0; i < n; ++i) {
+            float m = rowMax_.GetValue(2 * i);
+            float sc = rowScale_.GetValue(2 * i);
+            RowKind kind = this->Classify(i, m, sc);
+            if (kind == RowKind::RECHECK) {
+                for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                    this->SanitizeHalf(x[i * p_.colsPad + c * p_.chunk], ChunkLen(c));
+                }
+                Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
+                StatsChunks(x[i * p_.colsPad], i);
+                this->RowScales(n);
+                this->template WaitPipe<HardEvent::V_S>();
+                m = rowMax_.GetValue(2 * i);
+                sc = rowScale_.GetValue(2 * i);
+                kind = this->Classify(i, m, sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
+            }
+            scales_.Put(s, i, ScaleOf(kind, sc));
+            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc);
+        }
+    }
+
+    __aicore__ inline uint32_t ChunkLen(uint32_t c) const
+    {
+        const uint32_t off = c * p_.chunk;
+        return (p_.cols - off) < p_.chunk ? (p_.cols - off) : p_.chunk;
+    }
+
+    // Row i's magnitude maximum over its chunks (acc lanes of row i).
+    __aicore__ inline void StatsChunks(const LocalTensor<XT>& xr, uint32_t i)
+    {
+        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
+        for (uint32_t c = 0; c < p_.numChunks; ++c) {
+            const uint32_t off = c * p_.chunk;
+            const uint32_t len = ChunkLen(c);
+            PipeBarrier<PIPE_V>();  // work_ / tmp_ are still read by the previous chunk's instructions
+            this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
+            PipeBarrier<PIPE_V>();
+            this->MagnitudeBits(work_, tmp_, len);
+            const uint32_t segs = this->Segments(len);
+            for (uint32_t seg = 0; seg < segs; ++seg) {
+                PipeBarrier<PIPE_V>();
+                this->AccumulateSegment(true, acc_[i * kAccLanes], bits, len, seg);
+            }
+        }
+    }
+
+    __aicore__ inline void QuantizeChunks(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
+                                          RowKind kind, float sc)
+    {
+        const bool normal = kind == RowKind::NORMAL;
+        const bool readV = normal || (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
+        if (normal) {
+            PipeBarrier<PIPE_V>();
+            Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
+        }
+        for (uint32_t c = 0; c < p_.numChunks; ++c) {
+            const uint32_t off = c * p_.chunk;
+            const uint32_t len = ChunkLen(c);
+            PipeBarrier<PIPE_V>();
+            if (readV) {
+                this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
+                PipeBarrier<PIPE_V>();
+            }
+            if (!normal) {
+                this->SpecialChunk(yr[off], work_, len, kind);
+                continue;
+            }
+            this->DivBlock(work_, work_, scaleBlocks_[i * kBlockFloats], len);
+            if (sc < kFloatMin) {
+                PipeBarrier<PIPE_V>();
+                Maxs(work_, work_, p_.clipLo, len);
+                PipeBarrier<PIPE_V>();
+                Mins(work_, work_, p_.clipHi, len);
+            }
+            PipeBarrier<PIPE_V>();
+            this->CastOut(yr[off], work_, tmp_, len);
+        }
+    }
+
+    __aicore__ inline float ScaleOf(RowKind kind, float sc) const
+    {
+        if (kind == RowKind::NAN_ROW) {
+            return BitsToFloat(0x7FC00000u);  // a row containing NaN has scale NaN
+        }
+        if (kind == RowKind::INF_ROW) {
+            return BitsToFloat(0x7F800000u);  // a row containing +-Inf (no NaN) has scale +Inf
+        }
+        return kind == RowKind::ZERO ? 0.0f : sc;
+    }
+};
+
+}  // namespace aqo_dq
+
+#endif  // AQO_DYNAMIC_QUANT_RESIDENT_H

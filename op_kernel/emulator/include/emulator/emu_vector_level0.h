@@ -1,0 +1,536 @@
+// Level-0 ("tensor high-dimension split", 高维切分) forms of the vector API: an instruction of repeatTimes iterations,
+// each over 8 data blocks of 32 bytes, with a per-iteration mask and block / repeat strides. The emulated subset:
+//   Add Sub Mul Div Max Min (BinaryRepeatParams, mask in continuous mode), And Or (16-bit), WholeReduceMax /
+//   WholeReduceMin (continuous mask, ReduceOrder).
+//
+// Semantics (AscendC documentation, "SIMD计算说明 / 高维切分" and "掩码", and the API pages; CANN 8.1.RC1 headers for
+// the parameter types):
+// - Iteration r, block b of an operand starts at base + (r * repStride + b * blkStride) * 32 bytes; a block holds
+//   32 / sizeof(T) elements; element e of an iteration lies in block e / (32 / sizeof(T)). A continuous mask m
+//   selects the first m elements of every iteration (1 <= m <= 256 / sizeof(T)). Inactive elements are neither read
+//   nor written.
+// - repeatTimes is at most 255 (hardware limit; the parameter is uint8_t). 0 is refused: the documentation makes
+//   it a no-operation on some products only, and a kernel has no use for it.
+// - The strides are as wide as the structs' fields (BinaryRepeatParams: uint8_t; WholeReduce*: 0..65535). A
+//   destination block stride of 0 is undefined (documented) and refused; a source block stride of 0 re-reads the
+//   first block of the iteration, a repeat stride of 0 the first iteration's blocks (documented).
+// - Address overlap (documented "通用地址重叠约束"): inside one iteration a destination may share bytes with a source
+//   only 100% (the same bytes); across iterations the destination of an earlier iteration must not be a source of
+//   a later one, except for Add / Sub / Mul / Max / Min on half / int32_t / float where the destination overlaps
+//   the second source and src1RepStride or dstRepStride is 0 (then iteration r reads what iteration r - 1
+//   wrote: an accumulation). A destination rewritten by a later iteration is refused outside that exception.
+// - Arithmetic, NaN and saturation rules are the level-2 forms' (emu_vector.h). WholeReduceMax / Min: per
+//   iteration the extreme of the active elements and, with an index order, its index inside the iteration (the
+//   smallest index when the extreme occurs more than once, as documented); ascend310p takes ORDER_VALUE_INDEX and
+//   ORDER_INDEX_VALUE only (documented product support).
+// - Trace: one V instruction whose bursts are the repeatTimes (a masked iteration costs a whole repeat).
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "emulator/emu_vector.h"
+
+namespace AscendC {
+
+struct BinaryRepeatParams {
+    BinaryRepeatParams() {}
+    BinaryRepeatParams(uint8_t dstBlkStrideIn, uint8_t src0BlkStrideIn, uint8_t src1BlkStrideIn, uint8_t dstRepStrideIn,
+                       uint8_t src0RepStrideIn, uint8_t src1RepStrideIn)
+        : dstBlkStride(dstBlkStrideIn),
+          src0BlkStride(src0BlkStrideIn),
+          src1BlkStride(src1BlkStrideIn),
+          dstRepStride(dstRepStrideIn),
+          src0RepStride(src0RepStrideIn),
+          src1RepStride(src1RepStrideIn)
+    {}
+    uint32_t blockNumber = 8;
+    uint8_t dstBlkStride = 1;
+    uint8_t src0BlkStride = 1;
+    uint8_t src1BlkStride = 1;
+    uint8_t dstRepStride = 8;
+    uint8_t src0RepStride = 8;
+    uint8_t src1RepStride = 8;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+enum class ReduceOrder : uint8_t { ORDER_VALUE_INDEX = 0, ORDER_INDEX_VALUE, ORDER_ONLY_VALUE, ORDER_ONLY_INDEX };
+
+}  // namespace AscendC
+
+namespace aqo_emu {
+namespace level0 {
+
+constexpr uint64_t kBlock = 32;
+constexpr uint64_t kBlocksPerRepeat = 8;
+
+// One operand of a level-0 instruction: where iteration r's element e lives.
+struct Operand {
+    const char* name;
+    int record;
+    uint64_t base;
+    uint64_t blk;  // in 32-byte blocks
+    uint64_t rep;
+    uint64_t elem;  // bytes per element
+    uint64_t Byte(uint64_t r, uint64_t e) const
+    {
+        const uint64_t per_block = kBlock / elem;
+        return base + (r * rep + (e / per_block) * blk) * kBlock + (e % per_block) * elem;
+    }
+};
+
+// The byte intervals [begin, end) an operand touches in iteration r with the first `mask` elements active, merged.
+inline std::vector<std::pair<uint64_t, uint64_t>> IterationBytes(const Operand& o, uint64_t r, uint64_t mask)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> v;
+    const uint64_t per_block = kBlock / o.elem;
+    for (uint64_t b = 0; b * per_block < mask; ++b) {
+        const uint64_t n = std::min(per_block, mask - b * per_block);
+        const uint64_t s = o.Byte(r, b * per_block);
+        v.emplace_back(s, s + n * o.elem);
+    }
+    std::sort(v.begin(), v.end());
+    std::vector<std::pair<uint64_t, uint64_t>> m;
+    for (const auto& iv : v) {
+        if (!m.empty() && iv.first <= m.back().second) {
+            m.back().second = std::max(m.back().second, iv.second);
+        } else {
+            m.push_back(iv);
+        }
+    }
+    return m;
+}
+
+inline bool Intersect(const std::vector<std::pair<uint64_t, uint64_t>>& a,
+                      const std::vector<std::pair<uint64_t, uint64_t>>& b)
+{
+    for (const auto& x : a) {
+        for (const auto& y : b) {
+            if (x.first < y.second && y.first < x.second) return true;
+        }
+    }
+    return false;
+}
+
+// Every byte the operand touches over all iterations, merged (the instruction's footprint for the ordering model).
+inline std::vector<std::pair<uint64_t, uint64_t>> Footprint(const Operand& o, uint64_t repeats, uint64_t mask)
+{
+    std::vector<std::pair<uint64_t, uint64_t>> all;
+    const uint64_t distinct = o.rep == 0 ? 1 : repeats;
+    for (uint64_t r = 0; r < distinct; ++r) {
+        auto it = IterationBytes(o, r, mask);
+        all.insert(all.end(), it.begin(), it.end());
+    }
+    std::sort(all.begin(), all.end());
+    std::vector<std::pair<uint64_t, uint64_t>> m;
+    for (const auto& iv : all) {
+        if (!m.empty() && iv.first <= m.back().second) {
+            m.back().second = std::max(m.back().second, iv.second);
+        } else {
+            m.push_back(iv);
+        }
+    }
+    return m;
+}
+
+inline uint64_t FootprintEnd(const Operand& o, uint64_t repeats, uint64_t mask)
+{
+    // Strides are non-negative, so the last active byte is in the last iteration's last active block.
+    return o.Byte(repeats - 1, mask - 1) + o.elem;
+}
+
+inline void CheckOperand(CoreContext& c, const Operand& o, ElemType t, uint64_t repeats, uint64_t mask,
+                         const char* file, int line, const char* api)
+{
+    CheckElemTypeOnSoc(c, t, file, line, api);
+    CheckRecord(c, o.record, file, line, api, o.name);
+    CheckUbAligned(c, o.base, file, line, api, o.name);
+    CheckUbRange(c, o.record, o.base, FootprintEnd(o, repeats, mask) - o.base, file, line, api, o.name);
+}
+
+inline void CheckRepeatAndMask(uint64_t repeats, uint64_t mask, uint64_t per_repeat, const char* file, int line,
+                               const char* api)
+{
+    if (repeats == 0 || repeats > 255) {
+        Fail(file, line,
+             std::string(api) + ": repeatTimes " + std::to_string(repeats) +
+                 " is outside 1..255 (the hardware limit is 255; 0 is a no-operation only on some products)");
+    }
+    if (mask == 0 || mask > per_repeat) {
+        Fail(file, line,
+             std::string(api) + ": continuous mask " + std::to_string(mask) + " is outside 1.." +
+                 std::to_string(per_repeat) + " (elements of one 256-byte iteration)");
+    }
+}
+
+// The documented overlap rules between the destination and one source (see the top of this file).
+inline void CheckOverlapLevel0(const Operand& dst, const Operand& src, uint64_t repeats, uint64_t mask,
+                               bool accumulate_allowed, const char* file, int line, const char* api)
+{
+    const auto dst_all = Footprint(dst, repeats, mask);
+    const auto src_all = Footprint(src, repeats, mask);
+    if (!Intersect(dst_all, src_all)) return;
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> d(repeats), s(repeats);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        d[r] = IterationBytes(dst, r, mask);
+        s[r] = IterationBytes(src, r, mask);
+        if (Intersect(d[r], s[r]) && d[r] != s[r]) {
+            Fail(file, line,
+                 std::string(api) + ": in iteration " + std::to_string(r) + " dst partially overlaps " + src.name +
+                     "; inside one iteration operands may only overlap 100% (documented address-overlap rule)");
+        }
+    }
+    for (uint64_t r = 0; r < repeats; ++r) {
+        for (uint64_t r2 = r + 1; r2 < repeats; ++r2) {
+            if (Intersect(d[r], s[r2]) && !accumulate_allowed) {
+                Fail(file, line,
+                     std::string(api) + ": the dst of iteration " + std::to_string(r) + " is " + src.name +
+                         " of iteration " + std::to_string(r2) +
+                         "; a later iteration may read an earlier one's result only for Add / Sub / Mul / Max / "
+                         "Min on half / int32 / float, through src1, with src1RepStride or dstRepStride 0 "
+                         "(documented address-overlap rule)");
+            }
+        }
+    }
+}
+
+inline void CheckDstRewrite(const Operand& dst, uint64_t repeats, uint64_t mask, bool accumulate_allowed,
+                            const char* file, int line, const char* api)
+{
+    if (accumulate_allowed || repeats < 2) return;
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> d(repeats);
+    for (uint64_t r = 0; r < repeats; ++r) d[r] = IterationBytes(dst, r, mask);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        for (uint64_t r2 = r + 1; r2 < repeats; ++r2) {
+            if (Intersect(d[r], d[r2])) {
+                Fail(file, line,
+                     std::string(api) + ": iterations " + std::to_string(r) + " and " + std::to_string(r2) +
+                         " write the same dst bytes; which value stays is documented only for the accumulation "
+                         "form (dst = src1 with dstRepStride or src1RepStride 0)");
+            }
+        }
+    }
+}
+
+inline void DeclareAccesses(CoreContext& c, const Operand& o, uint64_t repeats, uint64_t mask, bool write)
+{
+    for (const auto& iv : Footprint(o, repeats, mask)) {
+        if (write) {
+            UbWrite(c, iv.first, iv.second - iv.first, o.name);
+        } else {
+            UbRead(c, iv.first, iv.second - iv.first, o.name);
+        }
+    }
+}
+
+enum class BinaryKind { kAdd, kSub, kMul, kDiv, kMax, kMin };
+
+inline const char* BinaryName(BinaryKind k)
+{
+    switch (k) {
+        case BinaryKind::kAdd: return "Add";
+        case BinaryKind::kSub: return "Sub";
+        case BinaryKind::kMul: return "Mul";
+        case BinaryKind::kDiv: return "Div";
+        case BinaryKind::kMax: return "Max";
+        default: return "Min";
+    }
+}
+
+template <typename T>
+void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+            const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
+            const AscendC::BinaryRepeatParams& p, const char* file, int line)
+{
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value || std::is_same<T, int16_t>::value ||
+                      std::is_same<T, int32_t>::value,
+                  "level-0 arithmetic: half, float, int16_t, int32_t (Div: half, float)");
+    const char* api = BinaryName(kind);
+    if (kind == BinaryKind::kDiv && !(std::is_same<T, half>::value || std::is_same<T, float>::value)) {
+        Fail(file, line, "Div (level 0): operands must be half or float");
+    }
+    CoreContext& c = Ctx(file, line);
+    const uint64_t repeats = repeat_times;
+    const uint64_t per_repeat = 256 / sizeof(T);
+    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
+    if (p.dstBlkStride == 0) {
+        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
+    }
+    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
+    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
+    const ElemType t = ElemTraits<T>::kId;
+    CheckOperand(c, od, t, repeats, mask, file, line, api);
+    CheckOperand(c, o0, t, repeats, mask, file, line, api);
+    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    const bool accumulate_type = std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
+                                 std::is_same<T, float>::value;
+    const bool accumulate_api = kind != BinaryKind::kDiv;
+    const bool accumulate =
+        accumulate_type && accumulate_api && (p.src1RepStride == 0 || p.dstRepStride == 0);
+    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
+    CheckOverlapLevel0(od, o1, repeats, mask, accumulate, file, line, api);
+    CheckDstRewrite(od, repeats, mask, accumulate && Intersect(Footprint(od, repeats, mask), Footprint(o1, repeats, mask)),
+                    file, line, api);
+    Issue(c, Pipe::kV, false, kind == BinaryKind::kDiv ? InstrClass::kVecDiv : InstrClass::kVecElementwise, sizeof(T),
+          repeats * mask, static_cast<uint32_t>(repeats), file, line, api);
+    DeclareAccesses(c, o0, repeats, mask, false);
+    DeclareAccesses(c, o1, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, true);
+    std::vector<double> a(mask), b(mask);
+    std::vector<uint8_t> def(mask);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        // An iteration reads its sources before it writes (100% overlap inside an iteration is allowed).
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t s0 = o0.Byte(r, e), s1 = o1.Byte(r, e);
+            def[e] = UbDefined(c, s0, sizeof(T)) && UbDefined(c, s1, sizeof(T));
+            if (def[e]) {
+                a[e] = ReadOperand(c, LoadUb<T>(c, s0));
+                b[e] = ReadOperand(c, LoadUb<T>(c, s1));
+            }
+        }
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t d = od.Byte(r, e);
+            if (!def[e]) {
+                SetUbDefined(c, d, sizeof(T), false);
+                continue;
+            }
+            double v = 0;
+            switch (kind) {
+                case BinaryKind::kAdd: v = a[e] + b[e]; break;
+                case BinaryKind::kSub: v = a[e] - b[e]; break;
+                case BinaryKind::kMul: v = a[e] * b[e]; break;
+                case BinaryKind::kDiv: v = DivideResult<T>(c, a[e], b[e]); break;
+                case BinaryKind::kMax:
+                    RefuseNaNOrder(c, a[e], b[e], r * per_repeat + e, file, line, api);
+                    v = a[e] > b[e] ? a[e] : b[e];
+                    break;
+                case BinaryKind::kMin:
+                    RefuseNaNOrder(c, a[e], b[e], r * per_repeat + e, file, line, api);
+                    v = a[e] < b[e] ? a[e] : b[e];
+                    break;
+            }
+            StoreUb<T>(c, d, MakeResult<T>(c, v, file, line, api));
+        }
+    }
+    c.stats->vector_ops++;
+}
+
+template <typename T>
+void Bitwise(bool is_and, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+             const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
+             const AscendC::BinaryRepeatParams& p, const char* file, int line)
+{
+    static_assert(std::is_same<T, int16_t>::value || std::is_same<T, uint16_t>::value,
+                  "And / Or (level 0): int16_t or uint16_t operands");
+    const char* api = is_and ? "And" : "Or";
+    CoreContext& c = Ctx(file, line);
+    const uint64_t repeats = repeat_times;
+    const uint64_t per_repeat = 256 / sizeof(T);
+    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
+    if (p.dstBlkStride == 0) {
+        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
+    }
+    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
+    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
+    const ElemType t = ElemTraits<T>::kId;
+    CheckOperand(c, od, t, repeats, mask, file, line, api);
+    CheckOperand(c, o0, t, repeats, mask, file, line, api);
+    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
+    CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
+    CheckDstRewrite(od, repeats, mask, false, file, line, api);
+    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, sizeof(T), repeats * mask, static_cast<uint32_t>(repeats),
+          file, line, api);
+    DeclareAccesses(c, o0, repeats, mask, false);
+    DeclareAccesses(c, o1, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, true);
+    std::vector<T> a(mask), b(mask);
+    std::vector<uint8_t> def(mask);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t s0 = o0.Byte(r, e), s1 = o1.Byte(r, e);
+            def[e] = UbDefined(c, s0, sizeof(T)) && UbDefined(c, s1, sizeof(T));
+            if (def[e]) {
+                a[e] = LoadUb<T>(c, s0);
+                b[e] = LoadUb<T>(c, s1);
+            }
+        }
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t d = od.Byte(r, e);
+            if (!def[e]) {
+                SetUbDefined(c, d, sizeof(T), false);
+                continue;
+            }
+            StoreUb<T>(c, d, static_cast<T>(is_and ? (a[e] & b[e]) : (a[e] | b[e])));
+        }
+    }
+    c.stats->vector_ops++;
+}
+
+template <typename T>
+void WholeReduce(bool is_max, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src, int32_t mask,
+                 int32_t repeat_times, int32_t dst_rep_stride, int32_t src_blk_stride, int32_t src_rep_stride,
+                 AscendC::ReduceOrder order, const char* file, int line)
+{
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value,
+                  "WholeReduceMax / WholeReduceMin: half or float");
+    const char* api = is_max ? "WholeReduceMax" : "WholeReduceMin";
+    CoreContext& c = Ctx(file, line);
+    const uint64_t per_repeat = 256 / sizeof(T);
+    if (repeat_times < 0 || mask < 0) {
+        Fail(file, line, std::string(api) + ": negative repeatTimes or mask");
+    }
+    CheckRepeatAndMask(static_cast<uint64_t>(repeat_times), static_cast<uint64_t>(mask), per_repeat, file, line, api);
+    for (int32_t s : {dst_rep_stride, src_blk_stride, src_rep_stride}) {
+        if (s < 0 || s > 65535) {
+            Fail(file, line, std::string(api) + ": stride " + std::to_string(s) + " is outside 0..65535");
+        }
+    }
+    const bool with_value = order != AscendC::ReduceOrder::ORDER_ONLY_INDEX;
+    const bool with_index = order != AscendC::ReduceOrder::ORDER_ONLY_VALUE;
+    if (c.soc.id == SocId::kAscend310P && !(order == AscendC::ReduceOrder::ORDER_VALUE_INDEX ||
+                                            order == AscendC::ReduceOrder::ORDER_INDEX_VALUE)) {
+        Fail(file, line,
+             std::string(api) + ": ascend310p supports ORDER_VALUE_INDEX and ORDER_INDEX_VALUE only (documented)");
+    }
+    // Destination unit per iteration (documented table): value and index: 2 x sizeof(T); value only: sizeof(T);
+    // index only: 4 bytes. The destination address is aligned to that unit.
+    const uint64_t unit = (with_value && with_index) ? 2 * sizeof(T) : (with_value ? sizeof(T) : 4);
+    if (dst.byte_ % unit != 0) {
+        Fail(file, line, std::string(api) + ": dst UB address " + std::to_string(dst.byte_) + " is not " +
+                             std::to_string(unit) + "-byte aligned (documented for this type and order)");
+    }
+    const uint64_t repeats = static_cast<uint64_t>(repeat_times);
+    if (repeats > 1 && dst_rep_stride == 0) {
+        Fail(file, line, std::string(api) + ": dstRepStride 0 with several iterations overwrites the results");
+    }
+    const Operand os{"src", src.record_, src.byte_, static_cast<uint64_t>(src_blk_stride),
+                     static_cast<uint64_t>(src_rep_stride), sizeof(T)};
+    CheckOperand(c, os, ElemTraits<T>::kId, repeats, static_cast<uint64_t>(mask), file, line, api);
+    CheckRecord(c, dst.record_, file, line, api, "dst");
+    const uint64_t dst_end = dst.byte_ + (repeats - 1) * dst_rep_stride * unit + unit;
+    CheckUbRange(c, dst.record_, dst.byte_, dst_end - dst.byte_, file, line, api, "dst");
+    const auto src_all = Footprint(os, repeats, static_cast<uint64_t>(mask));
+    std::vector<std::pair<uint64_t, uint64_t>> dst_all;
+    for (uint64_t r = 0; r < repeats; ++r) {
+        const uint64_t s = dst.byte_ + r * dst_rep_stride * unit;
+        dst_all.emplace_back(s, s + unit);
+    }
+    if (Intersect(dst_all, src_all)) {
+        Fail(file, line, std::string(api) + ": dst overlaps src (a result smaller than its iteration can only "
+                                            "partially overlap it; documented address-overlap rule)");
+    }
+    Issue(c, Pipe::kV, false, InstrClass::kVecReduce, sizeof(T), repeats * static_cast<uint64_t>(mask),
+          static_cast<uint32_t>(repeats), file, line, api);
+    for (const auto& iv : src_all) UbRead(c, iv.first, iv.second - iv.first, "src");
+    for (const auto& iv : dst_all) UbWrite(c, iv.first, iv.second - iv.first, "dst");
+    for (uint64_t r = 0; r < repeats; ++r) {
+        double best = 0;
+        int64_t best_i = -1;
+        for (uint64_t e = 0; e < static_cast<uint64_t>(mask); ++e) {
+            const uint64_t s = os.Byte(r, e);
+            if (!UbDefined(c, s, sizeof(T))) {
+                Fail(file, line, std::string(api) + ": element " + std::to_string(e) + " of iteration " +
+                                     std::to_string(r) + " was never written (uninitialised UB)");
+            }
+            const double v = ReadOperand(c, LoadUb<T>(c, s));
+            RefuseNaNOrder(c, v, 0.0, e, file, line, api);
+            if (best_i < 0 || (is_max ? v > best : v < best)) {  // strict: the first (smallest) index on ties
+                best = v;
+                best_i = static_cast<int64_t>(e);
+            }
+        }
+        const uint64_t d = dst.byte_ + r * dst_rep_stride * unit;
+        const T value = MakeResult<T>(c, best, file, line, api);
+        T idx_bits;
+        if constexpr (std::is_same<T, float>::value) {
+            const uint32_t u = static_cast<uint32_t>(best_i);
+            std::memcpy(&idx_bits, &u, 4);
+        } else {
+            idx_bits = T::FromBits(static_cast<uint16_t>(best_i));
+        }
+        switch (order) {
+            case AscendC::ReduceOrder::ORDER_VALUE_INDEX:
+                StoreUb<T>(c, d, value);
+                StoreUb<T>(c, d + sizeof(T), idx_bits);
+                break;
+            case AscendC::ReduceOrder::ORDER_INDEX_VALUE:
+                StoreUb<T>(c, d, idx_bits);
+                StoreUb<T>(c, d + sizeof(T), value);
+                break;
+            case AscendC::ReduceOrder::ORDER_ONLY_VALUE:
+                StoreUb<T>(c, d, value);
+                break;
+            default:
+                StoreUb<uint32_t>(c, d, static_cast<uint32_t>(best_i));
+                break;
+        }
+    }
+    c.stats->vector_ops++;
+}
+
+}  // namespace level0
+}  // namespace aqo_emu
+
+namespace AscendC {
+
+#define AQO_EMU_LEVEL0_BINARY(NAME, KIND)                                                                          \
+    template <typename T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,   \
+              const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)                      \
+    {                                                                                                              \
+        static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");              \
+        aqo_emu::level0::Binary(aqo_emu::level0::BinaryKind::KIND, dst, src0, src1, mask, repeatTimes,             \
+                                repeatParams, aqo_file, aqo_line);                                                 \
+    }
+AQO_EMU_LEVEL0_BINARY(Add, kAdd)
+AQO_EMU_LEVEL0_BINARY(Sub, kSub)
+AQO_EMU_LEVEL0_BINARY(Mul, kMul)
+AQO_EMU_LEVEL0_BINARY(Div, kDiv)
+AQO_EMU_LEVEL0_BINARY(Max, kMax)
+AQO_EMU_LEVEL0_BINARY(Min, kMin)
+#undef AQO_EMU_LEVEL0_BINARY
+
+template <typename T, bool isSetMask = true>
+void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,
+         const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    aqo_emu::level0::Bitwise(true, dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
+}
+template <typename T, bool isSetMask = true>
+void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,
+        const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    aqo_emu::level0::Bitwise(false, dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
+}
+
+template <typename T, bool isSetMask = true>
+void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                    const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,
+                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    aqo_emu::level0::WholeReduce(true, dst, src, mask, repeatTimes, dstRepStride, srcBlkStride, srcRepStride, order,
+                                 aqo_file, aqo_line);
+}
+template <typename T, bool isSetMask = true>
+void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
+                    const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,
+                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    aqo_emu::level0::WholeReduce(false, dst, src, mask, repeatTimes, dstRepStride, srcBlkStride, srcRepStride, order,
+                                 aqo_file, aqo_line);
+}
+
+}  // namespace AscendC

@@ -1,0 +1,173 @@
+// The kernel's core mix and what it decides (include/emulator/emu_kernel_type.h).
+#include "emulator/emu_kernel_type.h"
+
+#include <string>
+
+#include "emu_launch_state.h"
+#include "emulator/launch_contract.h"
+
+namespace aqo_emu {
+
+const char* KernelTypeName(int type)
+{
+    switch (type) {
+        case kKernelTypeAivOnly: return "KERNEL_TYPE_AIV_ONLY";
+        case kKernelTypeAicOnly: return "KERNEL_TYPE_AIC_ONLY";
+        case kKernelTypeMixAiv10: return "KERNEL_TYPE_MIX_AIV_1_0";
+        case kKernelTypeMixAic10: return "KERNEL_TYPE_MIX_AIC_1_0";
+        case kKernelTypeMixAic11: return "KERNEL_TYPE_MIX_AIC_1_1";
+        case kKernelTypeMixAic12: return "KERNEL_TYPE_MIX_AIC_1_2";
+        case kKernelTypeAiCore: return "KERNEL_TYPE_AICORE";
+        case 7: return "KERNEL_TYPE_VECTORCORE";
+        case 8: return "KERNEL_TYPE_MIX_AICORE";
+        case 9: return "KERNEL_TYPE_MIX_VECTOR_CORE";
+        case kKernelTypeUndeclared: return "no kernel type declared";
+        default: return "an invalid kernel type";
+    }
+}
+
+namespace {
+
+// The type the launch gives a kernel that declares none (Launcher::SetKernelType), or undeclared.
+int LaunchDefault(const CoreContext& c)
+{
+    return c.launch != nullptr ? c.launch->default_kernel_type : kKernelTypeUndeclared;
+}
+
+// A 1:2 mix kernel runs on vector-core pairs: an odd number of emulated vector blocks leaves one pair half
+// emulated (only test scaffolding may ask for that, Launcher::AllowPartialMixGroup).
+void CheckMixBlocks(const CoreContext& c, int type, const char* file, int line)
+{
+    const bool partial_ok = c.launch != nullptr && c.launch->partial_mix_group;
+    if (type == kKernelTypeMixAic12 && c.block_dim % 2 != 0 && !partial_ok) {
+        Fail(file, line, std::string("KERNEL_TYPE_MIX_AIC_1_2 on a launch of ") + std::to_string(c.block_dim) +
+                             " vector blocks: every cube core of a 1:2 mix kernel starts 2 vector cores, so the "
+                             "emulated launch must have an even number of them (device blockDim = cube cores)");
+    }
+}
+
+}  // namespace
+
+void SetKernelTaskType(int type, const char* file, int line)
+{
+    CoreContext* cp = CurrentCore();
+    if (cp == nullptr) return;
+    CoreContext& c = *cp;
+    const bool split = c.soc.split_cores;
+    std::string refused;
+    if (!split) {
+        if (type != kKernelTypeAiCore) {
+            refused = std::string(KernelTypeName(type)) + " is not supported on " + c.soc.name +
+                      " (its AI cores couple cube and vector: the documentation lists none of the split kernel types "
+                      "for it; KERNEL_TYPE_AICORE, or no declaration)";
+        }
+    } else if (type == kKernelTypeMixAic11) {
+        refused = "KERNEL_TYPE_MIX_AIC_1_1 is a reserved value the documentation marks unsupported";
+    } else if (type != kKernelTypeAivOnly && type != kKernelTypeMixAiv10 && type != kKernelTypeMixAic12) {
+        refused = std::string(KernelTypeName(type)) + " on " + c.soc.name +
+                  ": the emulator models vector kernels (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0) and the 1:2 "
+                  "mix kernel (KERNEL_TYPE_MIX_AIC_1_2) only";
+    }
+    if (!refused.empty()) {
+        Fail(file, line, "KERNEL_TASK_TYPE_DEFAULT: " + refused);
+    }
+    if (c.kernel_type != kKernelTypeUndeclared && c.kernel_type != type) {
+        Fail(file, line, std::string("KERNEL_TASK_TYPE_DEFAULT(") + KernelTypeName(type) + ") after " +
+                             KernelTypeName(c.kernel_type) + ": a kernel has one type");
+    }
+    CheckMixBlocks(c, type, file, line);
+    c.kernel_type = type;
+    c.cube_ratio = type == kKernelTypeMixAic12 ? 2u : 1u;
+}
+
+int KernelType(const CoreContext& c)
+{
+    return c.kernel_type != kKernelTypeUndeclared ? c.kernel_type : LaunchDefault(c);
+}
+
+bool IsMixAic12(const CoreContext& c) { return c.soc.split_cores && KernelType(c) == kKernelTypeMixAic12; }
+
+int64_t BlockNumOf(const CoreContext& c)
+{
+    return IsMixAic12(c) ? (c.block_dim + 1) / 2 : c.block_dim;
+}
+
+int64_t TaskRationOf(const CoreContext& c) { return IsMixAic12(c) ? 2 : 1; }
+
+int64_t SubBlockIdxOf(const CoreContext& c) { return IsMixAic12(c) ? c.block_idx % 2 : 0; }
+
+void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file, int line, const char* api)
+{
+    const int type = KernelType(c);
+    const bool mix = IsMixAic12(c);
+    if (mix && !hardware) {
+        Fail(file, line,
+             std::string(api) + " in a KERNEL_TYPE_MIX_AIC_1_2 kernel: the software SyncAll counts GetBlockNum() "
+                 "cores (the cube cores) by get_block_idx(), which the two vector cores of a cube core share " +
+                 (aiv_only ? "(isAIVOnly = true: their slots collide and half the cores are waited for)"
+                           : "(isAIVOnly = false is not supported by the software form, per its documentation)") +
+                 "; use the hardware SyncAll<false>()");
+    }
+    // SyncAll<true>() in a mix kernel is the vector cores' barrier (SyncAllImpl<true>: SYNC_AIV_ONLY_ALL), what mix
+    // kernels with a Matmul server use (CANN 8.1.RC1's ffn, grouped_matmul, mat_mul_v3). SyncAll<false>() also waits
+    // for every cube core to call it (SYNC_AIC_AIV_FLAG): cube cores running the Matmul API's server never do.
+    if (hardware && mix && !aiv_only && c.matmul_server) {
+        Fail(file, line, std::string(api) + "<false> in a KERNEL_TYPE_MIX_AIC_1_2 kernel whose cube cores run the "
+                                            "Matmul API's server (REGIST_MATMUL_OBJ): it waits for the cube cores, "
+                                            "which never call SyncAll there, so the launch hangs; SyncAll<true>() "
+                                            "synchronises the vector cores");
+    }
+    if (hardware && !aiv_only && !mix) {
+        Fail(file, line, std::string(api) + "<false> in a kernel that is not a cube + vector mix kernel (" +
+                             KernelTypeName(type) + "): it waits for cube cores the launch does not start");
+    }
+    if (hardware && c.soc.split_cores && type == kKernelTypeAivOnly) {
+        Fail(file, line, std::string(api) +
+                             " in a KERNEL_TYPE_AIV_ONLY kernel: the hardware cross-core synchronisation comes with "
+                             "KERNEL_TYPE_MIX_AIV_1_0 (documentation of the kernel types: the vector kernel type "
+                             "'with hardware synchronisation')");
+    }
+    if (hardware && SystemWorkspace() == nullptr) {
+        Fail(file, line, std::string(api) + ": the hardware SyncAll needs the launch's workspace (its documentation: "
+                                            "a custom operator whose tiling sets a non-zero workspace size); "
+                                            "this launch has none");
+    }
+    // The launch's blocks must all be resident at once: with more logical blocks than cores the framework runs them
+    // in rounds and the barrier waits for blocks that have not started (documentation of SyncAll).
+    const int64_t blocks = BlockNumOf(c);
+    const uint32_t cores = !c.soc.split_cores ? c.soc.cube_cores : (mix ? c.soc.cube_cores : c.soc.vector_cores);
+    if (blocks > static_cast<int64_t>(cores)) {
+        Fail(file, line, std::string(api) + ": the launch has " + std::to_string(blocks) + " blocks (blockDim) but " +
+                             c.soc.name + " has " + std::to_string(cores) + " " +
+                             (!c.soc.split_cores ? "AI cores" : (mix ? "cube cores" : "vector cores")) +
+                             ": the framework would run the blocks in rounds and the barrier waits forever (at most "
+                             "the core count with any SyncAll)");
+    }
+}
+
+void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* file, int line)
+{
+    if (!c.soc.split_cores) {
+        return;  // 310p: MatmulImpl runs on the AI core itself; the workspace argument is unused
+    }
+    if (!IsMixAic12(c)) {
+        Fail(file, line,
+             std::string("REGIST_MATMUL_OBJ in a kernel of type ") + KernelTypeName(KernelType(c)) + " on " +
+                 c.soc.name + ": the Matmul API's server runs on the cube core of a KERNEL_TYPE_MIX_AIC_1_2 kernel; "
+                 "without one no cube core starts and every Matmul call waits forever. Declare "
+                 "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)");
+    }
+    c.matmul_server = true;  // the cube cores now run the API's server loop (SyncAll<false> would wait for them)
+    const uint8_t* sys = SystemWorkspace();
+    if (workspace == nullptr || sys == nullptr || workspace != sys) {
+        Fail(file, line,
+             std::string("REGIST_MATMUL_OBJ: the workspace argument ") +
+                 (workspace == nullptr ? "is null" : "is not GetSysWorkSpacePtr()") +
+                 (sys == nullptr ? " (and the launch has no workspace)" : "") +
+                 ": the cube core's server and the vector cores' clients exchange their messages in the system "
+                 "workspace (kfc_register_obj.h: KfcServer::Init and KfcCommClient take it); any other address puts "
+                 "them over the kernel's (or the framework's) data. Pass GetSysWorkSpacePtr()");
+    }
+}
+
+}  // namespace aqo_emu

@@ -1,0 +1,472 @@
+// Fault kernels of the emulator's device-fidelity rules: what the device or the CANN 8.1.RC1 API does that a lenient
+// emulator would accept (flags as one bit, the Compare count forms, the scalar data cache, outputs and workspaces not
+// zeroed, the 310p Matmul's C write-back, mix kernels, SyncAll's preconditions, the API's UB scratch, per-API element
+// types, ...). Written against the AscendC API exactly as device kernels are.
+//
+// Each fault kernel is broken in one way; the faulty line carries a marker comment "FAULT(<name>)", and
+// tests/emulator/test_emulator_fidelity.py requires the EmulatorError at that line of this file. Each has a correct
+// twin "<name>_ok" (the same kernel done right) that must pass. Every kernel runs with
+//   x: 256 float32 (read-only GM, x[i] = i - 100), y: 256 float32 (read-write GM; FidelityEntry::y_init says whether
+//   it starts as data (zeros) or as an output the kernel must write completely), workspace: the SoC's system
+//   workspace followed by 64 KiB of the kernel's own, tiling: FidelityTiling.
+//
+// Included once by python/csrc/emulate_fidelity_faults.cpp; the SoC is chosen at run time by the launcher.
+#include "kernel_operator.h"
+#include "lib/matmul_intf.h"
+
+using namespace AscendC;
+
+namespace aqo_emu_fidelity {
+
+struct FidelityTiling {
+    uint32_t n;
+    uint32_t mode;
+};
+
+using Kernel = void (*)(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling);
+
+// How y starts: as data the host wrote (zeros), or as an output (poisoned, never written: every byte must be written
+// by the kernel before the launch ends).
+enum class YInit : uint32_t { kData = 0, kOutput };
+
+template <HardEvent E> inline void WaitPipe(TPipe& pipe)
+{
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(E));
+    SetFlag<E>(id);
+    WaitFlag<E>(id);
+}
+
+// A small int8 Matmul (A [8, 32] x B [32, 16] -> C int32 [8, 16]) and its tiling.
+using SmallMatmul = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                           MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                           MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+inline TCubeTiling SmallTiling()
+{
+    TCubeTiling t;
+    t.M = t.singleCoreM = 8;
+    t.N = t.singleCoreN = 16;
+    t.Ka = t.Kb = t.singleCoreK = 32;
+    t.baseM = 16;
+    t.baseN = 16;
+    t.baseK = 32;
+    t.depthA1 = t.depthB1 = 1;
+    t.stepM = t.stepN = t.stepKa = t.stepKb = 1;
+    t.transLength = 16 * 16 * 4;
+    return t;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Flags are one bit per (event, id)
+// ---------------------------------------------------------------------------------------------------------------
+
+// Two SetFlags of one event and id before their WaitFlags: they merge into one bit on the device.
+template <bool kOk> inline void FlagDoubleSet(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    SetFlag<HardEvent::V_S>(EVENT_ID0);
+    if (kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    Duplicate(t[8], 2.0f, 8);
+    SetFlag<HardEvent::V_S>(EVENT_ID0);  // FAULT(double_set_flag)
+    if (!kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    (void)t.GetValue(8);
+}
+
+// The kernel's own SetFlag on the id a VECIN queue's EnQue holds (MTE2_V id 0). The twin takes its own id.
+template <bool kOk> inline void FlagOnQueueHeldId(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(q, 1, 256);
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> in = q.AllocTensor<float>();
+    DataCopy(in, xg, 64);
+    q.EnQue(in);
+    LocalTensor<float> other = b.Get<float>();
+    DataCopy(other, xg[64], 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.AllocEventID<HardEvent::MTE2_V>()) : EVENT_ID0;
+    SetFlag<HardEvent::MTE2_V>(id);  // FAULT(set_flag_on_queue_held_id)
+    WaitFlag<HardEvent::MTE2_V>(id);
+    if (kOk) pipe.ReleaseEventID<HardEvent::MTE2_V>(id);
+    LocalTensor<float> got = q.DeQue<float>();
+    Add(got, got, other, 64);
+    q.FreeTensor(got);
+}
+
+// A SetFlag never waited for: SetFlag and WaitFlag must be paired.
+template <bool kOk> inline void FlagLeftPending(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 64);
+    SetFlag<HardEvent::V_MTE3>(EVENT_ID3);
+    WaitFlag<HardEvent::V_MTE3>(EVENT_ID3);
+    DataCopy(yg, t, 64);
+    SetFlag<HardEvent::MTE3_V>(EVENT_ID3);  // FAULT(set_flag_left_pending)
+    if (kOk) WaitFlag<HardEvent::MTE3_V>(EVENT_ID3);
+}
+
+// A kernel flag pending across a ReduceMax: the API's internal V_S pair takes the same id from FetchEventID. The
+// twin holds its id with AllocEventID, so the API's FetchEventID returns another.
+template <bool kOk> inline void FlagPendingAcrossReduce(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(w, 64);
+    pipe.InitBuffer(d, 32);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    Abs(t, t, 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.AllocEventID<HardEvent::V_S>())
+                           : static_cast<event_t>(pipe.FetchEventID<HardEvent::V_S>());
+    SetFlag<HardEvent::V_S>(id);  // the kernel means to read t[0] later
+    PipeBarrier<PIPE_V>();
+    ReduceMax(d.Get<float>(), t, w.Get<float>(), 64, false);  // FAULT(flag_pending_across_reduce)
+    WaitFlag<HardEvent::V_S>(id);
+    if (kOk) pipe.ReleaseEventID<HardEvent::V_S>(id);
+    (void)t.GetValue(0);
+    WaitPipe<HardEvent::V_S>(pipe);
+    (void)d.Get<float>().GetValue(0);
+}
+
+// ReleaseEventID of an id the kernel never allocated (a queue's).
+template <bool kOk> inline void ReleaseForeignEventId(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> in = q.AllocTensor<float>();
+    DataCopy(in, xg, 64);
+    q.EnQue(in);
+    const int32_t mine = pipe.AllocEventID<HardEvent::MTE2_V>();  // id 1: the queue holds id 0
+    pipe.ReleaseEventID<HardEvent::MTE2_V>(kOk ? mine : 0);  // FAULT(release_foreign_event_id)
+    if (!kOk) pipe.ReleaseEventID<HardEvent::MTE2_V>(mine);
+    LocalTensor<float> got = q.DeQue<float>();
+    q.FreeTensor(got);
+}
+
+// On split SoCs the Matmul client (REGIST_MATMUL_OBJ) holds MTE3_S id 0 with a SetFlag pending between messages: a
+// kernel SetFlag / WaitFlag of MTE3_S with id 0 takes the client's bit. ascend310p has no client (accepted there).
+template <bool kOk> inline void FlagOnMatmulClientId(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    TBuf<TPosition::VECCALC> b;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.FetchEventID<HardEvent::MTE3_S>()) : EVENT_ID0;
+    SetFlag<HardEvent::MTE3_S>(id);  // FAULT(flag_on_matmul_client_id)
+    WaitFlag<HardEvent::MTE3_S>(id);
+    (void)x;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Compare / CompareScalar count forms
+// ---------------------------------------------------------------------------------------------------------------
+
+// 40 floats are not one whole 256-byte repeat: the device compares none of them (the mask keeps stale bits).
+template <bool kOk> inline void ComparePartialRepeat(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(m, 32);
+    pipe.InitBuffer(o, 256);
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = a.Get<float>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    LocalTensor<float> r = o.Get<float>();
+    DataCopy(t, xg[80], 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    CompareScalar(mask, t, 0.0f, CMPMODE::GT, kOk ? 64u : 40u);  // FAULT(compare_partial_repeat)
+    PipeBarrier<PIPE_V>();
+    Select(r, mask, t, -1.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, r, 64);
+}
+
+// int32 Compare with GT: the int32 instruction compares for equality only (ascend910b); ascend310p has no int32
+// Compare. The twin compares the float values.
+template <bool kOk> inline void CompareInt32NotEq(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> f;
+    TBuf<TPosition::VECCALC> i;
+    TBuf<TPosition::VECCALC> m;
+    pipe.InitBuffer(f, 512);
+    pipe.InitBuffer(i, 512);
+    pipe.InitBuffer(m, 32);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> fv = f.Get<float>();
+    LocalTensor<int32_t> iv = i.Get<int32_t>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    DataCopy(fv, xg, 128);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    if (kOk) {
+        Compare(mask, fv, fv[64], CMPMODE::GT, 64);
+    } else {
+        Cast(iv, fv, RoundMode::CAST_RINT, 128);
+        PipeBarrier<PIPE_V>();
+        Compare(mask, iv, iv[64], CMPMODE::GT, 64);  // FAULT(compare_int32_not_eq)
+    }
+    WaitPipe<HardEvent::V_S>(pipe);
+    (void)mask.GetValue(0);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Mix kernels, SyncAll's preconditions, REGIST_MATMUL_OBJ
+// ---------------------------------------------------------------------------------------------------------------
+
+// A 1:2 mix kernel (two vector blocks, one cube core) splitting y's 256 floats between its vector workers: the
+// workers are GetBlockNum() * GetTaskRation() (GetBlockNum() is the cube cores). Dividing by GetBlockNum() alone gives
+// each worker twice its share: worker 1 writes past y.
+template <bool kOk> inline void MixBlockNum(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    const uint32_t workers = static_cast<uint32_t>(GetBlockNum() * (kOk ? GetTaskRation() : 1));
+    const uint32_t per = 256 / workers;
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), per);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * per], t, per);  // FAULT(mix_block_num)
+}
+
+// The software SyncAll in a 1:2 mix kernel: its slots are per cube core (get_block_idx), shared by the two vector
+// cores. The twin uses the hardware SyncAll<false>() there (and the software one where there is no mix kernel).
+// y: the software form's workspace (zero at launch, shared).
+template <bool kOk> inline void SoftwareSyncAllInMix(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 256);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    if (kOk && GetTaskRation() == 2) {
+        SyncAll<false>();
+    } else {
+        SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_in_mix)
+    }
+}
+
+// The hardware SyncAll<false>() waits for the cube cores too; in a kernel whose cube cores run the Matmul API's
+// server (REGIST_MATMUL_OBJ) they never call it and the launch hangs. The twin: SyncAll<true>(), the vector cores'
+// barrier (what such kernels use).
+template <bool kOk> inline void HardwareSyncAllFalseWithMatmulServer(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    if (kOk) {
+        SyncAll<true>();
+    } else {
+        SyncAll<false>();  // FAULT(hardware_sync_all_false_with_matmul_server)
+    }
+}
+
+// A SyncAll on more blocks than the SoC has cores (65: more than any SoC's vector or AI cores): the framework runs
+// the blocks in rounds and the barrier hangs. The twin runs 8 blocks. y: the software form's workspace.
+template <bool kOk> inline void SyncAllOverCoreCount(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 8 * 32);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(sync_all_over_core_count)
+}
+
+// The hardware SyncAll in a launch without a workspace (a tiling that sets workspace size 0).
+template <bool kOk> inline void HardwareSyncAllWithoutWorkspace(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    SyncAll();  // FAULT(hardware_sync_all_without_workspace)
+}
+
+// A Matmul object in a kernel the build makes a vector-only kernel (KERNEL_TYPE_AIV_ONLY): no cube core starts.
+template <bool kOk> inline void MatmulWithoutMixType(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);  // FAULT(matmul_without_mix_type)
+}
+
+// REGIST_MATMUL_OBJ given the kernel's own workspace (GetUserWorkspace) instead of the system workspace.
+template <bool kOk> inline void MatmulUserWorkspace(GM_ADDR, GM_ADDR, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    GM_ADDR ws = kOk ? GetSysWorkSpacePtr() : GetUserWorkspace(workspace);
+    REGIST_MATMUL_OBJ(&pipe, ws, mm, &tiling);  // FAULT(regist_matmul_user_workspace)
+}
+
+// KERNEL_TYPE_AIV_ONLY on ascend310p: its AI cores have no separate vector cores (the twin declares nothing).
+template <bool kOk> inline void KernelTypeOn310p(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    if (!kOk) {
+        KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // FAULT(aiv_only_on_310p)
+    }
+}
+
+// A 1:2 mix kernel launched on 3 vector blocks: the cube cores start their vector cores in pairs.
+template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Outputs and the workspace are not zeroed
+// ---------------------------------------------------------------------------------------------------------------
+
+// y is an output: the kernel writes 192 of its 256 floats, the last 64 keep the allocator's garbage. The error comes
+// at the end of the launch, naming the first unwritten byte and the kernel's last write to y (this line).
+template <bool kOk> inline void OutputLeftUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 0.0f, 256);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, t, kOk ? 256u : 192u);  // FAULT(output_left_unwritten)
+}
+
+// A scalar read of a workspace counter the kernel never wrote: 0 only if the pool happened to hold 0. The twin
+// initialises it first.
+template <bool kOk> inline void WorkspaceReadUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
+{
+    GlobalTensor<int32_t> counter;
+    counter.SetGlobalBuffer((__gm__ int32_t*)GetUserWorkspace(workspace), 8);
+    GlobalTensor<int32_t> yg;
+    yg.SetGlobalBuffer((__gm__ int32_t*)y, 256);
+    if (kOk) counter.SetValue(0, 0);
+    const int32_t n = counter.GetValue(0);  // FAULT(workspace_read_unwritten)
+    yg.SetValue(0, n + 1);
+}
+
+// A DMA read of workspace bytes never written: the UB copy holds garbage, caught where it is used (copied to y).
+// The twin writes the workspace first (and orders the write before the read).
+template <bool kOk> inline void WorkspaceDmaUnwritten(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> wg;
+    wg.SetGlobalBuffer((__gm__ float*)GetUserWorkspace(workspace), 64);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> u = t[64];
+    if (kOk) {
+        Duplicate(t, 2.0f, 64);
+        WaitPipe<HardEvent::V_MTE3>(pipe);
+        DataCopy(wg, t, 64);
+        WaitPipe<HardEvent::MTE3_MTE2>(pipe);
+    }
+    DataCopy(u, wg, 64);
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    DataCopy(yg, u, 64);  // FAULT(workspace_dma_unwritten)
+}
+
+struct FidelityEntry {
+    const char* name;
+    Kernel kernel;
+    uint32_t block_dim = 1;
+    YInit y_init = YInit::kData;
+    bool y_shared = false;
+    int kernel_type = -1;      // Launcher::SetKernelType: the type the build gives the kernel (split SoCs), -1 none
+    bool workspace = true;     // the launch has a workspace (the SoC's system part, then 64 KiB)
+};
+
+constexpr int kMix = 5;       // KERNEL_TYPE_MIX_AIC_1_2
+constexpr int kAivOnly = 0;   // KERNEL_TYPE_AIV_ONLY
+
+#define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \
+    {NAME, &KERNEL<false>, __VA_ARGS__}, { NAME "_ok", &KERNEL<true>, __VA_ARGS__ }
+
+// Every fault kernel followed by its correct twin ("<name>_ok").
+inline const FidelityEntry* FidelityKernels(size_t* count)
+{
+    static const FidelityEntry kEntries[] = {
+        AQO_FIDELITY("double_set_flag", FlagDoubleSet, 1),
+        AQO_FIDELITY("set_flag_on_queue_held_id", FlagOnQueueHeldId, 1),
+        AQO_FIDELITY("set_flag_left_pending", FlagLeftPending, 1),
+        AQO_FIDELITY("flag_pending_across_reduce", FlagPendingAcrossReduce, 1),
+        AQO_FIDELITY("release_foreign_event_id", ReleaseForeignEventId, 1),
+        AQO_FIDELITY("flag_on_matmul_client_id", FlagOnMatmulClientId, 1, YInit::kData, false, kMix),
+        AQO_FIDELITY("compare_partial_repeat", ComparePartialRepeat, 1),
+        AQO_FIDELITY("compare_int32_not_eq", CompareInt32NotEq, 1),
+        AQO_FIDELITY("mix_block_num", MixBlockNum, 2, YInit::kData, false, kMix),
+        AQO_FIDELITY("software_sync_all_in_mix", SoftwareSyncAllInMix, 2, YInit::kData, true, kMix),
+        AQO_FIDELITY("hardware_sync_all_false_with_matmul_server", HardwareSyncAllFalseWithMatmulServer, 2,
+                     YInit::kData, false, kMix),
+        {"sync_all_over_core_count", &SyncAllOverCoreCount<false>, 65, YInit::kData, true},
+        {"sync_all_over_core_count_ok", &SyncAllOverCoreCount<true>, 8, YInit::kData, true},
+        {"hardware_sync_all_without_workspace", &HardwareSyncAllWithoutWorkspace<false>, 2, YInit::kData, false, -1,
+         false},
+        {"hardware_sync_all_without_workspace_ok", &HardwareSyncAllWithoutWorkspace<true>, 2},
+        {"matmul_without_mix_type", &MatmulWithoutMixType<false>, 1, YInit::kData, false, kAivOnly},
+        {"matmul_without_mix_type_ok", &MatmulWithoutMixType<true>, 1, YInit::kData, false, kMix},
+        AQO_FIDELITY("regist_matmul_user_workspace", MatmulUserWorkspace, 1, YInit::kData, false, kMix),
+        AQO_FIDELITY("aiv_only_on_310p", KernelTypeOn310p, 1),
+        AQO_FIDELITY("output_left_unwritten", OutputLeftUnwritten, 1, YInit::kOutput),
+        AQO_FIDELITY("workspace_read_unwritten", WorkspaceReadUnwritten, 1),
+        AQO_FIDELITY("workspace_dma_unwritten", WorkspaceDmaUnwritten, 1),
+        {"mix_odd_blocks", &MixOddBlocks<false>, 3},
+        {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
+    };
+    *count = sizeof(kEntries) / sizeof(kEntries[0]);
+    return kEntries;
+}
+#undef AQO_FIDELITY
+
+}  // namespace aqo_emu_fidelity

@@ -1,0 +1,144 @@
+"""The emulator is at least as strict as the device and the CANN 8.1.RC1 API where a lenient model would accept a
+wrong kernel: flags are one bit, the API's own synchronisation and UB scratch, the Compare count forms, the scalar
+data cache, outputs and workspaces that are not zeroed, the 310p Matmul's C write-back, mix kernels, SyncAll's
+preconditions, per-API element types, ...
+
+Each fault kernel in op_kernel/emulator/tests/emu_fidelity_test_kernels.cpp is broken in one way; its faulty line
+carries ``FAULT(<name>)``. The test reads the marker's line from the source (the file itself is the reference) and
+requires the EmulatorError to name that file and line, the SoC and core, and the rule. Where a rule depends on the
+SoC, the same kernel must pass on the SoCs where it is legal. Every fault kernel has a correct twin (``<name>_ok``),
+which must pass on every SoC.
+"""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import pytest
+
+from ascend_quant_ops.errors import EmulatorError
+
+import ascend_quant_ops_testing as _testing  # the fault kernels' module (tests/emulator/conftest.py)
+
+KERNEL_FILE = (pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests"
+               / "emu_fidelity_test_kernels.cpp")
+ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+SPLIT_SOCS = ("ascend910b", "ascend910_95")
+
+
+def _fault_lines() -> dict[str, int]:
+    lines = {}
+    for number, text in enumerate(KERNEL_FILE.read_text().splitlines(), start=1):
+        for m in re.finditer(r"FAULT\((\w+)\)", text.partition("//")[2]):
+            assert m.group(1) not in lines, f"marker {m.group(1)} appears twice"
+            lines[m.group(1)] = number
+    return lines
+
+
+FAULT_LINES = _fault_lines()
+
+# fault name -> (SoCs on which the kernel must be refused, words the message must contain[, faulting core])
+EXPECTED = {
+    # flags are one bit per (event, id)
+    "double_set_flag": (ALL_SOCS, ["SetFlag(HardEvent::V_S, id 0)", "still pending", "one bit"]),
+    "set_flag_on_queue_held_id": (ALL_SOCS, ["SetFlag(HardEvent::MTE2_V, id 0)", "held by a TPipe queue",
+                                             "EnQue at", "AllocEventID or FetchEventID"]),
+    "set_flag_left_pending": (ALL_SOCS, ["SetFlag(HardEvent::MTE3_V, id 3)", "never waited for"]),
+    "flag_pending_across_reduce": (ALL_SOCS, ["ReduceMax synchronises internally", "HardEvent::V_S, id 0",
+                                              "FetchEventID", "pending"]),
+    "release_foreign_event_id": (ALL_SOCS, ["ReleaseEventID(HardEvent::MTE2_V, id 0)", "held by a TPipe queue"]),
+    "flag_on_matmul_client_id": (SPLIT_SOCS, ["SetFlag(HardEvent::MTE3_S, id 0)", "held by an AscendC API",
+                                              "Matmul client"]),
+    # Compare / CompareScalar count forms: whole 256-byte repeats, the headers' types, int32 EQ only
+    "compare_partial_repeat": (ALL_SOCS, ["CompareScalar of 40 elements", "whole 256-byte repeats only"]),
+    "compare_int32_not_eq": (ALL_SOCS, {"ascend910b": ["int32 operands with CMPMODE::GT", "equality only"],
+                                        "ascend910_95": ["int32 operands with CMPMODE::GT", "equality only"],
+                                        "ascend310p": ["int32 operands", "not supported on ascend310p"]}),
+    # mix kernels (KERNEL_TASK_TYPE_DEFAULT), SyncAll's preconditions, REGIST_MATMUL_OBJ
+    "mix_block_num": (SPLIT_SOCS, ["DataCopy UB->GM", "write to bytes [1024, 2048)", "outside the buffer"], 1),
+    "software_sync_all_in_mix": (SPLIT_SOCS, ["KERNEL_TYPE_MIX_AIC_1_2", "software SyncAll", "collide",
+                                              "SyncAll<false>()"]),
+    "hardware_sync_all_false_with_matmul_server": (ALL_SOCS, {
+        "ascend910b": ["Matmul API's server", "hangs", "SyncAll<true>()"],
+        "ascend910_95": ["Matmul API's server", "hangs", "SyncAll<true>()"],
+        "ascend310p": ["no hardware SyncAll"]}),
+    "sync_all_over_core_count": (ALL_SOCS, {
+        "ascend910b": ["65 blocks", "48 vector cores", "rounds"],
+        "ascend910_95": ["65 blocks", "64 vector cores", "rounds"],
+        "ascend310p": ["65 blocks", "8 AI cores", "rounds"]}),
+    "hardware_sync_all_without_workspace": (ALL_SOCS, {
+        "ascend910b": ["needs the launch's workspace"], "ascend910_95": ["needs the launch's workspace"],
+        "ascend310p": ["no hardware SyncAll"]}),
+    "matmul_without_mix_type": (SPLIT_SOCS, ["REGIST_MATMUL_OBJ", "KERNEL_TYPE_AIV_ONLY", "waits forever",
+                                             "KERNEL_TYPE_MIX_AIC_1_2"]),
+    "regist_matmul_user_workspace": (SPLIT_SOCS, ["REGIST_MATMUL_OBJ", "not GetSysWorkSpacePtr()"]),
+    "aiv_only_on_310p": (("ascend310p",), ["KERNEL_TYPE_AIV_ONLY is not supported on ascend310p"]),
+    # outputs and the workspace are not zeroed: poisoned, every output byte written, no read of unwritten bytes
+    "output_left_unwritten": (ALL_SOCS, ["output 'y' (1024 bytes)", "256 bytes were never written",
+                                         "first at byte 768", "not zeroed"]),
+    "workspace_read_unwritten": (ALL_SOCS, ["GlobalTensor::GetValue reads byte", "of GM buffer 'workspace'",
+                                            "nothing wrote in this launch", "reused pool"]),
+    "workspace_dma_unwritten": (ALL_SOCS, ["DataCopy", "never written"]),
+    "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
+                                  "ascend910_95": ["3 vector blocks", "even number"],
+                                  "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
+}
+
+# Faults found at the end of the launch (an output left partly unwritten): their marker is the kernel's last write.
+END_OF_LAUNCH = {"output_left_unwritten"}
+
+# Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels).
+TWIN_SOCS = {
+    "hardware_sync_all_false_with_matmul_server_ok": SPLIT_SOCS,
+    "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
+    "mix_odd_blocks_ok": SPLIT_SOCS,
+}
+
+
+def test_every_fault_kernel_has_a_marker_an_expectation_and_a_twin():
+    names = set(_testing.emulator_fidelity_names())
+    faults = {n for n in names if not n.endswith("_ok")}
+    assert faults == set(FAULT_LINES), "fault kernels and FAULT() markers disagree"
+    assert faults == set(EXPECTED), "every fault kernel needs an expectation here"
+    assert {n + "_ok" for n in faults} == names - faults, "every fault kernel needs a correct twin"
+
+
+_CASES = [(name, soc) for name in sorted(EXPECTED) for soc in ALL_SOCS]
+
+
+@pytest.mark.parametrize("name,soc", _CASES)
+def test_fault_is_caught_at_the_kernel_line(name, soc):
+    socs, words, *rest = EXPECTED[name]
+    if soc not in socs:
+        # The same kernel is legal on this SoC: the check must depend on the SoC model.
+        _testing.emulator_fidelity_run(name, soc)
+        assert _testing.emulator_last_run_stats()["completed"] is True
+        return
+    with pytest.raises(EmulatorError) as info:
+        _testing.emulator_fidelity_run(name, soc)
+    err = info.value
+    message = str(err)
+    line = FAULT_LINES[name]
+    if name in END_OF_LAUNCH:
+        # Nothing faults at a line: the launch ends with bytes unwritten; the error names the kernel's last write.
+        assert f"last write to it: " in message and f"emu_fidelity_test_kernels.cpp:{line}" in message, message
+        assert err.soc == soc
+    else:
+        assert f"emu_fidelity_test_kernels.cpp:{line}:" in message, message
+        assert err.kernel_line == line
+        core = rest[0] if rest else 0
+        block_dim = _testing.emulator_fidelity_block_dim(name)
+        assert err.soc == soc and f"[{soc} core {core}/{block_dim}" in message, message
+    for word in (words[soc] if isinstance(words, dict) else words):
+        assert word in message, f"{word!r} not in {message!r}"
+    stats = _testing.emulator_last_run_stats()
+    assert stats["completed"] is False and stats["error"] == message
+
+
+@pytest.mark.parametrize("soc", ALL_SOCS)
+@pytest.mark.parametrize("name", sorted(n + "_ok" for n in EXPECTED))
+def test_correct_twin_passes(name, soc):
+    if soc not in TWIN_SOCS.get(name, ALL_SOCS):
+        pytest.skip(f"{name} uses what {soc} does not have (its fault test covers {soc})")
+    _testing.emulator_fidelity_run(name, soc)
+    assert _testing.emulator_last_run_stats()["completed"] is True

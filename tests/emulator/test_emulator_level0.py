@@ -1,0 +1,95 @@
+"""The level-0 vector forms of the emulator (op_kernel/emulator/include/emulator/emu_vector_level0.h) against
+numpy: iterations of 8 data blocks with a continuous mask, block / repeat strides (a broadcast block, an
+accumulation through the second source with repeat stride 0), WholeReduceMax / WholeReduceMin with the documented
+index rule (the first index on ties), and their trace (one instruction whose bursts are repeatTimes). Their misuse
+is tested by the fault kernels (test_emulator_faults.py, level0_*)."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import ascend_quant_ops_testing as _testing
+
+SOCS = ("ascend910b", "ascend310p", "ascend910_95")
+
+
+def _run(x: np.ndarray, n: int, mode: int, mask: int, soc: str) -> np.ndarray:
+    out = _testing.emulator_demo_level0(np.ascontiguousarray(x, np.float32).tobytes(), n, mode, mask, soc)
+    return np.frombuffer(out, np.float32).copy()
+
+
+def _data(n: int, seed: int) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(n + 64).astype(np.float32)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("k", [2, 7, 255])
+def test_max_accumulation_through_src1_with_repeat_stride_zero(soc, k):
+    n = 64 * (k + 1)
+    x = _data(n, k)
+    y = _run(x, n, 0, 64, soc)
+    np.testing.assert_array_equal(y[:64], x[: 64 * (k + 1)].reshape(k + 1, 64).max(axis=0))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_int32_max_accumulation(soc):
+    n = 64 * 9
+    rng = np.random.default_rng(3)
+    xi = rng.integers(-2**31, 2**31 - 1, size=n + 64, dtype=np.int64).astype(np.int32)
+    y = _run(xi.view(np.float32), n, 1, 64, soc).view(np.int32)
+    np.testing.assert_array_equal(y[:64], xi[:n].reshape(9, 64).max(axis=0))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_div_by_a_broadcast_block(soc):
+    n = 64 * 5
+    x = _data(n, 5)
+    x[n: n + 8] = np.float32([3, -7, 0.1, 11, 13, -0.3, 5, 9])
+    y = _run(x, n, 2, 64, soc)
+    expect = x[:n] / np.tile(x[n: n + 8], n // 8)
+    np.testing.assert_array_equal(y, expect.astype(np.float32))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("mask", [1, 7, 8, 9, 63])
+def test_continuous_mask_writes_only_the_first_elements_of_each_iteration(soc, mask):
+    n = 64 * 3
+    x = _data(n, mask)
+    x[n: n + 8] = 2.0
+    y = _run(x, n, 3, mask, soc).reshape(3, 64)
+    np.testing.assert_array_equal(y[:, :mask], (x[:n].reshape(3, 64)[:, :mask] / np.float32(2)))
+    np.testing.assert_array_equal(y[:, mask:], 7.0)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("mode,fn,arg", [(4, np.max, np.argmax), (5, np.min, np.argmin)])
+@pytest.mark.parametrize("mask", [64, 33])
+def test_whole_reduce_value_and_first_index(soc, mode, fn, arg, mask):
+    n = 64 * 4
+    x = _data(n, 11)
+    rows = x[:n].reshape(4, 64)
+    rows[1, 5] = rows[1, 20] = fn(rows[1, :mask]) + (1 if mode == 4 else -1)  # a tie: the first index is reported
+    y = _run(x, n, mode, mask, soc)
+    pairs = y[:8].reshape(4, 2)
+    np.testing.assert_array_equal(pairs[:, 0], fn(rows[:, :mask], axis=1))
+    np.testing.assert_array_equal(pairs[:, 1].view(np.uint32), arg(rows[:, :mask], axis=1))
+    assert pairs[1, 1].view(np.uint32) == 5
+    np.testing.assert_array_equal(y[8:], 7.0)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_and_with_a_broadcast_pattern_clears_float_signs(soc):
+    n = 64 * 6
+    x = _data(n, 6)
+    x[n:] = np.array([0xFFFF, 0x7FFF] * 64, np.uint16).view(np.float32)
+    y = _run(x, n, 6, 128, soc)
+    np.testing.assert_array_equal(y, np.abs(x[:n]))
+
+
+def test_trace_records_repeat_times_as_bursts():
+    n = 64 * 5
+    _run(_data(n, 1), n, 3, 9, "ascend910b")
+    divs = [e for e in _testing.emulator_last_run_trace()["cores"][0]["events"]
+            if e["kind"] == "instr" and e["cls"] == "vec_div"]
+    assert len(divs) == 1 and divs[0]["bursts"] == 5 and divs[0]["count"] == 5 * 9
