@@ -140,3 +140,21 @@ def test_plan_explanation_invariants(soc):
         assert t["unitCount"] == 2 * -(-m // t["stripM"]) * -(-n // t["baseN"])
         assert tiling.verify_explanation(e, expected_work=t["unitCount"], core_limit=spec["qlinear_matmul_cores"],
                                          ub_limit=spec["ub_bytes"]) == []
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("m,k,n,transposed", [(2, 64, 152_064, False), (3, 73_728, 40, False),
+                                              (2, 48, 152_064, True), (2, 73_728, 24, True)],
+                         ids=["n152064", "k73728", "n152064-wT", "k73728-wT"])
+def test_serving_sizes_past_the_16_bit_strides(soc, m, k, n, transposed):
+    # vocabulary projections (N = 152064) and long K (73728), small M: row strides of 65536 and more in the cube's
+    # GM -> L1 copies (the Matmul API copies such rows one by one) and in the kernel's own DMAs
+    rng = np.random.default_rng(zlib.crc32(f"{soc} {m} {k} {n} {transposed}".encode()))
+    a = _ints(rng, np.int8, (m, k))
+    w = _ints(rng, np.int8, (n, k) if transposed else (k, n))
+    b = w.T if transposed else w
+    a_s = rng.uniform(0.01, 0.02, (m,)).astype(np.float32)
+    b_s = rng.uniform(0.001, 0.002, (n,)).astype(np.float32)
+    args = (a, a_s, np.int8(3), b, b_s, None)
+    _same_bits(api.quant_matmul(*args, soc=soc, backend="emulator"), golden.quant_matmul(*args))
+    assert _stats.last_run_stats()["plan"]["b_trans"] is transposed
