@@ -124,7 +124,7 @@ def test_npu_tensors_without_the_kernel_are_refused_with_backend_unavailable():
     # No NPU here: the device-kernel check itself, as the helpers run it for NPU tensors.
     with pytest.raises(BackendUnavailableError) as info:
         torch_ops._require_device_kernel("quant_matmul", "npu", "NPU")
-    assert "ascend_quant_ops::quant_matmul" in str(info.value) and "AqoQuantMatmul" in str(info.value)
+    assert "ascend_quant_ops::quant_matmul" in str(info.value) and "AqoQuantMatMul" in str(info.value)
     with pytest.raises(BackendUnavailableError):
         aqo.quant_matmul(**{k: v for k, v in _problem().items() if k != "bias"}, backend="npu")
 
