@@ -36,6 +36,8 @@ __aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR
 {
     if (p.dstDtype == kDTypeInt8) {
         Run<Kernel, XT, int8_t, float>(x, smooth, y, scale, offset, p);
+    } else if (p.dstDtype == kDTypeUInt8) {
+        Run<Kernel, XT, uint8_t, uint8_t>(x, smooth, y, scale, offset, p);  // the zero-point mode only
     }
 #if AQO_SOC_HAS_FP8
     else if (p.dstDtype == kDTypeHiFloat8) {

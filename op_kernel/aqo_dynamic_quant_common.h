@@ -56,7 +56,39 @@ constexpr int32_t kInfBits = 0x7F800000;
 constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
 
 // How a row leaves its statistics.
-enum class RowKind : uint8_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW, RECHECK };
+// How a row leaves its statistics. FALLBACK (asymmetric): a non-finite row, or one whose range is too small for
+// the vector path's divisions to stay finite: the scalar unit computes it, element by element, as the golden does.
+enum class RowKind : uint8_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW, RECHECK, FALLBACK };
+
+// Below this range (max - min) an asymmetric row is computed by the scalar unit: the vector path then cannot
+// produce a zero or subnormal scale (whose divisions would give NaN), and such rows are astronomically rare.
+constexpr float kTinyRange = 7.8886090522101181e-31f;  // 2^-100
+
+// The golden's scalar computation of an asymmetric row (RowKind::FALLBACK): its statistics with NaN propagating
+// (numpy's max / min), then its parameters.
+struct FallbackRow {
+    bool nan = false;
+    float hi = 0.0f;
+    float lo = 0.0f;
+    bool any = false;
+    bool zero = false;
+    float scale = 0.0f;
+    float offset = 0.0f;
+};
+
+// Round half to even of a float with |v| < 2^23 (the scalar unit's exact rounding of a clipped quotient).
+__aicore__ inline float RoundHalfEven(float v)
+{
+    const int32_t i = static_cast<int32_t>(v);  // toward zero
+    const float frac = v - static_cast<float>(i);
+    int32_t r = i;
+    if (frac > 0.5f || (frac == 0.5f && (i & 1) != 0)) {
+        r = i + 1;
+    } else if (frac < -0.5f || (frac == -0.5f && (i & 1) != 0)) {
+        r = i - 1;
+    }
+    return static_cast<float>(r);
+}
 
 __aicore__ inline uint32_t PairFloats(uint32_t n) { return (2 * n + kBlockFloats - 1) / kBlockFloats * kBlockFloats; }
 
@@ -78,15 +110,17 @@ public:
         rowBegin_ = rowBegin;
         rowEnd_ = rowEnd;
         carried_ = 0;
-        recent_ = 0;
+        groupRow_ = rowBegin;
     }
 
     // Where the group's first value goes in its slot (the carried values come first).
     __aicore__ inline uint32_t First() const { return kSocHasDataCopyPad ? 0 : carried_; }
 
-    // Before the group's values: the scalar unit copies the carried ones to the start of the slot.
-    __aicore__ inline void Begin(const LocalTensor<T>& slot)
+    // Before the group's values (of the group starting at GM row `row`): the scalar unit copies the carried ones to
+    // the start of the slot.
+    __aicore__ inline void Begin(const LocalTensor<T>& slot, uint64_t row)
     {
+        groupRow_ = row;
         if constexpr (!kSocHasDataCopyPad) {
             for (uint32_t i = 0; i < carried_; ++i) {
                 slot.SetValue(i, carry_[i]);
@@ -94,13 +128,12 @@ public:
         }
     }
 
-    // The scalar unit stores value i of the group (row = group row + i).
+    // The scalar unit stores value i of the group (row = group row + i), in any order.
     __aicore__ inline void Put(const LocalTensor<T>& slot, uint32_t i, T value)
     {
         slot.SetValue(First() + i, value);
         if constexpr (!kSocHasDataCopyPad) {
-            last_[recent_ % kPerBlock] = value;
-            ++recent_;
+            last_[(groupRow_ + i - rowBegin_) % kPerBlock] = value;  // the core's last kPerBlock values, by row
         }
     }
 
@@ -136,7 +169,7 @@ public:
                 // The core's last block: its last kPerBlock values, gathered behind the group's values.
                 const uint32_t at = (pending + kPerBlock - 1) / kPerBlock * kPerBlock;
                 for (uint32_t i = 0; i < kPerBlock; ++i) {
-                    slot.SetValue(at + i, last_[(recent_ + i) % kPerBlock]);
+                    slot.SetValue(at + i, last_[(end - kPerBlock + i - rowBegin_) % kPerBlock]);
                 }
                 WaitS2Mte3();
                 DataCopy(gm_[end - kPerBlock], slot[at], kPerBlock);
@@ -154,7 +187,7 @@ private:
     uint64_t rowBegin_ = 0;
     uint64_t rowEnd_ = 0;
     uint32_t carried_ = 0;
-    uint32_t recent_ = 0;
+    uint64_t groupRow_ = 0;
     T carry_[kPerBlock];
     T last_[kPerBlock];
 };
@@ -240,14 +273,16 @@ public:
             offsetBlocks_ = rs[next];
         }
         LocalTensor<float> cs = constBuf_.Get<float>();
-        // constants: the magnitude mask block, the Inf pattern block, the float16 exponent mask block, then the
-        // dmax vector (asymmetric: and the quantization range vector); the plan's ConstBytes counts the same.
+        // constants: the magnitude mask block, the Inf pattern block, the float16 exponent mask block, the sign mask
+        // block, then the dmax vector (asymmetric: and the quantization range vector); the plan's ConstBytes counts
+        // the same.
         magnitudeMask_ = cs.template ReinterpretCast<int32_t>();
         infBlock_ = magnitudeMask_[kBlockFloats];
         exponentMask_ = magnitudeMask_[2 * kBlockFloats].template ReinterpretCast<int16_t>();
-        dmaxVec_ = cs[3 * kBlockFloats];
+        signMask_ = magnitudeMask_[3 * kBlockFloats];
+        dmaxVec_ = cs[4 * kBlockFloats];
         if (p.asymmetric != kSymmetric) {
-            rangeVec_ = cs[3 * kBlockFloats + pf];
+            rangeVec_ = cs[4 * kBlockFloats + pf];
         }
         InitConstants();
     }
@@ -259,6 +294,7 @@ protected:
         Duplicate(magnitudeMask_, kMagnitudeMask, static_cast<int32_t>(kBlockFloats));
         Duplicate(infBlock_, kInfBits, static_cast<int32_t>(kBlockFloats));
         Duplicate(exponentMask_, static_cast<int16_t>(0x7C00), static_cast<int32_t>(2 * kBlockFloats));
+        Duplicate(signMask_, static_cast<int32_t>(0x80000000u), static_cast<int32_t>(kBlockFloats));
         const int32_t pf = static_cast<int32_t>(PairFloats(statRows_));
         Duplicate(dmaxVec_, p_.dmax, pf);
         if (p_.asymmetric != kSymmetric) {
@@ -306,6 +342,39 @@ protected:
         }
         if (off < count) {
             And(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
+        }
+    }
+
+    // dst[i] = src0[i] | src1[i] (uint16 lanes, contiguous).
+    __aicore__ inline void Or16(const LocalTensor<uint16_t>& dst, const LocalTensor<uint16_t>& src0,
+                                const LocalTensor<uint16_t>& src1, uint32_t count)
+    {
+        constexpr uint32_t per = 128;
+        uint32_t off = 0;
+        while (count - off >= per) {
+            uint32_t reps = (count - off) / per;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            Or(dst[off], src0[off], src1[off], per, static_cast<uint8_t>(reps), {1, 1, 1, 8, 8, 8});
+            off += reps * per;
+        }
+        if (off < count) {
+            Or(dst[off], src0[off], src1[off], count - off, 1, {1, 1, 1, 8, 8, 8});
+        }
+    }
+
+    // dst[i] = min(src[i], block[0]) (int32 lanes): magnitude bits with NaN clamped to the Inf pattern.
+    __aicore__ inline void MinBlock32(const LocalTensor<int32_t>& dst, const LocalTensor<int32_t>& src,
+                                      const LocalTensor<int32_t>& block, uint32_t count)
+    {
+        uint32_t off = 0;
+        while (count - off >= kRepFloats) {
+            uint32_t reps = (count - off) / kRepFloats;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            Min(dst[off], src[off], block, kRepFloats, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * kRepFloats;
+        }
+        if (off < count) {
+            Min(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
         }
     }
 
@@ -405,14 +474,281 @@ protected:
     // by dmax. rowMax_[2 i] is row i's max|v| (Inf for a non-finite row), rowScale_[2 i] its scale.
     __aicore__ inline void RowScales(uint32_t n)
     {
+        RowMaxima(n);
+        PipeBarrier<PIPE_V>();
+        // The index lanes of the pairs are divided too (tiny integers' bit patterns: harmless, never read).
+        Div(rowScale_, rowMax_, dmaxVec_, static_cast<int32_t>(2 * n));
+    }
+
+    // rowMax_[2 i] = row i's max|v| (Inf for a non-finite row).
+    __aicore__ inline void RowMaxima(uint32_t n)
+    {
         PipeBarrier<PIPE_V>();
         Min(accClamped_, acc_, infBlock_, kAccLanes, static_cast<uint8_t>(n), {1, 1, 0, 8, 8, 0});
         PipeBarrier<PIPE_V>();
         WholeReduceMax(rowMax_, accClamped_.template ReinterpretCast<float>(), static_cast<int32_t>(kAccLanes),
                        static_cast<int32_t>(n), 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+    }
+
+    // rowHi_[2 i], rowLo_[2 i] = row i's signed maximum and minimum (accMax_ / accMin_ lanes).
+    __aicore__ inline void RowHiLo(uint32_t n)
+    {
         PipeBarrier<PIPE_V>();
-        // The index lanes of the pairs are divided too (tiny integers' bit patterns: harmless, never read).
-        Div(rowScale_, rowMax_, dmaxVec_, static_cast<int32_t>(2 * n));
+        WholeReduceMax(rowHi_, accMax_, static_cast<int32_t>(kAccLanes), static_cast<int32_t>(n), 1, 1, 8,
+                       ReduceOrder::ORDER_VALUE_INDEX);
+        WholeReduceMin(rowLo_, accMin_, static_cast<int32_t>(kAccLanes), static_cast<int32_t>(n), 1, 1, 8,
+                       ReduceOrder::ORDER_VALUE_INDEX);
+    }
+
+    // Every lane of the signed accumulators at the identities of max / min (finite, so saturation mode reads them
+    // as they are).
+    __aicore__ inline void ResetHiLo(uint32_t n)
+    {
+        Duplicate(accMax_, -3.40282347e38f, static_cast<int32_t>(n * kAccLanes));
+        Duplicate(accMin_, 3.40282347e38f, static_cast<int32_t>(n * kAccLanes));
+    }
+
+    // v of `count` values with NaN replaced by +-Inf (the sign kept), from v and its magnitude bits (mag): the
+    // magnitudes are clamped to the Inf pattern first, then the sign bits are put back. The result is safe for the
+    // float max / min accumulation; a row that held NaN or Inf takes the fallback whatever it gives.
+    __aicore__ inline void SignedNaNFree(const LocalTensor<float>& v, const LocalTensor<float>& mag, uint32_t count)
+    {
+        LocalTensor<int32_t> magI = mag.template ReinterpretCast<int32_t>();
+        MinBlock32(magI, magI, infBlock_, count);
+        AndBlock16(v.template ReinterpretCast<uint16_t>(), v.template ReinterpretCast<uint16_t>(),
+                   signMask_.template ReinterpretCast<uint16_t>(), 2 * count);
+        PipeBarrier<PIPE_V>();
+        Or16(v.template ReinterpretCast<uint16_t>(), v.template ReinterpretCast<uint16_t>(),
+             mag.template ReinterpretCast<uint16_t>(), 2 * count);
+    }
+
+    // ----- asymmetric parameters -----
+
+    // A finite row's kind for the vector path from its signed maximum and minimum (the zero-point mode widens them
+    // to contain 0 first, as its formula does).
+    __aicore__ inline RowKind AsymKind(float& hi, float& lo) const
+    {
+        if (p_.asymmetric == kAsymZeroPoint) {
+            hi = hi > 0.0f ? hi : 0.0f;
+            lo = lo < 0.0f ? lo : 0.0f;
+        }
+        if (hi == lo) {
+            return RowKind::ZERO;  // a constant row: scale 0 (the golden's zero-scale rule)
+        }
+        if (!(hi - lo >= kTinyRange)) {
+            return RowKind::FALLBACK;
+        }
+        return RowKind::NORMAL;
+    }
+
+    // After the scalar unit wrote the compact vectors hi (rowMax_) and lo (rowTmp_) for n rows (and waited S -> V):
+    // scale and offset on the vector unit, every step one float32 operation in the golden's order.
+    //   float offset: scale = (hi - lo) / (qmax - qmin); offset = qmax - hi / scale (as -(hi / scale) + qmax)
+    //   zero point:   scale = (hi - lo) / 255; zero point = round_half_even(min(-(lo / scale), 255))
+    // (the zero point's lower clip changes nothing: -(lo / scale) is +-0 or more for lo <= 0 < scale).
+    __aicore__ inline void AsymmetricParams(uint32_t n)
+    {
+        const int32_t cnt = static_cast<int32_t>(n);
+        LocalTensor<float> hi = rowMax_;
+        LocalTensor<float> lo = rowTmp_;
+        PipeBarrier<PIPE_V>();
+        Sub(rowHi_, hi, lo, cnt);
+        PipeBarrier<PIPE_V>();
+        Div(rowScale_, rowHi_, rangeVec_, cnt);
+        PipeBarrier<PIPE_V>();
+        if (p_.asymmetric == kAsymFloatOffset) {
+            Div(rowHi_, hi, rowScale_, cnt);
+            PipeBarrier<PIPE_V>();
+            Muls(rowHi_, rowHi_, -1.0f, cnt);
+            PipeBarrier<PIPE_V>();
+            Adds(rowOffset_, rowHi_, p_.dmax, cnt);
+        } else {
+            LocalTensor<int32_t> zi = rowLo_.template ReinterpretCast<int32_t>();
+            Div(rowHi_, lo, rowScale_, cnt);
+            PipeBarrier<PIPE_V>();
+            Muls(rowHi_, rowHi_, -1.0f, cnt);
+            PipeBarrier<PIPE_V>();
+            Mins(rowHi_, rowHi_, p_.clipHi, cnt);
+            PipeBarrier<PIPE_V>();
+            Cast(zi, rowHi_, RoundMode::CAST_RINT, cnt);
+            PipeBarrier<PIPE_V>();
+            Cast(rowOffset_, zi, kRoundInt32ToFloat, cnt);
+        }
+    }
+
+    // The asymmetric vector path after q = v / scale (count elements in q), ob the row's offset block:
+    //   float offset: q + offset, then (int8) the clip to [-128, 127] (the float types saturate in their conversion,
+    //                 which is the golden's clip);
+    //   zero point:   clip(round_half_even(q) + zero point, 0, 255), with q first clipped to +-256 (which changes no
+    //                 result) so that the integer conversion never meets Inf.
+    // scratch: float32-sized room beside q. The clip is left to AsymClip (over runs of rows).
+    __aicore__ inline void AsymAddOffset(const LocalTensor<float>& q, const LocalTensor<float>& ob,
+                                         const LocalTensor<float>& scratch, uint32_t count)
+    {
+        if (p_.asymmetric == kAsymFloatOffset) {
+            AddBlock(q, q, ob, count);
+            return;
+        }
+        LocalTensor<int32_t> qi = scratch.template ReinterpretCast<int32_t>();
+        Maxs(q, q, -256.0f, count);
+        PipeBarrier<PIPE_V>();
+        Mins(q, q, 256.0f, count);
+        PipeBarrier<PIPE_V>();
+        Cast(qi, q, RoundMode::CAST_RINT, count);
+        PipeBarrier<PIPE_V>();
+        Cast(q, qi, kRoundInt32ToFloat, count);
+        PipeBarrier<PIPE_V>();
+        AddBlock(q, q, ob, count);
+    }
+
+    // The clip before an integer conversion (int8 and uint8): [clipLo, clipHi].
+    __aicore__ inline void AsymClip(const LocalTensor<float>& q, uint32_t count)
+    {
+        if constexpr (!Float8Out<YT>::kIsFloat) {
+            Maxs(q, q, p_.clipLo, count);
+            PipeBarrier<PIPE_V>();
+            Mins(q, q, p_.clipHi, count);
+        }
+    }
+
+    // After the V -> S wait that follows RowHiLo: the kinds of n rows (NORMAL: finite, to be refined; ZERO;
+    // FALLBACK) become final, the vector unit computes the NORMAL rows' scales and offsets (one Sub, two Div, ...
+    // for the group), and the scalar unit stores them (NORMAL and ZERO rows; FALLBACK rows store their own) and
+    // fills their broadcast blocks.
+    // putAt: the group index of statistics row 0 (the stream mode computes one row's statistics at a time).
+    __aicore__ inline void FinishAsym(uint32_t n, RowKind* kinds, const LocalTensor<float>& s,
+                                      const LocalTensor<OT>& o, uint32_t putAt = 0)
+    {
+        for (uint32_t i = 0; i < n; ++i) {
+            float hi = 1.0f;  // harmless values for the rows the vector path does not compute
+            float lo = 0.0f;
+            if (kinds[i] == RowKind::NORMAL) {
+                hi = rowHi_.GetValue(2 * i);
+                lo = rowLo_.GetValue(2 * i);
+                kinds[i] = AsymKind(hi, lo);
+                if (kinds[i] != RowKind::NORMAL) {
+                    hi = 1.0f;
+                    lo = 0.0f;
+                }
+            }
+            rowMax_.SetValue(i, hi);
+            rowTmp_.SetValue(i, lo);
+        }
+        WaitPipe<HardEvent::S_V>();
+        AsymmetricParams(n);
+        WaitPipe<HardEvent::V_S>();
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::ZERO) {
+                scales_.Put(s, putAt + i, 0.0f);
+                offsets_.Put(o, putAt + i, static_cast<OT>(0));
+            } else if (kinds[i] == RowKind::NORMAL) {
+                const float sc = rowScale_.GetValue(i);
+                const float off = rowOffset_.GetValue(i);
+                if (!(off - off == 0.0f)) {
+                    kinds[i] = RowKind::FALLBACK;  // a non-finite offset: the golden's NaN / Inf rules, by the scalar
+                    continue;
+                }
+                scales_.Put(s, putAt + i, sc);
+                offsets_.Put(o, putAt + i, static_cast<OT>(off));
+                Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
+                Duplicate(offsetBlocks_[i * kBlockFloats], off, static_cast<int32_t>(kBlockFloats));
+            }
+        }
+    }
+
+    // A FALLBACK row's outputs once its statistics are scanned.
+    __aicore__ inline void PutFallback(uint32_t i, FallbackRow& st, const LocalTensor<float>& s,
+                                       const LocalTensor<OT>& o)
+    {
+        FallbackParams(st);
+        scales_.Put(s, i, st.scale);
+        offsets_.Put(o, i, static_cast<OT>(st.offset));
+    }
+
+    // ----- the scalar fallback of an asymmetric row (RowKind::FALLBACK), chunk by chunk -----
+
+    // Statistics: `count` values of v (the vector unit wrote them: the caller has waited V -> S).
+    __aicore__ inline void FallbackScan(const LocalTensor<float>& v, uint32_t count, FallbackRow& st)
+    {
+        for (uint32_t j = 0; j < count; ++j) {
+            const float e = v.GetValue(j);
+            if (e != e) {
+                st.nan = true;
+            } else if (!st.any) {
+                st.hi = e;
+                st.lo = e;
+                st.any = true;
+            } else {
+                st.hi = e > st.hi ? e : st.hi;
+                st.lo = e < st.lo ? e : st.lo;
+            }
+        }
+    }
+
+    // The row's parameters, in the golden's float32 operations (NaN and Inf as IEEE arithmetic gives them).
+    __aicore__ inline void FallbackParams(FallbackRow& st)
+    {
+        const float nan = BitsToFloat(0x7FC00000u);
+        float hi = st.nan ? nan : st.hi;
+        float lo = st.nan ? nan : st.lo;
+        if (p_.asymmetric == kAsymFloatOffset) {
+            st.scale = (hi - lo) / p_.quantRange;
+            st.offset = p_.dmax - hi / st.scale;
+        } else {
+            hi = st.nan ? nan : (hi > 0.0f ? hi : 0.0f);
+            lo = st.nan ? nan : (lo < 0.0f ? lo : 0.0f);
+            st.scale = (hi - lo) / p_.quantRange;
+            float zp = 0.0f - lo / st.scale;
+            if (zp != zp) {
+                zp = 0.0f;
+            }
+            zp = zp < 0.0f ? 0.0f : (zp > p_.clipHi ? p_.clipHi : zp);
+            st.offset = RoundHalfEven(zp);
+        }
+        st.zero = st.scale == 0.0f;
+        if (st.zero) {
+            st.scale = 0.0f;
+            st.offset = 0.0f;
+        }
+    }
+
+    // y of `count` values of v: int8 / uint8 stored by the scalar unit; the float types clipped by it into v, then
+    // converted by the vector unit, with the NaN code put where the quotient was NaN.
+    __aicore__ inline void FallbackChunk(const LocalTensor<float>& v, const LocalTensor<YT>& y, uint32_t count,
+                                         const FallbackRow& st)
+    {
+        for (uint32_t j = 0; j < count; ++j) {
+            const float e = v.GetValue(j);
+            float q;
+            if (p_.asymmetric == kAsymFloatOffset) {
+                q = st.zero ? 0.0f : e / st.scale + st.offset;
+            } else {
+                q = st.zero ? 0.0f : e / st.scale;
+                q = q != q ? 0.0f : RoundHalfEven(q < -256.0f ? -256.0f : (q > 256.0f ? 256.0f : q)) + st.offset;
+            }
+            if constexpr (Float8Out<YT>::kIsFloat) {
+                if (q == q) {
+                    q = q < p_.clipLo ? p_.clipLo : (q > p_.clipHi ? p_.clipHi : q);
+                }
+                v.SetValue(j, q);
+            } else {
+                q = q != q ? 0.0f : (q < p_.clipLo ? p_.clipLo : (q > p_.clipHi ? p_.clipHi : q));
+                y.SetValue(j, static_cast<YT>(RoundHalfEven(q)));
+            }
+        }
+        if constexpr (Float8Out<YT>::kIsFloat) {
+            WaitPipe<HardEvent::S_V>();
+            Float8Out<YT>::Cast(y, v, count);
+            WaitPipe<HardEvent::V_S>();
+            LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
+            for (uint32_t j = 0; j < count; ++j) {
+                const float q = v.GetValue(j);
+                if (q != q) {
+                    yb.SetValue(j, static_cast<uint8_t>(p_.nanCode));
+                }
+            }
+        }
+        WaitPipe<HardEvent::S_V>();
     }
 
     // A row's kind from its maximum and scale (read by the scalar unit after the V -> S wait).
@@ -646,6 +982,7 @@ protected:
     LocalTensor<int32_t> magnitudeMask_;
     LocalTensor<int32_t> infBlock_;
     LocalTensor<int16_t> exponentMask_;
+    LocalTensor<int32_t> signMask_;
     LocalTensor<float> dmaxVec_;
     LocalTensor<float> rangeVec_;
 };

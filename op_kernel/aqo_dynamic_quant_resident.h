@@ -33,6 +33,9 @@ class KernelDynamicQuantResident : public DynamicQuantBase<TD, XT, YT, OT> {
     using Base::rowMax_;
     using Base::rowScale_;
     using Base::scaleBlocks_;
+    using Base::offsetBlocks_;
+    using Base::accMax_;
+    using Base::accMin_;
 
 public:
     __aicore__ inline KernelDynamicQuantResident() {}
@@ -63,7 +66,7 @@ public:
             if (prefetch && nn != 0) {
                 CopyIn(next, nn);
             }
-            Compute(n);
+            Compute(g, n);
             CopyOut(g, n);
             if (!prefetch && nn != 0) {
                 CopyIn(next, nn);
@@ -86,20 +89,36 @@ private:
         xQue_.EnQue(x);
     }
 
-    __aicore__ inline void Compute(uint32_t n)
+    __aicore__ inline void Compute(uint64_t row, uint32_t n)
     {
         LocalTensor<XT> x = xQue_.template DeQue<XT>();
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
         LocalTensor<float> s = scaleQue_.template AllocTensor<float>();
+        const bool asym = p_.asymmetric != kSymmetric;
+        LocalTensor<OT> o;
+        if (asym) {
+            o = offsetQue_.template AllocTensor<OT>();
+        }
         if (p_.numChunks == 1) {
-            ComputeGroup(x, y, s, n);
+            if (asym) {
+                ComputeGroupAsym(x, y, s, o, row, n);
+            } else {
+                ComputeGroup(x, y, s, row, n);
+            }
         } else {
-            ComputeChunked(x, y, s, n);
+            if (asym) {
+                ComputeChunkedAsym(x, y, s, o, row, n);
+            } else {
+                ComputeChunked(x, y, s, row, n);
+            }
             xQue_.FreeTensor(x);
         }
         this->template WaitPipe<HardEvent::S_MTE3>();  // the scales (and rare scalar y writes) come from the scalar unit
         yQue_.EnQue(y);
         scaleQue_.EnQue(s);
+        if (asym) {
+            offsetQue_.EnQue(o);
+        }
     }
 
     __aicore__ inline void CopyOut(uint64_t row, uint32_t n)
@@ -110,11 +129,16 @@ private:
         LocalTensor<float> s = scaleQue_.template DeQue<float>();
         scales_.Write(s, row, n);
         scaleQue_.FreeTensor(s);
+        if (p_.asymmetric != kSymmetric) {
+            LocalTensor<OT> o = offsetQue_.template DeQue<OT>();
+            offsets_.Write(o, row, n);
+            offsetQue_.FreeTensor(o);
+        }
     }
 
     // ----- the group at once -----
     __aicore__ inline void ComputeGroup(LocalTensor<XT> x, const LocalTensor<YT>& y,
-                                        const LocalTensor<float>& s, uint32_t n)
+                                        const LocalTensor<float>& s, uint64_t row, uint32_t n)
     {
         const uint32_t count = n * p_.colsPad;
         PipeBarrier<PIPE_V>();  // the previous group's instructions still read work_, tmp_ and acc_
@@ -131,7 +155,7 @@ private:
         this->RowScales(n);
         this->template WaitPipe<HardEvent::V_S>();
 
-        scales_.Begin(s);
+        scales_.Begin(s, row);
         RowKind kinds[kMaxRepeats];
         bool clip = false;
         for (uint32_t i = 0; i < n; ++i) {
@@ -177,18 +201,9 @@ private:
             }
         }
         PipeBarrier<PIPE_V>();
-        uint32_t a = 0;
-        while (a < n) {
-            if (kinds[a] != RowKind::NORMAL) {
-                ++a;
-                continue;
-            }
-            uint32_t b = a;
-            while (b < n && kinds[b] == RowKind::NORMAL) {
-                ++b;
-            }
+        uint32_t b = 0;
+        for (uint32_t a = 0; NextRun(kinds, n, a, b); a = b) {
             this->CastOut(y[a * p_.colsPad], work_[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
-            a = b;
         }
         if constexpr (kSocSaturationMode) {
             xQue_.FreeTensor(x);
@@ -229,7 +244,7 @@ private:
 
     // ----- rows in float32 chunks -----
     __aicore__ inline void ComputeChunked(const LocalTensor<XT>& x, const LocalTensor<YT>& y,
-                                          const LocalTensor<float>& s, uint32_t n)
+                                          const LocalTensor<float>& s, uint64_t row, uint32_t n)
     {
         PipeBarrier<PIPE_V>();  // the previous group's instructions still read acc_
         Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
@@ -238,7 +253,7 @@ private:
         }
         this->RowScales(n);
         this->template WaitPipe<HardEvent::V_S>();
-        scales_.Begin(s);
+        scales_.Begin(s, row);
         for (uint32_t i = 0; i < n; ++i) {
             float m = rowMax_.GetValue(2 * i);
             float sc = rowScale_.GetValue(2 * i);
@@ -313,6 +328,244 @@ private:
                 PipeBarrier<PIPE_V>();
                 Mins(work_, work_, p_.clipHi, len);
             }
+            PipeBarrier<PIPE_V>();
+            this->CastOut(yr[off], work_, tmp_, len);
+        }
+    }
+
+    // ----- asymmetric, the group at once -----
+    // Statistics in two steps with one V -> S wait between them: the magnitudes first, which find the rows holding
+    // NaN or Inf (the float max / min must not see NaN); then the signed maxima and minima of the finite rows only.
+    __aicore__ inline void ComputeGroupAsym(LocalTensor<XT> x, const LocalTensor<YT>& y, const LocalTensor<float>& s,
+                                            const LocalTensor<OT>& o, uint64_t row, uint32_t n)
+    {
+        const uint32_t count = n * p_.colsPad;
+        PipeBarrier<PIPE_V>();  // the previous group's instructions still read work_, tmp_ and the accumulators
+        Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
+        this->ResetHiLo(n);
+        this->LoadV(work_, x, n, count, smooth_, p_.cols);
+        if constexpr (!kSocSaturationMode) {
+            xQue_.FreeTensor(x);  // x is not read again (see ComputeGroup)
+        }
+        PipeBarrier<PIPE_V>();
+        this->MagnitudeBits(work_, tmp_, count);
+        AccumulateGroup(0, n);
+        this->RowMaxima(n);
+        this->template WaitPipe<HardEvent::V_S>();
+
+        RowKind kinds[kMaxRepeats];
+        for (uint32_t i = 0; i < n; ++i) {
+            const float m = rowMax_.GetValue(2 * i);
+            kinds[i] = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            if (!(m <= p_.finiteMax)) {
+                if constexpr (kSocSaturationMode) {
+                    LocalTensor<XT> xr = x[i * p_.colsPad];
+                    this->SanitizeHalf(xr, p_.cols);
+                    this->LoadV(work_[i * p_.colsPad], xr, 1, p_.colsPad, smooth_, p_.cols);
+                } else {
+                    kinds[i] = RowKind::FALLBACK;
+                }
+            }
+        }
+        const uint32_t segs = this->Segments(p_.cols);
+        for (uint32_t seg = 0; seg < segs; ++seg) {
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = 0; i < n; ++i) {
+                if (kinds[i] == RowKind::NORMAL) {
+                    this->AccumulateSegment(true, accMax_[i * kAccLanes], work_[i * p_.colsPad], p_.cols, seg);
+                    this->AccumulateSegment(false, accMin_[i * kAccLanes], work_[i * p_.colsPad], p_.cols, seg);
+                }
+            }
+        }
+        this->RowHiLo(n);
+        this->template WaitPipe<HardEvent::V_S>();
+        scales_.Begin(s, row);
+        offsets_.Begin(o, row);
+        this->FinishAsym(n, kinds, s, o);
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::FALLBACK) {
+                FallbackRow st;
+                this->FallbackScan(work_[i * p_.colsPad], p_.cols, st);
+                this->PutFallback(i, st, s, o);
+                this->FallbackChunk(work_[i * p_.colsPad], y[i * p_.colsPad], p_.cols, st);
+            } else if (kinds[i] == RowKind::ZERO) {
+                this->FillBytes(y[i * p_.colsPad], p_.cols, 0);
+            }
+        }
+        if constexpr (kSocSaturationMode) {
+            xQue_.FreeTensor(x);
+        }
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::NORMAL) {
+                this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        uint32_t a = 0;
+        uint32_t b = 0;
+        if (p_.asymmetric == kAsymZeroPoint) {
+            // round_half_even(q) on runs of rows (q clipped to +-256 first: no result changes, no Inf converted),
+            // then the zero point per row
+            LocalTensor<int32_t> qi = tmp_.template ReinterpretCast<int32_t>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Maxs(work_[a * p_.colsPad], work_[a * p_.colsPad], -256.0f, (b - a) * p_.colsPad);
+            }
+            PipeBarrier<PIPE_V>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Mins(work_[a * p_.colsPad], work_[a * p_.colsPad], 256.0f, (b - a) * p_.colsPad);
+            }
+            PipeBarrier<PIPE_V>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Cast(qi[a * p_.colsPad], work_[a * p_.colsPad], RoundMode::CAST_RINT, (b - a) * p_.colsPad);
+            }
+            PipeBarrier<PIPE_V>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Cast(work_[a * p_.colsPad], qi[a * p_.colsPad], kRoundInt32ToFloat, (b - a) * p_.colsPad);
+            }
+            PipeBarrier<PIPE_V>();
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::NORMAL) {
+                this->AddBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], offsetBlocks_[i * kBlockFloats], p_.cols);
+            }
+        }
+        if constexpr (!Float8Out<YT>::kIsFloat) {
+            PipeBarrier<PIPE_V>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Maxs(work_[a * p_.colsPad], work_[a * p_.colsPad], p_.clipLo, (b - a) * p_.colsPad);
+            }
+            PipeBarrier<PIPE_V>();
+            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+                Mins(work_[a * p_.colsPad], work_[a * p_.colsPad], p_.clipHi, (b - a) * p_.colsPad);
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            this->CastOut(y[a * p_.colsPad], work_[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
+        }
+    }
+
+    // The next maximal run [a, b) of NORMAL rows at or after a; false when there is none.
+    __aicore__ inline bool NextRun(const RowKind* kinds, uint32_t n, uint32_t& a, uint32_t& b) const
+    {
+        while (a < n && kinds[a] != RowKind::NORMAL) {
+            ++a;
+        }
+        b = a;
+        while (b < n && kinds[b] == RowKind::NORMAL) {
+            ++b;
+        }
+        return a < n;
+    }
+
+    // ----- asymmetric, rows in float32 chunks -----
+    __aicore__ inline void ComputeChunkedAsym(const LocalTensor<XT>& x, const LocalTensor<YT>& y,
+                                              const LocalTensor<float>& s, const LocalTensor<OT>& o, uint64_t row,
+                                              uint32_t n)
+    {
+        PipeBarrier<PIPE_V>();  // the previous group's instructions still read the accumulators
+        Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
+        this->ResetHiLo(n);
+        for (uint32_t i = 0; i < n; ++i) {
+            StatsChunksAsym(x[i * p_.colsPad], i);
+        }
+        this->RowMaxima(n);
+        this->RowHiLo(n);
+        this->template WaitPipe<HardEvent::V_S>();
+        RowKind kinds[kMaxRepeats];
+        bool again = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            const float m = rowMax_.GetValue(2 * i);
+            kinds[i] = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            if (!(m <= p_.finiteMax)) {
+                if constexpr (kSocSaturationMode) {
+                    for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                        this->SanitizeHalf(x[i * p_.colsPad + c * p_.chunk], ChunkLen(c));
+                    }
+                    PipeBarrier<PIPE_V>();
+                    Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
+                    Duplicate(accMax_[i * kAccLanes], -3.40282347e38f, static_cast<int32_t>(kAccLanes));
+                    Duplicate(accMin_[i * kAccLanes], 3.40282347e38f, static_cast<int32_t>(kAccLanes));
+                    StatsChunksAsym(x[i * p_.colsPad], i);
+                    again = true;
+                } else {
+                    kinds[i] = RowKind::FALLBACK;
+                }
+            }
+        }
+        if (again) {
+            this->RowHiLo(n);
+            this->template WaitPipe<HardEvent::V_S>();
+        }
+        scales_.Begin(s, row);
+        offsets_.Begin(o, row);
+        this->FinishAsym(n, kinds, s, o);
+        for (uint32_t i = 0; i < n; ++i) {
+            QuantizeChunksAsym(x[i * p_.colsPad], y[i * p_.colsPad], i, kinds[i], s, o);
+        }
+    }
+
+    // Row i's magnitude maximum and signed maximum / minimum over its chunks (NaN made +-Inf for the latter).
+    __aicore__ inline void StatsChunksAsym(const LocalTensor<XT>& xr, uint32_t i)
+    {
+        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
+        for (uint32_t c = 0; c < p_.numChunks; ++c) {
+            const uint32_t off = c * p_.chunk;
+            const uint32_t len = ChunkLen(c);
+            PipeBarrier<PIPE_V>();  // work_ / tmp_ are still read by the previous chunk's instructions
+            this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
+            PipeBarrier<PIPE_V>();
+            this->MagnitudeBits(work_, tmp_, len);
+            const uint32_t segs = this->Segments(len);
+            for (uint32_t seg = 0; seg < segs; ++seg) {
+                PipeBarrier<PIPE_V>();
+                this->AccumulateSegment(true, acc_[i * kAccLanes], bits, len, seg);
+            }
+            PipeBarrier<PIPE_V>();
+            this->SignedNaNFree(work_, tmp_, len);
+            for (uint32_t seg = 0; seg < segs; ++seg) {
+                PipeBarrier<PIPE_V>();
+                this->AccumulateSegment(true, accMax_[i * kAccLanes], work_, len, seg);
+                this->AccumulateSegment(false, accMin_[i * kAccLanes], work_, len, seg);
+            }
+        }
+    }
+
+    __aicore__ inline void QuantizeChunksAsym(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
+                                              RowKind kind, const LocalTensor<float>& s, const LocalTensor<OT>& o)
+    {
+        if (kind == RowKind::ZERO) {
+            PipeBarrier<PIPE_V>();
+            this->FillBytes(yr, p_.cols, 0);
+            return;
+        }
+        FallbackRow st;
+        if (kind == RowKind::FALLBACK) {
+            for (uint32_t c = 0; c < p_.numChunks; ++c) {
+                PipeBarrier<PIPE_V>();
+                this->LoadV(work_, xr[c * p_.chunk], 1, ChunkLen(c), smooth_[c * p_.chunk], ChunkLen(c));
+                this->template WaitPipe<HardEvent::V_S>();
+                this->FallbackScan(work_, ChunkLen(c), st);
+            }
+            this->PutFallback(i, st, s, o);
+        }
+        for (uint32_t c = 0; c < p_.numChunks; ++c) {
+            const uint32_t off = c * p_.chunk;
+            const uint32_t len = ChunkLen(c);
+            PipeBarrier<PIPE_V>();
+            this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
+            if (kind == RowKind::FALLBACK) {
+                this->template WaitPipe<HardEvent::V_S>();
+                this->FallbackChunk(work_, yr[off], len, st);
+                continue;
+            }
+            PipeBarrier<PIPE_V>();
+            this->DivBlock(work_, work_, scaleBlocks_[i * kBlockFloats], len);
+            PipeBarrier<PIPE_V>();
+            this->AsymAddOffset(work_, offsetBlocks_[i * kBlockFloats], tmp_, len);
+            PipeBarrier<PIPE_V>();
+            this->AsymClip(work_, len);
             PipeBarrier<PIPE_V>();
             this->CastOut(yr[off], work_, tmp_, len);
         }

@@ -1,6 +1,8 @@
 // AqoDynamicQuant, stream mode (tiling key 1): rows longer than one UB load (ascend910_95 has no tail limit). Pass 1
 // streams a row's chunks from GM for its statistics, pass 2 streams them again and quantizes (x read twice); with
-// two x slots chunk c + 1 is copied in while chunk c is computed. The scales of rowsPerIter rows are stored at once.
+// two x slots chunk c + 1 is copied in while chunk c is computed. The scales (offsets) of rowsPerIter rows are
+// stored at once. An asymmetric row that takes the scalar fallback (NaN / Inf, or a tiny range) is streamed once
+// more for the scalar unit's statistics.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
 #ifndef AQO_DYNAMIC_QUANT_STREAM_H
 #define AQO_DYNAMIC_QUANT_STREAM_H
@@ -20,13 +22,20 @@ class KernelDynamicQuantStream : public DynamicQuantBase<TD, XT, YT, OT> {
     using Base::xQue_;
     using Base::yQue_;
     using Base::scaleQue_;
+    using Base::offsetQue_;
     using Base::scales_;
+    using Base::offsets_;
     using Base::work_;
     using Base::tmp_;
     using Base::acc_;
+    using Base::accMax_;
+    using Base::accMin_;
     using Base::rowMax_;
     using Base::rowScale_;
     using Base::scaleBlocks_;
+    using Base::offsetBlocks_;
+
+    enum class Pass : uint8_t { STATS = 0, SCAN, STORE };
 
 public:
     __aicore__ inline KernelDynamicQuantStream() {}
@@ -47,38 +56,84 @@ public:
 private:
     __aicore__ inline void ProcessGroup(uint64_t g, uint32_t n)
     {
+        const bool asym = p_.asymmetric != kSymmetric;
         LocalTensor<float> s = scaleQue_.template AllocTensor<float>();
+        LocalTensor<OT> o;
+        if (asym) {
+            o = offsetQue_.template AllocTensor<OT>();
+        }
         for (uint32_t i = 0; i < n; ++i) {
             const uint64_t row = g + i;
-            PipeBarrier<PIPE_V>();  // the previous row's instructions still read acc_
+            PipeBarrier<PIPE_V>();  // the previous row's instructions still read the accumulators
             Duplicate(acc_, 0, static_cast<int32_t>(kAccLanes));
-            StreamPass(row, true, RowKind::NORMAL);
-            this->RowScales(1);
+            if (asym) {
+                this->ResetHiLo(1);
+            }
+            StreamPass(row, Pass::STATS, RowKind::NORMAL);
+            if (asym) {
+                this->RowMaxima(1);
+                this->RowHiLo(1);
+            } else {
+                this->RowScales(1);
+            }
             this->template WaitPipe<HardEvent::V_S>();
             if (i == 0) {
-                scales_.Begin(s);
+                scales_.Begin(s, g);
+                if (asym) {
+                    offsets_.Begin(o, g);
+                }
             }
-            const float m = rowMax_.GetValue(0);
-            const float sc = rowScale_.GetValue(0);
-            // ascend310p's chunks are sanitized as they arrive, so every row is finite there.
-            RowKind kind = this->Classify(0, m, sc);
-            if (kind == RowKind::RECHECK) {
-                kind = sc == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            const RowKind kind = asym ? AsymRow(i, s, o) : SymmetricRow(i, s);
+            if (kind == RowKind::FALLBACK) {
+                st_ = FallbackRow();
+                StreamPass(row, Pass::SCAN, kind);
+                this->PutFallback(i, st_, s, o);
             }
-            scales_.Put(s, i, kind == RowKind::NAN_ROW ? BitsToFloat(0x7FC00000u)
-                                  : (kind == RowKind::INF_ROW ? BitsToFloat(0x7F800000u)
-                                                              : (kind == RowKind::ZERO ? 0.0f : sc)));
-            if (kind == RowKind::NORMAL) {
-                Duplicate(scaleBlocks_, sc, static_cast<int32_t>(kBlockFloats));
-            }
-            clip_ = kind == RowKind::NORMAL && sc < kFloatMin;
-            StreamPass(row, false, kind);
+            StreamPass(row, Pass::STORE, kind);
         }
         this->template WaitPipe<HardEvent::S_MTE3>();
         scaleQue_.EnQue(s);
         LocalTensor<float> so = scaleQue_.template DeQue<float>();
         scales_.Write(so, g, n);
         scaleQue_.FreeTensor(so);
+        if (asym) {
+            offsetQue_.EnQue(o);
+            LocalTensor<OT> oo = offsetQue_.template DeQue<OT>();
+            offsets_.Write(oo, g, n);
+            offsetQue_.FreeTensor(oo);
+        }
+    }
+
+    // The scalar unit's part of a symmetric row after its statistics: kind, scale, broadcast block.
+    __aicore__ inline RowKind SymmetricRow(uint32_t i, const LocalTensor<float>& s)
+    {
+        const float m = rowMax_.GetValue(0);
+        const float sc = rowScale_.GetValue(0);
+        // ascend310p's chunks are sanitized as they arrive, so every row is finite there.
+        RowKind kind = this->Classify(0, m, sc);
+        if (kind == RowKind::RECHECK) {
+            kind = sc == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+        }
+        scales_.Put(s, i, kind == RowKind::NAN_ROW ? BitsToFloat(0x7FC00000u)
+                              : (kind == RowKind::INF_ROW ? BitsToFloat(0x7F800000u)
+                                                          : (kind == RowKind::ZERO ? 0.0f : sc)));
+        if (kind == RowKind::NORMAL) {
+            Duplicate(scaleBlocks_, sc, static_cast<int32_t>(kBlockFloats));
+        }
+        clip_ = kind == RowKind::NORMAL && sc < kFloatMin;
+        return kind;
+    }
+
+    // The same for an asymmetric row: its scale and offset on the vector unit (FinishAsym).
+    __aicore__ inline RowKind AsymRow(uint32_t i, const LocalTensor<float>& s, const LocalTensor<OT>& o)
+    {
+        const float m = rowMax_.GetValue(0);
+        RowKind kind = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+        if (!(m <= p_.finiteMax)) {
+            kind = RowKind::FALLBACK;
+        }
+        this->FinishAsym(1, &kind, s, o, i);
+        return kind;
     }
 
     __aicore__ inline uint32_t ChunkLen(uint32_t c) const
@@ -87,11 +142,12 @@ private:
         return (p_.cols - off) < p_.chunk ? (p_.cols - off) : p_.chunk;
     }
 
-    // One pass over a row's chunks: statistics (stats) or quantize and store. Pass 2 of a zero / NaN / int8 Inf row
-    // needs no x.
-    __aicore__ inline void StreamPass(uint64_t row, bool stats, RowKind kind)
+    // One pass over a row's chunks: statistics, the fallback's scalar statistics, or quantize and store. Storing a
+    // zero / NaN / int8 Inf row needs no x.
+    __aicore__ inline void StreamPass(uint64_t row, Pass pass, RowKind kind)
     {
-        const bool read = stats || kind == RowKind::NORMAL || (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
+        const bool read = pass != Pass::STORE || kind == RowKind::NORMAL || kind == RowKind::FALLBACK ||
+                          (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
         const bool prefetch = p_.xSlots > 1;
         if (read) {
             ChunkIn(row, 0);
@@ -105,8 +161,11 @@ private:
             if (read) {
                 LoadChunk(len);
             }
-            if (stats) {
+            if (pass == Pass::STATS) {
                 Accumulate(len);
+            } else if (pass == Pass::SCAN) {
+                this->template WaitPipe<HardEvent::V_S>();
+                this->FallbackScan(work_, len, st_);
             } else {
                 Store(row, c, len, kind);
             }
@@ -134,6 +193,7 @@ private:
     {
         LocalTensor<XT> x = xQue_.template DeQue<XT>();
         if constexpr (kSocSaturationMode) {
+            this->template WaitPipe<HardEvent::MTE2_S>();  // the scalar unit may rewrite the DMA's bytes
             this->SanitizeHalf(x, len);
             if (p_.hasSmooth != 0) {
                 this->SanitizeHalf(x[p_.chunk], len);
@@ -159,14 +219,29 @@ private:
             PipeBarrier<PIPE_V>();
             this->AccumulateSegment(true, acc_, bits, len, seg);
         }
+        if (p_.asymmetric != kSymmetric) {
+            PipeBarrier<PIPE_V>();
+            this->SignedNaNFree(work_, tmp_, len);
+            for (uint32_t seg = 0; seg < segs; ++seg) {
+                PipeBarrier<PIPE_V>();
+                this->AccumulateSegment(true, accMax_, work_, len, seg);
+                this->AccumulateSegment(false, accMin_, work_, len, seg);
+            }
+        }
     }
 
     __aicore__ inline void Store(uint64_t row, uint32_t c, uint32_t len, RowKind kind)
     {
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
+        const bool asym = p_.asymmetric != kSymmetric;
         if (kind == RowKind::NORMAL) {
             this->DivBlock(work_, work_, scaleBlocks_, len);
-            if (clip_) {
+            if (asym) {
+                PipeBarrier<PIPE_V>();
+                this->AsymAddOffset(work_, offsetBlocks_, tmp_, len);
+                PipeBarrier<PIPE_V>();
+                this->AsymClip(work_, len);
+            } else if (clip_) {
                 PipeBarrier<PIPE_V>();
                 Maxs(work_, work_, p_.clipLo, len);
                 PipeBarrier<PIPE_V>();
@@ -174,6 +249,12 @@ private:
             }
             PipeBarrier<PIPE_V>();
             this->CastOut(y, work_, tmp_, len);
+        } else if (kind == RowKind::FALLBACK) {
+            this->template WaitPipe<HardEvent::V_S>();
+            this->FallbackChunk(work_, y, len, st_);
+            this->template WaitPipe<HardEvent::S_MTE3>();
+        } else if (asym) {
+            this->FillBytes(y, len, 0);  // a zero-scale row
         } else {
             this->SpecialChunk(y, work_, len, kind);
             this->template WaitPipe<HardEvent::S_MTE3>();  // the NaN codes of an Inf row come from the scalar unit
@@ -185,6 +266,7 @@ private:
     }
 
     bool clip_ = false;
+    FallbackRow st_;
 };
 
 }  // namespace aqo_dq

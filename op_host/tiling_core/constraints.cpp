@@ -199,15 +199,29 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& r, const SocSpec& s
     if (!DTypeSetHas(soc.dq_x_dtypes, r.x_dtype)) {
         return RefuseDType(v, op, "x", "x", soc, &SocSpec::dq_x_dtypes, r.x_dtype);
     }
-    if (!DTypeSetHas(soc.dq_dst_dtypes, r.dst_type)) {
+    // The asymmetric modes have their own dst types (uint8 only there: its zero point makes the unsigned range
+    // usable); the symmetric one the SoC's DynamicQuant outputs.
+    if (r.asymmetric) {
+        if (soc.dq_asymmetric_dst_dtypes == 0) {
+            SetViolation(v, op, "asymmetric", &soc, "asymmetric quantization is not implemented by the kernel",
+                         "False", "True",
+                         "use asymmetric=False; the CPU golden (backend='cpu' without soc) implements asymmetric");
+            return false;
+        }
+        if (!DTypeSetHas(soc.dq_asymmetric_dst_dtypes, r.dst_type)) {
+            return RefuseDType(v, op, "dst_type", "dst_type (asymmetric)", soc, &SocSpec::dq_asymmetric_dst_dtypes,
+                               r.dst_type);
+        }
+    } else if (!DTypeSetHas(soc.dq_dst_dtypes, r.dst_type)) {
+        if (DTypeSetHas(soc.dq_asymmetric_dst_dtypes, r.dst_type)) {
+            SetViolation(v, op, "dst_type", &soc, "dst_type of the symmetric mode (" +
+                         std::string(DTypeName(r.dst_type)) + " is an output of the asymmetric mode only: its zero "
+                         "point makes the unsigned range usable)", DTypeSetText(soc.dq_dst_dtypes),
+                         DTypeName(r.dst_type), "pass asymmetric=True, or a symmetric dst_type",
+                         /*is_dtype=*/true);
+            return false;
+        }
         return RefuseDType(v, op, "dst_type", "dst_type", soc, &SocSpec::dq_dst_dtypes, r.dst_type);
-    }
-    if (r.asymmetric && !soc.dq_asymmetric_implemented) {
-        SetViolation(v, op, "asymmetric", &soc,
-                     "asymmetric quantization is not implemented by the kernel (ATB's DynamicQuant: symmetric only)",
-                     "False", "True",
-                     "use asymmetric=False; the CPU golden (backend='cpu' without soc) implements asymmetric");
-        return false;
     }
     if (r.smooth && !soc.dq_smooth_implemented) {
         SetViolation(v, op, "smooth_scales", &soc, "smooth_scales are not implemented by the kernel", "None",

@@ -1,6 +1,7 @@
 // DynamicQuant plan (see dynamic_quant_plan.h). Every UB buffer the kernel allocates is budgeted here, 32-byte
-// aligned, and the total never exceeds the SoC's UB (or the caller's override): FACTS 4 shows ATB's own budget
-// formula overflows UB for some bfloat16 widths; this plan sums the real buffers instead of a formula.
+// aligned, and the total never exceeds the SoC's UB (or the caller's override): ATB's own budget formula overflows
+// UB for some bfloat16 widths (docs/references.md#dynamicquant-implementations); this plan sums the real buffers
+// instead of a formula.
 #include "dynamic_quant_plan.h"
 
 #include <algorithm>
@@ -79,9 +80,9 @@ uint64_t RowStatBytes(const Shape& s, uint64_t n)
 }
 uint64_t ConstBytes(const Shape& s, uint64_t n)
 {
-    // the magnitude mask, Inf pattern and float16 exponent mask blocks, then the dmax vector (asymmetric: also the
-    // quantization range vector)
-    return (3 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
+    // the magnitude mask, Inf pattern, float16 exponent mask and sign mask blocks, then the dmax vector
+    // (asymmetric: also the quantization range vector)
+    return (4 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
 }
 
 // The parts every layout has for `n` statistics rows and a work buffer of `work_elems` floats.

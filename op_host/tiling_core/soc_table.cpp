@@ -30,7 +30,9 @@ const DTypeSet kE5M2 = DTypeBit(DType::FLOAT8_E5M2);
 //   is what a TilingFunc adds).
 // - DynamicQuant limits: ATB's DynamicQuant operation documentation (ascend-transformer-boost, elewise operation
 //   ELEWISE_DYNAMIC_QUANT): ascend910b float16 tail <= 26624, bfloat16 <= 7552, symmetric only; ascend310p tail
-//   32-aligned and <= 4096, symmetric only, no bfloat16; ascend910_95 rank > 1, symmetric only.
+//   32-aligned and <= 4096, symmetric only, no bfloat16; ascend910_95 rank > 1, symmetric only. This package's kernel
+//   also has the asymmetric modes (OPSNN's float offset for int8 and the 950's float types, ONNX's integer zero point
+//   for uint8: docs/references.md#decision-quant-matmul) on every SoC, with the same limits.
 // - Output types: int8 everywhere; hifloat8 / float8 need the 950's conversion units (only its platform config
 //   and headers list those types).
 // - QLinearMatMul: the cube dtype pairs the CANN 8.1.RC1 Mmad implementations accept (910b int8 x int8 only; 310p
@@ -50,7 +52,7 @@ const SocSpec kTable[] = {
         /*saturation_only_float=*/false, /*has_bfloat16=*/true,
         /*dq_x_dtypes=*/kFloat16 | kBFloat16, /*dq_dst_dtypes=*/kInt8,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/26624, /*dq_max_tail_bfloat16=*/7552, /*dq_tail_multiple=*/1,
-        /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
+        /*dq_asymmetric_dst_dtypes=*/kInt8 | kUInt8, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
         /*quant_matmul_out_dtypes=*/kFloat32 | kFloat16 | kBFloat16,
@@ -65,7 +67,7 @@ const SocSpec kTable[] = {
         /*saturation_only_float=*/true, /*has_bfloat16=*/false,
         /*dq_x_dtypes=*/kFloat16, /*dq_dst_dtypes=*/kInt8,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/4096, /*dq_max_tail_bfloat16=*/0, /*dq_tail_multiple=*/32,
-        /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
+        /*dq_asymmetric_dst_dtypes=*/kInt8 | kUInt8, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
         /*quant_matmul_out_dtypes=*/kFloat32,
@@ -80,7 +82,7 @@ const SocSpec kTable[] = {
         /*saturation_only_float=*/false, /*has_bfloat16=*/true,
         /*dq_x_dtypes=*/kFloat16 | kBFloat16, /*dq_dst_dtypes=*/kInt8 | kHiFloat8 | kE4M3 | kE5M2,
         /*dq_min_rank=*/2, /*dq_max_tail_float16=*/0, /*dq_max_tail_bfloat16=*/0, /*dq_tail_multiple=*/1,
-        /*dq_asymmetric_implemented=*/false, /*dq_smooth_implemented=*/true,
+        /*dq_asymmetric_dst_dtypes=*/kInt8 | kUInt8 | kHiFloat8 | kE4M3 | kE5M2, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2, /*qmm_b_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
         /*qmm_y_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,

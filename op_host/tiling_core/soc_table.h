@@ -1,10 +1,10 @@
 // The one table of SoC facts the package knows: UB size, core counts, DataCopyPad, alignment, float overflow
-// mode, which dtypes each operator accepts on each SoC, and the documented DynamicQuant limits of seed 004.
+// mode, which dtypes each operator accepts on each SoC, and the documented DynamicQuant limits of ATB's DynamicQuant.
 // The tiling plans, the constraint checks, the CANN adapters and Python (through _native.soc_table()) read this
 // table; nothing else may restate these numbers.
 //
-// Sources: FACTS 1 (core counts and UB from CANN 8.1.RC1 data/platform_config/*.ini), FACTS 3 (cube dtypes),
-// seed 004 (DynamicQuant per-SoC limits).
+// Sources: docs/references.md#soc-facts (core counts and UB from CANN 8.1.RC1 data/platform_config/*.ini),
+// #apis-per-soc (cube dtypes), #atb-dynamicquant (DynamicQuant per-SoC limits).
 //
 // C++11: included by the CANN op_host adapters.
 #ifndef AQO_TILING_CORE_SOC_TABLE_H
@@ -41,7 +41,7 @@ struct SocSpec {
     const char* name;     // canonical name: "ascend910b", "ascend310p", "ascend910_95"
     const char* variant;  // the name the spec was resolved from when it was a variant ("ascend910b3"), else name
 
-    // Cores and memory (FACTS 1).
+    // Cores and memory (docs/references.md#soc-facts).
     uint32_t ai_cores;       // ai_core_cnt of the platform config (910b/950: = cube cores; 310p: coupled AI cores)
     uint32_t cube_cores;     // cube cores (310p: the AI cores, cube and vector coupled)
     uint32_t vector_cores;   // vector cores (910b/950: 2 per cube core; 310p: 7 vector-only cores, Cast unsupported)
@@ -50,12 +50,12 @@ struct SocSpec {
 
     // The block-dim capacity of each operator's kernel: the cores it is launched on.
     // DynamicQuant: the vector cores on 910b/950; the AI cores on 310p (Cast is unsupported on the 310p
-    // vector-only cores, FACTS 1). QLinearMatMul: the cube cores (each with its vector cores for the epilogue on
-    // split architectures); the AI cores on 310p. SocOverrides::core_num replaces both.
+    // vector-only cores, docs/references.md#soc-facts). QLinearMatMul: the cube cores (each with its vector cores
+    // for the epilogue on split architectures); the AI cores on 310p. SocOverrides::core_num replaces both.
     uint32_t dynamic_quant_cores;
     uint32_t qlinear_matmul_cores;
 
-    // Data movement (FACTS 1, FACTS 3).
+    // Data movement (docs/references.md#soc-facts, #datacopy-alignment).
     bool has_data_copy_pad;      // false on 310p: every GM<->UB copy is a whole number of 32-byte blocks
     uint32_t ub_align_bytes;     // UB buffer addresses and vector operands: 32-byte aligned
     uint32_t copy_block_bytes;   // DataCopy length unit: 32 bytes
@@ -67,17 +67,19 @@ struct SocSpec {
     bool saturation_only_float;  // 310p: Inf -> max, NaN -> 0 (no IEEE Inf/NaN mode)
     bool has_bfloat16;
 
-    // DynamicQuant (seed 004, and what our kernel implements).
+    // DynamicQuant (docs/references.md#atb-dynamicquant, and what our kernel implements).
     DTypeSet dq_x_dtypes;            // x dtypes
     DTypeSet dq_dst_dtypes;          // dst_type (y dtype)
     uint32_t dq_min_rank;            // 2 on every SoC
     uint32_t dq_max_tail_float16;    // tail (last axis) limit for float16 x; 0 = no documented limit
     uint32_t dq_max_tail_bfloat16;   // the same for bfloat16 x; 0 = no documented limit
     uint32_t dq_tail_multiple;       // the tail must be a multiple of this many elements (310p: 32; else 1)
-    bool dq_asymmetric_implemented;  // false everywhere: seed 004 "symmetric only", and our kernel has no offset
-    bool dq_smooth_implemented;      // smooth_scales [H] multiplied into x before the max (FACTS 4, OPSNN)
+    DTypeSet dq_asymmetric_dst_dtypes;  // dst_type of the asymmetric modes (the kernel's offset output); 0 = none
+    // smooth_scales [H] multiplied into x before the max (OPSNN: docs/references.md#dynamicquant-implementations)
+    bool dq_smooth_implemented;
 
-    // QLinearMatMul (FACTS 3: cube dtypes; uint8 operands reach an int8 cube through v ^ 0x80, zp - 128).
+    // QLinearMatMul (cube dtypes, docs/references.md#apis-per-soc; uint8 operands reach an int8 cube through
+    // v ^ 0x80, zp - 128).
     DTypeSet qmm_a_dtypes;
     DTypeSet qmm_b_dtypes;
     DTypeSet qmm_y_dtypes;
@@ -129,7 +131,7 @@ inline uint32_t KernelCores(const SocSpec& spec, OpKind op)
     return op == OpKind::DYNAMIC_QUANT ? spec.dynamic_quant_cores : spec.qlinear_matmul_cores;  // both matmuls
 }
 
-// The tail limit of seed 004 for x dtype `x` on `spec` (0 = none).
+// ATB's documented tail limit for x dtype `x` on `spec` (0 = none).
 inline uint32_t DynamicQuantMaxTail(const SocSpec& spec, DType x)
 {
     return x == DType::BFLOAT16 ? spec.dq_max_tail_bfloat16 : (x == DType::FLOAT16 ? spec.dq_max_tail_float16 : 0);

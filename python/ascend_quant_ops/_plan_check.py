@@ -33,13 +33,8 @@ QUANT_MATMUL_KERNEL_SOCS: Tuple[str, ...] = _quant_matmul_kernel_socs()
 
 def dynamic_quant(shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, asymmetric: bool,
                   soc: str) -> tiling.Plan:
-    """The plan of the call on `soc`, or the ConstraintError / DTypeError the device would raise."""
-    if dst == "uint8":  # the asymmetric uint8 mode: no kernel has it, so the plan request has no way to say it
-        spec = tiling.soc_table()[tiling.canonical_soc(soc, op=DYNAMIC_QUANT)]["dynamic_quant"]
-        raise ConstraintError(DYNAMIC_QUANT, "dst_type", "the SoC's DynamicQuant kernel has no uint8 output (the "
-                              "asymmetric uint8 mode is computed on the CPU only)", soc=soc,
-                              expected=" / ".join(spec["dst_types"]), actual="uint8",
-                              suggestion="use backend='cpu' without soc= for the asymmetric uint8 mode")
+    """The plan of the call on `soc`, or the ConstraintError / DTypeError the device would raise (the asymmetric
+    modes, uint8 included, are the plan's: the SoC table lists their dst types)."""
     return tiling.plan_dynamic_quant(tuple(int(d) for d in shape), x_dtype, soc=soc, dst_type=dst,
                                      smooth=bool(smooth), asymmetric=bool(asymmetric))
 

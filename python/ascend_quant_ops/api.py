@@ -161,9 +161,9 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type="int8", asymmetric=False, s
     x_np, kind = _convert.to_numpy(x, op=DQ, argument="x", allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
     s_np, _ = _convert.to_numpy(smooth_scales, op=DQ, argument="smooth_scales", allow_none=True,
                                 allowed=dtypes.DYNAMIC_QUANT_X_TYPES)
-    if soc is not None and (backend != "emulator" or x_np.ndim < 2 or asymmetric):
+    if soc is not None and (backend != "emulator" or x_np.ndim < 2):
         # The SoC's plan, as the device reports a refusal (the emulator's runner makes its own plan, so there it
-        # only runs here for what the runner is never given: rank < 2, asymmetric).
+        # only runs here for what the runner is never given: rank < 2).
         _plan_check.dynamic_quant(x_np.shape, dtypes.dtype_name(x_np.dtype) or str(x_np.dtype), dst,
                                   s_np is not None, asymmetric, soc)
     _golden_dq.validate_arrays(x_np, s_np)  # dst and asymmetric are checked above

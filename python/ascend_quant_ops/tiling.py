@@ -16,6 +16,8 @@ from __future__ import annotations
 import numbers
 from typing import Any, Dict, Iterable, List, Mapping, Optional, Sequence, Tuple
 
+import numpy as np
+
 from . import _native, dtypes
 from .errors import ConstraintError, DTypeError
 
@@ -255,7 +257,12 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
     soc = _require_soc_name(soc, DQ)
     dims = _shape(shape, DQ, "x")
     x_name = dtypes.parse_dtype(dtype, op=DQ, argument="x")
-    dst_name = dtypes.parse_dst_type(dst_type, op=DQ, argument="dst_type")
+    # uint8 (the asymmetric zero-point mode's output) is named here in both modes: the tiling core refuses it in
+    # the symmetric one, naming the SoC
+    if not isinstance(dst_type, (int, np.integer)) and dtypes.dtype_name(dst_type) == dtypes.UINT8:
+        dst_name = dtypes.UINT8
+    else:
+        dst_name = dtypes.parse_dst_type(dst_type, op=DQ, argument="dst_type")
     cn = _override(core_num, "core_num", DQ)
     ub = _override(ub_size, "ub_size", DQ)
     request = {"shape": tuple(dims), "x_dtype": x_name, "dst_type": dst_name, "smooth": bool(smooth),

@@ -56,7 +56,8 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     dq["max_tail_float16"] = s.dq_max_tail_float16;
     dq["max_tail_bfloat16"] = s.dq_max_tail_bfloat16;
     dq["tail_multiple"] = s.dq_tail_multiple;
-    dq["asymmetric_implemented"] = s.dq_asymmetric_implemented;
+    dq["asymmetric_implemented"] = s.dq_asymmetric_dst_dtypes != 0;
+    dq["asymmetric_dst_types"] = DTypeSetList(s.dq_asymmetric_dst_dtypes);
     dq["smooth_implemented"] = s.dq_smooth_implemented;
     d["dynamic_quant"] = dq;
     nb::dict qmm;

@@ -88,7 +88,8 @@ CASES = [
     ("dq-dst-name", dq(x16(2, 4), dst_type="int4"), DTypeError, {"dst_type"}),
     ("dq-dst-atb-code", dq(x16(2, 4), dst_type=3), DTypeError, {"dst_type"}),
     ("dq-dst-float32", dq(x16(2, 4), dst_type=np.float32), DTypeError, {"dst_type"}),
-    ("dq-910b-asymmetric", dq(x16(2, 16), asymmetric=True, soc="ascend910b"), ConstraintError, {"asymmetric"}),
+    ("dq-910b-asym-hif8", dq(x16(2, 16), asymmetric=True, dst_type="hifloat8", soc="ascend910b"), DTypeError,
+     {"dst_type"}),
     ("dq-asym-not-bool", dq(x16(2, 4), asymmetric="yes"), ConstraintError, {"asymmetric"}),
     ("dq-backend", dq(x16(2, 4), backend="gpu"), ConstraintError, {"backend"}),
     ("dq-soc-unknown", dq(x16(2, 4), soc="ascend999"), ConstraintError, {"soc"}),
@@ -149,7 +150,7 @@ CASES = [
 ]
 
 # cases whose refusal is the SoC's: the error must name the SoC
-SOC_CASES = {"dq-910b-asymmetric", "dq-310p-bf16", "dq-310p-unaligned", "dq-310p-too-long", "dq-910b-f16-too-long",
+SOC_CASES = {"dq-910b-asym-hif8", "dq-310p-bf16", "dq-310p-unaligned", "dq-310p-too-long", "dq-910b-f16-too-long",
              "dq-910b-bf16-too-long", "dq-910b-hif8", "dq-910-95-rank1", "qmm-soc-fp8-910b", "qmm-soc-fnuz",
              "qm-soc-310p-float16", "qm-soc-310p-bfloat16"}
 OPS = {"dq": "dynamic_quant", "qmm": "qlinear_matmul", "qm": "quant_matmul"}

@@ -57,16 +57,19 @@ def _count_operands(monkeypatch):
     return box
 
 
+@pytest.mark.parametrize("asymmetric", [False, True])
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 @pytest.mark.parametrize("backend,soc,plans,runs", [("cpu", None, 0, 0), ("cpu", "ascend310p", 1, 0),
                                                       ("emulator", None, 0, 1), ("emulator", "ascend310p", 0, 1)])
-def test_dynamic_quant_validates_once_and_plans_at_most_once(counters, kind, backend, soc, plans, runs):
+def test_dynamic_quant_validates_once_and_plans_at_most_once(counters, kind, backend, soc, plans, runs, asymmetric):
     x = np.zeros((4, 32), np.float16)
     x[:, :4] = ex.SEED_004_X.reshape(4, 4)
     if kind == "torch":
         x = torch.from_numpy(x)
-    y, _ = aqo.dynamic_quant(x, dst_type="int8", backend=backend, soc=soc)
-    assert np.array_equal(np.asarray(y)[:, :4], ex.SEED_004_Y.reshape(4, 4))
+    out = aqo.dynamic_quant(x, dst_type="int8", backend=backend, soc=soc, asymmetric=asymmetric)
+    assert len(out) == (3 if asymmetric else 2)
+    if not asymmetric:
+        assert np.array_equal(np.asarray(out[0])[:, :4], ex.SEED_004_Y.reshape(4, 4))
     assert counters["dst"].n == 1, "dst_type parsed more than once"
     assert counters["validate_dq"].n == 1, "arguments validated more than once"
     assert counters["plan_dq"].n == plans and counters["emulate_dq"].n == runs  # a runner plans inside itself

@@ -1,7 +1,7 @@
-"""DynamicQuant in the emulator == the golden, bit for bit, on the full matrix of issue 4 point 5: every SoC x input
-dtype x dst_type x kernel path. test_dynamic_quant_bitexact.py covers the paths one by one; this file crosses them,
-so that no (SoC, x dtype, dst_type) combination misses a path (e.g. bfloat16 multi-pass rows to int8 on
-ascend910_95).
+"""DynamicQuant in the emulator == the golden, bit for bit, on the full matrix: every SoC x input dtype x mode
+(symmetric, asymmetric) x dst_type x kernel path. test_dynamic_quant_bitexact.py covers the paths one by one; this
+file crosses them, so that no (SoC, x dtype, mode, dst_type) combination misses a path (e.g. bfloat16 multi-pass rows
+to int8 on ascend910_95, or uint8 zero points from 4096-wide rows on ascend310p).
 
 Paths, each asserted from the plan so that a test cannot silently stop covering its path:
   double_buffered   more rows than cores, not a multiple of the core count, unaligned tail, two x slots
@@ -10,8 +10,10 @@ Paths, each asserted from the plan so that a test cannot silently stop covering 
                     slots, smooth scales (and single-pass single-buffered on ascend310p)
   long_row          ascend910_95 only: a row of more than 100,000 elements (multi-pass)
   empty             no rows, and rows with H = 0
-Every non-empty case contains zero rows and NaN / Inf rows. The dtype lists per SoC are typed here from seed 004 /
-FACTS 1 (not read from the SoC table), so a table that dropped a combination would fail here.
+Every non-empty case contains zero rows and NaN / Inf rows. The dtype lists per SoC are typed here from ATB's
+documented dtypes and the SoCs' conversion units (symmetric), and from the asymmetric modes the kernel offers on
+every SoC (int8 and uint8; the 950's float types too), not read from the SoC table, so a table that dropped a
+combination would fail here.
 The reference is the independent numpy golden (ascend310p: of x with Inf -> +-65504 and NaN -> 0, its saturation
 mode, docs/design.md), never the kernel's own output.
 """
@@ -34,14 +36,22 @@ edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant")
 
 F16, BF16 = np.float16, ml_dtypes.bfloat16
 DTYPE = {"float16": F16, "bfloat16": BF16}
-# (SoC, x dtypes, dst types, vector cores, tail multiple): seed 004 and FACTS 1, typed independently.
+# (SoC, x dtypes, dst types, asymmetric dst types, vector cores, tail multiple), typed independently.
+_FLOAT8 = ("hifloat8", "float8_e4m3fn", "float8_e5m2")
 SOCS = {
-    "ascend910b": (("float16", "bfloat16"), ("int8",), 48, 1),
-    "ascend310p": (("float16",), ("int8",), 8, 32),
-    "ascend910_95": (("float16", "bfloat16"), ("int8", "hifloat8", "float8_e4m3fn", "float8_e5m2"), 64, 1),
+    "ascend910b": (("float16", "bfloat16"), ("int8",), ("int8", "uint8"), 48, 1),
+    "ascend310p": (("float16",), ("int8",), ("int8", "uint8"), 8, 32),
+    "ascend910_95": (("float16", "bfloat16"), ("int8",) + _FLOAT8, ("int8", "uint8") + _FLOAT8, 64, 1),
 }
-COMBOS = [(soc, x, d) for soc, (xs, ds, _, _) in SOCS.items() for x in xs for d in ds]
+# dst "asym:<type>" is the asymmetric mode (returns y, scale, offset)
+COMBOS = [(soc, x, d) for soc, (xs, ds, ads, _, _) in SOCS.items() for x in xs
+          for d in list(ds) + ["asym:" + a for a in ads]]
 IDS = [f"{s}-{x}-{d}" for s, x, d in COMBOS]
+
+
+def split_dst(dst):
+    """("int8", False) / ("uint8", True) from a COMBOS dst."""
+    return (dst[5:], True) if dst.startswith("asym:") else (dst, False)
 
 
 def seed(*parts) -> int:
@@ -69,7 +79,7 @@ def special_rows(h: int, dtype) -> np.ndarray:
 
 
 def reference(x, smooth, dst, soc):
-    if soc == "ascend310p":  # saturation mode (FACTS 1)
+    if soc == "ascend310p":  # saturation mode (docs/references.md#saturation-mode)
         def sat(a):
             a = a.copy()
             a[np.isposinf(a)] = np.finfo(np.float16).max
@@ -78,28 +88,42 @@ def reference(x, smooth, dst, soc):
             return a
         x = sat(x)
         smooth = None if smooth is None else sat(smooth)
-    return golden_mod.dynamic_quant(x, smooth, dst_type=dst)
+    dst, asym = split_dst(dst)
+    return golden_mod.dynamic_quant(x, smooth, dst_type=dst, asymmetric=asym)
 
 
-def assert_bitexact(got, want, what):
-    y, s = got
-    yg, sg = want
-    assert y.dtype == yg.dtype and y.shape == yg.shape, what
+def _assert_float_bits(s, sg, what):
     assert s.dtype == np.float32 and s.shape == sg.shape, what
-    bad = np.argwhere(y.view(np.uint8) != yg.view(np.uint8))
-    assert bad.size == 0, f"{what}: {len(bad)} y bytes differ, first at {bad[0].tolist()}"
     nan = np.isnan(sg)
     np.testing.assert_array_equal(np.isnan(s), nan, err_msg=what)
     np.testing.assert_array_equal(s[~nan].view(np.uint32), sg[~nan].view(np.uint32), err_msg=what)
 
 
+def assert_bitexact(got, want, what):
+    assert len(got) == len(want), what
+    y, s = got[:2]
+    yg, sg = want[:2]
+    assert y.dtype == yg.dtype and y.shape == yg.shape, what
+    bad = np.argwhere(y.view(np.uint8) != yg.view(np.uint8))
+    assert bad.size == 0, f"{what}: {len(bad)} y bytes differ, first at {bad[0].tolist()}"
+    _assert_float_bits(s, sg, what + " (scale)")
+    if len(want) == 3:  # the offset: float32 (bit for bit, NaN as NaN) or uint8 zero points
+        o, og = got[2], want[2]
+        assert o.dtype == og.dtype and o.shape == og.shape, what
+        if og.dtype == np.uint8:
+            np.testing.assert_array_equal(o, og, err_msg=what + " (zero point)")
+        else:
+            _assert_float_bits(o, og, what + " (offset)")
+
+
 def find_ub(shape, x, dst, soc, smooth, want_mode, want_slots=None, core_num=0):
     """The largest UB override (a multiple of 32 bytes) whose plan has the wanted mode and x slot count."""
     cap = tiling.soc_spec(soc)["ub_bytes"]
+    dst, asym = split_dst(dst)
     for ub in range(cap - cap % 32, 1023, -32):
         try:
             p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=dst, smooth=smooth, ub_size=ub,
-                                          core_num=core_num or None)
+                                          core_num=core_num or None, asymmetric=asym)
         except ValueError:
             continue
         if p.explanation["mode"] == want_mode and (want_slots is None or p.tiling["xSlots"] == want_slots):
@@ -109,13 +133,15 @@ def find_ub(shape, x, dst, soc, smooth, want_mode, want_slots=None, core_num=0):
 
 def run(x, smooth, dst, soc, *, mode=None, slots=None, min_cores=None, **kw):
     what = f"{soc} {x.dtype} -> {dst} {x.shape}"
-    got = edq.dynamic_quant(x, smooth, dst_type=dst, soc=soc, **kw)
+    d, asym = split_dst(dst)
+    got = edq.dynamic_quant(x, smooth, dst_type=d, asymmetric=asym, soc=soc, **kw)
     stats = edq.last_run_stats()
     plan = stats["plan"]
     if mode is not None:
         assert plan["mode"] == mode, (what, plan)
     if slots is not None:
-        p = tiling.plan_dynamic_quant(x.shape, x.dtype, soc=soc, dst_type=dst, smooth=smooth is not None, **kw)
+        p = tiling.plan_dynamic_quant(x.shape, x.dtype, soc=soc, dst_type=d, smooth=smooth is not None,
+                                      asymmetric=asym, **kw)
         assert p.tiling["xSlots"] == slots, (what, p.tiling)
     if min_cores is not None:
         assert plan["used_cores"] >= min_cores, (what, plan)
@@ -123,16 +149,18 @@ def run(x, smooth, dst, soc, *, mode=None, slots=None, min_cores=None, **kw):
 
 
 def width(soc, h):
-    m = SOCS[soc][3]
+    m = SOCS[soc][4]
     return -(-h // m) * m
 
 
 @pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
 def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
-    cores = SOCS[soc][2]
+    cores = SOCS[soc][3]
     h = width(soc, 100)  # unaligned tail where DataCopyPad exists (100 float16 = 200 bytes)
     dt = DTYPE[x]
-    xs = np.concatenate([rand((2 * cores + 5 - 8, h), dt, seed(soc, x, dst, 1)), special_rows(h, dt)])
+    # ascend310p's uint8 zero points go out in blocks of 32 rows: a core takes at least 32 rows there
+    rows = 2 * cores * (4 if (soc, dst) == ("ascend310p", "asym:uint8") else 1) + 5
+    xs = np.concatenate([rand((rows - 8, h), dt, seed(soc, x, dst, 1)), special_rows(h, dt)])
     assert xs.shape[0] % cores and xs.shape[0] > cores
     run(xs, None, dst, soc, mode="single_pass", slots=2, min_cores=2)
 
@@ -141,7 +169,7 @@ def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
 def test_fewer_rows_than_cores(soc, x, dst):
     h = width(soc, 45)
     xs = special_rows(h, DTYPE[x])[:5]
-    assert xs.shape[0] < SOCS[soc][2]
+    assert xs.shape[0] < SOCS[soc][3]
     run(xs, None, dst, soc, mode="single_pass")
 
 
@@ -176,7 +204,7 @@ def test_310p_single_pass_single_buffered():
 @pytest.mark.parametrize("soc,x,dst", [c for c in COMBOS if c[0] == "ascend910_95"],
                          ids=[i for i, c in zip(IDS, COMBOS) if c[0] == "ascend910_95"])
 def test_950_multi_pass_long_rows(soc, x, dst):
-    # More than 100,000 elements per row (issue 4 point 5), every x dtype x dst_type, with a zero row and
+    # More than 100,000 elements per row (no tail limit on this SoC), every x dtype x dst_type, with a zero row and
     # non-finite values inside the chunks.
     dt = DTYPE[x]
     h = 100_003
@@ -201,10 +229,56 @@ def test_950_multi_pass_small_ub_with_smooth(soc, x, dst):
 def test_empty(soc, x, dst):
     dt = DTYPE[x]
     h = width(soc, 64)
-    y, s = edq.dynamic_quant(np.zeros((0, h), dt), dst_type=dst, soc=soc)
-    assert y.shape == (0, h) and s.shape == (0,)
-    y, s = edq.dynamic_quant(np.zeros((2, 0, h), dt), dst_type=dst, soc=soc)
-    assert y.shape == (2, 0, h) and s.shape == (2, 0)
-    y, s = edq.dynamic_quant(np.zeros((3, 0), dt), dst_type=dst, soc=soc)
-    assert y.shape == (3, 0)
-    np.testing.assert_array_equal(s, np.zeros(3, np.float32))
+    d, asym = split_dst(dst)
+    n = 3 if asym else 2
+    out = edq.dynamic_quant(np.zeros((0, h), dt), dst_type=d, asymmetric=asym, soc=soc)
+    assert len(out) == n and out[0].shape == (0, h) and all(o.shape == (0,) for o in out[1:])
+    out = edq.dynamic_quant(np.zeros((2, 0, h), dt), dst_type=d, asymmetric=asym, soc=soc)
+    assert out[0].shape == (2, 0, h) and all(o.shape == (2, 0) for o in out[1:])
+    out = edq.dynamic_quant(np.zeros((3, 0), dt), dst_type=d, asymmetric=asym, soc=soc)
+    assert out[0].shape == (3, 0)
+    for o in out[1:]:  # rows without elements are zero rows: scale 0 (and offset 0)
+        np.testing.assert_array_equal(o, np.zeros(3, o.dtype))
+
+
+def asymmetric_edge_rows(h: int, dtype) -> np.ndarray:
+    """Rows that stress the asymmetric parameters: all positive, all negative, constant negative, one non-zero
+    element, extremes whose range overflows float32 (bfloat16: scale +Inf), -Inf with finite values, and (bfloat16)
+    ranges so small that the scale is subnormal or the range below 2^-100 (the kernel's scalar fallback)."""
+    big = float(np.finfo(dtype).max) if dtype is F16 else 3.0e38
+    rows = np.zeros((10, h), np.float32)
+    rng = np.random.default_rng(h)
+    rows[0, :] = rng.random(h) * 7 + 0.5
+    rows[1, :] = -(rng.random(h) * 7 + 0.5)
+    rows[2, :] = -3.25
+    rows[3, h // 3] = 5.0
+    rows[4, :] = np.linspace(-big, big, h)
+    rows[5, :] = rng.standard_normal(h)
+    rows[5, 0] = -np.inf
+    if dtype is BF16:
+        rows[6, :] = rng.standard_normal(h) * 1e-32  # range below 2^-100
+        rows[7, :] = rng.random(h) * 1e-37 + 1e-37  # subnormal scale
+        rows[8, :] = 1e-38 * np.sign(rng.standard_normal(h))
+    else:
+        rows[6, :] = rng.standard_normal(h) * 1e-4
+        rows[7, :] = 6e-8 * np.sign(rng.standard_normal(h))  # float16 subnormals
+        rows[8, :] = 65504.0
+    rows[9, :] = rng.standard_normal(h) * 1e-4 + 1.0
+    return rows.astype(dtype)
+
+
+ASYM_COMBOS = [c for c in COMBOS if c[2].startswith("asym:")]
+
+
+@pytest.mark.parametrize("path", ["single_pass", "row_resident_chunked", "multi_pass"])
+@pytest.mark.parametrize("soc,x,dst", ASYM_COMBOS, ids=[f"{s}-{x}-{d}" for s, x, d in ASYM_COMBOS])
+def test_asymmetric_edge_rows(soc, x, dst, path):
+    dt = DTYPE[x]
+    h = width(soc, 700 if path == "single_pass" else 1500)
+    xs = np.concatenate([asymmetric_edge_rows(h, dt), special_rows(h, dt)])
+    if path == "single_pass":
+        run(xs, None, dst, soc, mode="single_pass")
+        return
+    ub = find_ub(xs.shape, x, dst, soc, False, path, core_num=3)
+    assert ub is not None, f"no UB size gives a {path} plan"
+    run(xs, None, dst, soc, mode=path, core_num=3, ub_size=ub)

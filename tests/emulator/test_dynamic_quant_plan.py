@@ -3,7 +3,8 @@ emulator observes when the kernel runs it:
 
 - the explanation passes the shared invariant checker (work covered once, balance within one unit, UB buffers
   aligned / disjoint / within capacity, GM ranges inside their tensors, whole blocks without DataCopyPad) for a
-  grid of shapes on every SoC, including the bfloat16 widths where ATB's own budget overflows UB (FACTS 4);
+  grid of shapes on every SoC, including the bfloat16 widths where ATB's own budget overflows UB
+  (docs/references.md#dynamicquant-implementations);
 - the kernel allocates exactly the plan's UB map (the emulator's peak UB per core == the plan's total);
 - every core's GM traffic in the emulator equals the plan's GM ranges (x read once, twice in multi-pass; y and
   scale written once, plus on 310p the scales a core's last block writes a second time, and the scalar-stored
@@ -77,7 +78,8 @@ def test_invariants_on_a_grid(soc):
 
 
 def test_bfloat16_widths_that_overflow_atb_fit():
-    # FACTS 4: ATB's budget overflows UB for bfloat16 widths around 4272-4432, 4800-5024, 5472-5824, 6352-6896
+    # ATB's budget overflows UB for bfloat16 widths around 4272-4432, 4800-5024, 5472-5824, 6352-6896
+    # (docs/references.md#dynamicquant-implementations)
     for h in list(range(4272, 4433, 16)) + list(range(4800, 5025, 32)) + list(range(5472, 5825, 32)) + \
             list(range(6352, 6897, 32)) + [7552]:
         p = plan((4096, h), "bfloat16", "ascend910b")
@@ -110,7 +112,7 @@ def test_balance_and_units():
     # the makespan of any split over 48 cores is ceil(247 / 48) = 6 rows; ceil(247 / 6) = 42 cores reach it
     assert max(loads) - min(loads) <= 1 and max(loads) == 6 and sum(loads) == rows
     assert len(loads) == 42 == p.explanation["used_cores"]
-    # balance (mean / max over the launched cores) >= 0.95 whenever rows >= 4 x cores (issue 4's target)
+    # balance (mean / max over the launched cores) >= 0.95 whenever rows >= 4 x cores (the plan's balance target)
     for rows in range(4 * 48, 4 * 48 + 200):
         loads = [w["end"] - w["begin"] for w in plan((rows, 64), "float16", "ascend910b").explanation["work"]]
         assert (sum(loads) / len(loads)) / max(loads) >= 0.95, rows
@@ -153,7 +155,7 @@ def test_modes():
     ((4, 4001), "float16", "ascend310p", {}, "x", "multiple of 32"),
     ((4, 4128), "float16", "ascend310p", {}, "x", "<= 4096"),
     ((64,), "float16", "ascend910_95", {}, "x", ">= 2"),
-    ((4, 64), "float16", "ascend910b", {"asymmetric": True}, "asymmetric", None),
+    ((4, 64), "float16", "ascend910b", {"asymmetric": True, "dst_type": "float8_e4m3fn"}, "dst_type", None),
 ])
 def test_refusals(shape, dtype, soc, kw, arg, limit):
     with pytest.raises(ConstraintError) as ei:
@@ -162,7 +164,7 @@ def test_refusals(shape, dtype, soc, kw, arg, limit):
     assert e.op == "dynamic_quant" and e.argument == arg and e.soc == soc
     if limit:
         assert e.limit == limit
-    for ok in (4096, 4064, 4000):  # issue 3's accepted neighbours of the 310p limits
+    for ok in (4096, 4064, 4000):  # accepted neighbours of the 310p limits
         assert plan((4, ok), "float16", "ascend310p").explanation["used_cores"] == 1
 
 
@@ -239,9 +241,9 @@ def test_emulator_traffic_matches_plan(shape, dtype, soc, kw):
 
 def test_emulator_backend_refuses_like_the_plan():
     x16 = np.ones((4, 64), np.float16)
-    with pytest.raises(ConstraintError) as ei:
-        edq.dynamic_quant(x16, soc="ascend910b", asymmetric=True)
-    assert ei.value.argument == "asymmetric" and ei.value.soc == "ascend910b"
+    with pytest.raises(DTypeError) as ei:  # the asymmetric float types are the 950's
+        edq.dynamic_quant(x16, soc="ascend910b", asymmetric=True, dst_type="hifloat8")
+    assert ei.value.argument == "dst_type" and ei.value.soc == "ascend910b"
     with pytest.raises(DTypeError):
         edq.dynamic_quant(x16.astype(ml_dtypes.bfloat16), soc="ascend310p")
     with pytest.raises(DTypeError):

@@ -57,10 +57,10 @@ EXPECTED = {
     # mix kernels (KERNEL_TASK_TYPE_DEFAULT), SyncAll's preconditions, REGIST_MATMUL_OBJ
     "mix_block_num": (SPLIT_SOCS, ["DataCopy UB->GM", "write to bytes [1024, 2048)", "outside the buffer"], 1),
     "software_sync_all_in_mix": (SPLIT_SOCS, ["KERNEL_TYPE_MIX_AIC_1_2", "software SyncAll", "collide",
-                                              "SyncAll<false>()"]),
-    "hardware_sync_all_false_with_matmul_server": (ALL_SOCS, {
-        "ascend910b": ["Matmul API's server", "hangs", "SyncAll<true>()"],
-        "ascend910_95": ["Matmul API's server", "hangs", "SyncAll<true>()"],
+                                              "SyncAll<true>()"]),
+    "sync_all_false_with_matmul": (ALL_SOCS, {
+        "ascend910b": ["SyncAll<false>", "Matmul object", "wait forever", "SyncAll<true>()"],
+        "ascend910_95": ["SyncAll<false>", "Matmul object", "wait forever", "SyncAll<true>()"],
         "ascend310p": ["no hardware SyncAll"]}),
     "sync_all_over_core_count": (ALL_SOCS, {
         "ascend910b": ["65 blocks", "48 vector cores", "rounds"],
@@ -89,7 +89,7 @@ END_OF_LAUNCH = {"output_left_unwritten"}
 
 # Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels).
 TWIN_SOCS = {
-    "hardware_sync_all_false_with_matmul_server_ok": SPLIT_SOCS,
+    "sync_all_false_with_matmul_ok": SPLIT_SOCS,
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
 }

@@ -27,7 +27,7 @@ import numpy as np
 import pytest
 
 import ascend_quant_ops_testing as _testing  # the demo kernels' module, with its own emulator (tests/emulator/conftest.py)
-from ascend_quant_ops import _native, emulator, tiling
+from ascend_quant_ops import _native, dtypes, emulator, tiling
 from ascend_quant_ops.golden import dynamic_quant as golden_dq
 from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul as golden_qmm
 from ascend_quant_ops.precision import criteria
@@ -171,10 +171,68 @@ def _saturate_f16(a):
     return a
 
 
+def _split_dst(dst):
+    """("int8", False) / ("uint8", True) from a DQ_COMBOS dst ("asym:<type>" is the asymmetric mode)."""
+    return (dst[5:], True) if dst.startswith("asym:") else (dst, False)
+
+
 def _dq_reference(x, smooth, dst, soc):
     if soc == "ascend310p":
         x, smooth = _saturate_f16(x), _saturate_f16(smooth)
-    return golden_dq.dynamic_quant(x, smooth, dst_type=dst)
+    d, asym = _split_dst(dst)
+    return golden_dq.dynamic_quant(x, smooth, dst_type=d, asymmetric=asym)
+
+
+def _dq_emulate(xs, smooth, dst, soc, **kw):
+    d, asym = _split_dst(dst)
+    return edq.dynamic_quant(xs, smooth, dst_type=d, asymmetric=asym, soc=soc, **kw)
+
+
+def _near_rounding_boundary(x, smooth, scale, offset, dst):
+    """Elements whose golden quotient q = v / scale + offset (float32) lies within 2^-20 (relative) of a rounding
+    boundary of dst: a one-ulp float32 perturbation may round them either way."""
+    with np.errstate(all="ignore"):
+        v = x.astype(np.float32) * (np.float32(1) if smooth is None else smooth.astype(np.float32))
+        q = v / scale[:, None] + offset[:, None]
+        qmax = np.float32(dtypes.dmax(dst))
+        up, down = (np.clip(q * np.float32(f), -qmax, qmax).astype(dtypes.numpy_dtype(dst)).view(np.uint8)
+                    for f in (1 + 2.0 ** -20, 1 - 2.0 ** -20))
+    return up != down
+
+
+def _asym_float8_meets_criteria(y, want, dst, n_random, what, near):
+    """The asymmetric float types under perturbed division. q = v / scale + offset cancels near zero (v / scale
+    close to -offset): the float32 error of the two perturbed divisions (up to about 2 ulp of qmax, absolute) is
+    many float8 ulps there, where float8 is fine-grained. So each element is within 1 float8 ulp or within 4 float32
+    ulps of qmax of the golden (dequantized: the same absolute error), and the criteria hold on the random rows'
+    elements of magnitude >= qmax / 64, where there is no such cancellation, that are not at a rounding boundary
+    (`near`: bfloat16 x and the power-of-two scales of hifloat8 put many quotients exactly on ties; the special
+    rows put every element of a row on one)."""
+    ranks, is_nan = criteria._code_ranks(dtypes.dtype_name(want.dtype))
+    ca, cg = y.view(np.uint8), want.view(np.uint8)
+    np.testing.assert_array_equal(is_nan[ca], is_nan[cg], err_msg=what)
+    ok = ~is_nan[cg]
+    ulp = np.abs(ranks[ca[ok]] - ranks[cg[ok]])
+    qmax = np.float32(dtypes.dmax(dst))
+    diff = np.abs(y[ok].astype(np.float64) - want[ok].astype(np.float64))
+    bad = (ulp > 1) & (diff > 4 * np.spacing(qmax))
+    assert not bad.any(), f"{what}: {int(bad.sum())} elements beyond 1 ulp and 4 float32 ulps of qmax"
+    far = (np.abs(want[:n_random].astype(np.float32)) >= qmax / 64) & ~near[:n_random]
+    _assert_y_meets_criteria(y[:n_random][far], want[:n_random][far], what + " (random rows, |q| >= qmax / 64)")
+
+
+def _offset_meets_criteria(got, want, dst, what):
+    """The asymmetric offset under perturbed division: uint8 zero points within 1, float offsets (qmax - hi /
+    scale: two perturbed divisions, one rounding to the offset's magnitude) within a few float32 ulps of qmax."""
+    nan = np.isnan(want.astype(np.float32))
+    np.testing.assert_array_equal(np.isnan(got.astype(np.float32)), nan, err_msg=what)
+    g, w = got[~nan].astype(np.float64), want[~nan].astype(np.float64)
+    if want.dtype == np.uint8:
+        assert np.abs(g - w).max(initial=0) <= 1, f"{what}: zero point more than 1 from the golden"
+        return
+    qmax = float(np.abs(w).max(initial=1.0))
+    tol = 8 * np.spacing(np.float32(max(qmax, 1.0)))
+    assert np.abs(g - w).max(initial=0) <= tol, f"{what}: offset {np.abs(g - w).max()} from the golden"
 
 
 def _special_rows(h, dtype):
@@ -192,11 +250,15 @@ def _special_rows(h, dtype):
     return rows.astype(dtype)
 
 
-# (SoC, x dtypes, dst types, vector cores, tail multiple), as test_dynamic_quant_matrix types them.
+# (SoC, x dtypes, dst types, vector cores, tail multiple), as test_dynamic_quant_matrix types them; "asym:<type>"
+# is the asymmetric mode with that dst type.
+_DQ_FLOAT8 = ("hifloat8", "float8_e4m3fn", "float8_e5m2")
+_DQ_ASYM = ("asym:int8", "asym:uint8")
 DQ_SOCS = {
-    "ascend910b": (("float16", "bfloat16"), ("int8",), 48, 1),
-    "ascend310p": (("float16",), ("int8",), 8, 32),
-    "ascend910_95": (("float16", "bfloat16"), ("int8", "hifloat8", "float8_e4m3fn", "float8_e5m2"), 64, 1),
+    "ascend910b": (("float16", "bfloat16"), ("int8",) + _DQ_ASYM, 48, 1),
+    "ascend310p": (("float16",), ("int8",) + _DQ_ASYM, 8, 32),
+    "ascend910_95": (("float16", "bfloat16"),
+                     ("int8",) + _DQ_FLOAT8 + _DQ_ASYM + tuple("asym:" + t for t in _DQ_FLOAT8), 64, 1),
 }
 DQ_COMBOS = [(s, x, d) for s, (xs, ds, _, _) in DQ_SOCS.items() for x in xs for d in ds]
 DQ_IDS = [f"{s}-{x}-{d}" for s, x, d in DQ_COMBOS]
@@ -207,7 +269,9 @@ def _find_ub(shape, x, dst, soc, smooth, want_mode):
     cap = tiling.soc_spec(soc)["ub_bytes"]
     for ub in range(cap - cap % 1024, 1023, -1024):
         try:
-            p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=dst, smooth=smooth, ub_size=ub, core_num=3)
+            d, asym = _split_dst(dst)
+            p = tiling.plan_dynamic_quant(shape, x, soc=soc, dst_type=d, smooth=smooth, ub_size=ub, core_num=3,
+                                          asymmetric=asym)
         except ValueError:
             continue
         if p.explanation["mode"] == want_mode:
@@ -241,23 +305,33 @@ def test_dynamic_quant_meets_the_criteria_with_perturbed_division(soc, x, dst, p
     xs, smooth, kw = case
     what = f"{soc} {x} -> {dst} {path}"
     with emulator.run_options(divide="perturbed"):
-        y, s = edq.dynamic_quant(xs, smooth, dst_type=dst, soc=soc, **kw)
+        got = _dq_emulate(xs, smooth, dst, soc, **kw)
     assert edq.last_run_stats()["plan"]["mode"] == ("single_pass" if path == "double_buffered" else path), what
-    yg, sg = _dq_reference(xs, smooth, dst, soc)
-    _scale_within_one_ulp(s, sg, what)
-    _assert_y_meets_criteria(y, yg, what)
-    # The variant is active: some scales are not the golden's (hifloat8's dmax is 2^15: m / dmax is exact there).
-    if dst != "hifloat8":
-        assert (s.view(np.uint32) != sg.view(np.uint32)).any(), what
+    want = _dq_reference(xs, smooth, dst, soc)
+    _scale_within_one_ulp(got[1], want[1], what)
+    d, asym = _split_dst(dst)
+    if asym and d in _DQ_FLOAT8:
+        n = xs.shape[0] - 8
+        near = _near_rounding_boundary(xs[:n], smooth, want[1][:n], want[2][:n], d)
+        _asym_float8_meets_criteria(got[0], want[0], d, n, what, near)
+    else:
+        _assert_y_meets_criteria(got[0], want[0], what)
+    if asym:
+        _offset_meets_criteria(got[2], want[2], dst, what)
+    # The variant is active: some scales are not the golden's (hifloat8's dmax is 2^15 and its asymmetric range
+    # 2^16: the scale's division is exact there).
+    if d != "hifloat8":
+        assert (got[1].view(np.uint32) != want[1].view(np.uint32)).any(), what
 
 
 SAT_VARIANTS = list(itertools.product(sorted(INF_VARIANTS), sorted(NAN_VARIANTS)))
 
 
+@pytest.mark.parametrize("dst", ["int8", "asym:int8", "asym:uint8"])
 @pytest.mark.parametrize("path", DQ_PATHS)
 @pytest.mark.parametrize("inf_variant,nan_variant", SAT_VARIANTS, ids=[f"{i}-{n}" for i, n in SAT_VARIANTS])
-def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_variant, nan_variant, path):
-    case = _dq_case("ascend310p", "float16", "int8", path)
+def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_variant, nan_variant, path, dst):
+    case = _dq_case("ascend310p", "float16", dst, path)
     assert case is not None
     xs, smooth, kw = case
     if smooth is not None:  # non-finite smooth scales too
@@ -266,10 +340,12 @@ def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_
         smooth[200] = -np.inf
         smooth[301] = np.nan
     with emulator.run_options(saturation_inf=inf_variant, saturation_nan=nan_variant):
-        y, s = edq.dynamic_quant(xs, smooth, dst_type="int8", soc="ascend310p", **kw)
-    yg, sg = _dq_reference(xs, smooth, "int8", "ascend310p")
-    np.testing.assert_array_equal(y, yg)
-    np.testing.assert_array_equal(s.view(np.uint32), sg.view(np.uint32))
+        got = _dq_emulate(xs, smooth, dst, "ascend310p", **kw)
+    want = _dq_reference(xs, smooth, dst, "ascend310p")
+    assert len(got) == len(want)
+    np.testing.assert_array_equal(got[0], want[0])
+    for g, w in zip(got[1:], want[1:]):  # scale (and offset): bit for bit
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
 
 
 # QLinearMatMul: the crossed matrix of test_qlinear_matmul_matrix (types x parameter kinds x broadcasting).

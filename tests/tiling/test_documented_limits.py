@@ -1,10 +1,12 @@
-"""Every documented limit (ATB DynamicQuant's per-SoC limits, docs/references.md#atb-dynamicquant; dtypes per SoC: #soc-facts and #apis-per-soc) at and one past its boundary, through the public
-plan functions and through the request check alone. The numbers are typed from the spec, not read from the code."""
+"""Every documented limit (docs/references.md#atb-dynamicquant; #soc-facts and #apis-per-soc for dtypes) at and
+one past its boundary, through the public plan functions and through the request check alone. The numbers are
+typed from the spec, not read from the code."""
 import ml_dtypes
 import numpy as np
 import pytest
 
 from ascend_quant_ops import _native, dtypes, tiling
+from ascend_quant_ops.golden import dynamic_quant as golden_dq
 from ascend_quant_ops.errors import ConstraintError, DTypeError
 
 B, P, C = "ascend910b", "ascend310p", "ascend910_95"
@@ -26,7 +28,7 @@ def dq_refused(shape, dtype="float16", soc=B, cls=ConstraintError, **kw):
     assert e.constraint and e.limit and e.actual and e.suggestion
     # The request check alone gives the same refusal.
     x = dtypes.parse_dtype(dtype, op="dynamic_quant", argument="x")
-    dst = dtypes.parse_dst_type(kw.get("dst_type", "int8"))
+    dst = golden_dq.parse_dst_type(kw.get("dst_type", "int8"), True)
     out = _native.check_dynamic_quant(list(shape), x, dst, kw.get("smooth", False),
                                       kw.get("asymmetric", False), soc, 0, 0)
     assert not out["ok"] and out["violation"]["argument"] == e.argument
@@ -127,10 +129,22 @@ def test_rank_2_accepted(soc):
     dq_ok((1, 64), "float16", soc=soc)
 
 
+# The asymmetric modes (this package's kernel; ATB documents symmetric only): int8 and uint8 on every SoC, the
+# 950's float types too; uint8 is an asymmetric output only.
+ASYM_DST = {B: ("int8", "uint8"), P: ("int8", "uint8"),
+            C: ("int8", "uint8", "hifloat8", "float8_e4m3fn", "float8_e5m2")}
+
+
 @pytest.mark.parametrize("soc", [B, P, C])
-def test_asymmetric_refused(soc):
-    e = dq_refused((4, 64), "float16", soc=soc, asymmetric=True)
-    assert e.argument == "asymmetric" and "not implemented" in e.constraint and "asymmetric=False" in e.suggestion
+def test_asymmetric_dst_types(soc):
+    for dst in ("int8", "uint8", "hifloat8", "float8_e4m3fn", "float8_e5m2"):
+        if dst in ASYM_DST[soc]:
+            dq_ok((4, 64), "float16", soc=soc, asymmetric=True, dst_type=dst)
+        else:
+            e = dq_refused((4, 64), "float16", soc=soc, asymmetric=True, dst_type=dst, cls=DTypeError)
+            assert e.argument == "dst_type" and soc in str(e)
+    e = dq_refused((4, 64), "float16", soc=soc, dst_type="uint8", cls=DTypeError)
+    assert e.argument == "dst_type" and "asymmetric" in str(e)
 
 
 @pytest.mark.parametrize("soc", [B, P, C])

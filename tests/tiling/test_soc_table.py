@@ -1,11 +1,12 @@
-"""The SoC table against its sources: CANN 8.1.RC1 platform_config/*.ini (FACTS 1), FACTS 3 (cube dtypes) and
-seed 004 (DynamicQuant limits). The numbers here are typed from those sources, not read from the code."""
+"""The SoC table against its sources: CANN 8.1.RC1 platform_config/*.ini, the cube dtypes and
+ATB's DynamicQuant limits (docs/references.md#soc-facts, #apis-per-soc, #atb-dynamicquant). The numbers here
+are typed from those sources, not read from the code."""
 import pytest
 
 from ascend_quant_ops import _native, tiling
 from ascend_quant_ops.errors import ConstraintError
 
-# name -> (ai_core_cnt, cube_core_cnt, vector_core_cnt, ub_size) of the platform configs (FACTS 1).
+# name -> (ai_core_cnt, cube_core_cnt, vector_core_cnt, ub_size) of the platform configs (docs/references.md#soc-facts).
 PLATFORM_CONFIG = {
     "ascend910b1": (24, 24, 48, 196608),
     "ascend910b2": (24, 24, 48, 196608),
@@ -48,7 +49,10 @@ def test_dynamic_quant_facts_per_soc():
     assert b["dst_types"] == ["int8"] and p["dst_types"] == ["int8"]
     assert sorted(c["dst_types"]) == sorted(["int8", "hifloat8", "float8_e4m3fn", "float8_e5m2"])
     assert all(d["min_rank"] == 2 for d in (b, p, c))
-    assert not any(d["asymmetric_implemented"] for d in (b, p, c))
+    assert all(d["asymmetric_implemented"] for d in (b, p, c))
+    assert b["asymmetric_dst_types"] == p["asymmetric_dst_types"] == ["int8", "uint8"]
+    assert sorted(c["asymmetric_dst_types"]) == sorted(["int8", "uint8", "hifloat8", "float8_e4m3fn",
+                                                        "float8_e5m2"])
 
 
 def test_qlinear_matmul_dtypes_per_soc():
@@ -78,7 +82,7 @@ def test_variants_carry_their_platform_config(name, numbers):
     ("ascend910b", "ascend910b"), ("ascend950", "ascend910_95"), ("Ascend950", "ascend910_95"),
     ("ASCEND910_95", "ascend910_95"), ("Ascend910B3", "ascend910b"), ("ascend910b4-1", "ascend910b"),
     ("Ascend310P3", "ascend310p"), (" ascend310p ", "ascend310p"),
-    # CANN's Short_SoC_version strings (FACTS 1: the portable run-time detection) resolve too.
+    # CANN's Short_SoC_version strings (docs/references.md#soc-facts: the portable run-time detection) resolve too.
     ("Ascend910B", "ascend910b"), ("Ascend310P", "ascend310p"), ("Ascend910_95", "ascend910_95"),
 ])
 def test_aliases(name, canon):

@@ -106,16 +106,19 @@ void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file
                  "cores (the cube cores) by get_block_idx(), which the two vector cores of a cube core share " +
                  (aiv_only ? "(isAIVOnly = true: their slots collide and half the cores are waited for)"
                            : "(isAIVOnly = false is not supported by the software form, per its documentation)") +
-                 "; use the hardware SyncAll<false>()");
+                 "; use the hardware SyncAll: SyncAll<true>() among the vector cores, SyncAll<false>() when the cube "
+                 "cores call it too");
     }
-    // SyncAll<true>() in a mix kernel is the vector cores' barrier (SyncAllImpl<true>: SYNC_AIV_ONLY_ALL), what mix
-    // kernels with a Matmul server use (CANN 8.1.RC1's ffn, grouped_matmul, mat_mul_v3). SyncAll<false>() also waits
-    // for every cube core to call it (SYNC_AIC_AIV_FLAG): cube cores running the Matmul API's server never do.
+    // SyncAll<true>() in a mix kernel synchronises the vector cores among themselves (dav_c220
+    // kernel_operator_sync_impl.h: SYNC_AIV_ONLY_ALL, no cube core involved); Huawei's own 1:2 mix kernels with a
+    // Matmul object use it between vector phases. SyncAll<false>() also waits for every cube core to reach its own
+    // SyncAll: with REGIST_MATMUL_OBJ the cube cores run the Matmul API's server loop (kfc_register_obj.h) and
+    // never execute the kernel body, so the vector cores would wait forever.
     if (hardware && mix && !aiv_only && c.matmul_server) {
-        Fail(file, line, std::string(api) + "<false> in a KERNEL_TYPE_MIX_AIC_1_2 kernel whose cube cores run the "
-                                            "Matmul API's server (REGIST_MATMUL_OBJ): it waits for the cube cores, "
-                                            "which never call SyncAll there, so the launch hangs; SyncAll<true>() "
-                                            "synchronises the vector cores");
+        Fail(file, line, std::string("SyncAll<false>() in a KERNEL_TYPE_MIX_AIC_1_2 kernel with a Matmul object "
+                                     "(REGIST_MATMUL_OBJ): the cube cores run the Matmul API's server and never "
+                                     "reach this SyncAll, so the vector cores wait forever; use SyncAll<true>() "
+                                     "(the vector cores only)"));
     }
     if (hardware && !aiv_only && !mix) {
         Fail(file, line, std::string(api) + "<false> in a kernel that is not a cube + vector mix kernel (" +
@@ -150,6 +153,7 @@ void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* 
     if (!c.soc.split_cores) {
         return;  // 310p: MatmulImpl runs on the AI core itself; the workspace argument is unused
     }
+    c.matmul_server = true;
     if (!IsMixAic12(c)) {
         Fail(file, line,
              std::string("REGIST_MATMUL_OBJ in a kernel of type ") + KernelTypeName(KernelType(c)) + " on " +
@@ -157,7 +161,6 @@ void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* 
                  "without one no cube core starts and every Matmul call waits forever. Declare "
                  "KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2)");
     }
-    c.matmul_server = true;  // the cube cores now run the API's server loop (SyncAll<false> would wait for them)
     const uint8_t* sys = SystemWorkspace();
     if (workspace == nullptr || sys == nullptr || workspace != sys) {
         Fail(file, line,

@@ -287,25 +287,6 @@ template <bool kOk> inline void SoftwareSyncAllInMix(GM_ADDR, GM_ADDR y, GM_ADDR
     }
 }
 
-// The hardware SyncAll<false>() waits for the cube cores too; in a kernel whose cube cores run the Matmul API's
-// server (REGIST_MATMUL_OBJ) they never call it and the launch hangs. The twin: SyncAll<true>(), the vector cores'
-// barrier (what such kernels use).
-template <bool kOk> inline void HardwareSyncAllFalseWithMatmulServer(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> ws;
-    SmallMatmul mm;
-    TCubeTiling tiling = SmallTiling();
-    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
-    pipe.InitBuffer(ws, 65536);
-    mm.SetLocalWorkspace(ws.Get<uint8_t>());
-    if (kOk) {
-        SyncAll<true>();
-    } else {
-        SyncAll<false>();  // FAULT(hardware_sync_all_false_with_matmul_server)
-    }
-}
-
 // A SyncAll on more blocks than the SoC has cores (65: more than any SoC's vector or AI cores): the framework runs
 // the blocks in rounds and the barrier hangs. The twin runs 8 blocks. y: the software form's workspace.
 template <bool kOk> inline void SyncAllOverCoreCount(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
@@ -344,6 +325,21 @@ template <bool kOk> inline void MatmulUserWorkspace(GM_ADDR, GM_ADDR, GM_ADDR wo
     TCubeTiling tiling = SmallTiling();
     GM_ADDR ws = kOk ? GetSysWorkSpacePtr() : GetUserWorkspace(workspace);
     REGIST_MATMUL_OBJ(&pipe, ws, mm, &tiling);  // FAULT(regist_matmul_user_workspace)
+}
+
+// SyncAll<false>() in a 1:2 mix kernel with a Matmul object: the cube cores run the API's server, never this
+// SyncAll, and the vector cores would wait forever. The twin synchronises the vector cores only (SyncAll<true>()).
+template <bool kOk> inline void SyncAllFalseWithMatmul(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    if (kOk) {
+        SyncAll<true>();
+    } else {
+        SyncAll<false>();  // FAULT(sync_all_false_with_matmul)
+    }
 }
 
 // KERNEL_TYPE_AIV_ONLY on ascend310p: its AI cores have no separate vector cores (the twin declares nothing).
@@ -447,8 +443,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("compare_int32_not_eq", CompareInt32NotEq, 1),
         AQO_FIDELITY("mix_block_num", MixBlockNum, 2, YInit::kData, false, kMix),
         AQO_FIDELITY("software_sync_all_in_mix", SoftwareSyncAllInMix, 2, YInit::kData, true, kMix),
-        AQO_FIDELITY("hardware_sync_all_false_with_matmul_server", HardwareSyncAllFalseWithMatmulServer, 2,
-                     YInit::kData, false, kMix),
+        AQO_FIDELITY("sync_all_false_with_matmul", SyncAllFalseWithMatmul, 2, YInit::kData, false, kMix),
         {"sync_all_over_core_count", &SyncAllOverCoreCount<false>, 65, YInit::kData, true},
         {"sync_all_over_core_count_ok", &SyncAllOverCoreCount<true>, 8, YInit::kData, true},
         {"hardware_sync_all_without_workspace", &HardwareSyncAllWithoutWorkspace<false>, 2, YInit::kData, false, -1,

@@ -2,8 +2,10 @@
 _native (python/csrc/emulate_dynamic_quant.cpp), run block by block with the host plan's tiling.
 
     y, scale = dynamic_quant(x, smooth_scales=None, dst_type="int8", soc="ascend310p")
+    y, scale, offset = dynamic_quant(x, dst_type="uint8", asymmetric=True, soc="ascend910b")
 
-Returns what the golden (golden/dynamic_quant.py) returns, as numpy arrays. The arguments are checked as the
+Returns what the golden (golden/dynamic_quant.py) returns, as numpy arrays (the asymmetric modes also the offset:
+float32, or uint8 zero points for dst uint8). The arguments are checked as the
 golden checks them, then the plan (made by the runner, once) refuses what the SoC cannot do (ConstraintError /
 DTypeError, before anything runs); a kernel fault the emulator catches raises EmulatorError naming the kernel
 line. ascend310p runs in saturation mode: its results are the golden's for x with Inf replaced by +-65504 and NaN
@@ -38,14 +40,15 @@ def dynamic_quant(x, smooth_scales=None, *, dst_type: Any = "int8", asymmetric: 
 
     x: float16 / bfloat16 numpy array (rank >= 2); smooth_scales: [H] of x's dtype or None; dst_type: name, numpy
     dtype or ATB code; soc: any SoC name of the SoC table; core_num / ub_size: replace the table's values (as the
-    device reports them). Returns (y, scale) like the golden."""
+    device reports them). Returns (y, scale), or (y, scale, offset) when asymmetric, like the golden."""
     x, _ = _convert.to_numpy(x, op=OP, argument="x")
     smooth, _ = _convert.to_numpy(smooth_scales, op=OP, argument="smooth_scales", allow_none=True)
     soc = tiling.canonical_soc(soc, op=OP)
-    if asymmetric is True or x.ndim < 2:
-        # What the runner is never given: the plan's request check names the SoC's refusal.
+    if x.ndim < 2:
+        # What the runner is never given: the plan's request check names the refusal.
         tiling.plan_dynamic_quant(x.shape, dtypes.dtype_name(x.dtype) or str(x.dtype), soc=soc, dst_type=dst_type,
-                                  smooth=smooth is not None, asymmetric=True, core_num=core_num, ub_size=ub_size)
+                                  smooth=smooth is not None, asymmetric=bool(asymmetric), core_num=core_num,
+                                  ub_size=ub_size)
     dst = _golden.validate(x, smooth, dst_type=dst_type, asymmetric=asymmetric)
     return run(x, smooth, dst, bool(asymmetric), soc, core_num=core_num, ub_size=ub_size)
 
@@ -57,10 +60,6 @@ def run(x: np.ndarray, smooth: Optional[np.ndarray], dst: str, asymmetric: bool,
     cn = tiling._override(core_num, "core_num", OP)
     ub = tiling._override(ub_size, "ub_size", OP)
     x_name = dtypes.dtype_name(x.dtype)
-    if asymmetric:
-        # No kernel implements asymmetric quantization: the plan's request check names the SoC's refusal.
-        tiling.plan_dynamic_quant(x.shape, x_name, soc=soc, dst_type=dst, smooth=smooth is not None,
-                                  asymmetric=True, core_num=core_num, ub_size=ub_size)
     # Outputs are not zeroed on the device (torch.empty / the framework's allocator): the runner fills them with a
     # poison pattern and fails the run if the kernel leaves any byte unwritten.
     y = np.empty(x.shape, dtype=dtypes.numpy_dtype(dst))
@@ -68,7 +67,7 @@ def run(x: np.ndarray, smooth: Optional[np.ndarray], dst: str, asymmetric: bool,
     sm = None if smooth is None else _uint8_view(smooth)
     offset = None
     if asymmetric:
-        offset = np.zeros(x.shape[:-1], dtype=np.uint8 if dst == dtypes.UINT8 else np.float32)
+        offset = np.empty(x.shape[:-1], dtype=np.uint8 if dst == dtypes.UINT8 else np.float32)
     out = _native.emulate_dynamic_quant(_uint8_view(x), sm, _uint8_view(y), _uint8_view(scale),
                                         None if offset is None else _uint8_view(offset),
                                         [int(d) for d in x.shape], x_name, dst, bool(asymmetric), soc, cn, ub)

@@ -302,7 +302,6 @@ struct BufState {
 // host threads (launch.h).
 struct CoreContext {
     SocModel soc;
-    bool matmul_server = false;  // split SoCs: REGIST_MATMUL_OBJ ran (the cube cores serve the Matmul API)
     std::string kernel_name;
     uint32_t block_idx = 0;
     uint32_t block_dim = 1;
@@ -335,6 +334,7 @@ struct CoreContext {
     uint32_t cube_ratio = 1;          // vector cores per cube core (KERNEL_TASK_TYPE_DEFAULT)
     int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
+    bool matmul_server = false;       // REGIST_MATMUL_OBJ ran on a split SoC: the cube cores run the API's server
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
 
     // GM bytes touched, per (region, write) as [begin, end) intervals; merged into stats->gm_ranges at the end.
