@@ -100,15 +100,19 @@ template <bool TRANS, class TD>
 __aicore__ inline void RunOut(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
                               GM_ADDR bias, GM_ADDR y, GM_ADDR userWs, const TD& t)
 {
+#if AQO_SOC_SPLIT_CORES
+    // 910b / 950 only: 310p's float32 -> float16 Cast has no round-to-nearest-even mode (CAST_RINT issues no
+    // instruction there) and it has no bfloat16 (the SoC table's quant_matmul_out_dtypes: float32 only).
     if (t.outCode == kQuantMmOutFloat16) {
         Run<TRANS, half>(a, aScale, aZp, b, bScale, bZp, bias, y, userWs, t);
-#if AQO_SOC_HAS_BF16
-    } else if (t.outCode == kQuantMmOutBFloat16) {
-        Run<TRANS, bfloat16_t>(a, aScale, aZp, b, bScale, bZp, bias, y, userWs, t);
-#endif
-    } else {
-        Run<TRANS, float>(a, aScale, aZp, b, bScale, bZp, bias, y, userWs, t);
+        return;
     }
+    if (t.outCode == kQuantMmOutBFloat16) {
+        Run<TRANS, bfloat16_t>(a, aScale, aZp, b, bScale, bZp, bias, y, userWs, t);
+        return;
+    }
+#endif
+    Run<TRANS, float>(a, aScale, aZp, b, bScale, bZp, bias, y, userWs, t);
 }
 
 }  // namespace aqo_quant_mm

@@ -150,7 +150,8 @@ def test_the_transposed_weight_view_is_not_copied(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The W8A8 serving call patterns, replayed on the cpu backend through the torch_npu-shaped entry and quant_matmul
+# The W8A8 serving call patterns, replayed on the cpu backend through the torch_npu-shaped entry and quant_matmul,
+# and on the emulator backend for every SoC (test_serving_patterns_replayed_on_the_emulator)
 
 def _w8a8(seed=0, batch=(2, 3), k=64, n=9, scale_dtype=torch.float32):
     g = torch.Generator().manual_seed(seed)
@@ -289,3 +290,31 @@ def test_asymmetric_uint8_dynamic_quant_through_the_api(kind):
         out = aqo.dynamic_quant(xk, dst_type="uint8", asymmetric=True, **kw)
         for got, w in zip(out, want):
             np.testing.assert_array_equal(_as_numpy(got), w)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
+def test_serving_patterns_replayed_on_the_emulator(soc):
+    # the caller patterns above through the public API on the emulator backend: the kernel reads the transposed
+    # weight view as stored, takes [B, S, K] activations with [B, S] per-token scales, float16 / bfloat16 weight
+    # scales, N = 152064 and K = 73728 in one call (ascend310p writes float32 only)
+    out = "float32" if soc == "ascend310p" else "bfloat16"
+
+    def run(x, weight, ts, cs, scale=None):
+        y = aqo.quant_matmul(x.numpy(), torch_ops.to_numpy(ts if scale is None else scale), None,
+                             weight.numpy().T, torch_ops.to_numpy(cs), out_dtype=out, soc=soc, backend="emulator")
+        return y
+
+    x, weight, ts, cs = _w8a8(batch=(6,))
+    assert_same_floats(run(x, weight, ts, cs), _expected(x, weight, ts, cs, out))
+    x, weight, ts, cs = _w8a8(batch=(2, 5), scale_dtype=torch.bfloat16)
+    expected = _expected(x, weight, ts, cs, out)
+    for scale in (ts, ts[..., None]):
+        assert_same_floats(run(x, weight, ts, cs, scale), expected)
+    assert_same_floats(run(x[:, :1], weight, ts[:, :1], cs), expected[:, :1])
+    for n, k in ((152064, 16), (8, 73728)):
+        g = torch.Generator().manual_seed(n + k)
+        x = torch.randint(-128, 128, (2, k), dtype=torch.int8, generator=g)
+        weight = torch.randint(-128, 128, (n, k), dtype=torch.int8, generator=g)
+        ts = torch.rand(2, generator=g) * 0.01
+        cs = (torch.rand(n, generator=g) * 0.01).to(torch.float16)
+        assert_same_floats(run(x, weight, ts, cs), _expected(x, weight, ts, cs, out))
