@@ -120,6 +120,9 @@ public:
     // the start of the slot.
     __aicore__ inline void Begin(const LocalTensor<T>& slot, uint64_t row)
     {
+        // The slot's previous DMA (MTE3) has read it before the scalar unit writes here: AllocTensor makes the V
+        // pipe wait for that DMA, and every caller waits V -> S after its AllocTensor before calling Begin (an
+        // explicit MTE3 -> S wait here would also wait for the previous group's y DMA: 0.3x of the roofline).
         groupRow_ = row;
         if constexpr (!kSocHasDataCopyPad) {
             for (uint32_t i = 0; i < carried_; ++i) {
@@ -319,7 +322,12 @@ protected:
         if constexpr (kSocSaturationMode) {
             // the scalar unit may rewrite the staged row: it reads the DMA's bytes
             WaitPipe<HardEvent::MTE2_S>();
-            SanitizeHalf(stage, p_.cols);
+            // in pieces of at most one chunk: tmp_ (SanitizeHalf's scratch) is sized for one chunk when rows are
+            // computed in chunks
+            const uint32_t piece = p_.numChunks > 1 ? p_.chunk : p_.cols;
+            for (uint32_t off = 0; off < p_.cols; off += piece) {
+                SanitizeHalf(stage[off], p_.cols - off < piece ? p_.cols - off : piece);
+            }
         }
         Cast(smooth_, stage, RoundMode::CAST_NONE, p_.cols);
         xQue_.FreeTensor(stage);
@@ -454,6 +462,9 @@ protected:
     __aicore__ inline void LoadV(const LocalTensor<float>& dst, const LocalTensor<XT>& src, uint32_t rows,
                                  uint32_t count, const LocalTensor<float>& smooth, uint32_t len)
     {
+        if (count == 0) {
+            return;  // H = 0: what a count-form instruction does with a count of 0 is not documented
+        }
         Cast(dst, src, RoundMode::CAST_NONE, count);
         if (p_.hasSmooth != 0) {
             PipeBarrier<PIPE_V>();
@@ -813,6 +824,9 @@ protected:
     // Fills count bytes of y (rounded up to the 32-byte granule, which the plan's buffers always have) with a byte.
     __aicore__ inline void FillBytes(const LocalTensor<YT>& y, uint32_t count, uint32_t byte)
     {
+        if (count == 0) {
+            return;  // H = 0 (see LoadV)
+        }
         LocalTensor<int16_t> y16 = y.template ReinterpretCast<int16_t>();
         int16_t v = static_cast<int16_t>((byte & 0xFFu) | ((byte & 0xFFu) << 8));
         Duplicate(y16, v, static_cast<int32_t>(AlignUp32(count) / 2));

@@ -114,14 +114,16 @@ def load_description(path: Path = DESCRIPTION) -> dict:
             if t.get("param_type") not in ("required", "optional", "dynamic"):
                 raise CannBuildError(f"{where}: tensor {t['name']}: param_type must be required|optional|dynamic")
             dtype = t.get("dtype", {})
-            kinds = [k for k in ("soc_table", "same_as", "fixed") if k in dtype]
+            kinds = [k for k in DTYPE_KINDS if k in dtype]
             if len(kinds) != 1:
-                raise CannBuildError(f"{where}: tensor {t['name']}: dtype needs exactly one of soc_table, same_as, "
-                                     f"fixed (has {kinds or 'none'})")
-            if "same_as" in dtype:
-                ref = next((r for r in op["inputs"] + op["outputs"] if r["name"] == dtype["same_as"]), None)
+                raise CannBuildError(f"{where}: tensor {t['name']}: dtype needs exactly one of "
+                                     f"{', '.join(DTYPE_KINDS)} (has {kinds or 'none'})")
+            for kind in ("same_as", "offset_of"):
+                if kind not in dtype:
+                    continue
+                ref = next((r for r in op["inputs"] + op["outputs"] if r["name"] == dtype[kind]), None)
                 if ref is None or "soc_table" not in ref.get("dtype", {}):
-                    raise CannBuildError(f"{where}: tensor {t['name']}: same_as must name a tensor whose dtype "
+                    raise CannBuildError(f"{where}: tensor {t['name']}: {kind} must name a tensor whose dtype "
                                          "comes from the SoC table")
             if "fixed" in dtype and dtype["fixed"] not in IR_TYPE:
                 raise CannBuildError(f"{where}: tensor {t['name']}: unknown fixed dtype {dtype['fixed']}")
@@ -129,6 +131,17 @@ def load_description(path: Path = DESCRIPTION) -> dict:
             if rule.get("kind") not in RULE_KINDS:
                 raise CannBuildError(f"{where}: unknown rule kind {rule.get('kind')}")
     return desc
+
+
+# How ops.json gives a tensor's dtype: a SoC table list (an axis of the dtype columns), another tensor's dtype, a
+# fixed dtype, or DynamicQuant's offset of a y: the integer zero point (uint8, y's dtype) when y is uint8, else a
+# float32 offset (golden/dynamic_quant.py, the asymmetric modes).
+DTYPE_KINDS = ("soc_table", "same_as", "fixed", "offset_of")
+
+
+def offset_dtype(y: str) -> str:
+    """The dtype of DynamicQuant's offset for output type `y`."""
+    return "uint8" if y == "uint8" else "float32"
 
 
 def table_field(spec: dict, dotted: str):
@@ -164,6 +177,8 @@ def op_columns(op: dict, spec: dict) -> list[dict]:
                 column[t["name"]] = column[t["dtype"]["same_as"]]
             elif "fixed" in t["dtype"]:
                 column[t["name"]] = t["dtype"]["fixed"]
+            elif "offset_of" in t["dtype"]:
+                column[t["name"]] = offset_dtype(column[t["dtype"]["offset_of"]])
         if all(_rule_allows(rule, column, spec) for rule in op.get("rules", [])):
             columns.append({t["name"]: column[t["name"]] for t in tensors})
     return columns

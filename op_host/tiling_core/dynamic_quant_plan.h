@@ -34,7 +34,7 @@ struct DynamicQuantRequest {
     DType x_dtype = DType::FLOAT16;
     DType dst_type = DType::INT8;
     bool smooth = false;         // smooth_scales [H] (x's dtype) given
-    bool asymmetric = false;     // refused by the request check (no kernel implements it)
+    bool asymmetric = false;     // (y, scale, offset): the dst types of the SoC table's asymmetric list
     std::string soc;             // any name SocFromName accepts
     SocOverrides overrides;      // device-reported core count / UB size (0 = the SoC table's)
     // false: the tiling only, no PlanExplanation (no strings, no per-core vectors). The CANN TilingFunc runs on

@@ -28,9 +28,10 @@ Each op has three implementations:
 * Fake (meta): shapes and dtypes only, so that `torch.compile(fullgraph=True)` traces through the ops.
 * PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
   operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel. The device
-  operator is symmetric only: dynamic_quant_asymmetric has no NPU kernel. quant_matmul's NPU kernel calls the
-  AqoQuantMatMul operator (attributes out_dtype and b_trans: a transposed weight view goes as its storage); without
-  the extension loaded the helpers refuse NPU tensors with BackendUnavailableError.
+  operator AqoDynamicQuant has both modes (its asymmetric attribute, the optional offset output), so both
+  DynamicQuant ops have NPU kernels. quant_matmul's NPU kernel calls the AqoQuantMatMul operator (attributes
+  out_dtype and b_trans: a transposed weight view goes as its storage); without the extension loaded the helpers
+  refuse NPU tensors with BackendUnavailableError.
 
 The Python helpers `dynamic_quant` and `qlinear_matmul` below take every dst_type form (names, numpy / torch dtypes,
 ATB codes) and call the ops; `npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for
@@ -349,13 +350,9 @@ def _on_cpu(t: Any) -> bool:
     return isinstance(t, Tensor) and t.device.type == "cpu"
 
 
-def _check_asymmetric(asymmetric: Any, x: Tensor) -> bool:
+def _check_asymmetric(asymmetric: Any) -> bool:
     if not isinstance(asymmetric, bool) and type(asymmetric).__name__ != "bool_":
         raise ConstraintError(DQ, "asymmetric", "must be a bool", expected="True or False", actual=repr(asymmetric))
-    if asymmetric and x.device.type not in ("cpu", "meta"):
-        # The device operator implements symmetric quantization only (cmake/cann/ops.json).
-        raise ConstraintError(DQ, "asymmetric", "the NPU operator is symmetric only", expected="False",
-                              actual=True, suggestion="Run asymmetric quantization on CPU tensors (backend 'cpu').")
     return bool(asymmetric)
 
 
@@ -372,7 +369,7 @@ def dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor] = None, *, dst_type
     an NPU (after npu.load_extension()).
     """
     _require_tensor(DQ, "x", x)
-    asymmetric = _check_asymmetric(asymmetric, x)
+    asymmetric = _check_asymmetric(asymmetric)
     dst = _golden_dq.parse_dst_type(torch_npu_compat.default_dst_type(dst_type), asymmetric)
     if not _on_cpu(x):
         _check_dynamic_quant(x, smooth_scales)  # typed errors before a device kernel (the CPU kernel validates)

@@ -52,6 +52,8 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     nb::dict dq;
     dq["x_dtypes"] = DTypeSetList(s.dq_x_dtypes);
     dq["dst_types"] = DTypeSetList(s.dq_dst_dtypes);
+    // y of either mode: the operator's y dtypes (uint8 only with asymmetric=True, which the tiling checks)
+    dq["y_types"] = DTypeSetList(s.dq_dst_dtypes | s.dq_asymmetric_dst_dtypes);
     dq["min_rank"] = s.dq_min_rank;
     dq["max_tail_float16"] = s.dq_max_tail_float16;
     dq["max_tail_bfloat16"] = s.dq_max_tail_bfloat16;

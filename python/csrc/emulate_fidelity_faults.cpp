@@ -49,6 +49,7 @@ nb::bytes Run(const std::string& name, const std::string& soc, uint32_t mode)
     t.n = 64;
     t.mode = mode;
     aqo_emu::Launcher launch(soc, e.name);
+    t.ubBytes = static_cast<uint32_t>(launch.soc().ub_bytes);
     if (e.kernel_type >= 0) {
         launch.SetKernelType(e.kernel_type);
     }

@@ -29,6 +29,7 @@ inline void Kernel(GM_ADDR out)
     GlobalTensor<int32_t> g;
     g.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(out), 8);
     g.SetValue(0, 100);
+    DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE>(g);  // the scalar write reaches GM
 }
 }  // namespace aqo_contract_no_keys
 
@@ -47,6 +48,7 @@ inline void Kernel(GM_ADDR out)
     } else if (TILING_KEY_IS(1)) {
         g.SetValue(0, 201);
     }
+    DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE>(g);  // the scalar write reaches GM
 }
 }  // namespace aqo_contract_two_keys
 
@@ -60,6 +62,7 @@ inline void WriteBlock(GM_ADDR at)
     for (int32_t i = 0; i < 8; ++i) {
         g.SetValue(i, 300 + i);
     }
+    DataCacheCleanAndInvalid<int32_t, CacheLine::SINGLE_CACHE_LINE>(g);  // the scalar writes reach GM
 }
 // What QLinearMatMul did on 310p: the raw workspace pointer, which is the system workspace.
 inline void RawPointer(GM_ADDR workspace)

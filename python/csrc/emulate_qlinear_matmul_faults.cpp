@@ -646,7 +646,10 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
         throw nb::value_error("config: norm | norm_checked | mdl_checked");
     }
     std::vector<uint8_t> a = Bytes(a_in), b = Bytes(b_in);
-    std::vector<uint8_t> c(static_cast<size_t>(m) * ldc * 4, 0);
+    // C, then 32 bytes the buffer owns past it: ascend310p's C write-back reads and rewrites up to 32 bytes after a
+    // row whose width is not whole 64-byte fractal rows (the last row's reach past C).
+    const size_t c_bytes = static_cast<size_t>(m) * ldc * 4;
+    std::vector<uint8_t> c(c_bytes + 32, 0);
     const Problem p{m, n, k, lda, ldb, ldc};
     const DemoForm f = form == "async" ? DemoForm::kAsync : DemoForm::kSync;
     TCubeTiling t = Tiling(m, n, k, 16, 16, 32);
@@ -666,24 +669,24 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
                                                          local_workspace, true);
         } else if (!a_unsigned && !b_unsigned) {
             if (config == "norm") {
-                RunIterateAll<MmI8, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                RunIterateAll<MmI8, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                      local_workspace);
             } else if (config == "mdl_checked") {
-                RunIterateAll<MmI8Mdl, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                RunIterateAll<MmI8Mdl, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                         local_workspace);
             } else {
-                RunIterateAll<MmI8Checked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                RunIterateAll<MmI8Checked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                             local_workspace);
             }
         } else if (a_unsigned && !b_unsigned) {
-            RunIterateAll<MmU8I8, uint8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+            RunIterateAll<MmU8I8, uint8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                     local_workspace);
         } else {
-            RunIterateAll<MmU8U8, uint8_t, uint8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+            RunIterateAll<MmU8U8, uint8_t, uint8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                      local_workspace);
         }
     });
-    return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
+    return nb::bytes(reinterpret_cast<const char*>(c.data()), c_bytes);
 }
 
 // Block by block: form "sync" (Iterate + GetTensorC(gm) into C [m, n]) returns C; form "async" (SetWorkspace +

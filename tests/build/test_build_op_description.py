@@ -31,9 +31,11 @@ def table(native):
 
 
 def expected_dynamic_quant(spec) -> set[tuple]:
-    """(x, smooth_scales, y, scale) for every x dtype and dst type of the SoC."""
+    """(x, smooth_scales, y, scale, offset) for every x dtype and dst type of the SoC, either mode (the asymmetric
+    uint8 mode's offset is its uint8 zero point, every other offset float32)."""
     dq = spec["dynamic_quant"]
-    return {(x, x, y, "float32") for x in dq["x_dtypes"] for y in dq["dst_types"]}
+    ys = set(dq["dst_types"]) | set(dq["asymmetric_dst_types"])
+    return {(x, x, y, "float32", "uint8" if y == "uint8" else "float32") for x in dq["x_dtypes"] for y in ys}
 
 
 def expected_qlinear_matmul(spec) -> set[tuple]:
@@ -72,7 +74,7 @@ def test_description_covers_the_operators_and_three_compute_units(desc, table):
     # The description never lists a dtype of the SoC table itself: only references and fixed scale dtypes.
     for op in desc["ops"]:
         for t in op["inputs"] + op["outputs"]:
-            assert set(t["dtype"]) <= {"soc_table", "same_as", "fixed"}
+            assert set(t["dtype"]) <= {"soc_table", "same_as", "fixed", "offset_of"}
             if "fixed" in t["dtype"]:
                 assert t["dtype"]["fixed"] == "float32"
 
@@ -117,7 +119,7 @@ def test_msopgen_json_leaves_out_types_the_toolkit_msopgen_does_not_know(desc, t
             assert set(t["type"]) <= known
     dq = rendered[0]
     ys = dq["output_desc"][0]["type"]
-    assert set(ys) == {"int8"}
+    assert set(ys) == {"int8", "uint8"}  # uint8: the asymmetric zero-point mode's y
     out = capsys.readouterr().out
     assert "does not know" in out and "hifloat8" in out
 
@@ -180,6 +182,7 @@ def test_render_writes_parseable_files(desc, native, tmp_path):
     ({"dtype": {}}, "exactly one of"),
     ({"dtype": {"fixed": "float32", "same_as": "x"}}, "exactly one of"),
     ({"dtype": {"same_as": "nothing"}}, "same_as"),
+    ({"dtype": {"offset_of": "nothing"}}, "offset_of"),
     ({"dtype": {"fixed": "complex64"}}, "unknown fixed dtype"),
     ({"param_type": "sometimes"}, "param_type"),
 ])

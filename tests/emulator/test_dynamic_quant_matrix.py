@@ -282,3 +282,29 @@ def test_asymmetric_edge_rows(soc, x, dst, path):
     ub = find_ub(xs.shape, x, dst, soc, False, path, core_num=3)
     assert ub is not None, f"no UB size gives a {path} plan"
     run(xs, None, dst, soc, mode=path, core_num=3, ub_size=ub)
+
+
+@pytest.mark.parametrize("dst", ["int8", "asym:int8", "asym:uint8"])
+def test_310p_chunked_rows_with_smooth_at_the_smallest_ub(dst):
+    # The smallest UB that still computes resident rows in chunks: the chunk (and SanitizeHalf's scratch, sized for
+    # one chunk) is then much shorter than the row, so the smooth scales are sanitized chunk by chunk too.
+    h = 1504
+    xs = np.concatenate([rand((9, h), F16, seed("310p smallest", dst)), special_rows(h, F16)])
+    smooth = (np.random.default_rng(seed("310p smooth", dst)).random(h) + 0.5).astype(F16)
+    smooth[[5, 700]] = np.inf
+    d, asym = split_dst(dst)
+    ub = None
+    for size in range(1024, 262144, 32):
+        try:
+            p = tiling.plan_dynamic_quant(xs.shape, "float16", soc="ascend310p", dst_type=d, smooth=True,
+                                          ub_size=size, core_num=1, asymmetric=asym)
+        except ValueError:
+            continue
+        if p.explanation["mode"] == "row_resident_chunked":
+            ub = size
+            break
+    assert ub is not None
+    p = tiling.plan_dynamic_quant(xs.shape, "float16", soc="ascend310p", dst_type=d, smooth=True, ub_size=ub,
+                                  core_num=1, asymmetric=asym)
+    assert p.tiling["chunk"] * 2 < h, p.tiling
+    run(xs, smooth, dst, "ascend310p", mode="row_resident_chunked", core_num=1, ub_size=ub)

@@ -79,6 +79,35 @@ EXPECTED = {
     "workspace_read_unwritten": (ALL_SOCS, ["GlobalTensor::GetValue reads byte", "of GM buffer 'workspace'",
                                             "nothing wrote in this launch", "reused pool"]),
     "workspace_dma_unwritten": (ALL_SOCS, ["DataCopy", "never written"]),
+    # the scalar data cache: dirty bytes invisible to DMA / other cores until cleaned, stale cached lines
+    "scalar_store_no_clean": (ALL_SOCS, ["DataCopy", "wrote with SetValue at", "still in the scalar data cache",
+                                         "DataCacheCleanAndInvalid"]),
+    "scalar_read_stale": (ALL_SOCS, ["GlobalTensor::GetValue reads a stale copy", "in this core's data cache since",
+                                     "DataCacheCleanAndInvalid"]),
+    "scalar_store_other_core": (ALL_SOCS, ["GlobalTensor::GetValue on core 1", "that core 0 wrote with SetValue",
+                                           "has not cleaned"], 1),
+    "scalar_stores_share_line": (ALL_SOCS, ["GlobalTensor::SetValue on core 1", "which core 0 holds dirty",
+                                            "whole line"], 1),
+    "dcci_dst_on_310p": (("ascend310p",), ["DcciDst", "not available on ascend310p"]),
+    # the top 8 KiB of UB are the API's scratch (TMP_UB_OFFSET)
+    "ub_scratch_with_select": (ALL_SOCS, ["Select writes the AscendC API's scratch", "TMP_UB_OFFSET",
+                                          "holds kernel data"]),
+    # ReduceSum: only sums no order of additions can change
+    "reduce_sum_other_order": (ALL_SOCS, ["ReduceSum of 4 elements", "may depend on the order",
+                                          "every order is exact"]),
+    # TPipe manages at most 64 buffers
+    "tpipe_too_many_buffers": (ALL_SOCS, ["TPipe::InitBuffer: 66 buffers", "at most 64"]),
+    # UB -> UB copies: no partial overlap; Select's mask aligned
+    "ub_copy_overlap": (ALL_SOCS, ["DataCopy UB->UB", "overlaps src", "not documented"]),
+    "select_mask_unaligned": (ALL_SOCS, ["Select", "selMask"]),
+    # the headers' element types per API
+    "max_int8": (ALL_SOCS, ["Max: element type int8 is not supported", "half, float, int16, int32"]),
+    # the 310p Matmul writes C in whole 32-byte blocks: the read-modify-write after each row's tail
+    "matmul_c_block_past_buffer": (("ascend310p",), ["Matmul C write-back beyond the block's width",
+                                                     "whole 32-byte blocks", "1056) of GM buffer 'y'",
+                                                     "outside the buffer"]),
+    "matmul_c_block_neighbour": (("ascend310p",), ["core 1 writes byte 32 of GM buffer 'y'",
+                                                   "which core 0 already wrote", "race"], 1),
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),

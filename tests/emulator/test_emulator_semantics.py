@@ -227,6 +227,13 @@ def test_cast_int32_to_half_is_a_deq_conversion():
     np.testing.assert_array_equal(got, (x * 0.5).astype(np.float16))
     with pytest.raises(EmulatorError, match="SetDeqScale"):
         cast(x, "float16", NONE, "ascend910b")
+    # The deq conversion has no rounding mode (every RoundMode is the same instruction): 3 x 0.333251953125 =
+    # 0.999755859375 lies halfway between the float16 neighbours 0.99951171875 and 1.0; the requested FLOOR / CEIL
+    # are ignored and the result rounds as CAST_NONE does (to nearest even: 1.0).
+    three = np.int32([3] * 32)
+    for mode in (NONE, FLOOR, CEIL):
+        got = np.frombuffer(cast(three, "float16", mode, "ascend910b", deq_scale=0.333251953125), dtype=np.float16)
+        np.testing.assert_array_equal(got, np.float16(1.0))
 
 
 def test_cast_bfloat16_both_ways_on_910b():

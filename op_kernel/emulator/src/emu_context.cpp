@@ -1,11 +1,13 @@
 // Run-time state, checks and the Cast table of the AscendC CPU emulator (the launcher: src/emu_launch.cpp).
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "emulator/emu_context.h"
+#include "emulator/emu_order.h"
 #include "emulator/emu_vector.h"
 #include "emulator/launch_contract.h"
 #include "soc_table.h"
@@ -196,6 +198,57 @@ void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
     GmRegion& r = (*c.gm)[region];
     if (!GmTracksWrites(r) || r.written.empty() || nbytes == 0) return;
     std::memset(r.written.data() + offset, 1, nbytes);
+}
+
+bool SumExactInEveryOrder(const std::vector<double>& terms, ElemType t)
+{
+    const int p = t == ElemType::kFloat32 ? 24 : (t == ElemType::kFloat16 ? 11 : (t == ElemType::kBFloat16 ? 8 : 0));
+    const double max_finite = t == ElemType::kFloat32 ? 3.4028234663852886e38
+                                                       : (t == ElemType::kFloat16 ? 65504.0 : 3.3895313892515355e38);
+    if (p == 0) return false;
+    int q_exp = 1 << 20;  // log2 of the common quantum q
+    for (double x : terms) {
+        if (x == 0.0) continue;
+        int e = 0;
+        const double m = std::frexp(std::fabs(x), &e);  // |x| = m 2^e, m in [0.5, 1)
+        const uint64_t bits = static_cast<uint64_t>(std::ldexp(m, 53));
+        int tz = 0;
+        while (((bits >> tz) & 1u) == 0) ++tz;
+        q_exp = std::min(q_exp, e - 53 + tz);
+    }
+    if (q_exp == (1 << 20)) return true;  // all zeros
+    double units = 0.0;  // sum |x| / q, exact while below 2^53
+    const double limit = std::ldexp(1.0, p);
+    double abs_sum = 0.0;
+    for (double x : terms) {
+        units += std::ldexp(std::fabs(x), -q_exp);
+        abs_sum += std::fabs(x);
+        if (units > limit) return false;
+    }
+    return abs_sum <= max_finite;
+}
+
+void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api)
+{
+    const uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes;
+    for (uint64_t i = 0; i < nbytes; ++i) {
+        if (c.ub_defined[at + i]) {
+            Fail(file, line,
+                 std::string(api) + " writes the AscendC API's scratch, UB bytes [" + std::to_string(at) + ", " +
+                     std::to_string(at + nbytes) + ") (TMP_UB_OFFSET: the top " +
+                     std::to_string(kApiScratchUbBytes / 1024) + " KiB of " + c.soc.name + "'s UB), where byte " +
+                     std::to_string(at + i) + " holds kernel data: the call overwrites it; keep kernel buffers "
+                     "below " + std::to_string(at) + " when using such APIs");
+        }
+    }
+    UbWrite(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
+}
+
+void GmSetWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool written)
+{
+    GmRegion& r = (*c.gm)[region];
+    if (!GmTracksWrites(r) || r.written.empty() || nbytes == 0) return;
+    std::memset(r.written.data() + offset, written ? 1 : 0, nbytes);
 }
 
 void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,

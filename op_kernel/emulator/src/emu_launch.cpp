@@ -149,6 +149,7 @@ void RunBlock(LaunchState& L, uint32_t b)
             }
         }
         OrderCheckPendingFlags(core);
+        DcacheEndCore(core);
     } catch (const LaunchAborted&) {
         // another block faulted: this one only unwinds
     } catch (...) {
@@ -329,6 +330,7 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
         }
         g.last_write_file = nullptr;
         g.last_write_line = 0;
+        g.dirty.clear();
     }
     L.gm = &gm_;
     L.gm_shadow.resize(gm_.size());

@@ -352,10 +352,10 @@ void Issue(CoreContext& c, Pipe pipe, bool scalar_write, InstrClass cls, uint8_t
         // A scalar load has completed when the scalar unit issues anything after it: it needs the value. So it is
         // never the unordered earlier access of a UB race, and its site is recorded only for GM (GmOrderAccess).
         o.issue.v[s] = seq;
-        o.current_api = api;
     } else {
         RecordSite(c, s, seq, file, line, api);
     }
+    o.current_api = api;  // the instruction's API (scalar GM sites, messages of later checks of this access)
     if (c.options.record_trace) {
         TraceEvent e;
         e.kind = TraceKind::kInstr;
@@ -662,6 +662,7 @@ void RecordGmTouch(CoreContext& c, int region, uint64_t b, uint64_t nbytes, bool
     if (per_region.size() < c.gm->size()) per_region.resize(c.gm->size());
     auto& list = per_region[region];
     const uint64_t e = b + nbytes;
+    if (!c.scalar_gm_access) DcacheOtherAccess(c, region, b, nbytes, write, file, line, api);
     if (write && GmTracksWrites(r)) {
         GmMarkWritten(c, region, b, nbytes);
         GmRegion& w = (*c.gm)[region];

@@ -21,6 +21,7 @@ namespace aqo_emu_fidelity {
 struct FidelityTiling {
     uint32_t n;
     uint32_t mode;
+    uint32_t ubBytes;  // the SoC's UB size
 };
 
 using Kernel = void (*)(GM_ADDR x, GM_ADDR y, GM_ADDR workspace, GM_ADDR tiling);
@@ -387,6 +388,7 @@ template <bool kOk> inline void WorkspaceReadUnwritten(GM_ADDR, GM_ADDR y, GM_AD
     if (kOk) counter.SetValue(0, 0);
     const int32_t n = counter.GetValue(0);  // FAULT(workspace_read_unwritten)
     yg.SetValue(0, n + 1);
+    DataCacheCleanAndInvalid<int32_t, CacheLine::ENTIRE_DATA_CACHE>(yg);  // the scalar writes reach GM
 }
 
 // A DMA read of workspace bytes never written: the UB copy holds garbage, caught where it is used (copied to y).
@@ -411,6 +413,304 @@ template <bool kOk> inline void WorkspaceDmaUnwritten(GM_ADDR, GM_ADDR y, GM_ADD
     DataCopy(u, wg, 64);
     WaitPipe<HardEvent::MTE2_MTE3>(pipe);
     DataCopy(yg, u, 64);  // FAULT(workspace_dma_unwritten)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The scalar data cache (GlobalTensor::GetValue / SetValue, DataCacheCleanAndInvalid)
+// ---------------------------------------------------------------------------------------------------------------
+
+// Scalar stores to y, then a DMA read of them: the bytes are still in the scalar unit's data cache. The twin cleans
+// the line first.
+template <bool kOk> inline void ScalarStoreNoClean(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    for (uint32_t i = 0; i < 8; ++i) {
+        yg.SetValue(i, 5.0f);
+    }
+    if (kOk) DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+    WaitPipe<HardEvent::S_MTE2>(pipe);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, yg, 8);  // FAULT(scalar_store_no_clean)
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    DataCopy(yg[64], t, 8);
+}
+
+// A scalar read of a line the cache holds, after the DMA rewrote it: the read sees the cached (old) bytes. The twin
+// invalidates the line before the second read.
+template <bool kOk> inline void ScalarReadStale(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    const float before = yg.GetValue(0);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, before + 1.0f, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    WaitPipe<HardEvent::S_MTE3>(pipe);
+    DataCopy(yg, t, 8);
+    WaitPipe<HardEvent::MTE3_S>(pipe);
+    if (kOk) DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+    const float after = yg.GetValue(1);  // FAULT(scalar_read_stale)
+    (void)after;
+}
+
+// Core 0 stores with SetValue and cleans only after core 1 read the value (GM still held the old one then).
+// y: bytes [768, 832) are the software SyncAll's workspace (zero at launch).
+template <bool kOk> inline void ScalarStoreOtherCore(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 2 * 32);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 192);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y + 192, 16);
+    if (GetBlockIdx() == 0) {
+        yg.SetValue(0, 7.0f);
+        if (kOk) DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+    }
+    SyncAll(syncGm, ws.Get<int32_t>());
+    if (GetBlockIdx() == 1) {
+        const float v = yg.GetValue(0);  // FAULT(scalar_store_other_core)
+        (void)v;
+    }
+    SyncAll(syncGm, ws.Get<int32_t>());
+    if (!kOk && GetBlockIdx() == 0) DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);  // too late
+}
+
+// Two cores store with SetValue into one 64-byte line, core 0 cleaning only after core 1 wrote: if a clean writes back
+// the whole line, one core's write-back overwrites the other's byte. The twin gives core 1 the next line.
+template <bool kOk> inline void ScalarStoresShareLine(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 2 * 32);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 192);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y + 192, 16);
+    if (GetBlockIdx() == 0) {
+        yg.SetValue(0, 1.0f);
+    }
+    SyncAll(syncGm, ws.Get<int32_t>());
+    if (GetBlockIdx() == 1) {
+        yg.SetValue(kOk ? 16 : 1, 2.0f);  // FAULT(scalar_stores_share_line)
+    }
+    SyncAll(syncGm, ws.Get<int32_t>());
+    DataCacheCleanAndInvalid<float, CacheLine::ENTIRE_DATA_CACHE>(yg);
+}
+
+// The DataCacheCleanAndInvalid form with a DcciDst: ascend910b / 950 only.
+template <bool kOk> inline void DcciDstOn310p(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    yg.SetValue(0, 1.0f);
+    if (kOk) {
+        DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+    } else {
+        DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE, DcciDst::CACHELINE_OUT>(yg);  // FAULT(dcci_dst_on_310p)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The top 8 KiB of UB are the API's scratch
+// ---------------------------------------------------------------------------------------------------------------
+
+// A TBuf in the top 8 KiB of UB holding data, then a count-form Select elsewhere: the API's scratch overwrites it.
+// The twin keeps its buffers below the top 8 KiB.
+template <bool kOk> inline void UbScratchWithSelect(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(FidelityTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    TBuf<TPosition::VECCALC> filler;
+    TBuf<TPosition::VECCALC> top;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(m, 32);
+    pipe.InitBuffer(o, 256);
+    pipe.InitBuffer(filler, t.ubBytes - 8192 - 544 - (kOk ? 8192 : 0));
+    pipe.InitBuffer(top, 8192);  // kOk: [ub - 16 KiB, ub - 8 KiB); else the top 8 KiB
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> kept = top.Get<float>();
+    LocalTensor<float> v = a.Get<float>();
+    DataCopy(kept, xg, 64);
+    DataCopy(v, xg[64], 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>();
+    CompareScalar(mask, v, 0.0f, CMPMODE::GT, 64);
+    PipeBarrier<PIPE_V>();
+    Select(o.Get<float>(), mask, v, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);  // FAULT(ub_scratch_with_select)
+    PipeBarrier<PIPE_V>();
+    Add(o.Get<float>(), o.Get<float>(), kept, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, o.Get<float>(), 64);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// ReduceSum: accepted only when no order of the additions can change the float result
+// ---------------------------------------------------------------------------------------------------------------
+
+// [2^24, -2^24, 1, 1]: sequential and pairwise sums give 2, (a0 + a2) + (a1 + a3) gives 1. The twin's terms
+// [2^20, -2^20, 1, 1] are exact in every order.
+template <bool kOk> inline void ReduceSumOrder(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(w, 64);
+    pipe.InitBuffer(d, 32);
+    LocalTensor<float> t = b.Get<float>();
+    const float big = kOk ? 1048576.0f : 16777216.0f;
+    t.SetValue(0, big);
+    t.SetValue(1, -big);
+    t.SetValue(2, 1.0f);
+    t.SetValue(3, 1.0f);
+    WaitPipe<HardEvent::S_V>(pipe);
+    ReduceSum(d.Get<float>(), t, w.Get<float>(), 4);  // FAULT(reduce_sum_other_order)
+    WaitPipe<HardEvent::V_S>(pipe);
+    (void)d.Get<float>().GetValue(0);
+    (void)y;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// TPipe manages at most 64 buffers
+// ---------------------------------------------------------------------------------------------------------------
+
+// 33 double-buffered queues: 66 buffers. The twin has 32 (64).
+template <bool kOk> inline void TPipe65Buffers(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<QuePosition::VECIN, 2> q[33];
+    const int n = kOk ? 32 : 33;
+    for (int i = 0; i < n; ++i) {
+        pipe.InitBuffer(q[i], 2, 32);  // FAULT(tpipe_too_many_buffers)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// UB -> UB copies and Select's mask
+// ---------------------------------------------------------------------------------------------------------------
+
+// A UB -> UB DataCopy shifting data by 32 bytes inside one buffer: the device's order on overlap is undocumented.
+// The twin copies into a separate buffer.
+template <bool kOk> inline void UbCopyOverlap(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 512);
+    pipe.InitBuffer(o, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> t = b.Get<float>();
+    DataCopy(t, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    LocalTensor<float> dst = kOk ? o.Get<float>() : t[8];
+    DataCopy(dst, t, 64);  // FAULT(ub_copy_overlap)
+}
+
+// Select's mask at a UB address that is not 32-byte aligned. The twin's mask is aligned.
+template <bool kOk> inline void SelectMaskUnaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> m;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(m, 64);
+    pipe.InitBuffer(o, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> v = a.Get<float>();
+    DataCopy(v, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    CompareScalar(m.Get<uint8_t>()[32], v, 0.0f, CMPMODE::GT, 64);
+    PipeBarrier<PIPE_V>();
+    LocalTensor<uint8_t> mask = m.Get<uint8_t>()[kOk ? 32 : 40];
+    Select(o.Get<float>(), mask, v, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);  // FAULT(select_mask_unaligned)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Element types per API
+// ---------------------------------------------------------------------------------------------------------------
+
+// Max of int8 operands: the headers' Max takes half, float, int16, int32. The twin uses int16.
+template <bool kOk> inline void MaxInt8(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<int8_t> xg;
+    xg.SetGlobalBuffer((__gm__ int8_t*)x, 1024);
+    GlobalTensor<int16_t> xg16;
+    xg16.SetGlobalBuffer((__gm__ int16_t*)x, 512);
+    if (kOk) {
+        LocalTensor<int16_t> v = b.Get<int16_t>();
+        DataCopy(v, xg16, 128);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[128], v, v[64], 64);
+    } else {
+        LocalTensor<int8_t> v = b.Get<int8_t>();
+        DataCopy(v, xg, 256);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[256], v, v[128], 128);  // FAULT(max_int8)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The 310p Matmul writes C in whole 32-byte blocks
+// ---------------------------------------------------------------------------------------------------------------
+
+// C [8, 1] int32 (A [8, 32] x B [32, 1], int8 from x's bytes) with C at `c`: on ascend310p each row's tail copy
+// reads and rewrites the 32 bytes after the row, so the last row reaches 28 bytes past C.
+inline void MatmulColumn(GM_ADDR x, GM_ADDR c)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    SmallMatmul mm;
+    TCubeTiling tiling = SmallTiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
+    pipe.InitBuffer(ws, 65536);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    GlobalTensor<int8_t> ag;
+    GlobalTensor<int8_t> bg;
+    GlobalTensor<int32_t> cg;
+    ag.SetGlobalBuffer((__gm__ int8_t*)x, 256);
+    bg.SetGlobalBuffer((__gm__ int8_t*)x + 256, 32);
+    cg.SetGlobalBuffer((__gm__ int32_t*)c, 8);
+    mm.SetOrgShape(8, 1, 32, 32, 1);
+    mm.SetSingleShape(8, 1, 32);
+    mm.SetTensorA(ag);
+    mm.SetTensorB(bg);
+    mm.IterateAll(cg);  // FAULT(matmul_c_block_past_buffer) FAULT(matmul_c_block_neighbour)
+    mm.End();
+}
+
+// C in the last 32 bytes of y. The twin leaves 32 bytes after C.
+template <bool kOk> inline void MatmulCBlockPastBuffer(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    MatmulColumn(x, y + (kOk ? 1024 - 64 : 1024 - 32));
+}
+
+// Two cores' C [8, 1] side by side in y: core 0's last rows rewrite core 1's first ones. The twin leaves 32 bytes
+// between them.
+template <bool kOk> inline void MatmulCBlockNeighbour(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    MatmulColumn(x, y + GetBlockIdx() * (kOk ? 64 : 32));
 }
 
 struct FidelityEntry {
@@ -456,6 +756,19 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("output_left_unwritten", OutputLeftUnwritten, 1, YInit::kOutput),
         AQO_FIDELITY("workspace_read_unwritten", WorkspaceReadUnwritten, 1),
         AQO_FIDELITY("workspace_dma_unwritten", WorkspaceDmaUnwritten, 1),
+        AQO_FIDELITY("scalar_store_no_clean", ScalarStoreNoClean, 1),
+        AQO_FIDELITY("scalar_read_stale", ScalarReadStale, 1),
+        AQO_FIDELITY("scalar_store_other_core", ScalarStoreOtherCore, 2, YInit::kData, true),
+        AQO_FIDELITY("scalar_stores_share_line", ScalarStoresShareLine, 2, YInit::kData, true),
+        AQO_FIDELITY("dcci_dst_on_310p", DcciDstOn310p, 1),
+        AQO_FIDELITY("ub_scratch_with_select", UbScratchWithSelect, 1),
+        AQO_FIDELITY("reduce_sum_other_order", ReduceSumOrder, 1),
+        AQO_FIDELITY("tpipe_too_many_buffers", TPipe65Buffers, 1),
+        AQO_FIDELITY("ub_copy_overlap", UbCopyOverlap, 1),
+        AQO_FIDELITY("select_mask_unaligned", SelectMaskUnaligned, 1),
+        AQO_FIDELITY("max_int8", MaxInt8, 1),
+        AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
+        AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };

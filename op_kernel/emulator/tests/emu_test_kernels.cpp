@@ -835,6 +835,7 @@ template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
     DataCopy(yg, t, 8);
     if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
     yg.SetValue(0, 2.0f);  // FAULT(missing_mte3_s)
+    DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
 }
 
 // Two cores: core 1 reads GM that core 0 wrote; only SyncAll orders cores (software form: every SoC has it).

@@ -1,6 +1,8 @@
 // NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul / quant_matmul. Their C++
 // signatures follow the schemas of torch_ops.py:
 //   dynamic_quant(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None) -> (Tensor, Tensor)
+//   dynamic_quant_asymmetric(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None)
+//     -> (Tensor, Tensor, Tensor)
 //   qlinear_matmul(Tensor a, Tensor a_scale, ..., Tensor y_zero_point) -> Tensor
 //   quant_matmul(Tensor a, Tensor a_scale, Tensor? a_zero_point, Tensor b, Tensor b_scale, Tensor? b_zero_point,
 //                Tensor? bias, *, ScalarType? out_dtype) -> Tensor
@@ -16,8 +18,8 @@
 // in op_host/ are checked against): inputs, then attributes, then outputs, as op_build generates
 // aclnn<OpType>GetWorkspaceSize(inputs..., attrs..., outputs..., workspaceSize, executor). Each call below is
 // preceded by an "aclnn order" line that tests/torch/test_npu_extension.py compares with ops.json.
-// The device operator is symmetric only (ATB DynamicQuant, docs/references.md#atb-dynamicquant):
-// dynamic_quant_asymmetric has no NPU kernel (the Python helpers refuse it for NPU tensors first).
+// Both ops call the one device operator AqoDynamicQuant: its attribute asymmetric selects the mode and its
+// optional output offset is given in the asymmetric mode only (float32, or the uint8 zero points of dst uint8).
 // Its scales are float32 on the device: float16 / bfloat16 scales are upcast (exact), as the golden does.
 //
 // Compile flags: CURRENT_VERSION must name the torch release (V2R13 for torch 2.13) because op-plugin's headers
@@ -45,6 +47,8 @@ int64_t DynamicQuantDstCode(const c10::optional<at::ScalarType>& dst_type) {
       return ACL_INT8;
     case at::kByte:  // torch has no hifloat8: its bit patterns travel as uint8
       return ACL_HIFLOAT8;
+    case at::kQUInt8:  // the asymmetric uint8 mode (torch.quint8 names it; y and offset are plain uint8)
+      return ACL_UINT8;
     case at::ScalarType::Float8_e5m2:
       return ACL_FLOAT8_E5M2;
     case at::ScalarType::Float8_e4m3fn:
@@ -60,10 +64,14 @@ void CheckOnNpu(const char* op, const char* name, const at::Tensor& t, const at:
   TORCH_CHECK(t.device() == device, op, ": argument '", name, "' must be on ", device, ", got ", t.device());
 }
 
-std::tuple<at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
-                                                   const c10::optional<at::Tensor>& smooth_scales,
-                                                   c10::optional<at::ScalarType> dst_type_arg) {
+// Both modes: (y, scale, offset); offset is undefined when symmetric.
+std::tuple<at::Tensor, at::Tensor, at::Tensor> DynamicQuantBoth(const at::Tensor& x,
+                                                                const c10::optional<at::Tensor>& smooth_scales,
+                                                                c10::optional<at::ScalarType> dst_type_arg,
+                                                                bool asymmetric) {
   const int64_t dst_type = DynamicQuantDstCode(dst_type_arg);
+  TORCH_CHECK(asymmetric || dst_type != ACL_UINT8,
+              "dynamic_quant: argument 'dst_type': uint8 is an output of the asymmetric mode only");
   TORCH_CHECK(x.dim() >= 2, "dynamic_quant: argument 'x': rank must be at least 2, got ", x.dim());
   TORCH_CHECK(x.scalar_type() == at::kHalf || x.scalar_type() == at::kBFloat16,
               "dynamic_quant: argument 'x': dtype must be float16 or bfloat16, got ", x.scalar_type());
@@ -81,20 +89,43 @@ std::tuple<at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
     smooth = smooth_scales->contiguous();
   }
 
-  const at::ScalarType carrier = dst_type_arg.has_value() ? *dst_type_arg : at::kChar;
+  at::ScalarType carrier = dst_type_arg.has_value() ? *dst_type_arg : at::kChar;
+  if (carrier == at::kQUInt8) {
+    carrier = at::kByte;
+  }
   const at::IntArrayRef rows = x.sizes().slice(0, x.dim() - 1);
   at::Tensor y = at::empty(x.sizes(), x.options().dtype(carrier));
   at::Tensor scale = at::empty(rows, x.options().dtype(at::kFloat));
+  c10::optional<at::Tensor> offset;
+  if (asymmetric) {
+    offset = at::empty(rows, x.options().dtype(dst_type == ACL_UINT8 ? at::kByte : at::kFloat));
+  }
   if (x.numel() == 0) {
-    // No kernel launch for empty tensors: rows without elements are zero rows (scale 0).
+    // No kernel launch for empty tensors: rows without elements are zero rows (scale 0, offset 0).
     scale.zero_();
-    return std::make_tuple(y, scale);
+    if (offset.has_value()) {
+      offset->zero_();
+    }
+    return std::make_tuple(y, scale, offset.has_value() ? *offset : at::Tensor());
   }
   // y's aclDataType is the requested one (the uint8 carrier of hifloat8 becomes ACL_HIFLOAT8).
   TensorWrapper y_typed{y, static_cast<aclDataType>(dst_type)};
-  // aclnn order AqoDynamicQuant: x smooth_scales | dst_type | y scale
-  EXEC_NPU_CMD(aclnnAqoDynamicQuant, xc, smooth, dst_type, y_typed, scale);
-  return std::make_tuple(y, scale);
+  // aclnn order AqoDynamicQuant: x smooth_scales | dst_type asymmetric | y scale offset
+  EXEC_NPU_CMD(aclnnAqoDynamicQuant, xc, smooth, dst_type, asymmetric, y_typed, scale, offset);
+  return std::make_tuple(y, scale, offset.has_value() ? *offset : at::Tensor());
+}
+
+std::tuple<at::Tensor, at::Tensor> DynamicQuantNpu(const at::Tensor& x,
+                                                   const c10::optional<at::Tensor>& smooth_scales,
+                                                   c10::optional<at::ScalarType> dst_type_arg) {
+  auto out = DynamicQuantBoth(x, smooth_scales, dst_type_arg, false);
+  return std::make_tuple(std::get<0>(out), std::get<1>(out));
+}
+
+std::tuple<at::Tensor, at::Tensor, at::Tensor> DynamicQuantAsymmetricNpu(
+    const at::Tensor& x, const c10::optional<at::Tensor>& smooth_scales,
+    c10::optional<at::ScalarType> dst_type_arg) {
+  return DynamicQuantBoth(x, smooth_scales, dst_type_arg, true);
 }
 
 std::vector<int64_t> MatmulShape(const at::Tensor& a, const at::Tensor& b) {
@@ -253,6 +284,7 @@ at::Tensor QuantMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, const 
 
 TORCH_LIBRARY_IMPL(ascend_quant_ops, PrivateUse1, m) {
   m.impl("dynamic_quant", &aqo_npu::DynamicQuantNpu);
+  m.impl("dynamic_quant_asymmetric", &aqo_npu::DynamicQuantAsymmetricNpu);
   m.impl("qlinear_matmul", &aqo_npu::QLinearMatMulNpu);
   m.impl("quant_matmul", &aqo_npu::QuantMatMulNpu);
 }

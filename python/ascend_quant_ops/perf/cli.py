@@ -39,6 +39,8 @@ def add_arguments(ap) -> None:
     ap.add_argument("--dtype", default="float16", help="x dtype of dynamic_quant with --shape")
     ap.add_argument("--dst", default="int8", help="dst type of dynamic_quant with --shape")
     ap.add_argument("--smooth", action="store_true", help="dynamic_quant with smooth scales")
+    ap.add_argument("--asymmetric", action="store_true",
+                    help="dynamic_quant in the asymmetric mode (y, scale, offset; --dst uint8: the zero-point mode)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="skip the 4096 x 4096 x 4096 matmuls")
     ap.add_argument("--no-sensitivity", action="store_true",

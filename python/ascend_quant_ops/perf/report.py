@@ -165,8 +165,9 @@ def _attach_timeline(pr: PerfRow, sensitivity: bool, detail: bool, scale: Dict[s
 
 # ---------------------------------------------------------------------------------------------------- operators
 def dynamic_quant(soc: str, shape: Sequence[int], x_dtype: str, dst: str, *, smooth: bool = False, seed: int = 0,
-                  sensitivity: bool = True, detail: bool = True, scale: Optional[Dict[str, float]] = None) -> PerfRow:
-    row = traffic.dynamic_quant_row(soc, shape, x_dtype, dst, smooth, seed)
+                  sensitivity: bool = True, detail: bool = True, scale: Optional[Dict[str, float]] = None,
+                  asymmetric: bool = False) -> PerfRow:
+    row = traffic.dynamic_quant_row(soc, shape, x_dtype, dst, smooth, seed, asymmetric)
     rows, h = int(np.prod(shape[:-1])), int(shape[-1])
     x_bytes = rows * h * dtypes.itemsize(x_dtype)
     base = dict(scale or {})
@@ -253,7 +254,8 @@ def run(args, progress: Callable[[str], None] = lambda s: None) -> List[PerfRow]
         for soc, case in _cases(op, args.soc, args.shape, args):
             if op == "dynamic_quant":
                 pr = dynamic_quant(soc, case[0], case[1], case[2], smooth=args.smooth, seed=args.seed,
-                                   sensitivity=not args.no_sensitivity, detail=bool(args.html), scale=scale)
+                                   sensitivity=not args.no_sensitivity, detail=bool(args.html), scale=scale,
+                                   asymmetric=bool(getattr(args, "asymmetric", False)))
             else:
                 pr = qlinear_matmul(soc, case, seed=args.seed, sensitivity=not args.no_sensitivity,
                                     detail=bool(args.html), scale=scale)

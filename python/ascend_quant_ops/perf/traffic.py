@@ -82,19 +82,22 @@ def _best_balance(work: int, unit: int, cores: int) -> float:
     return min(1.0, best)
 
 
-def dynamic_quant_row(soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth: bool = False, seed: int = 0) -> Row:
+def dynamic_quant_row(soc: str, shape: Sequence[int], x_dtype: str, dst: str, smooth: bool = False, seed: int = 0,
+                      asymmetric: bool = False) -> Row:
     """Runs DynamicQuant in the emulator and measures it (the emulator's last run is this one afterwards)."""
     edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant")
     rng = np.random.default_rng(seed)
     x = (rng.standard_normal(shape) + 0.1).astype(dtypes.numpy_dtype(x_dtype))
     sm = (rng.random(shape[-1]) + 0.5).astype(x.dtype) if smooth else None
-    p = tiling.plan_dynamic_quant(shape, x_dtype, soc=soc, dst_type=dst, smooth=smooth)
-    edq.dynamic_quant(x, sm, soc=soc, dst_type=dst)
+    p = tiling.plan_dynamic_quant(shape, x_dtype, soc=soc, dst_type=dst, smooth=smooth, asymmetric=asymmetric)
+    edq.dynamic_quant(x, sm, soc=soc, dst_type=dst, asymmetric=asymmetric)
     run = edq.last_run_stats()["run"]
     e = p.explanation
     rows = int(np.prod(shape[:-1]))
     h = shape[-1]
     min_bytes = rows * h * (dtypes.itemsize(x_dtype) + dtypes.itemsize(dst)) + rows * 4
+    if asymmetric:  # the offsets: float32, or the uint8 zero points
+        min_bytes += rows * (1 if dst == dtypes.UINT8 else 4)
     if smooth:
         min_bytes += h * dtypes.itemsize(x_dtype)
     gm = sum(c["gm_read_bytes"] + c["gm_write_bytes"] + 4 * c["gm_scalar_writes"] for c in run["cores"])
@@ -110,7 +113,9 @@ def dynamic_quant_row(soc: str, shape: Sequence[int], x_dtype: str, dst: str, sm
     min_rows = 1 if spec["has_data_copy_pad"] else int(spec["copy_block_bytes"]) // 4  # 4-byte float32 scales
     best_cap = max(1, min(cap, rows // min_rows))
     best = _best_balance(rows, unit, best_cap)
-    return Row("dynamic_quant", soc, f"{'x'.join(map(str, shape))} {x_dtype}->{dst}{' +smooth' if smooth else ''}",
+    label = (f"{'x'.join(map(str, shape))} {x_dtype}->{dst}{' asym' if asymmetric else ''}"
+             f"{' +smooth' if smooth else ''}")
+    return Row("dynamic_quant", soc, label,
                e["mode"], len(work), gm, min_bytes, 1.7 if e["passes"] > 1 else 1.0, balance, best,
                rows >= 4 * cap, max(c["peak_ub_bytes"] for c in run["cores"]), int(e["ub_capacity"]),
                sum(c["dma_gm_to_ub"] + c["dma_ub_to_gm"] for c in run["cores"]))

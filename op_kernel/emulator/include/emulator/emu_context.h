@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 #include <stdexcept>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -120,6 +121,15 @@ struct GmRegion {
     std::vector<uint8_t> written;  // kUndefined / kOutput: per byte, 1 = written in this launch
     const char* last_write_file = nullptr;  // kOutput: the kernel line of the latest write (named when bytes remain)
     int last_write_line = 0;
+    // Lines (64 bytes, kDcacheLine) holding bytes a core's scalar unit wrote and has not cleaned yet (emu_dcache.cpp):
+    // line index -> the core, its dirty bytes, the SetValue.
+    struct DirtyLine {
+        uint32_t core = 0;
+        uint64_t mask = 0;  // bit i: byte i of the line
+        const char* file = "";
+        int line = 0;
+    };
+    std::map<uint64_t, DirtyLine> dirty;
     // The launch's workspace (Launcher::AddWorkspace): its first reserved_bytes are the system workspace, which no
     // kernel access may touch (emulator/launch_contract.h).
     bool is_workspace = false;
@@ -337,6 +347,16 @@ struct CoreContext {
     bool matmul_server = false;       // REGIST_MATMUL_OBJ ran on a split SoC: the cube cores run the API's server
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
 
+    // The scalar unit's data cache (emu_dcache.cpp): the GM lines of writable buffers it holds, as loaded (and as
+    // changed by its own SetValue since); key: region << 48 | line index.
+    struct CachedLine {
+        uint8_t bytes[64];
+        const char* file = "";  // the access that loaded it
+        int line = 0;
+    };
+    std::map<uint64_t, CachedLine> dcache;
+    bool scalar_gm_access = false;  // GlobalTensor::GetValue / SetValue is accessing GM (not a DMA or the cube)
+
     // GM bytes touched, per (region, write) as [begin, end) intervals; merged into stats->gm_ranges at the end.
     std::vector<std::vector<std::pair<uint64_t, uint64_t>>> gm_touched[2];
 
@@ -397,9 +417,42 @@ inline bool GmTracksWrites(const GmRegion& r) { return r.init != GmInit::kData; 
 int64_t GmFirstUnwritten(const CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
 // Marks [offset, offset + nbytes) written.
 void GmMarkWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// Sets the shadow of [offset, offset + nbytes) (false: the bytes hold garbage now, as if never written).
+void GmSetWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool written);
 // A scalar or cube read of GM bytes never written in this launch fails (the device reads whatever was there).
 void CheckGmReadWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
                         const char* api);
+
+// The scalar unit's data cache (GlobalTensor::GetValue / SetValue reach GM through it; DataCacheCleanAndInvalid
+// writes its dirty bytes back and drops lines). The device's cache line is 64 bytes; whether a clean writes back only
+// the bytes the scalar unit wrote or the whole line is not documented, so the emulator takes the strictest reading of
+// both: while a line holds dirty bytes, nothing else (another core, this core's DMA or cube) may write any byte of it,
+// and nothing but the owning core's scalar unit may read its dirty bytes. A scalar read of a cached line that
+// anything else rewrote since it was loaded is stale. Writable buffers only (inputs never change).
+constexpr uint64_t kDcacheLine = 64;
+void DcacheScalarRead(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const char* file, int line,
+                      const char* api);
+void DcacheScalarWrite(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const uint8_t* value,
+                       const char* file, int line, const char* api);
+// A DMA, cube or other non-scalar access of GM (called for every recorded GM touch that is not a scalar one).
+void DcacheOtherAccess(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool write, const char* file,
+                       int line, const char* api);
+// DataCacheCleanAndInvalid: the line of `offset` (or, entire, every line) written back and dropped.
+void DcacheCleanInvalidate(CoreContext& c, int region, uint64_t offset, bool entire, const char* file, int line);
+// The end of a core: dirty lines left fail (whether the device writes them back at the kernel's end is undocumented).
+void DcacheEndCore(CoreContext& c);
+
+// The top 8 KiB of UB are the AscendC API's scratch (TMP_UB_OFFSET in the 8.1 headers: 184 of 192 KiB on ascend910b,
+// 248 of 256 KiB on ascend310p; ascend910_95 assumed alike): APIs such as the count forms of Select write there. A
+// V-pipe write of its first `nbytes`, ordered like any UB write; it fails when kernel data lives there (TPipe does not
+// keep kernel buffers out of that range).
+constexpr uint64_t kApiScratchUbBytes = 8 * 1024;
+void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api);
+
+// True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,
+// float16, bfloat16): all terms are integer multiples of one power of two q, sum |x| <= 2^p q (p: the type's
+// significand bits) and sum |x| is finite in t. Then any order of additions gives the exact sum.
+bool SumExactInEveryOrder(const std::vector<double>& terms, ElemType t);
 
 // GET_TILING_DATA: copies the tiling class out of the tiling bytes given to the launcher.
 void LoadTiling(void* dst, uint64_t bytes, const uint8_t* tiling, const char* type_name, const char* file,

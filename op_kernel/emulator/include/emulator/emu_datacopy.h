@@ -234,6 +234,23 @@ template <typename T> void DataCopy(const GlobalTensor<T>& dst, const LocalTenso
     emu_detail::CopyUbToGm<T>(c, dst, src, 1, bytes, 0, bytes, 0, aqo_file, aqo_line, "DataCopy UB->GM");
 }
 
+namespace emu_detail {
+// A UB -> UB copy whose source and destination overlap without coinciding: the order in which the device's
+// copy_ubuf_to_ubuf moves the bytes is not documented (the emulator would use memmove), so it is refused, as the
+// vector operations' partial overlaps are. Spans: first byte to last byte (strided copies count their gaps).
+inline void CheckUbCopyOverlap(uint64_t dst, uint64_t dst_span, uint64_t src, uint64_t src_span, const char* file,
+                               int line, const char* api)
+{
+    if (dst < src + src_span && src < dst + dst_span && dst != src) {
+        aqo_emu::Fail(file, line,
+                      std::string(api) + ": dst UB [" + std::to_string(dst) + ", " + std::to_string(dst + dst_span) +
+                          ") overlaps src [" + std::to_string(src) + ", " + std::to_string(src + src_span) +
+                          ") without coinciding: the order in which the device copies overlapping UB bytes is not "
+                          "documented; copy through a separate buffer");
+    }
+}
+}  // namespace emu_detail
+
 template <typename T> void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
@@ -247,6 +264,7 @@ template <typename T> void DataCopy(const LocalTensor<T>& dst, const LocalTensor
     aqo_emu::CheckUbAligned(c, src.byte_, aqo_file, aqo_line, api, "src");
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, bytes, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckUbRange(c, src.record_, src.byte_, bytes, aqo_file, aqo_line, api, "src");
+    emu_detail::CheckUbCopyOverlap(dst.byte_, bytes, src.byte_, bytes, aqo_file, aqo_line, api);
     aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), bytes, 1, aqo_file,
                    aqo_line, api);
     aqo_emu::UbRead(c, src.byte_, bytes, "src");
@@ -293,6 +311,11 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
                               aqo_line, api, "src");
         aqo_emu::CheckUbRange(c, dst.record_, dst.byte_ + b * (block + p.dstStride * 32ull), block, aqo_file,
                               aqo_line, api, "dst");
+    }
+    if (p.blockCount > 0) {
+        const uint64_t last = p.blockCount - 1u;
+        emu_detail::CheckUbCopyOverlap(dst.byte_, last * (block + p.dstStride * 32ull) + block, src.byte_,
+                                       last * (block + p.srcStride * 32ull) + block, aqo_file, aqo_line, api);
     }
     aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), p.blockCount * block,
                    p.blockCount, aqo_file, aqo_line, api);

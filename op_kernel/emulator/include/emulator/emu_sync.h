@@ -156,10 +156,29 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
 enum class CacheLine : uint8_t { SINGLE_CACHE_LINE = 0, ENTIRE_DATA_CACHE };
 enum class DcciDst : uint8_t { CACHELINE_ALL = 0, CACHELINE_UB, CACHELINE_OUT, CACHELINE_ATOMIC };
 
-// GM is host memory here: cache maintenance has no effect.
-template <typename T, CacheLine kLine = CacheLine::SINGLE_CACHE_LINE, DcciDst kDst = DcciDst::CACHELINE_OUT>
-inline void DataCacheCleanAndInvalid(const GlobalTensor<T>&)
-{}
+// The scalar unit's data cache (emulator/emu_context.h, src/emu_dcache.cpp): the line of the tensor's address
+// (SINGLE_CACHE_LINE) or every line (ENTIRE_DATA_CACHE) written back and dropped. As in the 8.1 header the template
+// arguments have no defaults; the form with a DcciDst exists on ascend910b (and 950) only.
+template <typename T, CacheLine kLine>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const int region = dst.Region(c, aqo_file, aqo_line, "DataCacheCleanAndInvalid");
+    const uint8_t* at = reinterpret_cast<const uint8_t*>(dst.GetPhyAddr());
+    aqo_emu::DcacheCleanInvalidate(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base),
+                                   kLine == CacheLine::ENTIRE_DATA_CACHE, aqo_file, aqo_line);
+}
+template <typename T, CacheLine kLine, DcciDst kDst>
+inline void DataCacheCleanAndInvalid(const GlobalTensor<T>& dst, AQO_EMU_SRC)
+{
+    aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    if (c.soc.id == aqo_emu::SocId::kAscend310P) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      "DataCacheCleanAndInvalid<T, CacheLine, DcciDst>: the form with a DcciDst is not available on "
+                      "ascend310p (use DataCacheCleanAndInvalid<T, CacheLine>)");
+    }
+    DataCacheCleanAndInvalid<T, kLine>(dst, aqo_file, aqo_line);
+}
 
 // Workspaces: the launch's workspace starts with the SoC's system workspace; GetUserWorkspace returns the kernel's
 // part after it, GetSysWorkSpacePtr the start (emulator/launch_contract.h).

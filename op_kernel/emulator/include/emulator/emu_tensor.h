@@ -149,7 +149,11 @@ public:
                                     aqo_line, "GlobalTensor::GetValue");
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, false, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
                        aqo_line, "GlobalTensor::GetValue");
-        aqo_emu::GmRead(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T));
+        const uint64_t offset = static_cast<uint64_t>(at - (*c.gm)[region].base);
+        aqo_emu::DcacheScalarRead(c, region, offset, sizeof(T), aqo_file, aqo_line, "GlobalTensor::GetValue");
+        c.scalar_gm_access = true;
+        aqo_emu::GmRead(c, region, offset, sizeof(T));
+        c.scalar_gm_access = false;
         c.stats->gm_scalar_reads++;
         T v;
         std::memcpy(&v, at, sizeof(T));
@@ -166,8 +170,12 @@ public:
         const T v = static_cast<T>(value);
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
                        aqo_line, "GlobalTensor::SetValue");
-        aqo_emu::GmWrite(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T),
-                         reinterpret_cast<const uint8_t*>(&v), "GlobalTensor::SetValue");
+        const uint64_t offset = static_cast<uint64_t>(at - (*c.gm)[region].base);
+        aqo_emu::DcacheScalarWrite(c, region, offset, sizeof(T), reinterpret_cast<const uint8_t*>(&v), aqo_file,
+                                   aqo_line, "GlobalTensor::SetValue");
+        c.scalar_gm_access = true;
+        aqo_emu::GmWrite(c, region, offset, sizeof(T), reinterpret_cast<const uint8_t*>(&v), "GlobalTensor::SetValue");
+        c.scalar_gm_access = false;
         c.stats->gm_scalar_writes++;
         std::memcpy(at, &v, sizeof(T));
     }
@@ -563,6 +571,7 @@ public:
         if (num == 0 || len == 0) {
             aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: buffer count and length must be positive");
         }
+        CountBuffers(num, aqo_file, aqo_line);
         const uint32_t slot = aqo_emu::AlignUp32(len);
         const uint32_t offset = Reserve(c, static_cast<uint64_t>(slot) * num, aqo_file, aqo_line, num, len, true);
         que.EmuInit(c, num, slot, offset, aqo_file, aqo_line);
@@ -574,15 +583,30 @@ public:
         if (len == 0) {
             aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: TBuf length must be positive");
         }
+        CountBuffers(1, aqo_file, aqo_line);
         const uint32_t bytes = aqo_emu::AlignUp32(len);
         const uint32_t offset = Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
         buf.EmuInit(c, offset, bytes, aqo_file, aqo_line);
         return true;
     }
 
+    // TPipe manages at most 64 buffers (QBUF_MAX_LEN in the 8.1 headers: a queue's InitBuffer counts its `num`
+    // buffers, a TBuf one; the count must stay in (0, 64], else the TPipe's buffer table overflows).
+    void CountBuffers(uint32_t num, const char* file, int line)
+    {
+        buffers_ += num;
+        if (buffers_ > 64) {
+            aqo_emu::Fail(file, line,
+                          "TPipe::InitBuffer: " + std::to_string(buffers_) + " buffers managed by one TPipe; at most "
+                          "64 (QBUF_MAX_LEN: queue buffers count num each, a TBuf one)");
+        }
+    }
+    uint32_t buffers_ = 0;
+
     // Releases every buffer: the UB can be carved up again (records die, so stale tensors are caught).
     void Reset(AQO_EMU_SRC)
     {
+        buffers_ = 0;
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         WaitFreeEvents(c, aqo_file, aqo_line);
         for (aqo_emu::AllocRecord& r : c.records) {

@@ -274,11 +274,32 @@ inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i,
 
 }  // namespace aqo_emu
 
+namespace aqo_emu {
+// The element types an API takes, as the 8.1 headers list them (static_asserts in dav_c220 / dav_m200, the same on
+// both; ascend910_95 held to them too, since its code cannot be type-checked): a kernel using another type fails
+// where it calls the API.
+template <typename T, typename... A> constexpr bool OneOf() { return (std::is_same<T, A>::value || ...); }
+template <typename T, typename... A>
+inline void CheckApiType(CoreContext& c, const char* file, int line, const char* api, const char* list)
+{
+    (void)c;
+    if constexpr (!OneOf<T, A...>()) {
+        Fail(file, line,
+             std::string(api) + ": element type " + ElemTypeName(ElemTraits<T>::kId) + " is not supported (the " +
+                 "8.1 headers' " + api + " takes " + list + ")");
+    }
+}
+#define AQO_EMU_ARITH_TYPES half, float, int16_t, int32_t
+#define AQO_EMU_ARITH_LIST "half, float, int16, int32"
+}  // namespace aqo_emu
+
 namespace AscendC {
 
 // ---- unary / binary arithmetic ----
 template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& src, uint32_t count, AQO_EMU_SRC)
 {
+    aqo_emu::CheckApiType<T, half, float>(aqo_emu::Ctx(aqo_file, aqo_line), aqo_file, aqo_line, "Abs",
+                                          "half, float");
     aqo_emu::UnaryOp(dst, src, count, [](double v, uint64_t) { return std::fabs(v); }, aqo_file, aqo_line, "Abs");
 }
 
@@ -288,7 +309,11 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
               AQO_EMU_SRC)                                                                                       \
     {                                                                                                            \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                        \
-        (void)aqo_ctx;                                                                                           \
+        if (std::strcmp(#NAME, "Div") == 0) {                                                                    \
+            aqo_emu::CheckApiType<T, half, float>(aqo_ctx, aqo_file, aqo_line, #NAME, "half, float");            \
+        } else {                                                                                                 \
+            aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);\
+        }                                                                                                        \
         aqo_emu::BinaryOp(dst, src0, src1, count, [&](double a, double b, uint64_t i) { (void)i; return EXPR; },  \
                           aqo_file, aqo_line, #NAME);                                                            \
     }
@@ -353,6 +378,7 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
+        aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);   \
         const double b = aqo_emu::ReadOperand(aqo_ctx, static_cast<T>(scalar));                                  \
         aqo_emu::UnaryOp(dst, src, count, [&](double a, uint64_t i) { (void)i; return EXPR; }, aqo_file,          \
                          aqo_line, #NAME);                                                                        \
@@ -369,6 +395,8 @@ template <typename T, typename U>
 void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::CheckApiType<T, half, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t, float>(
+        c, aqo_file, aqo_line, "Duplicate", "half, bfloat16, int16, uint16, int32, uint32, float");
     aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
     aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, aqo_file, aqo_line, "Duplicate");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
@@ -387,6 +415,7 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
 {
     const char* api = is_max ? "ReduceMax" : "ReduceMin";
     aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+    aqo_emu::CheckApiType<T, half, float>(c, file, line, api, "half, float");
     if (count <= 0) {
         aqo_emu::Fail(file, line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
@@ -474,15 +503,16 @@ void ReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
 
 // dst[0] = sum of src[0, count). The hardware adds in an order of its own (per repeat, then across repeats),
 // which the documentation does not specify; float addition is not associative, so the emulator returns a sum
-// only when it does not depend on the order: when the exact sum (double, then one rounding) equals both the
-// sequential and the pairwise float sums, or when the inputs contain NaN / Inf (the IEEE result is then
-// order-independent). Otherwise it refuses.
+// only when no order can change it: when every partial sum of every order is exact (SumExactInEveryOrder), when all
+// terms are zeros, or when the inputs contain NaN / Inf (the IEEE result is then order-independent). Otherwise it
+// refuses.
 template <typename T>
 void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& work, int32_t count,
                AQO_EMU_SRC)
 {
     const char* api = "ReduceSum";
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    aqo_emu::CheckApiType<T, half, float>(c, aqo_file, aqo_line, api, "half, float");
     if (count <= 0) {
         aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
@@ -528,26 +558,18 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     } else if (all_zero) {
         result = all_negative_zero ? -0.0 : 0.0;  // IEEE: a sum of zeros is -0 only when every term is -0
     } else {
-        double exact = 0.0;  // exact for the float16 / float32 ranges the kernels sum (|terms| share a scale)
+        double exact = 0.0;  // exact: the order-independence test below bounds it
         for (double x : v) exact += x;
-        const T rounded = aqo_emu::MakeResult<T>(c, exact, aqo_file, aqo_line, api);
-        auto round_t = [&](double x) { return aqo_emu::ToDouble(aqo_emu::MakeResult<T>(c, x, aqo_file, aqo_line, api)); };
-        double seq = 0.0;
-        for (double x : v) seq = round_t(seq + x);
-        std::vector<double> pw(v);
-        while (pw.size() > 1) {
-            std::vector<double> next;
-            for (size_t i = 0; i + 1 < pw.size(); i += 2) next.push_back(round_t(pw[i] + pw[i + 1]));
-            if (pw.size() % 2) next.push_back(pw.back());
-            pw.swap(next);
-        }
-        const double r = aqo_emu::ToDouble(rounded);
-        if (!(seq == r && pw[0] == r)) {
+        if (aqo_emu::ElemTraits<T>::kIsFloat && !aqo_emu::SumExactInEveryOrder(v, aqo_emu::ElemTraits<T>::kId)) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string(api) + " of " + std::to_string(count) +
-                              " elements: the float result depends on the order of the additions, which the "
-                              "hardware's is not documented for; the emulator refuses rather than guess");
+                              " elements: the float result may depend on the order of the additions, which the "
+                              "hardware's is not documented for (per repeat, then across repeats, each in a tree "
+                              "order of its own); the emulator accepts a sum only when every partial sum in every "
+                              "order is exact (all terms multiples of one power of two q with sum |x| <= 2^p q, "
+                              "p the type's precision), and refuses rather than guess");
         }
+        const double r = aqo_emu::ToDouble(aqo_emu::MakeResult<T>(c, exact, aqo_file, aqo_line, api));
         result = r;
     }
     aqo_emu::StoreUb<T>(c, dst.byte_, aqo_emu::MakeResult<T>(c, result, aqo_file, aqo_line, api));
@@ -578,10 +600,13 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
     // CAST_NONE is a conversion without a rounding mode: its rounding of a result that is not exact is not
     // documented (nearest even by CAST_NONE's description; RunOptions::modeless_rounding = 1: toward zero).
+    // The deq conversion (int32 -> half) has no rounding mode at all: the 8.1 headers map every RoundMode to the same
+    // vconv_deq instruction, so the requested mode is ignored and its result rounds like CAST_NONE's.
+    const bool modeless = round_mode == RoundMode::CAST_NONE || kind == aqo_emu::CastKind::kDeq;
     const aqo_emu::Rounding rounding =
-        (round_mode == RoundMode::CAST_NONE && c.options.modeless_rounding == 1)
-            ? aqo_emu::Rounding::kTowardZero
-            : aqo_emu::RoundingOf(static_cast<int>(round_mode));
+        modeless ? (c.options.modeless_rounding == 1 ? aqo_emu::Rounding::kTowardZero
+                                                     : aqo_emu::RoundingOf(static_cast<int>(RoundMode::CAST_NONE)))
+                 : aqo_emu::RoundingOf(static_cast<int>(round_mode));
     // ascend310p saturation mode: what the float16 -> float32 conversion makes of +-Inf and NaN is not documented;
     // RunOptions::saturation_inf / saturation_nan select one plausible behaviour (values kept raw in dst: a later
     // vector read of them saturates as every float operand does, a scalar read sees them as they are).
@@ -782,12 +807,16 @@ void SelectInto(const LocalTensor<T>& dst, const LocalTensor<U>& mask, const Loc
     if (src1 != nullptr) aqo_emu::CheckVecOperand(c, *src1, count, file, line, api, "src1");
     const uint64_t mask_bytes = (static_cast<uint64_t>(count) + 7) / 8;
     aqo_emu::CheckRecord(c, mask.record_, file, line, api, "selMask");
+    aqo_emu::CheckUbAligned(c, mask.byte_, file, line, api, "selMask");  // a UB operand: 32-byte aligned
     aqo_emu::CheckUbRange(c, mask.record_, mask.byte_, mask_bytes, file, line, api, "selMask");
     aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, file, line, api);
     aqo_emu::UbRead(c, mask.byte_, mask_bytes, "selMask");
     aqo_emu::UbRead(c, src0.byte_, uint64_t{count} * sizeof(T), "src0");
     if (src1 != nullptr) aqo_emu::UbRead(c, src1->byte_, uint64_t{count} * sizeof(T), "src1");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
+    // The count forms first duplicate the scalar (tensor-scalar mode) or the mask's address (tensor-tensor mode, as
+    // uint32) into 32 elements of the API's scratch at TMP_UB_OFFSET and load the compare mask from there.
+    aqo_emu::ApiScratchWrite(c, 32 * (src1 != nullptr ? sizeof(uint32_t) : sizeof(T)), file, line, api);
     for (uint64_t i = 0; i < count; ++i) {
         const uint64_t mb = mask.byte_ + i / 8;
         const uint64_t d = dst.byte_ + i * sizeof(T);

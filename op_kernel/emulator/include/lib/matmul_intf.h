@@ -1143,6 +1143,125 @@ private:
     // that; null: the job's blocks as one computation). `cube`: the request (emulator/emu_order.h) it belongs to;
     // 0 = a synchronous request made and waited for here; `record`: false when the caller records the request's
     // work itself (several jobs of one request).
+
+    // ascend310p (no fixpipe) writes C back from UB row by row, in whole 32-byte blocks (the 8.1 header's
+    // CopyLocal2GMNZ2NDOnTheFly, copy_cube_out_datacopy.h, and its tail helpers in copy_cube_out_datacopy_wrapper.h),
+    // per base block of width w and height h (elements of s bytes; a "fractal row" is 16 elements for 4-byte C,
+    // 32 / s otherwise; e = 32 / s elements per 32 bytes):
+    //   * the whole fractal rows [0, w - w % 16) with one copy;
+    //   * a tail with w * s <= 32: the 32 bytes at [w, w + e) are read into UB, the row's 32 bytes written at 0, the
+    //     saved bytes written back at w: a read-modify-write of [w, w + e), past the block's right edge;
+    //   * a tail with w * s > 32 (4-byte C): the first 32 bytes of the tail fractal written at w - w % 16 (the cube's
+    //     values of the padding columns land in [w, w - w % 16 + 8) when w % 16 < 8), then the last 32 bytes at
+    //     [w - e, w).
+    // Those accesses beyond the block's width are recorded here (bounds: the GM buffer, as on the device; ordering;
+    // another core's bytes). Returns true when some row writes padding columns: the caller then writes C in the
+    // device's order, padding columns garbage.
+    bool WriteBackBeyondWidth(aqo_emu::CoreContext& c, uint64_t cube, const Job& j, uint8_t* pc, const char* file,
+                              int line, const std::string& shape)
+    {
+        if constexpr (kCfg.enVecND2NZ) {
+            aqo_emu::Fail(file, line, "Matmul: the vector ND2NZ C write-back (enVecND2NZ) of " +
+                                          std::string(c.soc.name) + " is not modelled");
+        }
+        constexpr uint64_t s = sizeof(DstT);
+        constexpr uint64_t fractal = s == 4 ? 16 : 32 / s;
+        constexpr uint64_t e = 32 / s;
+        const int region = j.c.Region(c, file, line, "Matmul (C)");
+        const aqo_emu::GmRegion& r = (*c.gm)[region];
+        const uint8_t* buf_begin = r.base;
+        const uint8_t* buf_end = r.base + r.bytes;
+        bool overshoot = false;
+        // Byte ranges (offsets from pc) beyond the blocks' widths, merged when rows touch (C rows contiguous).
+        std::vector<std::pair<uint64_t, uint64_t>> reads, writes;
+        auto add = [](std::vector<std::pair<uint64_t, uint64_t>>& v, uint64_t b, uint64_t end) {
+            if (!v.empty() && b <= v.back().second && b >= v.back().first) {
+                v.back().second = std::max(v.back().second, end);
+            } else {
+                v.emplace_back(b, end);
+            }
+        };
+        for (const auto& blk : Blocks(c, j, file, line)) {
+            const uint64_t r0 = static_cast<uint64_t>(blk.first) * tiling_.baseM;
+            const uint64_t c0 = static_cast<uint64_t>(blk.second) * tiling_.baseN;
+            const uint64_t h = std::min<uint64_t>(tiling_.baseM, j.m - r0);
+            const uint64_t w = std::min<uint64_t>(tiling_.baseN, j.n - c0);
+            const uint64_t tail = w % fractal;
+            if (tail == 0) continue;
+            for (uint64_t i = 0; i < h; ++i) {
+                const uint64_t row = ((r0 + i) * j.ldc + c0) * s;
+                if (w * s <= 32) {
+                    add(reads, row + w * s, row + (w + e) * s);
+                    add(writes, row + w * s, row + (w + e) * s);
+                } else if (s == 4 && tail < 8) {
+                    add(writes, row + w * s, row + (w - tail + 8) * s);
+                    overshoot = true;
+                }
+            }
+        }
+        const std::string api = "Matmul C write-back beyond the block's width on " + std::string(c.soc.name) +
+                                " (whole 32-byte blocks), " + shape;
+        for (const auto& rg : reads) {
+            aqo_emu::CubeGmAccess(c, cube, region, buf_begin, buf_end, pc + rg.first, 1, rg.second - rg.first,
+                                  rg.second - rg.first, false, file, line, api.c_str(), /*require_written=*/false);
+        }
+        // The read-modify-write puts back what the bytes held: never-written bytes stay so.
+        const uint64_t pc_off = static_cast<uint64_t>(pc - r.base);
+        std::vector<uint8_t> before;
+        if (aqo_emu::GmTracksWrites(r) && !r.written.empty()) {
+            for (const auto& rg : reads) {
+                before.insert(before.end(), r.written.begin() + pc_off + rg.first,
+                              r.written.begin() + pc_off + rg.second);
+            }
+        }
+        for (const auto& rg : writes) {
+            aqo_emu::CubeGmAccess(c, cube, region, buf_begin, buf_end, pc + rg.first, 1, rg.second - rg.first,
+                                  rg.second - rg.first, true, file, line, api.c_str());
+        }
+        if (!before.empty()) {
+            size_t at = 0;
+            for (const auto& rg : reads) {
+                for (uint64_t b = rg.first; b < rg.second; ++b) {
+                    aqo_emu::GmSetWritten(c, region, pc_off + b, 1, before[at++] != 0);
+                }
+            }
+        }
+        return overshoot;
+    }
+
+    // C computed, then written in the device's order (blocks in iteration order, rows in order), the padding columns
+    // a row's tail copy writes past the width holding garbage (the cube's values for columns beyond N).
+    void ComputeIn310pWriteOrder(aqo_emu::CoreContext& c, const Job& j, const uint8_t* pa, const uint8_t* pb,
+                                 uint8_t* pc, const char* file, int line)
+    {
+        std::vector<int32_t> exact(j.m * j.n);
+        aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
+                                  exact.data(), j.n, static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n),
+                                  static_cast<uint32_t>(j.k));
+        const int region = j.c.Region(c, file, line, "Matmul (C)");
+        const uint8_t* base = (*c.gm)[region].base;
+        for (const auto& blk : Blocks(c, j, file, line)) {
+            const uint64_t r0 = static_cast<uint64_t>(blk.first) * tiling_.baseM;
+            const uint64_t c0 = static_cast<uint64_t>(blk.second) * tiling_.baseN;
+            const uint64_t h = std::min<uint64_t>(tiling_.baseM, j.m - r0);
+            const uint64_t w = std::min<uint64_t>(tiling_.baseN, j.n - c0);
+            const uint64_t tail = w % 16;
+            for (uint64_t i = 0; i < h; ++i) {
+                uint8_t* row = pc + ((r0 + i) * j.ldc + c0) * 4;
+                std::memcpy(row, exact.data() + (r0 + i) * j.n + c0, w * 4);
+                aqo_emu::GmSetWritten(c, region, static_cast<uint64_t>(row - base), w * 4, true);
+                if (tail != 0 && w > 8 && tail < 8) {
+                    // Garbage: as good as never written (outputs: must be rewritten; reads: uninitialised).
+                    std::memset(row + w * 4, aqo_emu::kGmGarbage, (8 - tail) * 4);
+                    aqo_emu::GmSetWritten(c, region, static_cast<uint64_t>(row - base) + w * 4, (8 - tail) * 4,
+                                          false);
+                }
+            }
+        }
+    }
+
+    // The cube computes a job: A and B read, C written, each through one checked GM access. `cube`: the request
+    // (emulator/emu_order.h) it belongs to; 0 = a synchronous request made and waited for here.
     void Execute(aqo_emu::CoreContext& c, const Job& j, const char* file, int line, bool count_call = true,
                  uint64_t cube = 0, const aqo_emu::MatmulBlockLoad* load = nullptr, bool record = true)
     {
@@ -1174,7 +1293,15 @@ private:
         aqo_emu::CubeGmAccess(c, cube, j.c.Region(c, file, line, "Matmul (C)"), j.c.begin_, j.c.end_, pc, j.m,
                               j.n * sizeof(DstT), j.ldc * sizeof(DstT), true, file, line,
                               ("Matmul C, " + shape).c_str());
-        if constexpr (kFloat8) {
+        bool overshoot = false;
+        if constexpr (!kFloat8) {  // float8 runs on split SoCs only
+            if (!IsSplit(c)) {
+                overshoot = WriteBackBeyondWidth(c, cube, j, pc, file, line, shape);
+            }
+        }
+        if (overshoot) {
+            if constexpr (!kFloat8) ComputeIn310pWriteOrder(c, j, pa, pb, pc, file, line);
+        } else if constexpr (kFloat8) {
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
                                   static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),

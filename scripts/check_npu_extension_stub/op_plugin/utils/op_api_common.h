@@ -10,6 +10,7 @@ enum aclDataType {  // the codes of CANN's acl_base_rt.h that the extension name
   ACL_FLOAT = 0,
   ACL_FLOAT16 = 1,
   ACL_INT8 = 2,
+  ACL_UINT8 = 4,
   ACL_BF16 = 27,
   ACL_HIFLOAT8 = 34,
   ACL_FLOAT8_E5M2 = 35,
