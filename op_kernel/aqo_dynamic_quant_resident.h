@@ -281,7 +281,8 @@ private:
         return (p_.cols - off) < p_.chunk ? (p_.cols - off) : p_.chunk;
     }
 
-    // Row i's magnitude maximum over its chunks (acc lanes of row i).
+    // Row i's magnitude maximum over its chunks (acc lanes of row i); asymmetric: also its signed maximum and
+    // minimum (accMax_ / accMin_ lanes, NaN made +-Inf for them).
     __aicore__ inline void StatsChunks(const LocalTensor<XT>& xr, uint32_t i)
     {
         LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
@@ -296,6 +297,16 @@ private:
             for (uint32_t seg = 0; seg < segs; ++seg) {
                 PipeBarrier<PIPE_V>();
                 this->AccumulateSegment(true, acc_[i * kAccLanes], bits, len, seg);
+            }
+            if (p_.asymmetric == kSymmetric) {
+                continue;
+            }
+            PipeBarrier<PIPE_V>();
+            this->SignedNaNFree(work_, tmp_, len);
+            for (uint32_t seg = 0; seg < segs; ++seg) {
+                PipeBarrier<PIPE_V>();
+                this->AccumulateSegment(true, accMax_[i * kAccLanes], work_, len, seg);
+                this->AccumulateSegment(false, accMin_[i * kAccLanes], work_, len, seg);
             }
         }
     }
@@ -468,7 +479,7 @@ private:
         Duplicate(acc_, 0, static_cast<int32_t>(n * kAccLanes));
         this->ResetHiLo(n);
         for (uint32_t i = 0; i < n; ++i) {
-            StatsChunksAsym(x[i * p_.colsPad], i);
+            StatsChunks(x[i * p_.colsPad], i);
         }
         this->RowMaxima(n);
         this->RowHiLo(n);
@@ -487,7 +498,7 @@ private:
                     Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
                     Duplicate(accMax_[i * kAccLanes], -3.40282347e38f, static_cast<int32_t>(kAccLanes));
                     Duplicate(accMin_[i * kAccLanes], 3.40282347e38f, static_cast<int32_t>(kAccLanes));
-                    StatsChunksAsym(x[i * p_.colsPad], i);
+                    StatsChunks(x[i * p_.colsPad], i);
                     again = true;
                 } else {
                     kinds[i] = RowKind::FALLBACK;
@@ -503,32 +514,6 @@ private:
         this->FinishAsym(n, kinds, s, o);
         for (uint32_t i = 0; i < n; ++i) {
             QuantizeChunksAsym(x[i * p_.colsPad], y[i * p_.colsPad], i, kinds[i], s, o);
-        }
-    }
-
-    // Row i's magnitude maximum and signed maximum / minimum over its chunks (NaN made +-Inf for the latter).
-    __aicore__ inline void StatsChunksAsym(const LocalTensor<XT>& xr, uint32_t i)
-    {
-        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
-        for (uint32_t c = 0; c < p_.numChunks; ++c) {
-            const uint32_t off = c * p_.chunk;
-            const uint32_t len = ChunkLen(c);
-            PipeBarrier<PIPE_V>();  // work_ / tmp_ are still read by the previous chunk's instructions
-            this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
-            PipeBarrier<PIPE_V>();
-            this->MagnitudeBits(work_, tmp_, len);
-            const uint32_t segs = this->Segments(len);
-            for (uint32_t seg = 0; seg < segs; ++seg) {
-                PipeBarrier<PIPE_V>();
-                this->AccumulateSegment(true, acc_[i * kAccLanes], bits, len, seg);
-            }
-            PipeBarrier<PIPE_V>();
-            this->SignedNaNFree(work_, tmp_, len);
-            for (uint32_t seg = 0; seg < segs; ++seg) {
-                PipeBarrier<PIPE_V>();
-                this->AccumulateSegment(true, accMax_[i * kAccLanes], work_, len, seg);
-                this->AccumulateSegment(false, accMin_[i * kAccLanes], work_, len, seg);
-            }
         }
     }
 

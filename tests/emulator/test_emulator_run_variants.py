@@ -448,3 +448,22 @@ def test_qlinear_matmul_with_large_accumulators_under_modeless_rounding(soc):
         _assert_y_meets_criteria(y, g, soc)
     else:
         np.testing.assert_array_equal(y, g)
+
+
+@pytest.mark.parametrize("path", DQ_PATHS)
+@pytest.mark.parametrize("soc,x,dst", [c for c in DQ_COMBOS if c[2] in ("int8", "asym:int8", "asym:uint8")],
+                         ids=[i for i, c in zip(DQ_IDS, DQ_COMBOS) if c[2] in ("int8", "asym:int8", "asym:uint8")])
+def test_dynamic_quant_is_bitexact_when_modeless_casts_round_toward_zero(soc, x, dst, path):
+    # The kernels' CAST_NONE conversions (float16 / bfloat16 -> float32, small integers int32 -> float32 / half)
+    # are exact, so the variant changes no bit, in either mode.
+    case = _dq_case(soc, x, dst, path)
+    if case is None:
+        pytest.skip(f"no UB size gives a {path} plan on {soc}")  # pragma: no cover - every SoC has them today
+    xs, smooth, kw = case
+    with emulator.run_options(modeless_rounding="toward_zero"):
+        got = _dq_emulate(xs, smooth, dst, soc, **kw)
+    want = _dq_reference(xs, smooth, dst, soc)
+    assert len(got) == len(want)
+    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))
+    for g, w in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
