@@ -1,14 +1,15 @@
 // AqoQLinearMatMul: CANN operator definition, shape / dtype inference and the TilingFunc adapter.
 //
 // OpType "AqoQLinearMatMul": no built-in has it (a custom op with a built-in's OpType would replace CANN's own for
-// every user of the installation, FACTS 9). CANN's snake-case conversion of the OpType would split "QLinear" and
-// "MatMul", so the kernel file op_kernel/aqo_qlinear_matmul.cpp and its function are named explicitly
+// every user of the installation; docs/references.md "Operator names in CANN"). CANN's
+// snake-case conversion of the OpType would split "QLinear" and "MatMul", so the kernel file op_kernel/aqo_qlinear_matmul.cpp and its function are named explicitly
 // (opFile.value, opInterface.value).
 //
 // What the adapter decides comes from the tiling core (op_host/tiling_core, plain C++ that tests and the emulator
 // call too): the per-SoC dtype lists from the SoC table, the request check and the work split / UB / workspace
-// from PlanQLinearMatMul. The cube's own blocking inside a tile is CANN's matmul tiling API
-// (MultiCoreMatmulTiling) for one tile's single-core problem; the kernel sets the tile's real shape per call.
+// from PlanQLinearMatMul, the cube's base block, L1 depths and steps from the plan's cube stage
+// (matmul_cube_plan.h), completed by CANN's matmul tiling API (MultiCoreMatmulTiling) for the largest call the kernel
+// makes; the kernel sets each call's real shape.
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -203,30 +204,43 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
 
     AqoQLinearMatMulTilingData td;
     aqo::FillQLinearMatMulTilingData(t, &td);
-    // The cube's blocking for one tile (the kernel's per-call shapes are at most this).
+    // The cube's tiling: CANN's matmul tiling API for the largest call the kernel makes (one strip, with its ones row,
+    // against callBlocks base blocks), its base block fixed to the plan's, then the plan's L1 depths and steps (the
+    // plan, matmul_cube_plan.cpp, sized them against the SoC's L1 / L0 and, on 310p, the local workspace): one source
+    // of the values the emulator runs with (QmmCubeTiling).
+    const aqo::QmmCubeTilingValues& cv = plan.cube;
     matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8);
-    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8);
+    // What the cube multiplies (310p: uint8 a, and uint8 b with it; else int8 after the mapping).
+    const auto cubeType = [](uint32_t code) {
+        return code == aqo::QMM_UINT8 ? matmul_tiling::DataType::DT_UINT8 : matmul_tiling::DataType::DT_INT8;
+    };
+    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, cubeType(t.cubeACode));
+    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, cubeType(t.cubeBCode), t.bTrans != 0);
     mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT32);
     mm.SetBias(false);
     mm.SetDim(1);
-    const int32_t k = static_cast<int32_t>(t.k == 0 ? 1 : t.k);
-    // With mapped uint8 a the kernel's product call also carries the ones row that yields the column sums of b
-    // (baseM + 1 rows): tile the cube for the largest call the kernel makes.
-    const int32_t cubeRows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
-    mm.SetOrgShape(cubeRows, static_cast<int32_t>(t.baseN), k);
-    mm.SetShape(cubeRows, static_cast<int32_t>(t.baseN), k);
-    mm.SetSingleShape(cubeRows, static_cast<int32_t>(t.baseN), k);
+    mm.SetOrgShape(cv.M, cv.N, cv.Ka);
+    mm.SetShape(cv.M, cv.singleCoreN, cv.Ka);
+    mm.SetSingleShape(cv.singleCoreM, cv.singleCoreN, cv.singleCoreK);
+    mm.SetFixSplit(cv.baseM, cv.baseN, cv.baseK);
     if (t.ubMatmulWs != 0) {
         // 310p: the API stages the C write-back and the ND -> NZ copies in the UB local workspace the kernel
         // allocates for it (t.ubMatmulWs bytes, SetLocalWorkspace): bound the API's tiling to it.
         mm.SetBufferSpace(-1, -1, static_cast<int32_t>(t.ubMatmulWs));
     }
     if (mm.GetTiling(td.cubeTiling) == -1) {
-        std::fprintf(stderr, "[AqoQLinearMatMul] matmul tiling failed for tile %u x %u x %u\n", t.baseM, t.baseN,
-                     t.k);
+        std::fprintf(stderr, "[AqoQLinearMatMul] matmul tiling failed for block %d x %d x %d\n", cv.baseM, cv.baseN,
+                     cv.baseK);
         return ge::GRAPH_FAILED;
     }
+    td.cubeTiling.set_depthA1(cv.depthA1);
+    td.cubeTiling.set_depthB1(cv.depthB1);
+    td.cubeTiling.set_stepM(cv.stepM);
+    td.cubeTiling.set_stepN(cv.stepN);
+    td.cubeTiling.set_stepKa(cv.stepKa);
+    td.cubeTiling.set_stepKb(cv.stepKb);
+    td.cubeTiling.set_iterateOrder(cv.iterateOrder);
+    td.cubeTiling.set_dbL0C(cv.dbL0C);
     if (t.ubMatmulWs != 0) {
         // The local workspace this tiling needs must fit the buffer the kernel allocates.
         matmul_tiling::SysTilingTempBufSize need;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Benchmark (not a test): host time of one tiling call of each operator (aqo::PlanDynamicQuant and
-# aqo::PlanQLinearMatMul, the functions the CANN TilingFuncs call on every launch, with request.explain = false),
+# Benchmark (not a test): host time of one tiling call of each operator (aqo::PlanDynamicQuant,
+# aqo::PlanQLinearMatMul, aqo::PlanQuantMatMul: what the CANN TilingFuncs call on every launch, with explain = false),
 # for shapes on every SoC up to (131072, 131072) x (131072, 131072); also the time with the explanation (Python,
 # scripts) and its number of GM ranges (O(cores)). Target: under 2 us per call on the launch path, every shape.
 #

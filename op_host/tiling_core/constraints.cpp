@@ -300,9 +300,20 @@ bool BroadcastBatchDims(const int64_t* a_shape, size_t a_rank, const int64_t* b_
     return true;
 }
 
-bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec& soc, ConstraintViolation* v)
+namespace {
+
+// The matrix-product shape rules both matmuls share: ranks >= 2, dims, K of a equals K of b, batch dims broadcast,
+// the output addressable (y_bytes per element).
+bool CheckMatmulShapes(OpKind op, const int64_t* a_shape, size_t a_rank, const int64_t* b_shape, size_t b_rank,
+                       DType a_dtype, DType b_dtype, uint32_t y_bytes, const SocSpec& soc, ConstraintViolation* v)
 {
-    const OpKind op = OpKind::QLINEAR_MATMUL;
+    struct {
+        const int64_t* a_shape;
+        size_t a_rank;
+        const int64_t* b_shape;
+        size_t b_rank;
+        DType a_dtype, b_dtype;
+    } r = {a_shape, a_rank, b_shape, b_rank, a_dtype, b_dtype};
     if (r.a_rank < 2) {
         SetViolation(v, op, "a", &soc, "rank of a (the NPU kernel takes [..., M, K])", ">= 2",
                      std::to_string(r.a_rank) + " (shape " + ShapeText(r.a_shape, r.a_rank) + ")",
@@ -356,9 +367,21 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
         y_shape[batch_rank] = r.a_shape[r.a_rank - 2];
         y_shape[batch_rank + 1] = r.b_shape[r.b_rank - 1];
         if (!CheckDims(v, op, r.a_rank >= r.b_rank ? "a" : "b", soc, y_shape, batch_rank + 2,
-                       static_cast<uint64_t>(DTypeBytes(r.y_dtype)), "the output y (broadcast batch x M x N)")) {
+                       static_cast<uint64_t>(y_bytes), "the output y (broadcast batch x M x N)")) {
             return false;
         }
+    }
+    return true;
+}
+
+}  // namespace
+
+bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec& soc, ConstraintViolation* v)
+{
+    const OpKind op = OpKind::QLINEAR_MATMUL;
+    if (!CheckMatmulShapes(op, r.a_shape, r.a_rank, r.b_shape, r.b_rank, r.a_dtype, r.b_dtype,
+                           static_cast<uint32_t>(DTypeBytes(r.y_dtype)), soc, v)) {
+        return false;
     }
     if (r.a_param != QuantParamKind::TENSOR && r.a_param != QuantParamKind::ROW) {
         SetViolation(v, op, "a_param", &soc, "granularity of a_scale / a_zero_point (ONNX QLinearMatMul)", "tensor | row",
@@ -390,6 +413,36 @@ bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& r, const SocSpec&
                          ", or a to match b",
                      /*is_dtype=*/true);
         return false;
+    }
+    return true;
+}
+
+bool CheckQuantMatMulRequest(const QuantMatMulRequestView& r, const SocSpec& soc, ConstraintViolation* v)
+{
+    const OpKind op = OpKind::QUANT_MATMUL;
+    if (soc.quant_matmul_out_dtypes == 0) {
+        SetViolation(v, op, "soc", &soc, "a quant_matmul kernel for the SoC", "a SoC with one",
+                     std::string(soc.name) + " has none",
+                     "use backend='cpu' without soc= (the exact CPU reference)");
+        return false;
+    }
+    if (!CheckMatmulShapes(op, r.a_shape, r.a_rank, r.b_shape, r.b_rank, r.a_dtype, r.b_dtype,
+                           static_cast<uint32_t>(DTypeBytes(r.out_dtype)), soc, v)) {
+        return false;
+    }
+    const DTypeSet ints = DTypeBit(DType::INT8) | DTypeBit(DType::UINT8);
+    if (!DTypeSetHas(soc.qmm_a_dtypes & ints, r.a_dtype)) {
+        SetViolation(v, op, "a", &soc, "a dtype", DTypeSetText(soc.qmm_a_dtypes & ints), DTypeName(r.a_dtype),
+                     "quantize a to int8 or uint8", /*is_dtype=*/true);
+        return false;
+    }
+    if (!DTypeSetHas(soc.qmm_b_dtypes & ints, r.b_dtype)) {
+        SetViolation(v, op, "b", &soc, "b dtype", DTypeSetText(soc.qmm_b_dtypes & ints), DTypeName(r.b_dtype),
+                     "quantize b to int8 or uint8", /*is_dtype=*/true);
+        return false;
+    }
+    if (!DTypeSetHas(soc.quant_matmul_out_dtypes, r.out_dtype)) {
+        return RefuseDType(v, op, "out_dtype", "output", soc, &SocSpec::quant_matmul_out_dtypes, r.out_dtype);
     }
     return true;
 }

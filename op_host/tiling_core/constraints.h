@@ -66,6 +66,21 @@ bool CheckDynamicQuantRequest(const DynamicQuantRequestView& request, const SocS
 bool CheckQLinearMatMulRequest(const QLinearMatMulRequestView& request, const SocSpec& soc,
                                ConstraintViolation* violation);
 
+struct QuantMatMulRequestView {
+    const int64_t* a_shape = nullptr;  // [..., M, K]
+    size_t a_rank = 0;
+    const int64_t* b_shape = nullptr;  // [..., K, N] (the product's view of b)
+    size_t b_rank = 0;
+    DType a_dtype = DType::INT8;
+    DType b_dtype = DType::INT8;
+    DType out_dtype = DType::FLOAT32;
+};
+
+// quant_matmul: the SoC has the kernel, the shapes as for QLinearMatMul, a and b int8 / uint8, the output type one
+// of the SoC's quant_matmul_out_dtypes.
+bool CheckQuantMatMulRequest(const QuantMatMulRequestView& request, const SocSpec& soc,
+                             ConstraintViolation* violation);
+
 // Fills every field of a violation (a helper for the plans' own refusals, e.g. "does not fit in UB").
 void SetViolation(ConstraintViolation* violation, OpKind op, const char* argument, const SocSpec* soc,
                   const std::string& constraint, const std::string& limit, const std::string& actual,

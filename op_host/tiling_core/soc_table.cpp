@@ -9,6 +9,7 @@ namespace {
 
 const DTypeSet kFloat16 = DTypeBit(DType::FLOAT16);
 const DTypeSet kBFloat16 = DTypeBit(DType::BFLOAT16);
+const DTypeSet kFloat32 = DTypeBit(DType::FLOAT32);
 const DTypeSet kInt8 = DTypeBit(DType::INT8);
 const DTypeSet kUInt8 = DTypeBit(DType::UINT8);
 const DTypeSet kHiFloat8 = DTypeBit(DType::HIFLOAT8);
@@ -37,6 +38,9 @@ const DTypeSet kE5M2 = DTypeBit(DType::FLOAT8_E5M2);
 // - QLinearMatMul: the cube dtype pairs the CANN 8.1.RC1 Mmad implementations accept (910b int8 x int8 only; 310p
 //   also uint8 x int8 and uint8 x uint8; 950 int8 and float8 pairs, no uint8). uint8 reaches an int8 cube
 //   through v ^ 0x80 and zp - 128, which leaves v - zp unchanged.
+// - quant_matmul: float32, float16 and bfloat16 outputs where the vector unit converts float32 to them with round
+//   to nearest even (CAST_RINT). ascend310p: float32 only (its float32 -> float16 Cast takes CAST_NONE / CAST_ODD
+//   only, whose rounding is not round-to-nearest-even as documented, and it has no bfloat16).
 const SocSpec kTable[] = {
     {
         Soc::ASCEND910B, "ascend910b", "ascend910b",
@@ -51,6 +55,7 @@ const SocSpec kTable[] = {
         /*dq_asymmetric_dst_dtypes=*/kInt8 | kUInt8, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
+        /*quant_matmul_out_dtypes=*/kFloat32 | kFloat16 | kBFloat16,
     },
     {
         Soc::ASCEND310P, "ascend310p", "ascend310p",
@@ -65,6 +70,7 @@ const SocSpec kTable[] = {
         /*dq_asymmetric_dst_dtypes=*/kInt8 | kUInt8, /*dq_smooth_implemented=*/true,
         /*qmm_a_dtypes=*/kInt8 | kUInt8, /*qmm_b_dtypes=*/kInt8 | kUInt8, /*qmm_y_dtypes=*/kInt8 | kUInt8,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
+        /*quant_matmul_out_dtypes=*/kFloat32,
     },
     {
         Soc::ASCEND910_95, "ascend910_95", "ascend910_95",
@@ -80,6 +86,7 @@ const SocSpec kTable[] = {
         /*qmm_a_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2, /*qmm_b_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
         /*qmm_y_dtypes=*/kInt8 | kUInt8 | kE4M3 | kE5M2,
         /*qmm_uint8_by_xor=*/true, /*qmm_mixed_int_float8=*/false,
+        /*quant_matmul_out_dtypes=*/kFloat32 | kFloat16 | kBFloat16,
     },
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == static_cast<size_t>(Soc::COUNT),
@@ -135,7 +142,10 @@ std::string Normalize(const char* name)
 
 }  // namespace
 
-const char* OpName(OpKind op) { return op == OpKind::DYNAMIC_QUANT ? "dynamic_quant" : "qlinear_matmul"; }
+const char* OpName(OpKind op)
+{
+    return op == OpKind::DYNAMIC_QUANT ? "dynamic_quant" : (op == OpKind::QLINEAR_MATMUL ? "qlinear_matmul" : "quant_matmul");
+}
 
 std::string DTypeSetText(DTypeSet s)
 {

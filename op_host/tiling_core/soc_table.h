@@ -22,9 +22,9 @@ namespace aqo {
 enum class Soc : int32_t { ASCEND910B = 0, ASCEND310P, ASCEND910_95, COUNT };
 
 // The operator a request is for; picks the kernel's core kind and the error's op name.
-enum class OpKind : int32_t { DYNAMIC_QUANT = 0, QLINEAR_MATMUL };
+enum class OpKind : int32_t { DYNAMIC_QUANT = 0, QLINEAR_MATMUL, QUANT_MATMUL };
 
-// "dynamic_quant" | "qlinear_matmul": the Python op name, used in every ConstraintViolation.
+// "dynamic_quant" | "qlinear_matmul" | "quant_matmul": the Python op name, used in every ConstraintViolation.
 const char* OpName(OpKind op);
 
 // A set of dtypes as a bit mask: bit static_cast<int>(DType) set = member.
@@ -85,6 +85,10 @@ struct SocSpec {
     DTypeSet qmm_y_dtypes;
     bool qmm_uint8_by_xor;           // uint8 operands are mapped to int8 exactly (the cube has no uint8 path)
     bool qmm_mixed_int_float8;       // false: the cube multiplies int8 x int8 or float8 x float8, never a mix
+
+    // quant_matmul (QLinearMatMul's cube stage with a float epilogue; a and b int8 / uint8 as qmm_a / b_dtypes'
+    // integer types): the output types its kernel writes; empty = no quant_matmul kernel on the SoC.
+    DTypeSet quant_matmul_out_dtypes;
 };
 
 // A device-reported core count and UB size replacing the table defaults; 0 = keep the table value.
@@ -124,7 +128,7 @@ bool ResolveSoc(const char* name, const SocOverrides& overrides, OpKind op, SocS
 // The block-dim capacity of `op` on `spec` (dynamic_quant_cores or qlinear_matmul_cores).
 inline uint32_t KernelCores(const SocSpec& spec, OpKind op)
 {
-    return op == OpKind::DYNAMIC_QUANT ? spec.dynamic_quant_cores : spec.qlinear_matmul_cores;
+    return op == OpKind::DYNAMIC_QUANT ? spec.dynamic_quant_cores : spec.qlinear_matmul_cores;  // both matmuls
 }
 
 // ATB's documented tail limit for x dtype `x` on `spec` (0 = none).

@@ -8,20 +8,27 @@ takes beyond the plan request:
   * QLinearMatMul: a per-row (a) or per-column (b) parameter with batch dimensions has either all of them 1 or
     exactly its operand's batch dimensions (the kernel reads one parameter vector per batch matrix, or one for
     all; a parameter that broadcasts over only some batch dimensions is refused by the TilingFunc);
-  * quant_matmul: no SoC has its kernel yet (QUANT_MATMUL_KERNEL_SOCS), so every SoC refuses it, as the device
-    (whose operator package has no quant_matmul operator) would.
+  * quant_matmul: the SoCs with its kernel are the SoC table's (a non-empty quant_matmul out_dtypes list,
+    QUANT_MATMUL_KERNEL_SOCS); the others refuse it, as the device would.
 """
 from __future__ import annotations
 
-from typing import Sequence, Tuple
+from typing import Optional, Sequence, Tuple
 
 from . import tiling
 from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL
-from .errors import ConstraintError
+from .errors import ConstraintError, DTypeError
 
-#: SoCs with a quant_matmul kernel: none yet. The kernel (op_kernel/aqo_quant_matmul.cpp) is being written; this
-#: fact moves into the SoC table (op_host/tiling_core/soc_table.cpp) with it, and the plan check below with the plan.
-QUANT_MATMUL_KERNEL_SOCS: Tuple[str, ...] = ()
+def _quant_matmul_kernel_socs() -> Tuple[str, ...]:
+    try:
+        table = tiling.soc_table()
+    except Exception:  # pragma: no cover  (a build without _native: no SoC can run anything)
+        return ()
+    return tuple(name for name, spec in table.items() if spec.get("quant_matmul", {}).get("out_dtypes"))
+
+
+#: SoCs with a quant_matmul kernel, from the SoC table (op_host/tiling_core/soc_table.cpp: quant_matmul_out_dtypes).
+QUANT_MATMUL_KERNEL_SOCS: Tuple[str, ...] = _quant_matmul_kernel_socs()
 
 
 def dynamic_quant(shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, asymmetric: bool,
@@ -89,22 +96,44 @@ def qlinear_matmul_operands(p, soc: str, *, plan: bool = True):
 
 
 def quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str, b_dtype: str, out_dtype: str,
-                 a_param: str, b_param: str, soc: str, *, plan: bool = True):
-    """The SoC's rules for a quant_matmul call (then, once the kernel exists, its plan): today the refusal of
-    every SoC, naming the missing kernel."""
+                 a_param: str, b_param: str, soc: str, *, plan: bool = True, layouts: Optional[dict] = None):
+    """The SoC's rules for a quant_matmul call, then (plan=True) its plan; the emulator passes plan=False because its
+    runner makes the plan itself. 1-D operands are promoted here. `layouts`: the parameters' layouts (a_scale,
+    b_scale, a_zero_point, b_zero_point, bias, as QuantMatMulOperands names them); without them a_param / b_param
+    stand for the scales and zero points together."""
     if soc not in QUANT_MATMUL_KERNEL_SOCS:
-        raise ConstraintError(QUANT_MATMUL, "soc", "there is no quant_matmul kernel for this SoC yet (the operator "
-                              "package has no AqoQuantMatmul operator), so the device would refuse the call",
-                              expected="soc=None (the exact CPU reference)", actual=soc, soc=soc,
-                              suggestion="use backend='cpu' without soc= (the exact CPU reference); the emulator "
-                                         "and npu backends need the kernel")
-    return None  # pragma: no cover  (the plan comes with the kernel)
+        raise ConstraintError(QUANT_MATMUL, "soc", "a quant_matmul kernel for the SoC (the operator package has none "
+                              "for it), so the device would refuse the call",
+                              expected=" | ".join(QUANT_MATMUL_KERNEL_SOCS) or "none", actual=soc, soc=soc,
+                              suggestion="use backend='cpu' without soc= (the exact CPU reference)")
+    a_shape, b_shape = tuple(int(d) for d in a_shape), tuple(int(d) for d in b_shape)
+    if len(a_shape) == 1:
+        a_shape = (1,) + a_shape
+    if len(b_shape) == 1:
+        b_shape = b_shape + (1,)
+    spec = tiling.soc_table()[soc]["quant_matmul"]
+    if out_dtype not in spec["out_dtypes"]:
+        raise DTypeError(QUANT_MATMUL, "out_dtype", f"the output types of {soc}'s quant_matmul kernel",
+                         expected=" | ".join(spec["out_dtypes"]), actual=out_dtype, soc=soc,
+                         suggestion="choose one of those, or use backend='cpu' without soc= (the exact reference)")
+    if not plan:
+        return None
+    lay = layouts or {"a_scale": "row" if a_param == "row" else "tensor",
+                      "b_scale": "column" if b_param == "column" else "tensor",
+                      "a_zero_point": "row" if a_param == "row" else "tensor",
+                      "b_zero_point": "column" if b_param == "column" else "tensor", "bias": None}
+    return tiling.plan_quant_matmul(a_shape, b_shape, soc=soc, a_dtype=a_dtype, b_dtype=b_dtype, out_dtype=out_dtype,
+                                   a_scale=lay["a_scale"], b_scale=lay["b_scale"],
+                                   a_zero_point=lay["a_zero_point"], b_zero_point=lay["b_zero_point"],
+                                   bias=lay["bias"])
 
 
 def quant_matmul_operands(p, soc: str, *, plan: bool = True):
     """quant_matmul() for validated operands (golden.quant_matmul.QuantMatMulOperands)."""
+    layouts = {"a_scale": p.a_scale_layout, "b_scale": p.b_scale_layout, "a_zero_point": p.a_zero_point_layout,
+               "b_zero_point": p.b_zero_point_layout, "bias": p.bias_layout}
     return quant_matmul(p.a.shape, p.b.shape, p.a_type, p.b_type, p.out_dtype, p.a_param, p.b_param, soc,
-                        plan=plan)
+                        plan=plan, layouts=layouts)
 
 
 def param_kind(numel: int, operand: str) -> str:

@@ -221,8 +221,8 @@ def quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point=None, *, bia
 
     a, b int8 / uint8; per-tensor or per-row (a) / per-column (b) scales and zero points (None = 0); b may be the
     transposed view of an [N, K] weight; out_dtype float32 / float16 / bfloat16. See README "quant_matmul" and
-    golden/quant_matmul.py for the exact definition. No SoC has the kernel yet: with soc= (given, or an NPU's) the
-    call is refused as the device would refuse it, and the emulator and npu backends refuse it.
+    golden/quant_matmul.py for the exact definition. The emulator runs the kernel on every SoC (with soc=, the output
+    types the SoC's kernel does not write are refused on every backend); the npu backend has no device operator yet.
     """
     args = (a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias)
     backend = _choose_backend(backend, _device_tensors(QM, zip(_QM_ARGS, args)), QM)

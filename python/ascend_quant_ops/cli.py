@@ -166,7 +166,7 @@ def cmd_demo(args) -> int:
 
 def _w8a8_demo(aqo, ex, kw) -> dict:
     """The W8A8 layer on the demo's backend: {"y", "relative_l2", "passes"}, or {"refused": reason} where the
-    backend or SoC has no quant_matmul kernel yet."""
+    backend or SoC cannot run it (no kernel, or an output type its kernel does not write)."""
     x, weight = ex.w8a8_example()
     try:
         xq, xs = aqo.dynamic_quant(x, **kw)

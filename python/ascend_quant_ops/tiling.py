@@ -281,9 +281,12 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
 def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: str, a_dtype: Any = "int8",
                         b_dtype: Any = "int8", y_dtype: Any = "int8", a_param: str = "tensor",
                         b_param: str = "tensor", core_num: Optional[int] = None,
-                        ub_size: Optional[int] = None) -> Plan:
+                        ub_size: Optional[int] = None, a_param_batched: bool = False,
+                        b_param_batched: bool = False) -> Plan:
     """The QLinearMatMul plan of a [..., M, K] x b [..., K, N] on `soc`, or ConstraintError / DTypeError.
-    a_param: "tensor" | "row" (per row of a); b_param: "tensor" | "column" (per column of b)."""
+    a_param: "tensor" | "row" (per row of a); b_param: "tensor" | "column" (per column of b); *_param_batched: the
+    per-row / per-column parameters carry the operand's batch dims (what the emulator backend passes for batched
+    operands) rather than one vector shared by every batch matrix."""
     soc = _require_soc_name(soc, QMM)
     a_dims = _shape(a_shape, QMM, "a")
     b_dims = _shape(b_shape, QMM, "b")
@@ -305,9 +308,39 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
         _raise_if_refused(_native.check_qlinear_matmul(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param,
                                                        soc, cn, ub))
         _native_plan("plan_qlinear_matmul")
-    out = fn(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param, soc, cn, ub)
+    out = fn(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param, soc, cn, ub, bool(a_param_batched),
+             bool(b_param_batched))
     _raise_if_refused(out)
     return Plan(QMM, request, dict(out["tiling"]), out["explanation"])
+
+
+def plan_quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: str, a_dtype: Any = "int8",
+                      b_dtype: Any = "int8", out_dtype: Any = "float32", a_scale: str = "tensor",
+                      b_scale: str = "tensor", a_zero_point: Optional[str] = None, b_zero_point: Optional[str] = None,
+                      bias: Optional[str] = None, b_trans: bool = False, a_param_batched: bool = False,
+                      b_param_batched: bool = False, bias_batched: bool = False, core_num: Optional[int] = None,
+                      ub_size: Optional[int] = None) -> Plan:
+    """The quant_matmul plan of a [..., M, K] x b [..., K, N] on `soc` (b_trans: b stored [..., N, K]), or
+    ConstraintError / DTypeError. Layouts: a_scale "tensor" | "row", b_scale "tensor" | "column", a_zero_point None |
+    "tensor" | "row", b_zero_point None | "tensor" | "column", bias None | "tensor" | "column"."""
+    from ._opnames import QUANT_MATMUL as QM
+    soc = _require_soc_name(soc, QM)
+    a_dims = _shape(a_shape, QM, "a")
+    b_dims = _shape(b_shape, QM, "b")
+    a_name = dtypes.parse_dtype(a_dtype, op=QM, argument="a")
+    b_name = dtypes.parse_dtype(b_dtype, op=QM, argument="b")
+    out_name = dtypes.parse_dtype(out_dtype, op=QM, argument="out_dtype")
+    cn = _override(core_num, "core_num", QM)
+    ub = _override(ub_size, "ub_size", QM)
+    request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
+               "out_dtype": out_name, "a_scale": a_scale, "b_scale": b_scale, "a_zero_point": a_zero_point,
+               "b_zero_point": b_zero_point, "bias": bias, "b_trans": bool(b_trans), "soc": soc,
+               "core_num": core_num, "ub_size": ub_size}
+    out = _native.plan_quant_matmul(a_dims, b_dims, bool(b_trans), a_name, b_name, out_name, a_scale, b_scale,
+                                    a_zero_point or "none", b_zero_point or "none", bias or "none",
+                                    bool(a_param_batched), bool(b_param_batched), bool(bias_batched), soc, cn, ub)
+    _raise_if_refused(out)
+    return Plan(QM, request, dict(out["tiling"]), out["explanation"])
 
 
 def _raise_if_refused(out: Mapping[str, Any]) -> None:

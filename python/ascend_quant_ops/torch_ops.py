@@ -29,8 +29,9 @@ Each op has three implementations:
 * PrivateUse1 (the NPU): registered in C++ by the extension `npu_ext/aqo_npu_ops.cpp`, which calls the custom
   operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel. The device
   operator AqoDynamicQuant has both modes (its asymmetric attribute, the optional offset output), so both
-  DynamicQuant ops have NPU kernels. quant_matmul has no NPU kernel yet
-  (no AqoQuantMatmul operator): the helpers refuse NPU tensors with BackendUnavailableError.
+  DynamicQuant ops have NPU kernels. quant_matmul's NPU kernel calls the AqoQuantMatMul operator (attributes
+  out_dtype and b_trans: a transposed weight view goes as its storage); without the extension loaded the helpers
+  refuse NPU tensors with BackendUnavailableError.
 
 The Python helpers `dynamic_quant` and `qlinear_matmul` below take every dst_type form (names, numpy / torch dtypes,
 ATB codes) and call the ops; `npu_dynamic_quant` has torch_npu.npu_dynamic_quant's signature, so code written for
@@ -340,7 +341,8 @@ def _require_device_kernel(op_name: str, backend: str, device: str) -> None:
     registers the PrivateUse1 kernels of the operators the package has)."""
     if not torch._C._dispatch_has_kernel_for_dispatch_key(qualified(op_name), "PrivateUse1"):
         raise BackendUnavailableError(backend, f"no {device} kernel is registered for {qualified(op_name)}: the "
-                                      f"custom operator package has no quant_matmul operator (AqoQuantMatmul) yet; "
+                                      f"NPU extension (npu.load_extension(), calling the AqoQuantMatMul operator) "
+                                      f"is not loaded; "
                                       f"compute on the CPU (tensors on the CPU, backend 'cpu')")
 
 

@@ -69,6 +69,13 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     qmm["uint8_by_xor"] = s.qmm_uint8_by_xor;
     qmm["mixed_int_float8"] = s.qmm_mixed_int_float8;
     d["qlinear_matmul"] = qmm;
+    nb::dict qm;
+    qm["out_dtypes"] = DTypeSetList(s.quant_matmul_out_dtypes);  // empty: no quant_matmul kernel on the SoC
+    // a and b: the integer types of QLinearMatMul's lists (the cube stage is the same).
+    const aqo::DTypeSet ints = aqo::DTypeBit(aqo::DType::INT8) | aqo::DTypeBit(aqo::DType::UINT8);
+    qm["a_dtypes"] = DTypeSetList(s.qmm_a_dtypes & ints);
+    qm["b_dtypes"] = DTypeSetList(s.qmm_b_dtypes & ints);
+    d["quant_matmul"] = qm;
     return d;
 }
 

@@ -85,10 +85,13 @@ struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered unde
 
 // The kernel's codes are the tiling core's (one source; the kernel cannot include host headers).
 namespace kqmm = aqo_emu_qmm_ascend910b::aqo_qmm;
-static_assert(kqmm::kCodeInt8 == aqo::QMM_INT8, "kernel operand code");
-static_assert(kqmm::kCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
-static_assert(kqmm::kCodeFloat8E4M3FN == aqo::QMM_FLOAT8_E4M3FN, "kernel operand code");
-static_assert(kqmm::kCodeFloat8E5M2 == aqo::QMM_FLOAT8_E5M2, "kernel operand code");
+static_assert(kqmm::kQmmCodeInt8 == aqo::QMM_INT8, "kernel operand code");
+static_assert(kqmm::kQmmCodeUInt8 == aqo::QMM_UINT8, "kernel operand code");
+static_assert(kqmm::kQmmCodeFloat8E4M3FN == aqo::QMM_FLOAT8_E4M3FN, "kernel operand code");
+static_assert(kqmm::kQmmCodeFloat8E5M2 == aqo::QMM_FLOAT8_E5M2, "kernel operand code");
+static_assert(kqmm::kQmmParamNone == aqo::QMM_PARAM_NONE && kqmm::kQmmParamTensor == aqo::QMM_PARAM_TENSOR &&
+                  kqmm::kQmmParamVector == aqo::QMM_PARAM_VECTOR,
+              "kernel parameter kinds");
 
 namespace nb = nanobind;
 
@@ -109,49 +112,39 @@ nb::list MatmulStatsToList()
         x["b_bytes"] = s.b_bytes;
         x["c_bytes"] = s.c_bytes;
         x["macs"] = s.macs;
+        x["padded_macs"] = s.padded_macs;
         out.append(x);
     }
     return out;
 }
 
-// The Matmul API's tiling for the emulator. On the device the CANN adapter gets it from MultiCoreMatmulTiling for the
-// largest call the kernel makes (the tile, plus the ones row with mapped uint8 a: baseM + mapA rows x baseN x K),
-// bounded on 310p to the local workspace the kernel allocates (SetBufferSpace). Here: the same problem, whole cube
-// fractals, and on 310p base blocks halved until the API's local workspace fits that buffer, as the adapter
-// requires of CANN's tiling (MatmulGetTmpBufSize).
-TCubeTiling CubeTilingFor(const aqo::QLinearMatMulTiling& t)
+// The Matmul API's tiling: the plan's values (matmul_cube_plan.h QmmCubeTiling, the same the CANN adapter copies).
+TCubeTiling CubeTilingFrom(const aqo::QmmCubeTilingValues& v)
 {
     TCubeTiling c;
-    const int32_t rows = static_cast<int32_t>(t.baseM + (t.mapA ? 1u : 0u));
-    const int32_t k = static_cast<int32_t>(std::max<uint32_t>(t.k, 1));
-    c.usedCoreNum = 1;
-    c.M = c.singleCoreM = rows;
-    c.N = c.singleCoreN = static_cast<int32_t>(t.baseN);
-    c.Ka = c.Kb = c.singleCoreK = k;
-    c.baseM = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(static_cast<uint32_t>(rows), 128), 16));
-    c.baseN = static_cast<int32_t>(aqo::AlignUp(std::min<uint32_t>(t.baseN, 256), 16));
-    c.baseK = 64;  // two 32-byte fractal rows of int8 (float8)
-    c.depthA1 = 2;
-    c.depthB1 = 2;
-    c.stepM = 1;
-    c.stepN = 1;
-    c.stepKa = 1;
-    c.stepKb = 1;
-    c.dbL0A = 2;
-    c.dbL0B = 2;
-    c.dbL0C = 1;
-    c.iterateOrder = 0;
-    if (t.ubMatmulWs != 0) {
-        aqo_emu::MatmulLocalWorkspaceInput in;  // the kernel's NORM int8 x int8 -> int32 cube, C in GM
-        while (aqo_emu::MatmulLocalWorkspaceBytes(c, in) > t.ubMatmulWs && (c.baseM > 16 || c.baseN > 16)) {
-            if (c.baseN >= c.baseM && c.baseN > 16) {
-                c.baseN = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseN / 2), 16));
-            } else {
-                c.baseM = static_cast<int32_t>(aqo::AlignUp(static_cast<uint32_t>(c.baseM / 2), 16));
-            }
-        }
-        c.transLength = c.baseM * c.baseN * 4;  // the C tile staged in UB
-    }
+    c.usedCoreNum = v.usedCoreNum;
+    c.M = v.M;
+    c.N = v.N;
+    c.Ka = v.Ka;
+    c.Kb = v.Kb;
+    c.singleCoreM = v.singleCoreM;
+    c.singleCoreN = v.singleCoreN;
+    c.singleCoreK = v.singleCoreK;
+    c.baseM = v.baseM;
+    c.baseN = v.baseN;
+    c.baseK = v.baseK;
+    c.depthA1 = v.depthA1;
+    c.depthB1 = v.depthB1;
+    c.stepM = v.stepM;
+    c.stepN = v.stepN;
+    c.stepKa = v.stepKa;
+    c.stepKb = v.stepKb;
+    c.iterateOrder = v.iterateOrder;
+    c.dbL0A = v.dbL0A;
+    c.dbL0B = v.dbL0B;
+    c.dbL0C = v.dbL0C;
+    c.transLength = v.transLength;
+    c.isBias = v.isBias;
     return c;
 }
 
@@ -200,18 +193,18 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     optiling::AqoQLinearMatMulTilingData td;
     td.InitData();
     aqo::FillQLinearMatMulTilingData(t, &td);
-    td.cubeTiling = CubeTilingFor(t);
+    td.cubeTiling = CubeTilingFrom(plan.cube);
 
     nb::dict out;
     nb::dict plan_d;
     plan_d["mode"] = plan.explanation.mode;
     plan_d["used_cores"] = plan.explanation.used_cores;
     plan_d["workers_per_core"] = t.workersPerCore;
-    plan_d["tile"] = nb::make_tuple(t.baseM, t.baseN);
-    plan_d["tiles"] = t.tileCount;
+    plan_d["block"] = nb::make_tuple(t.stripM, t.baseN);
+    plan_d["blocks"] = t.unitCount;
     plan_d["workspace_bytes"] = plan.workspace_bytes;
     out["plan"] = plan_d;
-    if (t.tileCount == 0) {
+    if (t.unitCount == 0) {
         out["ok"] = true;  // empty output: nothing to launch
         out["stats"] = nb::none();
         out["matmul"] = nb::list();

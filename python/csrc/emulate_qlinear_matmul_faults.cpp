@@ -9,6 +9,8 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -37,6 +39,9 @@ using GmI32 = MatmulType<TPosition::GM, CubeFormat::ND, int32_t>;
 using UbI32 = MatmulType<TPosition::VECIN, CubeFormat::ND, int32_t>;  // the asynchronous Iterate's C position
 using MmI8 = Matmul<GmI8, GmI8, GmI32>;                                 // CFG_NORM
 using MmI8Checked = Matmul<GmI8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
+using GmI8T = MatmulType<TPosition::GM, CubeFormat::ND, int8_t, true>;  // B may be stored transposed, [N, K]
+using MmI8T = Matmul<GmI8, GmI8T, GmI32>;                                  // CFG_NORM: no intrinsic check
+using MmI8TChecked = Matmul<GmI8, GmI8T, GmI32, GmI32, Cfg::kNormChecked>;
 using MmI8Mdl = Matmul<GmI8, GmI8, GmI32, GmI32, Cfg::kMdlChecked>;
 using MmI8Ws = Matmul<GmI8, GmI8, UbI32, UbI32, Cfg::kNormChecked>;
 using MmU8I8 = Matmul<GmU8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
@@ -308,7 +313,7 @@ inline void FaultWaitNothingInFlight(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);
     mm.WaitIterateAll();
     mm.WaitIterateAll();  // FAULT: wait_nothing_in_flight
 }
@@ -321,7 +326,7 @@ inline void FaultWaitOn310p(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);
     mm.WaitIterateAll();  // FAULT: wait_on_310p
 }
 
@@ -333,7 +338,7 @@ inline void FaultAsyncAChanged(GM_ADDR, GM_ADDR b, GM_ADDR c, GM_ADDR w)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, w, b, 512, 512, kSmall);
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);
     Gm<int8_t>(w, 512).SetValue(3, 9);
     mm.WaitIterateAll();  // FAULT: async_a_changed
 }
@@ -345,7 +350,7 @@ inline void FaultAsyncCWritten(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);
     Gm<int32_t>(c, 256).SetValue(5, 1);
     mm.WaitIterateAll();  // FAULT: async_c_written
 }
@@ -357,7 +362,7 @@ inline void FaultAsyncAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 256, 512, kSmall);  // half of the A the shape needs
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));  // FAULT: async_a_out_of_bounds
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);  // FAULT: async_a_out_of_bounds
 }
 
 inline void FaultAsyncNeverWaited(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
@@ -367,7 +372,57 @@ inline void FaultAsyncNeverWaited(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    mm.template IterateAll<false>(Gm<int32_t>(c, 256));  // FAULT: async_never_waited
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);  // FAULT: async_never_waited
+}
+
+// Split SoCs: an asynchronous IterateAll without waitIterateAll = true is never notified, so WaitIterateAll hangs.
+inline void FaultWaitWithoutNotify(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 256));
+    mm.WaitIterateAll();  // FAULT: wait_without_notify
+}
+
+// A transposed B needs a MatmulType that declares it (ISTRANS).
+inline void FaultTransposedBNotDeclared(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetOrgShape(16, 16, 32);
+    mm.SetSingleShape(16, 16, 32);
+    mm.SetTensorA(Gm<int8_t>(a, 512));
+    mm.SetTensorB(Gm<int8_t>(b, 512), true);  // FAULT: transposed_b_not_declared
+}
+
+// A transposed B's row stride is orgKb (K): 65536 or more needs the intrinsic check on split SoCs.
+inline void FaultStride16BitBTransposed(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8T mm;
+    TCubeTiling t = Tiling(1, 16, 70000);
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    mm.SetOrgShape(1, 16, 32, 70000, 16);
+    mm.SetSingleShape(1, 1, 32);
+    mm.SetTensorA(Gm<int8_t>(a, 70000));
+    mm.SetTensorB(Gm<int8_t>(b, 1 << 17), true);
+    mm.IterateAll(Gm<int32_t>(c, 16));  // FAULT: stride_16bit_b_transposed
+}
+
+// The tiling's buffers must fit the cube's L1.
+inline void FaultTilingExceedsL1(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling(128, 256, 4096, 128, 256, 64);
+    t.depthA1 = 64;  // 64 x 8 KiB of A
+    t.depthB1 = 64;  // 64 x 16 KiB of B
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: tiling_exceeds_l1
 }
 
 inline void FaultIterateAsyncWithoutWorkspace(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
@@ -491,6 +546,10 @@ const FaultEntry kFaults[] = {
     {"get_tensor_c_workspace_after_sync", &FaultGetTensorCWorkspaceAfterSync},
     {"get_tensor_c_beyond_blocks", &FaultGetTensorCBeyondBlocks},
     {"iterate_without_get_tensor_c", &FaultIterateWithoutGetTensorC},
+    {"wait_without_notify", &FaultWaitWithoutNotify},
+    {"transposed_b_not_declared", &FaultTransposedBNotDeclared},
+    {"stride_16bit_b_transposed", &FaultStride16BitBTransposed},
+    {"tiling_exceeds_l1", &FaultTilingExceedsL1},
 };
 
 // ---- demos ----
@@ -498,7 +557,7 @@ enum class DemoForm { kSync, kAsync };
 
 template <class MM, class AT, class BT>
 inline void RunIterateAll(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint64_t a_bytes, uint64_t b_bytes, uint64_t c_elems,
-                          const Problem& p, const TCubeTiling& t, DemoForm form, bool local_ws)
+                          const Problem& p, const TCubeTiling& t, DemoForm form, bool local_ws, bool b_trans = false)
 {
     TPipe pipe;
     MM mm;
@@ -509,9 +568,16 @@ inline void RunIterateAll(GM_ADDR a, GM_ADDR b, GM_ADDR c, uint64_t a_bytes, uin
         mm.SetLocalWorkspace(ws.Get<uint8_t>());
         pipe.InitBuffer(other, 1024);
     }
-    Shapes<MM, AT, BT>(mm, a, b, a_bytes, b_bytes, p);
+    if (b_trans) {  // B stored [N, K] with row stride ldb (orgKb)
+        mm.SetOrgShape(p.m, p.n, p.lda, p.ldb, p.ldc);
+        mm.SetSingleShape(p.m, p.n, p.k);
+        mm.SetTensorA(Gm<AT>(a, a_bytes));
+        mm.SetTensorB(Gm<BT>(b, b_bytes), true);
+    } else {
+        Shapes<MM, AT, BT>(mm, a, b, a_bytes, b_bytes, p);
+    }
     if (form == DemoForm::kAsync) {
-        mm.template IterateAll<false>(Gm<int32_t>(c, c_elems));
+        mm.template IterateAll<false>(Gm<int32_t>(c, c_elems), 0, false, true);
         mm.WaitIterateAll();
     } else {
         mm.IterateAll(Gm<int32_t>(c, c_elems));
@@ -570,7 +636,7 @@ std::vector<uint8_t> Bytes(const nb::bytes& b)
 // WaitIterateAll); local_workspace: 310p, allocate and pass the API's local workspace.
 nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes& b_in, bool a_unsigned,
                   bool b_unsigned, int32_t m, int32_t n, int32_t k, int32_t lda, int32_t ldb, int32_t ldc,
-                  const std::string& config, const std::string& form, bool local_workspace)
+                  const std::string& config, const std::string& form, bool local_workspace, bool b_trans)
 {
     using namespace aqo_qmm_tests;
     if (!a_unsigned && b_unsigned) {
@@ -595,7 +661,13 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
     launch.Run(1, [&] {
-        if (!a_unsigned && !b_unsigned) {
+        if (b_trans) {
+            if (a_unsigned || b_unsigned) {
+                throw std::runtime_error("the transposed-B demo is int8 x int8");
+            }
+            RunIterateAll<MmI8TChecked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                         local_workspace, true);
+        } else if (!a_unsigned && !b_unsigned) {
             if (config == "norm") {
                 RunIterateAll<MmI8, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
                                                      local_workspace);
@@ -702,7 +774,34 @@ void RegisterQmmMatmulTests(nb::module_& m)
     m.def("qmm_matmul_demo", &RunDemo, nb::arg("soc"), nb::arg("a"), nb::arg("b"), nb::arg("a_unsigned"),
           nb::arg("b_unsigned"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("lda"), nb::arg("ldb"),
           nb::arg("ldc"), nb::arg("config") = "norm_checked", nb::arg("form") = "sync",
-          nb::arg("local_workspace") = false, "C = A B (int32 bytes) through the emulated Matmul API.");
+          nb::arg("local_workspace") = false, nb::arg("b_trans") = false,
+          "C = A B (int32 bytes) through the emulated Matmul API; b_trans: b holds B transposed, [n, ldb].");
+    m.def(
+        "qmm_matmul_l1_loads",
+        [](uint64_t m_, uint64_t n, uint64_t k, uint32_t base_m, uint32_t base_n, uint32_t base_k, uint32_t step_m,
+           uint32_t step_n, int64_t depth_a1, int64_t depth_b1, bool order_n) {
+            aqo_emu::MatmulLoadInput in;
+            in.m = m_;
+            in.n = n;
+            in.k = k;
+            in.base_m = base_m;
+            in.base_n = base_n;
+            in.base_k = base_k;
+            in.step_m = step_m;
+            in.step_n = step_n;
+            in.depth_a1 = depth_a1;
+            in.depth_b1 = depth_b1;
+            in.order_n = order_n;
+            std::vector<std::vector<uint64_t>> out;
+            for (const aqo_emu::MatmulBlockLoad& l : aqo_emu::MatmulL1Loads(in)) {
+                out.push_back({l.a_bytes, l.b_bytes, l.a_tiles, l.b_tiles});
+            }
+            return out;
+        },
+        nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("base_m"), nb::arg("base_n"), nb::arg("base_k"),
+        nb::arg("step_m") = 1, nb::arg("step_n") = 1, nb::arg("depth_a1") = 2, nb::arg("depth_b1") = 2,
+        nb::arg("order_n") = false,
+        "Per base block (the API's order): [A bytes, B bytes, A tiles, B tiles] its NORM L1 copies load.");
     m.def("qmm_matmul_blocks_demo", &RunBlocksDemo, nb::arg("soc"), nb::arg("a"), nb::arg("b"), nb::arg("m"),
           nb::arg("n"), nb::arg("k"), nb::arg("base_m"), nb::arg("base_n"), nb::arg("step_m") = 1,
           nb::arg("step_n") = 1, nb::arg("order") = 0, nb::arg("form") = "sync",

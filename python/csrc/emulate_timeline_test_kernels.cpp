@@ -114,9 +114,18 @@ void RegisterTimelineTestKernels(nb::module_& m)
             t.cube.baseM = 128;
             t.cube.baseN = 256;
             t.cube.baseK = 64;
-            // one L1 slot per operand block, L0 double buffered: the complete tiling the Matmul API requires
+            // L0 double buffered; in L1, when they fit, B's K tiles for every N block (one N step, ORDER_M: kept
+            // over all M blocks) and one M block's A tiles (kept over its N blocks), so that the API reads each
+            // operand byte once; else one slot per operand block, double buffered (every block reloads its tiles)
+            const int32_t k_iter = static_cast<int32_t>((k + 63) / 64);
+            const int32_t n_iter = static_cast<int32_t>((n + 255) / 256);
             t.cube.depthA1 = t.cube.depthB1 = 2;
             t.cube.stepM = t.cube.stepN = t.cube.stepKa = t.cube.stepKb = 1;
+            if (static_cast<uint64_t>(k_iter) * (128 * 64 + n_iter * 64 * 256) <= 512 * 1024) {
+                t.cube.depthA1 = k_iter;
+                t.cube.stepN = n_iter;
+                t.cube.depthB1 = k_iter * n_iter;
+            }
             t.cube.dbL0A = t.cube.dbL0B = 2;
             t.cube.dbL0C = 1;
             aqo_emu::Launcher launch(soc, "timeline_cube_loop");

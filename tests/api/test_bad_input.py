@@ -144,15 +144,15 @@ CASES = [
     ("qm-bias-per-row", qm(bias=np.zeros((2, 1), np.float32)), ConstraintError, {"bias"}),
     ("qm-a-list", qm(a=[[1, 2, 3, 4]]), ConstraintError, {"a"}),
     ("qm-a-none", qm(a=None), ConstraintError, {"a"}),
-    ("qm-soc-910b", qm(soc="ascend910b"), ConstraintError, {"soc"}),
-    ("qm-soc-310p", qm(soc="ascend310p"), ConstraintError, {"soc"}),
+    ("qm-soc-310p-float16", qm(soc="ascend310p", out_dtype="float16"), DTypeError, {"out_dtype"}),
+    ("qm-soc-310p-bfloat16", qm(soc="ascend310p", out_dtype="bfloat16"), DTypeError, {"out_dtype"}),
     ("qm-backend", qm(backend="tpu"), ConstraintError, {"backend"}),
 ]
 
 # cases whose refusal is the SoC's: the error must name the SoC
 SOC_CASES = {"dq-910b-asym-hif8", "dq-310p-bf16", "dq-310p-unaligned", "dq-310p-too-long", "dq-910b-f16-too-long",
              "dq-910b-bf16-too-long", "dq-910b-hif8", "dq-910-95-rank1", "qmm-soc-fp8-910b", "qmm-soc-fnuz",
-             "qm-soc-910b", "qm-soc-310p"}
+             "qm-soc-310p-float16", "qm-soc-310p-bfloat16"}
 OPS = {"dq": "dynamic_quant", "qmm": "qlinear_matmul", "qm": "quant_matmul"}
 
 

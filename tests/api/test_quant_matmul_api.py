@@ -1,9 +1,9 @@
 """quant_matmul through the public API (numpy and torch), its backends, and the W8A8 flows.
 
 The values are checked against the golden's independent reference (tests/golden/quant_matmul_oracles.py) or
-against the golden itself where the point is the plumbing (same bits through every path). What no SoC has yet
-(the kernel) is refused the same way on every backend: soc= and the emulator with a ConstraintError naming the
-missing kernel, NPU tensors with BackendUnavailableError.
+against the golden itself where the point is the plumbing (same bits through every path): the emulator runs the
+kernel on every SoC; what a SoC's kernel cannot write (ascend310p: float16 / bfloat16 outputs) is refused the same way
+on every backend with soc=; NPU tensors without the device kernel with BackendUnavailableError.
 """
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ import pytest
 import torch
 
 import ascend_quant_ops as aqo
-from ascend_quant_ops import BackendUnavailableError, ConstraintError, _backend_cpu, torch_ops
+from ascend_quant_ops import BackendUnavailableError, ConstraintError, DTypeError, _backend_cpu, torch_ops
 from ascend_quant_ops.golden import quant_matmul as golden_qm
 
 sys.path.insert(0, str(pathlib.Path(__file__).parents[1] / "golden"))
@@ -86,19 +86,30 @@ def test_operands_are_validated_once_per_call(monkeypatch, kind):
 
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 @pytest.mark.parametrize("backend,soc", [("cpu", "ascend910b"), ("cpu", "ascend310p"), ("cpu", "ascend950"),
-                                         ("emulator", None), ("emulator", "ascend910_95")])
-def test_every_soc_refuses_until_the_kernel_exists(kind, backend, soc):
+                                         ("emulator", None), ("emulator", "ascend910_95"),
+                                         ("emulator", "ascend310p")])
+def test_every_soc_runs_the_kernel_or_its_reference_bit_exactly(kind, backend, soc):
+    # soc= on the cpu backend checks the SoC's rules and computes the reference; the emulator runs the kernel
     p = _problem()
+    expected = golden_qm.quant_matmul(**{k: v for k, v in p.items() if k != "bias"}, bias=p["bias"])
     args = p if kind == "numpy" else {k: _torch(v) for k, v in p.items()}
     bias = args.pop("bias")
-    with pytest.raises(ConstraintError) as info:
-        aqo.quant_matmul(**args, bias=bias, backend=backend, soc=soc)
-    e = info.value
-    assert e.op == "quant_matmul" and e.argument == "soc" and e.soc in ("ascend910b", "ascend310p", "ascend910_95")
-    assert "no quant_matmul kernel" in str(e) and "backend='cpu'" in e.suggestion
+    y = aqo.quant_matmul(**args, bias=bias, backend=backend, soc=soc)
+    assert_same_floats(_as_numpy(y), expected)
 
 
-def test_bad_input_is_refused_before_the_missing_kernel():
+def test_an_output_type_without_a_kernel_conversion_is_refused_on_the_soc():
+    p = _problem()
+    bias = p.pop("bias")
+    for backend in ("cpu", "emulator"):
+        with pytest.raises(DTypeError) as info:
+            aqo.quant_matmul(**p, bias=bias, out_dtype="bfloat16", backend=backend, soc="ascend310p")
+        e = info.value
+        assert e.op == "quant_matmul" and e.argument == "out_dtype" and e.soc == "ascend310p"
+        assert "float32" in str(e.expected) and "backend='cpu'" in e.suggestion
+
+
+def test_bad_input_is_refused_before_the_soc_rules():
     # the operator's own rules come first, on every backend: the user learns what is wrong with the call
     p = _problem()
     p["b_scale"] = np.ones((48, 1), np.float32)  # varies along K
@@ -113,7 +124,7 @@ def test_npu_tensors_without_the_kernel_are_refused_with_backend_unavailable():
     # No NPU here: the device-kernel check itself, as the helpers run it for NPU tensors.
     with pytest.raises(BackendUnavailableError) as info:
         torch_ops._require_device_kernel("quant_matmul", "npu", "NPU")
-    assert "ascend_quant_ops::quant_matmul" in str(info.value) and "AqoQuantMatmul" in str(info.value)
+    assert "ascend_quant_ops::quant_matmul" in str(info.value) and "AqoQuantMatMul" in str(info.value)
     with pytest.raises(BackendUnavailableError):
         aqo.quant_matmul(**{k: v for k, v in _problem().items() if k != "bias"}, backend="npu")
 
@@ -139,7 +150,8 @@ def test_the_transposed_weight_view_is_not_copied(monkeypatch):
 
 
 # ---------------------------------------------------------------------------------------------------------------
-# The W8A8 serving call patterns, replayed on the cpu backend through the torch_npu-shaped entry and quant_matmul
+# The W8A8 serving call patterns, replayed on the cpu backend through the torch_npu-shaped entry and quant_matmul,
+# and on the emulator backend for every SoC (test_serving_patterns_replayed_on_the_emulator)
 
 def _w8a8(seed=0, batch=(2, 3), k=64, n=9, scale_dtype=torch.float32):
     g = torch.Generator().manual_seed(seed)
@@ -278,3 +290,31 @@ def test_asymmetric_uint8_dynamic_quant_through_the_api(kind):
         out = aqo.dynamic_quant(xk, dst_type="uint8", asymmetric=True, **kw)
         for got, w in zip(out, want):
             np.testing.assert_array_equal(_as_numpy(got), w)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p", "ascend910_95"])
+def test_serving_patterns_replayed_on_the_emulator(soc):
+    # the caller patterns above through the public API on the emulator backend: the kernel reads the transposed
+    # weight view as stored, takes [B, S, K] activations with [B, S] per-token scales, float16 / bfloat16 weight
+    # scales, N = 152064 and K = 73728 in one call (ascend310p writes float32 only)
+    out = "float32" if soc == "ascend310p" else "bfloat16"
+
+    def run(x, weight, ts, cs, scale=None):
+        y = aqo.quant_matmul(x.numpy(), torch_ops.to_numpy(ts if scale is None else scale), None,
+                             weight.numpy().T, torch_ops.to_numpy(cs), out_dtype=out, soc=soc, backend="emulator")
+        return y
+
+    x, weight, ts, cs = _w8a8(batch=(6,))
+    assert_same_floats(run(x, weight, ts, cs), _expected(x, weight, ts, cs, out))
+    x, weight, ts, cs = _w8a8(batch=(2, 5), scale_dtype=torch.bfloat16)
+    expected = _expected(x, weight, ts, cs, out)
+    for scale in (ts, ts[..., None]):
+        assert_same_floats(run(x, weight, ts, cs, scale), expected)
+    assert_same_floats(run(x[:, :1], weight, ts[:, :1], cs), expected[:, :1])
+    for n, k in ((152064, 16), (8, 73728)):
+        g = torch.Generator().manual_seed(n + k)
+        x = torch.randint(-128, 128, (2, k), dtype=torch.int8, generator=g)
+        weight = torch.randint(-128, 128, (n, k), dtype=torch.int8, generator=g)
+        ts = torch.rand(2, generator=g) * 0.01
+        cs = (torch.rand(n, generator=g) * 0.01).to(torch.float16)
+        assert_same_floats(run(x, weight, ts, cs), _expected(x, weight, ts, cs, out))

@@ -114,6 +114,9 @@ def make_fake_repo(root: Path) -> Path:
         "op_host/tiling_core/CMakeLists.txt": "# not part of the package\n",
         "op_kernel/aqo_dynamic_quant.cpp": "// kernel DynamicQuant\n",
         "op_kernel/aqo_qlinear_matmul.cpp": "// kernel QLinearMatMul\n",
+        "op_host/aqo_quant_matmul.cpp": "// host quant_matmul\n",
+        "op_host/aqo_quant_matmul_tiling.h": "// tiling data quant_matmul\n",
+        "op_kernel/aqo_quant_matmul.cpp": "// kernel quant_matmul\n",
         "op_kernel/emulator/src/emulator.cpp": "// CPU emulator: not device code\n",
         "op_kernel/emulator/include/kernel_operator.h": "// CPU emulator header\n",
     }

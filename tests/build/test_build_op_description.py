@@ -54,12 +54,21 @@ def expected_qlinear_matmul(spec) -> set[tuple]:
     return out
 
 
-EXPECTED = {"AqoDynamicQuant": expected_dynamic_quant, "AqoQLinearMatMul": expected_qlinear_matmul}
+def expected_quant_matmul(spec) -> set[tuple]:
+    """(a, a_scale, a_zp, b, b_scale, b_zp, bias, y): a and b the SoC's integer operand types, y its quant_matmul
+    output types (the SoC table), scales and bias float32."""
+    q = spec["quant_matmul"]
+    return {(a, "float32", a, b, "float32", b, "float32", y)
+            for a, b, y in itertools.product(q["a_dtypes"], q["b_dtypes"], q["out_dtypes"])}
 
 
-def test_description_covers_both_operators_and_three_compute_units(desc, table):
+EXPECTED = {"AqoDynamicQuant": expected_dynamic_quant, "AqoQLinearMatMul": expected_qlinear_matmul,
+            "AqoQuantMatMul": expected_quant_matmul}
+
+
+def test_description_covers_the_operators_and_three_compute_units(desc, table):
     assert desc["vendor_name"] == "aqo"
-    assert [op["op_type"] for op in desc["ops"]] == ["AqoDynamicQuant", "AqoQLinearMatMul"]
+    assert [op["op_type"] for op in desc["ops"]] == ["AqoDynamicQuant", "AqoQLinearMatMul", "AqoQuantMatMul"]
     assert desc["compute_units"] == ["ascend910b", "ascend310p", "ascend910_95"]
     assert set(desc["compute_units"]) == set(table)
     # The description never lists a dtype of the SoC table itself: only references and fixed scale dtypes.

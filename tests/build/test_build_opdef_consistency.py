@@ -316,7 +316,7 @@ def test_package_project_gets_every_real_device_source(repo, native, tmp_path, m
                                                      *(project / "op_kernel").rglob("*")]
                     if p.is_file() and p.name != "CMakeLists.txt")
     assert copied == sorted(p.relative_to(repo) for p in expected)
-    assert [c["tool"] for c in read_log(tmp_path / "log")] == ["msopgen", "msopgen", "build.sh"]
+    assert [c["tool"] for c in read_log(tmp_path / "log")] == ["msopgen", "msopgen", "msopgen", "build.sh"]
 
 
 def test_toolkit_float8_cube_rule_agrees_with_the_opdef(desc, repo):

@@ -31,19 +31,19 @@ def test_package_runs_msopgen_per_operator_then_the_project_build(fake, native):
     run = run_package(fake, native)
     assert run == fake["dist"] / "custom_opp_fakeos_x86_64.run" and run.is_file()
     calls = read_log(fake["log"])
-    assert [c["tool"] for c in calls] == ["msopgen", "msopgen", "build.sh"]
+    assert [c["tool"] for c in calls] == ["msopgen", "msopgen", "msopgen", "build.sh"]
     project = fake["out"] / "project"
     json_path = fake["out"] / "aqo_ops.json"
-    for call, (op, mode) in zip(calls, [("AqoDynamicQuant", "0"), ("AqoQLinearMatMul", "1")]):
+    for call, (op, mode) in zip(calls, [("AqoDynamicQuant", "0"), ("AqoQLinearMatMul", "1"), ("AqoQuantMatMul", "1")]):
         assert call["argv"] == ["gen", "-i", str(json_path), "-c", UNITS, "-lan", "cpp", "-out", str(project),
                                 "-op", op, "-m", mode]
         # msopgen copies its template from $ASCEND_HOME_PATH and imports op_gen from the toolkit's site-packages.
         assert call["ASCEND_HOME_PATH"] == str(fake["toolkit"].resolve())
         assert call["PYTHONPATH"].split(":")[0] == str(fake["toolkit"].resolve() / "python" / "site-packages")
-    assert calls[2]["cwd"] == str(project)
+    assert calls[3]["cwd"] == str(project)
     # The msopgen input is the rendered description, reduced to the types this msopgen knows.
     rendered = json.loads(json_path.read_text())
-    assert [r["op"] for r in rendered] == ["AqoDynamicQuant", "AqoQLinearMatMul"]
+    assert [r["op"] for r in rendered] == ["AqoDynamicQuant", "AqoQLinearMatMul", "AqoQuantMatMul"]
     assert all(set(t["type"]) <= {"float", "float16", "bfloat16", "int8", "uint8", "int32"}
                for r in rendered for t in r["input_desc"] + r["output_desc"])
 
@@ -62,8 +62,9 @@ def test_generated_project_holds_our_sources_not_the_skeleton(fake, native):
     host = sorted(p.name for p in (project / "op_host").iterdir() if p.is_file())
     kernel = sorted(p.name for p in (project / "op_kernel").iterdir())
     assert host == ["CMakeLists.txt", "aqo_dynamic_quant.cpp", "aqo_dynamic_quant_tiling.h",
-                    "aqo_qlinear_matmul.cpp", "aqo_qlinear_matmul_tiling.h"]
-    assert kernel == ["CMakeLists.txt", "aqo_dynamic_quant.cpp", "aqo_qlinear_matmul.cpp"]
+                    "aqo_qlinear_matmul.cpp", "aqo_qlinear_matmul_tiling.h", "aqo_quant_matmul.cpp",
+                    "aqo_quant_matmul_tiling.h"]
+    assert kernel == ["CMakeLists.txt", "aqo_dynamic_quant.cpp", "aqo_qlinear_matmul.cpp", "aqo_quant_matmul.cpp"]
     assert not (project / "op_host" / "tiling_core" / "CMakeLists.txt").exists()
 
 

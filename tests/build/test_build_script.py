@@ -95,9 +95,9 @@ def test_cann_mode_with_a_toolkit_builds_the_package(tmp_path, stub_cmake):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert (tmp_path / "d" / "custom_opp_fakeos_x86_64.run").is_file()
     calls = read_log(tools)
-    assert [c["tool"] for c in calls] == ["msopgen", "msopgen", "build.sh"]
+    assert [c["tool"] for c in calls] == ["msopgen", "msopgen", "msopgen", "build.sh"]
     assert calls[0]["argv"][4] == "ai_core-ascend910b,ai_core-ascend310p"
-    assert calls[2]["cwd"] == str(tmp_path / "b" / "cann" / "project")
+    assert calls[3]["cwd"] == str(tmp_path / "b" / "cann" / "project")
 
 
 def test_default_mode_with_a_toolkit_also_builds_the_package(tmp_path, stub_cmake):

@@ -374,23 +374,24 @@ def test_ties_round_half_to_even_then_add_the_zero_point(soc):
 # A row segment of y whose width is not a multiple of 32 bytes is written as its whole blocks plus the one block ending
 # at the segment's end (it rewrites 32 - width % 32 of the core's own bytes): DMA only, never a scalar GM store, whose
 # data-cache flush could write back bytes another core is writing. The plan picks baseN so that every such segment
-# is at least 32 bytes wide; only when none exists (N < 32, or N / 32 divisible by every tile width / 32, e.g.
+# is at least 32 bytes wide; only when none exists (N < 32, or N / 32 divisible by every block width / 32, e.g.
 # N = 26885) does the op run on one core, which stores those bytes with the scalar unit. The emulator fails when two
 # cores write the same GM byte, so a back-off block reaching into another core's bytes is caught too.
 
 def _expected_y_writes(t, m, n, batch):
-    """Per core (DMA bytes of y, rewritten bytes, scalar-stored bytes), from the tile geometry and the kernel's
-    split of the tiles over the cores (310p: one worker per core), not from the plan's explanation."""
-    cores, count = t["usedCores"], t["tileCount"]
-    assert t["workersPerCore"] == 1 and count == batch * t["tilesM"] * t["tilesN"]
+    """Per core (DMA bytes of y, rewritten bytes, scalar-stored bytes), from the block geometry (stripM rows x baseN
+    columns, N fastest) and the kernel's split of the blocks over the workers (310p: one worker per core), not from
+    the plan's explanation."""
+    cores, count = t["usedCores"], t["unitCount"]
+    assert t["workersPerCore"] == 1 and count == batch * t["strips"] * t["nBlocks"]
     q, r = divmod(count, cores)
     out = []
     for core in range(cores):
         begin = core * q + min(core, r)
         dma = rewrite = scalar = 0
-        for tile in range(begin, begin + q + (1 if core < r else 0)):
-            mb, nb = tile // t["tilesN"] % t["tilesM"], tile % t["tilesN"]
-            rows = min(t["baseM"], m - mb * t["baseM"])
+        for unit in range(begin, begin + q + (1 if core < r else 0)):
+            strip, nb = unit // t["nBlocks"] % t["strips"], unit % t["nBlocks"]
+            rows = min(t["stripM"], m - strip * t["stripM"])
             cols = min(t["baseN"], n - nb * t["baseN"])
             part = cols % 32
             if part and cols >= 32:
@@ -403,7 +404,7 @@ def _expected_y_writes(t, m, n, batch):
     return out
 
 
-# (batch of a, M, K, N): M and K odd; N = 33, 40, 70 (one N-tile), 270 and 300 (several), 17 and 26885 (one core).
+# (batch of a, M, K, N): M and K odd; N = 33, 40, 70 (one N block), 270 and 300 (several), 17 and 26885 (one core).
 PARTIAL_ROW_CASES = [((), 301, 45, 33), ((2,), 75, 29, 40), ((), 301, 45, 70), ((), 301, 45, 270),
                      ((3,), 37, 23, 270), ((), 301, 45, 300), ((), 1, 45, 300), ((), 301, 45, 17), ((), 3, 5, 26885)]
 
@@ -443,7 +444,7 @@ def test_310p_rows_ending_in_a_partial_block_are_written_by_dma_only(batch, m, k
     assert got == [(dma, scalar) for dma, _, scalar in want]
     assert sum(d - r + s for d, r, s in want) == nbatch * m * n  # every y byte once, plus the rewrites
     if single:
-        assert sum(s for _, _, s in want) == nbatch * m * (n % t["baseN"] % 32)
+        assert sum(s for _, _, s in want) == nbatch * m * (n % t["baseN"] % 32 or n % 32)
     else:
         assert sum(r for _, r, _ in want) > 0 and all(s == 0 for _, _, s in want)
         assert n % t["baseN"] == 0 or n % t["baseN"] >= 32

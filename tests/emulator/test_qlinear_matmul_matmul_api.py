@@ -41,7 +41,7 @@ EXPECTED = {
     "tiling_depth_zero": (ALL, "must be larger than 0"),
     "mdl_depth_not_multiple": (SPLIT, "1 or 2 times stepM * stepKa"),
     "trans_length_zero": ((P,), "transLength 0"),
-    "uint8_without_cube_path": (SPLIT, "has no uint8 x int8 path"),
+    "uint8_without_cube_path": (ALL, "has no uint8 x int8 path"),
     "float8_without_cube_path": ((B, P), "has no float8 path"),
     "use_before_init": (ALL, "before Init"),
     "single_shape_larger_than_org": (ALL, "must be positive and fit the org shape"),
@@ -67,11 +67,15 @@ EXPECTED = {
     "get_tensor_c_workspace_after_sync": (SPLIT, "the blocks of a synchronous Iterate are fetched with GetTensorC(gm)"),
     "get_tensor_c_beyond_blocks": (SPLIT, "the computation has only 1 blocks"),
     "iterate_without_get_tensor_c": (ALL, "the previous block was not fetched with GetTensorC"),
+    "wait_without_notify": (SPLIT, "without waitIterateAll = true"),
+    "transposed_b_not_declared": (ALL, "does not declare ISTRANS = true"),
+    "stride_16bit_b_transposed": (SPLIT, "B's row stride (orgKb, K; B transposed) = 70000"),
+    "tiling_exceeds_l1": (ALL, "bytes of L1"),
 }
 # Faults that exist only where their rule applies pass on the other SoCs (the same use is fine there).
 PASS_ELSEWHERE = {"mdl_depth_not_multiple", "trans_length_zero", "stride_16bit_a", "stride_16bit_b",
                   "local_workspace_missing", "set_org_shape_after_single_shape", "iterate_all_without_new_tensors",
-                  "async_never_waited"}
+                  "async_never_waited", "stride_16bit_b_transposed"}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():
@@ -153,16 +157,19 @@ def test_long_rows_of_a_and_b(soc):
 
 
 @pytest.mark.parametrize("a_unsigned,b_unsigned", [(True, False), (True, True)])
-def test_uint8_cube_pairs_exist_on_310p_only(a_unsigned, b_unsigned):
+def test_uint8_cube_pairs_are_refused_by_the_matmul_api_everywhere(a_unsigned, b_unsigned):
+    # 910b / 950: no uint8 cube path; 310p: the cube has one, but CANN 8.1.RC1's Matmul API does not compile uint8
+    # operands for it (the type-check of such a kernel against the headers fails), so the emulated API refuses them.
     rng = np.random.default_rng(2)
     m, n, k = 3, 8, 50
     a = rng.integers(0, 256, (m, k)).astype(np.uint8 if a_unsigned else np.int8)
     b = rng.integers(0 if b_unsigned else -128, 256 if b_unsigned else 128, (k, n)).astype(
         np.uint8 if b_unsigned else np.int8)
-    np.testing.assert_array_equal(_demo(P, a, b, m, n, k, k, n, n), _reference(a, b))
     for soc in SPLIT:
         with pytest.raises(EmulatorError, match="has no uint8 x"):
             _demo(soc, a, b, m, n, k, k, n, n)
+    with pytest.raises(EmulatorError, match="does not compile uint8"):
+        _demo(P, a, b, m, n, k, k, n, n)
 
 
 # ------------------------------------------------------------------ block by block
@@ -210,3 +217,92 @@ def test_asynchronous_iterate_blocks_in_the_workspace(soc, steps, order):
         # A block is stored with its own width as the row stride (sequential write).
         block = out[i * bm * bn: i * bm * bn + h * w].reshape(h, w)
         np.testing.assert_array_equal(block, ref[mi * bm: mi * bm + h, ni * bn: ni * bn + w], err_msg=str((i, mi, ni)))
+
+
+@pytest.mark.parametrize("soc", ALL)
+def test_transposed_b_is_read_as_n_by_k(soc):
+    # B stored [N, K] (row stride ldb >= K, the Linear layout): SetTensorB(gm, true) with an ISTRANS MatmulType.
+    rng = np.random.default_rng(8)
+    m, n, k, ldb = 20, 24, 70, 80
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    bt = rng.integers(-128, 128, (n, ldb)).astype(np.int8)
+    c = _demo(soc, a, bt, m, n, k, k, ldb, n, b_trans=True, local_workspace=soc == P)
+    np.testing.assert_array_equal(c, _reference(a, bt[:, :k].T))
+
+
+def _loads(*args, **kw):
+    return [tuple(x) for x in _native.qmm_matmul_l1_loads(*args, **kw)]
+
+
+def test_l1_loads_without_cache_reload_every_block():
+    # 2 x 2 blocks of 16 x 16, K = 96 in 3 steps of 32, depth 2 (no K full load): every block loads its 3 A tiles
+    # (16 x 32 bytes) and 3 B tiles (32 x 16).
+    assert _loads(32, 32, 96, 16, 16, 32) == [(1536, 1536, 3, 3)] * 4
+
+
+def test_l1_loads_k_full_load_keeps_a_over_the_n_blocks_of_its_n_step():
+    # ORDER_M, one N step of 3 blocks: A (depth 3 = kIter) is kept over the step's N blocks of its M block, B
+    # (depth 2 < kIter x stepN) is not kept. With stepN 1 the scheduler empties A's cache after every block.
+    got = _loads(32, 48, 96, 16, 16, 32, 1, 3, 3, 2)
+    a_first = [(1536, 1536, 3, 3)] + [(0, 1536, 0, 3)] * 2
+    assert got == a_first * 2
+    assert _loads(32, 48, 96, 16, 16, 32, 1, 1, 3, 2) == [(1536, 1536, 3, 3)] * 6
+
+
+def test_l1_loads_one_n_step_keeps_b_over_the_m_blocks():
+    # ORDER_M with one N step of 3 blocks and B's depth 9 = kIter x stepN: B is loaded once, over all M blocks;
+    # A (depth 3) once per M block.
+    got = _loads(48, 48, 96, 16, 16, 32, 1, 3, 3, 9)
+    assert sum(x[1] for x in got) == 96 * 48 and sum(x[0] for x in got) == 48 * 96
+    assert got[3:] == [(1536, 0, 3, 0)] + [(0, 0, 0, 0)] * 2 + [(1536, 0, 3, 0)] + [(0, 0, 0, 0)] * 2
+
+
+def test_l1_loads_order_n_keeps_a_over_the_n_blocks():
+    # ORDER_N: A (depth = kIter x stepM) kept over every N block of its M step, B reloaded per block.
+    got = _loads(32, 48, 96, 16, 16, 32, 1, 1, 3, 2, True)
+    assert sum(x[0] for x in got) == 32 * 96 and sum(x[1] for x in got) == 2 * 96 * 48
+
+
+def test_l1_loads_partial_cache_keeps_the_first_k_tiles():
+    # depth 4 < kIter 5: 2 tiles cache (depth - 2), 2 stream; the next N block of the same M block reloads 3 of 5.
+    got = _loads(16, 32, 160, 16, 16, 32, 1, 2, 4, 2)
+    assert [x[2] for x in got] == [5, 3]
+
+
+@pytest.mark.parametrize("soc", SPLIT)
+def test_asynchronous_iterate_waits_per_block_then_for_the_end(soc):
+    # 20 blocks: the client waits for each of the first 13 blocks, then (at the 14th fetch) for the end of the
+    # computation, then not at all: 14 requests to the cube, 14 waits, the last request holding blocks 13..19.
+    rng = np.random.default_rng(9)
+    m, n, k = 16, 320, 64
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    out = np.frombuffer(_native.qmm_matmul_blocks_demo(soc, a.tobytes(), b.tobytes(), m, n, k, 16, 16, form="async"),
+                        np.int32)
+    ref = _reference(a, b)
+    for i in range(20):
+        np.testing.assert_array_equal(out[i * 256:(i + 1) * 256].reshape(16, 16), ref[:, i * 16:(i + 1) * 16])
+    trace = _native.emulator_last_run_trace()
+    vec = [e for e in trace["cores"][0]["events"]]
+    requests = [e for e in vec if e["kind"] == "cube_request"]
+    waits = [e for e in vec if e["kind"] == "cube_wait"]
+    assert len(requests) == 14 and len(waits) == 14
+    cube = [c for c in trace["cores"] if c["is_cube"]][0]["events"]
+    macs = {}
+    for e in cube:
+        if e.get("cls") == "cube_mmad":
+            macs[e["handle"]] = macs.get(e["handle"], 0) + e["count"]
+    per_request = [macs[r["handle"]] for r in requests]
+    assert per_request == [16 * 16 * 64] * 13 + [7 * 16 * 16 * 64]
+
+
+@pytest.mark.parametrize("soc", ALL)
+def test_cube_work_is_recorded_in_whole_fractals(soc):
+    # M = 1: the cube computes 16 rows (and N = 20 -> 32 columns, K = 40 -> 64 int8 bytes per fractal row).
+    a = np.ones((1, 40), np.int8)
+    b = np.ones((40, 20), np.int8)
+    c = _demo(soc, a, b, 1, 20, 40, 40, 20, 24, local_workspace=soc == P)
+    assert (c[:, :20] == 40).all()
+    trace = _native.emulator_last_run_trace()
+    cube = [c for c in trace["cores"] if c["is_cube"]][0]["events"]
+    assert sum(e["count"] for e in cube if e.get("cls") == "cube_mmad") == 16 * 32 * 64

@@ -37,18 +37,22 @@ def test_explanation_invariants_on_random_shapes(soc):
         t, e = p.tiling, p.explanation
         batch = int(np.prod(np.broadcast_shapes(a_shape[:-2], b_shape[:-2])))
         m, k, n = a_shape[-2], a_shape[-1], b_shape[-1]
-        assert t["tileCount"] == batch * -(-m // t["baseM"]) * -(-n // t["baseN"])
-        problems = tiling.verify_explanation(e, expected_work=t["tileCount"], core_limit=spec["qlinear_matmul_cores"],
+        assert t["unitCount"] == batch * -(-m // t["stripM"]) * -(-n // t["baseN"])
+        problems = tiling.verify_explanation(e, expected_work=t["unitCount"], core_limit=spec["qlinear_matmul_cores"],
                                              ub_limit=spec["ub_bytes"],
                                              expected_tensors={"a": int(np.prod(a_shape)), "b": int(np.prod(b_shape)),
                                                                "y": batch * m * n})
         assert problems == [], (a_shape, b_shape, problems[:5])
-        # Tiles are whole cube fractals in M and 32-byte rows in N; the workspace is per vector worker.
-        assert t["baseM"] % 16 == 0 and t["baseN"] % 32 == 0
-        assert t["workspace_bytes"] == t["usedCores"] * t["workersPerCore"] * t["wsPerWorker"]
-        offsets = [t[f] for f in ("wsAOffset", "wsBOffset", "wsCOffset", "wsRaOffset", "wsCbOffset", "wsOnesOffset")]
-        assert offsets == sorted(offsets) and all(o % 32 == 0 for o in offsets) and t["wsPerWorker"] % 32 == 0
+        # Blocks are whole cube fractals (16) in M and N (32-byte rows of y without DataCopyPad); the strip leaves
+        # room for the ones row; the workspace regions are 32-byte aligned, in order, the workers' C areas last.
+        step = 16 if spec["has_data_copy_pad"] else 32
+        assert t["baseM"] % 16 == 0 and t["baseN"] % step == 0 and t["stripM"] + t["onesRow"] <= t["baseM"]
+        offsets = [t[f] for f in ("wsPrepAOffset", "wsPrepBOffset", "wsRaOffset", "wsCOffset")]
+        assert offsets == sorted(offsets) and all(o % 32 == 0 for o in offsets)
+        assert t["workspace_bytes"] == t["wsCOffset"] + t["usedCores"] * t["workersPerCore"] * t["wsCPerWorker"]
+        # uint8 operands are mapped to int8 on every SoC (the cube path the Matmul API offers); 310p maps b per core.
         assert t["mapA"] == (at == "uint8") and t["mapB"] == (bt == "uint8")
+        assert t["sharedPrep"] == (1 if spec["split_architecture"] else 0)
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -80,43 +84,35 @@ def test_batch_rank_beyond_the_kernel_tiling_is_refused():
     assert "batch" in e.value.constraint
 
 
-def test_workspace_beyond_32_bits_per_worker_is_planned():
-    # uint8 b mapped per tile: K x (tile width) bytes per vector worker, past 4 GiB: the tiling's offsets are 64-bit,
-    # so the plan refuses nothing the kernel can address.
+def test_workspace_beyond_32_bits_is_planned():
+    # uint8 b mapped once into the shared workspace: K x N bytes, past 4 GiB: the tiling's offsets are 64-bit, so the
+    # plan refuses nothing the kernel can address.
     p = tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
     t = p.tiling
-    assert t["wsPerWorker"] > 2**32 and t["wsCOffset"] > 2**32
-    assert t["workspace_bytes"] == t["usedCores"] * t["workersPerCore"] * t["wsPerWorker"]
-    # Only a workspace past the 2^48-byte limit of any tensor is refused (possible with a large core count).
+    assert t["prepBBytes"] >= 100_000_000 * 512 > 2**32 and t["wsCOffset"] > 2**32
+    # Only a workspace past the 2^48-byte limit of any tensor is refused: a and b of 2^47 bytes, both mapped.
     with pytest.raises(ConstraintError) as e:
-        tiling.plan_qlinear_matmul((4096, 2**31 - 1), (2**31 - 1, 4096), soc="ascend910b", b_dtype="uint8",
-                                   a_dtype="uint8", core_num=4096)
+        tiling.plan_qlinear_matmul((65536, 2**31 - 1), (2**31 - 1, 65536), soc="ascend910b", b_dtype="uint8",
+                                   a_dtype="uint8")
     assert "workspace" in e.value.constraint and e.value.limit == "<= 2^48"
 
 
 def test_small_problems_spread_over_cores():
     p = tiling.plan_qlinear_matmul((4, 64), (64, 4096), soc="ascend910b")
-    assert p.tiling["usedCores"] == 24  # narrower tiles rather than idle cores
-    assert p.explanation["balance_unit"] == 1
+    t = p.tiling
+    # Narrow blocks rather than idle cores: nearly every vector worker has one block (the width balances the
+    # slowest worker's columns against per-block overhead).
+    assert t["usedCores"] >= 20 and t["unitCount"] <= t["usedCores"] * t["workersPerCore"]
+    assert p.explanation["balance_unit"] == t["workersPerCore"] == 2
 
 
 # ---- ascend310p (no DataCopyPad): the tile width leaves no y row segment narrower than a 32-byte block ----------
-def _back_off_base_n(n, chosen):
-    """The rule, restated from its description: with N = 32 q + r (0 < r < 32) the last N-tile of baseN = 32 j is
-    32 (q mod j) + r bytes wide, so j must not divide q; the largest such j with 32 j not above the width tiling would
-    choose (and not below its lower bound 64, or N's own width when narrower), else the smallest above it up to 256;
-    None: no such width (then one core runs the op)."""
+def _dma_only_width_exists(n, max_bn):
+    """Whether some block width 32 j (up to max_bn) leaves every y row segment of a 1-byte y >= 32 bytes or whole
+    blocks: N a multiple of 32, or N mod 32 j = 0 or >= 32 (only the last block of a row can be partial)."""
     if n % 32 == 0:
-        return chosen
-    if n < 32:
-        return None
-    q, width = n // 32, -(-n // 32) * 32
-    lo, hi = min(64, width) // 32, min(256, width) // 32
-    below = [j for j in range(lo, min(chosen // 32, hi) + 1) if q % j]
-    if below:
-        return 32 * max(below)
-    above = [j for j in range(chosen // 32 + 1, hi + 1) if q % j]
-    return 32 * min(above) if above else None
+        return True
+    return any(n % w == 0 or n % w >= 32 for w in range(32, max_bn + 1, 32) if w <= -(-n // 32) * 32 or n >= 32)
 
 
 def _y_ranges(e):
@@ -129,51 +125,45 @@ def test_310p_base_n_leaves_no_segment_narrower_than_a_block(m, batch):
     ns = list(range(1, 600)) + [26885, 26880 + 31, 26917, 53770, 840 * 32 * 3 + 1, 1000, 4097]
     if m == 301:
         ns = ns[::7] + ns[-7:]  # fewer: every plan lists every row's write range
+    rows = int(np.prod(batch, dtype=np.int64)) * m
     for n in ns:
         a_shape, b_shape = batch + (m, 45), (45, n)
         p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc="ascend310p")
         t, e = p.tiling, p.explanation
-        # The width tiling would choose for the same worker count without the rule: ascend910b with 4 cube cores
-        # (8 vector workers, like 310p's 8 AI cores) runs the same tile choice and has DataCopyPad.
-        chosen = tiling.plan_qlinear_matmul(a_shape, b_shape, soc="ascend910b", core_num=4).tiling["baseN"]
-        want = _back_off_base_n(n, chosen)
-        what = (a_shape, b_shape, chosen, t["baseN"], t["usedCores"])
-        if want is None:
-            # One core, the widest tiles; its partial blocks are stored by the scalar unit (declared), no rewrite.
-            assert t["usedCores"] == 1, what
-            assert t["baseN"] == min(256, -(-n // 32) * 32) and t["baseM"] == min(128, -(-m // 16) * 16), what
-            assert any("ONE core" in note for note in e["notes"]), what
-            last = n % t["baseN"]
+        what = (a_shape, b_shape, t["baseN"], t["usedCores"])
+        assert t["baseN"] % 32 == 0, what
+        last = n % t["baseN"]
+        if t["usedCores"] == 1 and any("ONE core" in note for note in e["notes"]):
+            # One core: only when no width (32 to 256, the widest the plan allows) leaves segments >= 32 bytes.
+            assert n < 32 or not _dma_only_width_exists(n, 256), what
             assert 0 < last < 32 and all(g["rewrite_bytes"] == 0 for g in _y_ranges(e)), what
-            assert sum(g["scalar_bytes"] * g["count"] for g in _y_ranges(e)) == int(np.prod(batch, dtype=np.int64)) * m * last
+            assert sum(g["scalar_bytes"] * g["count"] for g in _y_ranges(e)) == rows * last, what
         else:
-            assert t["baseN"] == want, what
-            last = n % t["baseN"]
             assert last == 0 or last >= 32, what
             assert all(g["scalar_bytes"] == 0 for g in _y_ranges(e)), what
-            # A row of the last N-tile rewrites 32 - last % 32 of its own bytes (whole blocks ending at its end).
+            # A row of the last N block rewrites 32 - last % 32 of its own bytes (whole blocks ending at its end).
             # (a range with count > 1 stands for that many rows' segments)
             rewrites = [(g["rewrite_bytes"], g["count"]) for g in _y_ranges(e) if g["rewrite_bytes"]]
-            assert sum(c for _, c in rewrites) == (int(np.prod(batch, dtype=np.int64)) * m if n % 32 else 0), what
+            assert sum(c for _, c in rewrites) == (rows if n % 32 else 0), what
             assert all(r == 32 - last % 32 for r, _ in rewrites), what
-            assert t["usedCores"] == min(8, t["tileCount"]), what
-        assert t["ubYOut"] == -(-t["baseN"] // 32) * 32 + 32, what  # one spare block per y slot
-        problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["tileCount"],
+            assert t["usedCores"] == min(8, t["unitCount"]), what
+        assert t["ubYOut"] == t["rowsPerChunk"] * t["cStride"] + 32, what  # one spare block per y slot
+        problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["unitCount"],
                                              ub_limit=spec["ub_bytes"])
         assert problems == [], (what, problems[:3])
 
 
 def test_310p_single_core_fallback_at_26885_columns():
-    # N = 26885: q = 840 is divisible by every tile width / 32 from 2 to 8 (840 = lcm(2..8)), so every width leaves a
-    # last N-tile of 5 bytes: the op runs on one core, the only writer of y.
+    # N = 26885 = 32 * 840 + 5: 840 is divisible by every block width / 32 from 1 to 8 (840 = lcm(1..8)), so every
+    # width leaves a last N block of 5 bytes: the op runs on one core, the only writer of y.
     p = tiling.plan_qlinear_matmul((64, 128), (128, 26885), soc="ascend310p")
     t, e = p.tiling, p.explanation
-    assert t["usedCores"] == 1 and e["used_cores"] == 1 and t["baseN"] == 256 and 26885 % 256 == 5
+    assert t["usedCores"] == 1 and e["used_cores"] == 1 and 26885 % t["baseN"] == 5
     assert {g["core"] for g in e["gm"]} == {0}
     # Every row of y, whole (the one core writes all of it): 26880 bytes by DMA, the last 5 by the scalar unit.
     assert {(g["end"] - g["begin"], g["scalar_bytes"]) for g in _y_ranges(e)} == {(26885, 5)}
     assert sum(g["count"] for g in _y_ranges(e)) == 64
-    assert any("ONE core" in note and "840" in note for note in e["notes"])
+    assert any("ONE core" in note and "26885" in note for note in e["notes"])
     # One more block of columns (q = 841) and 32 fewer (q = 839): several cores, no scalar store.
     for n in (26917, 26853):
         t2 = tiling.plan_qlinear_matmul((64, 128), (128, n), soc="ascend310p").tiling
@@ -182,13 +172,13 @@ def test_310p_single_core_fallback_at_26885_columns():
     for soc in ("ascend910b", "ascend910_95"):
         p = tiling.plan_qlinear_matmul((64, 128), (128, 26885), soc=soc)
         assert p.tiling["usedCores"] == tiling.soc_table()[soc]["qlinear_matmul_cores"]
-        assert p.tiling["ubYOut"] == -(-p.tiling["baseN"] // 32) * 32
+        assert p.tiling["ubYOut"] == p.tiling["rowsPerChunk"] * p.tiling["cStride"]
         assert all(g["scalar_bytes"] == 0 and g["rewrite_bytes"] == 0 for g in p.explanation["gm"])
 
 
 def test_310p_single_core_below_one_block():
     p = tiling.plan_qlinear_matmul((2, 100, 7), (7, 17), soc="ascend310p")
     t, e = p.tiling, p.explanation
-    assert t["usedCores"] == 1 and t["baseN"] == 32
+    assert t["usedCores"] == 1 and t["nBlocks"] == 1
     assert all(g["scalar_bytes"] == 17 and g["end"] - g["begin"] == 17 for g in _y_ranges(e))
     assert any("ONE core" in note for note in e["notes"])

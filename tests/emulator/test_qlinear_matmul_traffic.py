@@ -1,10 +1,10 @@
 """QLinearMatMul GM traffic: what a run moves (emulator.last_run_stats(): every DMA byte and every Matmul API call of
 every vector worker) is exactly what the kernel's traffic model says for the plan's tiling and the zero points
-(ascend_quant_ops.perf.traffic: qmm_traffic_model), and the zero-point sums are skipped where their zero points are 0:
-the row sums of A' (times b's zero points) when b_zp == 0, the column sums of B' (times a's) when a_zp == 0
-(after the uint8 -> int8 mapping: a uint8 zero point of 128 is 0), and with mapped uint8 a the column sums come
-with the product (a ones row before the mapped rows) instead of reading b again. Results stay bit-exact against the
-golden."""
+(ascend_quant_ops.perf.traffic: qmm_traffic_model), and the zero-point terms are skipped when their zero points are
+all 0: the row sums of A' (times b's zero points) when b_zp == 0, the column sums of B' (times a's) when a_zp == 0
+(after the uint8 <-> int8 mapping: a mapped uint8 zero point of 128 is 0); the column sums come with the product (a
+ones row before each strip of A) instead of reading b again, the row sums from the vector unit while it reads A.
+Results stay bit-exact against the golden."""
 from __future__ import annotations
 
 import importlib
@@ -38,8 +38,11 @@ def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0):
     y = eq.qlinear_matmul(*args, soc=soc)
     np.testing.assert_array_equal(y, golden.qlinear_matmul(*args))
     stats = eq.last_run_stats()
+    # The plan the emulator backend launched: per-row / per-column parameters of batched operands broadcast with them.
     t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt, y_dtype="int8",
-                                   a_param=a_param, b_param=b_param).tiling
+                                   a_param=a_param, b_param=b_param,
+                                   a_param_batched=a_param == "row" and len(a_shape) > 2,
+                                   b_param_batched=b_param == "column" and len(b_shape) > 2).tiling
     return t, stats, a_z, b_z
 
 
@@ -63,18 +66,23 @@ SHAPES = [((200, 320), (320, 160), "int8", "int8", "tensor", "tensor"),
           ((3, 64, 96), (96, 256), "int8", "uint8", "row", "tensor")]
 
 
-def _zero_points(case, which, rng):
+def _effective_zero(soc, a_shape, b_shape, at, bt):
+    """The zero point values that are 0 for the cube's operands: the mapping's shift (a mapped uint8's 128)."""
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt).tiling
+    return t["zpShiftA"], t["zpShiftB"]
+
+
+def _zero_points(soc, case, which, rng):
     """which: 'random' (non-zero), 'a0' (a's effective zero points 0), 'b0', '0' (both)."""
     a_shape, b_shape, at, bt, ap, bp = case
     m, n = a_shape[-2], b_shape[-1]
+    zero_a, zero_b = _effective_zero(soc, a_shape, b_shape, at, bt)
 
-    def zp(dtype, shape, zero):
-        if zero:
-            return np.full(shape, 128 if dtype == "uint8" else 0)  # uint8 is mapped: v - 128, zero point - 128
-        return rng.integers(1, 100, size=shape)
+    def zp(shape, zero, value):
+        return np.full(shape, value) if zero else rng.integers(1, 100, size=shape)
 
-    a_zp = zp(at, (m,) if ap == "row" else (), which in ("a0", "0"))
-    b_zp = zp(bt, (n,) if bp == "column" else (), which in ("b0", "0"))
+    a_zp = zp((m,) if ap == "row" else (), which in ("a0", "0"), zero_a)
+    b_zp = zp((n,) if bp == "column" else (), which in ("b0", "0"), zero_b)
     return a_zp, b_zp
 
 
@@ -84,61 +92,51 @@ def _zero_points(case, which, rng):
 def test_traffic_is_the_model_and_zero_zero_points_skip_their_sums(soc, case, which):
     rng = np.random.default_rng(7)
     a_shape, b_shape, at, bt, ap, bp = case
-    a_zp, b_zp = _zero_points(case, which, rng)
+    a_zp, b_zp = _zero_points(soc, case, which, rng)
     t, stats, a_z, b_z = _run(soc, a_shape, b_shape, at, bt, ap, bp, a_zp, b_zp)
     cube = _check_model(soc, t, stats, a_z, b_z)
-    k = t["k"]
-    calls = sum(c["calls"] for c in cube)
-    tiles = t["tileCount"]
-    # Model-independent counts: every tile has one product (rows x K of a, K x cols of b); a row-sum call reads
-    # K bytes of ones as B, a column-sum call K bytes of ones as A.
+    k, m, n = t["k"], t["m"], t["n"]
+    batch = t["batch"]
     mm = stats["matmul"]
-    product_a = sum(min(t["baseM"], t["m"] - (i // t["tilesN"] % t["tilesM"]) * t["baseM"]) * k for i in range(tiles))
-    product_b = sum(min(t["baseN"], t["n"] - (i % t["tilesN"]) * t["baseN"]) * k for i in range(tiles))
-    if which == "0":
-        assert calls == tiles  # the product only
-        assert sum(c["a_bytes"] for c in mm) == product_a
-        assert sum(c["b_bytes"] for c in mm) == product_b
-    if which == "a0":
-        # no column sums: B is read once per tile for the product, plus a ones column of k bytes per row-sum call
-        assert sum(c["b_bytes"] for c in mm) == product_b + (calls - tiles) * k
-    if which == "b0":
-        # no row sums; every tile's column sums cost K bytes of ones as A (a ones row folded into the product for
-        # mapped uint8 a, a [1, K] x [K, cols] call otherwise)
-        assert sum(c["a_bytes"] for c in mm) == product_a + tiles * k
-        assert calls == (tiles if t["mapA"] else 2 * tiles)
-    if t["mapA"]:
-        # mapped a: the column sums never read b again (only row-sum calls read B: K bytes of ones each)
-        assert sum(c["b_bytes"] for c in mm) == product_b + (calls - tiles) * k
-    if which == "random":
-        assert calls > tiles
+    za, zb = dm.qmm_effective_zero_points(t, a_z, b_z)
+    ones_row = bool(np.any(za != 0))
+    # Model-independent: B is read once per strip of A (each cube call reads its blocks' columns once, the blocks of
+    # a strip cover N once); C holds the product, plus the column sums as row 0 of every strip when some effective a
+    # zero point is not 0 (a ones row before the strip: the column sums never read b again); the row sums cost the
+    # cube nothing (the vector unit sums them while it reads A).
+    assert sum(c["b_bytes"] for c in mm) == batch * t["strips"] * n * k
+    assert sum(c["c_bytes"] for c in mm) == 4 * batch * n * (m + (t["strips"] if ones_row else 0))
+    strips_read = batch * m + (batch * t["strips"] if ones_row else 0)
+    assert sum(c["a_bytes"] for c in mm) >= strips_read * k
+    assert sum(c["calls"] for c in cube) == sum(1 for _, u in dm.qmm_worker_units(t) for _ in dm.qmm_worker_calls(t, u))
 
 
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("at", ["int8", "uint8"])
-def test_sums_only_on_tiles_whose_zero_points_are_not_zero(soc, at):
-    # Per-column b zero points non-zero only in the first 32 columns: only the tiles covering them compute row sums;
-    # per-row a zero points non-zero (after the mapping) only in row 5: only the tiles of its M-block compute column
-    # sums, folded into the product for uint8 a.
+def test_one_non_zero_zero_point_enables_its_term_at_the_cost_of_a_ones_row(soc, at):
+    # Per-column b zero points non-zero only in the first 32 columns, per-row a zero points non-zero (after the
+    # mapping) only in row 5: the kernel decides per launch, so every strip gets its ones row (the column sums in C
+    # row 0) and the row sums; the cube makes the same calls as with all zero points 0, and reads one more row per
+    # strip.
     m, k, n = 256, 128, 512
-    a_zp = np.full(m, 128 if at == "uint8" else 0, np.int64)
+    zero_a = np.full(m, _effective_zero(soc, (m, k), (k, n), at, "int8")[0], np.int64)
+    a_zp = zero_a.copy()
     a_zp[5] = 9
     b_zp = np.zeros(n, np.int64)
     b_zp[:32] = -4
     t, stats, a_z, b_z = _run(soc, (m, k), (k, n), at, "int8", "row", "column", a_zp, b_zp, seed=3)
     cube = _check_model(soc, t, stats, a_z, b_z)
-    calls = sum(c["calls"] for c in cube)
-    tiles = t["tileCount"]
-    row_tiles = t["tilesM"]  # tiles whose columns include 0..31 (N-block 0): one per M-block
-    col_tiles = t["tilesN"]  # tiles whose rows include row 5 (M-block 0): one per N-block
-    # the first N-block's tiles never share rows with an earlier tile of their worker: one row-sum call each
-    assert calls == tiles + row_tiles + (0 if at == "uint8" else col_tiles)
-    assert sum(c["a_bytes"] for c in stats["matmul"]) == (m * t["tilesN"] + col_tiles + row_tiles * t["baseM"]) * k
+    t0, stats0, a_z0, b_z0 = _run(soc, (m, k), (k, n), at, "int8", "row", "column", zero_a, np.zeros(n, np.int64),
+                                  seed=3)
+    cube0 = _check_model(soc, t0, stats0, a_z0, b_z0)
+    assert [c["calls"] for c in cube] == [c["calls"] for c in cube0]
+    assert sum(c["c_bytes"] for c in cube) == sum(c["c_bytes"] for c in cube0) + 4 * t["strips"] * n
+    assert sum(c["b_bytes"] for c in cube) == sum(c["b_bytes"] for c in cube0)
 
 
 # ascend310p with N not a multiple of 32 (int8 operands: no mapping reads): a y row segment ending in a partial block
 # is DMA'd as its whole blocks plus the block ending at its end (the model counts the 32 - width % 32 rewritten
-# bytes), on several cores and with no scalar GM store; N < 32 and N = 26885 (no tile width leaves a last N-tile of
+# bytes), on several cores and with no scalar GM store; N < 32 and N = 26885 (no block width leaves a last N block of
 # >= 32 bytes) run on one core, whose scalar stores of the last width % 32 bytes per row are not DMA (not in the model).
 @pytest.mark.parametrize("n", [33, 70, 270, 300, 17, 26885])
 @pytest.mark.parametrize("which", ["random", "0"])
@@ -152,13 +150,6 @@ def test_310p_partial_y_rows(n, which):
     single = n in (17, 26885)
     cores = stats["run"]["cores"]
     assert (len(cores) == 1) == single
-    assert sum(c["gm_scalar_writes"] for c in cores) == (m * (n % t["baseN"]) if single else 0)
-    # The model's y term: the rewritten bytes are DMA writes (one row of the last N-tile rewrites 32 - width % 32).
-    za, zb = dm.qmm_effective_zero_points(t, a_z, b_z)
-    last = n - (t["tilesN"] - 1) * t["baseN"]
-    rewritten = m * (32 - last % 32) if last % 32 and last >= 32 else 0
-    scalar = m * last if last < 32 else 0
-    assert not single or (rewritten == 0 and scalar == m * (n % 32))
-    assert single or (rewritten > 0 and scalar == 0)
-    with_y_exact = dm.qmm_traffic_model(t, za, zb, False)[0]  # as if y moved exactly once (DataCopyPad)
-    assert dm.qmm_traffic_model(t, za, zb, True)[0] == with_y_exact + rewritten - scalar
+    last = n - (t["nBlocks"] - 1) * t["baseN"]  # the last N block's width
+    assert sum(c["gm_scalar_writes"] for c in cores) == (m * last if single else 0)
+    assert (0 < last < 32) if single else (last % 32 == 0 or last >= 32)

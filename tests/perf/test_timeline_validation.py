@@ -95,9 +95,14 @@ def test_a_v_to_s_round_trip_per_256_bytes_stalls_the_scalar_unit(soc):
 # emulator (exact int32 products) too long for a test.
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
 def test_a_cube_only_loop_reaches_the_cube_roofline(soc):
+    # K = 448, N = 1024: B's K x N (448 KiB) and an M block's A (56 KiB) stay in L1, so the API reads each operand byte once
+    # and one core's MTE2 (its GM rate, the platform config's ddr_read_rate) is far from bounding; each 128 x 256
+    # block's products take longer than its int32 result's way out of L0C. (With K = 1024 neither operand's K panels
+    # fit next to the other's tiles and the Matmul API reloads them for every base block, which the emulator
+    # records: then the loads bound, as on a core reading everything from GM.)
     p = params(soc)
-    m = n = k = 1024
-    repeats = 3
+    m, n, k = 2048, 1024, 448  # 32 M blocks per request: the pipeline's fill and drain are a small part
+    repeats = 2
     rng = np.random.default_rng(3)
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
     b = rng.integers(-128, 128, (k, n)).astype(np.int8)

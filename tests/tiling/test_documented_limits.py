@@ -221,7 +221,7 @@ def test_qlinear_matmul_shape_products_are_checked(a_shape, b_shape):
 def test_empty_outputs_with_huge_other_dims_plan_without_wrapping():
     # An empty y with large (but representable) dims: no tile, the kernel is not launched; nothing wraps.
     p = tiling.plan_qlinear_matmul((2 ** 20, 0, 5), (5, 2 ** 20), soc=B)
-    assert p.tiling["tileCount"] == 0 and p.tiling["m"] == 0 and p.tiling["n"] == 2 ** 20
+    assert p.tiling["unitCount"] == 0 and p.tiling["m"] == 0 and p.tiling["n"] == 2 ** 20
     p = tiling.plan_dynamic_quant((2 ** 40, 0, 2 ** 20), "float16", soc=C)
     assert p.tiling["rows"] == 0 and p.tiling["cols"] == 2 ** 20 and p.used_cores == 0
 

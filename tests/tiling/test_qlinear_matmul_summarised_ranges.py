@@ -1,6 +1,6 @@
 """The QLinearMatMul explanation lists GM ranges summarised (a core's y writes as row-strided ranges, its reads as
 spans): memory O(cores), never O(tiles). These tests rebuild every tile's accesses from the tiling fields alone
-(tile numbering batch-major, then M-block, then N-block) and check the summary against them: the y bytes each core
+(block numbering batch-major, then strip, then N block) and check the summary against them: the y bytes each core
 writes are exactly its tiles' bytes, every byte a tile reads lies in its core's span, and the partial-block
 handling of each row segment matches; and that the explanation stays small for huge shapes."""
 from __future__ import annotations
@@ -31,10 +31,10 @@ def batch_operands(t, bi):
 def tile_accesses(t, tile):
     """(y row segments, a byte range, b column segments per K row) of one tile, from the tiling alone."""
     m, n, k = t["m"], t["n"], t["k"]
-    bi, rest = divmod(tile, t["tilesM"] * t["tilesN"])
-    mb, nb = divmod(rest, t["tilesN"])
+    bi, rest = divmod(tile, t["strips"] * t["nBlocks"])
+    mb, nb = divmod(rest, t["nBlocks"])
     ai, bj = batch_operands(t, bi)
-    m0, m1 = mb * t["baseM"], min(m, (mb + 1) * t["baseM"])
+    m0, m1 = mb * t["stripM"], min(m, (mb + 1) * t["stripM"])
     n0, n1 = nb * t["baseN"], min(n, (nb + 1) * t["baseN"])
     y = [((bi * m + r) * n + n0, (bi * m + r) * n + n1) for r in range(m0, m1)]
     a = ((ai * m + m0) * k, (ai * m + m1) * k)
@@ -75,7 +75,7 @@ def test_summary_equals_the_tiles_it_stands_for(soc):
         p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, **kw)
         t, e = p.tiling, p.explanation
         has_pad = tiling.soc_table()[soc]["has_data_copy_pad"]
-        last_w = t["n"] - (t["tilesN"] - 1) * t["baseN"]
+        last_w = t["n"] - (t["nBlocks"] - 1) * t["baseN"]
         for w in e["work"]:
             c = w["core"]
             mine = [g for g in e["gm"] if g["core"] == c]
@@ -112,6 +112,6 @@ def test_summary_equals_the_tiles_it_stands_for(soc):
 def test_explanation_is_o_cores_for_huge_shapes(soc, a_shape, b_shape):
     p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc)
     e = p.explanation
-    assert p.tiling["tileCount"] > 10_000
+    assert p.tiling["unitCount"] > 10_000
     assert len(e["gm"]) <= 16 * e["used_cores"] and len(e["work"]) == e["used_cores"]
     assert tiling.verify_explanation(e, soc_spec_=tiling.soc_table()[soc]) == []

@@ -25,16 +25,30 @@ OPS = {
 }
 
 
+def macro_fields(macro: str) -> list[str]:
+    """The field names of an X-macro list, in order, read from the tiling core's header text; a list that starts with
+    another list (the shared cube stage's) expands it in place."""
+    for header in sorted(CORE.glob("*_tiling_fields.h")):
+        text = header.read_text()
+        if f"#define {macro}" in text:
+            break
+    else:
+        raise AssertionError(f"no header defines {macro}")
+    body = text[text.index(f"#define {macro}"):]
+    body = body[:body.index("#endif")].split("\n", 1)[1]
+    names = []
+    for m in re.finditer(r"\b(AQO_\w+_TILING_FIELDS)\(FIELD, ARRAY\)|\b(FIELD|ARRAY)\(([^)]*)\)", body):
+        if m.group(1):
+            names += macro_fields(m.group(1))
+        else:
+            names.append(m.group(3).split(",")[-1].strip())
+    return names
+
+
 def field_list(op: str) -> list[str]:
     """The field names of the op's list, in order, read from the header text."""
-    header, macro, _, _ = OPS[op]
-    text = (CORE / header).read_text()
-    body = text[text.index(f"#define {macro}"):]
-    body = body[:body.index("#endif")]
-    names = []
-    for m in re.finditer(r"\b(FIELD|ARRAY)\(([^)]*)\)", body.split("\n", 1)[1]):
-        names.append(m.group(2).split(",")[-1].strip())
-    return names
+    _, macro, _, _ = OPS[op]
+    return macro_fields(macro)
 
 
 def plan(op: str):

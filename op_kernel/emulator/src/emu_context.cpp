@@ -66,6 +66,11 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
+    const aqo::TimingValue* timing = aqo::SocTiming(spec.id);
+    m.l1_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L1_BYTES)].value);
+    m.l0a_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0A_BYTES)].value);
+    m.l0b_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0B_BYTES)].value);
+    m.l0c_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0C_BYTES)].value);
     m.split_cores = spec.split_architecture;
     m.cube_cores = spec.cube_cores;
     m.vector_cores = spec.vector_cores;

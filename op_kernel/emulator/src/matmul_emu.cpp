@@ -36,16 +36,46 @@ MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line)
 }
 
 // The cube's int32 accumulator wraps modulo 2^32; unsigned 32-bit arithmetic is exactly that (and defined C++).
+// B element (kk, j) is b[kk * ldb + j], or b[j * ldb + kk] when b_trans (B stored [N, K]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
-                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k)
+                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)
 {
+    auto value = [](uint8_t v, bool is_signed) {
+        return is_signed ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(v)))
+                         : static_cast<uint32_t>(v);
+    };
+    if (b_trans) {
+        // Row of A against row of B^T: contiguous in both.
+        std::vector<uint32_t> arow(k);
+        for (uint32_t i = 0; i < m; ++i) {
+            const uint8_t* ai = a + static_cast<uint64_t>(i) * lda;
+            for (uint32_t kk = 0; kk < k; ++kk) {
+                arow[kk] = value(ai[kk], a_signed);
+            }
+            int32_t* ci = c + static_cast<uint64_t>(i) * ldc;
+            for (uint32_t j = 0; j < n; ++j) {
+                const uint8_t* bj = b + static_cast<uint64_t>(j) * ldb;
+                uint32_t acc = 0;
+                if (b_signed) {
+                    for (uint32_t kk = 0; kk < k; ++kk) {
+                        acc += arow[kk] * static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(bj[kk])));
+                    }
+                } else {
+                    for (uint32_t kk = 0; kk < k; ++kk) {
+                        acc += arow[kk] * static_cast<uint32_t>(bj[kk]);
+                    }
+                }
+                ci[j] = static_cast<int32_t>(acc);
+            }
+        }
+        return;
+    }
     std::vector<uint32_t> row(n);
     for (uint32_t i = 0; i < m; ++i) {
         std::fill(row.begin(), row.end(), 0u);
         const uint8_t* ai = a + static_cast<uint64_t>(i) * lda;
         for (uint32_t kk = 0; kk < k; ++kk) {
-            const uint32_t av = a_signed ? static_cast<uint32_t>(static_cast<int32_t>(static_cast<int8_t>(ai[kk])))
-                                         : static_cast<uint32_t>(ai[kk]);
+            const uint32_t av = value(ai[kk], a_signed);
             if (av == 0) {
                 continue;
             }
@@ -68,7 +98,7 @@ void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8
 }
 
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
-                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k)
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)
 {
     // Decode tables: 256 values per format.
     double ta[256], tb[256];
@@ -82,9 +112,9 @@ void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t*
         const uint8_t* ai = a + static_cast<uint64_t>(i) * lda;
         for (uint32_t kk = 0; kk < k; ++kk) {
             const double av = ta[ai[kk]];
-            const uint8_t* br = b + static_cast<uint64_t>(kk) * ldb;
             for (uint32_t j = 0; j < n; ++j) {
-                row[j] += av * tb[br[j]];
+                const uint8_t bv = b_trans ? b[static_cast<uint64_t>(j) * ldb + kk] : b[static_cast<uint64_t>(kk) * ldb + j];
+                row[j] += av * tb[bv];
             }
         }
         float* ci = c + static_cast<uint64_t>(i) * ldc;
@@ -92,6 +122,120 @@ void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t*
             ci[j] = static_cast<float>(row[j]);
         }
     }
+}
+
+namespace {
+
+// The CubeInBuffer of the NORM configuration (impl/matmul/resource/cube_in_buffer/cube_in_buffer_normal.h): `depth`
+// L1 tiles; with depth >= kIter * major ("k full load") all of them cache, else depth - 2 of them cache and two
+// stream (none cache when depth <= 2), and with kIter == 1 and depth == 2 the two only double-buffer. A position is
+// a hit when it is below the cache size and was loaded since the last reset.
+struct NormCache {
+    int64_t size = 0;
+    int64_t loaded = 0;  // cacheProc_: cached positions allocated since the last reset
+    void Init(int64_t depth, int64_t k_iter, int64_t major)
+    {
+        const int64_t db = 2;
+        if (depth > db) {
+            size = depth < k_iter * major ? depth - db : depth;
+        } else if (depth < k_iter * major) {
+            size = 0;
+        } else if (k_iter == 1 && depth == db) {
+            size = 0;
+        } else {
+            size = depth;
+        }
+        loaded = 0;
+    }
+    // True when position `pos` must be loaded from GM now.
+    bool Load(int64_t pos)
+    {
+        if (pos < size && pos < loaded) {
+            return false;
+        }
+        if (pos < size) {
+            ++loaded;
+        }
+        return true;
+    }
+    void Reset() { loaded = 0; }
+};
+
+}  // namespace
+
+std::vector<MatmulBlockLoad> MatmulL1Loads(const MatmulLoadInput& in)
+{
+    const uint64_t base_m = std::max<uint32_t>(in.base_m, 1), base_n = std::max<uint32_t>(in.base_n, 1),
+                   base_k = std::max<uint32_t>(in.base_k, 1);
+    const uint32_t m_iter = static_cast<uint32_t>((in.m + base_m - 1) / base_m);
+    const uint32_t n_iter = static_cast<uint32_t>((in.n + base_n - 1) / base_n);
+    const int64_t k_iter = static_cast<int64_t>((in.k + base_k - 1) / base_k);
+    const uint32_t step_m = std::max<uint32_t>(in.step_m, 1), step_n = std::max<uint32_t>(in.step_n, 1);
+    const std::vector<std::pair<uint32_t, uint32_t>> order =
+        MatmulBlockOrder(m_iter, n_iter, step_m, step_n, in.order_n);
+    std::vector<MatmulBlockLoad> out(order.size());
+    NormCache ca, cb;
+    ca.Init(in.norm ? in.depth_a1 : 0, k_iter, step_m);
+    cb.Init(in.norm ? in.depth_b1 : 0, k_iter, step_n);
+    if (!in.norm) {
+        ca.size = cb.size = 0;  // MDL: counted without reuse across blocks (its own buffers are not modelled)
+    }
+    auto rows_of = [](uint64_t total, uint64_t base, uint64_t idx) {
+        return std::min<uint64_t>(base, total - idx * base);
+    };
+    bool first = true;
+    uint32_t prev_mi = 0, prev_ni = 0;
+    for (size_t b = 0; b < order.size(); ++b) {
+        const uint32_t mi = order[b].first, ni = order[b].second;
+        if (!first) {
+            // The scheduler's resets (scheduler_norm_base.h MoveOnIterateOrderM / N): ORDER_M keeps B over the M
+            // blocks of an N step and A over the N blocks of one M block; ORDER_N the other way round.
+            if (!in.order_n) {
+                if (ni / step_n != prev_ni / step_n) {
+                    ca.Reset();
+                    cb.Reset();
+                } else if (mi != prev_mi) {
+                    ca.Reset();
+                }
+            } else {
+                if (mi / step_m != prev_mi / step_m) {
+                    ca.Reset();
+                    cb.Reset();
+                } else if (ni != prev_ni) {
+                    cb.Reset();
+                }
+            }
+        }
+        first = false;
+        prev_mi = mi;
+        prev_ni = ni;
+        const uint64_t rows = rows_of(in.m, base_m, mi);
+        const uint64_t cols = rows_of(in.n, base_n, ni);
+        MatmulBlockLoad& l = out[b];
+        for (int64_t kk = 0; kk < k_iter; ++kk) {
+            const uint64_t kc = rows_of(in.k, base_k, static_cast<uint64_t>(kk));
+            // Positions (copy_cube_in_norm.h GetIterIndex): A by its K step (ORDER_M) or by its place in the step's
+            // stepM x kIter tiles (ORDER_N); B the other way round.
+            const int64_t pos_a = !in.order_n ? kk
+                                              : (static_cast<int64_t>(mi) * k_iter + kk) % (step_m * k_iter);
+            const int64_t pos_b = !in.order_n ? (kk + static_cast<int64_t>(ni) * k_iter) % (step_n * k_iter) : kk;
+            if (ca.Load(pos_a)) {
+                l.a_bytes += rows * kc * in.a_elem;
+                l.a_tiles += 1;
+            }
+            if (cb.Load(pos_b)) {
+                l.b_bytes += kc * cols * in.b_elem;
+                l.b_tiles += 1;
+            }
+        }
+    }
+    return out;
+}
+
+uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_bytes)
+{
+    const uint64_t k0 = 32 / std::max<uint32_t>(elem_bytes, 1);  // a fractal row is 32 bytes
+    return ((m + 15) / 16 * 16) * ((n + 15) / 16 * 16) * ((k + k0 - 1) / k0 * k0);
 }
 
 uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in)

@@ -946,7 +946,7 @@ inline void FaultAsyncMatmulReadEarly(GM_ADDR x, GM_ADDR y, GM_ADDR)
     mm.SetSingleShape(8, 16, 32);
     mm.SetTensorA(a);
     mm.SetTensorB(bm);
-    mm.template IterateAll<false>(c);
+    mm.template IterateAll<false>(c, 0, false, true);
     DataCopy(t.ReinterpretCast<int32_t>(), c, 64);  // C, before the cube has written it
     mm.WaitIterateAll();  // FAULT(async_matmul_c_read_early)
     mm.End();

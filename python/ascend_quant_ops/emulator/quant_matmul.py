@@ -1,19 +1,33 @@
-"""quant_matmul on the AscendC CPU emulator: not built yet.
+"""quant_matmul on the AscendC CPU emulator: op_kernel/aqo_quant_matmul.cpp (the QLinearMatMul cube stage with a float
+epilogue), compiled for each SoC into _native (python/csrc/emulate_quant_matmul.cpp), run core by core with the host
+plan's tiling.
 
-The kernel (op_kernel/aqo_quant_matmul.cpp: the QLinearMatMul cube stage with a float epilogue) and its binding
-(_native.emulate_quant_matmul) are being written. Until this build has the binding, `run` refuses with
-BackendUnavailableError naming the missing kernel; the SoC rules (_plan_check.quant_matmul) refuse first on every
-SoC without the kernel, so a call with soc= fails the same way on every backend.
+`run(operands, soc)` takes validated operands (golden.quant_matmul.QuantMatMulOperands) whose SoC rules were checked
+(_plan_check.quant_matmul) and returns what the golden returns, bit for bit: the kernel's arithmetic is the
+definition's (exact int32 accumulation with the zero-point decomposition, float32(acc) correctly rounded,
+float32(a_scale * b_scale), one float32 multiply, one float32 addition of the bias, one round-to-nearest-even
+conversion). Parameters are passed in the layouts the kernel reads: per tensor one value; per row [a batch..., M];
+per column [b batch..., N]; a per-column bias [y batch..., N]. b is passed as stored: a transposed view of an
+[..., N, K] weight goes to the kernel as those bytes with b_trans (no host copy).
+
+What the SoC limits beyond the golden: the output types its kernel writes (the SoC table's quant_matmul out_dtypes;
+ascend310p: float32 only, its float32 -> float16 conversion does not round to nearest even); on ascend310p the vector
+unit saturates (no IEEE Inf / NaN), so a result beyond float32's range is its largest finite value there and a NaN
+scale or bias gives 0: the golden's Inf / NaN appear on ascend910b and ascend910_95 only.
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import numpy as np
 
-from .. import _native
-from ..errors import BackendUnavailableError
+from .. import _native, dtypes, tiling
+from .._opnames import QUANT_MATMUL as OP
+from ..errors import BackendUnavailableError, EmulatorError
 from ..golden import quant_matmul as _golden
+from . import _stats
 
-#: the _native function the kernel's binding will provide
+#: the _native function the kernel's binding provides
 BINDING = "emulate_quant_matmul"
 
 
@@ -22,10 +36,62 @@ def available() -> bool:
     return hasattr(_native, BINDING)
 
 
-def run(operands: _golden.QuantMatMulOperands, soc: str) -> np.ndarray:
-    """The emulator run of validated operands whose SoC rules were checked."""
+def _bytes(a: np.ndarray) -> np.ndarray:
+    # The binding takes writable contiguous byte views; read-only inputs and broadcast views are copied.
+    return np.require(a, requirements=["C", "W"]).reshape(-1).view(np.uint8)
+
+
+_EMPTY = np.zeros(0, np.uint8)
+
+
+def run(p: _golden.QuantMatMulOperands, soc: str, *, core_num: Optional[int] = None,
+        ub_size: Optional[int] = None) -> np.ndarray:
+    """The emulator run of validated operands whose SoC rules were checked; the plan is made once, by the runner."""
     if not available():
         raise BackendUnavailableError(
-            "emulator", f"this build of _native has no emulated quant_matmul kernel (op_kernel/aqo_quant_matmul.cpp, "
-                        f"_native.{BINDING}) for {soc}; backend='cpu' computes the exact reference")
-    raise NotImplementedError("the quant_matmul kernel's runner comes with the kernel")  # pragma: no cover
+            "emulator", f"this build of _native has no emulated quant_matmul kernel (_native.{BINDING}) for {soc}; "
+                        f"backend='cpu' computes the exact reference")
+    cn = tiling._override(core_num, "core_num", OP)
+    ub = tiling._override(ub_size, "ub_size", OP)
+    a2, b2 = p.a, p.b
+    m, k = a2.shape[-2:]
+    n = b2.shape[-1]
+    a_batch, b_batch = a2.shape[:-2], b2.shape[:-2]
+    y_batch = tuple(p.out_shape_2d[:-2])
+
+    def rows(value, layout):  # an a parameter: one value, or [a batch..., M]
+        if layout == "row":
+            return np.broadcast_to(value, a_batch + (m, 1)).reshape(-1)
+        return value.reshape(-1)[:1]
+
+    def columns(value, layout, batch):  # a b parameter or the bias: one value, or [batch..., N]
+        if layout == "column":
+            return np.broadcast_to(value, batch + (1, n)).reshape(-1)
+        return value.reshape(-1)[:1]
+
+    a_s = rows(p.a_scale, p.a_scale_layout).astype(np.float32)
+    b_s = columns(p.b_scale, p.b_scale_layout, b_batch).astype(np.float32)
+    a_z = rows(p.a_zero_point, p.a_zero_point_layout) if p.a_zero_point_layout else _EMPTY
+    b_z = columns(p.b_zero_point, p.b_zero_point_layout, b_batch) if p.b_zero_point_layout else _EMPTY
+    bias = columns(p.bias, p.bias_layout, y_batch).astype(np.float32) if p.bias_layout else _EMPTY
+    # b as stored: a transposed view of a contiguous [..., N, K] is read so by the kernel (no copy here).
+    b_stored, b_trans = b2, False
+    swapped = np.swapaxes(b2, -1, -2)
+    if not b2.flags.c_contiguous and swapped.flags.c_contiguous and b2.ndim >= 2:
+        b_stored, b_trans = swapped, True
+
+    # Not zeroed on the device: the runner poisons y and fails the run if the kernel leaves any byte unwritten.
+    y = np.empty(p.out_shape_2d, dtype=dtypes.numpy_dtype(p.out_dtype))
+    out = getattr(_native, BINDING)(
+        _bytes(a2), _bytes(a_s), _bytes(a_z), _bytes(b_stored), _bytes(b_s), _bytes(b_z), _bytes(bias),
+        y.reshape(-1).view(np.uint8), [int(d) for d in a2.shape], [int(d) for d in b2.shape], b_trans, p.a_type,
+        p.b_type, p.out_dtype, p.a_scale_layout, p.b_scale_layout, p.a_zero_point_layout or "none",
+        p.b_zero_point_layout or "none", p.bias_layout or "none", len(a_batch) > 0, len(b_batch) > 0,
+        p.bias_layout == "column" and len(y_batch) > 0, soc, cn, ub)
+    if not out["ok"] and "violation" in out:
+        raise tiling.violation_error(out["violation"])
+    _stats.record({"op": OP, "plan": dict(out["plan"]), "run": out.get("stats"), "matmul": out.get("matmul")})
+    if not out["ok"]:
+        raise EmulatorError(out["emulator_error"]["message"])
+    return y.reshape(p.out_shape)
+

@@ -1,9 +1,11 @@
-// NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul. Their C++ signatures
-// follow the schemas of torch_ops.py:
+// NPU (PrivateUse1) kernels of torch.ops.ascend_quant_ops.dynamic_quant / qlinear_matmul / quant_matmul. Their C++
+// signatures follow the schemas of torch_ops.py:
 //   dynamic_quant(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None) -> (Tensor, Tensor)
 //   dynamic_quant_asymmetric(Tensor x, Tensor? smooth_scales=None, *, ScalarType? dst_type=None)
 //     -> (Tensor, Tensor, Tensor)
 //   qlinear_matmul(Tensor a, Tensor a_scale, ..., Tensor y_zero_point) -> Tensor
+//   quant_matmul(Tensor a, Tensor a_scale, Tensor? a_zero_point, Tensor b, Tensor b_scale, Tensor? b_zero_point,
+//                Tensor? bias, *, ScalarType? out_dtype) -> Tensor
 //
 // The op schemas are defined in Python (ascend_quant_ops/torch_ops.py, torch.library.custom_op); this library
 // only adds the PrivateUse1 implementation to them, so loading it (npu.load_extension()) is all it takes for
@@ -190,6 +192,93 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
   return y;
 }
 
+// quant_matmul's out_dtype -> the operator's out_dtype attribute (the aclDataType / ge::DataType code of y).
+int64_t QuantMatMulOutCode(at::ScalarType t) {
+  switch (t) {
+    case at::kFloat:
+      return ACL_FLOAT;
+    case at::kHalf:
+      return ACL_FLOAT16;
+    case at::kBFloat16:
+      return ACL_BF16;
+    default:
+      TORCH_CHECK(false, "quant_matmul: argument 'out_dtype': unsupported ", t,
+                  "; expected torch.float32, torch.float16 or torch.bfloat16");
+  }
+  return ACL_FLOAT;  // not reached
+}
+
+// A per-row (a) / per-column (b, bias) parameter in the layout the kernel reads: one value, or the vector expanded to
+// `full` (contiguous): [a batch..., M, 1] for a's (given as [M], [..., M] = a.shape[:-1] or [..., M, 1]), [b batch...,
+// 1, N] for b's and [y batch..., 1, N] for the bias (given as [N] or [..., 1, N]).
+at::Tensor KernelLayout(const at::Tensor& p, at::IntArrayRef full, bool rows) {
+  if (p.numel() == 1) {
+    return p.reshape({1}).contiguous();
+  }
+  const at::Tensor q = rows && p.size(-1) != 1 ? p.unsqueeze(-1) : p;
+  return q.expand(full).contiguous();
+}
+
+at::Tensor QuantMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, const c10::optional<at::Tensor>& a_zero_point,
+                          const at::Tensor& b, const at::Tensor& b_scale,
+                          const c10::optional<at::Tensor>& b_zero_point, const c10::optional<at::Tensor>& bias,
+                          c10::optional<at::ScalarType> out_dtype) {
+  const char* op = "quant_matmul";
+  const at::ScalarType out_type = out_dtype.has_value() ? *out_dtype : at::kFloat;
+  const int64_t out_code = QuantMatMulOutCode(out_type);
+  CheckOnNpu(op, "a_scale", a_scale, a.device());
+  CheckOnNpu(op, "b", b, a.device());
+  CheckOnNpu(op, "b_scale", b_scale, a.device());
+  TORCH_CHECK((a.scalar_type() == at::kChar || a.scalar_type() == at::kByte) &&
+                  (b.scalar_type() == at::kChar || b.scalar_type() == at::kByte),
+              "quant_matmul: on the NPU a and b must be int8 or uint8; got ", a.scalar_type(), ", ", b.scalar_type());
+  const c10::DeviceGuard guard(a.device());
+  const std::vector<int64_t> shape = MatmulShape(a, b);
+  at::Tensor y = at::empty(shape, a.options().dtype(out_type));
+  if (y.numel() == 0) {
+    return y;
+  }
+  // The product's view: a [..., M, K], b [..., K, N] (1-D operands promoted as numpy.matmul does).
+  const at::Tensor a2 = a.dim() == 1 ? a.unsqueeze(0) : a;
+  const at::Tensor b2 = b.dim() == 1 ? b.unsqueeze(1) : b;
+  const int64_t m = a2.size(-2), n = b2.size(-1);
+  std::vector<int64_t> a_rows(a2.sizes().begin(), a2.sizes().end() - 1);
+  a_rows.push_back(1);  // [a batch..., M, 1]
+  std::vector<int64_t> b_cols(b2.sizes().begin(), b2.sizes().end() - 2);
+  b_cols.push_back(1);
+  b_cols.push_back(n);  // [b batch..., 1, N]
+  std::vector<int64_t> y_cols(shape.begin(), shape.end());
+  if (b.dim() > 1) {
+    y_cols.back() = n;
+  }
+  if (a.dim() > 1 && y_cols.size() >= 2) {
+    y_cols[y_cols.size() - 2] = 1;  // [y batch..., 1, N]
+  }
+  (void)m;
+  const at::Tensor a_s = KernelLayout(a_scale.to(at::kFloat), a_rows, true);
+  const at::Tensor b_s = KernelLayout(b_scale.to(at::kFloat), b_cols, false);
+  c10::optional<at::Tensor> a_zp, b_zp, bias_f;
+  if (a_zero_point.has_value() && a_zero_point->defined()) {
+    CheckOnNpu(op, "a_zero_point", *a_zero_point, a.device());
+    a_zp = KernelLayout(*a_zero_point, a_rows, true);
+  }
+  if (b_zero_point.has_value() && b_zero_point->defined()) {
+    CheckOnNpu(op, "b_zero_point", *b_zero_point, a.device());
+    b_zp = KernelLayout(*b_zero_point, b_cols, false);
+  }
+  if (bias.has_value() && bias->defined()) {
+    CheckOnNpu(op, "bias", *bias, a.device());
+    bias_f = KernelLayout(bias->to(at::kFloat), y_cols, false);
+  }
+  const at::Tensor ac = a2.contiguous();
+  // b as stored: a transposed view of a contiguous [..., N, K] weight goes as that storage, read transposed.
+  const bool b_trans = b2.dim() >= 2 && !b2.is_contiguous() && b2.transpose(-1, -2).is_contiguous();
+  const at::Tensor bc = b_trans ? b2.transpose(-1, -2) : b2.contiguous();
+  // aclnn order AqoQuantMatMul: a a_scale a_zero_point b b_scale b_zero_point bias | out_dtype b_trans | y
+  EXEC_NPU_CMD(aclnnAqoQuantMatMul, ac, a_s, a_zp, bc, b_s, b_zp, bias_f, out_code, b_trans, y);
+  return y;
+}
+
 }  // namespace
 }  // namespace aqo_npu
 
@@ -197,4 +286,5 @@ TORCH_LIBRARY_IMPL(ascend_quant_ops, PrivateUse1, m) {
   m.impl("dynamic_quant", &aqo_npu::DynamicQuantNpu);
   m.impl("dynamic_quant_asymmetric", &aqo_npu::DynamicQuantAsymmetricNpu);
   m.impl("qlinear_matmul", &aqo_npu::QLinearMatMulNpu);
+  m.impl("quant_matmul", &aqo_npu::QuantMatMulNpu);
 }

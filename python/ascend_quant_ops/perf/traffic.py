@@ -148,37 +148,60 @@ QMM_DEFAULT_CASES: Dict[str, List[Tuple]] = {
 }
 
 
-def qmm_worker_tiles(t: dict):
-    """Each vector worker's tiles in its order (the block's range split into contiguous parts), as the kernel's
-    Process does: yields (worker index, list of tiles)."""
-    cores, wpc, count = t["usedCores"], t["workersPerCore"], t["tileCount"]
-    q, r = divmod(count, cores)
-    for core in range(cores):
-        begin = core * q + min(core, r)
-        end = begin + q + (1 if core < r else 0)
-        q2, r2 = divmod(end - begin, wpc)
-        for sub in range(wpc):
-            sb = begin + sub * q2 + min(sub, r2)
-            se = sb + q2 + (1 if sub < r2 else 0)
-            yield core * wpc + sub, list(range(sb, se))
+def qmm_worker_units(t: dict):
+    """Each vector worker's output blocks (the block range split evenly over usedCores x workersPerCore workers, as
+    the kernel's cube stage does): yields (worker index, range of blocks)."""
+    workers = t["usedCores"] * t["workersPerCore"]
+    q, r = divmod(t["unitCount"], workers)
+    for w in range(workers):
+        begin = w * q + min(w, r)
+        yield w, range(begin, begin + q + (1 if w < r else 0))
+
+
+def qmm_worker_calls(t: dict, units: range):
+    """A worker's cube calls, as the kernel cuts its range: (y batch matrix, strip, first N block, blocks)."""
+    u, end = units.start, units.stop
+    while u < end:
+        bi, rest = divmod(u, t["strips"] * t["nBlocks"])
+        strip, nb0 = divmod(rest, t["nBlocks"])
+        blocks = min(t["nBlocks"] - nb0, end - u, t["callBlocks"])
+        yield bi, strip, nb0, blocks
+        u += blocks
 
 
 def qmm_effective_zero_points(t: dict, a_zp: np.ndarray, b_zp: np.ndarray):
-    """The zero points as the kernel uses them (its parameter layout, flat; lowered by 128 for mapped uint8)."""
-    za = np.asarray(a_zp).reshape(-1).astype(np.int64) - (128 if t["mapA"] else 0)
-    zb = np.asarray(b_zp).reshape(-1).astype(np.int64) - (128 if t["mapB"] else 0)
+    """The zero points as the cube's operands see them (the parameter layout, flat): shifted by the uint8 <-> int8
+    mapping's 128 (tiling zpShiftA / zpShiftB)."""
+    za = np.asarray(a_zp).reshape(-1).astype(np.int64) - t["zpShiftA"]
+    zb = np.asarray(b_zp).reshape(-1).astype(np.int64) - t["zpShiftB"]
     return za, zb
 
 
-def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool):
-    """GM traffic the kernel's design moves, from the plan's tiling and the effective zero points
-    (qmm_effective_zero_points): (DMA + cube bytes of all workers, per-worker cube work {calls, a_bytes, b_bytes,
-    c_bytes}). Scalar parameter reads are not included. `pad`: no DataCopyPad (32-byte DMA reads of mapped data; a y
-    row segment ending in a partial 32-byte block is written as its whole blocks plus the block ending at its end,
-    32 - width % 32 bytes twice, and one narrower than a block, only when the plan runs the op on one core, is
-    stored by the scalar unit: not DMA, not counted)."""
+def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_worker: list | None = None):
+    """GM traffic (DMA bytes, read + written, all workers, the cube's included) of the kernel's design, from the
+    plan's tiling and the effective zero points (qmm_effective_zero_points): (total, per-worker cube work {calls,
+    a_bytes, b_bytes, c_bytes}); `per_worker`, when given, receives each worker's total. Scalar GM accesses are not
+    included. `pad`: no DataCopyPad (ascend310p): GM -> UB
+    copies are whole 32-byte blocks (a copy whose blocks would pass the tensor's end stops at its last whole block
+    and reads the rest with the scalar unit); a y row segment ending in a partial block is written as its whole
+    blocks plus the block ending at its end, one narrower than a block (one core only) by the scalar unit.
+
+    The design: the zero-point terms a launch needs are decided from the values (every worker scans the vector zero
+    points until it meets a non-zero one); A is prepared (mapped uint8, a ones row for the column sums) once per strip,
+    its row sums summed while it is read, b mapped once (split SoCs: every worker its share, published by SyncAll;
+    310p: each core the strips of its own calls); each cube call reads A's strip and B's columns once; the epilogue
+    reads each block's int32 rows once and writes y once."""
     def up32(v: int) -> int:
         return -(-v // 32) * 32
+
+    def copy_in(off: int, length: int, elems: int, esize: int) -> int:  # QmmCopyBytesIn
+        if not pad:
+            return length * esize
+        per = 32 // esize
+        padded = -(-length // per) * per
+        if off + padded <= elems:
+            return padded * esize
+        return length // per * per * esize
 
     def operands(index: int):  # the y batch matrix as matrix indices of a and b (numpy broadcasting)
         ai = bj = 0
@@ -189,82 +212,144 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool):
             bj += i * t["bBatchStrides"][d]
         return ai, bj
 
+    m, n, k = t["m"], t["n"], t["k"]
+    chunk, kpad = t["prepChunk"], t["kPad"]
+    a_elems, b_elems = t["aMatrices"] * m * k, t["bMatrices"] * n * k
+    az_elems = (t["aMatrices"] * m if t["aZpBatchStride"] else m) if t["aZpKind"] == 2 else 1
+    bz_elems = (t["bMatrices"] * n if t["bZpBatchStride"] else n) if t["bZpKind"] == 2 else 1
+    as_elems = (t["aMatrices"] * m if t["aParamBatchStride"] else m) if t["aParamKind"] else 1
+    bs_elems = (t["bMatrices"] * n if t["bParamBatchStride"] else n) if t["bParamKind"] else 1
+    need_cb = bool(k) and t["aZpKind"] != 0 and bool(np.any(za != 0)) or (bool(k) and t["aZpKind"] == 0 and
+                                                                            t["zpShiftA"] != 0)
+    need_rb = bool(k) and t["bZpKind"] != 0 and bool(np.any(zb != 0)) or (bool(k) and t["bZpKind"] == 0 and
+                                                                            t["zpShiftB"] != 0)
+    prepare = bool(k) and (bool(t["mapA"]) or need_cb)
+
+    def scan(kind: int, z: np.ndarray, elems: int) -> int:  # DecideNeeds: vector zero points, chunk by chunk
+        if kind != 2 or not k:
+            return 0
+        if 0 < len(z) < elems:
+            z = np.tile(z, -(-elems // len(z)))[:elems]  # one vector shared by the batch, as the backend broadcasts it
+        moved = 0
+        for off in range(0, elems, chunk):
+            length = min(chunk, elems - off)
+            moved += copy_in(off, length, elems, 1)
+            if np.any(z[off:off + length] != 0):
+                break
+        return moved
+
+    def prep_strip(ai: int, strip: int) -> int:  # PrepareStrip
+        moved = 0
+        m0 = strip * t["stripM"]
+        rows = min(t["stripM"], m - m0)
+        if prepare and need_cb:
+            moved += kpad                                          # the ones row
+        seg = kpad if kpad <= chunk else chunk
+        per_step = chunk // kpad if (kpad <= chunk and not pad) else 1
+        for r in range(0, rows, per_step):
+            nr = min(per_step, rows - r)
+            for k0 in range(0, k, seg):
+                length = min(seg, k - k0)
+                src = (ai * m + m0 + r) * k + k0
+                moved += nr * length if not pad else copy_in(src, length, a_elems, 1)
+                if prepare:
+                    moved += nr * up32(length)                     # the prepared rows
+        if need_rb:
+            moved += t["raStripBytes"]                             # the strip's row sums
+        return moved
+
+    def map_slab(bj: int, n0: int, cols: int) -> int:  # MapSlab (310p): read the call's columns, write them mapped
+        moved = 0
+        if t["bTrans"]:
+            src, nbytes = (bj * n + n0) * k, cols * k
+            for off in range(0, nbytes, chunk):
+                length = min(chunk, nbytes - off)
+                moved += copy_in(src + off, length, b_elems, 1) + up32(length)
+            return moved
+        cols_pad = up32(cols)
+        per_step = chunk // cols_pad
+        for r in range(0, k, per_step):
+            nr = min(per_step, k - r)
+            src = (bj * k + r) * n + n0
+            if nr > 1 and n % 32 == 0 and (n - cols_pad) // 32 <= 65535:
+                moved += nr * cols_pad
+            else:
+                moved += sum(copy_in(src + i * n, cols, b_elems, 1) for i in range(nr))
+            moved += nr * cols_pad
+        return moved
+
     total = 0
     cube = []
-    m, n, k = t["m"], t["n"], t["k"]
-    chunk = t["mapChunk"]
-    for worker, tiles in qmm_worker_tiles(t):
-        while len(cube) <= worker:
-            cube.append({"calls": 0, "a_bytes": 0, "b_bytes": 0, "c_bytes": 0})
-        cw = cube[worker]
-
-        def mm(rows: int, cols: int) -> None:  # one IterateAll: A and B read, C written (int32 / float32)
-            nonlocal total
-            cw["calls"] += 1
-            cw["a_bytes"] += rows * k
-            cw["b_bytes"] += k * cols
-            cw["c_bytes"] += 4 * rows * cols
-            total += rows * k + k * cols + 4 * rows * cols
-
-        last_rows = None
-        have_row_sums = False
-        ones = False
-        ones_row = False  # mapped a: the ones row before the mapped rows (column sums folded into the product)
-        for tile in tiles:
-            bi = tile // (t["tilesM"] * t["tilesN"])
-            mb = tile // t["tilesN"] % t["tilesM"]
-            nb = tile % t["tilesN"]
+    workers = t["usedCores"] * t["workersPerCore"]
+    for w, units in qmm_worker_units(t):
+        cw = {"calls": 0, "a_bytes": 0, "b_bytes": 0, "c_bytes": 0}
+        cube.append(cw)
+        before = total
+        total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems)
+        if t["sharedPrep"] and k:
+            if prepare or need_rb:
+                strips = t["aMatrices"] * t["strips"]
+                for s in range(strips * w // workers, strips * (w + 1) // workers):
+                    total += prep_strip(s // t["strips"], s % t["strips"])
+            if t["mapB"]:
+                blocks = -(-b_elems // 32)
+                b0, b1 = blocks * w // workers * 32, min(blocks * (w + 1) // workers * 32, b_elems)
+                for off in range(b0, b1, chunk):
+                    length = min(chunk, b1 - off)
+                    total += copy_in(off, length, b_elems, 1) + up32(length)
+        private = None
+        slab = None
+        for bi, strip, nb0, blocks in qmm_worker_calls(t, units):
             ai, bj = operands(bi)
-            m0, n0 = mb * t["baseM"], nb * t["baseN"]
-            rows = min(t["baseM"], m - m0)
-            cols = min(t["baseN"], n - n0)
-            if t["bParamKind"]:
-                p0 = (bj * n if t["bParamBatchStride"] else 0) + n0
-                need_rows = bool(np.any(zb[p0:p0 + cols] != 0))
-            else:
-                need_rows = bool(zb[0] != 0)
-            if t["aParamKind"]:
-                p0 = (ai * m if t["aParamBatchStride"] else 0) + m0
-                need_cols = bool(np.any(za[p0:p0 + rows] != 0))
-            else:
-                need_cols = bool(za[0] != 0)
-            need_rows = need_rows and k != 0
-            need_cols = need_cols and k != 0
+            m0 = strip * t["stripM"]
+            rows = min(t["stripM"], m - m0)
+            n0 = nb0 * t["baseN"]
+            cols = min(n, (nb0 + blocks) * t["baseN"]) - n0
             if k:
-                key = (ai, mb)  # the same rows of a
-                same = key == last_rows
-                fold = bool(t["mapA"]) and need_cols
-                if fold and not ones_row:
-                    total += up32(k)                              # the ones row, once; the rows are mapped again
-                    ones_row = True
-                    same = False
-                if t["mapA"] and not same:
-                    flat = rows * k
-                    full, rest = divmod(flat, chunk)
-                    total += (flat if not pad else full * chunk + up32(rest)) + full * chunk + up32(rest)
-                if t["mapB"]:
-                    total += k * ((up32(cols) if pad else cols) + up32(cols))
-                row_sums = need_rows and not (same and have_row_sums)
-                if (row_sums or (need_cols and not fold)) and not ones:
-                    total += up32(k)                              # the ones vector, once per worker
-                    ones = True
-                mm(rows + 1 if fold else rows, cols)              # the product ([1; A'] B' = [CB; P] if folded)
-                if row_sums:
-                    mm(rows, 1)                                   # row sums of A' (against ones)
-                have_row_sums = (same and have_row_sums) or row_sums
-                last_rows = key
-                if need_cols and not fold:
-                    mm(1, cols)                                   # column sums of B' (ones against B')
-                total += 4 * rows * t["cStride"]                  # the int32 tile read back
-                if need_cols:
-                    total += 4 * t["cStride"]                     # column sums read back
-                if need_rows:
-                    total += 4 * (-(-rows // 8) * 8)              # row sums read back (every tile)
-            if pad and cols % 32:
-                # whole blocks, then the block ending at the segment's end (DMA), or scalar stores (< 32 bytes)
-                total += rows * (-(-cols // 32) * 32 if cols >= 32 else 0)
-            else:
-                total += rows * cols                              # y
+                if not t["sharedPrep"] and t["mapB"] and slab != (bj, n0, cols):
+                    total += map_slab(bj, n0, cols)                # 310p: the call's columns of b, mapped
+                    slab = (bj, n0, cols)
+                if not t["sharedPrep"] and (prepare or need_rb) and private != (ai, strip):
+                    total += prep_strip(ai, strip)
+                    private = (ai, strip)
+                if need_rb:
+                    total += t["raStripBytes"]                     # the strip's row sums, read back
+                rows_a = rows + (1 if prepare and need_cb else 0)
+                # A's K tiles stay in L1 over the call's blocks when all fit (depthA1 >= K tiles), else depthA1 - 2
+                # of them (the API's NORM buffer; two stream): later blocks reload the rest.
+                k_iter, depth = -(-k // t["baseK"]), t["depthA1"]
+                kept = k_iter if depth >= k_iter else max(depth - 2, 0)
+                a_bytes = rows_a * k + (blocks - 1) * rows_a * (k - min(k, kept * t["baseK"]))
+                cw["calls"] += 1
+                cw["a_bytes"] += a_bytes
+                cw["b_bytes"] += k * cols
+                cw["c_bytes"] += 4 * rows_a * cols
+                total += a_bytes + k * cols + 4 * rows_a * cols
+            if (need_cb or need_rb) and t["aZpKind"] == 2:
+                total += copy_in((ai * m if t["aZpBatchStride"] else 0) + m0, rows, az_elems, 1)
+            if t["aParamKind"]:
+                total += copy_in((ai * m if t["aParamBatchStride"] else 0) + m0, rows, as_elems, 4)
+            for j in range(blocks):
+                c0 = n0 + j * t["baseN"]
+                bc = min(t["baseN"], n - c0)
+                if need_rb and t["bZpKind"] == 2:
+                    total += copy_in((bj * n if t["bZpBatchStride"] else 0) + c0, bc, bz_elems, 1)
+                if need_cb:
+                    total += 4 * (bc if not pad else t["cStride"])  # the column sums (C row 0)
+                if t["bParamKind"]:
+                    total += copy_in((bj * n if t["bParamBatchStride"] else 0) + c0, bc, bs_elems, 4)
+                if k:
+                    total += 4 * rows * (bc if not pad else t["cStride"])  # the block's int32 rows
+                if not pad or (bc % 32 == 0 and n % 32 == 0):
+                    total += rows * bc                             # y
+                elif bc % 32 == 0:
+                    total += rows * bc
+                elif bc >= 32:
+                    total += rows * (bc // 32 * 32 + 32)           # whole blocks, then the block ending at the end
+                else:
+                    total += 0                                     # scalar stores (one core only)
+        if per_worker is not None:
+            per_worker.append(total - before)
     return total, cube
 
 

@@ -322,11 +322,14 @@ def qlinear_matmul_cases(soc: str, spec: dict) -> List[Case]:
 
 def quant_matmul_cases(soc: str, spec: dict) -> List[Case]:
     """The W8A8 / dynamic-int8 forms of quant_matmul. A SoC without the kernel (_plan_check's
-    QUANT_MATMUL_KERNEL_SOCS: none yet) must refuse each of them; with the kernel they are compared."""
+    QUANT_MATMUL_KERNEL_SOCS, from the SoC table) must refuse each of them; with the kernel they are compared, except
+    the output types its kernel does not write (refused); a SoC whose vector unit saturates (no IEEE Inf / NaN) has
+    no special-value forms."""
     from .._plan_check import QUANT_MATMUL_KERNEL_SOCS
 
-    kind = "compare" if soc in QUANT_MATMUL_KERNEL_SOCS else "refuse"
-    note = "" if kind == "compare" else " (no kernel on this SoC yet: refused)"
+    has_kernel = soc in QUANT_MATMUL_KERNEL_SOCS
+    outs = spec.get("quant_matmul", {}).get("out_dtypes", [])
+    saturates = bool(spec.get("saturation_only_float"))
     forms = [
         ("u8 a with per-row zero points x s8 b per column, float32 (the oneDNN dynamic flow)", ["basic"],
          dict(a_dtype="uint8", b_dtype="int8", out_dtype="float32", a_shape=(33, 130), k=130, n=47,
@@ -354,7 +357,13 @@ def quant_matmul_cases(soc: str, spec: dict) -> List[Case]:
     ]
     cases: List[Case] = []
     for title, tags, params in forms:
-        _qm_case(cases, soc, kind, title + note, tags, **params)
+        if not has_kernel:
+            _qm_case(cases, soc, "refuse", title + " (no kernel on this SoC: refused)", tags, **params)
+        elif params["out_dtype"] not in outs:
+            _qm_case(cases, soc, "refuse", title + f" ({params['out_dtype']} output: not written by this SoC's "
+                     "kernel, refused)", tags, **params)
+        elif not (saturates and "special" in tags):
+            _qm_case(cases, soc, "compare", title, tags, **params)
     return cases
 
 

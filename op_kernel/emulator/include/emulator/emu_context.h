@@ -58,6 +58,12 @@ struct SocModel {
     bool has_bfloat16 = false;
     bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (the SoC table's dtype lists have them)
     bool saturation_mode = false;   // 310p: float Inf reads as +-max, NaN as 0; results saturate
+    // The cube's buffers (the SoC table's timing section, read from the platform configs): the Matmul API's tiling
+    // must fit them.
+    uint64_t l1_bytes = 0;
+    uint64_t l0a_bytes = 0;
+    uint64_t l0b_bytes = 0;
+    uint64_t l0c_bytes = 0;
     bool split_cores = false;       // 910b / 950: cube and vector cores are separate cores (mix kernels)
     uint32_t cube_cores = 0;        // the SoC table's cube cores (310p: the AI cores)
     uint32_t vector_cores = 0;      // the SoC table's vector cores (910b / 950: 2 per cube core)

@@ -45,8 +45,8 @@
 //     the software form SyncAll(gm, ub, usedCores) is recorded the same way (its workspace traffic is not).
 //   * Matmul IterateAll: kCubeRequest on the vector core (peer_core = the cube core, handle unique in the run),
 //     then on the cube core's CoreTrace the request's instructions, each with that handle: MTE2 kDmaGmToL1 (count =
-//     A and B bytes read from GM), MTE1 kDmaL1ToL0 (count = the same bytes), M kCubeMmad (count = MACs, elem_bytes
-//     = operand bytes), FIX kFixOut (count = C bytes; on ascend310p, which has no fixpipe, V kFixOut then MTE3
+//     A and B bytes the API's L1 copies read from GM), MTE1 kDmaL1ToL0 (count = the same bytes), M kCubeMmad (count =
+//     MACs in whole 16 x 16 x 32-byte fractals, elem_bytes = operand bytes), FIX kFixOut (count = C bytes; on ascend310p, which has no fixpipe, V kFixOut then MTE3
 //     kDmaUbToGm), then kCubeWait on the vector core. Cube cores are numbered block_dim + i: on split SoCs (910b,
 //     950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
 //     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.

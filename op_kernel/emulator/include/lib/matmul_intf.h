@@ -24,8 +24,8 @@
 //     the API writes through a tensor at UB address 0: the emulator checks that range against the kernel's buffers
 //     and fails on overlap (on the device the kernel's data is overwritten). The given buffer is scribbled on
 //     (its bytes become undefined) at every use.
-//   * GM traffic: A, B read and C written per computation, added to the calling core's statistics and to
-//     aqo_emu::MatmulStats(). Every cube GM access goes through aqo_emu::CubeGmAccess (one call per access), as part
+//   * GM traffic: the A and B tiles the API's L1 copies load (after its L1 cache's hits) and C written, added to the
+//     calling core's statistics and to aqo_emu::MatmulStats(). Every cube GM access goes through aqo_emu::CubeGmAccess (one call per access), as part
 //     of a request to the cube (emulator/emu_order.h): made at IterateAll / Iterate, waited for where the core waits
 //     (IterateAll's return, WaitIterateAll, GetTensorC), so the ordering checks see the cube's reads and writes.
 // Loud failures (EmulatorError at the kernel's line): see the Fail calls below; each has a fault kernel in
@@ -39,7 +39,10 @@
 // without SetWorkspace or with C in GM, GetTensorC of the wrong mode / beyond the blocks / before Iterate,
 // Iterate again before GetTensorC of a synchronous block, forms ascend310p's MatmulImpl does not have, the 310p local
 // workspace (missing and overlapping the kernel's UB, or too small), transposed operands, atomics and bias.
-// Not modelled: L1 / L0 capacities, the UB-side C positions of the synchronous forms, batch modes, bias, quant.
+// Also: a transposed B (ISTRANS, SetTensorB(gm, true): B stored [orgN, orgKb]); the API's L1 loads as GM traffic
+// (MatmulL1Loads: NORM's L1 cache, the scheduler's reset points); the cube's work in whole fractals; the tiling's
+// L1 / L0 needs against the SoC's buffers; the asynchronous Iterate's per-block waits (INC_PROCESS_CHECK).
+// Not modelled: the UB-side C positions of the synchronous forms, batch modes, bias, quant, a transposed A.
 #pragma once
 
 #include <algorithm>
@@ -137,24 +140,53 @@ namespace aqo_emu {
 // Matmul statistics of one vector core (the cube work it requested), kept per block of the current run.
 struct MatmulCoreStats {
     uint64_t calls = 0;          // computations: IterateAll calls and Iterate sequences
-    uint64_t a_bytes = 0;        // GM bytes of A read
+    uint64_t a_bytes = 0;        // GM bytes of A read (the L1 copies the API makes, after its L1 cache's hits)
     uint64_t b_bytes = 0;
     uint64_t c_bytes = 0;        // GM bytes of C written
-    uint64_t macs = 0;           // multiply-accumulates
+    uint64_t macs = 0;           // multiply-accumulates of the product (m x n x k)
+    uint64_t padded_macs = 0;    // what the cube executes: whole 16 x 16 x 32-byte fractals
 };
 // Resets the statistics for a run of `blocks` blocks (the runner calls it before Launcher::Run).
 void ResetMatmulStats(uint32_t blocks);
 const std::vector<MatmulCoreStats>& MatmulStats();
 MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line);
 
-// C[i, j] = sum_k A[i, k] * B[k, j] in 32-bit wrap-around arithmetic (src/matmul_emu.cpp).
+// C[i, j] = sum_k A[i, k] * B[k, j] in 32-bit wrap-around arithmetic (src/matmul_emu.cpp). b_trans: B is stored
+// transposed, [N, K] with row stride ldb (B[k, j] = b[j * ldb + k]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
-                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k);
+                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans = false);
 // Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
 // every e4m3fn product sum up to K = 65536; IEEE NaN / Inf propagation). The device accumulates in float32 in
 // its own order: the emulator models the exact result, not the device's rounding (see the tests' tolerance).
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
-                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k);
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans = false);
+
+// What the API's copies into L1 load from GM for one base block (its K loop), after the L1 cache's hits.
+struct MatmulBlockLoad {
+    uint64_t a_bytes = 0;
+    uint64_t b_bytes = 0;
+    uint64_t a_tiles = 0;  // baseM x baseK tiles of A loaded
+    uint64_t b_tiles = 0;  // baseK x baseN tiles of B loaded
+};
+struct MatmulLoadInput {
+    uint64_t m = 0, n = 0, k = 0;            // the computation's single shape
+    uint32_t base_m = 16, base_n = 16, base_k = 32;
+    uint32_t step_m = 1, step_n = 1;
+    int64_t depth_a1 = 1, depth_b1 = 1;
+    bool order_n = false;                    // the iteration order (IterateOrder::ORDER_N)
+    bool norm = true;                        // NORM (MDL: no reuse across blocks is counted)
+    uint32_t a_elem = 1, b_elem = 1;         // bytes per element
+};
+// Per base block, in the API's order (MatmulBlockOrder), the GM bytes the NORM configuration's L1 copies load:
+// A tiles [baseM x baseK] and B tiles [baseK x baseN] per K step, unless the L1 cache still holds them. The cache
+// follows CANN 8.1.RC1's impl/matmul (cube_in_buffer_normal.h: depthA1 / depthB1 tiles, "k full load" when the
+// depth covers kIter x stepM (A) or kIter x stepN (B), else depth - 2 cached and 2 streamed; copy_cube_in_norm.h:
+// the tiles' cache positions; scheduler_norm_base.h: ORDER_M keeps B over the M blocks of an N step and A over the
+// N blocks of an M block, ORDER_N the other way round, and the cache is emptied when that scope ends).
+std::vector<MatmulBlockLoad> MatmulL1Loads(const MatmulLoadInput& in);
+// The cube's work for an m x n x k product with operands of elem_bytes: whole fractals (16 rows, 16 columns, a
+// 32-byte K row), which is what the cube executes whatever the real shape (M = 1 costs 16 rows).
+uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_bytes);
 
 // The UB bytes the API's local workspace needs on ascend310p (the size MatmulGetTmpBufSize reports), for a
 // configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte block for an N-tail when singleCoreN
@@ -186,6 +218,9 @@ uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n);
 }  // namespace aqo_emu
 
 namespace AscendC {
+
+// Blocks of an asynchronous Iterate the client waits for one by one (dav_c220/kfc/kfc_comm.h INC_PROCESS_CHECK).
+constexpr size_t kIncProcessCheck = 14;
 
 enum class LayoutMode : int32_t { NONE = 0, BSNGD, SBNGD, BNGS1S2, NORMAL };
 
@@ -219,7 +254,8 @@ class Matmul {
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
                       C_TYPE::format == CubeFormat::ND,
                   "emulated Matmul: ND layout only");
-    static_assert(!A_TYPE::isTrans && !B_TYPE::isTrans, "emulated Matmul: transposed operands are not modelled");
+    static_assert(!A_TYPE::isTrans, "emulated Matmul: a transposed A is not modelled (B may be: MatmulType's ISTRANS "
+                                    "and SetTensorB(gm, true), B stored [N, K])");
     static_assert(A_TYPE::layout == LayoutMode::NONE && !A_TYPE::ibShare && !B_TYPE::ibShare,
                   "emulated Matmul: batch layouts and IBShare are not modelled");
     static_assert(kCfg.doNorm != kCfg.doMultiDataLoad && !kCfg.doBasicBlock,
@@ -290,6 +326,31 @@ public:
                               ") and depthB1 " + std::to_string(t.depthB1) + " 1 or 2 times stepN * stepKb (" +
                               std::to_string(t.stepN) + " * " + std::to_string(t.stepKb) + ")");
         }
+        // The tiling's buffers must fit the cube's L1 and L0 (CANN's tiling sizes them so; a hand-made tiling that
+        // does not would overwrite neighbouring buffers on the device).
+        {
+            const uint64_t a_tile = static_cast<uint64_t>(t.baseM) * t.baseK * sizeof(SrcAT);
+            const uint64_t b_tile = static_cast<uint64_t>(t.baseK) * t.baseN * sizeof(SrcBT);
+            const uint64_t c_tile = static_cast<uint64_t>(t.baseM) * t.baseN * sizeof(DstT);
+            const uint64_t l1 = static_cast<uint64_t>(t.depthA1) * a_tile + static_cast<uint64_t>(t.depthB1) * b_tile;
+            auto db = [](int32_t v) { return v >= 2 ? 2ull : 1ull; };
+            auto over = [&](const char* what, uint64_t need, uint64_t have) {
+                if (have != 0 && need > have) {
+                    aqo_emu::Fail(aqo_file, aqo_line,
+                                  std::string("Matmul::Init: TCubeTiling needs ") + std::to_string(need) +
+                                      " bytes of " + what + " (base block " + std::to_string(t.baseM) + " x " +
+                                      std::to_string(t.baseN) + " x " + std::to_string(t.baseK) + ", depthA1 " +
+                                      std::to_string(t.depthA1) + ", depthB1 " + std::to_string(t.depthB1) +
+                                      ", dbL0A / dbL0B / dbL0C " + std::to_string(t.dbL0A) + " / " +
+                                      std::to_string(t.dbL0B) + " / " + std::to_string(t.dbL0C) + "); " + c.soc.name +
+                                      " has " + std::to_string(have));
+                }
+            };
+            over("L1 (depthA1 A tiles + depthB1 B tiles)", l1, c.soc.l1_bytes);
+            over("L0A", a_tile * db(t.dbL0A), c.soc.l0a_bytes);
+            over("L0B", b_tile * db(t.dbL0B), c.soc.l0b_bytes);
+            over("L0C", c_tile * db(t.dbL0C), c.soc.l0c_bytes);
+        }
         if (!split && t.transLength <= 0) {
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string("Matmul::Init: TCubeTiling transLength ") + std::to_string(t.transLength) +
@@ -308,12 +369,19 @@ public:
         }
         const bool a_u8 = std::is_same<SrcAT, uint8_t>::value;
         const bool b_u8 = std::is_same<SrcBT, uint8_t>::value;
-        // The 910b and 950 cubes multiply int8 x int8 only; 310p also uint8 x int8 and uint8 x uint8.
-        if ((a_u8 || b_u8) && (c.soc.id != aqo_emu::SocId::kAscend310P || (!a_u8 && b_u8))) {
+        // The 910b and 950 cubes multiply int8 x int8 only. 310p's cube also has uint8 x int8 and uint8 x uint8, but
+        // CANN 8.1.RC1's Matmul API does not compile uint8 operands for it (its dav-m200 copy paths hand one
+        // operand's buffer type to the other's DataCopy: the type-check against the headers fails), so no kernel that
+        // uses the API can have them there either.
+        if (a_u8 || b_u8) {
+            const bool api_only = c.soc.id == aqo_emu::SocId::kAscend310P && !(!a_u8 && b_u8);
             aqo_emu::Fail(aqo_file, aqo_line,
                           std::string("Matmul::Init: the cube of ") + c.soc.name + " has no " +
-                              (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") +
-                              " path; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
+                              (a_u8 ? "uint8" : "int8") + " x " + (b_u8 ? "uint8" : "int8") + " path" +
+                              (api_only ? " the Matmul API can use (CANN 8.1.RC1's API does not compile uint8 "
+                                          "operands for this SoC)"
+                                        : "") +
+                              "; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
         }
         tiling_ = t;
         inited_ = true;
@@ -396,14 +464,20 @@ public:
         NoteUnposted("SetTensorA", aqo_file, aqo_line);
     }
 
+    // isTransposeB: B is stored transposed, [orgN, orgKb] row-major (row stride orgKb), as the API reads it
+    // (copy_cube_in_params.h: a transposed B's org height is orgN and its width orgKb); the MatmulType must declare
+    // ISTRANS (the API compiles the transposed copies only then).
     void SetTensorB(const GlobalTensor<SrcBT>& gm, bool isTransposeB = false, AQO_EMU_SRC)
     {
         Require(aqo_file, aqo_line, "SetTensorB");
-        if (isTransposeB) {
-            aqo_emu::Fail(aqo_file, aqo_line, "Matmul::SetTensorB: transposed B is not modelled");
+        if (isTransposeB && !B_TYPE::isTrans) {
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          "Matmul::SetTensorB(gm, true): B's MatmulType does not declare ISTRANS = true, so the API "
+                          "has no transposed copy of B compiled in");
         }
         gm.Region(aqo_emu::Ctx(aqo_file, aqo_line), aqo_file, aqo_line, "Matmul::SetTensorB");
         b_ = gm;
+        b_trans_ = isTransposeB;
         b_set_ = true;
         first_iter_ = true;
         NoteUnposted("SetTensorB", aqo_file, aqo_line);
@@ -458,7 +532,6 @@ public:
     void IterateAll(const GlobalTensor<DstT>& gm, uint8_t enAtomic = 0, bool enSequentialWrite = false,
                     bool waitIterateAll = false, bool fakeMsg = false, AQO_EMU_SRC)
     {
-        (void)waitIterateAll;
         (void)fakeMsg;
         aqo_emu::CoreContext& c = Require(aqo_file, aqo_line, "IterateAll");
         static_assert(C_TYPE::pos == TPosition::GM, "emulated Matmul: IterateAll into GM needs C in GM");
@@ -490,6 +563,7 @@ public:
             pending_.push_back(p);
             unwaited_.emplace_back(aqo_file, aqo_line);
             unwaited_cube_.push_back(p.cube);
+            unwaited_notify_.push_back(waitIterateAll);
             sync_get_c_ = false;
             return;
         }
@@ -516,10 +590,21 @@ public:
                           "Matmul::WaitIterateAll without an asynchronous IterateAll in flight: on the device it "
                           "waits forever");
         }
+        if (!unwaited_notify_.front()) {
+            // matmul_server_impl.h: the cube notifies the end of an asynchronous IterateAll only when the message
+            // carries waitIterateAll (or sync); the client's WaitIterateAll waits for that notification.
+            aqo_emu::Fail(aqo_file, aqo_line,
+                          std::string("Matmul::WaitIterateAll for the asynchronous IterateAll started at ") +
+                              unwaited_.front().first + ":" + std::to_string(unwaited_.front().second) +
+                              " without waitIterateAll = true: the cube notifies the end of an asynchronous "
+                              "IterateAll only when asked to, so on the device this wait never returns; call "
+                              "IterateAll<false>(gm, 0, false, true)");
+        }
         if (pending_.size() >= unwaited_.size()) {
             Complete(c, aqo_file, aqo_line);  // the oldest one not yet done
         }
         unwaited_.erase(unwaited_.begin());
+        unwaited_notify_.erase(unwaited_notify_.begin());
         aqo_emu::CubeRequestWait(c, unwaited_cube_.front(), aqo_file, aqo_line);  // ordering: the core waits here
         unwaited_cube_.erase(unwaited_cube_.begin());
     }
@@ -538,6 +623,7 @@ public:
         const bool async = !sync && split;
         if (!iter_active_) {
             RequireTensors(c, aqo_file, aqo_line, "Iterate");
+            FinishIterRequests(c, aqo_file, aqo_line);  // the previous sequence ends on the cube first
             if (async) {
                 if (!kCInUb) {
                     aqo_emu::Fail(aqo_file, aqo_line,
@@ -563,12 +649,29 @@ public:
             iter_index_ = 0;
             iter_consumed_ = 0;
             iter_block_pending_ = !async;
-            iter_computed_ = false;
             iter_file_ = aqo_file;
             iter_line_ = aqo_line;
             sync_get_c_ = !async;
             aqo_emu::MatmulStatsOf(c.block_idx, aqo_file, aqo_line).calls++;
-            iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
+            iter_loads_ = Loads(iter_job_, aqo_file, aqo_line);
+            iter_requests_.clear();
+            if (async) {
+                // The client waits once per block for the first INC_PROCESS_CHECK - 1 blocks and once more, at the
+                // next fetch, for the end of the computation (matmul_client.h GetTensorC<false>, matmul_server_impl.h
+                // StartIterate; INC_PROCESS_CHECK = 14 in dav_c220/kfc/kfc_comm.h): the cube works through them in
+                // order, all requested now.
+                const size_t n = iter_blocks_.size();
+                const size_t per_block = std::min(n, kIncProcessCheck - 1);
+                for (size_t i = 0; i <= per_block && i < n; ++i) {
+                    IterRequest q;
+                    q.first = i;
+                    q.last = i < per_block ? i : n - 1;
+                    q.handle = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: requested now
+                    iter_requests_.push_back(q);
+                }
+            } else {
+                iter_cube_ = aqo_emu::CubeRequestBegin(c, aqo_file, aqo_line);  // ordering: the request is made now
+            }
             return true;
         }
         if (iter_async_ != async) {
@@ -621,7 +724,7 @@ public:
                        static_cast<uint64_t>(org_kc_) +
                    static_cast<uint64_t>(blk.second) * static_cast<uint64_t>(tiling_.baseN)];
         job.ldc = static_cast<uint64_t>(org_kc_);
-        Execute(c, job, aqo_file, aqo_line, /*count_call=*/false, iter_cube_);
+        Execute(c, job, aqo_file, aqo_line, /*count_call=*/false, iter_cube_, &iter_loads_[iter_index_]);
         aqo_emu::CubeRequestWait(c, iter_cube_, aqo_file, aqo_line);  // ordering: the block is in GM now
         iter_block_pending_ = false;
         iter_consumed_++;
@@ -689,6 +792,15 @@ private:
         GlobalTensor<DstT> c;
         uint64_t m = 0, n = 0, k = 0;  // the computation (or block) shape
         uint64_t lda = 0, ldb = 0, ldc = 0;
+        bool b_trans = false;          // B stored [N, K] (row stride ldb = orgKb)
+    };
+    // Split SoCs, asynchronous Iterate: the requests the client waits for (matmul_client.h GetTensorC: one per block
+    // for the first INC_PROCESS_CHECK - 1 blocks, then one for the rest, sent when the computation ends): their
+    // first and last block and handle.
+    struct IterRequest {
+        size_t first = 0, last = 0;
+        uint64_t handle = 0;
+        bool done = false;
     };
     struct Pending {
         Job job;
@@ -731,6 +843,7 @@ private:
         while (!pending_.empty()) {
             Complete(c, file, line);
         }
+        FinishIterRequests(c, file, line);
         unposted_ = nullptr;
         first_iter_ = false;
     }
@@ -773,7 +886,8 @@ private:
         j.n = static_cast<uint64_t>(single_n_);
         j.k = static_cast<uint64_t>(single_k_);
         j.lda = static_cast<uint64_t>(org_ka_);
-        j.ldb = static_cast<uint64_t>(org_n_);
+        j.b_trans = b_trans_;
+        j.ldb = static_cast<uint64_t>(b_trans_ ? org_kb_ : org_n_);
         return j;
     }
 
@@ -786,7 +900,10 @@ private:
         if (!IsSplit(c) || kCfg.intrinsicsCheck) {
             return;
         }
-        const char* which = j.lda > 65535 ? "A's row stride (orgKa, K)" : (j.ldb > 65535 ? "B's row stride (orgN, N)" : nullptr);
+        const char* which = j.lda > 65535 ? "A's row stride (orgKa, K)"
+                                          : (j.ldb > 65535 ? (j.b_trans ? "B's row stride (orgKb, K; B transposed)"
+                                                                        : "B's row stride (orgN, N)")
+                                                           : nullptr);
         if (which != nullptr) {
             aqo_emu::Fail(file, line,
                           std::string("Matmul: ") + which + " = " + std::to_string(j.lda > 65535 ? j.lda : j.ldb) +
@@ -829,19 +946,11 @@ private:
                                                       int line) const
     {
         (void)c;
-        IterateOrder order = kCfg.iterateOrder;
-        if (order == IterateOrder::UNDEF) {
-            if (tiling_.iterateOrder != 0 && tiling_.iterateOrder != 1) {
-                aqo_emu::Fail(file, line, "Matmul::Iterate: TCubeTiling iterateOrder " +
-                                              std::to_string(tiling_.iterateOrder) + " is neither ORDER_M (0) nor "
-                                              "ORDER_N (1)");
-            }
-            order = tiling_.iterateOrder == 0 ? IterateOrder::ORDER_M : IterateOrder::ORDER_N;
-        }
+        const bool order_n = OrderN(file, line);
         const uint32_t m_iter = static_cast<uint32_t>((j.m + tiling_.baseM - 1) / tiling_.baseM);
         const uint32_t n_iter = static_cast<uint32_t>((j.n + tiling_.baseN - 1) / tiling_.baseN);
         return aqo_emu::MatmulBlockOrder(m_iter, n_iter, static_cast<uint32_t>(tiling_.stepM),
-                                         static_cast<uint32_t>(tiling_.stepN), order == IterateOrder::ORDER_N);
+                                         static_cast<uint32_t>(tiling_.stepN), order_n);
     }
 
     Job BlockJob(const Job& whole, std::pair<uint32_t, uint32_t> blk) const
@@ -850,7 +959,7 @@ private:
         const uint64_t c0 = static_cast<uint64_t>(blk.second) * tiling_.baseN;
         Job j = whole;
         j.a = whole.a[r0 * whole.lda];
-        j.b = whole.b[c0];
+        j.b = whole.b_trans ? whole.b[c0 * whole.ldb] : whole.b[c0];
         j.m = std::min<uint64_t>(tiling_.baseM, whole.m - r0);
         j.n = std::min<uint64_t>(tiling_.baseN, whole.n - c0);
         return j;
@@ -886,16 +995,12 @@ private:
                               " blocks");
         }
         const uint64_t block_elems = static_cast<uint64_t>(tiling_.baseM) * static_cast<uint64_t>(tiling_.baseN);
-        if (!iter_computed_) {
-            // The first fetch waits for the cube: all blocks, in order, into the workspace.
-            for (size_t i = 0; i < iter_blocks_.size(); ++i) {
-                Job j = BlockJob(iter_job_, iter_blocks_[i]);
-                j.c = workspace_[i * block_elems];
-                j.ldc = j.n;  // sequential write: the block's own width is its row stride
-                Execute(c, j, file, line, /*count_call=*/false, iter_cube_);
-            }
-            aqo_emu::CubeRequestWait(c, iter_cube_, file, line);  // ordering: the core waits for the blocks here
-            iter_computed_ = true;
+        // The request this fetch waits for: block j's own for the first blocks, the end of the computation for the
+        // next one; later fetches wait for nothing (the computation has ended).
+        const size_t r = std::min(iter_consumed_, iter_requests_.size() - 1);
+        if (!iter_requests_[r].done) {
+            ComputeIterRequest(c, iter_requests_[r], file, line);
+            aqo_emu::CubeRequestWait(c, iter_requests_[r].handle, file, line);  // ordering: the core waits here
         }
         GlobalTensor<DstT> block = workspace_[iter_consumed_ * block_elems];
         block.SetGlobalBuffer(workspace_.GetPhyAddr(iter_consumed_ * block_elems), block_elems, file, line);
@@ -904,6 +1009,38 @@ private:
             iter_active_ = false;
         }
         return block;
+    }
+
+    // The cube computes the blocks of an asynchronous Iterate request into the workspace (each block's rows with its
+    // own width as row stride, at its slot of baseM x baseN elements: the server's sequential write), and records
+    // the request's work.
+    void ComputeIterRequest(aqo_emu::CoreContext& c, IterRequest& q, const char* file, int line)
+    {
+        const uint64_t block_elems = static_cast<uint64_t>(tiling_.baseM) * static_cast<uint64_t>(tiling_.baseN);
+        uint64_t macs = 0, c_bytes = 0;
+        for (size_t i = q.first; i <= q.last; ++i) {
+            Job j = BlockJob(iter_job_, iter_blocks_[i]);
+            j.c = workspace_[i * block_elems];
+            j.ldc = j.n;  // sequential write: the block's own width is its row stride
+            Execute(c, j, file, line, /*count_call=*/false, q.handle, &iter_loads_[i], /*record=*/false);
+            macs += aqo_emu::MatmulPaddedMacs(j.m, j.n, j.k, sizeof(SrcAT));
+            c_bytes += j.m * j.n * sizeof(DstT);
+        }
+        const aqo_emu::MatmulBlockLoad sum = Sum(iter_loads_, q.first, q.last);
+        aqo_emu::CubeRequestWork(c, q.handle, sum.a_bytes + sum.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line);
+        q.done = true;
+    }
+
+    // A new message reaches the cube only after it finished the asynchronous Iterate in flight: its blocks are in
+    // the workspace, but the client has not waited for them (its later reads of them are not ordered after the
+    // cube's writes unless it fetches them).
+    void FinishIterRequests(aqo_emu::CoreContext& c, const char* file, int line)
+    {
+        for (IterRequest& q : iter_requests_) {
+            if (!q.done) {
+                ComputeIterRequest(c, q, file, line);
+            }
+        }
     }
 
     // Operands outside their GlobalTensors fail where the computation is started (not only when it is done), and
@@ -918,7 +1055,7 @@ private:
             }
         };
         check(j.a, ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT), false, "Matmul A");
-        check(j.b, ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT), false, "Matmul B");
+        check(j.b, BSpan(j) * sizeof(SrcBT), false, "Matmul B");
         check(j.c, ((j.m - 1) * j.ldc + j.n) * sizeof(DstT), true, "Matmul C");
     }
 
@@ -929,7 +1066,7 @@ private:
         p.a_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.a.GetPhyAddr()),
                                             ((j.m - 1) * j.lda + j.k) * sizeof(SrcAT));
         p.b_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.b.GetPhyAddr()),
-                                            ((j.k - 1) * j.ldb + j.n) * sizeof(SrcBT));
+                                            BSpan(j) * sizeof(SrcBT));
         p.c_hash = aqo_emu::MatmulHashBytes(reinterpret_cast<const uint8_t*>(j.c.GetPhyAddr()),
                                             ((j.m - 1) * j.ldc + j.n) * sizeof(DstT));
     }
@@ -950,6 +1087,62 @@ private:
         }
         Execute(c, p.job, file, line, true, p.cube);
     }
+
+    // Elements from a job's first element of B to its last (B [K, N] row stride ldb, or transposed [N, K]).
+    static uint64_t BSpan(const Job& j) { return j.b_trans ? (j.n - 1) * j.ldb + j.k : (j.k - 1) * j.ldb + j.n; }
+
+    bool OrderN(const char* file, int line) const
+    {
+        IterateOrder order = kCfg.iterateOrder;
+        if (order == IterateOrder::UNDEF) {
+            if (tiling_.iterateOrder != 0 && tiling_.iterateOrder != 1) {
+                aqo_emu::Fail(file, line, "Matmul: TCubeTiling iterateOrder " + std::to_string(tiling_.iterateOrder) +
+                                              " is neither ORDER_M (0) nor ORDER_N (1)");
+            }
+            order = tiling_.iterateOrder == 0 ? IterateOrder::ORDER_M : IterateOrder::ORDER_N;
+        }
+        return order == IterateOrder::ORDER_N;
+    }
+
+    // The API's L1 loads of a job's base blocks, in its block order (MatmulL1Loads: NORM's cache; MDL's counted
+    // without reuse across blocks).
+    std::vector<aqo_emu::MatmulBlockLoad> Loads(const Job& j, const char* file, int line) const
+    {
+        aqo_emu::MatmulLoadInput in;
+        in.m = j.m;
+        in.n = j.n;
+        in.k = j.k;
+        in.base_m = static_cast<uint32_t>(tiling_.baseM);
+        in.base_n = static_cast<uint32_t>(tiling_.baseN);
+        in.base_k = static_cast<uint32_t>(tiling_.baseK);
+        in.step_m = static_cast<uint32_t>(tiling_.stepM);
+        in.step_n = static_cast<uint32_t>(tiling_.stepN);
+        in.depth_a1 = tiling_.depthA1;
+        in.depth_b1 = tiling_.depthB1;
+        in.order_n = OrderN(file, line);
+        in.norm = kCfg.doNorm;
+        in.a_elem = sizeof(SrcAT);
+        in.b_elem = sizeof(SrcBT);
+        return aqo_emu::MatmulL1Loads(in);
+    }
+
+    static aqo_emu::MatmulBlockLoad Sum(const std::vector<aqo_emu::MatmulBlockLoad>& loads, size_t first, size_t last)
+    {
+        aqo_emu::MatmulBlockLoad t;
+        for (size_t i = first; i <= last && i < loads.size(); ++i) {
+            t.a_bytes += loads[i].a_bytes;
+            t.b_bytes += loads[i].b_bytes;
+            t.a_tiles += loads[i].a_tiles;
+            t.b_tiles += loads[i].b_tiles;
+        }
+        return t;
+    }
+
+    // The cube computes a job: A and B read, C written, each through one checked GM access (the ordering model sees
+    // every byte the job can touch); `load` is what its L1 copies read from GM (the statistics and the trace count
+    // that; null: the job's blocks as one computation). `cube`: the request (emulator/emu_order.h) it belongs to;
+    // 0 = a synchronous request made and waited for here; `record`: false when the caller records the request's
+    // work itself (several jobs of one request).
 
     // ascend310p (no fixpipe) writes C back from UB row by row, in whole 32-byte blocks (the 8.1 header's
     // CopyLocal2GMNZ2NDOnTheFly, copy_cube_out_datacopy.h, and its tail helpers in copy_cube_out_datacopy_wrapper.h),
@@ -1070,7 +1263,7 @@ private:
     // The cube computes a job: A and B read, C written, each through one checked GM access. `cube`: the request
     // (emulator/emu_order.h) it belongs to; 0 = a synchronous request made and waited for here.
     void Execute(aqo_emu::CoreContext& c, const Job& j, const char* file, int line, bool count_call = true,
-                 uint64_t cube = 0)
+                 uint64_t cube = 0, const aqo_emu::MatmulBlockLoad* load = nullptr, bool record = true)
     {
         const bool own_request = cube == 0;
         if (own_request) {
@@ -1094,9 +1287,9 @@ private:
         aqo_emu::CubeGmAccess(c, cube, j.a.Region(c, file, line, "Matmul (A)"), j.a.begin_, j.a.end_, pa, j.m,
                               j.k * sizeof(SrcAT), j.lda * sizeof(SrcAT), false, file, line,
                               ("Matmul A, " + shape).c_str());
-        aqo_emu::CubeGmAccess(c, cube, j.b.Region(c, file, line, "Matmul (B)"), j.b.begin_, j.b.end_, pb, j.k,
-                              j.n * sizeof(SrcBT), j.ldb * sizeof(SrcBT), false, file, line,
-                              ("Matmul B, " + shape).c_str());
+        aqo_emu::CubeGmAccess(c, cube, j.b.Region(c, file, line, "Matmul (B)"), j.b.begin_, j.b.end_, pb,
+                              j.b_trans ? j.n : j.k, (j.b_trans ? j.k : j.n) * sizeof(SrcBT), j.ldb * sizeof(SrcBT),
+                              false, file, line, ("Matmul B, " + shape).c_str());
         aqo_emu::CubeGmAccess(c, cube, j.c.Region(c, file, line, "Matmul (C)"), j.c.begin_, j.c.end_, pc, j.m,
                               j.n * sizeof(DstT), j.ldc * sizeof(DstT), true, file, line,
                               ("Matmul C, " + shape).c_str());
@@ -1111,28 +1304,34 @@ private:
         } else if constexpr (kFloat8) {
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
-                                  static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k));
+                                  static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),
+                                  j.b_trans);
         } else {
             aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
                                       reinterpret_cast<int32_t*>(pc), j.ldc, static_cast<uint32_t>(j.m),
-                                      static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k));
+                                      static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k), j.b_trans);
         }
-        const uint64_t a_bytes = j.m * j.k * sizeof(SrcAT), b_bytes = j.k * j.n * sizeof(SrcBT),
-                       c_bytes = j.m * j.n * sizeof(DstT);
-        c.stats->gm_read_bytes += a_bytes + b_bytes;
+        const aqo_emu::MatmulBlockLoad whole = load != nullptr ? *load : Sum(Loads(j, file, line), 0, ~size_t{0});
+        const uint64_t c_bytes = j.m * j.n * sizeof(DstT);
+        const uint64_t macs = aqo_emu::MatmulPaddedMacs(j.m, j.n, j.k, sizeof(SrcAT));
+        c.stats->gm_read_bytes += whole.a_bytes + whole.b_bytes;
         c.stats->gm_write_bytes += c_bytes;
         aqo_emu::MatmulCoreStats& s = aqo_emu::MatmulStatsOf(c.block_idx, file, line);
         if (count_call) {
             s.calls++;
         }
-        s.a_bytes += a_bytes;
-        s.b_bytes += b_bytes;
+        s.a_bytes += whole.a_bytes;
+        s.b_bytes += whole.b_bytes;
         s.c_bytes += c_bytes;
         s.macs += j.m * j.n * j.k;
+        s.padded_macs += macs;
+        if (!record) {
+            return;
+        }
         if (own_request) {
-            aqo_emu::CubeRequestEnd(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
+            aqo_emu::CubeRequestEnd(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line);
         } else {
-            aqo_emu::CubeRequestWork(c, cube, a_bytes + b_bytes, j.m * j.n * j.k, sizeof(SrcAT), c_bytes, file, line);
+            aqo_emu::CubeRequestWork(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line);
         }
     }
 
@@ -1156,13 +1355,16 @@ private:
     std::vector<Pending> pending_;  // asynchronous work not yet done
     std::vector<std::pair<const char*, int>> unwaited_;  // asynchronous IterateAll calls not yet waited for
     std::vector<uint64_t> unwaited_cube_;                // their requests to the cube (emulator/emu_order.h)
+    std::vector<bool> unwaited_notify_;                  // started with waitIterateAll = true (the cube notifies)
+    bool b_trans_ = false;                               // SetTensorB(gm, true): B stored [N, K]
+    std::vector<aqo_emu::MatmulBlockLoad> iter_loads_;   // the Iterate sequence's L1 loads per block
+    std::vector<IterRequest> iter_requests_;
     uint64_t iter_cube_ = 0;                             // the Iterate sequence's current request
     // Iterate sequence.
     bool iter_active_ = false;
     bool iter_async_ = false;
     bool iter_done_ = false;
     bool iter_block_pending_ = false;  // sync: the current block awaits GetTensorC
-    bool iter_computed_ = false;       // async: the blocks are in the workspace
     Job iter_job_;
     std::vector<std::pair<uint32_t, uint32_t>> iter_blocks_;
     size_t iter_index_ = 0;

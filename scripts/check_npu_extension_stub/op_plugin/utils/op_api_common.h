@@ -7,8 +7,11 @@
 #include <ATen/ATen.h>
 
 enum aclDataType {  // the codes of CANN's acl_base_rt.h that the extension names
+  ACL_FLOAT = 0,
+  ACL_FLOAT16 = 1,
   ACL_INT8 = 2,
   ACL_UINT8 = 4,
+  ACL_BF16 = 27,
   ACL_HIFLOAT8 = 34,
   ACL_FLOAT8_E5M2 = 35,
   ACL_FLOAT8_E4M3FN = 36,

@@ -1,0 +1,169 @@
+// The cube stage shared by AqoQLinearMatMul and AqoQuantMatMul: how acc = (a - a_zp) @ (b - b_zp), exact and
+// wrapped to int32, is computed on a SoC's cube cores, and what the vector epilogue of each operator gets.
+//
+// The kernel (op_kernel/aqo_qmm_cube_stage.h and the operators' entry files) works on base blocks of y: stripM rows
+// of one broadcast batch matrix by baseN columns, numbered batch-major, then strip, then N block (N fastest). The
+// blocks are split over the vector workers (2 per cube core on split SoCs, the AI core on 310p) in contiguous
+// ranges balanced to one block; a worker's range is cut into cube calls, each one strip and at most callBlocks
+// blocks of it: one asynchronous Iterate (split SoCs) or a synchronous Iterate sequence (310p) of the Matmul API,
+// ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks where they fit (depthA1 = kIter,
+// "k full load"). Each block's int32 result goes to the worker's C area in GM and the epilogue takes it from there
+// while the cube computes the next block (the API's per-block notifications; on 310p the cube's and the vector's
+// pipes of one AI core overlap).
+//
+// Zero points (the decomposition acc = A'B' - zb (A'1 - K za) - za (1'B'), exact modulo 2^32):
+//   * the cube multiplies int8 x int8 (float8 pairs on 950; 310p's uint8 cube paths are not available through CANN
+//     8.1.RC1's Matmul API): a uint8 operand is mapped once per strip (a) or once (b) into the workspace, v ^ 0x80,
+//     and its zero point lowered by 128 so that v - zp is unchanged;
+//   * the column sums 1'B' come with the product: a prepared strip of A starts with a ones row, so the cube's C row
+//     0 holds them ([1; A'] B' = [1'B'; A'B']); they are needed only when some a zero point (after the mapping) is
+//     not 0, which the kernel decides from the values (a plan cannot see them): then A is prepared (copied, mapped
+//     if uint8) even for int8 a, once per strip;
+//   * the row sums A'1 are summed by the vector unit while it prepares the strip (or reads it, when A needs no
+//     preparation), exactly (integer-valued float32 sums below 2^24, combined in 32-bit wrap-around);
+//   * on split SoCs the prepared strips, their row sums and the mapped b are shared: every worker prepares its share
+//     and a hardware SyncAll makes them visible to all; ascend310p has no hardware SyncAll (and its software
+//     SyncAll needs a zeroed GM workspace the host cannot promise), so there each core prepares the strips of its
+//     own calls in a private slot, and a uint8 b's columns of each call (remapped when the call's columns change).
+//
+// C++11: included by the CANN op_host adapters.
+#ifndef AQO_TILING_CORE_MATMUL_CUBE_PLAN_H
+#define AQO_TILING_CORE_MATMUL_CUBE_PLAN_H
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "constraints.h"
+#include "dtype_table.h"
+#include "matmul_cube_tiling_fields.h"
+#include "plan_common.h"
+#include "soc_table.h"
+#include "tiling_fields.h"
+
+namespace aqo {
+
+// The broadcast batch rank the kernel tiling carries (deeper batches are refused by the plan).
+const uint32_t kQmmMaxBatchRank = AQO_QMM_MAX_BATCH_RANK;
+
+// Operand codes in the kernel tiling (the kernel cannot read the dtype table).
+enum QmmOperandCode : uint32_t { QMM_INT8 = 0, QMM_UINT8 = 1, QMM_FLOAT8_E4M3FN = 2, QMM_FLOAT8_E5M2 = 3 };
+
+// Zero point (and scale) layouts: absent (zero), per tensor, per row of a / per column of b.
+enum QmmParamKind : uint32_t { QMM_PARAM_NONE = 0, QMM_PARAM_TENSOR = 1, QMM_PARAM_VECTOR = 2 };
+
+// Blocks of one asynchronous Iterate the API's client waits for one by one (INC_PROCESS_CHECK - 1 of CANN 8.1.RC1's
+// dav_c220/kfc/kfc_comm.h): a longer call's later blocks arrive only at its end.
+const uint32_t kQmmMaxCallBlocks = 13;
+
+// The stage's tiling: the fields of matmul_cube_tiling_fields.h.
+struct MatmulCubeTiling {
+    AQO_MATMUL_CUBE_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)
+};
+
+// Copies the stage's fields into an operator's tiling struct (which expands the same list first).
+#define AQO_CUBE_COPY_FIELD(type, name) dst->name = src.name;
+#define AQO_CUBE_COPY_ARRAY(type, count, name) \
+    for (int aqo_i = 0; aqo_i < (count); ++aqo_i) dst->name[aqo_i] = src.name[aqo_i];
+template <class OpTiling>
+void CopyMatmulCubeTiling(const MatmulCubeTiling& src, OpTiling* dst)
+{
+    AQO_MATMUL_CUBE_TILING_FIELDS(AQO_CUBE_COPY_FIELD, AQO_CUBE_COPY_ARRAY)
+}
+#undef AQO_CUBE_COPY_FIELD
+#undef AQO_CUBE_COPY_ARRAY
+
+struct MatmulCubeRequest {
+    OpKind op = OpKind::QLINEAR_MATMUL;
+    // Promoted shapes: a [..., M, K], b [..., K, N] as the product sees it (b_trans: stored [..., N, K]).
+    std::vector<int64_t> a_shape;
+    std::vector<int64_t> b_shape;
+    bool b_trans = false;
+    DType a_dtype = DType::INT8;
+    DType b_dtype = DType::INT8;
+    uint32_t a_zp = QMM_PARAM_TENSOR;  // QmmParamKind
+    uint32_t b_zp = QMM_PARAM_TENSOR;
+    bool a_zp_batched = false;         // per-row zero points laid out with a's batch dims
+    bool b_zp_batched = false;
+    uint32_t y_bytes = 1;              // output element size (the 310p y-row rule)
+    // The epilogue's UB per element of a chunk (rows x cStride) and its fixed buffers: the stage sizes the chunk so
+    // that everything fits.
+    uint32_t epilogue_bytes_per_element = 0;
+    uint32_t epilogue_fixed_bytes = 0;
+    bool explain = true;
+};
+
+// One UB buffer of the stage, in InitBuffer order (the explanation lists them with the epilogue's).
+struct MatmulCubeUb {
+    const char* name;
+    uint32_t bytes;
+    uint32_t slots;
+};
+
+struct MatmulCubePlan {
+    MatmulCubeTiling tiling;
+    uint64_t workspace_bytes = 0;         // user workspace, after the system workspace
+    uint64_t system_workspace_bytes = 0;
+    bool single_writer = false;           // no DataCopyPad and no baseN leaves y rows >= 32 bytes: one core
+    uint32_t chosen_base_n = 0;           // before the DataCopyPad-less rule changed it
+    std::vector<MatmulCubeUb> ub;         // the stage's buffers (after the 310p local workspace), InitBuffer order
+    uint32_t ub_bytes = 0;                // everything the stage allocates, the local workspace included
+    uint32_t epilogue_elements = 0;       // rowsPerChunk x cStride
+};
+
+// Plans the stage for a request whose shapes and dtypes the operator's check accepted on `soc`. false with a complete
+// violation when the problem does not fit (32-bit sizes, the workspace, UB).
+bool PlanMatmulCube(const MatmulCubeRequest& request, const SocSpec& soc, MatmulCubePlan* plan,
+                    ConstraintViolation* violation);
+
+// The work of block range [begin, end) of the units (for explanations and the traffic model): vector worker w's
+// range.
+inline void QmmWorkerRange(const MatmulCubeTiling& t, uint32_t worker, uint64_t* begin, uint64_t* end)
+{
+    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
+    const uint64_t q = t.unitCount / workers, r = t.unitCount % workers;
+    *begin = worker * q + (worker < r ? worker : r);
+    *end = *begin + q + (worker < r ? 1 : 0);
+}
+
+// The broadcast batch matrix `index` of y (row-major over batchDims) as matrix indices of a and b.
+template <class T>
+inline void QmmBatchOperands(const T& t, uint64_t index, uint64_t* a_index, uint64_t* b_index)
+{
+    uint64_t ai = 0, bi = 0;
+    for (uint32_t d = t.batchRank; d-- > 0;) {
+        const uint64_t i = index % t.batchDims[d];
+        index /= t.batchDims[d];
+        ai += i * t.aBatchStrides[d];
+        bi += i * t.bBatchStrides[d];
+    }
+    *a_index = ai;
+    *b_index = bi;
+}
+
+// The TCubeTiling of the stage (the Matmul API's tiling), as plain values: the emulator runner copies them into its
+// struct, the CANN adapters into optiling::TCubeTiling. One source for both.
+struct QmmCubeTilingValues {
+    int32_t usedCoreNum, M, N, Ka, Kb, singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1,
+        depthB1, stepM, stepN, stepKa, stepKb, iterateOrder, dbL0A, dbL0B, dbL0C, transLength, isBias;
+};
+QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc);
+
+// The explanation's parts that come from the stage: cores, work (blocks), the y writes (one strided range per
+// partial block row of a core and one for its whole block rows) and the operands' reads as spans, the workspace.
+// `extra`: the operator's other tensors, each read per tensor (1 element), per row of a (kind 'a'), or per column
+// (kind 'b' of b's columns, 'y' of y's): {name, element bytes, kind (0 tensor, 'a', 'b'), batched}.
+struct QmmExtraTensor {
+    const char* name;
+    uint32_t elem_bytes;
+    char kind;       // 0 per tensor, 'a' per row of a, 'b' per column of b
+    bool batched;    // laid out with the operand's batch dims
+    bool present;    // false: the tensor is absent (e.g. no bias): not listed
+    bool scanned;    // every worker reads all of it (per-row / per-column zero points): listed whole per core
+};
+void ExplainMatmulCube(const MatmulCubeRequest& request, const SocSpec& soc, const MatmulCubePlan& plan,
+                       const std::vector<QmmExtraTensor>& extra, uint64_t y_bytes, PlanExplanation* e);
+
+}  // namespace aqo
+
+#endif  // AQO_TILING_CORE_MATMUL_CUBE_PLAN_H

@@ -1,0 +1,689 @@
+// The cube stage of the quantized matmuls (AqoQLinearMatMul, AqoQuantMatMul): the products of (a - a_zp) and
+// (b - b_zp), exact and wrapped to int32, block by block for the epilogue, on every SoC (the plan:
+// op_host/tiling_core/matmul_cube_plan.h; the tiling fields: matmul_cube_tiling_fields.h).
+//
+//   * a worker (a vector core on 910b / 950, the AI core on 310p) owns a contiguous range of y's base blocks
+//     (stripM rows x baseN columns, N fastest) and cuts it into cube calls of one strip and at most callBlocks blocks;
+//   * operands: uint8 the cube cannot take is mapped (v ^ 0x80, as v -/+ 128 in half: exact), and a strip of a whose
+//     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
+//     the row sums of a strip are summed on the vector unit while it is read. On split SoCs every worker prepares
+//     its share of the strips (and of b) before the calls, and a hardware SyncAll publishes them; on 310p (no
+//     hardware SyncAll) a core prepares the strip of each of its calls in a private slot, and a uint8 b's columns of
+//     the call (MapSlab) when they change;
+//   * a call: split SoCs, one asynchronous Iterate into the worker's C area, whose blocks the API's client waits for
+//     one by one (GetTensorC<false>): the epilogue of block j runs while the cube computes block j + 1; 310p, a
+//     synchronous Iterate + GetTensorC per block into the call's C area, the next block's cube work overlapping the
+//     epilogue on the AI core's pipes;
+//   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
+//     terms (aqo_qmm_zero_point.h) and converts int32 to float32 exactly (ToFloat), then the operator's stage.
+//
+// No include guard (see aqo_kernel_common.h). Needs aqo_kernel_common.h, aqo_qmm_common.h, aqo_qmm_zero_point.h.
+
+// The Matmul configuration: NORM with the intrinsic check on (intrinsicsLimit), so that the API copies A's and B's
+// rows into L1 one by one when a row stride (K of a, N of b, K of a transposed b: 65536 and more happen, e.g.
+// N = 152064) does not fit the 16-bit stride field of its GM -> L1 copy.
+struct QmmCubeConfig {
+    static constexpr MatmulConfig kNorm = GetNormalConfig(true);
+};
+
+// The cube's accumulator: int32 for 8-bit integers, float32 for float8 pairs (ascend910_95).
+template <class AT>
+struct QmmAcc {
+    using T = int32_t;
+    static constexpr bool kFloat = false;
+};
+#if AQO_SOC_HAS_FP8
+template <>
+struct QmmAcc<fp8_e4m3fn_t> {
+    using T = float;
+    static constexpr bool kFloat = true;
+};
+template <>
+struct QmmAcc<fp8_e5m2_t> {
+    using T = float;
+    static constexpr bool kFloat = true;
+};
+#endif
+
+// The Matmul object of a cube call: A [rows, K] and B [K, N] (TRANS: stored [N, K]) from GM, C to the worker's
+// workspace: on split SoCs through the asynchronous Iterate's workspace (the API wants a UB position for C then), on
+// 310p in GM.
+template <class AT, class BT, bool TRANS>
+struct QmmCube {
+    using AccT = typename QmmAcc<AT>::T;
+#if AQO_SOC_SPLIT_CORES
+    using CType = MatmulType<TPosition::VECIN, CubeFormat::ND, AccT>;
+#else
+    using CType = MatmulType<TPosition::GM, CubeFormat::ND, AccT>;
+#endif
+    using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT, TRANS>,
+                      CType, CType, QmmCubeConfig::kNorm>;
+};
+
+// The y batch matrix `index` (row-major over batchDims) as matrix indices of a and b (numpy broadcasting).
+template <class TD>
+__aicore__ inline void QmmBatchOperands(const TD& t, uint64_t index, uint64_t* ai, uint64_t* bj)
+{
+    uint64_t x = 0, z = 0;
+    for (uint32_t d = t.batchRank; d-- > 0;) {
+        const uint64_t i = index % t.batchDims[d];
+        index /= t.batchDims[d];
+        x += i * t.aBatchStrides[d];
+        z += i * t.bBatchStrides[d];
+    }
+    *ai = x;
+    *bj = z;
+}
+
+// One cube call: a strip of a matrix ai against columns [n0, n0 + cols) of b matrix bj, for y batch matrix bi.
+struct QmmCall {
+    uint64_t bi = 0, ai = 0, bj = 0;
+    uint32_t strip = 0;  // strip of the a matrix
+    uint32_t m0 = 0;     // its first row in the matrix
+    uint32_t rows = 0;
+    uint32_t nb0 = 0;    // first N block
+    uint32_t blocks = 0;
+    uint32_t n0 = 0;
+    uint32_t cols = 0;
+};
+
+// One block of a call, as the epilogue reads it: `rows` data rows of `cols` columns from C row dataRow on (row 0 holds
+// the column sums when the strip has its ones row), row stride rowStride elements.
+template <class AccT>
+struct QmmBlock {
+    GlobalTensor<AccT> c;
+    uint32_t rowStride = 0;
+    uint32_t dataRow = 0;
+    uint32_t n0 = 0;
+    uint32_t cols = 0;
+    bool zero = false;  // K = 0: no cube, acc = 0
+};
+
+template <class TD, class AT, class BT, bool TRANS>
+class QmmCubeStage {
+public:
+    using Cube = QmmCube<AT, BT, TRANS>;
+    using MM = typename Cube::MM;
+    using AccT = typename Cube::AccT;
+    static constexpr bool kFloatCube = QmmAcc<AT>::kFloat;
+
+    // 310p: the Matmul API's local workspace (its C write-back and ND-to-NZ staging) must be the first UB allocation
+    // (without SetLocalWorkspace the API would write through UB address 0, over the kernel's buffers).
+    __aicore__ inline void InitLocalWorkspace(const TD& t, TPipe* pipe, MM* mm)
+    {
+        if (t.ubMatmulWs != 0) {
+            pipe->InitBuffer(mmWsBuf_, t.ubMatmulWs);
+            mm->SetLocalWorkspace(mmWsBuf_.Get<uint8_t>());
+        }
+    }
+
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR b, GM_ADDR userWs, const TD& t, TPipe* pipe, MM* mm,
+                                QmmZeroPoints<TD>* zp)
+    {
+        t_ = &t;
+        pipe_ = pipe;
+        mm_ = mm;
+        zp_ = zp;
+        worker_ = static_cast<uint32_t>(GetBlockIdx());
+        workers_ = t.usedCores * t.workersPerCore;
+        aElems_ = static_cast<uint64_t>(t.aMatrices) * t.m * t.k;
+        bElems_ = static_cast<uint64_t>(t.bMatrices) * t.k * t.n;
+        aRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(a), aElems_);
+        bRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(b), bElems_);
+        aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(a), aElems_);
+        bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(b), bElems_);
+        const uint64_t prepA = t.wsPrepBOffset - t.wsPrepAOffset;
+        if (prepA != 0) {
+            prepRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(userWs + t.wsPrepAOffset), prepA);
+            prepA_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(userWs + t.wsPrepAOffset), prepA);
+        }
+        const uint64_t prepB = t.wsRaOffset - t.wsPrepBOffset;  // all of b (split SoCs) or every core's slot (310p)
+        if (prepB != 0) {
+            prepBRaw_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(userWs + t.wsPrepBOffset), prepB);
+            prepB_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(userWs + t.wsPrepBOffset), prepB);
+        }
+        const uint64_t raBytes = t.wsCOffset - t.wsRaOffset;
+        if (raBytes != 0) {
+            raGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs + t.wsRaOffset), raBytes / 4);
+        }
+        if (t.wsCPerWorker != 0 && worker_ < workers_) {
+            cArea_.SetGlobalBuffer(
+                reinterpret_cast<__gm__ AccT*>(userWs + t.wsCOffset + static_cast<uint64_t>(worker_) * t.wsCPerWorker),
+                t.wsCPerWorker / sizeof(AccT));
+        }
+        pipe->InitBuffer(cInQue_, 2, t.ubCIn);
+        pipe->InitBuffer(tmpBuf_, t.ubTmp);
+        pipe->InitBuffer(cbBuf_, t.ubColI32);
+        pipe->InitBuffer(raBuf_, t.ubRowI32);
+        pipe->InitBuffer(prepInBuf_, t.ubPrepIn);
+        pipe->InitBuffer(prepHalfBuf_, t.ubPrepHalf);
+        pipe->InitBuffer(prepOutBuf_, t.ubPrepOut);
+        tmp_ = tmpBuf_.Get<float>();
+        cb_ = cbBuf_.Get<int32_t>();
+        ra_ = raBuf_.Get<int32_t>();
+        prepIn_ = prepInBuf_.Get<uint8_t>();
+        prepHalf_ = prepHalfBuf_.Get<half>();
+        prepOut_ = prepOutBuf_.Get<uint8_t>();
+        // This worker's blocks.
+        if (worker_ < workers_) {
+            const uint64_t q = t.unitCount / workers_, r = t.unitCount % workers_;
+            uBegin_ = worker_ * q + (worker_ < r ? worker_ : r);
+            uEnd_ = uBegin_ + q + (worker_ < r ? 1 : 0);
+        }
+        u_ = uBegin_;
+    }
+
+    // Before the calls: which zero-point terms the launch needs (from the zero points' values), and on split SoCs
+    // every worker's share of the prepared operands, published by a SyncAll (every vector core reaches it).
+    __aicore__ inline void Prepare()
+    {
+        zp_->DecideNeeds(prepIn_, prepHalf_, prepOut_.template ReinterpretCast<half>());
+        needCB_ = zp_->NeedColumnSums();
+        needRA_ = zp_->NeedRowSums();
+        prepare_ = !kFloatCube && t_->k != 0 && (t_->mapA != 0 || needCB_);
+        if (t_->sharedPrep != 0) {
+            if (t_->k != 0 && !kFloatCube && worker_ < workers_) {
+                PrepareShared();
+            }
+            SyncAll<true>();  // every worker's prepared strips, row sums and mapped b are in GM for every worker
+        }
+    }
+
+    // The next call of this worker; false when its range is done.
+    __aicore__ inline bool NextCall(QmmCall* c)
+    {
+        if (u_ >= uEnd_) {
+            return false;
+        }
+        const TD& t = *t_;
+        const uint64_t perMatrix = static_cast<uint64_t>(t.strips) * t.nBlocks;
+        c->bi = u_ / perMatrix;
+        c->strip = static_cast<uint32_t>(u_ / t.nBlocks % t.strips);
+        c->nb0 = static_cast<uint32_t>(u_ % t.nBlocks);
+        uint64_t blocks = t.nBlocks - c->nb0;
+        blocks = blocks < uEnd_ - u_ ? blocks : uEnd_ - u_;
+        blocks = blocks < t.callBlocks ? blocks : t.callBlocks;
+        c->blocks = static_cast<uint32_t>(blocks);
+        QmmBatchOperands(t, c->bi, &c->ai, &c->bj);
+        c->m0 = c->strip * t.stripM;
+        c->rows = QmmMin(t.stripM, t.m - c->m0);
+        c->n0 = c->nb0 * t.baseN;
+        const uint32_t end = QmmMin(t.n, (c->nb0 + c->blocks) * t.baseN);
+        c->cols = end - c->n0;
+        u_ += blocks;
+        return true;
+    }
+
+    // Starts a call: its strip prepared (310p), its row sums loaded, the cube's computation requested.
+    __aicore__ inline void StartCall(const QmmCall& c)
+    {
+        const TD& t = *t_;
+        call_ = c;
+        block_ = 0;
+        if (t.k == 0) {
+            return;
+        }
+        // The previous call's C area reads (the epilogue's DMAs) and this core's prepared-strip writes are complete
+        // before the cube is asked to write / read them.
+        aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        const bool privateB = !kFloatCube && t.mapB != 0 && t.sharedPrep == 0;
+        if (privateB && (!haveSlab_ || slabBj_ != c.bj || slabN0_ != c.n0 || slabCols_ != c.cols)) {
+            MapSlab(c);
+            haveSlab_ = true;
+            slabBj_ = c.bj;
+            slabN0_ = c.n0;
+            slabCols_ = c.cols;
+            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // the slab is in GM before the cube reads it
+        }
+        uint64_t slot = 0;
+        if (!kFloatCube && (prepare_ || needRA_)) {
+            if (t.sharedPrep != 0) {
+                slot = c.ai * t.strips + c.strip;
+            } else {
+                slot = worker_;
+                if (!havePrivate_ || privateAi_ != c.ai || privateStrip_ != c.strip) {
+                    PrepareStrip(c.ai, c.strip, slot);
+                    havePrivate_ = true;
+                    privateAi_ = c.ai;
+                    privateStrip_ = c.strip;
+                }
+            }
+            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);
+        }
+        if (needRA_) {
+            DataCopy(ra_, raGm_[slot * (t.raStripBytes / 4)], t.raStripBytes / 4);
+            aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);  // read by the scalar unit (the correction's row terms)
+        }
+        // Operands.
+        GlobalTensor<AT> aOp;
+        uint32_t lda = t.k;
+        uint32_t rowsA = c.rows;
+        if (prepare_) {
+            const uint64_t at = slot * t.prepAStripBytes + (needCB_ ? 0 : static_cast<uint64_t>(t.onesRow) * t.kPad);
+            aOp = prepA_[at];
+            lda = t.kPad;
+            rowsA += needCB_ ? 1 : 0;
+        } else {
+            aOp = aGm_[(c.ai * t.m + c.m0) * t.k];
+        }
+        const uint64_t bBase = c.bj * t.k * t.n + (TRANS ? static_cast<uint64_t>(c.n0) * t.k : c.n0);
+        GlobalTensor<BT> bOp = t.mapB ? prepB_[bBase] : bGm_[bBase];
+        uint32_t ldb = t.n;  // B's org N: its row stride ([K, N]) or its rows ([N, K], row stride K)
+        if (privateB) {
+            bOp = prepB_[static_cast<uint64_t>(worker_) * t.prepBBytes];
+            ldb = TRANS ? c.cols : AlignUp32(c.cols);
+        }
+        rowsA_ = rowsA;
+        // B [K, N] (row stride N) or transposed [N, K] (row stride K): SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc).
+#if AQO_SOC_SPLIT_CORES
+        mm_->SetOrgShape(rowsA, ldb, lda, t.k, c.cols);
+        mm_->SetSingleShape(rowsA, c.cols, t.k);
+        mm_->SetTensorA(aOp);
+        mm_->SetTensorB(bOp, TRANS);
+        mm_->SetWorkspace(cArea_);
+#else
+        mm_->SetOrgShape(rowsA, ldb, lda, t.k, t.cOrgN);
+        mm_->SetSingleShape(rowsA, c.cols, t.k);
+        mm_->SetTensorA(aOp);
+        mm_->SetTensorB(bOp, TRANS);
+#endif
+    }
+
+    // The call's next block (in N order), once the cube has written it.
+    __aicore__ inline QmmBlock<AccT> NextBlock()
+    {
+        const TD& t = *t_;
+        QmmBlock<AccT> blk;
+        blk.n0 = call_.n0 + block_ * t.baseN;
+        blk.cols = QmmMin(t.baseN, call_.n0 + call_.cols - blk.n0);
+        blk.dataRow = (prepare_ && needCB_) ? 1u : 0u;
+        if (t.k == 0) {
+            blk.zero = true;
+            ++block_;
+            return blk;
+        }
+#if AQO_SOC_SPLIT_CORES
+        (void)mm_->template Iterate<false>();
+        blk.c = mm_->template GetTensorC<false>();  // waits for this block (the API's per-block notification)
+        blk.rowStride = blk.cols;                   // the API's sequential write: the block's own width
+#else
+        (void)mm_->Iterate();
+        mm_->GetTensorC(cArea_);  // synchronous: the block at its place in the call's C (row stride cOrgN)
+        // The API's write-back of C ends with an MTE3 -> V fence only: the epilogue's MTE2 reads of these bytes must
+        // wait for its MTE3 writes (the API fences its own re-reads of GM it wrote the same way).
+        aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+        blk.c = cArea_[static_cast<uint64_t>(block_) * t.baseN];
+        blk.rowStride = t.cOrgN;
+#endif
+        ++block_;
+        return blk;
+    }
+
+    __aicore__ inline void EndCall()
+    {
+        if (t_->k == 0) {
+            return;
+        }
+#if AQO_SOC_SPLIT_CORES
+        (void)mm_->template Iterate<false>();  // false: the call's blocks are done
+#else
+        (void)mm_->Iterate();
+#endif
+        mm_->End();
+    }
+
+    // The block's column sums (C row 0 of a strip with its ones row) into cb_, when some a zero point needs them.
+    __aicore__ inline void LoadColumnSums(const QmmBlock<AccT>& blk)
+    {
+        if (!needCB_ || blk.zero) {
+            return;
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // cb_ may still be read by the previous block's correction
+        CopyRows(cb_.template ReinterpretCast<AccT>(), blk, 0, 1);
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+    }
+
+    // Rows [r0, r0 + rows) of the block's data (row stride cStride in UB; columns past cols undefined); DeQue'd.
+    __aicore__ inline LocalTensor<AccT> CopyInRows(const QmmBlock<AccT>& blk, uint32_t r0, uint32_t rows)
+    {
+        LocalTensor<AccT> c = cInQue_.template AllocTensor<AccT>();
+        if (blk.zero) {
+            Duplicate(c, static_cast<AccT>(0), rows * t_->cStride);  // K = 0: the empty sum
+        } else {
+            CopyRows(c, blk, blk.dataRow + r0, rows);
+        }
+        cInQue_.EnQue(c);
+        return cInQue_.template DeQue<AccT>();
+    }
+
+    __aicore__ inline void FreeRows(LocalTensor<AccT>& c) { cInQue_.FreeTensor(c); }
+
+    // The zero-point terms of a chunk (rows r0.. of the strip), in int32.
+    __aicore__ inline void Correct(const LocalTensor<AccT>& acc, uint32_t r0, uint32_t rows, uint32_t cols)
+    {
+        if constexpr (!kFloatCube) {
+            zp_->Correct(acc, tmp_.template ReinterpretCast<int32_t>(), ra_, cb_, r0, rows, cols);
+        }
+    }
+
+    // float32(acc) of a chunk, in place: the correctly rounded conversion (round to nearest even), on every SoC.
+    // 910b / 950 have it (CAST_RINT). 310p's int32 -> float32 Cast is mode-less (CAST_NONE) and its rounding of values
+    // beyond 2^24 undocumented: there, when |acc| may pass 2^24, acc is split into q * 65536 + lo with q and lo exact
+    // in float32 and added once (one correctly rounded IEEE addition), whatever that Cast rounds to.
+    __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<AccT>& acc, uint32_t elems)
+    {
+        if constexpr (kFloatCube) {
+            return acc;
+        } else {
+            LocalTensor<float> f = acc.template ReinterpretCast<float>();
+            PipeBarrier<PIPE_V>();
+            if (t_->exactConvert == 0) {
+                Cast(f, acc, kRoundInt32ToFloat, elems);
+                return f;
+            }
+            LocalTensor<float> tf = tmp_;
+            LocalTensor<int32_t> ti = tmp_.template ReinterpretCast<int32_t>();
+            Cast(tf, acc, RoundMode::CAST_NONE, elems);  // within 256 of acc, either rounding
+            PipeBarrier<PIPE_V>();
+            Mins(tf, tf, 2147483520.0f, elems);          // the largest float below 2^31: q * 65536 stays in int32
+            PipeBarrier<PIPE_V>();
+            Muls(tf, tf, 1.0f / 65536.0f, elems);        // exact
+            PipeBarrier<PIPE_V>();
+            Cast(ti, tf, RoundMode::CAST_FLOOR, elems);  // q, |q| <= 2^15
+            PipeBarrier<PIPE_V>();
+            Muls(ti, ti, 65536, elems);                  // q * 65536, exact in int32
+            PipeBarrier<PIPE_V>();
+            Sub(acc, acc, ti, elems);                    // lo = acc - q * 65536, -256 < lo < 65536 + 256
+            PipeBarrier<PIPE_V>();
+            Cast(tf, ti, RoundMode::CAST_NONE, elems);   // exact: q * 65536 has at most 16 significant bits
+            PipeBarrier<PIPE_V>();
+            Cast(f, acc, RoundMode::CAST_NONE, elems);   // exact: |lo| < 2^17
+            PipeBarrier<PIPE_V>();
+            Add(f, f, tf, elems);                        // float32(acc), rounded once to nearest even
+            return f;
+        }
+    }
+
+    __aicore__ inline LocalTensor<float> Scratch() const { return tmp_; }
+    // The preparation buffers, free outside Prepare and a strip's preparation: the zero points' loads use them
+    // (every use is ordered by explicit flags, no queue).
+    __aicore__ inline LocalTensor<uint8_t> StagingIn() const { return prepIn_; }
+    __aicore__ inline LocalTensor<half> StagingHalf() const { return prepHalf_; }
+    __aicore__ inline uint32_t RowsA() const { return rowsA_; }
+
+private:
+    // rows x cStride elements of the block from C row `row` on into dst (row stride cStride).
+    __aicore__ inline void CopyRows(const LocalTensor<AccT>& dst, const QmmBlock<AccT>& blk, uint32_t row,
+                                    uint32_t rows)
+    {
+        const uint32_t stride = t_->cStride;
+        const GlobalTensor<AccT> src = blk.c[static_cast<uint64_t>(row) * blk.rowStride];
+#if AQO_SOC_HAS_DATACOPYPAD
+        const uint32_t rowBytes = blk.cols * static_cast<uint32_t>(sizeof(AccT));
+        DataCopyExtParams prm(static_cast<uint16_t>(rows), rowBytes, (blk.rowStride - blk.cols) * sizeof(AccT),
+                              (stride * static_cast<uint32_t>(sizeof(AccT)) - AlignUp32(rowBytes)) / kBlockBytes, 0);
+        DataCopyPadExtParams<AccT> pad(false, 0, 0, static_cast<AccT>(0));
+        DataCopyPad(dst, src, prm, pad);
+#else
+        // C rows are 32-byte aligned here (cOrgN and baseN multiples of 8): whole rows of cStride elements (the
+        // columns past the block are the next block's or unused bytes of the area).
+        const uint16_t len = static_cast<uint16_t>(stride * sizeof(AccT) / kBlockBytes);
+        DataCopyParams prm(static_cast<uint16_t>(rows), len,
+                           static_cast<uint16_t>((blk.rowStride - stride) * sizeof(AccT) / kBlockBytes), 0);
+        DataCopy(dst, src, prm);
+#endif
+    }
+
+    // ---- preparation ----
+    // Split SoCs: this worker's share of the strips of every a matrix and of b's bytes.
+    __aicore__ inline void PrepareShared()
+    {
+        const TD& t = *t_;
+        if (prepare_ || needRA_) {
+            const uint64_t strips = static_cast<uint64_t>(t.aMatrices) * t.strips;
+            const uint64_t s0 = strips * worker_ / workers_, s1 = strips * (worker_ + 1) / workers_;
+            for (uint64_t s = s0; s < s1; ++s) {
+                PrepareStrip(s / t.strips, static_cast<uint32_t>(s % t.strips), s);
+            }
+        }
+        if (t.mapB != 0) {
+            const uint64_t blocks = (bElems_ + kBlockBytes - 1) / kBlockBytes;
+            const uint64_t b0 = blocks * worker_ / workers_ * kBlockBytes;
+            uint64_t b1 = blocks * (worker_ + 1) / workers_ * kBlockBytes;
+            b1 = b1 < bElems_ ? b1 : bElems_;
+            for (uint64_t off = b0; off < b1; off += t.prepChunk) {
+                const uint32_t len = static_cast<uint32_t>(b1 - off < t.prepChunk ? b1 - off : t.prepChunk);
+                aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous chunk's Cast read prepIn_
+                QmmCopyBytesIn(prepIn_, bRaw_, off, len, bElems_);
+                aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+                const uint32_t padded = AlignUp32(len);
+                PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous chunk's Cast
+                MapToHalf(prepHalf_, prepIn_, padded, t.bCode, t.zpShiftB);
+                aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous chunk's copy-out read prepOut_
+                PipeBarrier<PIPE_V>();
+                FromHalf(prepOut_, prepHalf_, padded, t.cubeBCode);
+                aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+                DataCopy(prepBRaw_[off], prepOut_, padded);  // the region is a 32-byte multiple
+            }
+        }
+    }
+
+    // 310p: b's columns of call c mapped into this core's slot: [K, AlignUp32(cols)] (or [cols, K] when b is stored
+    // transposed: contiguous), several rows per step.
+    __aicore__ inline void MapSlab(const QmmCall& c)
+    {
+        const TD& t = *t_;
+        const uint64_t slot = static_cast<uint64_t>(worker_) * t.prepBBytes;
+        if (TRANS) {
+            const uint64_t src = (c.bj * t.n + c.n0) * t.k;
+            const uint64_t bytes = static_cast<uint64_t>(c.cols) * t.k;
+            for (uint64_t off = 0; off < bytes; off += t.prepChunk) {
+                const uint32_t len = static_cast<uint32_t>(bytes - off < t.prepChunk ? bytes - off : t.prepChunk);
+                MapStep(src + off, len, 1, 0, slot + off);
+            }
+            return;
+        }
+        const uint32_t colsPad = AlignUp32(c.cols);
+        const uint32_t rowsPerStep = t.prepChunk / colsPad;  // >= 1: a call is at most prepChunk bytes wide
+        for (uint32_t r = 0; r < t.k; r += rowsPerStep) {
+            const uint32_t nr = QmmMin(rowsPerStep, t.k - r);
+            MapStep((c.bj * t.k + r) * t.n + c.n0, c.cols, nr, colsPad, slot + static_cast<uint64_t>(r) * colsPad);
+        }
+    }
+
+    // One mapping step of b: nr rows of len bytes, t.n apart in b from src (nr == 1: one contiguous run), into UB rows
+    // colsPad apart, mapped, then written to the workspace at dst (rows colsPad apart, i.e. contiguous).
+    __aicore__ inline void MapStep(uint64_t src, uint32_t len, uint32_t nr, uint32_t colsPad, uint64_t dst)
+    {
+        const TD& t = *t_;
+        const uint32_t padded = AlignUp32(len);
+        const uint32_t rowStride = nr == 1 ? padded : colsPad;
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous step's Cast read prepIn_
+        if (nr > 1 && t.n % kBlockBytes == 0 && (t.n - colsPad) / kBlockBytes <= 65535u) {
+            // Whole 32-byte blocks on a block grid: one 2-D copy (the last row's read ends inside b: n0 + colsPad
+            // <= N).
+            DataCopyParams prm(static_cast<uint16_t>(nr), static_cast<uint16_t>(colsPad / kBlockBytes),
+                               static_cast<uint16_t>((t.n - colsPad) / kBlockBytes), 0);
+            DataCopy(prepIn_, bRaw_[src], prm);
+        } else {
+            for (uint32_t i = 0; i < nr; ++i) {
+                QmmCopyBytesIn(prepIn_[i * rowStride], bRaw_, src + static_cast<uint64_t>(i) * t.n, len, bElems_);
+            }
+        }
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        const uint32_t elems = nr * rowStride;
+        PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step's Cast
+        MapToHalf(prepHalf_, prepIn_, elems, t.bCode, t.zpShiftB);
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+        PipeBarrier<PIPE_V>();
+        FromHalf(prepOut_, prepHalf_, elems, t.cubeBCode);
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopy(prepBRaw_[dst], prepOut_, elems);
+    }
+
+    // Prepares strip `strip` of a matrix ai into slot `slot`: [ones row;] its rows, each kPad bytes (mapped when
+    // mapA), and their row sums into the slot's row-sum area, as needed.
+    __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot)
+    {
+        const TD& t = *t_;
+        const uint32_t m0 = strip * t.stripM;
+        const uint32_t rows = QmmMin(t.stripM, t.m - m0);
+        const uint64_t srcRow0 = (ai * t.m + m0);
+        const uint64_t dst0 = slot * t.prepAStripBytes;
+        const uint32_t kPad = t.kPad;
+        const uint32_t chunk = t.prepChunk;
+        if (prepare_ && needCB_) {
+            WriteOnes(dst0);
+        }
+        const uint64_t data0 = dst0 + static_cast<uint64_t>(t.onesRow) * kPad;
+        if (needRA_) {
+            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // ra_ may still be read by the previous strip's DMA
+            for (uint32_t i = 0; i < t.raStripBytes / 4; ++i) {
+                ra_.SetValue(i, 0);  // the slot's whole 32-byte blocks go to GM
+            }
+        }
+        // Whole rows per step when a row fits the chunk (2-D copies), else segments of a row.
+        const uint32_t seg = kPad <= chunk ? kPad : chunk;
+#if AQO_SOC_HAS_DATACOPYPAD
+        const uint32_t rowsPerStep = kPad <= chunk ? chunk / kPad : 1;
+#else
+        const uint32_t rowsPerStep = 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
+#endif
+        for (uint32_t r = 0; r < rows; r += rowsPerStep) {
+            const uint32_t nr = QmmMin(rowsPerStep, rows - r);
+            for (uint32_t k0 = 0; k0 < t.k; k0 += seg) {
+                const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
+                const uint32_t padded = AlignUp32(len);
+                const uint64_t src = (srcRow0 + r) * t.k + k0;
+                aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous step's Cast read prepIn_
+#if AQO_SOC_HAS_DATACOPYPAD
+                DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
+                DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
+                DataCopyPad(prepIn_, aRaw_[src], prm, pad);
+#else
+                QmmCopyBytesIn(prepIn_, aRaw_, src, len, aElems_);
+#endif
+                aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+                const uint32_t elems = nr * padded;
+                PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
+                MapToHalf(prepHalf_, prepIn_, elems, t.aCode, t.mapA ? t.zpShiftA : 0);
+                if (needRA_) {
+                    RowSums(nr, padded, len, r);
+                }
+                if (prepare_) {
+                    aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+                    PipeBarrier<PIPE_V>();
+                    FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
+                    aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+                    // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
+                    DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
+                }
+            }
+        }
+        if (needRA_) {
+            aqo_kernel::WaitPipe<HardEvent::S_MTE3>(pipe_);  // the scalar unit's sums are in UB
+            DataCopy(raGm_[slot * (t.raStripBytes / 4)], ra_, t.raStripBytes / 4);
+        }
+    }
+
+    // The ones row of a strip (kPad bytes of 1 in the cube's operand type).
+    __aicore__ inline void WriteOnes(uint64_t dst)
+    {
+        const TD& t = *t_;
+        for (uint32_t off = 0; off < t.kPad; off += t.prepChunk) {
+            const uint32_t len = QmmMin(t.prepChunk, t.kPad - off);
+            PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by an earlier Cast
+            Duplicate(prepHalf_, static_cast<half>(1.0f), len);
+            aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // an earlier copy-out read prepOut_
+            PipeBarrier<PIPE_V>();
+            FromHalf(prepOut_, prepHalf_, len, t.cubeACode);
+            aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+            DataCopy(prepRaw_[dst + off], prepOut_, len);
+        }
+    }
+
+    // 8-bit values (code: int8 / uint8) to half, exactly, minus `shift` (the mapping: v - 128 for uint8 -> int8).
+    __aicore__ inline void MapToHalf(const LocalTensor<half>& h, const LocalTensor<uint8_t>& in, uint32_t elems,
+                                     uint32_t code, int32_t shift)
+    {
+        if (code == kQmmCodeUInt8) {
+            Cast(h, in, RoundMode::CAST_NONE, elems);
+        } else {
+            Cast(h, in.template ReinterpretCast<int8_t>(), RoundMode::CAST_NONE, elems);
+        }
+        if (shift != 0) {
+            PipeBarrier<PIPE_V>();
+            Adds(h, h, static_cast<half>(static_cast<float>(-shift)), elems);
+        }
+    }
+
+    // half (exact small integers) to the cube's 8-bit operand type.
+    __aicore__ inline void FromHalf(const LocalTensor<uint8_t>& o, const LocalTensor<half>& h, uint32_t elems,
+                                    uint32_t code)
+    {
+        if (code == kQmmCodeUInt8) {
+            Cast(o, h, RoundMode::CAST_NONE, elems);
+        } else {
+            Cast(o.template ReinterpretCast<int8_t>(), h, RoundMode::CAST_NONE, elems);
+        }
+    }
+
+    // Adds the sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real) to ra_[r..]:
+    // float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24); the
+    // scalar unit combines a row's segments in 32-bit wrap-around.
+    __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r)
+    {
+        const uint32_t elems = nr * padded;
+        LocalTensor<float> vals = tmp_;
+        LocalTensor<float> sums = tmp_[AlignUp32(elems * 4) / 4];  // one 32-byte slot per row
+        LocalTensor<float> work = sums[nr * 8];
+        PipeBarrier<PIPE_V>();  // tmp_ may still be read by the previous step
+        Cast(vals, prepHalf_, RoundMode::CAST_NONE, elems);
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < nr; ++i) {
+            if (i != 0) {
+                PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work area
+            }
+            ReduceSum(sums[i * 8], vals[i * padded], work, static_cast<int32_t>(len));
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);
+        for (uint32_t i = 0; i < nr; ++i) {
+            const int32_t part = static_cast<int32_t>(sums.GetValue(i * 8));
+            const uint32_t acc = static_cast<uint32_t>(ra_.GetValue(r + i)) + static_cast<uint32_t>(part);
+            ra_.SetValue(r + i, static_cast<int32_t>(acc));
+        }
+    }
+
+    const TD* t_ = nullptr;
+    TPipe* pipe_ = nullptr;
+    MM* mm_ = nullptr;
+    QmmZeroPoints<TD>* zp_ = nullptr;
+    uint32_t worker_ = 0;
+    uint32_t workers_ = 0;
+    uint64_t aElems_ = 0, bElems_ = 0;
+    uint64_t uBegin_ = 0, uEnd_ = 0, u_ = 0;
+    GlobalTensor<uint8_t> aRaw_, bRaw_, prepRaw_, prepBRaw_;
+    GlobalTensor<AT> aGm_, prepA_;
+    GlobalTensor<BT> bGm_, prepB_;
+    GlobalTensor<int32_t> raGm_;
+    GlobalTensor<AccT> cArea_;
+    TBuf<TPosition::VECCALC> mmWsBuf_, tmpBuf_, cbBuf_, raBuf_, prepInBuf_, prepHalfBuf_, prepOutBuf_;
+    TQue<QuePosition::VECIN, 2> cInQue_;
+    LocalTensor<float> tmp_;
+    LocalTensor<int32_t> cb_, ra_;
+    LocalTensor<uint8_t> prepIn_, prepOut_;
+    LocalTensor<half> prepHalf_;
+    QmmCall call_;
+    uint32_t block_ = 0;
+    uint32_t rowsA_ = 0;
+    bool needCB_ = false;
+    bool needRA_ = false;
+    bool prepare_ = false;
+    bool havePrivate_ = false;
+    bool haveSlab_ = false;
+    uint64_t slabBj_ = 0;
+    uint32_t slabN0_ = 0;
+    uint32_t slabCols_ = 0;
+    uint64_t privateAi_ = 0;
+    uint32_t privateStrip_ = 0;
+};

@@ -1,0 +1,236 @@
+// The requantization epilogue of AqoQLinearMatMul (ONNX QLinearMatMul, the golden's arithmetic):
+//     y = saturate(rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + y_zero_point)
+// in float32, the multiplier formed per element in that order (a_scale * b_scale rounded, then divided by y_scale),
+// round half to even first, then the zero point (onnxruntime's order). ascend910_95 also: float8 y (saturate to
+// +-max, then round to nearest even) and float8 x float8 accumulators (IEEE NaN / Inf carried through).
+// A chunk (rows x cStride of one block) is processed at once; per-row parameters take one instruction per row.
+// No include guard (see aqo_kernel_common.h).
+//
+// Tiling fields read: aParamKind, bParamKind, aParamBatchStride, bParamBatchStride, yCode, yMax, yQMin, yQMax, m, n,
+// aMatrices, bMatrices, cStride, rowsPerChunk, ubColF32, ubRowF32, ubPattern, ubHalf, ubYOut.
+
+// |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
+// |y_zero_point| fits in 8 bits, far below kClamp / 2 (anything beyond saturates either way).
+constexpr float kQmmRequantClamp = 1024.0f;
+
+template <class TD, class YT, bool FLOAT_CUBE>
+class QmmRequantEpilogue {
+public:
+    __aicore__ inline void Init(GM_ADDR aScale, GM_ADDR bScale, GM_ADDR yScale, GM_ADDR yZp, const TD& t,
+                                TPipe* pipe)
+    {
+        t_ = &t;
+        pipe_ = pipe;
+        aElems_ = t.aParamKind ? (t.aParamBatchStride ? static_cast<uint64_t>(t.aMatrices) * t.m : t.m) : 1;
+        bElems_ = t.bParamKind ? (t.bParamBatchStride ? static_cast<uint64_t>(t.bMatrices) * t.n : t.n) : 1;
+        aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aElems_);
+        bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bElems_);
+        GlobalTensor<float> ys;
+        ys.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
+        GlobalTensor<uint8_t> yz;
+        yz.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
+        yScale_ = ys.GetValue(0);
+        const uint8_t z = yz.GetValue(0);
+        yZp_ = t.yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
+        aScale0_ = aScaleGm_.GetValue(0);
+        bScale0_ = bScaleGm_.GetValue(0);
+        pipe->InitBuffer(colBuf_, t.ubColF32);
+        pipe->InitBuffer(rowBuf_, t.ubRowF32);
+        pipe->InitBuffer(patternBuf_, t.ubPattern);
+        pipe->InitBuffer(ysBuf_, t.ubPattern);
+        pipe->InitBuffer(halfBuf_, t.ubHalf);
+        pipe->InitBuffer(yQue_, 2, t.ubYOut);
+        col_ = colBuf_.Get<float>();
+        row_ = rowBuf_.Get<float>();
+        pattern_ = patternBuf_.Get<float>();
+        ysPattern_ = ysBuf_.Get<float>();
+        half_ = halfBuf_.Get<half>();
+        elems_ = t.rowsPerChunk * t.cStride;
+        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+    }
+
+    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row.
+    __aicore__ inline void LoadRows(const QmmCall& c)
+    {
+        if (t_->aParamKind == 0) {
+            return;
+        }
+        const uint64_t base = (t_->aParamBatchStride ? c.ai * t_->m : 0) + c.m0;
+        aqo_kernel::WaitPipe<HardEvent::S_MTE2>(pipe_);  // the previous call's rows were read by the scalar unit
+        QmmCopyBytesIn(row_, aScaleGm_, base, c.rows, aElems_);
+        aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+    }
+
+    // Per block: the per-column multiplier (per-tensor a: (a_scale * b_scale[n]) / y_scale, replicated over the
+    // chunk's rows), or b's scales (per-row a: the multiplier is formed per row).
+    __aicore__ inline void LoadColumns(const QmmCall& c, uint32_t n0, uint32_t cols)
+    {
+        if (t_->bParamKind == 0) {
+            return;
+        }
+        const uint64_t base = (t_->bParamBatchStride ? c.bj * t_->n : 0) + n0;
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // col_ may still be read by the previous block's rows
+        QmmCopyBytesIn(col_, bScaleGm_, base, cols, bElems_);
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        if (t_->aParamKind != 0) {
+            return;
+        }
+        const uint32_t stride = t_->cStride;
+        PipeBarrier<PIPE_V>();
+        Muls(pattern_, col_, aScale0_, stride);  // a_scale * b_scale[n] (commutes exactly)
+        PipeBarrier<PIPE_V>();
+        Div(pattern_, pattern_, ysPattern_, stride);
+        // Replicated over the chunk's rows (UB -> UB copies doubling the rows done).
+        for (uint32_t have = 1; have < t_->rowsPerChunk; have *= 2) {
+            const uint32_t more = QmmMin(have, t_->rowsPerChunk - have);
+            PipeBarrier<PIPE_V>();
+            DataCopy(pattern_[have * stride], pattern_, more * stride);
+        }
+    }
+
+    // y of a chunk: `f` holds float32(acc) of `rows` rows (strip rows r0..), row stride cStride. Returns y (DeQue'd
+    // from the output queue, for the copy-out; FreeY afterwards).
+    __aicore__ inline LocalTensor<YT> Compute(const LocalTensor<float>& f, const LocalTensor<float>& scratch,
+                                              uint32_t r0, uint32_t rows, uint32_t cols)
+    {
+        const uint32_t stride = t_->cStride;
+        const uint32_t elems = rows * stride;
+        ApplyMultiplier(f, r0, rows, elems);
+        PipeBarrier<PIPE_V>();
+        bool anyNaN = false;
+        if constexpr (FLOAT_CUBE) {
+            anyNaN = ReplaceNonFinite(f, scratch.template ReinterpretCast<int32_t>(), rows, cols);
+        }
+        LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
+        if constexpr (Float8Out<YT>::kIsFloat) {
+            // float8 y (ascend910_95): saturate to +-max, then round to nearest even (ONNX QuantizeLinear with
+            // saturate=1; the golden's clip-then-cast). The zero point of a float8 y is 0.
+            Maxs(f, f, -t_->yMax, elems);
+            PipeBarrier<PIPE_V>();
+            Mins(f, f, t_->yMax, elems);
+            PipeBarrier<PIPE_V>();
+            Float8Out<YT>::Cast(y, f, elems);
+            if (anyNaN) {
+                RestoreNaN(y, scratch.template ReinterpretCast<int32_t>(), rows, cols);
+            }
+        } else {
+            LocalTensor<int32_t> fi = f.template ReinterpretCast<int32_t>();
+            Maxs(f, f, -kQmmRequantClamp, elems);
+            PipeBarrier<PIPE_V>();
+            Mins(f, f, kQmmRequantClamp, elems);
+            PipeBarrier<PIPE_V>();
+            Cast(fi, f, RoundMode::CAST_RINT, elems);  // round half to even
+            PipeBarrier<PIPE_V>();
+            Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= kQmmRequantClamp
+            PipeBarrier<PIPE_V>();
+            Adds(f, f, yZp_, elems);                   // round first, then add the zero point (onnxruntime)
+            PipeBarrier<PIPE_V>();
+            Maxs(f, f, t_->yQMin, elems);
+            PipeBarrier<PIPE_V>();
+            Mins(f, f, t_->yQMax, elems);
+            PipeBarrier<PIPE_V>();
+            Cast(half_, f, RoundMode::CAST_NONE, elems);  // exact small integers
+            PipeBarrier<PIPE_V>();
+            Cast(y, half_, RoundMode::CAST_NONE, elems);
+        }
+        yQue_.EnQue(y);
+        return yQue_.template DeQue<YT>();
+    }
+
+    __aicore__ inline void FreeY(LocalTensor<YT>& y) { yQue_.FreeTensor(y); }
+
+private:
+    // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.
+    __aicore__ inline void ApplyMultiplier(const LocalTensor<float>& f, uint32_t r0, uint32_t rows, uint32_t elems)
+    {
+        const uint32_t stride = t_->cStride;
+        if (t_->aParamKind == 0 && t_->bParamKind == 0) {
+            PipeBarrier<PIPE_V>();
+            Muls(f, f, (aScale0_ * bScale0_) / yScale_, elems);
+            return;
+        }
+        if (t_->aParamKind == 0) {
+            PipeBarrier<PIPE_V>();
+            Mul(f, f, pattern_, elems);  // the per-column multiplier, replicated over the rows
+            return;
+        }
+        if (t_->bParamKind == 0) {
+            for (uint32_t i = 0; i < rows; ++i) {
+                const float m = (row_.GetValue(r0 + i) * bScale0_) / yScale_;
+                PipeBarrier<PIPE_V>();
+                Muls(f[i * stride], f[i * stride], m, stride);
+            }
+            return;
+        }
+        // Per row and per column: a_scale[m] * b_scale[n] per row, then / y_scale and the product block-wide.
+        for (uint32_t i = 0; i < rows; ++i) {
+            PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk
+            Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
+        }
+        PipeBarrier<PIPE_V>();
+        Div(pattern_, pattern_, ysPattern_, elems);
+        PipeBarrier<PIPE_V>();
+        Mul(f, f, pattern_, elems);
+    }
+
+    // float8 operands: the float32 accumulators may hold NaN / +-Inf (IEEE, e.g. Inf * 0). What the vector unit's
+    // max / min do with NaN is not documented, so the scalar unit replaces them before the clamps: NaN -> 0 (an
+    // integer y then gets y_zero_point, as the golden; a float8 y gets NaN back in RestoreNaN, flagged in `flags`),
+    // +-Inf -> +-bound (saturates either way). O(N) scalar steps per row against the cube's O(N K).
+    __aicore__ inline bool ReplaceNonFinite(const LocalTensor<float>& f, const LocalTensor<int32_t>& flags,
+                                            uint32_t rows, uint32_t cols)
+    {
+        const float bound = Float8Out<YT>::kIsFloat ? t_->yMax : kQmmRequantClamp;
+        const uint32_t stride = t_->cStride;
+        bool anyNaN = false;
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t i = 0; i < rows; ++i) {
+            for (uint32_t j = 0; j < cols; ++j) {
+                const float v = f.GetValue(i * stride + j);
+                const bool isNaN = v != v;
+                flags.SetValue(i * stride + j, isNaN ? 1 : 0);
+                if (isNaN) {
+                    f.SetValue(i * stride + j, 0.0f);
+                    anyNaN = true;
+                } else if (v - v != 0.0f) {
+                    f.SetValue(i * stride + j, v > 0.0f ? bound : -bound);
+                }
+            }
+        }
+        PipeBarrier<PIPE_ALL>();
+        return anyNaN;
+    }
+
+    // Writes the float8 NaN code (the vector unit's conversion of a float NaN) where ReplaceNonFinite flagged NaN.
+    __aicore__ inline void RestoreNaN(const LocalTensor<YT>& y, const LocalTensor<int32_t>& flags, uint32_t rows,
+                                      uint32_t cols)
+    {
+        const uint32_t kNaNProbe = 8;  // one 32-byte block of float
+        LocalTensor<float> probe = half_.template ReinterpretCast<float>();  // half_ is free with a float8 y
+        PipeBarrier<PIPE_ALL>();
+        Duplicate(probe, BitsToFloat(0x7FC00000u), kNaNProbe);
+        LocalTensor<YT> code = half_[16].template ReinterpretCast<YT>();
+        PipeBarrier<PIPE_V>();
+        Float8Out<YT>::Cast(code, probe, kNaNProbe);
+        PipeBarrier<PIPE_ALL>();
+        for (uint32_t i = 0; i < rows; ++i) {
+            for (uint32_t j = 0; j < cols; ++j) {
+                if (flags.GetValue(i * t_->cStride + j) != 0) {
+                    y.SetValue(i * t_->cStride + j, code.GetValue(0));
+                }
+            }
+        }
+        PipeBarrier<PIPE_ALL>();
+    }
+
+    const TD* t_ = nullptr;
+    TPipe* pipe_ = nullptr;
+    uint64_t aElems_ = 1, bElems_ = 1;
+    GlobalTensor<float> aScaleGm_, bScaleGm_;
+    TBuf<TPosition::VECCALC> colBuf_, rowBuf_, patternBuf_, ysBuf_, halfBuf_;
+    TQue<QuePosition::VECOUT, 2> yQue_;
+    LocalTensor<float> col_, row_, pattern_, ysPattern_;
+    LocalTensor<half> half_;
+    uint32_t elems_ = 0;
+    float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f;
+};

@@ -1,0 +1,67 @@
+// Binding of the quant_matmul plan (op_host/tiling_core/quant_matmul_plan.h) in the plan_convert.h shape.
+#include <nanobind/nanobind.h>
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/vector.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "plan_convert.h"
+#include "plan_requests.h"
+#include "quant_matmul_plan.h"
+#include "registry.h"
+
+namespace nb = nanobind;
+
+namespace {
+
+// Every tiling field under its own name (the field list is the one definition), then the plan's totals.
+nb::dict TilingToDict(const aqo::QuantMatMulPlan& p)
+{
+    const aqo::QuantMatMulTiling& t = p.tiling;
+    nb::dict d;
+    AQO_QUANT_MATMUL_TILING_FIELDS(AQO_DICT_TILING_FIELD, AQO_DICT_TILING_ARRAY)
+    AQO_TILING_FIELD(d, p, workspace_bytes);
+    AQO_TILING_FIELD(d, p, system_workspace_bytes);
+    AQO_TILING_FIELD(d, p, y_elements);
+    return d;
+}
+
+void RegisterQuantMatMulPlan(nb::module_& m)
+{
+    m.def(
+        "plan_quant_matmul",
+        [](const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, bool b_trans,
+           const std::string& a_dtype, const std::string& b_dtype, const std::string& out_dtype,
+           const std::string& a_scale, const std::string& b_scale, const std::string& a_zero_point,
+           const std::string& b_zero_point, const std::string& bias, bool a_param_batched, bool b_param_batched,
+           bool bias_batched, const std::string& soc, int64_t core_num, int64_t ub_size) -> nb::dict {
+            aqo::ConstraintViolation v;
+            aqo::QuantMatMulRequest r;
+            if (!aqo_bind::QuantMatMulRequestFromArgs(a_shape, b_shape, b_trans, a_dtype, b_dtype, out_dtype, a_scale,
+                                                      b_scale, a_zero_point, b_zero_point, bias, a_param_batched,
+                                                      b_param_batched, bias_batched, soc, core_num, ub_size, &r, &v)) {
+                return aqo_bind::RefusedResult(v);
+            }
+            aqo::QuantMatMulPlan plan;
+            if (!aqo::PlanQuantMatMul(r, &plan, &v)) {
+                return aqo_bind::RefusedResult(v);
+            }
+            return aqo_bind::PlanResult(TilingToDict(plan), plan.explanation);
+        },
+        nb::arg("a_shape"), nb::arg("b_shape"), nb::arg("b_trans") = false, nb::arg("a_dtype") = "int8",
+        nb::arg("b_dtype") = "int8", nb::arg("out_dtype") = "float32", nb::arg("a_scale") = "tensor",
+        nb::arg("b_scale") = "tensor", nb::arg("a_zero_point") = "none", nb::arg("b_zero_point") = "none",
+        nb::arg("bias") = "none", nb::arg("a_param_batched") = false, nb::arg("b_param_batched") = false,
+        nb::arg("bias_batched") = false, nb::arg("soc") = "ascend910b", nb::arg("core_num") = 0,
+        nb::arg("ub_size") = 0,
+        "quant_matmul plan for a [..., M, K] x b [..., K, N] (b_trans: b stored [..., N, K]): "
+        "{'ok': True, 'tiling': {...}, 'explanation': {...}} or {'ok': False, 'violation': {...}}. Layouts: "
+        "a_scale 'tensor' | 'row', b_scale 'tensor' | 'column', zero points 'none' | 'tensor' | 'row' / 'column', "
+        "bias 'none' | 'tensor' | 'column'.");
+}
+
+aqo_bind::Registrar kRegisterQuantMatMulPlan("plan_quant_matmul", &RegisterQuantMatMulPlan);
+
+}  // namespace
