@@ -17,9 +17,9 @@ using namespace AscendC;
 // #if ones guard code that does not compile elsewhere (float8 types, DataCopyPad, the system workspace).
 // ---------------------------------------------------------------------------------------------------------------
 #if defined(__DAV_M200__) || (defined(__CCE_AICORE__) && (__CCE_AICORE__ == 200))
-// ascend310p: coupled AI cores (cube + vector in one core; Cast only there, FACTS 1), no DataCopyPad (every copy a
-// 32-byte multiple), no bfloat16, saturation mode (FACTS 1), no fixpipe (the Matmul API moves L0C through UB) and
-// no system workspace for the Matmul API.
+// ascend310p: coupled AI cores (cube + vector in one core; Cast only there: docs/references.md#soc-facts), no
+// DataCopyPad (every copy a 32-byte multiple), no bfloat16, saturation mode (docs/references.md#saturation-mode), no
+// fixpipe (the Matmul API moves L0C through UB) and no system workspace for the Matmul API.
 #define AQO_SOC_HAS_DATACOPYPAD 0
 #define AQO_SOC_HAS_BF16 0
 #define AQO_SOC_HAS_FP8 0
@@ -30,7 +30,7 @@ constexpr bool kSocSaturationMode = true;
 constexpr RoundMode kRoundInt32ToFloat = RoundMode::CAST_NONE;
 #elif (defined(__NPU_ARCH__) && (__NPU_ARCH__ == 3510)) || defined(__DAV_C310__)
 // ascend910_95: split cube / vector cores like 910b, DataCopyPad, bfloat16, and the hifloat8 / float8 types. Not
-// type-checkable with public headers (FACTS, tools): its own code is Float8Out below and the kernels' float8
+// type-checkable with the public 8.1.RC1 headers: its own code is Float8Out below and the kernels' float8
 // dispatch, all under AQO_SOC_HAS_FP8.
 #define AQO_SOC_HAS_DATACOPYPAD 1
 #define AQO_SOC_HAS_BF16 1
@@ -77,11 +77,12 @@ __aicore__ inline void WaitPipe(TPipe* pipe)
 
 // Writes src[0, n) to dst[0, n) without touching dst[n, ...) (another core's, or past the tensor's end). Without
 // DataCopyPad (ascend310p) the DMA cannot copy less than 32 bytes and must not write past the end (ATB / OPSNN do,
-// FACTS 4): whole 32-byte blocks go by DMA, the partial block's elements the scalar unit stores and flushes from its
-// data cache. The docs do not say whether the flush writes back only the stored bytes or the whole 64-byte line, so
-// no other core should write that line in the same launch: AqoDynamicQuant uses this only for a tensor of fewer
-// than 8 rows and AqoQLinearMatMul only in its one-core plans (N < 32 or 840 | N / 32), always on one core.
-// dst by value: a GlobalTensor is an address and a size, and its SetValue is not const.
+// docs/references.md#dynamicquant-implementations): whole 32-byte blocks go by DMA, the partial block's elements the
+// scalar unit stores and flushes from its data cache. The docs do not say whether the flush writes back only the
+// stored bytes or the whole 64-byte line, so no other core should write that line in the same launch: AqoDynamicQuant
+// uses this only for a tensor of fewer than 8 rows and AqoQLinearMatMul only in its one-core plans
+// (N < 32 or 840 | N / 32), always on one core. dst by value: a GlobalTensor is an address and a size, and its
+// SetValue is not const.
 template <class T>
 __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& src, uint32_t n)
 {
@@ -108,7 +109,8 @@ __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& s
 // ---------------------------------------------------------------------------------------------------------------
 // ascend910_95 only: hifloat8 / float8 outputs. The kernels clip to the format's range before they cast, so the
 // saturating cast never meets an out-of-range value; float8 rounds to nearest even (RINT), hifloat8 ties away from
-// zero (ROUND), as OPSNN's 950 kernels do (FACTS 4). kIsFloat is false for every other output type.
+// zero (ROUND), as OPSNN's 950 kernels do (docs/references.md#dynamicquant-implementations). kIsFloat is false for
+// every other output type.
 // ---------------------------------------------------------------------------------------------------------------
 template <typename YT>
 struct Float8Out {

@@ -1,5 +1,5 @@
-// Request-level constraint checks shared by the plans: everything the SoC table and seed 004 say about a request
-// before any buffer is sized (rank, dtypes per SoC, documented tail limits, unimplemented modes, shapes that
+// Request-level constraint checks shared by the plans: everything the SoC table and the documented limits say about
+// a request before any buffer is sized (rank, dtypes per SoC, documented tail limits, unimplemented modes, shapes that
 // cannot broadcast). A plan calls the check first; when it fails, the violation is complete (op, argument, soc,
 // constraint, limit, actual, suggestion, is_dtype) and the plan returns it unchanged.
 //
@@ -37,7 +37,8 @@ struct DynamicQuantRequestView {
     bool asymmetric = false;  // asymmetric quantization requested (offset output)
 };
 
-// Quantization parameter granularity of QLinearMatMul (seed 000): per tensor, per row of a, per column of b.
+// Quantization parameter granularity of QLinearMatMul (docs/references.md#onnx-qlinearmatmul): per tensor, per row
+// of a, per column of b.
 enum class QuantParamKind : int32_t { TENSOR = 0, ROW, COLUMN };
 // "tensor" | "row" | "column"; false when the name is unknown.
 bool QuantParamKindFromName(const char* name, QuantParamKind* out);

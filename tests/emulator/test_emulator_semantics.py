@@ -448,7 +448,7 @@ _SAMPLE = {"float32": np.float32([1.0, -2.0] * 16), "float16": np.float16([1.0, 
 
 @pytest.mark.parametrize("soc_index,soc", [(0, "ascend310p"), (1, "ascend910b")])
 @pytest.mark.parametrize("pair", sorted(CAST_TABLE))
-def test_cast_table_is_facts_2(pair, soc_index, soc):
+def test_cast_accepts_the_documented_round_modes(pair, soc_index, soc):
     src, dst = pair
     accepted = CAST_TABLE[pair][soc_index]
     x = _SAMPLE[src]

@@ -124,8 +124,9 @@ def _exact_reference(a, a_z, b, b_z, mult, y_z, y_dtype):
 
 @pytest.mark.parametrize("soc", SOCS)
 def test_large_k_wraps_int32_exactly(soc):
-    # u8 x u8 with zero points 0: sum of 255 * 255 over K >= 33,026 leaves int32 (FACTS 6). Per-column b
-    # parameters and non-zero a zero points also exercise the wrap-around zero-point correction.
+    # u8 x u8 with zero points 0: sum of 255 * 255 over K >= 33,026 leaves int32
+    # (docs/references.md#decision-qlinearmatmul). Per-column b parameters and non-zero a zero points also exercise
+    # the wrap-around zero-point correction.
     rng = np.random.default_rng(5)
     m, k, n = 3, 40000, 5
     a = rng.integers(230, 256, (m, k)).astype(np.uint8)
@@ -251,7 +252,8 @@ def test_float8_is_refused_where_the_soc_has_no_float8():
 
 def _float8_tolerance_check(y, g):
     """The documented tolerance of float8 operands: one unit of y (integer y: |delta| <= 1, the CANN criterion
-    for integer outputs, FACTS 8; float8 y: the same or an adjacent code), NaN exactly where the golden has NaN.
+    for integer outputs, docs/references.md#precision-criteria; float8 y: the same or an adjacent code), NaN
+    exactly where the golden has NaN.
     Why: the device's cube accumulates float8 products in float32 in its own order; the golden sums in float64
     and the emulated cube sums exactly, rounding once. So on the device a sum lying within float32 rounding of a
     rounding boundary of y may land one unit away. The emulator itself must be exact in at least 99% of the
@@ -354,8 +356,9 @@ def test_float8_output_on_910_95(y_name, at, bt):
 
 @pytest.mark.parametrize("soc", SOCS)
 def test_ties_round_half_to_even_then_add_the_zero_point(soc):
-    # mult = 1 * 1 / 2: every odd acc lands exactly on .5 (FACTS 6: acc/2 = 0.5, 1.5, 2.5, 3.5 with y_zp 1 gives
-    # [1, 3, 3, 5] under round-then-add; adding first, or rounding half away from zero, gives other values).
+    # mult = 1 * 1 / 2: every odd acc lands exactly on .5 (docs/references.md#onnxruntime-qlinearmatmul: acc/2 = 0.5,
+    # 1.5, 2.5, 3.5 with y_zp 1 gives [1, 3, 3, 5] under round-then-add; adding first, or rounding half away from
+    # zero, gives other values).
     a = np.array([[1, 3, 5, 7, -1, -3, -5, -7]], np.int8).T  # [8, 1]
     b = np.array([[1]], np.int8)
     y = emu.qlinear_matmul(a, np.float32(1), np.int8(0), b, np.float32(1), np.int8(0), np.float32(2), np.int8(1),

@@ -1,11 +1,12 @@
-"""QLinearMatMul in the emulator == the golden, bit for bit, on the crossed matrix of issue 5 point 4:
+"""QLinearMatMul in the emulator == the golden, bit for bit, on the crossed matrix:
 every SoC x all eight int8/uint8 (a, b, y) combinations x per-tensor / per-row / per-column parameters x batch
 broadcasting, with M, N, K multiples of no tile size; and int32 wrap-around (K = 40,000 >= 33,026) for all eight type
 combinations, per tensor and per row / per column, on every SoC.
 
 test_qlinear_matmul_bitexact.py covers each dimension separately (the type combinations unbatched, broadcasting
 with u8 x s8 only, the wrap with u8 x u8 only); here they are crossed, so the uint8 -> int8 mapping (XOR 0x80,
-zero point - 128, FACTS 3) meets batch strides and per-row / per-column zero points on every SoC.
+zero point - 128; docs/references.md#apis-per-soc) meets batch strides and per-row / per-column zero points on
+every SoC.
 References: the independent numpy golden, and for the wrap cases also our own exact int64 accumulation wrapped to
 int32 (asserted to actually wrap), never the kernel's own output.
 """
@@ -102,7 +103,8 @@ def _wrapping_operand(rng, dtype, shape):
 @pytest.mark.parametrize("at,bt,yt", TYPE_COMBOS, ids=TYPE_IDS)
 @pytest.mark.parametrize("soc", SOCS)
 def test_large_k_wraps_int32_for_every_type_combination(soc, at, bt, yt):
-    # K = 40,000 >= 33,026 (FACTS 6): sum_k (a - a_zp)(b - b_zp) with every term above 230 * 230 leaves int32.
+    # K = 40,000 >= 33,026 (docs/references.md#decision-qlinearmatmul): sum_k (a - a_zp)(b - b_zp) with every term
+    # above 230 * 230 leaves int32.
     rng = np.random.default_rng(_seed("wrap", soc, TYPE_IDS[TYPE_COMBOS.index((at, bt, yt))]))
     m, k, n = 3, 40_000, 5
     a = _wrapping_operand(rng, at, (m, k))

@@ -1,7 +1,8 @@
 """QLinearMatMul: the kernel in the emulator against onnxruntime itself (an independent implementation), on the
-type combinations onnxruntime's CPU kernel implements (u8u8u8, u8s8u8, s8s8s8, FACTS 6), with per-tensor and
-per-column b parameters, a batch, and sizes that are multiples of no tile. (For u8 x s8 on x86 without VNNI,
-onnxruntime saturates pairs of products to int16 and is then not exact; the test keeps b where it is.)"""
+type combinations onnxruntime's CPU kernel implements (u8u8u8, u8s8u8, s8s8s8;
+docs/references.md#onnxruntime-qlinearmatmul), with per-tensor and per-column b parameters, a batch, and sizes that
+are multiples of no tile. (For u8 x s8 on x86 without VNNI, onnxruntime saturates pairs of products to int16 and
+is then not exact; the test keeps b where it is.)"""
 from __future__ import annotations
 
 import importlib
@@ -40,7 +41,8 @@ def test_emulator_equals_onnxruntime(soc, at, bt, per_column):
     a = rng.integers(np.iinfo(at).min, int(np.iinfo(at).max) + 1, (3, 37, 90)).astype(at)
     b = rng.integers(np.iinfo(bt).min, int(np.iinfo(bt).max) + 1, (90, 53)).astype(bt)
     if at is np.uint8 and bt is np.int8:
-        # x86 without VNNI: onnxruntime's u8 x s8 kernel adds pairs of products in saturating int16 (FACTS 6), so
+        # x86 without VNNI: onnxruntime's u8 x s8 kernel adds pairs of products in saturating int16
+        # (docs/references.md#onnxruntime-qlinearmatmul), so
         # it is exact only while 2 * 255 * |b| <= 32767: keep |b| <= 64 for it to be a reference.
         b = rng.integers(-64, 64, (90, 53)).astype(bt)
     a_s = np.array([0.02], np.float32)
