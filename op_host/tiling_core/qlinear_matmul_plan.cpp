@@ -47,6 +47,13 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     if (!CheckQLinearMatMulRequest(view, soc, v)) {
         return false;
     }
+    // The float8 cube path reads b as [..., K, N] only (its kernel branch has no transposed form).
+    if (r.b_trans && GetDTypeInfo(r.b_dtype).is_float) {
+        SetViolation(v, kOp, "b", &soc, "a transposed b (stored [..., N, K]) with float8 operands",
+                     "b stored [..., K, N] for float8 operands", std::string("a transposed ") + DTypeName(r.b_dtype) +
+                     " b", "pass b contiguous as [..., K, N] (integer operands may be a transposed view)");
+        return false;
+    }
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     MatmulCubeRequest cr;
     cr.op = kOp;

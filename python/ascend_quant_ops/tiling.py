@@ -282,8 +282,9 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
                         b_dtype: Any = "int8", y_dtype: Any = "int8", a_param: str = "tensor",
                         b_param: str = "tensor", core_num: Optional[int] = None,
                         ub_size: Optional[int] = None, a_param_batched: bool = False,
-                        b_param_batched: bool = False) -> Plan:
-    """The QLinearMatMul plan of a [..., M, K] x b [..., K, N] on `soc`, or ConstraintError / DTypeError.
+                        b_param_batched: bool = False, b_trans: bool = False) -> Plan:
+    """The QLinearMatMul plan of a [..., M, K] x b [..., K, N] on `soc` (b_trans: b stored [..., N, K], a transposed
+    view read so by the kernel), or ConstraintError / DTypeError.
     a_param: "tensor" | "row" (per row of a); b_param: "tensor" | "column" (per column of b); *_param_batched: the
     per-row / per-column parameters carry the operand's batch dims (what the emulator backend passes for batched
     operands) rather than one vector shared by every batch matrix."""
@@ -301,15 +302,15 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
     cn = _override(core_num, "core_num", QMM)
     ub = _override(ub_size, "ub_size", QMM)
     request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
-               "y_dtype": y_name, "a_param": a_param, "b_param": b_param, "soc": soc, "core_num": core_num,
-               "ub_size": ub_size}
+               "y_dtype": y_name, "a_param": a_param, "b_param": b_param, "b_trans": bool(b_trans), "soc": soc,
+               "core_num": core_num, "ub_size": ub_size}
     fn = getattr(_native, "plan_qlinear_matmul", None)
     if fn is None:
         _raise_if_refused(_native.check_qlinear_matmul(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param,
                                                        soc, cn, ub))
         _native_plan("plan_qlinear_matmul")
     out = fn(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param, soc, cn, ub, bool(a_param_batched),
-             bool(b_param_batched))
+             bool(b_param_batched), bool(b_trans))
     _raise_if_refused(out)
     return Plan(QMM, request, dict(out["tiling"]), out["explanation"])
 

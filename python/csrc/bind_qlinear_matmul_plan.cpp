@@ -36,12 +36,12 @@ void RegisterQLinearMatMulPlan(nb::module_& m)
         [](const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, const std::string& a_dtype,
            const std::string& b_dtype, const std::string& y_dtype, const std::string& a_param,
            const std::string& b_param, const std::string& soc, int64_t core_num, int64_t ub_size,
-           bool a_param_batched, bool b_param_batched) -> nb::dict {
+           bool a_param_batched, bool b_param_batched, bool b_trans) -> nb::dict {
             aqo::ConstraintViolation v;
             aqo::QLinearMatMulRequest r;
-            if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
-                                                        a_param_batched, b_param_batched, soc, core_num, ub_size, &r,
-                                                        &v)) {
+            if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, b_trans, a_dtype, b_dtype, y_dtype, a_param,
+                                                        b_param, a_param_batched, b_param_batched, soc, core_num,
+                                                        ub_size, &r, &v)) {
                 return aqo_bind::RefusedResult(v);
             }
             aqo::QLinearMatMulPlan plan;
@@ -53,8 +53,9 @@ void RegisterQLinearMatMulPlan(nb::module_& m)
         nb::arg("a_shape"), nb::arg("b_shape"), nb::arg("a_dtype"), nb::arg("b_dtype"), nb::arg("y_dtype"),
         nb::arg("a_param") = "tensor", nb::arg("b_param") = "tensor", nb::arg("soc") = "ascend910b",
         nb::arg("core_num") = 0, nb::arg("ub_size") = 0, nb::arg("a_param_batched") = false,
-        nb::arg("b_param_batched") = false,
-        "QLinearMatMul plan for a [..., M, K] x b [..., K, N] (1-D operands promoted by the caller): "
+        nb::arg("b_param_batched") = false, nb::arg("b_trans") = false,
+        "QLinearMatMul plan for a [..., M, K] x b [..., K, N] (b_trans: b stored [..., N, K]; 1-D operands promoted "
+        "by the caller): "
         "{'ok': True, 'tiling': {...}, 'explanation': {...}} or {'ok': False, 'violation': {...}}. "
         "a_param 'tensor' | 'row', b_param 'tensor' | 'column'; core_num / ub_size 0 = the SoC table's values; "
         "*_param_batched: per-row / per-column parameters carry the operand's batch dims.");

@@ -3,9 +3,10 @@
 // driven by the real host plan and tiling data.
 //
 //   _native.emulate_qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
-//                                  a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
+//                                  a_shape, b_shape, b_trans, a_dtype, b_dtype, y_dtype, a_param, b_param,
 //                                  a_param_batched, b_param_batched, soc, core_num, ub_size)
-//     every tensor a contiguous uint8 numpy view of its bytes (scales float32); y is written in place.
+//     every tensor a contiguous uint8 numpy view of its bytes (scales float32); y is written in place. b is given
+//     as stored: [..., K, N], or [..., N, K] with b_trans (b_shape is always the product's view, [..., K, N]).
 //     Returns {"ok": True, "stats": {...}, "matmul": [...], "plan": {...}} or {"ok": False, "violation": ...}
 //     (plan refused) or {"ok": False, "emulator_error": {...}} (the emulator caught a kernel fault).
 //
@@ -149,15 +150,16 @@ TCubeTiling CubeTilingFrom(const aqo::QmmCubeTilingValues& v)
 }
 
 nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Bytes b_zp, Bytes y_scale, Bytes y_zp,
-                 Bytes y, const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape,
+                 Bytes y, const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape, bool b_trans,
                  const std::string& a_dtype, const std::string& b_dtype, const std::string& y_dtype,
                  const std::string& a_param, const std::string& b_param, bool a_param_batched, bool b_param_batched,
                  const std::string& soc, int64_t core_num, int64_t ub_size)
 {
     aqo::ConstraintViolation v;
     aqo::QLinearMatMulRequest r;
-    if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, a_dtype, b_dtype, y_dtype, a_param, b_param,
-                                                a_param_batched, b_param_batched, soc, core_num, ub_size, &r, &v)) {
+    if (!aqo_bind::QLinearMatMulRequestFromArgs(a_shape, b_shape, b_trans, a_dtype, b_dtype, y_dtype, a_param,
+                                                b_param, a_param_batched, b_param_batched, soc, core_num, ub_size, &r,
+                                                &v)) {
         return aqo_bind::RefusedResult(v);
     }
     aqo::QLinearMatMulPlan plan;
@@ -200,6 +202,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     plan_d["mode"] = plan.explanation.mode;
     plan_d["used_cores"] = plan.explanation.used_cores;
     plan_d["workers_per_core"] = t.workersPerCore;
+    plan_d["b_trans"] = t.bTrans != 0;
     plan_d["block"] = nb::make_tuple(t.stripM, t.baseN);
     plan_d["blocks"] = t.unitCount;
     plan_d["workspace_bytes"] = plan.workspace_bytes;
@@ -247,8 +250,8 @@ void RegisterEmulateQLinearMatMul(nb::module_& m)
 {
     m.def("emulate_qlinear_matmul", &Emulate, nb::arg("a"), nb::arg("a_scale"), nb::arg("a_zero_point"),
           nb::arg("b"), nb::arg("b_scale"), nb::arg("b_zero_point"), nb::arg("y_scale"), nb::arg("y_zero_point"),
-          nb::arg("y"), nb::arg("a_shape"), nb::arg("b_shape"), nb::arg("a_dtype"), nb::arg("b_dtype"),
-          nb::arg("y_dtype"), nb::arg("a_param"), nb::arg("b_param"), nb::arg("a_param_batched"),
+          nb::arg("y"), nb::arg("a_shape"), nb::arg("b_shape"), nb::arg("b_trans"), nb::arg("a_dtype"),
+          nb::arg("b_dtype"), nb::arg("y_dtype"), nb::arg("a_param"), nb::arg("b_param"), nb::arg("a_param_batched"),
           nb::arg("b_param_batched"), nb::arg("soc"), nb::arg("core_num") = 0, nb::arg("ub_size") = 0,
           "Runs op_kernel/aqo_qlinear_matmul.cpp in the AscendC CPU emulator for `soc` with the host plan's "
           "tiling; writes y (a uint8 view) in place.");

@@ -31,7 +31,7 @@ inline bool DynamicQuantRequestFromArgs(const std::vector<int64_t>& shape, const
 }
 
 inline bool QLinearMatMulRequestFromArgs(const std::vector<int64_t>& a_shape, const std::vector<int64_t>& b_shape,
-                                         const std::string& a_dtype, const std::string& b_dtype,
+                                         bool b_trans, const std::string& a_dtype, const std::string& b_dtype,
                                          const std::string& y_dtype, const std::string& a_param,
                                          const std::string& b_param, bool a_param_batched, bool b_param_batched,
                                          const std::string& soc, int64_t core_num, int64_t ub_size,
@@ -47,6 +47,7 @@ inline bool QLinearMatMulRequestFromArgs(const std::vector<int64_t>& a_shape, co
     }
     r->a_shape = a_shape;
     r->b_shape = b_shape;
+    r->b_trans = b_trans;
     r->soc = soc;
     r->a_param_batched = a_param_batched;
     r->b_param_batched = b_param_batched;

@@ -18,7 +18,12 @@ What the kernel takes (beyond the golden's checks):
     boundary;
   * a's parameters per tensor or per row, b's per tensor or per column (as the golden);
   * y_scale / y_zero_point per tensor (the kernel has one output multiplier denominator and zero point);
-  * float16 / bfloat16 scales are widened to float32 here (exact), as the golden does before any arithmetic.
+  * float16 / bfloat16 scales are widened to float32 here (exact), as the golden does before any arithmetic;
+  * b as stored: a transposed view of a C-contiguous [..., N, K] (`w.T`, the Linear layout; for a batched b its
+    last two axes swapped) goes to the kernel as those bytes with the plan's b_trans, no host copy, on ascend910b
+    and ascend910_95. The float8 kernel path reads b as [..., K, N] only (its plan refuses b_trans), so a
+    transposed float8 b is copied; on ascend310p the shared cube stage reads a transposed b wrongly for some N
+    (e.g. N = 21 with K = 32; quant_matmul's kernel too), so there it is copied until that is fixed.
 
 `last_run_stats()` (per thread, shared with the DynamicQuant runner) gives the last run's per-core GM bytes, DMA
 operations, UB peak and Matmul (cube) traffic.
@@ -41,6 +46,23 @@ from ._stats import last_run_stats  # noqa: F401  (the one per-thread record, al
 def _bytes(a: np.ndarray) -> np.ndarray:
     # The binding takes writable contiguous byte views; read-only inputs and broadcast views are copied.
     return np.require(a, requirements=["C", "W"]).reshape(-1).view(np.uint8)
+
+
+#: SoCs whose kernel is not given a transposed b (see the module docstring): the host copies it there
+COPY_TRANSPOSED_B_SOCS = ("ascend310p",)
+
+
+def transposed_storage(b: np.ndarray, b_type: str, soc: str):
+    """(stored, b_trans): b's [..., N, K] storage and True when b ([..., K, N]) is a transposed view of a C-contiguous
+    array whose last two axes are swapped (the kernel reads it so); else (b, False): float8 b, and on the SoCs of
+    COPY_TRANSPOSED_B_SOCS (the caller's contiguous copy then)."""
+    if (b.ndim < 2 or b.flags.c_contiguous or dtypes.TABLE[b_type]["is_float"]
+            or soc in COPY_TRANSPOSED_B_SOCS):
+        return b, False
+    swapped = np.swapaxes(b, -1, -2)
+    if swapped.flags.c_contiguous:
+        return swapped, True
+    return b, False
 
 
 def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, *,
@@ -83,13 +105,14 @@ def run(p: _golden.QLinearMatMulOperands, soc: str, *, core_num: Optional[int] =
         b_s, b_z = p.b_scale.reshape(-1)[:1], p.b_zero_point.reshape(-1)[:1]
     y_s = p.y_scale.reshape(-1)[:1]
     y_z = p.y_zero_point.reshape(-1)[:1]
+    b_stored, b_trans = transposed_storage(b2, p.b_type, soc)
 
     # Not zeroed on the device: the runner poisons y and fails the run if the kernel leaves any byte unwritten.
     y = np.empty(p.out_shape_2d, dtype=dtypes.numpy_dtype(p.out_type))
     out = _native.emulate_qlinear_matmul(
-        _bytes(a2), _bytes(a_s.astype(np.float32)), _bytes(a_z), _bytes(b2), _bytes(b_s.astype(np.float32)),
+        _bytes(a2), _bytes(a_s.astype(np.float32)), _bytes(a_z), _bytes(b_stored), _bytes(b_s.astype(np.float32)),
         _bytes(b_z), _bytes(y_s.astype(np.float32)), _bytes(y_z), y.reshape(-1).view(np.uint8),
-        [int(d) for d in a2.shape], [int(d) for d in b2.shape], p.a_type, p.b_type, p.out_type,
+        [int(d) for d in a2.shape], [int(d) for d in b2.shape], b_trans, p.a_type, p.b_type, p.out_type,
         p.a_param, p.b_param, a_row and len(a_batch) > 0, b_col and len(b_batch) > 0, soc, cn, ub)
     if not out["ok"] and "violation" in out:
         raise tiling.violation_error(out["violation"])
