@@ -633,10 +633,13 @@ std::vector<uint8_t> Bytes(const nb::bytes& b)
 
 // C = A B through the emulated Matmul API, C returned as bytes. config: "norm" (CFG_NORM), "norm_checked"
 // (intrinsicsLimit, the kernel's), "mdl_checked"; form: "sync" (IterateAll) or "async" (IterateAll<false> +
-// WaitIterateAll); local_workspace: 310p, allocate and pass the API's local workspace.
+// WaitIterateAll); local_workspace: 310p, allocate and pass the API's local workspace; base_n: the tiling's baseN (a
+// multiple of 16; wider than 16, a block's width can end 1..7 columns into a fractal row, which 310p writes back
+// past the width).
 nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes& b_in, bool a_unsigned,
                   bool b_unsigned, int32_t m, int32_t n, int32_t k, int32_t lda, int32_t ldb, int32_t ldc,
-                  const std::string& config, const std::string& form, bool local_workspace, bool b_trans)
+                  const std::string& config, const std::string& form, bool local_workspace, bool b_trans,
+                  int32_t base_n)
 {
     using namespace aqo_qmm_tests;
     if (!a_unsigned && b_unsigned) {
@@ -652,7 +655,10 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     std::vector<uint8_t> c(c_bytes + 32, 0);
     const Problem p{m, n, k, lda, ldb, ldc};
     const DemoForm f = form == "async" ? DemoForm::kAsync : DemoForm::kSync;
-    TCubeTiling t = Tiling(m, n, k, 16, 16, 32);
+    if (base_n <= 0 || base_n % 16 != 0) {
+        throw nb::value_error("base_n: a positive multiple of 16");
+    }
+    TCubeTiling t = Tiling(m, n, k, 16, base_n, 32);
     t.N = n % 8 == 0 ? n : (n + 7) / 8 * 8;  // an ND int32 C needs 32-byte N dims on 310p
     t.singleCoreN = n;
     aqo_emu::Launcher launch(soc, "qmm_matmul_demo");
@@ -774,7 +780,7 @@ void RegisterQmmMatmulTests(nb::module_& m)
     m.def("qmm_matmul_demo", &RunDemo, nb::arg("soc"), nb::arg("a"), nb::arg("b"), nb::arg("a_unsigned"),
           nb::arg("b_unsigned"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("lda"), nb::arg("ldb"),
           nb::arg("ldc"), nb::arg("config") = "norm_checked", nb::arg("form") = "sync",
-          nb::arg("local_workspace") = false, nb::arg("b_trans") = false,
+          nb::arg("local_workspace") = false, nb::arg("b_trans") = false, nb::arg("base_n") = 16,
           "C = A B (int32 bytes) through the emulated Matmul API; b_trans: b holds B transposed, [n, ldb].");
     m.def(
         "qmm_matmul_l1_loads",

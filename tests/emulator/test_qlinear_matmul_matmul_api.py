@@ -230,6 +230,25 @@ def test_transposed_b_is_read_as_n_by_k(soc):
     np.testing.assert_array_equal(c, _reference(a, bt[:, :k].T))
 
 
+@pytest.mark.parametrize("soc", ALL)
+@pytest.mark.parametrize("base_n", [32, 64])
+@pytest.mark.parametrize("n", [17, 20, 33, 40, 7])
+def test_transposed_b_with_block_widths_ending_inside_a_fractal_row(soc, base_n, n):
+    # A block of width w > 16 with w % 16 in 1..7 (N = 17, 20, 33 with baseN 32 or 64) is the one 310p writes back
+    # past its width (whole 32-byte blocks, the padding columns garbage), through the emulator's write-order path:
+    # that path, too, must read a transposed B as [N, K]. Same values as for B stored [K, N].
+    rng = np.random.default_rng(n * 100 + base_n)
+    m, k = 10, 96
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    bt = rng.integers(-128, 128, (n, k)).astype(np.int8)
+    want = _reference(a, bt.T)
+    got = _demo(soc, a, bt, m, n, k, k, k, n, b_trans=True, local_workspace=soc == P, base_n=base_n)
+    np.testing.assert_array_equal(got, want)
+    b = np.ascontiguousarray(bt.T)
+    got = _demo(soc, a, b, m, n, k, k, n, n, local_workspace=soc == P, base_n=base_n)
+    np.testing.assert_array_equal(got, want)
+
+
 def _loads(*args, **kw):
     return [tuple(x) for x in _native.qmm_matmul_l1_loads(*args, **kw)]
 

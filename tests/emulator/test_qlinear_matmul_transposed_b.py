@@ -3,8 +3,9 @@ the emulator runs the kernel on b's storage with the plan's b_trans (no host cop
 byte, the same call with b contiguous, and the golden on the contiguous b, on every SoC.
 
 No-copy evidence: the runner's b buffer shares memory with the [N, K] array, and the plan says b_trans. On
-ascend310p the host copies a transposed b (emulator.qlinear_matmul.COPY_TRANSPOSED_B_SOCS): the shared cube stage
-reads a transposed b wrongly there for some N; test_310p_cube_stage_transposed_b records that defect.
+ascend310p the host still copies a transposed b (emulator.qlinear_matmul.COPY_TRANSPOSED_B_SOCS);
+test_310p_cube_stage_transposed_b runs the 310p kernel on the [N, K] storage with b_trans directly, bit for bit
+against the golden.
 """
 from __future__ import annotations
 
@@ -179,21 +180,25 @@ def test_float8_transposed_b_refused_by_the_plan_and_copied_by_the_emulator(monk
     assert y.dtype == g.dtype and y.tobytes() == g.tobytes()
 
 
-@pytest.mark.xfail(strict=True, reason="ascend310p's cube stage reads a transposed b wrongly for some N (here 21, "
-                   "K = 32); when this passes, drop ascend310p from COPY_TRANSPOSED_B_SOCS")
-def test_310p_cube_stage_transposed_b():
-    # the runner given b's [N, K] storage with b_trans directly (what the host would pass without the copy)
-    rng = _rng("310p")
-    m, k, n = 9, 32, 21
-    a = _rand(rng, np.int8, (m, k))
-    w = _rand(rng, np.int8, (n, k))
+@pytest.mark.parametrize("at", [np.int8, np.uint8], ids=lambda t: np.dtype(t).name)
+@pytest.mark.parametrize("n", [1, 7, 17, 20, 21, 33, 40])
+def test_310p_cube_stage_transposed_b(n, at):
+    # The runner given b's [N, K] storage with b_trans directly (what the host would pass without its copy on
+    # ascend310p). N % 16 in 1..7 past 16 (17, 20, 21, 33) ends a C block inside a fractal row, which 310p writes
+    # back past the block's width: the emulated Matmul API once read a transposed B as [K, N] on that path.
+    rng = _rng("310p", n, np.dtype(at).name)
     f32 = np.float32
-    y = np.empty((m, n), np.int8)
-    u8 = lambda x: np.ascontiguousarray(x).reshape(-1).view(np.uint8)  # noqa: E731
-    out = _native.emulate_qlinear_matmul(u8(a), u8(np.ones(1, f32)), u8(np.zeros(1, np.int8)), u8(w),
-                                         u8(np.ones(1, f32)), u8(np.zeros(1, np.int8)), u8(np.full(1, 64, f32)),
-                                         u8(np.zeros(1, np.int8)), y.reshape(-1).view(np.uint8), [m, k], [k, n], True,
-                                         "int8", "int8", "int8", "tensor", "tensor", False, False, "ascend310p", 0, 0)
-    assert out["ok"] and out["plan"]["b_trans"] is True
-    want = golden(a, f32(1), np.int8(0), np.ascontiguousarray(w.T), f32(1), np.int8(0), f32(64), np.int8(0))
-    assert y.tobytes() == want.tobytes()
+    for m, k in ((9, 32), (1, 96)):
+        a = _rand(rng, at, (m, k))
+        w = _rand(rng, np.int8, (n, k))
+        a_z = at(128) if at == np.uint8 else at(0)
+        y = np.empty((m, n), np.int8)
+        u8 = lambda x: np.ascontiguousarray(x).reshape(-1).view(np.uint8)  # noqa: E731
+        out = _native.emulate_qlinear_matmul(u8(a), u8(np.ones(1, f32)), u8(np.full(1, a_z, at)), u8(w),
+                                             u8(np.ones(1, f32)), u8(np.zeros(1, np.int8)), u8(np.full(1, 64, f32)),
+                                             u8(np.zeros(1, np.int8)), y.reshape(-1).view(np.uint8), [m, k], [k, n],
+                                             True, np.dtype(at).name, "int8", "int8", "tensor", "tensor", False,
+                                             False, "ascend310p", 0, 0)
+        assert out["ok"] and out["plan"]["b_trans"] is True
+        want = golden(a, f32(1), a_z, np.ascontiguousarray(w.T), f32(1), np.int8(0), f32(64), np.int8(0))
+        assert y.tobytes() == want.tobytes(), (m, k, n)

@@ -1,8 +1,9 @@
 """quant_matmul's kernel (op_kernel/aqo_quant_matmul.cpp: QLinearMatMul's cube stage with a float epilogue) in the
 emulator, bit for bit against the golden (golden/quant_matmul.py, the definition): every SoC x (a, b) types x
 parameter layouts (scales and zero points chosen independently, absent zero points, biases) x the SoC's output types
-x numpy broadcasting; int32 wrap-around; b as a transposed view of an [N, K] weight (read transposed by the kernel,
-no host copy); 3-D activations with per-token scales; K = 0 and empty outputs; and the SoC's refusals."""
+x numpy broadcasting x b contiguous or a transposed view; int32 wrap-around; b as a transposed view of an [N, K]
+weight (read transposed by the kernel, no host copy) for every N tail of a C block; 3-D activations with per-token
+scales; K = 0 and empty outputs; and the SoC's refusals."""
 from __future__ import annotations
 
 import zlib
@@ -34,10 +35,11 @@ def _ints(rng, dtype, shape):
     return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtype)
 
 
-def _case(rng, at, bt, layout, a_batch, b_batch, m, k, n, out):
+def _case(rng, at, bt, layout, a_batch, b_batch, m, k, n, out, b_trans=False):
     sa, za, sb, zb, bias = layout
     a = _ints(rng, at, a_batch + (m, k))
-    b = _ints(rng, bt, b_batch + (k, n))
+    # b_trans: b a transposed view of [..., N, K] storage (the kernel reads it so)
+    b = _ints(rng, bt, b_batch + (n, k)).swapaxes(-1, -2) if b_trans else _ints(rng, bt, b_batch + (k, n))
     a_s = rng.uniform(0.005, 0.02, a_batch + (m, 1) if sa == "v" else ()).astype(np.float32)
     b_s = rng.uniform(0.005, 0.02, b_batch + (1, n) if sb == "v" else ()).astype(np.float32)
     a_z = None if za is None else _ints(rng, at, a_batch + (m, 1) if za == "v" else ())
@@ -55,17 +57,26 @@ def _same_bits(got, want):
 @pytest.mark.parametrize("at,bt", TYPES, ids=lambda t: np.dtype(t).name)
 def test_matrix_of_types_layouts_outputs_and_broadcasting(soc, at, bt):
     rng = np.random.default_rng(zlib.crc32(f"{soc} {np.dtype(at)} {np.dtype(bt)}".encode()))
-    runs = 0
+    runs = transposed = 0
     for i, layout in enumerate(LAYOUTS):
         for out in out_dtypes(soc):
             a_batch, b_batch = BATCHES[(i + runs) % len(BATCHES)]
             m, k, n = (int(x) for x in rng.integers(1, 70, 3))
-            args, kw = _case(rng, at, bt, layout, a_batch, b_batch, m, k, n, out)
-            want = golden.quant_matmul(*args, **kw)
+            # every other run b is a transposed view, with N % 16 in 1..7 past 16: a C block whose width ends inside
+            # a fractal row (310p writes such blocks back past their width; the write-order path reads B too)
+            b_trans = runs % 2 == 1
+            if b_trans:
+                n = 16 * int(rng.integers(1, 4)) + int(rng.integers(1, 8))
+            args, kw = _case(rng, at, bt, layout, a_batch, b_batch, m, k, n, out, b_trans)
+            want = golden.quant_matmul(*args[:3], np.ascontiguousarray(args[3]), *args[4:], **kw)
             got = api.quant_matmul(*args, **kw, soc=soc, backend="emulator")
+            # the kernel reads b transposed unless the view is C-contiguous too (K = 1)
+            read_transposed = _stats.last_run_stats()["plan"]["b_trans"]
+            assert read_transposed is (b_trans and not args[3].flags.c_contiguous)
             _same_bits(got, want)
             runs += 1
-    assert runs == len(LAYOUTS) * len(out_dtypes(soc))
+            transposed += read_transposed
+    assert runs == len(LAYOUTS) * len(out_dtypes(soc)) and transposed >= runs // 2 - 1
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -97,6 +108,32 @@ def test_transposed_weight_view_is_read_transposed_without_a_copy(soc):
     wu = _ints(rng, np.uint8, (45, 70))
     args = (x, xs, np.int8(3), wu.T, ws, np.uint8(128))
     _same_bits(api.quant_matmul(*args, soc=soc, backend="emulator"), golden.quant_matmul(*args))
+
+
+# N of the transposed-b regression: N % 16 in 1..7 past 16 (17, 20, 33: a C block's width ends inside a fractal row,
+# which 310p's C write-back overshoots), narrower than 32 bytes of C (1, 7) and whole 32-byte C rows (40).
+TRANSPOSED_N = (1, 7, 17, 20, 33, 40)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at", [np.int8, np.uint8], ids=lambda t: np.dtype(t).name)
+def test_transposed_b_every_n_tail(soc, at):
+    # b a transposed view of an [N, K] weight, bit for bit against the golden on the same b stored contiguous [K, N].
+    rng = np.random.default_rng(zlib.crc32(f"transposed {soc} {np.dtype(at)}".encode()))
+    out = out_dtypes(soc)[-1]
+    for n in TRANSPOSED_N:
+        for m in (1, 10):
+            for k in (32, 96):
+                a = _ints(rng, at, (m, k))
+                w = _ints(rng, np.int8, (n, k))
+                a_s = rng.uniform(0.005, 0.02, (m, 1)).astype(np.float32)
+                w_s = rng.uniform(0.005, 0.02, (n,)).astype(np.float32)
+                a_z = np.uint8(128) if at == np.uint8 else None
+                want = golden.quant_matmul(a, a_s, a_z, np.ascontiguousarray(w.T), w_s, out_dtype=out)
+                got = api.quant_matmul(a, a_s, a_z, w.T, w_s, out_dtype=out, soc=soc, backend="emulator")
+                # N = 1: the view [K, 1] is C-contiguous as well, read as stored [K, N]
+                assert _stats.last_run_stats()["plan"]["b_trans"] is (n > 1)
+                _same_bits(got, want)
 
 
 @pytest.mark.parametrize("soc", SOCS)

@@ -152,14 +152,15 @@ const std::vector<MatmulCoreStats>& MatmulStats();
 MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line);
 
 // C[i, j] = sum_k A[i, k] * B[k, j] in 32-bit wrap-around arithmetic (src/matmul_emu.cpp). b_trans: B is stored
-// transposed, [N, K] with row stride ldb (B[k, j] = b[j * ldb + k]).
+// transposed, [N, K] with row stride ldb (B[k, j] = b[j * ldb + k]). No default for b_trans: every caller states
+// B's layout (a defaulted false once made the 310p write-order path read a transposed B as [K, N]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
-                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans = false);
+                      int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans);
 // Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
 // every e4m3fn product sum up to K = 65536; IEEE NaN / Inf propagation). The device accumulates in float32 in
 // its own order: the emulator models the exact result, not the device's rounding (see the tests' tolerance).
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
-                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans = false);
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans);
 
 // What the API's copies into L1 load from GM for one base block (its K loop), after the L1 cache's hits.
 struct MatmulBlockLoad {
@@ -1234,10 +1235,13 @@ private:
     void ComputeIn310pWriteOrder(aqo_emu::CoreContext& c, const Job& j, const uint8_t* pa, const uint8_t* pb,
                                  uint8_t* pc, const char* file, int line)
     {
+        // B as the job stores it: [K, N], or [N, K] for a transposed B. The write-back below depends on C's block
+        // widths only; how the API reads B into L1 (copy_cube_in_params.h: a transposed B's org height is orgN, its
+        // width orgKb) does not change which values C holds.
         std::vector<int32_t> exact(j.m * j.n);
         aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
                                   exact.data(), j.n, static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n),
-                                  static_cast<uint32_t>(j.k));
+                                  static_cast<uint32_t>(j.k), j.b_trans);
         const int region = j.c.Region(c, file, line, "Matmul (C)");
         const uint8_t* base = (*c.gm)[region].base;
         for (const auto& blk : Blocks(c, j, file, line)) {
