@@ -269,6 +269,33 @@ def test_onednn_flow_through_the_public_api(kind):
     assert error <= 3e-2
 
 
+@pytest.mark.parametrize("backend,soc", [("cpu", None), ("emulator", "ascend910b"), ("emulator", "ascend310p"),
+                                         ("emulator", "ascend910_95")])
+def test_onednn_flow_on_every_backend(backend, soc):
+    # The same flow with the device kernels in the emulator. ascend310p quantizes only 32-aligned rows: K is padded
+    # with zero columns in A and zero rows in B, which change neither the row ranges (the uint8 range contains 0
+    # anyway, and 0 never raises a row's maximum magnitude) nor the product.
+    rng = np.random.default_rng(0)
+    A = rng.uniform(-2.0, 1.4, (10, 30)).astype(np.float32)
+    B = rng.uniform(-1.0, 1.0, (30, 20)).astype(np.float32)
+    k = 32 if soc == "ascend310p" else 30
+    a16 = np.zeros((10, k), np.float16)
+    a16[:, :30] = A
+    bt16 = np.zeros((20, k), np.float16)
+    bt16[:, :30] = B.T
+    kw = dict(backend=backend, soc=soc)
+    a, a_scale, a_zero_point = aqo.dynamic_quant(a16, dst_type="uint8", asymmetric=True, **kw)
+    b_t, b_scale = aqo.dynamic_quant(bt16, **kw)
+    c = _as_numpy(aqo.quant_matmul(a, a_scale, a_zero_point, b_t.T, b_scale, out_dtype="float32", **kw))
+    error = np.linalg.norm(A @ B - c) / np.linalg.norm(A @ B)
+    assert error <= 3e-2
+    # Every backend computes the same bits: the cpu backend's result is the golden's.
+    g = aqo.golden.quant_matmul.quant_matmul(
+        *aqo.golden.dynamic_quant.dynamic_quant(a16, dst_type="uint8", asymmetric=True),
+        aqo.golden.dynamic_quant.dynamic_quant(bt16)[0].T, aqo.golden.dynamic_quant.dynamic_quant(bt16)[1])
+    np.testing.assert_array_equal(c.view(np.uint32), np.asarray(g, np.float32).view(np.uint32))
+
+
 @pytest.mark.parametrize("kind", ["numpy", "torch"])
 def test_asymmetric_uint8_dynamic_quant_through_the_api(kind):
     x = np.random.default_rng(2).standard_normal((3, 4, 40)).astype(np.float16)

@@ -2,10 +2,9 @@
 the emulator runs the kernel on b's storage with the plan's b_trans (no host copy) and the result equals, byte for
 byte, the same call with b contiguous, and the golden on the contiguous b, on every SoC.
 
-No-copy evidence: the runner's b buffer shares memory with the [N, K] array, and the plan says b_trans. On
-ascend310p the host still copies a transposed b (emulator.qlinear_matmul.COPY_TRANSPOSED_B_SOCS);
-test_310p_cube_stage_transposed_b runs the 310p kernel on the [N, K] storage with b_trans directly, bit for bit
-against the golden.
+No-copy evidence: the runner's b buffer shares memory with the [N, K] array, and the plan says b_trans (on the SoCs
+of emulator.qlinear_matmul.COPY_TRANSPOSED_B_SOCS, none today, the host would copy instead);
+test_310p_cube_stage_transposed_b also runs the 310p kernel on the [N, K] storage directly at every N tail.
 """
 from __future__ import annotations
 

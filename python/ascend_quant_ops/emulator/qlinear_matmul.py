@@ -20,10 +20,9 @@ What the kernel takes (beyond the golden's checks):
   * y_scale / y_zero_point per tensor (the kernel has one output multiplier denominator and zero point);
   * float16 / bfloat16 scales are widened to float32 here (exact), as the golden does before any arithmetic;
   * b as stored: a transposed view of a C-contiguous [..., N, K] (`w.T`, the Linear layout; for a batched b its
-    last two axes swapped) goes to the kernel as those bytes with the plan's b_trans, no host copy, on ascend910b
-    and ascend910_95. The float8 kernel path reads b as [..., K, N] only (its plan refuses b_trans), so a
-    transposed float8 b is copied; on ascend310p the shared cube stage reads a transposed b wrongly for some N
-    (e.g. N = 21 with K = 32; quant_matmul's kernel too), so there it is copied until that is fixed.
+    last two axes swapped) goes to the kernel as those bytes with the plan's b_trans, no host copy, on every SoC.
+    The float8 kernel path reads b as [..., K, N] only (its plan refuses b_trans), so a transposed float8 b is
+    copied.
 
 `last_run_stats()` (per thread, shared with the DynamicQuant runner) gives the last run's per-core GM bytes, DMA
 operations, UB peak and Matmul (cube) traffic.
@@ -48,8 +47,8 @@ def _bytes(a: np.ndarray) -> np.ndarray:
     return np.require(a, requirements=["C", "W"]).reshape(-1).view(np.uint8)
 
 
-#: SoCs whose kernel is not given a transposed b (see the module docstring): the host copies it there
-COPY_TRANSPOSED_B_SOCS = ("ascend310p",)
+#: SoCs whose kernel is not given a transposed b: the host copies it there (none: every SoC's kernel reads it)
+COPY_TRANSPOSED_B_SOCS: tuple = ()
 
 
 def transposed_storage(b: np.ndarray, b_type: str, soc: str):
