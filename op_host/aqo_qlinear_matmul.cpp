@@ -10,8 +10,12 @@
 // from PlanQLinearMatMul, the cube's base block, L1 depths and steps from the plan's cube stage
 // (matmul_cube_plan.h), completed by CANN's matmul tiling API (MultiCoreMatmulTiling) for the largest call the kernel
 // makes; the kernel sets each call's real shape.
+//
+// Attribute b_trans: b is given as its [..., N, K] storage (the Linear layout, read transposed by the kernel: a
+// transposed view of a weight needs no copy), else [..., K, N]. The plan refuses it for float8 b.
 #include <cstdio>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "aqo_op_host_common.h"
@@ -158,8 +162,14 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         bd == nullptr || yd == nullptr) {
         return ge::GRAPH_FAILED;
     }
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    const bool* trans = attrs == nullptr ? nullptr : attrs->GetAttrPointer<bool>(0);
+    req.b_trans = trans != nullptr && *trans;
     req.a_shape = Dims(as->GetStorageShape());
     req.b_shape = Dims(bs->GetStorageShape());
+    if (req.b_trans && req.b_shape.size() >= 2) {
+        std::swap(req.b_shape[req.b_shape.size() - 2], req.b_shape[req.b_shape.size() - 1]);  // the product's view
+    }
     // numpy.matmul promotion of 1-D operands: a [K] -> [1, K], b [K] -> [K, 1].
     if (req.a_shape.size() == 1) {
         req.a_shape.insert(req.a_shape.begin(), 1);
@@ -271,6 +281,11 @@ static graphStatus AqoQLinearMatMulInferShape(gert::InferShapeContext* context)
         return GRAPH_FAILED;
     }
     std::vector<int64_t> ad = Dims(*a), bd = Dims(*b);
+    const gert::RuntimeAttrs* attrs = context->GetAttrs();
+    const bool* trans = attrs == nullptr ? nullptr : attrs->GetAttrPointer<bool>(0);
+    if (trans != nullptr && *trans && bd.size() >= 2) {
+        std::swap(bd[bd.size() - 2], bd[bd.size() - 1]);  // b given as its [..., N, K] storage
+    }
     const bool a_vec = ad.size() == 1, b_vec = bd.size() == 1;
     if (a_vec) {
         ad.insert(ad.begin(), 1);
@@ -327,6 +342,8 @@ public:
             AppendCombos(table[i], &all);
         }
         Define(*this, all);
+        // b_trans: b is given as [..., N, K] (the Linear layout), read transposed by the kernel.
+        this->Attr("b_trans").AttrType(OPTIONAL).Bool(false);
         this->SetInferShape(ge::AqoQLinearMatMulInferShape).SetInferDataType(ge::AqoQLinearMatMulInferDataType);
         this->AICore().SetTiling(optiling::AqoQLinearMatMulTilingFunc);
         for (size_t i = 0; i < n; ++i) {

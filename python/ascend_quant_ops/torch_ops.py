@@ -30,7 +30,8 @@ Each op has three implementations:
   operators' aclnn API. `npu.load_extension()` loads it; until then an NPU tensor has no kernel. The device
   operator AqoDynamicQuant has both modes (its asymmetric attribute, the optional offset output), so both
   DynamicQuant ops have NPU kernels. quant_matmul's NPU kernel calls the AqoQuantMatMul operator (attributes
-  out_dtype and b_trans: a transposed weight view goes as its storage); without the extension loaded the helpers
+  out_dtype and b_trans: a transposed weight view goes as its storage), qlinear_matmul's the AqoQLinearMatMul
+  operator (attribute b_trans likewise, for int8 / uint8 b); without the extension loaded the helpers
   refuse NPU tensors with BackendUnavailableError.
 
 The Python helpers `dynamic_quant` and `qlinear_matmul` below take every dst_type form (names, numpy / torch dtypes,

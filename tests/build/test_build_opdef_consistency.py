@@ -335,3 +335,54 @@ def test_toolkit_float8_cube_rule_agrees_with_the_opdef(desc, repo):
         assert rules[0]["see"] == f"op_host/{op['kernel']}.cpp"
     else:
         assert not rules
+
+
+def _function_body(code: str, name: str) -> str:
+    """The body of the function `name` (the text between its opening brace and the matching closing one)."""
+    m = re.search(rf"\b{name}\s*\([^)]*\)\s*\{{", code)
+    assert m, f"no function {name}"
+    depth, i = 1, m.end()
+    while depth:
+        depth += {"{": 1, "}": -1}.get(code[i], 0)
+        i += 1
+    return code[m.end():i - 1]
+
+
+@pytest.mark.parametrize("op_type", ["AqoQLinearMatMul", "AqoQuantMatMul"])
+def test_b_trans_is_an_attribute_read_by_infer_shape_and_tiling(desc, repo, op_type):
+    """Both matmul operators take b as its [..., N, K] storage with b_trans: the description and the OpDef declare
+    the attribute (bool, false by default), and InferShape and the TilingFunc read it at its position among the
+    attributes (the runtime attrs are indexed by declaration order) and swap b's last two dims to the product's
+    [..., K, N] view."""
+    op = next(o for o in desc["ops"] if o["op_type"] == op_type)
+    names = [a["name"] for a in op["attrs"]]
+    assert "b_trans" in names
+    attr = op["attrs"][names.index("b_trans")]
+    assert (attr["param_type"], attr["type"], attr["default_value"]) == ("optional", "bool", False)
+    code = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+    opdef = parse_opdef(code, op_type)
+    assert [a["name"] for a in opdef["attrs"]] == names
+    for func in (f"{op_type}InferShape", f"{op_type}TilingFunc"):
+        body = _function_body(code, func)
+        reads = re.findall(r"GetAttrPointer<bool>\((\d+)\)", body)
+        assert reads == [str(names.index("b_trans"))], (func, reads)
+        assert re.search(r"std::swap\(\s*([\w.]+)\[\s*\1\.size\(\)\s*-\s*2\s*\]\s*,\s*\1\[\s*\1\.size\(\)\s*-\s*1\s*\]",
+                         body), f"{func} does not swap b's last two dims"
+
+
+def test_qlinear_matmul_plan_of_a_transposed_b_storage(native):
+    """What AqoQLinearMatMul's TilingFunc hands the tiling core for b stored [B, N, K] with b_trans: the product's
+    view [B, K, N]; the plan then computes y = a @ storage^T of numpy.matmul's shape [B, M, N], with bTrans set.
+    A float8 b with b_trans is refused by the plan (the kernel reads float8 b as [K, N] only)."""
+    import numpy as np
+    from ascend_quant_ops import errors, tiling
+
+    a_shape, storage = (3, 5, 40), (3, 24, 40)  # a [B, M, K], b's storage [B, N, K]
+    want = np.matmul(np.zeros(a_shape), np.swapaxes(np.zeros(storage), -1, -2)).shape
+    view = storage[:-2] + (storage[-1], storage[-2])
+    p = tiling.plan_qlinear_matmul(a_shape, view, soc="ascend910b", b_param="column", b_trans=True)
+    assert (p.tiling["batch"], p.tiling["m"], p.tiling["n"], p.tiling["k"]) == (3, 5, 24, 40) and want == (3, 5, 24)
+    assert p.tiling["bTrans"] == 1
+    with pytest.raises(errors.ConstraintError):
+        tiling.plan_qlinear_matmul((4, 16), (16, 8), soc="ascend910_95", a_dtype="float8_e4m3fn",
+                                   b_dtype="float8_e4m3fn", y_dtype="float8_e4m3fn", b_trans=True)

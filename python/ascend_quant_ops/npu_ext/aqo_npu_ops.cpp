@@ -180,15 +180,20 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
     return y;
   }
   const at::Tensor ac = a.contiguous();
-  const at::Tensor bc = b.contiguous();
+  // b as stored: a transposed view of a contiguous [..., N, K] int8 / uint8 weight goes as that storage, read
+  // transposed; float8 b (the plan has no transposed float8 b) and other strided views are copied.
+  const bool b_int = b.scalar_type() == at::kChar || b.scalar_type() == at::kByte;
+  const bool b_trans =
+      b_int && b.dim() >= 2 && !b.is_contiguous() && b.transpose(-1, -2).is_contiguous();
+  const at::Tensor bc = b_trans ? b.transpose(-1, -2) : b.contiguous();
   const at::Tensor a_s = a_scale.to(at::kFloat).contiguous();
   const at::Tensor a_zp = a_zero_point.contiguous();
   const at::Tensor b_s = b_scale.to(at::kFloat).contiguous();
   const at::Tensor b_zp = b_zero_point.contiguous();
   const at::Tensor y_s = y_scale.to(at::kFloat).contiguous();
   const at::Tensor y_zp = y_zero_point.contiguous();
-  // aclnn order AqoQLinearMatMul: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point | | y
-  EXEC_NPU_CMD(aclnnAqoQLinearMatMul, ac, a_s, a_zp, bc, b_s, b_zp, y_s, y_zp, y);
+  // aclnn order AqoQLinearMatMul: a a_scale a_zero_point b b_scale b_zero_point y_scale y_zero_point | b_trans | y
+  EXEC_NPU_CMD(aclnnAqoQLinearMatMul, ac, a_s, a_zp, bc, b_s, b_zp, y_s, y_zp, b_trans, y);
   return y;
 }
 
