@@ -735,6 +735,30 @@ template <bool kOk> inline void WholeReduceMaxInt32(GM_ADDR x, GM_ADDR, GM_ADDR,
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// SetDeqScale is a register write of the scalar unit
+// ---------------------------------------------------------------------------------------------------------------
+
+// A deq conversion (Cast int32 -> half, scale 1), then SetDeqScale(0.5) for a second one with nothing making the
+// first complete before the scalar unit rewrites the register: the first Cast may run with 0.5. (PipeBarrier<PIPE_V>
+// between them would not help: it orders V instructions only.) The twin waits for V with a V_S flag first.
+template <bool kOk> inline void DeqScaleRace(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<int32_t> v = b.Get<int32_t>();
+    LocalTensor<half> h = b.Get<half>()[256];
+    Duplicate(v, static_cast<int32_t>(3), 64);
+    SetDeqScale(static_cast<half>(1.0f));
+    PipeBarrier<PIPE_V>();
+    Cast(h, v, RoundMode::CAST_NONE, 64);
+    PipeBarrier<PIPE_V>();
+    if (kOk) WaitPipe<HardEvent::V_S>(pipe);
+    SetDeqScale(static_cast<half>(0.5f));  // FAULT(deq_scale_race)
+    Cast(h[64], v, RoundMode::CAST_NONE, 64);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // The 310p Matmul writes C in whole 32-byte blocks
 // ---------------------------------------------------------------------------------------------------------------
 
@@ -906,6 +930,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("level0_max_int8", Level0MaxInt8, 1),
         AQO_FIDELITY("level0_and_int32", Level0AndInt32, 1),
         AQO_FIDELITY("whole_reduce_max_int32", WholeReduceMaxInt32, 1),
+        AQO_FIDELITY("deq_scale_race", DeqScaleRace, 1),
         AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
         AQO_FIDELITY("datacopypad_pad_without_ispad", DataCopyPadWithoutIsPad, 1),
