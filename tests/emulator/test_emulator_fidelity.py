@@ -102,6 +102,15 @@ EXPECTED = {
     "select_mask_unaligned": (ALL_SOCS, ["Select", "selMask"]),
     # the headers' element types per API
     "max_int8": (ALL_SOCS, ["Max: element type int8 is not supported", "half, float, int16, int32"]),
+    # ... and of the level-0 forms (the headers' static_asserts of the level-0 intrinsics, the same on every SoC)
+    "level0_max_int8": (ALL_SOCS, ["Max (level 0): element type int8 is not supported",
+                                   "level-0 Max takes half, float, int16, int32"]),
+    "level0_and_int32": (ALL_SOCS, ["And (level 0): element type int32 is not supported", "int16, uint16"]),
+    "whole_reduce_max_int32": (ALL_SOCS, ["WholeReduceMax (level 0): element type int32 is not supported",
+                                          "half, float"]),
+    # SetDeqScale rewrites the deq scale register while an earlier deq Cast may still run on V
+    "deq_scale_race": (ALL_SOCS, ["SetDeqScale changes the deq scale", "Cast int32 -> half at",
+                                  "may still be running on V", "HardEvent::V_S"]),
     # the 310p Matmul writes C in whole 32-byte blocks: the read-modify-write after each row's tail
     "matmul_c_block_past_buffer": (("ascend310p",), ["Matmul C write-back beyond the block's width",
                                                      "whole 32-byte blocks", "1056) of GM buffer 'y'",

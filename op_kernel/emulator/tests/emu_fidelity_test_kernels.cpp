@@ -671,6 +671,93 @@ template <bool kOk> inline void MaxInt8(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
     }
 }
 
+// Level-0 Max (BinaryRepeatParams) of int8 operands: the level-0 intrinsic's header takes half, float, int16, int32,
+// like the count form. The twin uses int16.
+template <bool kOk> inline void Level0MaxInt8(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<int8_t> xg;
+    xg.SetGlobalBuffer((__gm__ int8_t*)x, 1024);
+    GlobalTensor<int16_t> xg16;
+    xg16.SetGlobalBuffer((__gm__ int16_t*)x, 512);
+    if (kOk) {
+        LocalTensor<int16_t> v = b.Get<int16_t>();
+        DataCopy(v, xg16, 256);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[256], v, v[128], 128, 1, {1, 1, 1, 8, 8, 8});
+    } else {
+        LocalTensor<int8_t> v = b.Get<int8_t>();
+        DataCopy(v, xg, 512);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+        Max(v[512], v, v[256], 256, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_max_int8)
+    }
+}
+
+// Level-0 And of int32 operands: the level-0 And takes int16 / uint16 only (ascend910b's count form also takes 32-bit
+// integers, the level-0 form on no SoC). The twin runs the same bits as int16.
+template <bool kOk> inline void Level0AndInt32(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<int32_t> xg;
+    xg.SetGlobalBuffer((__gm__ int32_t*)x, 256);
+    LocalTensor<int32_t> v = b.Get<int32_t>();
+    DataCopy(v, xg, 128);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    if (kOk) {
+        LocalTensor<int16_t> h = v.ReinterpretCast<int16_t>();
+        And(h[256], h, h[128], 128, 1, {1, 1, 1, 8, 8, 8});
+    } else {
+        And(v[128], v, v[64], 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_and_int32)
+    }
+}
+
+// WholeReduceMax of int32 operands: the headers' WholeReduceMax takes half and float. The twin reduces float.
+template <bool kOk> inline void WholeReduceMaxInt32(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> v = b.Get<float>();
+    DataCopy(v, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    if (kOk) {
+        WholeReduceMax(v[128], v, 64, 1, 1, 1, 8);
+    } else {
+        LocalTensor<int32_t> vi = v.ReinterpretCast<int32_t>();
+        WholeReduceMax(vi[128], vi, 64, 1, 1, 1, 8);  // FAULT(whole_reduce_max_int32)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// SetDeqScale is a register write of the scalar unit
+// ---------------------------------------------------------------------------------------------------------------
+
+// A deq conversion (Cast int32 -> half, scale 1), then SetDeqScale(0.5) for a second one with nothing making the
+// first complete before the scalar unit rewrites the register: the first Cast may run with 0.5. (PipeBarrier<PIPE_V>
+// between them would not help: it orders V instructions only.) The twin waits for V with a V_S flag first.
+template <bool kOk> inline void DeqScaleRace(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<int32_t> v = b.Get<int32_t>();
+    LocalTensor<half> h = b.Get<half>()[256];
+    Duplicate(v, static_cast<int32_t>(3), 64);
+    SetDeqScale(static_cast<half>(1.0f));
+    PipeBarrier<PIPE_V>();
+    Cast(h, v, RoundMode::CAST_NONE, 64);
+    PipeBarrier<PIPE_V>();
+    if (kOk) WaitPipe<HardEvent::V_S>(pipe);
+    SetDeqScale(static_cast<half>(0.5f));  // FAULT(deq_scale_race)
+    Cast(h[64], v, RoundMode::CAST_NONE, 64);
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // The 310p Matmul writes C in whole 32-byte blocks
 // ---------------------------------------------------------------------------------------------------------------
@@ -840,6 +927,10 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("ub_copy_overlap", UbCopyOverlap, 1),
         AQO_FIDELITY("select_mask_unaligned", SelectMaskUnaligned, 1),
         AQO_FIDELITY("max_int8", MaxInt8, 1),
+        AQO_FIDELITY("level0_max_int8", Level0MaxInt8, 1),
+        AQO_FIDELITY("level0_and_int32", Level0AndInt32, 1),
+        AQO_FIDELITY("whole_reduce_max_int32", WholeReduceMaxInt32, 1),
+        AQO_FIDELITY("deq_scale_race", DeqScaleRace, 1),
         AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
         AQO_FIDELITY("datacopypad_pad_without_ispad", DataCopyPadWithoutIsPad, 1),

@@ -334,6 +334,11 @@ struct CoreContext {
 
     bool deq_scale_set = false;
     double deq_scale = 1.0;
+    // The last deq conversion (Cast int32 -> half) issued on V: its V sequence number (0: none) and call site. It
+    // reads the deq scale register when it runs, so SetDeqScale must not change the register before it completes.
+    uint32_t deq_reader_seq = 0;
+    const char* deq_reader_file = "";
+    int deq_reader_line = 0;
 
     // The ordering model and the trace (src/emu_order.cpp).
     LaunchState* launch = nullptr;

@@ -596,6 +596,11 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     }
     aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecCast, sizeof(D) > sizeof(S) ? sizeof(D) : sizeof(S), count,
                       aqo_file, aqo_line, api);
+    if (kind == aqo_emu::CastKind::kDeq) {  // a reader of the deq scale register until it completes (SetDeqScale)
+        c.deq_reader_seq = c.order.current_seq;
+        c.deq_reader_file = aqo_file;
+        c.deq_reader_line = aqo_line;
+    }
     aqo_emu::UbRead(c, src.byte_, uint64_t{count} * sizeof(S), "src");
     aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(D), "dst");
     // CAST_NONE is a conversion without a rounding mode: its rounding of a result that is not exact is not
@@ -689,13 +694,33 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
     c.stats->vector_ops++;
 }
 
-// Scale of the int32 -> half deq conversion.
+// Scale of the int32 -> half deq conversion: the DEQSCALE register. The 8.1 headers' SetDeqScale (dav_c220 /
+// dav_m200 kernel_operator_vec_vconv_impl.h) is a bare register write of the scalar unit (set_deqscale), with no
+// barrier; a deq Cast reads the register when it runs on V. So a SetDeqScale that changes the value while a deq Cast
+// issued before it may still be queued or running on V is a race: which scale that Cast uses is not documented. The
+// kernel must know the Cast complete first (SetFlag / WaitFlag V_S, or PipeBarrier<PIPE_ALL>); PipeBarrier<PIPE_V>
+// orders V instructions only, not the scalar unit's write. Rewriting the same value is harmless and accepted.
+// The other order (SetDeqScale, then a deq Cast) needs no synchronisation: the API's documentation calls Cast right
+// after SetDeqScale, and Huawei's shipped kernels separate them by PipeBarrier<PIPE_V> only.
 inline void SetDeqScale(half scale, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarOther, 0, 1, 0, aqo_file, aqo_line,
                    "SetDeqScale");
-    c.deq_scale = static_cast<double>(static_cast<float>(scale));
+    const double value = static_cast<double>(static_cast<float>(scale));
+    const uint32_t v_known = c.order.current.v[static_cast<int>(aqo_emu::Stream::kV)];
+    if (c.options.check_ordering && c.deq_scale_set && value != c.deq_scale && c.deq_reader_seq > v_known) {
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      "SetDeqScale changes the deq scale (" + std::to_string(c.deq_scale) + " -> " +
+                          std::to_string(value) + ") while the deq conversion Cast int32 -> half at " +
+                          std::string(c.deq_reader_file) + ":" + std::to_string(c.deq_reader_line) +
+                          " may still be running on V: the scale is a register the scalar unit writes at once "
+                          "(SetDeqScale does not wait) and the Cast reads when it runs, so it may convert with "
+                          "the new scale. Order them with SetFlag<HardEvent::V_S>(id) / WaitFlag<HardEvent::V_S>"
+                          "(id) (or PipeBarrier<PIPE_ALL>()) before SetDeqScale; PipeBarrier<PIPE_V> orders only "
+                          "the V pipe.");
+    }
+    c.deq_scale = value;
     c.deq_scale_set = true;
 }
 

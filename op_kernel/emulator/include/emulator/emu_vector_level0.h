@@ -19,6 +19,12 @@
 //   a later one, except for Add / Sub / Mul / Max / Min on half / int32_t / float where the destination overlaps
 //   the second source and src1RepStride or dstRepStride is 0 (then iteration r reads what iteration r - 1
 //   wrote: an accumulation). A destination rewritten by a later iteration is refused outside that exception.
+// - Element types (the 8.1 headers: the static_asserts of the level-0 intrinsics in dav_c220 / dav_m200
+//   kernel_operator_vec_binary_impl.h, the same on both; WholeReduceMax / Min: the type check of
+//   inner_kernel_operator_vec_reduce_intf.cppm, the vcmax / vcmin intrinsics have no other form): Add Sub Mul Max Min
+//   half / float / int16 / int32, Div half / float, And Or int16 / uint16 (the 910b count form also takes 32-bit
+//   integers, the level-0 form does not), WholeReduceMax / Min half / float. ascend910_95 is held to them too. A
+//   kernel using another type compiles here and fails at its call (as a level-2 form with a wrong type does).
 // - Arithmetic, NaN and saturation rules are the level-2 forms' (emu_vector.h). WholeReduceMax / Min: per
 //   iteration the extreme of the active elements and, with an index order, its index inside the iteration (the
 //   smallest index when the extreme occurs more than once, as documented); ascend310p takes ORDER_VALUE_INDEX and
@@ -229,6 +235,16 @@ inline void DeclareAccesses(CoreContext& c, const Operand& o, uint64_t repeats, 
     }
 }
 
+// A level-0 form called with an element type its header does not take (see the top of this file).
+template <typename T> [[noreturn]] void RefuseType(const char* api, const char* list, const char* file, int line)
+{
+    CoreContext& c = Ctx(file, line);
+    CheckElemTypeOnSoc(c, ElemTraits<T>::kId, file, line, api);  // a type the SoC lacks altogether says so first
+    Fail(file, line,
+         std::string(api) + " (level 0): element type " + ElemTypeName(ElemTraits<T>::kId) +
+             " is not supported (the 8.1 headers' level-0 " + api + " takes " + list + ")");
+}
+
 enum class BinaryKind { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
 inline const char* BinaryName(BinaryKind k)
@@ -250,11 +266,8 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
 {
     static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value || std::is_same<T, int16_t>::value ||
                       std::is_same<T, int32_t>::value,
-                  "level-0 arithmetic: half, float, int16_t, int32_t (Div: half, float)");
+                  "level-0 arithmetic: half, float, int16_t, int32_t (the callers check each API's list)");
     const char* api = BinaryName(kind);
-    if (kind == BinaryKind::kDiv && !(std::is_same<T, half>::value || std::is_same<T, float>::value)) {
-        Fail(file, line, "Div (level 0): operands must be half or float");
-    }
     CoreContext& c = Ctx(file, line);
     const uint64_t repeats = repeat_times;
     const uint64_t per_repeat = 256 / sizeof(T);
@@ -482,55 +495,63 @@ void WholeReduce(bool is_max, const AscendC::LocalTensor<T>& dst, const AscendC:
 
 namespace AscendC {
 
-#define AQO_EMU_LEVEL0_BINARY(NAME, KIND)                                                                          \
+// Each form checks its element type first (RefuseType: the kernel's line, the API's list from the headers) and is
+// instantiated only for the types it takes.
+#define AQO_EMU_LEVEL0_BINARY(NAME, KIND, TYPES, LIST)                                                             \
     template <typename T, bool isSetMask = true>                                                                   \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,   \
               const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)                      \
     {                                                                                                              \
         static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");              \
-        aqo_emu::level0::Binary(aqo_emu::level0::BinaryKind::KIND, dst, src0, src1, mask, repeatTimes,             \
-                                repeatParams, aqo_file, aqo_line);                                                 \
+        if constexpr (aqo_emu::OneOf<T, TYPES>()) {                                                                \
+            aqo_emu::level0::Binary(aqo_emu::level0::BinaryKind::KIND, dst, src0, src1, mask, repeatTimes,         \
+                                    repeatParams, aqo_file, aqo_line);                                             \
+        } else {                                                                                                   \
+            aqo_emu::level0::RefuseType<T>(#NAME, LIST, aqo_file, aqo_line);                                       \
+        }                                                                                                          \
     }
-AQO_EMU_LEVEL0_BINARY(Add, kAdd)
-AQO_EMU_LEVEL0_BINARY(Sub, kSub)
-AQO_EMU_LEVEL0_BINARY(Mul, kMul)
-AQO_EMU_LEVEL0_BINARY(Div, kDiv)
-AQO_EMU_LEVEL0_BINARY(Max, kMax)
-AQO_EMU_LEVEL0_BINARY(Min, kMin)
+#define AQO_EMU_LEVEL0_FLOAT_TYPES half, float
+AQO_EMU_LEVEL0_BINARY(Add, kAdd, AQO_EMU_ARITH_TYPES, AQO_EMU_ARITH_LIST)
+AQO_EMU_LEVEL0_BINARY(Sub, kSub, AQO_EMU_ARITH_TYPES, AQO_EMU_ARITH_LIST)
+AQO_EMU_LEVEL0_BINARY(Mul, kMul, AQO_EMU_ARITH_TYPES, AQO_EMU_ARITH_LIST)
+AQO_EMU_LEVEL0_BINARY(Div, kDiv, AQO_EMU_LEVEL0_FLOAT_TYPES, "half, float")
+AQO_EMU_LEVEL0_BINARY(Max, kMax, AQO_EMU_ARITH_TYPES, AQO_EMU_ARITH_LIST)
+AQO_EMU_LEVEL0_BINARY(Min, kMin, AQO_EMU_ARITH_TYPES, AQO_EMU_ARITH_LIST)
 #undef AQO_EMU_LEVEL0_BINARY
 
-template <typename T, bool isSetMask = true>
-void And(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,
-         const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
-{
-    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
-    aqo_emu::level0::Bitwise(true, dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
-}
-template <typename T, bool isSetMask = true>
-void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,
-        const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
-{
-    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
-    aqo_emu::level0::Bitwise(false, dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
-}
+#define AQO_EMU_LEVEL0_BITWISE(NAME, IS_AND)                                                                       \
+    template <typename T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor<T>& src1, uint64_t mask,   \
+              const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)                      \
+    {                                                                                                              \
+        static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");              \
+        if constexpr (aqo_emu::OneOf<T, int16_t, uint16_t>()) {                                                    \
+            aqo_emu::level0::Bitwise(IS_AND, dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);\
+        } else {                                                                                                   \
+            aqo_emu::level0::RefuseType<T>(#NAME, "int16, uint16", aqo_file, aqo_line);                            \
+        }                                                                                                          \
+    }
+AQO_EMU_LEVEL0_BITWISE(And, true)
+AQO_EMU_LEVEL0_BITWISE(Or, false)
+#undef AQO_EMU_LEVEL0_BITWISE
 
-template <typename T, bool isSetMask = true>
-void WholeReduceMax(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
-                    const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,
-                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, AQO_EMU_SRC)
-{
-    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
-    aqo_emu::level0::WholeReduce(true, dst, src, mask, repeatTimes, dstRepStride, srcBlkStride, srcRepStride, order,
-                                 aqo_file, aqo_line);
-}
-template <typename T, bool isSetMask = true>
-void WholeReduceMin(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask,
-                    const int32_t repeatTimes, const int32_t dstRepStride, const int32_t srcBlkStride,
-                    const int32_t srcRepStride, ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, AQO_EMU_SRC)
-{
-    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
-    aqo_emu::level0::WholeReduce(false, dst, src, mask, repeatTimes, dstRepStride, srcBlkStride, srcRepStride, order,
-                                 aqo_file, aqo_line);
-}
+#define AQO_EMU_LEVEL0_WHOLE_REDUCE(NAME, IS_MAX)                                                                  \
+    template <typename T, bool isSetMask = true>                                                                   \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const int32_t mask, const int32_t repeatTimes, \
+              const int32_t dstRepStride, const int32_t srcBlkStride, const int32_t srcRepStride,                  \
+              ReduceOrder order = ReduceOrder::ORDER_VALUE_INDEX, AQO_EMU_SRC)                                     \
+    {                                                                                                              \
+        static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");              \
+        if constexpr (aqo_emu::OneOf<T, AQO_EMU_LEVEL0_FLOAT_TYPES>()) {                                           \
+            aqo_emu::level0::WholeReduce(IS_MAX, dst, src, mask, repeatTimes, dstRepStride, srcBlkStride,          \
+                                         srcRepStride, order, aqo_file, aqo_line);                                 \
+        } else {                                                                                                   \
+            aqo_emu::level0::RefuseType<T>(#NAME, "half, float", aqo_file, aqo_line);                              \
+        }                                                                                                          \
+    }
+AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMax, true)
+AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMin, false)
+#undef AQO_EMU_LEVEL0_WHOLE_REDUCE
+#undef AQO_EMU_LEVEL0_FLOAT_TYPES
 
 }  // namespace AscendC
