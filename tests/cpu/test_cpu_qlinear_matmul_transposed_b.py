@@ -14,6 +14,7 @@ import tracemalloc
 import numpy as np
 import pytest
 import torch
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import ascend_quant_ops as aqo
 from ascend_quant_ops import _native, cpu, torch_ops
@@ -75,6 +76,16 @@ SHAPES = [(1, 1, 1), (1, 64, 64), (2, 63, 17), (3, 65, 130), (4, 129, 65), (1, 3
 def test_transposed_b_equals_the_golden(shape, types):
     rng = np.random.default_rng(sum(shape))
     args, _ = problem(rng, *shape, *types)
+    check(args)
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), m=st.integers(1, 80), k=st.integers(0, 300), n=st.integers(1, 200),
+       types=st.sampled_from([(ta, tb, ty) for ta in INT_TYPES for tb in INT_TYPES for ty in INT_TYPES]),
+       batches=st.sampled_from([((), ()), ((3,), ()), ((), (2,)), ((2, 1), (3,)), ((2,), (2,))]))
+def test_random_transposed_b_equals_the_golden(seed, m, k, n, types, batches):
+    rng = np.random.default_rng(seed)
+    args, _ = problem(rng, m, k, n, *types, batch_a=batches[0], batch_b=batches[1])
     check(args)
 
 
