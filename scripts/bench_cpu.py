@@ -244,24 +244,27 @@ def main() -> int:
 
 
 def print_markdown(rows):
-    print("\n| QLinearMatMul | shape | ours ms | onnxruntime ms | ours / onnxruntime | torch._int_mm ms | "
-          "ours / torch._int_mm |")
-    print("|---|---|---|---|---|---|---|")
-    for op, shape, ours, ort_ms, mm, equal in rows:
-        if op.startswith("QLinearMatMul") and "transposed b" not in op:
+    qmm = [r for r in rows if r[0].startswith("QLinearMatMul") and "transposed b" not in r[0]]
+    if qmm:
+        print("\n| QLinearMatMul | shape | ours ms | onnxruntime ms | ours / onnxruntime | torch._int_mm ms | "
+              "ours / torch._int_mm |")
+        print("|---|---|---|---|---|---|---|")
+        for op, shape, ours, ort_ms, mm, equal in qmm:
             print(f"| {op[len('QLinearMatMul '):]} | {shape} | {ours:.3f} | {ort_ms:.3f} | {ours / ort_ms:.2f} | "
                   f"{mm:.3f} | {ours / mm:.2f} |")
-    print("\n| QLinearMatMul, b = w.T | shape | w.T in place ms | b [K, N] ms | in place / [K, N] | "
-          "copy of w.T first ms | in place / copy first |")
-    print("|---|---|---|---|---|---|---|")
-    for op, shape, in_place, contiguous, copied, equal in rows:
-        if op.startswith("QLinearMatMul transposed b"):
+    transposed = [r for r in rows if r[0].startswith("QLinearMatMul transposed b")]
+    if transposed:
+        print("\n| QLinearMatMul, b = w.T | shape | w.T in place ms | b [K, N] ms | in place / [K, N] | "
+              "copy of w.T first ms | in place / copy first |")
+        print("|---|---|---|---|---|---|---|")
+        for op, shape, in_place, contiguous, copied, equal in transposed:
             print(f"| {op[len('QLinearMatMul transposed b '):]} | {shape} | {in_place:.3f} | {contiguous:.3f} | "
                   f"{in_place / contiguous:.2f} | {copied:.3f} | {in_place / copied:.2f} |")
-    print("\n| DynamicQuant | shape | ours ms | np.copyto(x) ms | ours / copy |")
-    print("|---|---|---|---|---|")
-    for op, shape, ours, copy, _, _ in rows:
-        if op.startswith("DynamicQuant") and "per call" not in op:
+    dq = [r for r in rows if r[0].startswith("DynamicQuant") and "per call" not in r[0]]
+    if dq:
+        print("\n| DynamicQuant | shape | ours ms | np.copyto(x) ms | ours / copy |")
+        print("|---|---|---|---|---|")
+        for op, shape, ours, copy, _, _ in dq:
             print(f"| {op[len('DynamicQuant '):]} | {shape} | {ours:.2f} | {copy:.2f} | {ours / copy:.2f} |")
     fixed = [r for r in rows if "per call" in r[0]]
     if fixed:
