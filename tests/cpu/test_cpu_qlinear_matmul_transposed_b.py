@@ -7,7 +7,8 @@ quadruples, K not a multiple of 4), every kernel path (direct, few rows with chu
 threads), int8 and uint8 b with zero points, batched b; and that no copy of the weight is made: the array the
 kernel receives shares the weight's memory with its transposed strides (numpy API, the public API, the torch op),
 no numpy allocation on the way reaches the weight's size, and the kernel itself, which used to refuse a b whose
-N is not contiguous, takes the view.
+N is not contiguous, takes the view. quant_matmul on the cpu backend runs the golden, which reads any strides: its
+operands hold the weight's memory too (numpy and the torch op).
 """
 import tracemalloc
 
@@ -221,3 +222,33 @@ def test_the_torch_op_passes_the_weight_storage(kernel_spy):
     np.testing.assert_array_equal(torch_ops.to_numpy(y), want)
     (b,) = kernel_spy
     assert np.shares_memory(b, weight_t.numpy()) and b.strides[-2:] == (1, K_BIG)
+
+
+# ------------------------------------------------------------------------------------------------ quant_matmul
+
+@pytest.mark.parametrize("m, k, n", [(1, 65, 17), (5, 64, 64), (70, 129, 130)])
+@pytest.mark.parametrize("tb", INT_TYPES)
+def test_quant_matmul_takes_the_weight_view_as_is(monkeypatch, m, k, n, tb):
+    """quant_matmul on the cpu backend (the golden, which reads any strides): the operands it computes on hold the
+    weight's own memory, from numpy and from the torch op, and the result is the golden's on a contiguous b."""
+    from ascend_quant_ops import _backend_cpu
+    from ascend_quant_ops.golden import quant_matmul as golden_qm
+
+    seen = []
+    original = _backend_cpu.quant_matmul
+    monkeypatch.setattr(_backend_cpu, "quant_matmul", lambda o: seen.append(o.b) or original(o))
+    rng = np.random.default_rng(m + k + n)
+    a = ints(rng, np.int8, (m, k))
+    weight = ints(rng, tb, (n, k))
+    a_scale = np.exp2(rng.uniform(-8, 0, (m,))).astype(np.float32)
+    b_scale = np.exp2(rng.uniform(-8, 0, (n,))).astype(np.float32)
+    zb = ints(rng, tb, (n,))
+    want = golden_qm.quant_matmul(a, a_scale, None, np.ascontiguousarray(weight.T), b_scale, zb, out_dtype="float32")
+    got = aqo.quant_matmul(a, a_scale, None, weight.T, b_scale, zb, out_dtype="float32", backend="cpu")
+    np.testing.assert_array_equal(got, want)
+    t = torch_ops.from_numpy
+    weight_t = torch.from_numpy(weight)
+    got = torch.ops.ascend_quant_ops.quant_matmul(t(a), t(a_scale), None, weight_t.t(), t(b_scale), t(zb),
+                                                  out_dtype=torch.float32)
+    np.testing.assert_array_equal(torch_ops.to_numpy(got), want)
+    assert len(seen) == 2 and all(np.shares_memory(b, weight) for b in seen)
