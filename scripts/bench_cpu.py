@@ -10,7 +10,8 @@ against
     what the product costs in the library, a floor for any path built on it.
 Then b as the transposed view of an [N, K] weight (`w.T`, the Linear layout, read in place by the kernel) at the
 same shapes, against the same call with b contiguous [K, N], and against copying the view first (what the cpu
-backend did before it read the view in place); outputs must be equal.
+backend did before it read the view in place); outputs must be equal. These three are timed call by call in turn
+(medians of each), so that the machine's load affects them alike.
 DynamicQuant (what aqo.dynamic_quant runs on CPU): float16 and bfloat16 x of 4096 x 7168, int8 output, against one
 np.copyto of x (the physical floor: x must be read once and y, half its size, written); then the per-call fixed
 cost on 16 x 4096 and 1 x 64 inputs, through aqo.dynamic_quant with numpy input and with torch input (the torch
@@ -60,6 +61,21 @@ def median_ms(*fns, repeat: int):
             spent.append(time.perf_counter() - start)
         medians.append(1e3 * statistics.median(spent))
     return medians if len(fns) > 1 else medians[0]
+
+
+def alternating_median_ms(*fns, repeat: int):
+    """Median time in ms of each function over `repeat` rounds that call every function once, in turn (after a
+    warm-up round): for functions of this package alone (one thread pool), so that a burst of load on the shared
+    machine slows all of them alike and their ratios stay meaningful."""
+    for fn in fns:
+        fn()
+    spent = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, times in zip(fns, spent):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return [1e3 * statistics.median(times) for times in spent]
 
 
 def load_average() -> str:
@@ -146,7 +162,8 @@ def bench_transposed_b(options, rows):
             copied = (lambda: cpu_qmm.qlinear_matmul(*args_t[:3], np.ascontiguousarray(args_t[3]), *args_t[4:],
                                                      isa=options.isa))
             equal = np.array_equal(contiguous(), in_place())
-            t_in_place, t_contiguous, t_copied = median_ms(in_place, contiguous, copied, repeat=options.repeat)
+            t_in_place, t_contiguous, t_copied = alternating_median_ms(in_place, contiguous, copied,
+                                                                       repeat=options.repeat)
             shape = f"{list(a_shape)} x {list(b_shape)}"
             rows.append(("QLinearMatMul transposed b " + kind, shape, t_in_place, t_contiguous, t_copied, equal))
             print(f"  {kind:16} {shape:24} w.T in place {t_in_place:8.3f} ms  b [K, N] {t_contiguous:8.3f} ms  "
