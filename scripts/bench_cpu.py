@@ -8,6 +8,10 @@ against
     once at session creation, as in a deployed model (our path gets b anew on every call); outputs must be equal;
   * torch._int_mm: oneDNN's int8 GEMM alone (s8 x s8 -> int32; no zero points, no requantization, no output):
     what the product costs in the library, a floor for any path built on it.
+Then b as the transposed view of an [N, K] weight (`w.T`, the Linear layout, read in place by the kernel) at the
+same shapes, against the same call with b contiguous [K, N], and against copying the view first (what the cpu
+backend did before it read the view in place); outputs must be equal. These three are timed call by call in turn
+(medians of each), so that the machine's load affects them alike.
 DynamicQuant (what aqo.dynamic_quant runs on CPU): float16 and bfloat16 x of 4096 x 7168, int8 output, against one
 np.copyto of x (the physical floor: x must be read once and y, half its size, written); then the per-call fixed
 cost on 16 x 4096 and 1 x 64 inputs, through aqo.dynamic_quant with numpy input and with torch input (the torch
@@ -19,6 +23,7 @@ times of the same run. The machine may be shared with other work (the load avera
 the end): rerun when numbers look noisy, and compare ratios rather than times.
 
     PYTHONPATH=python python scripts/bench_cpu.py [--repeat 15] [--quick] [--markdown] [--isa portable] [--threads 1]
+                                                  [--transposed-b-only]
 """
 from __future__ import annotations
 
@@ -56,6 +61,21 @@ def median_ms(*fns, repeat: int):
             spent.append(time.perf_counter() - start)
         medians.append(1e3 * statistics.median(spent))
     return medians if len(fns) > 1 else medians[0]
+
+
+def alternating_median_ms(*fns, repeat: int):
+    """Median time in ms of each function over `repeat` rounds that call every function once, in turn (after a
+    warm-up round): for functions of this package alone (one thread pool), so that a burst of load on the shared
+    machine slows all of them alike and their ratios stay meaningful."""
+    for fn in fns:
+        fn()
+    spent = [[] for _ in fns]
+    for _ in range(repeat):
+        for fn, times in zip(fns, spent):
+            start = time.perf_counter()
+            fn()
+            times.append(time.perf_counter() - start)
+    return [1e3 * statistics.median(times) for times in spent]
 
 
 def load_average() -> str:
@@ -131,6 +151,26 @@ def bench_qlinear_matmul(options, rows):
                   f"equal to onnxruntime: {equal}", flush=True)
 
 
+def bench_transposed_b(options, rows):
+    for kind in QMM_KINDS:
+        for a_shape, b_shape in (QMM_SHAPES[:2] if options.quick else QMM_SHAPES):
+            args = qmm_problem(a_shape, b_shape, kind)
+            weight = np.ascontiguousarray(args[3].T)  # [N, K]
+            args_t = args[:3] + (weight.T,) + args[4:]
+            contiguous = (lambda: cpu_qmm.qlinear_matmul(*args, isa=options.isa))
+            in_place = (lambda: cpu_qmm.qlinear_matmul(*args_t, isa=options.isa))
+            copied = (lambda: cpu_qmm.qlinear_matmul(*args_t[:3], np.ascontiguousarray(args_t[3]), *args_t[4:],
+                                                     isa=options.isa))
+            equal = np.array_equal(contiguous(), in_place())
+            t_in_place, t_contiguous, t_copied = alternating_median_ms(in_place, contiguous, copied,
+                                                                       repeat=options.repeat)
+            shape = f"{list(a_shape)} x {list(b_shape)}"
+            rows.append(("QLinearMatMul transposed b " + kind, shape, t_in_place, t_contiguous, t_copied, equal))
+            print(f"  {kind:16} {shape:24} w.T in place {t_in_place:8.3f} ms  b [K, N] {t_contiguous:8.3f} ms  "
+                  f"ratio {t_in_place / t_contiguous:5.2f}   copy of w.T first {t_copied:8.3f} ms  "
+                  f"ratio {t_in_place / t_copied:5.2f}  equal: {equal}", flush=True)
+
+
 def bench_dynamic_quant(options, rows):
     rng = np.random.default_rng(1)
     for name, dtype in (("float16", np.float16), ("bfloat16", ml_dtypes.bfloat16)):
@@ -177,6 +217,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="two QLinearMatMul shapes, no fixed-cost runs")
     parser.add_argument("--markdown", action="store_true", help="also print the results as markdown tables")
     parser.add_argument("--isa", default=None, help="kernel level: portable, avx2, avx512_vnni (default: the best)")
+    parser.add_argument("--transposed-b-only", action="store_true",
+                        help="only QLinearMatMul with b the transposed view of an [N, K] weight")
     parser.add_argument("--threads", type=int, default=None,
                         help="threads of every library compared (ours, onnxruntime, torch); default: each its own")
     options = parser.parse_args()
@@ -201,11 +243,15 @@ def main() -> int:
     print(f"kernels: {options.isa or cpu.isa_levels()[-1]}, {cpu.max_threads()} threads; medians of "
           f"{options.repeat} runs; load average {load_average()}")
     rows = []
-    print("QLinearMatMul")
-    bench_qlinear_matmul(options, rows)
-    print("DynamicQuant")
-    bench_dynamic_quant(options, rows)
-    if not options.quick:
+    if not options.transposed_b_only:
+        print("QLinearMatMul")
+        bench_qlinear_matmul(options, rows)
+    print("QLinearMatMul, b the transposed view of an [N, K] weight")
+    bench_transposed_b(options, rows)
+    if not options.transposed_b_only:
+        print("DynamicQuant")
+        bench_dynamic_quant(options, rows)
+    if not options.quick and not options.transposed_b_only:
         print("DynamicQuant per-call cost")
         bench_fixed_cost(options, rows)
     print(f"load average at the end: {load_average()}")
@@ -215,17 +261,27 @@ def main() -> int:
 
 
 def print_markdown(rows):
-    print("\n| QLinearMatMul | shape | ours ms | onnxruntime ms | ours / onnxruntime | torch._int_mm ms | "
-          "ours / torch._int_mm |")
-    print("|---|---|---|---|---|---|---|")
-    for op, shape, ours, ort_ms, mm, equal in rows:
-        if op.startswith("QLinearMatMul"):
+    qmm = [r for r in rows if r[0].startswith("QLinearMatMul") and "transposed b" not in r[0]]
+    if qmm:
+        print("\n| QLinearMatMul | shape | ours ms | onnxruntime ms | ours / onnxruntime | torch._int_mm ms | "
+              "ours / torch._int_mm |")
+        print("|---|---|---|---|---|---|---|")
+        for op, shape, ours, ort_ms, mm, equal in qmm:
             print(f"| {op[len('QLinearMatMul '):]} | {shape} | {ours:.3f} | {ort_ms:.3f} | {ours / ort_ms:.2f} | "
                   f"{mm:.3f} | {ours / mm:.2f} |")
-    print("\n| DynamicQuant | shape | ours ms | np.copyto(x) ms | ours / copy |")
-    print("|---|---|---|---|---|")
-    for op, shape, ours, copy, _, _ in rows:
-        if op.startswith("DynamicQuant") and "per call" not in op:
+    transposed = [r for r in rows if r[0].startswith("QLinearMatMul transposed b")]
+    if transposed:
+        print("\n| QLinearMatMul, b = w.T | shape | w.T in place ms | b [K, N] ms | in place / [K, N] | "
+              "copy of w.T first ms | in place / copy first |")
+        print("|---|---|---|---|---|---|---|")
+        for op, shape, in_place, contiguous, copied, equal in transposed:
+            print(f"| {op[len('QLinearMatMul transposed b '):]} | {shape} | {in_place:.3f} | {contiguous:.3f} | "
+                  f"{in_place / contiguous:.2f} | {copied:.3f} | {in_place / copied:.2f} |")
+    dq = [r for r in rows if r[0].startswith("DynamicQuant") and "per call" not in r[0]]
+    if dq:
+        print("\n| DynamicQuant | shape | ours ms | np.copyto(x) ms | ours / copy |")
+        print("|---|---|---|---|---|")
+        for op, shape, ours, copy, _, _ in dq:
             print(f"| {op[len('DynamicQuant '):]} | {shape} | {ours:.2f} | {copy:.2f} | {ours / copy:.2f} |")
     fixed = [r for r in rows if "per call" in r[0]]
     if fixed:

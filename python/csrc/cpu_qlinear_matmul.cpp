@@ -24,10 +24,14 @@
 //     time (24 accumulators), which carry over to the next chunk in a small buffer;
 //   * more rows: B is packed with all of K, an L2-sized group of panels at a time, and each tile of 6 rows runs
 //     over a whole panel.
+// B stored [N, K] (a transposed view of the Linear layout, b_trans) is read in place too: up to 4 rows, every
+// output is a dot product of two rows contiguous along K (DirectTransposedGemm); with more rows its panels are
+// packed by 16 x 16 transposes of 32-bit quadruples (PackChunkTransposed) into the same packed form.
 // The epilogue (zero-point terms, float32 scaling, rounding, saturation) runs on the final accumulators in
 // registers: no int32 or float32 copy of the product is written to memory. Threads split the columns and rows of
-// the output, except for up to 64 rows, where they split K (every thread then reads whole rows of B) and the
-// int32 sums of the parts are added (modulo 2^32, so still exact) before the epilogue.
+// the output, except for up to 64 rows with B [K, N], where they split K (every thread then reads whole rows of
+// B) and the int32 sums of the parts are added (modulo 2^32, so still exact) before the epilogue; B [N, K] is
+// split by columns there (whole rows of its storage).
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
@@ -53,8 +57,9 @@ struct QmmProblem {
     int64_t batches, m, k, n;
     const uint8_t* a;  // [., m, k], k contiguous
     int64_t a_bs, a_rs;
-    const uint8_t* b;  // [., k, n], n contiguous
-    int64_t b_bs, b_rs;
+    const uint8_t* b;  // [., k, n], n contiguous (b_rs: the stride of k), or k contiguous when b_trans
+    int64_t b_bs, b_rs;  // with b_trans, b_rs is the stride of n: the rows of b's [., n, k] storage
+    bool b_trans;
     const int32_t* a_zp;  // [., m]
     int64_t a_zp_bs, a_zp_ms;
     const int32_t* b_zp;  // [., n]
@@ -81,8 +86,9 @@ struct Gemm {
     int64_t m, k, n;
     const uint8_t* a;  // a' rows, lda bytes apart, each with k4 * 4 readable bytes
     int64_t lda;
-    const uint8_t* b;  // raw B rows, ldb bytes apart
+    const uint8_t* b;  // raw B: rows of K x N, ldb bytes apart; with b_trans rows of its N x K storage
     int64_t ldb;
+    bool b_trans;  // B stored [N, K] (a transposed view of the Linear layout): b'[k][n] = b[n * ldb + k]
     bool flip_b;             // B is unsigned: b' = b ^ 0x80
     const int32_t* za;       // [m] a_zp'
     const int32_t* zb;       // [n] b_zp'
@@ -256,6 +262,85 @@ AQO_AVX512 inline uint8_t* Scratch(std::vector<uint8_t>& buffer, int64_t bytes)
     return reinterpret_cast<uint8_t*>((p + 63) & ~uintptr_t{63});
 }
 
+// 16 x 16 transpose of 32-bit elements: element e of r[i] -> element i of r[e].
+AQO_AVX512 inline void Transpose16x16(__m512i r[16])
+{
+    __m512i a[16];
+    for (int i = 0; i < 16; i += 2) {
+        a[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+        a[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+    }
+    // now r[4G + j], lane L: element 4L + j of rows 4G .. 4G + 3
+    for (int g = 0; g < 16; g += 4) {
+        r[g] = _mm512_unpacklo_epi64(a[g], a[g + 2]);
+        r[g + 1] = _mm512_unpackhi_epi64(a[g], a[g + 2]);
+        r[g + 2] = _mm512_unpacklo_epi64(a[g + 1], a[g + 3]);
+        r[g + 3] = _mm512_unpackhi_epi64(a[g + 1], a[g + 3]);
+    }
+    // element 4L + j of all rows is lane L of the 4 x 4 lane transpose of r[j], r[4 + j], r[8 + j], r[12 + j]
+    __m512i out[16];
+    for (int j = 0; j < 4; ++j) {
+        __m512i v[4] = {r[j], r[4 + j], r[8 + j], r[12 + j]};
+        ToNatural(v);
+        for (int lane = 0; lane < 4; ++lane) {
+            out[4 * lane + j] = v[lane];
+        }
+    }
+    for (int i = 0; i < 16; ++i) {
+        r[i] = out[i];
+    }
+}
+
+constexpr int64_t kTransposedBlockQuads = 16;  // quadruples of K per 64-byte read of a row of B's [N, K] storage
+
+// PackChunk for B stored [N, K]: the same packed panels. A column of B is a row of the storage and its
+// quadruples are already VNNI quadruples, so a panel is made of 16 x 16 transposes of 32-bit elements: 16 rows
+// of the storage, 64 bytes (16 quadruples) each, become 16 vectors of one quadruple for 16 columns (natural
+// order), stored in their place of the panel; a second pass over the panel (in cache) puts each quadruple's four
+// vectors in interleaved order. The first pass reads 16 rows of the storage at a time along all of the chunk
+// rather than all 64 rows of the panel in step: rows 4 KiB apart (power-of-two K) share cache sets, the effect
+// that made DirectTile keep its streams few.
+template <bool kFlip>
+AQO_AVX512 void PackChunkTransposed(const Gemm& g, int64_t q0, int64_t q1, int64_t n0, int64_t width,
+                                    uint8_t* packed, int64_t panel_stride)
+{
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80));
+    for (int64_t c = 0; c < width; c += kPanel, packed += panel_stride) {
+        for (int group = 0; group < 4; ++group) {
+            const int64_t col0 = c + 16 * group;
+            for (int64_t qb = q0; qb < q1; qb += kTransposedBlockQuads) {
+                const int64_t quads = std::min(kTransposedBlockQuads, q1 - qb);
+                const __mmask64 k_mask = ColumnMask(std::min(4 * quads, g.k - 4 * qb));  // zeros past K add nothing
+                __m512i r[16];
+                for (int i = 0; i < 16; ++i) {
+                    r[i] = _mm512_setzero_si512();
+                    if (col0 + i < width) {
+                        r[i] = _mm512_maskz_loadu_epi8(k_mask, g.b + (n0 + col0 + i) * g.ldb + 4 * qb);
+                        if (kFlip) {
+                            r[i] = _mm512_maskz_mov_epi8(k_mask, _mm512_xor_si512(r[i], flip));
+                        }
+                    }
+                }
+                Transpose16x16(r);
+                uint8_t* out = packed + 256 * (qb - q0) + 64 * group;
+                for (int64_t q = 0; q < quads; ++q) {
+                    _mm512_store_si512(out + 256 * q, r[q]);
+                }
+            }
+        }
+        for (int64_t q = 0; q < q1 - q0; ++q) {
+            uint8_t* quad = packed + 256 * q;
+            __m512i v[4] = {_mm512_load_si512(quad), _mm512_load_si512(quad + 64), _mm512_load_si512(quad + 128),
+                            _mm512_load_si512(quad + 192)};
+            ToNatural(v);  // a 4 x 4 lane transpose, its own inverse: natural -> interleaved order
+            _mm512_store_si512(quad, v[0]);
+            _mm512_store_si512(quad + 64, v[1]);
+            _mm512_store_si512(quad + 128, v[2]);
+            _mm512_store_si512(quad + 192, v[3]);
+        }
+    }
+}
+
 // Packs quadruples q0 .. q1 of K for columns n0 .. n0 + width of B into `packed`: panel p (64 columns) at
 // packed + p * panel_stride, 256 bytes (interleaved VNNI order) per quadruple. Four rows of B are read at a
 // time across the whole width, so every row is read sequentially once.
@@ -263,6 +348,10 @@ template <bool kFlip>
 AQO_AVX512 void PackChunk(const Gemm& g, int64_t q0, int64_t q1, int64_t n0, int64_t width, uint8_t* packed,
                           int64_t panel_stride)
 {
+    if (g.b_trans) {
+        PackChunkTransposed<kFlip>(g, q0, q1, n0, width, packed, panel_stride);
+        return;
+    }
     for (int64_t q = q0; q < q1; ++q) {
         const uint8_t* rows = g.b + 4 * q * g.ldb + n0;
         const int64_t valid = std::min<int64_t>(4, g.k - 4 * q);
@@ -497,6 +586,86 @@ AQO_AVX512 void DirectGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1, co
     } while (q0 < range.q1);
 }
 
+// Up to kDirectRows rows with B stored [N, K]: every output is the dot product of a row of A and a row of the
+// storage, both contiguous along K, so B is read in place (four rows of the storage at a time, sequentially),
+// never packed; the 64-byte vectors of each dot product are summed across lanes at the end (modulo 2^32). All of K:
+// threads split such a B by columns (QmmRunner::Run), each task then reads one contiguous block of the storage.
+template <int kRows, bool kFlip>
+AQO_AVX512 void DirectTransposedGemm(const Gemm& g, int64_t m0, int64_t n0, int64_t n1)
+{
+    static_assert(kRows >= 1 && kRows <= kDirectRows, "kDirectRows rows at most");
+    const __m512i flip = _mm512_set1_epi8(static_cast<char>(0x80)), ones = _mm512_set1_epi8(1);
+    const int64_t k1 = g.k;
+    const bool with_col_sum = g.need_col_sum;
+    const uint8_t* a_rows[kRows];
+    for (int r = 0; r < kRows; ++r) {
+        a_rows[r] = g.a + (m0 + r) * g.lda;
+    }
+    for (int64_t c = n0; c < n1; c += kPanel) {
+        const int64_t cols = std::min<int64_t>(kPanel, n1 - c);
+        alignas(64) int32_t sums[kRows][kPanel] = {}, col_sums[kPanel] = {};
+        for (int64_t j = 0; j < cols; j += 4) {
+            const uint8_t* b_rows[4];
+            for (int i = 0; i < 4; ++i) {  // past the last column: the last one again (its results are dropped)
+                b_rows[i] = g.b + (c + std::min<int64_t>(j + i, cols - 1)) * g.ldb;
+            }
+            __m512i acc[kRows][4], col[4];
+#pragma GCC unroll 4
+            for (int i = 0; i < 4; ++i) {
+                col[i] = _mm512_setzero_si512();
+#pragma GCC unroll 4
+                for (int r = 0; r < kRows; ++r) {
+                    acc[r][i] = _mm512_setzero_si512();
+                }
+            }
+            for (int64_t kk = 0; kk < k1; kk += 64) {
+                const __mmask64 mask = ColumnMask(k1 - kk);
+                __m512i bv[4];
+#pragma GCC unroll 4
+                for (int i = 0; i < 4; ++i) {
+                    bv[i] = _mm512_maskz_loadu_epi8(mask, b_rows[i] + kk);
+                    if (kFlip) {
+                        bv[i] = _mm512_maskz_mov_epi8(mask, _mm512_xor_si512(bv[i], flip));
+                    }
+                }
+#pragma GCC unroll 4
+                for (int r = 0; r < kRows; ++r) {
+                    const __m512i av = _mm512_maskz_loadu_epi8(mask, a_rows[r] + kk);
+#pragma GCC unroll 4
+                    for (int i = 0; i < 4; ++i) {
+                        acc[r][i] = _mm512_dpbusd_epi32(acc[r][i], av, bv[i]);
+                    }
+                }
+                if (with_col_sum) {
+#pragma GCC unroll 4
+                    for (int i = 0; i < 4; ++i) {
+                        col[i] = _mm512_dpbusd_epi32(col[i], ones, bv[i]);
+                    }
+                }
+            }
+            const int64_t valid = std::min<int64_t>(4, cols - j);
+            for (int64_t i = 0; i < valid; ++i) {
+                col_sums[j + i] = _mm512_reduce_add_epi32(col[i]);
+                for (int r = 0; r < kRows; ++r) {
+                    sums[r][j + i] = _mm512_reduce_add_epi32(acc[r][i]);
+                }
+            }
+        }
+        alignas(64) __m512i col_sum[4], row[4];
+        for (int v = 0; v < 4; ++v) {
+            col_sum[v] = _mm512_load_si512(col_sums + 16 * v);
+        }
+        PanelTerms terms;
+        MakePanelTerms(g, c, cols, col_sum, &terms);
+        for (int r = 0; r < kRows; ++r) {
+            for (int v = 0; v < 4; ++v) {
+                row[v] = _mm512_load_si512(sums[r] + 16 * v);
+            }
+            FinishRow(g, m0 + r, c, cols, row, terms);
+        }
+    }
+}
+
 #undef AQO_DECLARE_ROW
 #undef AQO_LOAD_ROW
 #undef AQO_MULTIPLY_ROW
@@ -538,7 +707,9 @@ constexpr int64_t kL2Bytes = int64_t{384} << 10;  // packed B kept in L2 at a ti
 constexpr int64_t kMinChunkQuads = 16;  // fewer would make the accumulator traffic between chunks dominate
 
 // Many rows: B is packed once per group of panels with all of K (as many panels as fit kL2Bytes, at least one),
-// and every tile of rows runs over a whole panel (no accumulators carried between chunks of K).
+// and every tile of rows runs over a whole panel (no accumulators carried between chunks of K). B stored [N, K]
+// comes here with few rows too (5 .. kFewRows): its panels are packed from rows of the storage read along K, which
+// GemmFewRows's chunks of K across all of N would read in short pieces of every row.
 template <bool kFlip>
 AQO_AVX512 void GemmManyRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1)
 {
@@ -612,11 +783,21 @@ AQO_AVX512 void GemmFewRows(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, i
     } while (q0 < range.q1);
 }
 
-// Rows m0 .. m1 and columns n0 .. n1 of the product.
 // Rows m0 .. m1 and columns n0 .. n1 of the product, over `range` of K (a part of K only for up to kFewRows rows).
 template <bool kFlip>
 AQO_AVX512 void GemmAvx512(const Gemm& g, int64_t m0, int64_t m1, int64_t n0, int64_t n1, const KRange& range)
 {
+    if (g.b_trans) {  // never split over K (Run): `range` is all of K
+        switch (m1 - m0) {
+            case 1: DirectTransposedGemm<1, kFlip>(g, m0, n0, n1); return;
+            case 2: DirectTransposedGemm<2, kFlip>(g, m0, n0, n1); return;
+            case 3: DirectTransposedGemm<3, kFlip>(g, m0, n0, n1); return;
+            case 4: DirectTransposedGemm<4, kFlip>(g, m0, n0, n1); return;
+            default: break;
+        }
+        GemmManyRows<kFlip>(g, m0, m1, n0, n1);
+        return;
+    }
     switch (m1 - m0) {
         case 1: DirectGemm<1, kFlip>(g, m0, n0, n1, range); return;
         case 2: DirectGemm<2, kFlip>(g, m0, n0, n1, range); return;
@@ -756,7 +937,8 @@ public:
 
         // 2. the products: tasks of (batch entry, rows, columns), or for few rows parts of K
         const int64_t panels = (p_.n + kPanel - 1) / kPanel;
-        if (use > 1 && isa_ >= Isa::kAvx512Vnni && p_.batches == 1 && p_.m <= kFewRows) {
+        // (B stored [N, K] is split by columns instead: a task's columns are one contiguous block of the storage)
+        if (use > 1 && isa_ >= Isa::kAvx512Vnni && p_.batches == 1 && p_.m <= kFewRows && !p_.b_trans) {
             const int64_t parts = std::min<int64_t>(int64_t{2} * use, k4 / kMinQuadsPerPart);
             if (parts >= 2) {
                 MultiplySplitK(parts, use, panels);
@@ -771,7 +953,9 @@ public:
                 const int64_t per_batch = (want + p_.batches - 1) / p_.batches;
                 // With few rows B's reading dominates, and narrow tasks read it in short runs per row (measured
                 // 2x slower at 256 columns): each task then keeps at least kStreamPanels panels.
-                const int64_t max_parts = p_.m <= kFewRows ? std::max<int64_t>(1, panels / kStreamPanels) : panels;
+                // B stored [N, K] has no such runs: a task's columns are whole rows of the storage.
+                const int64_t max_parts =
+                    p_.m <= kFewRows && !p_.b_trans ? std::max<int64_t>(1, panels / kStreamPanels) : panels;
                 col_parts = std::min(max_parts, per_batch);
                 if (col_parts < per_batch) {
                     // too few panels: split rows too (each part packs its panels again, cheap next to M rows)
@@ -865,6 +1049,7 @@ private:
         }
         g.b = p_.b + ix[kOpB] * p_.b_bs;
         g.ldb = p_.b_rs;
+        g.b_trans = p_.b_trans;
         g.flip_b = !p_.b_signed;
         g.za = d.za.data();
         g.zb = d.zb.data();
@@ -977,12 +1162,15 @@ void CpuQlinearMatmul(const AnyArray& a, bool a_signed, const AnyArray& b, bool 
         throw std::invalid_argument("cpu_qlinear_matmul: operand shapes do not match y [B, M, N] and K");
     }
     const bool has_k = p.k > 0 && p.m > 0 && p.n > 0 && p.batches > 0;  // empty operands have no meaningful strides
-    if ((has_k && p.k > 1 && a.stride(2) != 1) || (has_k && p.n > 1 && b.stride(2) != 1) || stride(mult, 2) > 1 ||
+    // b: N contiguous, or K contiguous (a transposed view of its [., N, K] storage, read in place)
+    const bool b_rows = p.n <= 1 || b.stride(2) == 1;
+    const bool b_trans = !b_rows && (p.k <= 1 || b.stride(1) == 1);
+    if ((has_k && p.k > 1 && a.stride(2) != 1) || (has_k && !b_rows && !b_trans) || stride(mult, 2) > 1 ||
         stride(y_zp, 2) > 1 ||
         (p.n > 1 && y.stride(2) != 1) || (p.m > 1 && y.stride(1) != p.n) ||
         (p.batches > 1 && y.stride(0) != p.m * p.n)) {
-        throw std::invalid_argument("cpu_qlinear_matmul: a's K, b's N and y must be contiguous; mult and y_zp "
-                                    "have column strides 0 or 1");
+        throw std::invalid_argument("cpu_qlinear_matmul: a's K, b's N or K, and y must be contiguous; mult and "
+                                    "y_zp have column strides 0 or 1");
     }
     if (p.batches > 0 && (index.stride(1) != 1 || (p.batches > 1 && index.stride(0) != kOperands))) {
         throw std::invalid_argument("cpu_qlinear_matmul: index must be contiguous");
@@ -1002,7 +1190,8 @@ void CpuQlinearMatmul(const AnyArray& a, bool a_signed, const AnyArray& b, bool 
     p.a_rs = stride(a, 1);
     p.b = static_cast<const uint8_t*>(b.data());
     p.b_bs = stride(b, 0);
-    p.b_rs = stride(b, 1);
+    p.b_rs = b_trans ? stride(b, 2) : stride(b, 1);
+    p.b_trans = b_trans;
     p.a_zp = static_cast<const int32_t*>(a_zp.data());
     p.a_zp_bs = stride(a_zp, 0);
     p.a_zp_ms = stride(a_zp, 1);
@@ -1037,7 +1226,8 @@ void RegisterCpuQlinearMatmul(nb::module_& m)
           "Integer QLinearMatMul: y[i] = saturate(rint(float32(acc) * mult) + y_zp) for every batch entry i of "
           "y [B, M, N], acc the int32-wrapped sum over K of (a - a_zp)(b - b_zp); a [., M, K], b [., K, N] 8-bit, "
           "a_zp [., M], b_zp [., N], y_zp [., M, N] int32, mult [., M, N] float32 (parameters may have extent 1 "
-          "along M or N), index [B, 6] int64 picks the batch entry of a, b, a_zp, b_zp, mult, y_zp. Internal: "
+          "along M or N; b's N or K contiguous: a transposed view of [., N, K] is read in place), index [B, 6] "
+          "int64 picks the batch entry of a, b, a_zp, b_zp, mult, y_zp. Internal: "
           "ascend_quant_ops.cpu.qlinear_matmul validates and calls this.");
 }
 

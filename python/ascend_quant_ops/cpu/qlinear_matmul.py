@@ -5,6 +5,9 @@ and follows onnxruntime bit for bit). Integer a, b and y (int8 / uint8, any comb
 uint8 and int8 operands are mapped exactly onto the unsigned x signed 8-bit product of the hardware, the
 zero points enter through row and column sums, and the int32 accumulator wraps exactly as the golden's (see
 python/csrc/cpu_qlinear_matmul.cpp). Float8 operands or outputs run on the golden.
+
+b may be the transposed view of an [..., N, K] weight (`w.T`, the Linear layout; for a batched b its last two axes
+swapped): the kernel reads that storage in place, at every instruction-set level, without copying the weight.
 """
 from __future__ import annotations
 
@@ -49,9 +52,10 @@ def _integer_product(p, run, a_signed: bool, b_signed: bool, isa: int) -> np.nda
     if count == 0 or m == 0 or n == 0:
         return np.empty(p.out_shape, out_dtype)
 
-    # the kernel reads rows of a (along K) and of b (along N) with unit stride: other layouts are copied
+    # the kernel reads rows of a (along K) with unit stride, and b with unit stride along N or along K (the
+    # transposed view of an [..., N, K] weight is read in place); other layouts are copied
     a = _unit_last_stride(_native_order(p.a))
-    b = _unit_last_stride(_native_order(p.b))
+    b = _in_place_b(_native_order(p.b))
     za = p.a_zero_point.astype(np.int32)[..., 0]     # [..., M or 1]
     zb = p.b_zero_point.astype(np.int32)[..., 0, :]  # [..., N or 1]
     mult = p.mult                                   # float32 [..., M or 1, N or 1]
@@ -89,6 +93,14 @@ def _native_order(x: np.ndarray) -> np.ndarray:
 
 def _unit_last_stride(x: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(x) if x.shape[-1] > 1 and x.strides[-1] != x.itemsize else x
+
+
+def _in_place_b(b: np.ndarray) -> np.ndarray:
+    """b [..., K, N] as the kernel reads it: itself when N or K has unit stride, else a contiguous copy."""
+    k, n = b.shape[-2:]
+    if n <= 1 or b.strides[-1] == b.itemsize or k <= 1 or b.strides[-2] == b.itemsize:
+        return b
+    return np.ascontiguousarray(b)
 
 
 def _batch_index(own_batch: Tuple[int, ...], batch: Tuple[int, ...]) -> np.ndarray:
