@@ -131,6 +131,21 @@ EXPECTED = {
     "software_sync_all_unzeroed_workspace": (ALL_SOCS, ["counter in gmWorkspace", "never written in this launch",
                                                         "zero"]),
     "matmul_c_rows_not_32_bytes": (("ascend310p",), ["TCubeTiling N 12", "32 bytes"]),
+    # a zero divisor (vdiv: unknown result and an exception), in the count and the level-0 forms
+    "div_zero_divisor": (ALL_SOCS, ["Div: element 0 of the divisor is 0", "raises an exception"]),
+    "level0_div_zero_divisor": (ALL_SOCS, ["Div: element 64 of the divisor is 0", "raises an exception"]),
+    # the accumulation exception of the level-0 forms: dst = src1, both repeat strides 0, src0 apart from src1
+    "level0_accumulate_dst_stride": (ALL_SOCS, ["Max: the dst of iteration 0 is src1 of iteration 1",
+                                                "src1RepStride and dstRepStride both 0"]),
+    "level0_accumulate_src0_on_src1": (ALL_SOCS, ["Max", "src0 sharing no byte with src1"]),
+    # ReduceSum's documented work minimum (ascend310p writes it)
+    "reduce_sum_work_too_small": (ALL_SOCS, ["ReduceSum", "work (documented minimum: 1 element per 256-byte repeat"]),
+    # an empty count form
+    "count_zero": (ALL_SOCS, ["Adds: count 0", "not documented"]),
+    # GM addresses aligned to the element type (DMA and scalar)
+    "gm_element_misaligned": (ALL_SOCS, ["DataCopy", "GM address at byte 2 of buffer 'x'",
+                                         "multiple of the element size 4"]),
+    "gm_scalar_misaligned": (ALL_SOCS, ["GlobalTensor::GetValue", "GM address at byte 6 of buffer 'x'"]),
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),

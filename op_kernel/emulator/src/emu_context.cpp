@@ -144,6 +144,19 @@ int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, co
     Fail(file, line, std::string(api) + ": GM address is not inside any buffer registered with the launcher");
 }
 
+void CheckGmElementAligned(CoreContext& c, int region, const uint8_t* ptr, uint64_t elem, const char* file, int line,
+                           const char* api)
+{
+    const GmRegion& r = (*c.gm)[region];
+    const int64_t offset = static_cast<int64_t>(ptr - r.base);
+    if (elem > 1 && offset % static_cast<int64_t>(elem) != 0) {
+        Fail(file, line,
+             std::string(api) + ": GM address at byte " + std::to_string(offset) + " of buffer '" + r.name +
+                 "' is not a multiple of the element size " + std::to_string(elem) +
+                 " (GM addresses of a DMA or a scalar access are aligned to the data type)");
+    }
+}
+
 void CheckGmBounds(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                    const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api)
 {

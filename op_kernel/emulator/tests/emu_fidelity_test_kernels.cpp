@@ -873,6 +873,120 @@ template <bool kOk> inline void MatmulCRowsNot32Bytes(GM_ADDR, GM_ADDR, GM_ADDR,
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);  // FAULT(matmul_c_rows_not_32_bytes)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// Undocumented or exception-raising vector forms; the reductions' work buffers; GM element alignment
+// ---------------------------------------------------------------------------------------------------------------
+
+// A Div whose divisor has a zero element (the CCE documentation of vdiv: the result is unknown and the instruction
+// raises an exception). The twin divides by a non-zero value.
+template <bool kOk> inline void DivZeroDivisor(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 64);
+    Duplicate(t[64], kOk ? 2.0f : 0.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Div(t, t, t[64], 64);  // FAULT(div_zero_divisor)
+}
+
+// The same through the level-0 form: one zero lane of the divisor in the second iteration.
+template <bool kOk> inline void Level0DivZeroDivisor(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 3.0f, 128);
+    Duplicate(t[128], 2.0f, 128);
+    PipeBarrier<PIPE_V>();
+    if (!kOk) {
+        Duplicate(t[128 + 64], 0.0f, 8);  // the first block of iteration 1's divisor
+        PipeBarrier<PIPE_V>();
+    }
+    Div(t, t, t[128], 64, 2, {1, 1, 1, 8, 8, 8});  // FAULT(level0_div_zero_divisor)
+}
+
+// An accumulation through src1 with dstRepStride 8 and src1RepStride 0: iteration 1 reads what iteration 0 wrote,
+// which the documentation allows only with both repeat strides 0. The twin keeps dst in place (both strides 0).
+template <bool kOk> inline void Level0AccumulateDstStride(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> acc = t;
+    LocalTensor<float> src = t[256];
+    Duplicate(t, 0.0f, 512);
+    PipeBarrier<PIPE_V>();
+    Max(acc, src, acc, 64, 4, {1, 1, 1, static_cast<uint8_t>(kOk ? 0 : 8), 8, 0});  // FAULT(level0_accumulate_dst_stride)
+}
+
+// The accumulation form with src0's first iteration on src1 (= dst; the documented form keeps src0 apart from src1).
+// The twin reads src0 elsewhere.
+template <bool kOk> inline void Level0AccumulateSrc0OnSrc1(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 2048);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> acc = t;
+    LocalTensor<float> src = kOk ? t[256] : t;  // src0's iteration 0 is acc itself otherwise (100%: allowed alone)
+    Duplicate(t, 0.0f, 512);
+    PipeBarrier<PIPE_V>();
+    Max(acc, src, acc, 64, 2, {1, 1, 1, 0, 8, 0});  // FAULT(level0_accumulate_src0_on_src1)
+}
+
+// ReduceSum of 640 floats (10 repeats) with a work buffer of 8 floats: the documented minimum is 16 (one element per
+// repeat, rounded up to whole 32-byte blocks); ascend310p writes all 10. The twin gives 16.
+template <bool kOk> inline void ReduceSumWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 640 * sizeof(float));
+    pipe.InitBuffer(w, (kOk ? 16 : 8) * sizeof(float));
+    pipe.InitBuffer(d, 32);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 640);
+    PipeBarrier<PIPE_V>();
+    ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_work_too_small)
+}
+
+// A vector count form with count 0 (an empty vector mask: undocumented). The twin copies one block.
+template <bool kOk> inline void CountZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    PipeBarrier<PIPE_V>();
+    Adds(t[32], t, 1.0f, kOk ? 8 : 0);  // FAULT(count_zero)
+}
+
+// A float GM view at a byte offset that is not a multiple of 4 (GM addresses of a DMA are aligned to the data type).
+// The twin's offset is 32.
+template <bool kOk> inline void GmElementMisaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)(x + (kOk ? 32 : 2)), 64);
+    DataCopy(b.Get<float>(), xg, 64);  // FAULT(gm_element_misaligned)
+}
+
+// The same for a scalar read. The twin reads an aligned float.
+template <bool kOk> inline void GmScalarMisaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)(x + (kOk ? 4 : 6)), 8);
+    (void)xg.GetValue(0);  // FAULT(gm_scalar_misaligned)
+}
+
 struct FidelityEntry {
     const char* name;
     Kernel kernel;
@@ -938,6 +1052,14 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),
         AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2),
         AQO_FIDELITY("matmul_c_rows_not_32_bytes", MatmulCRowsNot32Bytes, 1, YInit::kData, false, kMix),
+        AQO_FIDELITY("div_zero_divisor", DivZeroDivisor, 1),
+        AQO_FIDELITY("level0_div_zero_divisor", Level0DivZeroDivisor, 1),
+        AQO_FIDELITY("level0_accumulate_dst_stride", Level0AccumulateDstStride, 1),
+        AQO_FIDELITY("level0_accumulate_src0_on_src1", Level0AccumulateSrc0OnSrc1, 1),
+        AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
+        AQO_FIDELITY("count_zero", CountZero, 1),
+        AQO_FIDELITY("gm_element_misaligned", GmElementMisaligned, 1),
+        AQO_FIDELITY("gm_scalar_misaligned", GmScalarMisaligned, 1),
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };

@@ -661,9 +661,11 @@ inline void FaultWholeReduceNaN(GM_ADDR, GM_ADDR, GM_ADDR)
     Duplicate(t, 1.0f, 256);
     PipeBarrier<PIPE_V>();
     Div(t[64], t[64], t[128], 64);  // 1 / 1
-    Sub(t[192], t[192], t[192], 64);  // 0
+    Muls(t[192], t[192], 3.0e38f, 64);  // 3e38
     PipeBarrier<PIPE_V>();
-    Div(t[192], t[192], t[192], 64);  // 0 / 0 = NaN
+    Muls(t[192], t[192], 10.0f, 64);  // +Inf
+    PipeBarrier<PIPE_V>();
+    Sub(t[192], t[192], t[192], 64);  // Inf - Inf = NaN (a division by zero is refused)
     PipeBarrier<PIPE_V>();
     WholeReduceMin(r, t, 64, 4, 1, 1, 8);  // FAULT(whole_reduce_nan)
 }

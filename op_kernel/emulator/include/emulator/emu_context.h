@@ -405,6 +405,12 @@ inline void SetUbDefined(CoreContext& c, uint64_t byte, uint64_t nbytes, bool de
 int FindGmRegion(CoreContext& c, const void* ptr, const char* file, int line, const char* api);
 // Fails unless [ptr, ptr + nbytes) is inside region `region`, inside the GlobalTensor's own extent
 // [tensor_begin, tensor_end), and (for writes) the region is writable.
+// A GM access of elements of `elem` bytes at `ptr`: its address must be a multiple of the element size (the CCE
+// documentation of the DMA instructions: GM addresses aligned to the data type; the scalar unit's loads and stores
+// are taken to need the same). The launch's buffers start 32-byte aligned, so an offset inside the buffer is
+// checked.
+void CheckGmElementAligned(CoreContext& c, int region, const uint8_t* ptr, uint64_t elem, const char* file, int line,
+                           const char* api);
 void CheckGmBounds(CoreContext& c, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                    const uint8_t* ptr, uint64_t nbytes, bool write, const char* file, int line, const char* api);
 // CheckGmBounds, then records the bytes in the statistics and, for writes of kReadWrite buffers, fails if another

@@ -128,6 +128,9 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, ub_total, file, line, api, "dst (UB)");
     const uint8_t* gm = reinterpret_cast<const uint8_t*>(src.ptr_);
     aqo_emu::CheckGmBounds(c, region, src.begin_, src.end_, gm, gm_total, false, file, line, api);
+    for (uint32_t b = 0; b < count; ++b) {
+        aqo_emu::CheckGmElementAligned(c, region, gm + b * (gm_block + gm_gap), sizeof(T), file, line, api);
+    }
     aqo_emu::Issue(c, aqo_emu::Pipe::kMte2, false, aqo_emu::InstrClass::kDmaGmToUb, sizeof(T), count * gm_block,
                    count, file, line, api);
     const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
@@ -179,6 +182,9 @@ void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const Local
     aqo_emu::CheckUbRange(c, src.record_, src.byte_, ub_total, file, line, api, "src (UB)");
     uint8_t* gm = reinterpret_cast<uint8_t*>(dst.ptr_);
     aqo_emu::CheckGmBounds(c, region, dst.begin_, dst.end_, gm, gm_total, true, file, line, api);
+    for (uint32_t b = 0; b < count; ++b) {
+        aqo_emu::CheckGmElementAligned(c, region, gm + b * (gm_block + gm_gap), sizeof(T), file, line, api);
+    }
     for (uint32_t b = 0; b < count; ++b) {
         const uint64_t ub_at = src.byte_ + b * (ub_block + ub_gap);
         if (!aqo_emu::UbDefined(c, ub_at, gm_block)) {

@@ -145,6 +145,7 @@ public:
         const int region = Region(c, aqo_file, aqo_line, "GlobalTensor::GetValue");
         aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), false, aqo_file, aqo_line,
                                "GlobalTensor::GetValue");
+        aqo_emu::CheckGmElementAligned(c, region, at, sizeof(T), aqo_file, aqo_line, "GlobalTensor::GetValue");
         aqo_emu::CheckGmReadWritten(c, region, static_cast<uint64_t>(at - (*c.gm)[region].base), sizeof(T), aqo_file,
                                     aqo_line, "GlobalTensor::GetValue");
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, false, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
@@ -167,6 +168,7 @@ public:
         const int region = Region(c, aqo_file, aqo_line, "GlobalTensor::SetValue");
         aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), true, aqo_file, aqo_line,
                                "GlobalTensor::SetValue");
+        aqo_emu::CheckGmElementAligned(c, region, at, sizeof(T), aqo_file, aqo_line, "GlobalTensor::SetValue");
         const T v = static_cast<T>(value);
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
                        aqo_line, "GlobalTensor::SetValue");

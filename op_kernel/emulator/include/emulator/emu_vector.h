@@ -166,6 +166,13 @@ inline void CheckOverlap(uint64_t dst, uint64_t dst_bytes, uint64_t src, uint64_
 inline void VecIssue(CoreContext& c, InstrClass cls, uint64_t elem_bytes, uint64_t count, const char* file, int line,
                      const char* api)
 {
+    if (count == 0) {
+        // The count forms run in counter mode with the count as the vector mask; a mask of 0 is not documented
+        // (the reductions' own checks require count >= 1), so the emulator refuses rather than guess.
+        Fail(file, line,
+             std::string(api) + ": count 0; what the count forms do with an empty mask is not documented (guard "
+                                "the call instead)");
+    }
     Issue(c, Pipe::kV, false, cls, static_cast<uint8_t>(elem_bytes), count, VectorRepeats(count, elem_bytes), file,
           line, api);
 }
@@ -261,6 +268,27 @@ inline void ReductionFlagPairs(CoreContext& c, const char* file, int line, const
     OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kMte3), file, line, api);
 }
 
+// A zero divisor: the vector division's result is unknown and the instruction raises an exception (CCE intrinsic
+// documentation of vdiv: src1 must not be zero). Checked on the divisor as the unit reads it (310p saturation).
+inline void RefuseZeroDivisor(double b, uint64_t i, const char* file, int line, const char* api)
+{
+    if (b == 0.0) {
+        Fail(file, line,
+             std::string(api) + ": element " + std::to_string(i) +
+                 " of the divisor is 0; the vector unit's division by zero gives an unknown result and raises an "
+                 "exception (documented), so the kernel must keep zero divisors away from it (e.g. divide only rows "
+                 "whose scale is known to be non-zero)");
+    }
+}
+
+template <typename T>
+inline double CheckedDivide(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
+                            const char* api)
+{
+    RefuseZeroDivisor(b, i, file, line, api);
+    return DivideResult<T>(c, a, b);
+}
+
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                            const char* api)
 {
@@ -320,7 +348,7 @@ template <typename T> void Abs(const LocalTensor<T>& dst, const LocalTensor<T>& 
 AQO_EMU_BINARY(Add, a + b)
 AQO_EMU_BINARY(Sub, a - b)
 AQO_EMU_BINARY(Mul, a * b)
-AQO_EMU_BINARY(Div, aqo_emu::DivideResult<T>(aqo_ctx, a, b))
+AQO_EMU_BINARY(Div, aqo_emu::CheckedDivide<T>(aqo_ctx, a, b, i, aqo_file, aqo_line, "Div"))
 AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Max"),
                      a > b ? a : b))
 AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
@@ -521,14 +549,16 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
     aqo_emu::CheckRecord(c, work.record_, aqo_file, aqo_line, api, "work");
     aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
     {
-        // The work bytes the instruction may write: its size is not documented for ReduceSum; the emulator takes
-        // ReduceMax's minimum (2 elements per 256-byte repeat, 32-byte rounded), clipped to the buffer.
+        // The documented minimum of work (ReduceSum's page: one element per 256-byte repeat of the first round,
+        // rounded up to whole 32-byte blocks), on every SoC: ascend310p's first round writes exactly that much
+        // (dav_m200 ReduceSumFirstStep), its tail path two elements more of it (within the minimum); a smaller
+        // work buffer would let the device overwrite the next UB buffer.
         const uint64_t per_repeat = 256 / sizeof(T);
         const uint64_t per_block = 32 / sizeof(T);
         const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
-        uint64_t work_bytes = (repeats * 2 + per_block - 1) / per_block * per_block * sizeof(T);
-        const aqo_emu::AllocRecord& wr = c.records[work.record_];
-        if (work.byte_ + work_bytes > wr.end) work_bytes = wr.end - work.byte_;
+        const uint64_t work_bytes = (repeats + per_block - 1) / per_block * per_block * sizeof(T);
+        aqo_emu::CheckUbRange(c, work.record_, work.byte_, work_bytes, aqo_file, aqo_line, api,
+                              "work (documented minimum: 1 element per 256-byte repeat, 32-byte rounded)");
         aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), aqo_file,
                           aqo_line, api);
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");

@@ -17,8 +17,10 @@
 // - Address overlap (documented "通用地址重叠约束"): inside one iteration a destination may share bytes with a source
 //   only 100% (the same bytes); across iterations the destination of an earlier iteration must not be a source of
 //   a later one, except for Add / Sub / Mul / Max / Min on half / int32_t / float where the destination overlaps
-//   the second source and src1RepStride or dstRepStride is 0 (then iteration r reads what iteration r - 1
-//   wrote: an accumulation). A destination rewritten by a later iteration is refused outside that exception.
+//   the second source, src1RepStride and dstRepStride are both 0 and the first source shares no byte with the
+//   second (then iteration r reads what iteration r - 1 wrote: an accumulation; TIK's "通用定义" of two-source
+//   instructions states the same conditions). A destination rewritten by a later iteration is refused outside that
+//   exception.
 // - Element types (the 8.1 headers: the static_asserts of the level-0 intrinsics in dav_c220 / dav_m200
 //   kernel_operator_vec_binary_impl.h, the same on both; WholeReduceMax / Min: the type check of
 //   inner_kernel_operator_vec_reduce_intf.cppm, the vcmax / vcmin intrinsics have no other form): Add Sub Mul Max Min
@@ -199,8 +201,8 @@ inline void CheckOverlapLevel0(const Operand& dst, const Operand& src, uint64_t 
                      std::string(api) + ": the dst of iteration " + std::to_string(r) + " is " + src.name +
                          " of iteration " + std::to_string(r2) +
                          "; a later iteration may read an earlier one's result only for Add / Sub / Mul / Max / "
-                         "Min on half / int32 / float, through src1, with src1RepStride or dstRepStride 0 "
-                         "(documented address-overlap rule)");
+                         "Min on half / int32 / float, through src1, with src1RepStride and dstRepStride both 0 "
+                         "and src0 sharing no byte with src1 (documented address-overlap rule)");
             }
         }
     }
@@ -218,7 +220,7 @@ inline void CheckDstRewrite(const Operand& dst, uint64_t repeats, uint64_t mask,
                 Fail(file, line,
                      std::string(api) + ": iterations " + std::to_string(r) + " and " + std::to_string(r2) +
                          " write the same dst bytes; which value stays is documented only for the accumulation "
-                         "form (dst = src1 with dstRepStride or src1RepStride 0)");
+                         "form (dst = src1, dstRepStride and src1RepStride both 0, src0 apart from src1)");
             }
         }
     }
@@ -285,8 +287,10 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
     const bool accumulate_type = std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
                                  std::is_same<T, float>::value;
     const bool accumulate_api = kind != BinaryKind::kDiv;
-    const bool accumulate =
-        accumulate_type && accumulate_api && (p.src1RepStride == 0 || p.dstRepStride == 0);
+    // The documented accumulation form: dst overlaps src1, src1RepStride and dstRepStride both 0, src0 sharing no
+    // byte with src1 (then iteration r reads what iteration r - 1 wrote).
+    const bool accumulate = accumulate_type && accumulate_api && p.src1RepStride == 0 && p.dstRepStride == 0 &&
+                            !Intersect(Footprint(o0, repeats, mask), Footprint(o1, repeats, mask));
     CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
     CheckOverlapLevel0(od, o1, repeats, mask, accumulate, file, line, api);
     CheckDstRewrite(od, repeats, mask, accumulate && Intersect(Footprint(od, repeats, mask), Footprint(o1, repeats, mask)),
@@ -319,7 +323,7 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
                 case BinaryKind::kAdd: v = a[e] + b[e]; break;
                 case BinaryKind::kSub: v = a[e] - b[e]; break;
                 case BinaryKind::kMul: v = a[e] * b[e]; break;
-                case BinaryKind::kDiv: v = DivideResult<T>(c, a[e], b[e]); break;
+                case BinaryKind::kDiv: v = CheckedDivide<T>(c, a[e], b[e], r * per_repeat + e, file, line, api); break;
                 case BinaryKind::kMax:
                     RefuseNaNOrder(c, a[e], b[e], r * per_repeat + e, file, line, api);
                     v = a[e] > b[e] ? a[e] : b[e];
