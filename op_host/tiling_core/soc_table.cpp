@@ -300,6 +300,12 @@ const TimingParamInfo kTimingParams[] = {
      true},
     {TimingParam::MTE3_BYTES_PER_CYCLE, "mte3_bytes_per_cycle", "B/cycle", "one MTE3 pipe's UB -> GM rate at most",
      true},
+    {TimingParam::L2_READ_BANDWIDTH_GBPS, "l2_read_bandwidth_gbps", "GB/s",
+     "L2 cache read bandwidth of the chip, shared by every active transfer of bytes that hit in L2 (misses move "
+     "at gm_bandwidth_gbps)",
+     true},
+    {TimingParam::MTE2_L2_BYTES_PER_CYCLE, "mte2_l2_bytes_per_cycle", "B/cycle",
+     "one MTE2 pipe's rate at most for bytes that hit in L2", true},
     {TimingParam::DMA_LATENCY_CYCLES, "dma_latency_cycles", "cycles",
      "a GM DMA completes this long after its last byte moved (the GM round trip); the pipe starts its next DMA "
      "meanwhile",
@@ -343,6 +349,11 @@ const TimingParamInfo kTimingParams[] = {
     {TimingParam::L0B_BYTES, "l0b_bytes", "bytes", "L0B buffer of a cube core", false},
     {TimingParam::L0C_BYTES, "l0c_bytes", "bytes", "L0C buffer of a cube core", false},
     {TimingParam::L1_BYTES, "l1_bytes", "bytes", "L1 buffer of a cube core", false},
+    {TimingParam::L2_BYTES, "l2_bytes", "bytes",
+     "L2 cache of the chip (LRU, cold at launch: bytes read a second time while resident move at the L2 bandwidth)",
+     true},
+    {TimingParam::L2_LINE_BYTES, "l2_line_bytes", "bytes",
+     "L2 cache line: a miss reads the whole line from GM, later reads of any of its bytes hit", true},
 };
 static_assert(sizeof(kTimingParams) / sizeof(kTimingParams[0]) == static_cast<size_t>(TimingParam::COUNT),
               "one TimingParamInfo per TimingParam, in enum order");
@@ -372,6 +383,24 @@ const TimingValue kSyncAll = {1000, kAsm, "assumption: a cross-core barrier of a
 const TimingValue kCubeMessage = {500, kAsm, "assumption: the Matmul API's client / server messages go through GM "
                                              "(a GM write and a poll)"};
 const TimingValue kQueueDepth = {32, kAsm, "assumption: the instruction queue depth per pipe is not published"};
+// The L2 line. The AscendC guide (CANN asc-devkit docs) says the L2 loads data in cache lines of 128, 256 or 512
+// bytes depending on the hardware ("Basic architecture"), and, for Ascend 950's SIMT units, that GM reads and writes
+// go through the L2 in 128-byte cache lines ("SIMT performance: memory access"). It also says that MTE2 / MTE3 /
+// scalar GM requests are handled aligned to 512-byte units on Atlas A2 / A3 and 950 ("Avoid same-address access":
+// concurrent requests within one 512-byte range are serialised for coherence), which is a request unit, not
+// necessarily the fill unit. Nothing public gives the line of 910b or 310p: the model takes the guide's smallest
+// line there too, which charges partial-line reads (the whole line comes from GM) least; the report's sweep shows
+// 64 and 256.
+const TimingValue kL2Line910B = {
+    128, kAsm, "assumption: the AscendC guide gives L2 lines of 128 / 256 / 512 bytes by hardware and none for this "
+               "SoC; the smallest, as the guide's 128-byte line of Ascend 950 (its 512-byte unit of MTE requests "
+               "on Atlas A2 / A3 is a coherence unit)"};
+const TimingValue kL2Line310P = {
+    128, kAsm, "assumption: the AscendC guide gives L2 lines of 128 / 256 / 512 bytes by hardware and none for this "
+               "SoC; the smallest, as the guide's 128-byte line of Ascend 950"};
+const TimingValue kL2Line950 = {
+    128, kDer, "AscendC guide (asc-devkit docs), SIMT memory access on Ascend 950: GM reads and writes go through the "
+               "L2 in 128-byte cache lines; taken for the DMA's lines too"};
 const TimingValue kCubeMacs = {8192, kSrc, "platform config: cube_m_size=16 and DtypeMKN DT_INT8=16,32,16: "
                                            "16 x 32 x 16 int8 MACs per cycle (float8 on ascend910_95: assumed the same)"};
 const TimingValue kVecRepeat = {256, kSrc, "AscendC documentation: one repeat of a vector instruction processes 256 "
@@ -383,6 +412,11 @@ const TimingValue kTiming910B[] = {
     {1420.8, kDer, "Ascend910B1.ini ddr_rate=32 bytes/cycle, read as per AI core: 32 x ai_core_cnt 24 x 1850 MHz"},
     {32, kDer, "Ascend910B1.ini ddr_read_rate=32, taken as each vector or cube core's MTE2 limit"},
     {64, kDer, "Ascend910B1.ini ub_to_ddr_rate=64, taken as each vector core's MTE3 limit"},
+    {4884, kDer, "Ascend910B1.ini l2_read_rate=110 bytes/cycle, read as per AI core (as ddr_rate): 110 x ai_core_cnt "
+                 "24 x 1850 MHz (3.4x gm_bandwidth_gbps; the AscendC guide: L2 pure-read bandwidth about 3 to 4 "
+                 "times GM's)"},
+    {110, kDer, "Ascend910B1.ini l2_read_rate=110, taken as each vector or cube core's MTE2 limit for L2 hits "
+                "(ddr_read_rate=32 is its limit from GM)"},
     kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
     kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
     {256, kDer, "Ascend910B1.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
@@ -392,12 +426,18 @@ const TimingValue kTiming910B[] = {
     {65536, kSrc, "Ascend910B1.ini l0_b_size"},
     {131072, kSrc, "Ascend910B1.ini l0_c_size"},
     {524288, kSrc, "Ascend910B1.ini l1_size"},
+    {201326592, kSrc, "Ascend910B1.ini l2_size (192 MiB)"},
+    kL2Line910B,
 };
 const TimingValue kTiming310P[] = {
     {1060, kSrc, "Ascend310P3.ini cube_freq=1060 MHz, the AI core clock, for every pipe"},
     {144.16, kDer, "Ascend310P3.ini ddr_rate=17 bytes/cycle, read as per AI core: 17 x ai_core_cnt 8 x 1060 MHz"},
     {17, kDer, "Ascend310P3.ini ddr_read_rate=17, taken as each AI core's MTE2 limit"},
     {17, kDer, "Ascend310P3.ini ub_to_ddr_rate=17, taken as each AI core's MTE3 limit"},
+    {966.72, kDer, "Ascend310P3.ini l2_read_rate=114 bytes/cycle, read as per AI core (as ddr_rate): 114 x "
+                   "ai_core_cnt 8 x 1060 MHz"},
+    {114, kDer, "Ascend310P3.ini l2_read_rate=114, taken as each AI core's MTE2 limit for L2 hits (ddr_read_rate=17 "
+                "is its limit from GM)"},
     kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
     kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
     {256, kDer, "Ascend310P3.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
@@ -407,6 +447,8 @@ const TimingValue kTiming310P[] = {
     {65536, kSrc, "Ascend310P3.ini l0_b_size"},
     {262144, kSrc, "Ascend310P3.ini l0_c_size"},
     {1048576, kSrc, "Ascend310P3.ini l1_size"},
+    {16777216, kSrc, "Ascend310P3.ini l2_size (16 MiB)"},
+    kL2Line310P,
 };
 // CANN 8.1.RC1 ships a pre-release Ascend910_95.ini; its values stand until the device's own are public.
 const TimingValue kTiming910_95[] = {
@@ -416,6 +458,10 @@ const TimingValue kTiming910_95[] = {
                    "x 1650 MHz"},
     {31, kDer, "Ascend910_95.ini (pre-release) ddr_read_rate=31, taken as each vector or cube core's MTE2 limit"},
     {128, kDer, "Ascend910_95.ini (pre-release) ub_to_ddr_rate=128, taken as each vector core's MTE3 limit"},
+    {5280, kDer, "Ascend910_95.ini (pre-release) l2_read_rate=100 bytes/cycle, read as per AI core (as ddr_rate): "
+                 "100 x ai_core_cnt 32 x 1650 MHz"},
+    {100, kDer, "Ascend910_95.ini (pre-release) l2_read_rate=100, taken as each vector or cube core's MTE2 limit for "
+                "L2 hits (ddr_read_rate=31 is its limit from GM)"},
     kDmaLatency, kDmaBurst, kVecRepeat, kVecInstr, kVecElementwise, kVecDiv, kVecCast, kVecReduce, kPipelineLatency,
     kScalarIssue, kScalarUb, kScalarGm, kFlagSync, kSyncAll, kCubeMessage, kCubeMacs,
     {256, kDer, "Ascend910_95.ini (pre-release) l1_to_l0_a_rate=256, l1_to_l0_b_rate=256"},
@@ -425,6 +471,8 @@ const TimingValue kTiming910_95[] = {
     {65536, kSrc, "Ascend910_95.ini (pre-release) l0_b_size"},
     {262144, kSrc, "Ascend910_95.ini (pre-release) l0_c_size"},
     {524288, kSrc, "Ascend910_95.ini (pre-release) l1_size"},
+    {134217728, kSrc, "Ascend910_95.ini (pre-release) l2_size (128 MiB)"},
+    kL2Line950,
 };
 static_assert(sizeof(kTiming910B) / sizeof(kTiming910B[0]) == static_cast<size_t>(TimingParam::COUNT) &&
                   sizeof(kTiming310P) / sizeof(kTiming310P[0]) == static_cast<size_t>(TimingParam::COUNT) &&

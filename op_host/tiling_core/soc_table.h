@@ -149,6 +149,8 @@ enum class TimingParam : int32_t {
     GM_BANDWIDTH_GBPS,             // GM (HBM / DDR) bandwidth of the chip, shared by every active transfer
     MTE2_BYTES_PER_CYCLE,          // one MTE2 pipe's GM -> UB / L1 rate at most
     MTE3_BYTES_PER_CYCLE,          // one MTE3 pipe's UB -> GM rate at most
+    L2_READ_BANDWIDTH_GBPS,        // the chip's L2 cache read bandwidth, shared by every transfer of L2 hits
+    MTE2_L2_BYTES_PER_CYCLE,       // one MTE2 pipe's rate at most for bytes that hit in L2
     DMA_LATENCY_CYCLES,            // a GM DMA's completion after its last byte moved (the GM round trip)
     DMA_BURST_CYCLES,              // fixed pipe cycles per burst (DataCopy blockCount) of a DMA
     VECTOR_BYTES_PER_REPEAT,       // bytes one vector repeat processes
@@ -172,6 +174,8 @@ enum class TimingParam : int32_t {
     L0B_BYTES,
     L0C_BYTES,
     L1_BYTES,
+    L2_BYTES,                      // the chip's L2 cache
+    L2_LINE_BYTES,                 // its line (the unit of residency and of a miss's DDR read)
     COUNT
 };
 

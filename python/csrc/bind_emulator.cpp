@@ -65,7 +65,7 @@ aqo_emu::Rounding ParseRounding(const std::string& name)
                               .c_str());
 }
 
-nb::dict TraceEventToDict(const aqo_emu::TraceEvent& e)
+nb::dict TraceEventToDict(const aqo_emu::TraceEvent& e, const aqo_emu::CoreTrace& c)
 {
     nb::dict d;
     d["kind"] = aqo_emu::TraceKindName(e.kind);
@@ -77,6 +77,20 @@ nb::dict TraceEventToDict(const aqo_emu::TraceEvent& e)
             d["count"] = e.count;
             d["bursts"] = e.bursts;
             if (e.handle != 0) d["handle"] = e.handle;
+            if (e.gm > 0 && static_cast<size_t>(e.gm) - 1 + e.gm_count <= c.gm.size()) {
+                nb::list gm;
+                for (uint32_t i = 0; i < e.gm_count; ++i) {
+                    const aqo_emu::GmSpan& g = c.gm[e.gm - 1 + i];
+                    nb::dict gd;
+                    gd["addr"] = g.addr;
+                    gd["bytes"] = g.block_bytes;
+                    gd["blocks"] = g.blocks;
+                    gd["stride"] = g.stride;
+                    gd["write"] = g.write;
+                    gm.append(gd);
+                }
+                d["gm"] = gm;
+            }
             break;
         case aqo_emu::TraceKind::kSetFlag:
         case aqo_emu::TraceKind::kWaitFlag:
@@ -127,16 +141,27 @@ void RegisterEmulator(nb::module_& m)
                 cd["core"] = c.core;
                 cd["is_cube"] = c.is_cube;
                 nb::list evs;
-                for (const aqo_emu::TraceEvent& e : c.events) evs.append(TraceEventToDict(e));
+                for (const aqo_emu::TraceEvent& e : c.events) evs.append(TraceEventToDict(e, c));
                 cd["events"] = evs;
                 cores.append(cd);
             }
             d["cores"] = cores;
+            nb::list buffers;
+            for (const aqo_emu::GmBufferInfo& b : t->gm_buffers) {
+                nb::dict bd;
+                bd["name"] = b.name;
+                bd["addr"] = b.addr;
+                bd["bytes"] = b.bytes;
+                buffers.append(bd);
+            }
+            d["gm_buffers"] = buffers;
             return d;
         },
         "The instruction trace of the last emulator run on this thread (op_kernel/emulator/include/emulator/"
         "emu_trace.h): soc, kernel, block_dim, completed, cores: [{core, is_cube, events: [{kind, pipe / src_pipe, "
-        "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, file, line}]}]. "
+        "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, file, line, gm: the GM bytes "
+        "of a DMA or Matmul request [{addr, bytes, blocks, stride, write}]}]}], gm_buffers: [{name, addr, bytes}] "
+        "(where each registered buffer lies in the trace's GM address space). "
         "For tests and inspection; the timeline model reads it in C++.");
 
     m.def(

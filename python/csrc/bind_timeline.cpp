@@ -67,7 +67,11 @@ nb::dict TimelineToDict(const aqo_emu::LaunchTimeline& t, int64_t detail_core)
     d["time_us"] = t.time_us;
     d["slowest"] = t.slowest;
     d["gm_bytes"] = t.gm_bytes;
+    d["gm_read_bytes"] = t.gm_read_bytes;
+    d["ddr_bytes"] = t.ddr_bytes;
+    d["l2_hit_bytes"] = t.l2_hit_bytes;
     d["gm_bytes_per_cycle"] = t.params.gm_bytes_per_cycle;
+    d["l2_bytes_per_cycle"] = t.params.l2_bytes_per_cycle;
     nb::list causes;
     for (const std::string& c : t.causes) causes.append(nb::str(c.c_str()));
     d["causes"] = causes;
@@ -196,6 +200,21 @@ void RegisterTimeline(nb::module_& m)
                     files.push_back(Get<std::string>(ed, "file", "trace"));
                     e.file = files.back().c_str();
                     e.line = Get<int>(ed, "line", 0);
+                    if (ed.contains("gm")) {
+                        // the GM bytes it touched: [{addr, bytes, blocks = 1, stride = bytes, write = False}]
+                        for (nb::handle gh : nb::cast<nb::list>(ed["gm"])) {
+                            nb::dict gd = nb::cast<nb::dict>(gh);
+                            aqo_emu::GmSpan g;
+                            g.addr = Get<uint64_t>(gd, "addr", 0);
+                            g.block_bytes = Get<uint64_t>(gd, "bytes", 0);
+                            g.blocks = Get<uint32_t>(gd, "blocks", 1);
+                            g.stride = Get<uint64_t>(gd, "stride", g.block_bytes);
+                            g.write = Get<bool>(gd, "write", false);
+                            t.gm.push_back(g);
+                            if (e.gm_count == 0) e.gm = static_cast<uint32_t>(t.gm.size());
+                            ++e.gm_count;
+                        }
+                    }
                     t.events.push_back(e);
                 }
                 ts.push_back(std::move(t));
@@ -212,7 +231,8 @@ void RegisterTimeline(nb::module_& m)
         },
         nb::arg("traces"), nb::arg("soc"), nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
         "Simulates hand-built traces: a list of {'core', 'is_cube', 'events': [event dicts]} (event keys: kind, "
-        "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, file, line). scale: "
+        "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, file, line, gm: the GM bytes "
+        "a DMA touched, [{addr, bytes, blocks (1), stride (bytes), write (False)}]). scale: "
         "{parameter: factor}. detail_core: the core whose instructions are returned (-1 the slowest, -2 none).");
 
     m.def(

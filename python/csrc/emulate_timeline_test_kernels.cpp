@@ -59,9 +59,9 @@ void RegisterTimelineTestKernels(nb::module_& m)
     m.def(
         "timeline_test_copy",
         [](const nb::bytes& x, const std::string& soc, uint32_t cores, uint32_t bytes_per_core, uint32_t tile_bytes,
-           uint32_t buffers) {
+           uint32_t buffers, uint32_t passes) {
             CheckShares(x, cores, bytes_per_core, tile_bytes);
-            TimelineTestTiling t{bytes_per_core, tile_bytes, 0};
+            TimelineTestTiling t{bytes_per_core, tile_bytes, 0, passes};
             if (buffers == 1) {
                 return Run(soc, "timeline_copy_single", &aqo_timeline_tests::TimelineCopy<1>, x, x.size(), t, cores);
             }
@@ -71,15 +71,16 @@ void RegisterTimelineTestKernels(nb::module_& m)
             throw nb::value_error("timeline_test_copy: buffers must be 1 or 2");
         },
         nb::arg("x"), nb::arg("soc"), nb::arg("cores"), nb::arg("bytes_per_core"), nb::arg("tile_bytes"),
-        nb::arg("buffers"),
-        "Copies x (float32 bytes) to y through UB on `cores` cores, `buffers` (1 or 2) buffers per queue; returns y.");
+        nb::arg("buffers"), nb::arg("passes") = 1,
+        "Copies x (float32 bytes) to y through UB on `cores` cores, `buffers` (1 or 2) buffers per queue, `passes` "
+        "times; returns y.");
 
     m.def(
         "timeline_test_scalar_round_trip",
         [](const nb::bytes& x, const std::string& soc, uint32_t cores, uint32_t bytes_per_core, uint32_t tile_bytes,
            bool per_chunk) {
             CheckShares(x, cores, bytes_per_core, tile_bytes);
-            TimelineTestTiling t{bytes_per_core, tile_bytes, per_chunk ? 1u : 0u};
+            TimelineTestTiling t{bytes_per_core, tile_bytes, per_chunk ? 1u : 0u, 1u};
             return Run(soc, per_chunk ? "timeline_round_trip_per_chunk" : "timeline_round_trip_per_tile",
                        &aqo_timeline_tests::TimelineScalarRoundTrip, x, static_cast<size_t>(cores) * 32, t, cores);
         },

@@ -146,6 +146,11 @@ def test_json_report_of_one_shape(capsys):
     assert est["ratio"] == pytest.approx(est["time_us"] / launch["roofline"]["us"])
     assert est["critical_pipe"] in model.PIPES
     assert 0 < est["gm_busy"] <= 1 and all(0 <= v <= 1 for v in est["busy_slowest"].values())
+    # DynamicQuant reads x once, in whole lines (rows of 8 KiB from a line-aligned buffer): no L2 hit, and the DDR
+    # moves exactly what the emulator counted as GM traffic
+    assert est["l2_hit_share"] == 0 and est["l2_hit_bytes"] == 0
+    assert est["gm_read_bytes"] == 64 * 4096 * 2
+    assert est["ddr_bytes"] == launch["traffic"]["gm_bytes"]
     # 64 rows >= 4 x 8 cores and a tail >= 1024: the DynamicQuant target applies on ascend310p (1.25x)
     (target,) = launch["targets"]
     assert target["limit"] == 1.25 and target["ok"] == (est["memory_ratio"] <= 1.25)
@@ -170,3 +175,33 @@ def test_sensitivity_reruns_every_assumed_parameter(capsys):
 
     assert _native.timeline_last_run({"dma_latency_cycles": 2.0}, -2)["time_us"] == pytest.approx(lat["2.0"])
     assert rc in (0, 1)
+
+
+def test_text_report_shows_ddr_bytes_and_the_l2_hit_share():
+    import io
+
+    from ascend_quant_ops.perf import report
+
+    class Args:
+        op = ["qlinear_matmul"]
+        soc = ["ascend910b"]
+        shape = (64, 512, 512)
+        seed = 0
+        quick = True
+        no_sensitivity = True
+        html = None
+        scale = None
+        smooth = False
+
+    # QLinearMatMul re-reads its operands: the L2 serves part of what it reads from GM
+    rows = report.run(Args)
+    buf = io.StringIO()
+    report.print_report(rows, out=buf)
+    lines = buf.getvalue().splitlines()
+    i = next(i for i, line in enumerate(lines) if line.startswith("op ") and "est us" in line)
+    head, row = lines[i], lines[i + 2]  # the timeline table: header, dashes, the launch
+    assert "DDR MB" in head and "L2 hit" in head and "DDR busy" in head
+    cell = lambda name: row[head.index(name):].split()[0]  # columns are left-aligned under their names
+    (p,) = rows
+    assert float(cell("DDR MB")) == pytest.approx(p.summary.ddr_bytes / 1e6, abs=1e-3)
+    assert cell("L2 hit") == f"{100 * p.summary.l2_hit_share:.0f}%" and p.summary.l2_hit_share > 0

@@ -113,3 +113,88 @@ def test_a_cube_only_loop_reaches_the_cube_roofline(soc):
     roofline_us = repeats * m * n * k / (p["cube_macs_per_cycle"] * p["clock_mhz"])  # one cube core's peak
     assert roofline_us <= r["time_us"] <= 1.05 * roofline_us
     assert s.cube_busy >= 0.95
+
+
+def gm_buffer(trace, name):
+    return next(b for b in trace["gm_buffers"] if b["name"] == name)
+
+
+def test_the_trace_records_what_each_dma_and_matmul_request_touched():
+    # the copy kernel: core c's i-th tile is read from x and written to y at c * per_core + i * tile
+    cores, per_core, tile = 2, 8192, 2048
+    _testing.timeline_test_copy(floats(cores * per_core // 4).tobytes(), "ascend910b", cores, per_core, tile, 2)
+    t = _testing.emulator_last_run_trace()
+    x, y = gm_buffer(t, "x"), gm_buffer(t, "y")
+    assert x["bytes"] == y["bytes"] == cores * per_core
+    assert x["addr"] + x["bytes"] <= y["addr"] and all(b["addr"] % (2 << 20) == 0 for b in t["gm_buffers"])
+    for c in range(cores):
+        ev = [e for e in t["cores"][c]["events"] if e["kind"] == "instr" and e["pipe"] in ("MTE2", "MTE3")]
+        reads = [e["gm"] for e in ev if e["pipe"] == "MTE2"]
+        writes = [e["gm"] for e in ev if e["pipe"] == "MTE3"]
+        want = [c * per_core + i * tile for i in range(per_core // tile)]
+        assert reads == [[dict(addr=x["addr"] + o, bytes=tile, blocks=1, stride=tile, write=False)] for o in want]
+        assert writes == [[dict(addr=y["addr"] + o, bytes=tile, blocks=1, stride=tile, write=True)] for o in want]
+    # a Matmul request: its load lists A's and B's rectangles (here contiguous), its result C's
+    m, n, k = 128, 256, 64
+    a = np.zeros((m, k), np.int8)
+    b = np.zeros((k, n), np.int8)
+    _testing.timeline_test_cube_loop(a.tobytes(), b.tobytes(), "ascend910b", 2, m, n, k, 1)
+    t = _testing.emulator_last_run_trace()
+    ga, gb, gc = (gm_buffer(t, s) for s in "abc")
+    cube = [c for c in t["cores"] if c["is_cube"]]
+    assert len(cube) == 1  # the two vector cores share one cube core
+    loads = [e for e in cube[0]["events"] if e.get("cls") == "dma_gm_to_l1"]
+    outs = [e for e in cube[0]["events"] if e.get("cls") == "fix_out"]
+    assert len(loads) == len(outs) == 2
+    for i, (ld, out) in enumerate(zip(loads, outs)):
+        assert ld["gm"] == [dict(addr=ga["addr"], bytes=m * k, blocks=1, stride=m * k, write=False),
+                            dict(addr=gb["addr"], bytes=k * n, blocks=1, stride=k * n, write=False)]
+        core_c = [dict(addr=gc["addr"] + i * m * n * 4, bytes=m * n * 4, blocks=1, stride=m * n * 4, write=True)]
+        assert out["gm"] in (core_c, [dict(core_c[0], addr=gc["addr"] + (1 - i) * m * n * 4)])
+    assert {o["gm"][0]["addr"] for o in outs} == {gc["addr"], gc["addr"] + m * n * 4}
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_a_copy_that_reads_its_input_twice_reads_it_once_from_gm(soc):
+    # the double-buffered copy, twice over: the first pass moves x in and y out through GM (the GM roofline of
+    # 2 x bytes), the second finds x in L2 (it fits) and only writes y again through GM, at the GM bandwidth or,
+    # where the cores' MTE3 pipes together are slower, at theirs
+    p = params(soc)
+    cores = int(tiling.soc_spec(soc)["dynamic_quant_cores"])
+    per_core, tile = 256 * 1024, 16 * 1024
+    x = floats(cores * per_core // 4, seed=4)
+    assert x.nbytes < p["l2_bytes"] / 2
+    y = np.frombuffer(_testing.timeline_test_copy(x.tobytes(), soc, cores, per_core, tile, 2, 2), np.float32)
+    assert np.array_equal(x, y)
+    gm = p["gm_bandwidth_gbps"] * 1e3  # bytes per microsecond
+    r = last_run()
+    s = model.summarize(r)
+    assert s.l2_hit_share == pytest.approx(0.5)
+    assert s.ddr_bytes == 3 * x.nbytes
+    out_rate = min(gm, cores * p["mte3_bytes_per_cycle"] * p["clock_mhz"])
+    expected = 2 * x.nbytes / gm + x.nbytes / out_rate
+    assert 3 * x.nbytes / gm <= r["time_us"] <= 1.05 * expected
+    # with an L2 a quarter of x, least recently used replacement keeps none of x for the second pass: both passes
+    # run at the GM roofline of a copy
+    small = _testing.timeline_last_run({"l2_bytes": x.nbytes / 4 / p["l2_bytes"]}, -2)
+    s = model.summarize(small)
+    assert s.l2_hit_bytes == 0 and s.ddr_bytes == 4 * x.nbytes
+    assert 4 * x.nbytes / gm <= small["time_us"] <= 1.05 * 4 * x.nbytes / gm
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_matmul_requests_of_the_same_operands_read_them_once_from_gm(soc):
+    # two vector cores (one cube core) compute C = A B twice each: four requests, each loading A and B once (they
+    # stay in L1: see the cube loop above); the first load of each line comes from GM, every other from L2
+    p = params(soc)
+    m, n, k = 256, 512, 128
+    rng = np.random.default_rng(5)
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    _testing.timeline_test_cube_loop(a.tobytes(), b.tobytes(), soc, 2, m, n, k, 2)
+    s = model.summarize(last_run())
+    operands = a.nbytes + b.nbytes
+    assert operands % p["l2_line_bytes"] == 0
+    assert s.gm_read_bytes == 4 * operands
+    assert s.l2_hit_bytes == 3 * operands
+    assert s.ddr_bytes == operands + 4 * m * n * 4  # and every C written through GM

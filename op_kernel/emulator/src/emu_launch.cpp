@@ -318,7 +318,11 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
     L.default_kernel_type = soc_.split_cores ? kernel_type_ : -1;
     L.partial_mix_group = partial_mix_group_;
     L.tiling = tiling_.empty() ? nullptr : tiling_.data();
+    uint64_t next_addr = 0;  // the trace's GM address space (emu_trace.h): buffers in order, kGmBufferAlign apart
     for (GmRegion& g : gm_) {
+        g.trace_addr = next_addr;
+        next_addr += (g.bytes + kGmBufferAlign - 1) / kGmBufferAlign * kGmBufferAlign + kGmBufferAlign;
+        trace->gm_buffers.push_back(GmBufferInfo{g.name, g.trace_addr, g.bytes});
         if (g.name == "tiling") L.tiling_bytes = g.bytes;
         g.writer.clear();  // cross-core write tracking is per launch
         if (GmTracksWrites(g) && g.bytes > 0) {

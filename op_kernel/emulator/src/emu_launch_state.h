@@ -70,6 +70,8 @@ struct LaunchState {
     std::shared_ptr<RunTrace> trace;
     std::map<uint32_t, CoreTrace> cube_traces;  // by core number
     uint64_t next_handle = 0;
+    // a Matmul request's GM accesses (CubeGmAccess) until its work is recorded (CubeRequestWork), by handle
+    std::map<uint64_t, std::vector<GmSpan>> cube_gm;
     // call sites per core and stream (OrderState::SiteRun), kept for the whole run so that a later core can name an
     // earlier core's instruction
     std::vector<std::vector<OrderState::SiteRun>> sites;  // [core * kStreams + stream]

@@ -692,6 +692,24 @@ void RecordGmTouch(CoreContext& c, int region, uint64_t b, uint64_t nbytes, bool
 
 }  // namespace
 
+void TraceGmAccess(CoreContext& c, int region, uint64_t offset, uint64_t blocks, uint64_t block_bytes,
+                   uint64_t stride, bool write)
+{
+    if (c.trace == nullptr || !c.options.record_trace || blocks == 0 || block_bytes == 0) return;
+    std::vector<TraceEvent>& evs = c.trace->events;
+    if (evs.empty() || evs.back().kind != TraceKind::kInstr) return;
+    GmSpan a;
+    a.addr = (*c.gm)[region].trace_addr + offset;
+    a.block_bytes = block_bytes;
+    a.stride = stride;
+    a.blocks = static_cast<uint32_t>(blocks);
+    a.write = write;
+    c.trace->gm.push_back(a);
+    TraceEvent& e = evs.back();
+    if (e.gm_count == 0) e.gm = static_cast<uint32_t>(c.trace->gm.size());
+    ++e.gm_count;
+}
+
 void GmRead(CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
 {
     RecordGmTouch(c, region, offset, nbytes, false, c.order.current_file, c.order.current_line, "");
@@ -1044,6 +1062,23 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
     MakeCubeCurrent(c, handle, file, line);
     const GmRegion& r = (*c.gm)[region];
     const uint64_t first = static_cast<uint64_t>(ptr - r.base);
+    if (c.launch != nullptr && c.options.record_trace) {
+        // the request's footprint for the trace (CubeRequestWork attaches it); a job repeating a rectangle an
+        // earlier job of the request listed (the same A rows for the next N block) adds nothing to it
+        GmSpan a;
+        a.addr = r.trace_addr + first;
+        const bool contiguous = rows == 1 || row_stride_bytes == row_bytes;
+        a.blocks = contiguous ? 1 : static_cast<uint32_t>(rows);
+        a.block_bytes = contiguous ? span : row_bytes;
+        a.stride = contiguous ? span : row_stride_bytes;
+        a.write = write;
+        std::vector<GmSpan>& list = c.launch->cube_gm[handle];
+        const bool seen = std::any_of(list.begin(), list.end(), [&](const GmSpan& o) {
+            return o.addr == a.addr && o.block_bytes == a.block_bytes && o.stride == a.stride &&
+                   o.blocks == a.blocks && o.write == a.write;
+        });
+        if (!seen) list.push_back(a);
+    }
     if (row_stride_bytes == row_bytes) {  // contiguous rows: one range
         row_bytes *= rows;
         rows = 1;
@@ -1075,14 +1110,33 @@ void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_
         e.line = line;
         t->events.push_back(e);
     };
+    // what the request's jobs read (on the load) and wrote (on the write-back)
+    std::vector<GmSpan> accesses;
+    auto it = c.launch->cube_gm.find(handle);
+    if (it != c.launch->cube_gm.end()) {
+        accesses.swap(it->second);
+        c.launch->cube_gm.erase(it);
+    }
+    auto attach = [&](bool write) {
+        TraceEvent& e = t->events.back();
+        for (const GmSpan& a : accesses) {
+            if (a.write != write) continue;
+            if (e.gm_count == 0) e.gm = static_cast<uint32_t>(t->gm.size() + 1);
+            t->gm.push_back(a);
+            ++e.gm_count;
+        }
+    };
     instr(Pipe::kMte2, InstrClass::kDmaGmToL1, in_bytes);
+    attach(false);
     instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
     instr(Pipe::kM, InstrClass::kCubeMmad, macs);
     if (c.split_cores) {
         instr(Pipe::kFix, InstrClass::kFixOut, out_bytes);
+        attach(true);
     } else {
         instr(Pipe::kV, InstrClass::kFixOut, out_bytes);
         instr(Pipe::kMte3, InstrClass::kDmaUbToGm, out_bytes);
+        attach(true);
     }
 }
 

@@ -12,6 +12,25 @@
 //                 at the rate the arbiter grants (max-min fair share of the chip's GM bandwidth among the active
 //                 transfers, each capped by its pipe's rate); it completes dma_latency_cycles after its last byte.
 //                 The pipe is free for its next instruction when the bytes have moved.
+//   L2 cache      one for the chip: l2_bytes / l2_line_bytes lines, fully associative, least recently used line
+//                 replaced, empty at the launch's start. When a GM read with recorded addresses (emu_trace.h
+//                 GmSpan) starts moving its bytes (after its set-up), each line it touches is looked up in the
+//                 order of its bytes: a resident line is a hit (and becomes the most recent), another is a miss
+//                 and is allocated at once. The misses' whole lines go through the GM arbiter, the other bytes of
+//                 the DMA through the L2 arbiter (max-min fair shares of l2_bytes_per_cycle, capped by
+//                 mte2_l2_bytes_per_cycle), both at once; the DMA's bytes have moved when both parts have. The pipe
+//                 receives its own missed bytes at most at its GM rate: a miss part whose lines hold w times the
+//                 DMA's missed bytes is capped at w x that rate and counts w times in the GM's max-min shares (the
+//                 GM serves lines). A read that hits a line another read is still bringing in (allocated, not yet
+//                 moved: that read's GM part moves its lines in order) is done no earlier than that line. A
+//                 write allocates the lines it covers whole (a partly covered line stays as it was: resident or
+//                 not) and moves all its bytes through the GM arbiter, as before (the device's L2 writes back
+//                 later; every written byte reaches GM once). Hits keep dma_latency_cycles (no public number for
+//                 an L2 round trip). A Matmul request's load, recorded as its footprint (the rectangles of A and B
+//                 its jobs read), is looked up chunk by chunk of the pipeline below: chunk j of n takes the j-th n-th
+//                 of each rectangle's bytes in address order; the chunk's bytes beyond its footprint share (the
+//                 API reloading tiles the L1 cache did not keep) are hits. Reads without addresses (hand-built
+//                 traces, the scalar unit) are misses.
 //   vector        vec_instr_cycles + repeats x cycles per repeat of its class; completes pipeline_latency_cycles
 //                 later. Repeats: the trace's `bursts` when set (level-0 forms: repeatTimes), else
 //                 ceil(count x elem_bytes / vector_bytes_per_repeat).
@@ -93,6 +112,10 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
     t.gm_bytes_per_cycle = get(P::GM_BANDWIDTH_GBPS) * 1000.0 / t.clock_mhz;
     t.mte2_bytes_per_cycle = get(P::MTE2_BYTES_PER_CYCLE);
     t.mte3_bytes_per_cycle = get(P::MTE3_BYTES_PER_CYCLE);
+    t.l2_bytes = get(P::L2_BYTES);
+    t.l2_line_bytes = std::max(1.0, std::round(get(P::L2_LINE_BYTES)));
+    t.l2_bytes_per_cycle = get(P::L2_READ_BANDWIDTH_GBPS) * 1000.0 / t.clock_mhz;
+    t.mte2_l2_bytes_per_cycle = get(P::MTE2_L2_BYTES_PER_CYCLE);
     t.dma_latency_cycles = get(P::DMA_LATENCY_CYCLES);
     t.dma_burst_cycles = get(P::DMA_BURST_CYCLES);
     t.vector_bytes_per_repeat = get(P::VECTOR_BYTES_PER_REPEAT);
@@ -145,8 +168,9 @@ std::string Site(const TraceEvent& e)
 // What an instruction costs.
 struct Cost {
     double setup = 0;        // fixed pipe cycles (DMA: before the bytes move)
-    double gm_bytes = 0;     // > 0: bytes through the GM arbiter after the set-up
-    double cap = 0;          // the pipe's rate limit for those bytes
+    double gm_bytes = 0;     // > 0: bytes through the GM arbiter after the set-up (L2 hits: the L2 arbiter)
+    double cap = 0;          // the pipe's rate limit for those bytes (from GM)
+    bool read = false;       // a GM read (its bytes may hit in L2)
     double latency = 0;      // completion after the pipe is free
     double work = 0;         // bytes moved (DMA), bytes processed (vector: repeats x bytes per repeat), MACs (cube),
                              // accesses (scalar)
@@ -178,10 +202,11 @@ struct PipeState {
     std::deque<Item> queue;
     bool active = false;
     Item cur;
-    int phase = 0;             // 0: fixed set-up until setup_end; 1: transfer in the arbiter
+    int phase = 0;             // 0: fixed set-up until setup_end; 1: transfer in the arbiters
     double start = 0;
     double setup_end = 0;
     bool transfer_done = false;
+    int transfers_left = 0;    // parts of the transfer still moving (GM, L2)
     double transfer_end = 0;
     Cost cost;
     double max_end = 0;        // completion of every instruction that left the pipe
@@ -219,6 +244,110 @@ struct Transfer {
     double total = 0;
     double cap = 0;
     double rate = 0;
+    double weight = 1;         // its share of the arbiter counts this many times (GM bytes per byte its pipe takes)
+    uint32_t fill = 0;         // the lines of L2 read `fill` arrive with it, in order (0: none)
+    std::vector<std::pair<double, int>> waiters;  // (bytes moved, pipe agent): a read waiting for a line of it
+};
+
+// Bytes shared max-min fairly among the transfers active at each moment: the chip's GM, or its L2.
+struct Arbiter {
+    double capacity = 0;       // bytes per cycle
+    std::vector<Transfer> transfers;
+    double time = 0;           // when `remaining` was last brought up to date
+};
+constexpr int kGmArbiter = 0;
+constexpr int kL2Arbiter = 1;
+
+// The GM bytes an instruction touches: `count` GmSpan records, of which the part-th of `parts` equal shares of
+// each record's bytes (in address order): a whole DMA is part 0 of 1, a Matmul pipeline chunk j of n.
+struct AccessRef {
+    const GmSpan* first = nullptr;
+    uint32_t count = 0;
+    uint64_t part = 0;
+    uint64_t parts = 1;
+};
+
+// The chip's L2 cache: fully associative, least recently used line replaced (see the file comment).
+class L2Cache {
+public:
+    L2Cache(uint64_t lines, uint64_t line_bytes) : capacity_(lines), line_(line_bytes) {}
+
+    uint64_t line_bytes() const { return line_; }
+
+    // True when `line` is resident (it becomes the most recent; *fill: the read that brought it in, 0 for a
+    // write, *pos: the line's place among that read's lines from GM); otherwise allocates it as line *pos of read
+    // *fill when `allocate`. A write (`set_fill`) makes a resident line's data its own (fill 0).
+    bool Touch(uint64_t line, bool allocate, uint32_t* fill, uint32_t* pos, bool set_fill = false)
+    {
+        auto it = index_.find(line);
+        if (it != index_.end()) {
+            Unlink(it->second);
+            PushFront(it->second);
+            Node& n = nodes_[it->second];
+            if (set_fill) n.fill = *fill;
+            *fill = n.fill;
+            *pos = n.pos;
+            return true;
+        }
+        if (!allocate || capacity_ == 0) return false;
+        uint32_t slot;
+        if (nodes_.size() < capacity_) {
+            slot = static_cast<uint32_t>(nodes_.size());
+            nodes_.push_back(Node());
+        } else {
+            slot = tail_;  // the least recently used line leaves
+            index_.erase(nodes_[slot].line);
+            Unlink(slot);
+        }
+        nodes_[slot].line = line;
+        nodes_[slot].fill = *fill;
+        nodes_[slot].pos = *pos;
+        index_.emplace(line, slot);
+        PushFront(slot);
+        return false;
+    }
+
+private:
+    static constexpr uint32_t kNone = 0xFFFFFFFFu;
+    struct Node {
+        uint64_t line = 0;
+        uint32_t fill = 0;
+        uint32_t pos = 0;
+        uint32_t prev = kNone;
+        uint32_t next = kNone;
+    };
+    void Unlink(uint32_t i)
+    {
+        Node& n = nodes_[i];
+        if (n.prev != kNone) nodes_[n.prev].next = n.next; else head_ = n.next;
+        if (n.next != kNone) nodes_[n.next].prev = n.prev; else tail_ = n.prev;
+        n.prev = n.next = kNone;
+    }
+    void PushFront(uint32_t i)
+    {
+        Node& n = nodes_[i];
+        n.prev = kNone;
+        n.next = head_;
+        if (head_ != kNone) nodes_[head_].prev = i;
+        head_ = i;
+        if (tail_ == kNone) tail_ = i;
+    }
+
+    uint64_t capacity_;
+    uint64_t line_;
+    std::vector<Node> nodes_;
+    std::unordered_map<uint64_t, uint32_t> index_;
+    uint32_t head_ = kNone;  // most recent
+    uint32_t tail_ = kNone;  // least recent
+};
+
+// What a read found in the L2.
+struct L2Split {
+    double miss_bytes = 0;     // the read's bytes in lines that missed
+    uint64_t miss_lines = 0;   // lines read from GM
+    // other reads whose lines it hit while they were still on their way from GM: (read, bytes of that read's GM
+    // part that must have moved for the last such line to be there)
+    std::vector<std::pair<uint32_t, double>> pending;
 };
 
 struct SyncGroup {
@@ -266,7 +395,13 @@ public:
         const size_t n = traces.size();
         pipes_.resize(n * kPipeCount);
         scalars_.resize(n);
-        agents_.resize(n * kPipeCount + 1);
+        agents_.resize(n * kPipeCount + 2);
+        arbiters_[kGmArbiter].capacity = p.gm_bytes_per_cycle;
+        arbiters_[kL2Arbiter].capacity = p.l2_bytes_per_cycle;
+        if (p.l2_bytes > 0 && p.l2_line_bytes >= 1 && p.l2_bytes_per_cycle > 0) {
+            const uint64_t line = static_cast<uint64_t>(p.l2_line_bytes);
+            l2_ = std::make_unique<L2Cache>(static_cast<uint64_t>(p.l2_bytes) / line, line);
+        }
         sync_index_.resize(n);
         last_scalar_.assign(n, 0);
         last_scalar_valid_.assign(n, false);
@@ -290,8 +425,8 @@ public:
             heap_.pop();
             if (w.version != agents_[w.agent].version) continue;
             now_ = std::max(now_, w.time);
-            if (w.agent == BandwidthAgent()) {
-                BandwidthTimer();
+            if (w.agent >= ArbiterAgent(0)) {
+                BandwidthTimer(w.agent - ArbiterAgent(0));
             } else {
                 Step(w.agent);
             }
@@ -318,7 +453,7 @@ private:
     // ---- agents ----
     int ScalarAgent(int core) const { return core * kPipeCount + kS; }
     int PipeAgent(int core, int pipe) const { return core * kPipeCount + pipe; }
-    int BandwidthAgent() const { return static_cast<int>(traces_.size()) * kPipeCount; }
+    int ArbiterAgent(int k) const { return static_cast<int>(traces_.size()) * kPipeCount + k; }
     static int CoreOf(int agent) { return agent / kPipeCount; }
     static int PipeOf(int agent) { return agent % kPipeCount; }
 
@@ -377,6 +512,10 @@ private:
             std::unordered_map<uint8_t, uint32_t> syncs;
             for (uint32_t i = 0; i < ev.size(); ++i) {
                 const TraceEvent& e = ev[i];
+                if (e.kind == TraceKind::kInstr && e.gm > 0 && e.gm_count > 0 &&
+                    static_cast<uint64_t>(e.gm) - 1 + e.gm_count <= traces_[ci].gm.size()) {
+                    refs_[&e] = AccessRef{&traces_[ci].gm[e.gm - 1], e.gm_count, 0, 1};
+                }
                 if (e.kind == TraceKind::kSyncAll) {
                     SyncGroup& g = groups_[e.group];
                     if (g.members.empty() || g.members.back() != c) g.members.push_back(c);
@@ -454,16 +593,32 @@ private:
         if (synced || mmad == nullptr) return raw;
         uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0;
         Pipe fix_pipe = Pipe::kFix;
+        // the GM accesses of the request's loads and of its result, each pipeline chunk taking its share
+        owned_.emplace_back();
+        std::vector<GmSpan>& reads = owned_.back();
+        owned_.emplace_back();
+        std::vector<GmSpan>& writes = owned_.back();
+        auto collect = [&](const TraceEvent* e, std::vector<GmSpan>& into) {
+            auto it = refs_.find(e);
+            if (it != refs_.end()) into.insert(into.end(), it->second.first, it->second.first + it->second.count);
+        };
         for (const TraceEvent* e : raw) {
             switch (e->cls) {
-            case InstrClass::kDmaGmToL1: load += e->count; break;
+            case InstrClass::kDmaGmToL1: load += e->count; collect(e, reads); break;
             case InstrClass::kDmaL1ToL0: l1l0 += e->count; break;
             case InstrClass::kCubeMmad: macs += e->count; break;
-            case InstrClass::kFixOut: fix += e->count; fix_pipe = e->pipe; break;
-            case InstrClass::kDmaUbToGm: out_gm += e->count; break;
+            case InstrClass::kFixOut:
+                fix += e->count;
+                fix_pipe = e->pipe;
+                if (e->pipe == Pipe::kFix) collect(e, writes);
+                break;
+            case InstrClass::kDmaUbToGm: out_gm += e->count; collect(e, writes); break;
             default: out.push_back(e); break;  // anything else first, as recorded
             }
         }
+        auto refer = [&](const std::vector<GmSpan>& list, uint64_t part, uint64_t parts) {
+            if (!list.empty()) refs_[out.back()] = AccessRef{list.data(), static_cast<uint32_t>(list.size()), part, parts};
+        };
         auto chunks_for = [](uint64_t bytes, double room) {
             return room > 0 ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / room)) : 1;
         };
@@ -498,6 +653,7 @@ private:
             // MTE2: the chunk's operands into an L1 half, once MTE1 moved that half's previous chunk on
             if (j >= 2) wait(Pipe::kMte1, Pipe::kMte2, slot);
             instr(Pipe::kMte2, InstrClass::kDmaGmToL1, share(load, j, n));
+            refer(reads, j, n);
             set(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
             // MTE1: into an L0A / L0B half, once M used that half's previous chunk
             wait(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
@@ -515,11 +671,13 @@ private:
                 set(Pipe::kM, fix_pipe, static_cast<int8_t>(10 + bslot));
                 wait(Pipe::kM, fix_pipe, static_cast<int8_t>(10 + bslot));
                 instr(fix_pipe, InstrClass::kFixOut, share(fix, blk, blocks));
+                if (fix_pipe == Pipe::kFix) refer(writes, blk, blocks);
                 set(fix_pipe, Pipe::kM, static_cast<int8_t>(8 + bslot));
                 if (out_gm > 0) {
                     set(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
                     wait(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
                     instr(Pipe::kMte3, InstrClass::kDmaUbToGm, share(out_gm, blk, blocks));
+                    refer(writes, blk, blocks);
                 }
             }
         }
@@ -552,6 +710,7 @@ private:
             c.gm_bytes = count;
             c.cap = p_.mte2_bytes_per_cycle;
             c.latency = p_.dma_latency_cycles;
+            c.read = true;
             break;
         case InstrClass::kDmaUbToGm:
             c.setup = bursts * p_.dma_burst_cycles;
@@ -984,8 +1143,7 @@ private:
                     }
                     if (ps.cost.gm_bytes > 0) {
                         ps.phase = 1;
-                        ps.transfer_done = false;
-                        AddTransfer(agent, ps.cost.gm_bytes, ps.cost.cap);
+                        StartTransfer(ps, agent);
                         return;
                     }
                     CompleteActive(c, pi, now_);
@@ -1068,61 +1226,205 @@ private:
         if (ps.cur.ev->handle != 0) InstrFinished(ps.cur.ev->handle, end);
     }
 
-    // ---- the GM arbiter ----
-    void AddTransfer(int agent, double bytes, double cap)
+    // ---- the L2 cache ----
+    // Looks up the bytes of `ref` (its part-th share of each record) line by line. A read counts what missed
+    // (allocated as brought in by read `fill`) and which other reads' lines it found still on their way; a write
+    // allocates the lines it covers whole.
+    void L2Lookup(const AccessRef& ref, bool read, uint32_t fill, L2Split* out)
     {
-        AdvanceTransfers();
-        transfers_.push_back(Transfer{agent, bytes, bytes, cap, 0});
-        Reallocate();
-    }
-
-    void AdvanceTransfers()
-    {
-        const double dt = now_ - bw_time_;
-        if (dt > 0) {
-            for (Transfer& t : transfers_) t.remaining -= t.rate * dt;
-        }
-        bw_time_ = now_;
-    }
-
-    // Max-min fair shares of the chip's bandwidth, each capped by its pipe's rate.
-    void Reallocate()
-    {
-        if (transfers_.empty()) return;
-        std::vector<size_t> order(transfers_.size());
-        for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return transfers_[a].cap < transfers_[b].cap; });
-        double left = p_.gm_bytes_per_cycle;
-        const size_t n = order.size();
-        for (size_t k = 0; k < n; ++k) {
-            Transfer& t = transfers_[order[k]];
-            const double share = left / static_cast<double>(n - k);
-            t.rate = std::min(t.cap, share);
-            left -= t.rate;
-        }
-        double next = kInf;
-        for (const Transfer& t : transfers_) {
-            next = std::min(next, now_ + std::max(0.0, t.remaining) / t.rate);
-        }
-        Wake(BandwidthAgent(), next);
-    }
-
-    void BandwidthTimer()
-    {
-        AdvanceTransfers();
-        std::vector<Transfer> keep;
-        for (const Transfer& t : transfers_) {
-            if (t.remaining <= 1e-9 * t.total + 1e-6) {
-                PipeState& ps = pipes_[t.agent];
-                ps.transfer_done = true;
-                ps.transfer_end = now_;
-                Wake(t.agent, now_);
-            } else {
-                keep.push_back(t);
+        const uint64_t line = l2_->line_bytes();
+        for (uint32_t k = 0; k < ref.count; ++k) {
+            const GmSpan& a = ref.first[k];
+            const uint64_t total = a.block_bytes * a.blocks;
+            const uint64_t from = total * ref.part / ref.parts;
+            const uint64_t to = total * (ref.part + 1) / ref.parts;
+            if (a.block_bytes == 0 || from >= to) continue;
+            for (uint64_t b = from / a.block_bytes; b * a.block_bytes < to && b < a.blocks; ++b) {
+                const uint64_t lo = std::max(from, b * a.block_bytes) - b * a.block_bytes;
+                const uint64_t hi = std::min(to, (b + 1) * a.block_bytes) - b * a.block_bytes;
+                const uint64_t first = a.addr + b * a.stride + lo;
+                const uint64_t end = a.addr + b * a.stride + hi;
+                for (uint64_t l = first / line; l * line < end; ++l) {
+                    const uint64_t overlap = std::min(end, (l + 1) * line) - std::max(first, l * line);
+                    uint32_t f = read ? fill : 0;
+                    uint32_t pos = static_cast<uint32_t>(out->miss_lines);
+                    if (read) {
+                        if (!l2_->Touch(l, true, &f, &pos)) {
+                            out->miss_bytes += static_cast<double>(overlap);
+                            ++out->miss_lines;
+                        } else if (f != 0 && f != fill && fill_done_[f] > now_) {
+                            // the line is line `pos` of read f's GM part: there once f moved pos + 1 lines
+                            const double need = static_cast<double>(pos + 1) * static_cast<double>(line);
+                            auto it = std::find_if(out->pending.begin(), out->pending.end(),
+                                                   [&](const std::pair<uint32_t, double>& q) { return q.first == f; });
+                            if (it == out->pending.end()) {
+                                out->pending.emplace_back(f, need);
+                            } else {
+                                it->second = std::max(it->second, need);
+                            }
+                        }
+                    } else {
+                        l2_->Touch(l, overlap == line, &f, &pos, /*set_fill=*/true);
+                    }
+                }
             }
         }
-        transfers_.swap(keep);
-        Reallocate();
+    }
+
+    // The active DMA's bytes start moving: split into L2 hits and GM bytes, each part to its arbiter.
+    void StartTransfer(PipeState& ps, int agent)
+    {
+        const double bytes = ps.cost.gm_bytes;
+        double gm = bytes, hit = 0, cap = ps.cost.cap, weight = 1;
+        uint32_t fill = 0;
+        L2Split split;
+        const auto ref = l2_ ? refs_.find(ps.cur.ev) : refs_.end();
+        if (ref != refs_.end()) {
+            if (ps.cost.read) {
+                fill = static_cast<uint32_t>(fill_done_.size());
+                fill_done_.push_back(kInf);
+            }
+            L2Lookup(ref->second, ps.cost.read, fill, &split);
+            if (ps.cost.read) {
+                gm = static_cast<double>(split.miss_lines) * static_cast<double>(l2_->line_bytes());
+                hit = std::max(0.0, bytes - split.miss_bytes);
+                // the pipe receives its own missed bytes at its GM rate; the rest of their lines is the L2's
+                if (split.miss_bytes > 0) {
+                    weight = gm / split.miss_bytes;
+                    cap = ps.cost.cap * weight;
+                }
+                if (gm == 0) fill_done_[fill] = now_;  // nothing of it comes from GM
+            }
+        }
+        if (ps.cost.read) out_.gm_read_bytes += bytes;
+        out_.ddr_bytes += gm;
+        out_.l2_hit_bytes += hit;
+        ps.transfer_done = false;
+        ps.transfers_left = 0;
+        ps.transfer_end = now_;
+        if (gm > 0) {
+            ++ps.transfers_left;
+            AddTransfer(kGmArbiter, agent, gm, cap, fill, weight);
+        }
+        if (hit > 0) {
+            ++ps.transfers_left;
+            AddTransfer(kL2Arbiter, agent, hit, p_.mte2_l2_bytes_per_cycle, 0);
+        }
+        // hits on lines another read is still bringing in from GM: each is there when that read's GM part has moved
+        // up to it (the part moves its lines in order)
+        if (!split.pending.empty()) {
+            AdvanceTransfers(kGmArbiter);
+            bool waits = false;
+            for (const auto& q : split.pending) {
+                for (Transfer& t : arbiters_[kGmArbiter].transfers) {
+                    if (t.fill != q.first) continue;
+                    if (t.total - t.remaining < q.second - Slack(t)) {
+                        ++ps.transfers_left;
+                        t.waiters.emplace_back(q.second, agent);
+                        waits = true;
+                    }
+                    break;
+                }
+            }
+            if (waits) Reallocate(kGmArbiter);
+        }
+        if (ps.transfers_left == 0) {
+            ps.transfer_done = true;
+            Wake(agent, now_);
+        }
+    }
+
+    // One part of pipe `agent`'s transfer has moved its bytes.
+    void PartDone(int agent)
+    {
+        PipeState& ps = pipes_[agent];
+        ps.transfer_end = std::max(ps.transfer_end, now_);
+        if (--ps.transfers_left == 0) {
+            ps.transfer_done = true;
+            Wake(agent, now_);
+        }
+    }
+
+    // ---- the GM and L2 arbiters ----
+    void AddTransfer(int k, int agent, double bytes, double cap, uint32_t fill, double weight = 1)
+    {
+        AdvanceTransfers(k);
+        arbiters_[k].transfers.push_back(Transfer{agent, bytes, bytes, cap, 0, weight, fill, {}});
+        Reallocate(k);
+    }
+
+    static double Slack(const Transfer& t) { return 1e-9 * t.total + 1e-6; }
+
+    void AdvanceTransfers(int k)
+    {
+        Arbiter& a = arbiters_[k];
+        const double dt = now_ - a.time;
+        if (dt > 0) {
+            for (Transfer& t : a.transfers) t.remaining -= t.rate * dt;
+        }
+        a.time = now_;
+    }
+
+    // Max-min fair shares of the arbiter's bandwidth, each capped by its pipe's rate; weighted by the transfers'
+    // weights (1 but for L2 misses that bring in more of their lines than their pipe takes: the GM serves lines,
+    // so every pipe receives its own bytes at the same rate).
+    void Reallocate(int k)
+    {
+        Arbiter& a = arbiters_[k];
+        std::vector<Transfer>& transfers = a.transfers;
+        if (transfers.empty()) return;
+        std::vector<size_t> order(transfers.size());
+        double weights = 0;
+        for (size_t i = 0; i < order.size(); ++i) {
+            order[i] = i;
+            weights += transfers[i].weight;
+        }
+        std::sort(order.begin(), order.end(), [&](size_t x, size_t y) {
+            return transfers[x].cap / transfers[x].weight < transfers[y].cap / transfers[y].weight;
+        });
+        double left = a.capacity;
+        for (size_t i = 0; i < order.size(); ++i) {
+            Transfer& t = transfers[order[i]];
+            const double share = weights > 0 ? left * t.weight / weights : left;
+            t.rate = std::min(t.cap, share);
+            left -= t.rate;
+            weights -= t.weight;
+        }
+        double next = kInf;
+        for (const Transfer& t : transfers) {
+            next = std::min(next, now_ + std::max(0.0, t.remaining) / t.rate);
+            for (const auto& w : t.waiters) {  // a read waiting for a line of this one
+                next = std::min(next, now_ + std::max(0.0, w.first - (t.total - t.remaining)) / t.rate);
+            }
+        }
+        Wake(ArbiterAgent(k), next);
+    }
+
+    void BandwidthTimer(int k)
+    {
+        AdvanceTransfers(k);
+        std::vector<Transfer> keep;
+        for (Transfer& t : arbiters_[k].transfers) {
+            const bool done = t.remaining <= Slack(t);
+            // the reads waiting for lines this one has brought in by now go on
+            for (size_t i = 0; i < t.waiters.size();) {
+                if (done || t.total - t.remaining >= t.waiters[i].first - Slack(t)) {
+                    PartDone(t.waiters[i].second);
+                    t.waiters[i] = t.waiters.back();
+                    t.waiters.pop_back();
+                } else {
+                    ++i;
+                }
+            }
+            if (done) {
+                PartDone(t.agent);
+                if (t.fill != 0) fill_done_[t.fill] = now_;  // all its lines are in L2
+            } else {
+                keep.push_back(std::move(t));
+            }
+        }
+        arbiters_[k].transfers.swap(keep);
+        Reallocate(k);
     }
 
     void Step(int agent)
@@ -1218,8 +1520,11 @@ private:
     std::unordered_map<std::string, int> cause_ids_;
     std::vector<size_t> last_scalar_;
     std::vector<bool> last_scalar_valid_;
-    std::vector<Transfer> transfers_;
-    double bw_time_ = 0;
+    Arbiter arbiters_[2];                              // kGmArbiter, kL2Arbiter
+    std::unique_ptr<L2Cache> l2_;                      // null: no L2 modelled
+    std::vector<double> fill_done_{0.0};               // per read with L2 lookups (id > 0): when its GM lines came
+    std::unordered_map<const TraceEvent*, AccessRef> refs_;  // the GM bytes of the events that recorded them
+    std::deque<std::vector<GmSpan>> owned_;          // a Matmul request's accesses, gathered (refs_ point here)
 };
 
 }  // namespace

@@ -1,6 +1,7 @@
 // Synthetic kernels that validate the timeline model (tests/perf/test_timeline_validation.py), written against the
 // AscendC API as device kernels are, in the classic sample shape. Each isolates one effect the model must show:
-//   KernelCopy<2>          GM -> UB -> GM copy, double buffered: bound by the GM bandwidth (the roofline);
+//   KernelCopy<2>          GM -> UB -> GM copy, double buffered: bound by the GM bandwidth (the roofline); with
+//                          passes = 2 the copy runs twice (x read twice: the second time from the L2 cache);
 //   KernelCopy<1>          the same single buffered: load, move and store of a tile serialise;
 //   KernelScalarRoundTrip  per 256 bytes a ReduceMax whose result the scalar unit reads (V -> S round trip), or
 //                          the same vector work with one round trip per tile: the stall the round trips cost;
@@ -17,6 +18,7 @@ struct TimelineTestTiling {
     uint32_t bytesPerCore;  // each core's contiguous share of x (and y)
     uint32_t tileBytes;     // bytes per UB tile (a multiple of 256)
     uint32_t perChunk;      // KernelScalarRoundTrip: 1 = a V -> S round trip per 256 bytes, 0 = one per tile
+    uint32_t passes;        // KernelCopy: how many times the core copies its share (0 and 1: once)
 };
 
 constexpr uint32_t kChunkBytes = 256;                          // one vector repeat
@@ -32,6 +34,7 @@ public:
     {
         tileFloats_ = t.tileBytes / sizeof(float);
         tiles_ = t.bytesPerCore / t.tileBytes;
+        passes_ = t.passes > 1 ? t.passes : 1;
         const uint32_t floats = t.bytesPerCore / sizeof(float);
         xGm_.SetGlobalBuffer((__gm__ float*)x + GetBlockIdx() * floats, floats);
         yGm_.SetGlobalBuffer((__gm__ float*)y + GetBlockIdx() * floats, floats);
@@ -40,10 +43,12 @@ public:
     }
     __aicore__ inline void Process()
     {
-        for (uint32_t i = 0; i < tiles_; ++i) {
-            CopyIn(i);
-            Compute();
-            CopyOut(i);
+        for (uint32_t p = 0; p < passes_; ++p) {
+            for (uint32_t i = 0; i < tiles_; ++i) {
+                CopyIn(i);
+                Compute();
+                CopyOut(i);
+            }
         }
     }
 
@@ -76,6 +81,7 @@ private:
     GlobalTensor<float> yGm_;
     uint32_t tileFloats_ = 0;
     uint32_t tiles_ = 0;
+    uint32_t passes_ = 1;
 };
 
 // y[core * 8] = max of the core's share of x (the rest of its 32-byte block: the same value). The maximum of every

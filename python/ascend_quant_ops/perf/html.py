@@ -149,15 +149,19 @@ def write_html(path: str, rows: Sequence, data: dict) -> None:
                       "assumption; the sensitivity columns rerun the model at 0.5x and 2x of every derived or assumed "
                       "value). It is an estimate from stated parameters, not a measurement: no NPU was used.</p>"]
     out.append("<h2>Launches</h2><table><tr><th>op</th><th>soc</th><th>case</th><th>traffic</th><th>balance</th>"
-               "<th>est us</th><th>roofline us</th><th>est / roofline</th><th>critical pipe</th><th>targets</th></tr>")
+               "<th>est us</th><th>roofline us</th><th>est / roofline</th><th>DDR MB</th><th>L2 hit</th>"
+               "<th>critical pipe</th><th>targets</th></tr>")
     for p in rows:
         r = p.row
         est = f"{p.time_us:.2f}" if p.summary else "n/a"
         ratio = f"{p.ratio:.2f}x" if p.summary else "n/a"
         crit = p.summary.critical_pipe if p.summary else "-"
+        ddr = f"{p.summary.ddr_bytes / 1e6:.3f}" if p.summary else "n/a"
+        hit = _pct(p.summary.l2_hit_share) if p.summary else "n/a"
         cls = "ok" if p.ok else "miss"
         out.append(f"<tr><td>{_e(r.op)}</td><td>{_e(r.soc)}</td><td>{_e(r.case)}</td><td>{r.traffic:.4f}x</td>"
                    f"<td>{r.balance:.3f}</td><td>{est}</td><td>{p.roof.us:.2f} ({p.roof.bound})</td><td>{ratio}</td>"
+                   f"<td>{ddr}</td><td>{hit}</td>"
                    f"<td>{_e(crit)}</td><td class=\"{cls}\">{'ok' if p.ok else 'MISS'}</td></tr>")
     out.append("</table>")
     out.append("<div class=\"legend\">" + "".join(
@@ -180,6 +184,10 @@ def write_html(path: str, rows: Sequence, data: dict) -> None:
             out.append("</table>")
         s = p.summary
         if s:
+            out.append(f"<p class=\"note\">GM: {s.raw.get('gm_bytes', 0) / 1e6:.3f} MB moved by DMA, "
+                       f"{s.gm_read_bytes / 1e6:.3f} MB of it read; {s.ddr_bytes / 1e6:.3f} MB through the DDR "
+                       f"bandwidth (L2 misses' lines and every write), DDR busy {_pct(s.gm_busy)}; L2 hits "
+                       f"{_pct(s.l2_hit_share)} of the bytes read</p>")
             out.append("<table><tr><th>pipe</th>" + "".join(f"<th>{q}</th>" for q in PIPES) + "</tr>")
             out.append("<tr><td>busy, slowest core</td>" + "".join(f"<td>{_pct(s.busy_slowest[q])}</td>" for q in PIPES)
                        + "</tr>")

@@ -67,10 +67,18 @@ class LaunchSummary:
     cube_busy: float                  # mean M busy fraction over the cores with cube work (0 without)
     stalls: Dict[str, float]          # cause -> cycles summed over every core and pipe
     stall_kinds: Dict[str, float]     # the same grouped by kind (no site)
-    gm_busy: float                    # GM bytes moved / (launch time x the chip's GM bandwidth)
+    gm_busy: float                    # DDR bytes moved / (launch time x the chip's GM (DDR) bandwidth)
+    ddr_bytes: float                  # bytes through the GM (DDR) bandwidth: L2 misses' lines and every write
+    l2_hit_bytes: float               # read bytes the L2 cache served
+    gm_read_bytes: float              # bytes the DMAs read from GM (hits and misses)
     work: Dict[str, float]            # pipe -> its work summed over the cores (DMA bytes, vector bytes processed,
                                       # cube MACs, scalar accesses)
     raw: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def l2_hit_share(self) -> float:
+        """The share of the bytes read from GM that the L2 cache served."""
+        return self.l2_hit_bytes / self.gm_read_bytes if self.gm_read_bytes else 0.0
 
     def top_stalls(self, n: int = 3, by_kind: bool = True):
         d = self.stall_kinds if by_kind else self.stalls
@@ -109,18 +117,22 @@ def summarize(result: dict) -> LaunchSummary:
     for cause, cyc in stalls.items():
         k = cause_kind(cause)
         kinds[k] = kinds.get(k, 0.0) + cyc
-    gm_busy = float(result["gm_bytes"]) / (cycles * float(result["gm_bytes_per_cycle"]))
+    ddr_bytes = float(result.get("ddr_bytes", result["gm_bytes"]))
+    gm_busy = ddr_bytes / (cycles * float(result["gm_bytes_per_cycle"]))
     work = {p: sum(float(c["pipes"][p].get("work", 0.0)) for c in result["cores"]) for p in PIPES}
     return LaunchSummary(result["soc"], float(result["clock_mhz"]), float(result["cycles"]), float(result["time_us"]),
                          int(result["slowest"]), len(cores), busy_slowest, busy_mean, critical, cube_busy, stalls,
-                         kinds, gm_busy, work, result)
+                         kinds, gm_busy, ddr_bytes, float(result.get("l2_hit_bytes", 0.0)),
+                         float(result.get("gm_read_bytes", 0.0)), work, result)
 
 
 def simulate(traces: Sequence[dict], soc: str, *, scale: Optional[Mapping[str, float]] = None,
              detail_core: int = -1) -> dict:
     """Simulates hand-built traces: a list of {"core", "is_cube", "events": [event dicts]} (keys of an event:
     kind instr | set_flag | wait_flag | barrier | sync_all | cube_request | cube_wait; pipe, src, dst S | V | M |
-    MTE1 | MTE2 | MTE3 | FIX | ALL; id, group, cls, elem_bytes, peer_core, handle, count, bursts, file, line).
+    MTE1 | MTE2 | MTE3 | FIX | ALL; id, group, cls, elem_bytes, peer_core, handle, count, bursts, file, line; gm:
+    the GM bytes a DMA touched, a list of {addr, bytes, blocks (default 1), stride (default bytes), write (default
+    False)}, which the L2 model looks up).
     scale: {parameter: factor}. detail_core: whose instructions come back in "detail" (-1 the slowest, -2 none)."""
     soc = canonical_soc(soc)
     return _native.timeline_simulate(list(traces), soc, _check_scale(soc, scale), int(detail_core))

@@ -111,7 +111,9 @@ class PerfRow:
             s = self.summary
             d["estimate"] = {
                 "time_us": s.time_us, "cycles": s.cycles, "clock_mhz": s.clock_mhz, "ratio": self.ratio,
-                "memory_ratio": self.memory_ratio, "gm_busy": s.gm_busy, "critical_pipe": s.critical_pipe, "slowest_core": s.slowest,
+                "memory_ratio": self.memory_ratio, "gm_busy": s.gm_busy, "ddr_bytes": s.ddr_bytes,
+                "gm_read_bytes": s.gm_read_bytes, "l2_hit_bytes": s.l2_hit_bytes, "l2_hit_share": s.l2_hit_share,
+                "critical_pipe": s.critical_pipe, "slowest_core": s.slowest,
                 "busy_slowest": s.busy_slowest, "busy_mean": s.busy_mean, "cube_busy": s.cube_busy,
                 "stall_kinds": s.stall_kinds, "stalls": dict(s.top_stalls(20, by_kind=False)),
                 "stall_share": {k: s.stall_share(k) for k in s.stall_kinds},
@@ -296,7 +298,7 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
         r, s = p.row, p.summary
         if s is None:
             lines.append((r.op, r.soc, r.case, "-", f"{p.roof.us:.2f} {p.roof.bound[:3]}", "-", "-", "-", "-", "-",
-                          "-", p.note or "no estimate"))
+                          "-", "-", "-", p.note or "no estimate"))
             continue
         busy = " ".join(f"{k}:{100 * s.busy_slowest[k]:.0f}" for k in PIPES if s.busy_slowest[k] >= 0.005)
         stall = s.top_stalls(1)
@@ -305,9 +307,13 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
         sens_txt = f"{rr[0]:.2f}..{rr[1]:.2f}x" if rr else "-"
         work = "-" if p.work_ratio is None else f"{p.work_ratio:.2f}"
         lines.append((r.op, r.soc, r.case, f"{s.time_us:.2f}", f"{p.roof.us:.2f} {p.roof.bound[:3]}",
-                      f"{p.ratio:.2f}x", f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, work, sens_txt, stall_txt))
-    _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "GM busy", "critical",
+                      f"{p.ratio:.2f}x", f"{s.ddr_bytes / 1e6:.3f}", f"{100 * s.l2_hit_share:.0f}%",
+                      f"{100 * s.gm_busy:.0f}%", s.critical_pipe, busy, work, sens_txt, stall_txt))
+    _fmt_table(("op", "soc", "case", "est us", "roofline us", "est/roof", "DDR MB", "L2 hit", "DDR busy", "critical",
                 "busy % (slowest core)", "work", "est/roof 0.5x..2x", "top stall (share of its cores' time)"), lines, out)
+    print("DDR MB: bytes through the GM (DDR) bandwidth in the model (L2 misses' lines and every write); L2 hit: the "
+          "share of the bytes read from GM that the L2 cache served; DDR busy: DDR MB / (estimate x GM bandwidth)",
+          file=out)
 
     print("\nTargets", file=out)
     lines = []

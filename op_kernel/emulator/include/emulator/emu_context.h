@@ -134,6 +134,9 @@ struct GmRegion {
     // kernel access may touch (emulator/launch_contract.h).
     bool is_workspace = false;
     uint64_t reserved_bytes = 0;
+    // Where the buffer lies in the launch's GM address space of the trace (emu_trace.h: RunTrace::gm_buffers), set
+    // by Launcher::Run.
+    uint64_t trace_addr = 0;
 };
 
 // One TPipe::InitBuffer of a core: the UB map the kernel actually built (to compare with a plan's UB map).

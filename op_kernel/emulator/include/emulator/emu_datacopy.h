@@ -134,6 +134,7 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
     aqo_emu::Issue(c, aqo_emu::Pipe::kMte2, false, aqo_emu::InstrClass::kDmaGmToUb, sizeof(T), count * gm_block,
                    count, file, line, api);
     const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
+    aqo_emu::TraceGmAccess(c, region, gm_first, count, gm_block, gm_block + gm_gap, false);
     for (uint32_t b = 0; b < count; ++b) {
         aqo_emu::GmRead(c, region, gm_first + b * (gm_block + gm_gap), gm_block);
         aqo_emu::UbWrite(c, dst.byte_ + b * (ub_block + ub_gap), ub_block, "dst (UB)");
@@ -199,6 +200,7 @@ void CopyUbToGm(aqo_emu::CoreContext& c, const GlobalTensor<T>& dst, const Local
     aqo_emu::Issue(c, aqo_emu::Pipe::kMte3, false, aqo_emu::InstrClass::kDmaUbToGm, sizeof(T), count * gm_block,
                    count, file, line, api);
     const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
+    aqo_emu::TraceGmAccess(c, region, gm_first, count, gm_block, gm_block + gm_gap, true);
     for (uint32_t b = 0; b < count; ++b) {
         const uint64_t ub_at = src.byte_ + b * (ub_block + ub_gap);
         aqo_emu::UbRead(c, ub_at, gm_block, "src (UB)");

@@ -89,6 +89,12 @@ void OrderCheckPendingFlags(CoreContext& c);
 // reaches it before any goes on; includes PipeBarrier<PIPE_ALL>. Fails if a core returned without reaching it.
 void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, const char* api);
 
+// The GM bytes of the instruction just issued (the last event of the core's trace, a DMA): `blocks` blocks of
+// block_bytes from byte `offset` of registered buffer `region`, one block's start `stride` bytes after the previous
+// one's (emu_trace.h: GmSpan). Recorded only while the trace is.
+void TraceGmAccess(CoreContext& c, int region, uint64_t offset, uint64_t blocks, uint64_t block_bytes,
+                   uint64_t stride, bool write);
+
 // ---- the Matmul API's cube (include/lib/matmul_intf.h) ----
 // A synchronous request of the current vector core to its cube core (IterateAll): begin, the cube's GM accesses,
 // end. The cube's reads are ordered after what the vector core's scalar unit knew when it made the request (e.g.

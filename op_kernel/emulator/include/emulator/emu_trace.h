@@ -50,6 +50,20 @@
 //     kDmaUbToGm), then kCubeWait on the vector core. Cube cores are numbered block_dim + i: on split SoCs (910b,
 //     950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
 //     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.
+//   * GM addresses (for the timeline model's L2 cache): every GM buffer of a launch gets its own range of one
+//     launch-wide address space (RunTrace::gm_buffers: the launcher's buffers in registration order, each starting
+//     at a multiple of kGmBufferAlign, so no two buffers share a cache line). An instruction that reads or writes
+//     GM lists what it touched as GmSpan records in its CoreTrace's `gm` table (TraceEvent::gm = index + 1 of the
+//     first, gm_count records; gm = 0: none recorded):
+//       - DataCopy / DataCopyPad GM -> UB and UB -> GM: one record, the copy's strided shape as issued (first GM
+//         byte, blockCount blocks of the burst length, one block start to the next = burst length + GM gap);
+//       - a Matmul request: its MTE2 kDmaGmToL1 lists what the request's jobs read (one record per job and operand:
+//         the rectangle of A's rows x K bytes and of B's stored rows, at their row strides, from the API's
+//         GlobalTensors, org and single shapes, transposes; the beyond-width reads of ascend310p's write-back), its
+//         FIX kFixOut (split SoCs) or MTE3 kDmaUbToGm (ascend310p) what it wrote (C's rectangle, and on ascend310p
+//         the beyond-width writes). These are footprints: which tile of the rectangle the API loads when, and how
+//         often (count may exceed the footprint when the L1 cache reloads tiles), is not recorded;
+//       - scalar GetValue / SetValue on GM: no record (they go through the scalar data cache; their cost is fixed).
 //   * A run that faults keeps the events up to the fault.
 #pragma once
 
@@ -104,18 +118,39 @@ struct TraceEvent {
     InstrClass cls = InstrClass::kNone;
     uint8_t elem_bytes = 0;        // vector element width (bytes)
     uint32_t peer_core = 0;        // kCubeRequest: the cube core
+    uint32_t gm = 0;               // GM instructions: index + 1 of the first GmSpan in CoreTrace::gm (0: none)
     uint64_t handle = 0;           // kCubeRequest / kCubeWait, and the cube instructions of that request
     uint64_t count = 0;            // vector: elements; DMA: bytes; cube: MACs; scalar: accesses
     uint32_t bursts = 0;           // DMA: blocks (blockCount) of the copy; vector: 256-byte repeats
+    uint32_t gm_count = 0;         // GmSpan records of this event (from gm - 1 on)
     const char* file = "";         // the kernel's call site
     int line = 0;
 };
+
+// GM bytes an instruction read or wrote: `blocks` blocks of `block_bytes` bytes, block i starting at
+// addr + i * stride, in the launch's GM address space (RunTrace::gm_buffers).
+struct GmSpan {
+    uint64_t addr = 0;
+    uint64_t block_bytes = 0;
+    uint64_t stride = 0;
+    uint32_t blocks = 0;
+    bool write = false;
+};
+
+// Where a launch's GM buffers lie in its GM address space.
+struct GmBufferInfo {
+    std::string name;
+    uint64_t addr = 0;
+    uint64_t bytes = 0;
+};
+constexpr uint64_t kGmBufferAlign = uint64_t{2} << 20;  // every buffer starts at a multiple of 2 MiB
 
 // One core's events in issue order.
 struct CoreTrace {
     uint32_t core = 0;             // vector cores 0 .. n-1 (the launch's block index), cube cores after them
     bool is_cube = false;
     std::vector<TraceEvent> events;
+    std::vector<GmSpan> gm;      // the GM accesses events point to (TraceEvent::gm)
 };
 
 // A whole run: the vector cores (index = block index) then the cube cores that received requests, by core number.
@@ -125,6 +160,7 @@ struct RunTrace {
     uint32_t block_dim = 0;
     bool completed = false;
     std::vector<CoreTrace> cores;
+    std::vector<GmBufferInfo> gm_buffers;  // in the launcher's registration order
 };
 
 // The trace of the most recent Launcher::Run on this host thread (completed or failed; empty before the first),

@@ -15,10 +15,16 @@
 //     bandwidth shared max-min fairly by every transfer active at that moment, each capped by its pipe's rate),
 //     completing a GM round trip later; vector instructions cost a fixed start-up plus repeats x cycles per repeat
 //     of their class; cube instructions MACs / MACs per cycle; scalar UB / GM accesses a fixed cost each;
+//   * the chip's L2 cache (L2_BYTES, lines of L2_LINE_BYTES, LRU, cold at launch): a DMA that reads GM addresses
+//     the trace recorded splits its bytes, when its transfer starts, into hits (lines resident then) and misses;
+//     the misses' lines move at the GM bandwidth, the hits at the L2 read bandwidth (a second max-min fair
+//     arbiter, each transfer capped by MTE2_L2_BYTES_PER_CYCLE), both parts at once; writes allocate the lines
+//     they cover and still move at the GM bandwidth;
 //   * a bounded instruction queue per pipe (PIPE_QUEUE_DEPTH): the scalar unit stalls when it is full.
-// Not modelled: L2 cache hits (every GM byte moves at the GM bandwidth: pessimistic for data read twice), UB bank
-// conflicts, instruction cache misses, the scalar work between API calls that the trace does not record (loop
-// control, address arithmetic beyond SCALAR_ISSUE_CYCLES per call), DVFS.
+// Not modelled: the L2's associativity and its hardware replacement policy (LRU over the whole cache instead), the
+// Matmul API's tile order inside a request (its footprint is looked up in address order), scalar GM accesses in
+// the L2, UB bank conflicts, instruction cache misses, the scalar work between API calls that the trace does not
+// record (loop control, address arithmetic beyond SCALAR_ISSUE_CYCLES per call), DVFS.
 #pragma once
 
 #include <cstdint>
@@ -43,6 +49,10 @@ struct TimelineParams {
     double gm_bytes_per_cycle = 64;          // chip total, in core cycles
     double mte2_bytes_per_cycle = 32;
     double mte3_bytes_per_cycle = 32;
+    double l2_bytes = 0;                     // 0: no L2 cache (every GM byte moves at the GM bandwidth)
+    double l2_line_bytes = 512;
+    double l2_bytes_per_cycle = 0;           // chip total for L2 hits, in core cycles
+    double mte2_l2_bytes_per_cycle = 32;     // one MTE2 pipe's rate for L2 hits
     double dma_latency_cycles = 0;
     double dma_burst_cycles = 0;
     double vector_bytes_per_repeat = 256;
@@ -123,6 +133,10 @@ struct LaunchTimeline {
     std::vector<CoreTimeline> cores;      // in the order of the traces given
     std::vector<std::string> causes;      // stall causes: "wait MTE2->V id 0 at kernel.cpp:12", "queue full V", ...
     double gm_bytes = 0;                  // bytes moved through GM by DMA and fixpipe
+    double gm_read_bytes = 0;             // of which read (MTE2)
+    double ddr_bytes = 0;                 // bytes through the GM (DDR / HBM) bandwidth: the lines of L2 misses,
+                                          // every write, and reads whose addresses the trace does not give
+    double l2_hit_bytes = 0;              // read bytes served by the L2 cache
     std::shared_ptr<const std::deque<TraceEvent>> synthetic;  // the events TimedInstr::ev may point to besides
                                                              // the traces' (a Matmul request's pipeline)
 };
