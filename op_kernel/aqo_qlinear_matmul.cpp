@@ -57,7 +57,6 @@ public:
         QmmCall c;
         while (stage_.NextCall(&c)) {
             stage_.StartCall(c);
-            zp_.LoadRows(c.ai, c.m0, c.rows, stage_.StagingIn(), stage_.StagingHalf());
             epi_.LoadRows(c);
             for (uint32_t j = 0; j < c.blocks; ++j) {
                 QmmBlock<AccT> blk = stage_.NextBlock();

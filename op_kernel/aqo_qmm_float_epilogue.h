@@ -39,11 +39,8 @@ public:
                          : 1;
         aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aElems_);
         bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bElems_);
-        aScale0_ = aScaleGm_.GetValue(0);
-        bScale0_ = bScaleGm_.GetValue(0);
         if (t.biasKind != kQmmParamNone) {
             biasGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bias), biasElems_);
-            bias0_ = biasGm_.GetValue(0);
         }
         pipe->InitBuffer(colBuf_, t.ubColF32);
         pipe->InitBuffer(rowBuf_, t.ubRowF32);
@@ -56,9 +53,18 @@ public:
         pattern_ = patternBuf_.Get<float>();
     }
 
-    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row.
+    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row. The first call
+    // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
+        if (!primed_) {
+            primed_ = true;
+            aScale0_ = aScaleGm_.GetValue(0);
+            bScale0_ = bScaleGm_.GetValue(0);
+            if (t_->biasKind != kQmmParamNone) {
+                bias0_ = biasGm_.GetValue(0);
+            }
+        }
         if (t_->aScaleKind == 0) {
             return;
         }
@@ -162,4 +168,5 @@ private:
     TQue<QuePosition::VECOUT, 2> yQue_;
     LocalTensor<float> col_, row_, biasRow_, pattern_;
     float aScale0_ = 1.0f, bScale0_ = 1.0f, bias0_ = 0.0f;
+    bool primed_ = false;
 };

@@ -25,15 +25,8 @@ public:
         bElems_ = t.bParamKind ? (t.bParamBatchStride ? static_cast<uint64_t>(t.bMatrices) * t.n : t.n) : 1;
         aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aElems_);
         bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bElems_);
-        GlobalTensor<float> ys;
-        ys.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
-        GlobalTensor<uint8_t> yz;
-        yz.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
-        yScale_ = ys.GetValue(0);
-        const uint8_t z = yz.GetValue(0);
-        yZp_ = t.yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
-        aScale0_ = aScaleGm_.GetValue(0);
-        bScale0_ = bScaleGm_.GetValue(0);
+        yScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
+        yZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
         pipe->InitBuffer(colBuf_, t.ubColF32);
         pipe->InitBuffer(rowBuf_, t.ubRowF32);
         pipe->InitBuffer(patternBuf_, t.ubPattern);
@@ -46,12 +39,15 @@ public:
         ysPattern_ = ysBuf_.Get<float>();
         half_ = halfBuf_.Get<half>();
         elems_ = t.rowsPerChunk * t.cStride;
-        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
     }
 
-    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row.
+    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row. The first call
+    // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
+        if (!primed_) {
+            Prime();
+        }
         if (t_->aParamKind == 0) {
             return;
         }
@@ -140,6 +136,17 @@ public:
     __aicore__ inline void FreeY(LocalTensor<YT>& y) { yQue_.FreeTensor(y); }
 
 private:
+    __aicore__ inline void Prime()
+    {
+        primed_ = true;
+        yScale_ = yScaleGm_.GetValue(0);
+        const uint8_t z = yZpGm_.GetValue(0);
+        yZp_ = t_->yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
+        aScale0_ = aScaleGm_.GetValue(0);
+        bScale0_ = bScaleGm_.GetValue(0);
+        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+    }
+
     // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.
     __aicore__ inline void ApplyMultiplier(const LocalTensor<float>& f, uint32_t r0, uint32_t rows, uint32_t elems)
     {
@@ -226,11 +233,13 @@ private:
     const TD* t_ = nullptr;
     TPipe* pipe_ = nullptr;
     uint64_t aElems_ = 1, bElems_ = 1;
-    GlobalTensor<float> aScaleGm_, bScaleGm_;
+    GlobalTensor<float> aScaleGm_, bScaleGm_, yScaleGm_;
+    GlobalTensor<uint8_t> yZpGm_;
     TBuf<TPosition::VECCALC> colBuf_, rowBuf_, patternBuf_, ysBuf_, halfBuf_;
     TQue<QuePosition::VECOUT, 2> yQue_;
     LocalTensor<float> col_, row_, pattern_, ysPattern_;
     LocalTensor<half> half_;
     uint32_t elems_ = 0;
     float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f;
+    bool primed_ = false;
 };
