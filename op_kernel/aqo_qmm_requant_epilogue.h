@@ -9,8 +9,8 @@
 // Tiling fields read: aParamKind, bParamKind, aParamBatchStride, bParamBatchStride, yCode, yMax, yQMin, yQMax, m, n,
 // aMatrices, bMatrices, cStride, rowsPerChunk, ubColF32, ubRowF32, ubPattern, ubHalf, ubYOut.
 
-// |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
-// |y_zero_point| fits in 8 bits, far below kClamp / 2 (anything beyond saturates either way).
+// float8 operands with an integer y: +-Inf accumulators become +-this before the saturation (beyond every bound an
+// 8-bit y and its zero point give, so the result is the same saturated value).
 constexpr float kQmmRequantClamp = 1024.0f;
 
 template <class TD, class YT, bool FLOAT_CUBE>
@@ -110,20 +110,18 @@ public:
                 RestoreNaN(y, scratch.template ReinterpretCast<int32_t>(), rows, cols);
             }
         } else {
+            // saturate(rint(v) + zp) = rint(clamp(v, qmin - zp, qmax - zp)) + zp: the bounds are integers, which
+            // rint keeps, and rint is monotonic; the clamp also keeps rint(v) far inside int32.
             LocalTensor<int32_t> fi = f.template ReinterpretCast<int32_t>();
-            Maxs(f, f, -kQmmRequantClamp, elems);
+            Maxs(f, f, t_->yQMin - yZp_, elems);       // exact: integers of at most 9 bits
             PipeBarrier<PIPE_V>();
-            Mins(f, f, kQmmRequantClamp, elems);
+            Mins(f, f, t_->yQMax - yZp_, elems);
             PipeBarrier<PIPE_V>();
             Cast(fi, f, RoundMode::CAST_RINT, elems);  // round half to even
             PipeBarrier<PIPE_V>();
-            Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= kQmmRequantClamp
+            Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= 510
             PipeBarrier<PIPE_V>();
             Adds(f, f, yZp_, elems);                   // round first, then add the zero point (onnxruntime)
-            PipeBarrier<PIPE_V>();
-            Maxs(f, f, t_->yQMin, elems);
-            PipeBarrier<PIPE_V>();
-            Mins(f, f, t_->yQMax, elems);
             PipeBarrier<PIPE_V>();
             Cast(half_, f, RoundMode::CAST_NONE, elems);  // exact small integers
             PipeBarrier<PIPE_V>();
