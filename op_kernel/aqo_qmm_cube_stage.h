@@ -569,7 +569,10 @@ private:
             WriteOnes(dst0);
         }
         const uint64_t data0 = dst0 + static_cast<uint64_t>(t.onesRow) * kPad;
-        if (needRA_) {
+        // A row in one step (kPad <= chunk): its float32 sum is its row sum, kept by the vector unit in rt_ (free
+        // until the calls) and read once by WriteRowTerms; else the scalar unit combines the segments' sums in ra_.
+        const bool vecSums = kPad <= chunk;
+        if (needRA_ && !vecSums) {
             for (uint32_t i = 0; i < hi - lo; ++i) {
                 ra_.SetValue(i, 0);  // ra_'s last reader was the scalar unit (the previous rows' terms)
             }
@@ -600,7 +603,7 @@ private:
                 PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
                 MapToHalf(prepHalf_, prepIn_, elems, t.aCode, t.mapA ? t.zpShiftA : 0);
                 if (needRA_) {
-                    RowSums(nr, padded, len, r - lo);
+                    RowSums(nr, padded, len, r - lo, vecSums);
                 }
                 if (prepare_) {
                     aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
@@ -613,23 +616,31 @@ private:
             }
         }
         if (zp_->NeedCorrection()) {
-            WriteRowTerms(ai, m0, slot, lo, hi);
+            WriteRowTerms(ai, m0, slot, lo, hi, vecSums);
         }
     }
 
     // The correction's row terms of strip rows [lo, hi) (whose row sums are in ra_[0, hi - lo) when needed): per row
     // two 32-byte blocks, -(RA - K za') and -za' each broadcast over the block's 8 int32 (the vector correction
     // multiplies them with a block stride of 0), written to the slot's row-term area at row lo.
-    __aicore__ inline void WriteRowTerms(uint64_t ai, uint32_t m0, uint64_t slot, uint32_t lo, uint32_t hi)
+    __aicore__ inline void WriteRowTerms(uint64_t ai, uint32_t m0, uint64_t slot, uint32_t lo, uint32_t hi,
+                                         bool vecSums)
     {
         const TD& t = *t_;
         const uint32_t n = hi - lo;
         zp_->LoadRows(ai, m0 + lo, n, prepIn_, prepHalf_);  // za' of the rows (per-row zero points), for the scalar
         LocalTensor<int32_t> terms = tmp_.template ReinterpretCast<int32_t>();
+        const LocalTensor<float> sums = rt_.template ReinterpretCast<float>();
+        if (needRA_ && vecSums) {
+            aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // the vector unit's row sums, read by the scalar unit
+        }
         PipeBarrier<PIPE_V>();  // tmp_ may still be read by the row sums' vector work
         for (uint32_t i = 0; i < n; ++i) {
             int32_t negR = 0, negS = 0;
-            zp_->RowTerms(needRA_ ? ra_.GetValue(i) : 0, i, &negR, &negS);
+            const int32_t raSum = !needRA_ ? 0
+                                  : vecSums ? static_cast<int32_t>(sums.GetValue(i * kQmmRowTermInts))  // exact
+                                            : ra_.GetValue(i);
+            zp_->RowTerms(raSum, i, &negR, &negS);
             Duplicate(terms[i * kQmmRowTermInts], negR, kQmmRowTermInts / 2);
             Duplicate(terms[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS, kQmmRowTermInts / 2);
         }
@@ -681,15 +692,18 @@ private:
         }
     }
 
-    // Adds the sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real) to ra_[r..]:
-    // float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24); the
-    // scalar unit combines a row's segments in 32-bit wrap-around.
-    __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r)
+    // The sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real), rows r.. of the
+    // piece: float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24).
+    // vecSums (a row is one step): each row's sum stays in its row-term slot of rt_ (read once by WriteRowTerms);
+    // else they are added to ra_[r..] by the scalar unit, which combines a row's segments in 32-bit wrap-around.
+    __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r, bool vecSums)
     {
         const uint32_t elems = nr * padded;
         LocalTensor<float> vals = tmp_;
-        LocalTensor<float> sums = tmp_[AlignUp32(elems * 4) / 4];  // one 32-byte slot per row
-        LocalTensor<float> work = sums[nr * 8];
+        LocalTensor<float> sums = vecSums ? rt_.template ReinterpretCast<float>()[r * kQmmRowTermInts]
+                                          : tmp_[AlignUp32(elems * 4) / 4];
+        const uint32_t slot = vecSums ? kQmmRowTermInts : 8;  // one 32-byte aligned slot per row
+        LocalTensor<float> work = tmp_[AlignUp32(elems * 4) / 4 + (vecSums ? 0 : nr * 8)];
         PipeBarrier<PIPE_V>();  // tmp_ may still be read by the previous step
         Cast(vals, prepHalf_, RoundMode::CAST_NONE, elems);
         PipeBarrier<PIPE_V>();
@@ -697,7 +711,10 @@ private:
             if (i != 0) {
                 PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work area
             }
-            ReduceSum(sums[i * 8], vals[i * padded], work, static_cast<int32_t>(len));
+            ReduceSum(sums[i * slot], vals[i * padded], work, static_cast<int32_t>(len));
+        }
+        if (vecSums) {
+            return;
         }
         aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);
         for (uint32_t i = 0; i < nr; ++i) {
