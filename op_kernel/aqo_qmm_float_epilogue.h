@@ -115,8 +115,8 @@ public:
             PipeBarrier<PIPE_V>();
             Adds(f, f, bias0_, elems);
         } else if (t_->biasKind == kQmmParamVector) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
-                PipeBarrier<PIPE_V>();
                 Add(f[i * stride], f[i * stride], biasRow_, stride);
             }
         }
@@ -145,15 +145,15 @@ private:
             return;
         }
         if (t_->bScaleKind == 0) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
                 const float s = row_.GetValue(r0 + i) * bScale0_;
-                PipeBarrier<PIPE_V>();
                 Muls(f[i * stride], f[i * stride], s, stride);
             }
             return;
         }
+        PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk (rows independent)
         for (uint32_t i = 0; i < rows; ++i) {
-            PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk
             Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
         }
         PipeBarrier<PIPE_V>();

@@ -160,16 +160,16 @@ private:
             return;
         }
         if (t_->bParamKind == 0) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
                 const float m = (row_.GetValue(r0 + i) * bScale0_) / yScale_;
-                PipeBarrier<PIPE_V>();
                 Muls(f[i * stride], f[i * stride], m, stride);
             }
             return;
         }
         // Per row and per column: a_scale[m] * b_scale[n] per row, then / y_scale and the product block-wide.
+        PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk (rows independent)
         for (uint32_t i = 0; i < rows; ++i) {
-            PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk
             Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
         }
         PipeBarrier<PIPE_V>();
