@@ -441,6 +441,10 @@ private:
     {
         const uint32_t stride = t_->cStride;
         const GlobalTensor<AccT> src = blk.c[static_cast<uint64_t>(row) * blk.rowStride];
+        if (blk.rowStride == stride && blk.cols == stride) {
+            DataCopy(dst, src, rows * stride);  // rows contiguous in GM and in UB: one burst
+            return;
+        }
 #if AQO_SOC_HAS_DATACOPYPAD
         const uint32_t rowBytes = blk.cols * static_cast<uint32_t>(sizeof(AccT));
         DataCopyExtParams prm(static_cast<uint16_t>(rows), rowBytes, (blk.rowStride - blk.cols) * sizeof(AccT),
