@@ -396,9 +396,10 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     };
     const uint32_t tall_m = base_m;
     bool single = geometry(base_m);
-    if (soc.split_architecture) {
+    if (soc.split_architecture && batch * t.strips * CeilDiv(std::max<uint64_t>(n, 1), bn) < 4ull * cores) {
         // Fewer rows per strip where that lightens the busiest cube core (small M x N: more, shorter strips let
-        // every cube core take a block without re-reading A across many narrow ones).
+        // every cube core take a block without re-reading A across many narrow ones; with many blocks per core the
+        // tall strips stand).
         const uint32_t caps[] = {128, 96, 64, 48, 32, 16};
         uint64_t best_cost = geometry_cost;
         uint32_t best_cap = base_m;
