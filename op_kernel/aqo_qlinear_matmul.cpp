@@ -57,13 +57,16 @@ public:
         QmmCall c;
         while (stage_.NextCall(&c)) {
             stage_.StartCall(c);
-            zp_.LoadRows(c.ai, c.m0, c.rows, stage_.StagingIn(), stage_.StagingHalf());
             epi_.LoadRows(c);
             for (uint32_t j = 0; j < c.blocks; ++j) {
+                // The block's column parameters first (they do not depend on its product): their loads overlap the
+                // cube's work on it.
+                const uint32_t n0 = c.n0 + j * t.baseN;
+                const uint32_t cols = QmmMin(t.baseN, c.n0 + c.cols - n0);
+                zp_.LoadColumns(c.bj, n0, cols, stage_.StagingIn(), stage_.StagingHalf());
+                epi_.LoadColumns(c, n0, cols);
                 QmmBlock<AccT> blk = stage_.NextBlock();
-                zp_.LoadColumns(c.bj, blk.n0, blk.cols, stage_.StagingIn(), stage_.StagingHalf());
                 stage_.LoadColumnSums(blk);
-                epi_.LoadColumns(c, blk.n0, blk.cols);
                 for (uint32_t r0 = 0; r0 < c.rows; r0 += t.rowsPerChunk) {
                     const uint32_t rows = QmmMin(t.rowsPerChunk, c.rows - r0);
                     LocalTensor<AccT> acc = stage_.CopyInRows(blk, r0, rows);

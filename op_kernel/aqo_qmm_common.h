@@ -15,6 +15,13 @@ constexpr uint32_t kQmmParamVector = 2;
 
 __aicore__ inline uint32_t QmmMin(uint32_t a, uint32_t b) { return a < b ? a : b; }
 
+// Level-0 vector forms: bytes of one repeat, repeats of one instruction at most (repeatTimes is a uint8_t).
+constexpr uint32_t kQmmVecRepeatBytes = 256;
+constexpr uint32_t kQmmMaxRepeat = 255;
+// The zero-point correction's row terms of one row, in UB and in the workspace: -(RA - K za') broadcast over one
+// 32-byte block, then -za' over the next (written by the cube stage's preparation, read by QmmZeroPoints::Correct).
+constexpr uint32_t kQmmRowTermInts = 16;
+
 // Copies src[off, off + len) into dst[0, len) and makes dst[len, AlignUp32(len)) defined (zeros or real bytes).
 // srcBytes: the tensor's size (without DataCopyPad the copy is whole 32-byte blocks; past the tensor's end the last
 // bytes come through the scalar unit).

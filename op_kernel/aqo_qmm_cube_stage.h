@@ -3,15 +3,19 @@
 // op_host/tiling_core/matmul_cube_plan.h; the tiling fields: matmul_cube_tiling_fields.h).
 //
 //   * a worker (a vector core on 910b / 950, the AI core on 310p) owns a contiguous range of y's base blocks
-//     (stripM rows x baseN columns, N fastest) and cuts it into cube calls of one strip and at most callBlocks blocks;
+//     (stripM rows x baseN columns, N fastest): the blocks are split over the cube cores, and a cube core's over its
+//     two vector workers (it serves their requests one at a time); a worker cuts its range into cube calls of one
+//     strip and at most callBlocks blocks;
 //   * operands: uint8 the cube cannot take is mapped (v ^ 0x80, as v -/+ 128 in half: exact), and a strip of a whose
 //     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
-//     the row sums of a strip are summed on the vector unit while it is read. On split SoCs every worker prepares
-//     its share of the strips (and of b) before the calls, and a hardware SyncAll publishes them; on 310p (no
-//     hardware SyncAll) a core prepares the strip of each of its calls in a private slot, and a uint8 b's columns of
-//     the call (MapSlab) when they change;
-//   * a call: split SoCs, one asynchronous Iterate into the worker's C area, whose blocks the API's client waits for
-//     one by one (GetTensorC<false>): the epilogue of block j runs while the cube computes block j + 1; 310p, a
+//     the row sums of a strip are summed on the vector unit while it is read, and turned into the correction's row
+//     terms (two broadcast blocks per row, read by the vector correction). On split SoCs every worker prepares an
+//     even share of all rows of a (and of b) before the calls, and a hardware SyncAll publishes them (no SyncAll
+//     when nothing is prepared); on 310p (no hardware SyncAll) a core prepares the strip of each of its calls in a
+//     private slot, and a uint8 b's columns of the call (MapSlab) when they change;
+//   * a call: split SoCs, one asynchronous Iterate into the worker's C area, requested as soon as the call's operands
+//     are set, whose blocks the API's client waits for one by one (GetTensorC<false>): the epilogue of block j runs
+//     while the cube computes block j + 1; 310p, a
 //     synchronous Iterate + GetTensorC per block into the call's C area, the next block's cube work overlapping the
 //     epilogue on the AI core's pipes;
 //   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
@@ -144,7 +148,7 @@ public:
         }
         const uint64_t raBytes = t.wsCOffset - t.wsRaOffset;
         if (raBytes != 0) {
-            raGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs + t.wsRaOffset), raBytes / 4);
+            rtGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs + t.wsRaOffset), raBytes / 4);
         }
         if (t.wsCPerWorker != 0 && worker_ < workers_) {
             cArea_.SetGlobalBuffer(
@@ -155,20 +159,30 @@ public:
         pipe->InitBuffer(tmpBuf_, t.ubTmp);
         pipe->InitBuffer(cbBuf_, t.ubColI32);
         pipe->InitBuffer(raBuf_, t.ubRowI32);
+        if (t.ubRowTerms != 0) {
+            pipe->InitBuffer(rtBuf_, t.ubRowTerms);
+        }
         pipe->InitBuffer(prepInBuf_, t.ubPrepIn);
         pipe->InitBuffer(prepHalfBuf_, t.ubPrepHalf);
         pipe->InitBuffer(prepOutBuf_, t.ubPrepOut);
         tmp_ = tmpBuf_.Get<float>();
         cb_ = cbBuf_.Get<int32_t>();
         ra_ = raBuf_.Get<int32_t>();
+        if (t.ubRowTerms != 0) {
+            rt_ = rtBuf_.Get<int32_t>();
+        }
         prepIn_ = prepInBuf_.Get<uint8_t>();
         prepHalf_ = prepHalfBuf_.Get<half>();
         prepOut_ = prepOutBuf_.Get<uint8_t>();
-        // This worker's blocks.
+        // This worker's blocks: the blocks split over the cube cores, then a cube core's over its workers (it serves
+        // their requests one at a time), each balanced to one block.
         if (worker_ < workers_) {
-            const uint64_t q = t.unitCount / workers_, r = t.unitCount % workers_;
-            uBegin_ = worker_ * q + (worker_ < r ? worker_ : r);
-            uEnd_ = uBegin_ + q + (worker_ < r ? 1 : 0);
+            const uint64_t core = worker_ / t.workersPerCore, sub = worker_ % t.workersPerCore;
+            const uint64_t q = t.unitCount / t.usedCores, r = t.unitCount % t.usedCores;
+            const uint64_t len = q + (core < r ? 1 : 0);
+            const uint64_t sq = len / t.workersPerCore, sr = len % t.workersPerCore;
+            uBegin_ = core * q + (core < r ? core : r) + sub * sq + (sub < sr ? sub : sr);
+            uEnd_ = uBegin_ + sq + (sub < sr ? 1 : 0);
         }
         u_ = uBegin_;
     }
@@ -181,11 +195,13 @@ public:
         needCB_ = zp_->NeedColumnSums();
         needRA_ = zp_->NeedRowSums();
         prepare_ = !kFloatCube && t_->k != 0 && (t_->mapA != 0 || needCB_);
-        if (t_->sharedPrep != 0) {
-            if (t_->k != 0 && !kFloatCube && worker_ < workers_) {
+        // Every worker decides the same (the same zero points, the same tiling): either all reach the SyncAll or none.
+        const bool shared = t_->sharedPrep != 0 && t_->k != 0 && !kFloatCube && (prepare_ || needRA_ || t_->mapB != 0);
+        if (shared) {
+            if (worker_ < workers_) {
                 PrepareShared();
             }
-            SyncAll<true>();  // every worker's prepared strips, row sums and mapped b are in GM for every worker
+            SyncAll<true>();  // every worker's prepared rows, row terms and mapped b are in GM for every worker
         }
     }
 
@@ -214,7 +230,8 @@ public:
         return true;
     }
 
-    // Starts a call: its strip prepared (310p), its row sums loaded, the cube's computation requested.
+    // Starts a call: its strip prepared (310p), the cube's computation requested (split SoCs: the asynchronous
+    // Iterate goes out now), then the strip's row terms loaded for the correction while the cube works.
     __aicore__ inline void StartCall(const QmmCall& c)
     {
         const TD& t = *t_;
@@ -242,17 +259,13 @@ public:
             } else {
                 slot = worker_;
                 if (!havePrivate_ || privateAi_ != c.ai || privateStrip_ != c.strip) {
-                    PrepareStrip(c.ai, c.strip, slot);
+                    PrepareStrip(c.ai, c.strip, slot, 0, c.rows);
                     havePrivate_ = true;
                     privateAi_ = c.ai;
                     privateStrip_ = c.strip;
                 }
             }
             aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);
-        }
-        if (needRA_) {
-            DataCopy(ra_, raGm_[slot * (t.raStripBytes / 4)], t.raStripBytes / 4);
-            aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);  // read by the scalar unit (the correction's row terms)
         }
         // Operands.
         GlobalTensor<AT> aOp;
@@ -281,12 +294,20 @@ public:
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
         mm_->SetWorkspace(cArea_);
+        (void)mm_->template Iterate<false>();  // the request: the cube computes the call's blocks from now on
 #else
         mm_->SetOrgShape(rowsA, ldb, lda, t.k, t.cOrgN);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
 #endif
+        if (zp_->NeedCorrection()) {
+            // The strip's row terms (two broadcast blocks per row, PrepareStrip) for the vector correction; the
+            // previous call's correction read rt_.
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
+            DataCopy(rt_, rtGm_[slot * (t.raStripBytes / 4)], c.rows * kQmmRowTermInts);
+            aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        }
     }
 
     // The call's next block (in N order), once the cube has written it.
@@ -303,7 +324,9 @@ public:
             return blk;
         }
 #if AQO_SOC_SPLIT_CORES
-        (void)mm_->template Iterate<false>();
+        if (block_ != 0) {
+            (void)mm_->template Iterate<false>();  // the first went out with the request (StartCall)
+        }
         blk.c = mm_->template GetTensorC<false>();  // waits for this block (the API's per-block notification)
         blk.rowStride = blk.cols;                   // the API's sequential write: the block's own width
 #else
@@ -362,7 +385,7 @@ public:
     __aicore__ inline void Correct(const LocalTensor<AccT>& acc, uint32_t r0, uint32_t rows, uint32_t cols)
     {
         if constexpr (!kFloatCube) {
-            zp_->Correct(acc, tmp_.template ReinterpretCast<int32_t>(), ra_, cb_, r0, rows, cols);
+            zp_->Correct(acc, tmp_.template ReinterpretCast<int32_t>(), rt_, cb_, r0, rows, cols);
         }
     }
 
@@ -418,6 +441,10 @@ private:
     {
         const uint32_t stride = t_->cStride;
         const GlobalTensor<AccT> src = blk.c[static_cast<uint64_t>(row) * blk.rowStride];
+        if (blk.rowStride == stride && blk.cols == stride) {
+            DataCopy(dst, src, rows * stride);  // rows contiguous in GM and in UB: one burst
+            return;
+        }
 #if AQO_SOC_HAS_DATACOPYPAD
         const uint32_t rowBytes = blk.cols * static_cast<uint32_t>(sizeof(AccT));
         DataCopyExtParams prm(static_cast<uint16_t>(rows), rowBytes, (blk.rowStride - blk.cols) * sizeof(AccT),
@@ -440,10 +467,20 @@ private:
     {
         const TD& t = *t_;
         if (prepare_ || needRA_) {
-            const uint64_t strips = static_cast<uint64_t>(t.aMatrices) * t.strips;
-            const uint64_t s0 = strips * worker_ / workers_, s1 = strips * (worker_ + 1) / workers_;
-            for (uint64_t s = s0; s < s1; ++s) {
-                PrepareStrip(s / t.strips, static_cast<uint32_t>(s % t.strips), s);
+            // An even share of all rows of a (whole rows; a strip's ones row goes with its first row), strip by strip.
+            const uint64_t rowsAll = static_cast<uint64_t>(t.aMatrices) * t.m;
+            const uint64_t r0 = rowsAll * worker_ / workers_, r1 = rowsAll * (worker_ + 1) / workers_;
+            uint64_t r = r0;
+            while (r < r1) {
+                const uint64_t ai = r / t.m;
+                const uint32_t strip = static_cast<uint32_t>(r % t.m / t.stripM);
+                const uint32_t m0 = strip * t.stripM;
+                const uint32_t stripRows = QmmMin(t.stripM, t.m - m0);
+                const uint32_t lo = static_cast<uint32_t>(r % t.m) - m0;
+                const uint64_t left = r1 - r;
+                const uint32_t hi = left < stripRows - lo ? lo + static_cast<uint32_t>(left) : stripRows;
+                PrepareStrip(ai, strip, ai * t.strips + strip, lo, hi);
+                r += hi - lo;
             }
         }
         if (t.mapB != 0) {
@@ -521,25 +558,27 @@ private:
         DataCopy(prepBRaw_[dst], prepOut_, elems);
     }
 
-    // Prepares strip `strip` of a matrix ai into slot `slot`: [ones row;] its rows, each kPad bytes (mapped when
-    // mapA), and their row sums into the slot's row-sum area, as needed.
-    __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot)
+    // Prepares rows [lo, hi) of strip `strip` of a matrix ai into slot `slot`: their rows of the prepared strip, each
+    // kPad bytes (mapped when mapA; the strip's ones row first when lo == 0), as needed, and their row terms (the
+    // correction's per-row factors, RowTerms) into the slot's row-term area.
+    __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot, uint32_t lo, uint32_t hi)
     {
         const TD& t = *t_;
         const uint32_t m0 = strip * t.stripM;
-        const uint32_t rows = QmmMin(t.stripM, t.m - m0);
         const uint64_t srcRow0 = (ai * t.m + m0);
         const uint64_t dst0 = slot * t.prepAStripBytes;
         const uint32_t kPad = t.kPad;
         const uint32_t chunk = t.prepChunk;
-        if (prepare_ && needCB_) {
+        if (prepare_ && needCB_ && lo == 0) {
             WriteOnes(dst0);
         }
         const uint64_t data0 = dst0 + static_cast<uint64_t>(t.onesRow) * kPad;
-        if (needRA_) {
-            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // ra_ may still be read by the previous strip's DMA
-            for (uint32_t i = 0; i < t.raStripBytes / 4; ++i) {
-                ra_.SetValue(i, 0);  // the slot's whole 32-byte blocks go to GM
+        // A row in one step (kPad <= chunk): its float32 sum is its row sum, kept by the vector unit in rt_ (free
+        // until the calls) and read once by WriteRowTerms; else the scalar unit combines the segments' sums in ra_.
+        const bool vecSums = kPad <= chunk;
+        if (needRA_ && !vecSums) {
+            for (uint32_t i = 0; i < hi - lo; ++i) {
+                ra_.SetValue(i, 0);  // ra_'s last reader was the scalar unit (the previous rows' terms)
             }
         }
         // Whole rows per step when a row fits the chunk (2-D copies), else segments of a row.
@@ -549,8 +588,8 @@ private:
 #else
         const uint32_t rowsPerStep = 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
 #endif
-        for (uint32_t r = 0; r < rows; r += rowsPerStep) {
-            const uint32_t nr = QmmMin(rowsPerStep, rows - r);
+        for (uint32_t r = lo; r < hi; r += rowsPerStep) {
+            const uint32_t nr = QmmMin(rowsPerStep, hi - r);
             for (uint32_t k0 = 0; k0 < t.k; k0 += seg) {
                 const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
                 const uint32_t padded = AlignUp32(len);
@@ -568,7 +607,7 @@ private:
                 PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
                 MapToHalf(prepHalf_, prepIn_, elems, t.aCode, t.mapA ? t.zpShiftA : 0);
                 if (needRA_) {
-                    RowSums(nr, padded, len, r);
+                    RowSums(nr, padded, len, r - lo, vecSums);
                 }
                 if (prepare_) {
                     aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
@@ -580,10 +619,39 @@ private:
                 }
             }
         }
-        if (needRA_) {
-            aqo_kernel::WaitPipe<HardEvent::S_MTE3>(pipe_);  // the scalar unit's sums are in UB
-            DataCopy(raGm_[slot * (t.raStripBytes / 4)], ra_, t.raStripBytes / 4);
+        if (zp_->NeedCorrection()) {
+            WriteRowTerms(ai, m0, slot, lo, hi, vecSums);
         }
+    }
+
+    // The correction's row terms of strip rows [lo, hi) (whose row sums are in ra_[0, hi - lo) when needed): per row
+    // two 32-byte blocks, -(RA - K za') and -za' each broadcast over the block's 8 int32 (the vector correction
+    // multiplies them with a block stride of 0), written to the slot's row-term area at row lo.
+    __aicore__ inline void WriteRowTerms(uint64_t ai, uint32_t m0, uint64_t slot, uint32_t lo, uint32_t hi,
+                                         bool vecSums)
+    {
+        const TD& t = *t_;
+        const uint32_t n = hi - lo;
+        zp_->LoadRows(ai, m0 + lo, n, prepIn_, prepHalf_);  // za' of the rows (per-row zero points), for the scalar
+        LocalTensor<int32_t> terms = tmp_.template ReinterpretCast<int32_t>();
+        const LocalTensor<float> sums = rt_.template ReinterpretCast<float>();
+        if (needRA_ && vecSums) {
+            aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // the vector unit's row sums, read by the scalar unit
+        }
+        PipeBarrier<PIPE_V>();  // tmp_ may still be read by the row sums' vector work
+        for (uint32_t i = 0; i < n; ++i) {
+            int32_t negR = 0, negS = 0;
+            const int32_t raSum = !needRA_ ? 0
+                                  : vecSums ? static_cast<int32_t>(sums.GetValue(i * kQmmRowTermInts))  // exact
+                                            : ra_.GetValue(i);
+            zp_->RowTerms(raSum, i, &negR, &negS);
+            Duplicate(terms[i * kQmmRowTermInts], negR, kQmmRowTermInts / 2);
+            Duplicate(terms[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS, kQmmRowTermInts / 2);
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopy(rtGm_[slot * (t.raStripBytes / 4) + static_cast<uint64_t>(lo) * kQmmRowTermInts], terms,
+                 n * kQmmRowTermInts);
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // tmp_ is the vector unit's scratch again
     }
 
     // The ones row of a strip (kPad bytes of 1 in the cube's operand type).
@@ -628,15 +696,18 @@ private:
         }
     }
 
-    // Adds the sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real) to ra_[r..]:
-    // float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24); the
-    // scalar unit combines a row's segments in 32-bit wrap-around.
-    __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r)
+    // The sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real), rows r.. of the
+    // piece: float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24).
+    // vecSums (a row is one step): each row's sum stays in its row-term slot of rt_ (read once by WriteRowTerms);
+    // else they are added to ra_[r..] by the scalar unit, which combines a row's segments in 32-bit wrap-around.
+    __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r, bool vecSums)
     {
         const uint32_t elems = nr * padded;
         LocalTensor<float> vals = tmp_;
-        LocalTensor<float> sums = tmp_[AlignUp32(elems * 4) / 4];  // one 32-byte slot per row
-        LocalTensor<float> work = sums[nr * 8];
+        LocalTensor<float> sums = vecSums ? rt_.template ReinterpretCast<float>()[r * kQmmRowTermInts]
+                                          : tmp_[AlignUp32(elems * 4) / 4];
+        const uint32_t slot = vecSums ? kQmmRowTermInts : 8;  // one 32-byte aligned slot per row
+        LocalTensor<float> work = tmp_[AlignUp32(elems * 4) / 4 + (vecSums ? 0 : nr * 8)];
         PipeBarrier<PIPE_V>();  // tmp_ may still be read by the previous step
         Cast(vals, prepHalf_, RoundMode::CAST_NONE, elems);
         PipeBarrier<PIPE_V>();
@@ -644,7 +715,10 @@ private:
             if (i != 0) {
                 PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work area
             }
-            ReduceSum(sums[i * 8], vals[i * padded], work, static_cast<int32_t>(len));
+            ReduceSum(sums[i * slot], vals[i * padded], work, static_cast<int32_t>(len));
+        }
+        if (vecSums) {
+            return;
         }
         aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);
         for (uint32_t i = 0; i < nr; ++i) {
@@ -665,12 +739,12 @@ private:
     GlobalTensor<uint8_t> aRaw_, bRaw_, prepRaw_, prepBRaw_;
     GlobalTensor<AT> aGm_, prepA_;
     GlobalTensor<BT> bGm_, prepB_;
-    GlobalTensor<int32_t> raGm_;
+    GlobalTensor<int32_t> rtGm_;
     GlobalTensor<AccT> cArea_;
-    TBuf<TPosition::VECCALC> mmWsBuf_, tmpBuf_, cbBuf_, raBuf_, prepInBuf_, prepHalfBuf_, prepOutBuf_;
+    TBuf<TPosition::VECCALC> mmWsBuf_, tmpBuf_, cbBuf_, raBuf_, rtBuf_, prepInBuf_, prepHalfBuf_, prepOutBuf_;
     TQue<QuePosition::VECIN, 2> cInQue_;
     LocalTensor<float> tmp_;
-    LocalTensor<int32_t> cb_, ra_;
+    LocalTensor<int32_t> cb_, ra_, rt_;
     LocalTensor<uint8_t> prepIn_, prepOut_;
     LocalTensor<half> prepHalf_;
     QmmCall call_;

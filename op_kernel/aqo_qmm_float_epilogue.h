@@ -39,11 +39,8 @@ public:
                          : 1;
         aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aElems_);
         bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bElems_);
-        aScale0_ = aScaleGm_.GetValue(0);
-        bScale0_ = bScaleGm_.GetValue(0);
         if (t.biasKind != kQmmParamNone) {
             biasGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bias), biasElems_);
-            bias0_ = biasGm_.GetValue(0);
         }
         pipe->InitBuffer(colBuf_, t.ubColF32);
         pipe->InitBuffer(rowBuf_, t.ubRowF32);
@@ -56,9 +53,18 @@ public:
         pattern_ = patternBuf_.Get<float>();
     }
 
-    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row.
+    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row. The first call
+    // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
+        if (!primed_) {
+            primed_ = true;
+            aScale0_ = aScaleGm_.GetValue(0);
+            bScale0_ = bScaleGm_.GetValue(0);
+            if (t_->biasKind != kQmmParamNone) {
+                bias0_ = biasGm_.GetValue(0);
+            }
+        }
         if (t_->aScaleKind == 0) {
             return;
         }
@@ -109,8 +115,8 @@ public:
             PipeBarrier<PIPE_V>();
             Adds(f, f, bias0_, elems);
         } else if (t_->biasKind == kQmmParamVector) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
-                PipeBarrier<PIPE_V>();
                 Add(f[i * stride], f[i * stride], biasRow_, stride);
             }
         }
@@ -139,15 +145,15 @@ private:
             return;
         }
         if (t_->bScaleKind == 0) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
                 const float s = row_.GetValue(r0 + i) * bScale0_;
-                PipeBarrier<PIPE_V>();
                 Muls(f[i * stride], f[i * stride], s, stride);
             }
             return;
         }
+        PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk (rows independent)
         for (uint32_t i = 0; i < rows; ++i) {
-            PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk
             Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
         }
         PipeBarrier<PIPE_V>();
@@ -162,4 +168,5 @@ private:
     TQue<QuePosition::VECOUT, 2> yQue_;
     LocalTensor<float> col_, row_, biasRow_, pattern_;
     float aScale0_ = 1.0f, bScale0_ = 1.0f, bias0_ = 0.0f;
+    bool primed_ = false;
 };

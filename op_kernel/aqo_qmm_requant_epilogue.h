@@ -9,8 +9,8 @@
 // Tiling fields read: aParamKind, bParamKind, aParamBatchStride, bParamBatchStride, yCode, yMax, yQMin, yQMax, m, n,
 // aMatrices, bMatrices, cStride, rowsPerChunk, ubColF32, ubRowF32, ubPattern, ubHalf, ubYOut.
 
-// |v| is clamped to this before rounding: keeps rint(v) inside int32 and changes no saturated result, because
-// |y_zero_point| fits in 8 bits, far below kClamp / 2 (anything beyond saturates either way).
+// float8 operands with an integer y: +-Inf accumulators become +-this before the saturation (beyond every bound an
+// 8-bit y and its zero point give, so the result is the same saturated value).
 constexpr float kQmmRequantClamp = 1024.0f;
 
 template <class TD, class YT, bool FLOAT_CUBE>
@@ -25,15 +25,8 @@ public:
         bElems_ = t.bParamKind ? (t.bParamBatchStride ? static_cast<uint64_t>(t.bMatrices) * t.n : t.n) : 1;
         aScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(aScale), aElems_);
         bScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(bScale), bElems_);
-        GlobalTensor<float> ys;
-        ys.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
-        GlobalTensor<uint8_t> yz;
-        yz.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
-        yScale_ = ys.GetValue(0);
-        const uint8_t z = yz.GetValue(0);
-        yZp_ = t.yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
-        aScale0_ = aScaleGm_.GetValue(0);
-        bScale0_ = bScaleGm_.GetValue(0);
+        yScaleGm_.SetGlobalBuffer(reinterpret_cast<__gm__ float*>(yScale), 1);
+        yZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(yZp), 1);
         pipe->InitBuffer(colBuf_, t.ubColF32);
         pipe->InitBuffer(rowBuf_, t.ubRowF32);
         pipe->InitBuffer(patternBuf_, t.ubPattern);
@@ -46,12 +39,15 @@ public:
         ysPattern_ = ysBuf_.Get<float>();
         half_ = halfBuf_.Get<half>();
         elems_ = t.rowsPerChunk * t.cStride;
-        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
     }
 
-    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row.
+    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row. The first call
+    // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
+        if (!primed_) {
+            Prime();
+        }
         if (t_->aParamKind == 0) {
             return;
         }
@@ -114,20 +110,18 @@ public:
                 RestoreNaN(y, scratch.template ReinterpretCast<int32_t>(), rows, cols);
             }
         } else {
+            // saturate(rint(v) + zp) = rint(clamp(v, qmin - zp, qmax - zp)) + zp: the bounds are integers, which
+            // rint keeps, and rint is monotonic; the clamp also keeps rint(v) far inside int32.
             LocalTensor<int32_t> fi = f.template ReinterpretCast<int32_t>();
-            Maxs(f, f, -kQmmRequantClamp, elems);
+            Maxs(f, f, t_->yQMin - yZp_, elems);       // exact: integers of at most 9 bits
             PipeBarrier<PIPE_V>();
-            Mins(f, f, kQmmRequantClamp, elems);
+            Mins(f, f, t_->yQMax - yZp_, elems);
             PipeBarrier<PIPE_V>();
             Cast(fi, f, RoundMode::CAST_RINT, elems);  // round half to even
             PipeBarrier<PIPE_V>();
-            Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= kQmmRequantClamp
+            Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= 510
             PipeBarrier<PIPE_V>();
             Adds(f, f, yZp_, elems);                   // round first, then add the zero point (onnxruntime)
-            PipeBarrier<PIPE_V>();
-            Maxs(f, f, t_->yQMin, elems);
-            PipeBarrier<PIPE_V>();
-            Mins(f, f, t_->yQMax, elems);
             PipeBarrier<PIPE_V>();
             Cast(half_, f, RoundMode::CAST_NONE, elems);  // exact small integers
             PipeBarrier<PIPE_V>();
@@ -140,6 +134,17 @@ public:
     __aicore__ inline void FreeY(LocalTensor<YT>& y) { yQue_.FreeTensor(y); }
 
 private:
+    __aicore__ inline void Prime()
+    {
+        primed_ = true;
+        yScale_ = yScaleGm_.GetValue(0);
+        const uint8_t z = yZpGm_.GetValue(0);
+        yZp_ = t_->yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
+        aScale0_ = aScaleGm_.GetValue(0);
+        bScale0_ = bScaleGm_.GetValue(0);
+        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+    }
+
     // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.
     __aicore__ inline void ApplyMultiplier(const LocalTensor<float>& f, uint32_t r0, uint32_t rows, uint32_t elems)
     {
@@ -155,16 +160,16 @@ private:
             return;
         }
         if (t_->bParamKind == 0) {
+            PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
                 const float m = (row_.GetValue(r0 + i) * bScale0_) / yScale_;
-                PipeBarrier<PIPE_V>();
                 Muls(f[i * stride], f[i * stride], m, stride);
             }
             return;
         }
         // Per row and per column: a_scale[m] * b_scale[n] per row, then / y_scale and the product block-wide.
+        PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk (rows independent)
         for (uint32_t i = 0; i < rows; ++i) {
-            PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk
             Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
         }
         PipeBarrier<PIPE_V>();
@@ -226,11 +231,13 @@ private:
     const TD* t_ = nullptr;
     TPipe* pipe_ = nullptr;
     uint64_t aElems_ = 1, bElems_ = 1;
-    GlobalTensor<float> aScaleGm_, bScaleGm_;
+    GlobalTensor<float> aScaleGm_, bScaleGm_, yScaleGm_;
+    GlobalTensor<uint8_t> yZpGm_;
     TBuf<TPosition::VECCALC> colBuf_, rowBuf_, patternBuf_, ysBuf_, halfBuf_;
     TQue<QuePosition::VECOUT, 2> yQue_;
     LocalTensor<float> col_, row_, pattern_, ysPattern_;
     LocalTensor<half> half_;
     uint32_t elems_ = 0;
     float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f;
+    bool primed_ = false;
 };

@@ -3,7 +3,10 @@
 //     acc = P - zb' (RA - K za') - za' CB        (int32, exact modulo 2^32)
 // of the cube's product P = A'B', with RA = A'1 the row sums of the strip (summed while it was prepared) and CB = 1'B'
 // the column sums (C row 0 of a block whose strip has a ones row). za' / zb' are the zero points as the cube's
-// operands see them: lowered by the uint8 -> int8 mapping's 128 (tiling zpShiftA / B).
+// operands see them: lowered by the uint8 -> int8 mapping's 128 (tiling zpShiftA / B). The per-row factors
+// -(RA - K za') and -za' (RowTerms) are formed once per row when a strip is prepared and stored broadcast over a
+// 32-byte block each, so that the correction of a chunk is a few level-0 vector instructions (Correct), whatever its
+// rows.
 //
 // Included by the kernels' entry files inside their namespace (no include guard, like aqo_kernel_common.h: the
 // emulator compiles each kernel once per SoC into one translation unit).
@@ -75,7 +78,7 @@ public:
         ToInt32(zb_, bZpGm_, base, cols, bElems_, t_->bCode, t_->zpShiftB, in, h);
     }
 
-    // za' of rows [m0, m0 + rows) of a matrix ai into za_ (int32), read by the scalar unit per row (Correct).
+    // za' of rows [m0, m0 + rows) of a matrix ai into za_ (int32), read by the scalar unit per row (RowTerms).
     __aicore__ inline void LoadRows(uint64_t ai, uint32_t m0, uint32_t rows, const LocalTensor<uint8_t>& in,
                                     const LocalTensor<half>& h)
     {
@@ -86,73 +89,82 @@ public:
         }
         const uint64_t base = (t_->aZpBatchStride ? ai * t_->m : 0) + m0;
         ToInt32(za_, aZpGm_, base, rows, aElems_, t_->aCode, t_->zpShiftA, in, h);
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // Correct reads za_ with the scalar unit
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // RowTerms reads za_ with the scalar unit
     }
 
-    // acc[i][j] += -zb'[j] (RA[i] - K za'[i]) - za'[i] CB[j] for the chunk's `rows` rows (row stride cStride),
-    // which are rows rowBase.. of the strip; ra: the strip's row sums, cb: the block's column sums (int32).
+    // The correction's factors of row r of the last LoadRows, whose row sum A'1 is raSum: -(RA - K za') and -za', in
+    // 32-bit wrap-around (the scalar unit's arithmetic wraps by definition).
+    __aicore__ inline void RowTerms(int32_t raSum, uint32_t r, int32_t* negR, int32_t* negS) const
+    {
+        const int32_t za = rowsScalar_ ? za0_ : za_.GetValue(r);
+        const uint32_t term = static_cast<uint32_t>(raSum) - t_->k * static_cast<uint32_t>(za);
+        *negR = needRA_ ? static_cast<int32_t>(0u - term) : 0;
+        *negS = needCB_ ? static_cast<int32_t>(0u - static_cast<uint32_t>(za)) : 0;
+    }
+
+    // acc[i][j] += -zb'[j] (RA[i] - K za'[i]) - za'[i] CB[j] for the chunk's `rows` rows (row stride cStride), rows
+    // rowBase.. of the strip; rt: the strip's row terms (kQmmRowTermInts int32 per row: -(RA - K za') broadcast over
+    // a 32-byte block, then -za'), cb: the block's column sums (int32). On int32 vectors: per 64-column group one
+    // instruction over all the chunk's rows, zb' / cb re-read for every row (repeat stride 0) and the row's term
+    // block re-read for every column (block stride 0).
     __aicore__ inline void Correct(const LocalTensor<int32_t>& acc, const LocalTensor<int32_t>& tmp,
-                                   const LocalTensor<int32_t>& ra, const LocalTensor<int32_t>& cb, uint32_t rowBase,
+                                   const LocalTensor<int32_t>& rt, const LocalTensor<int32_t>& cb, uint32_t rowBase,
                                    uint32_t rows, uint32_t cols)
     {
         if (!NeedCorrection()) {
             return;
         }
-        const uint32_t stride = t_->cStride;
         if (t_->vectorCorrection == 0) {
-            CorrectWrapping(acc, ra, cb, rowBase, rows, cols);
+            CorrectWrapping(acc, rt, cb, rowBase, rows, cols);
             return;
         }
-        for (uint32_t i = 0; i < rows; ++i) {
-            int32_t negR = 0, negS = 0;
-            RowTerms(ra, rowBase + i, &negR, &negS);
-            const LocalTensor<int32_t> row = acc[i * stride];
-            if (needRA_) {
-                PipeBarrier<PIPE_V>();  // tmp may still be read by the previous row's Add
-                Muls(tmp, zb_, negR, stride);
-                PipeBarrier<PIPE_V>();
-                Add(row, row, tmp, stride);
+        const uint32_t stride = t_->cStride;
+        const uint32_t perRepeat = kQmmVecRepeatBytes / 4;
+        const uint8_t rowBlocks = static_cast<uint8_t>(stride * 4 / kBlockBytes);
+        const uint8_t termBlocks = static_cast<uint8_t>(kQmmRowTermInts * 4 / kBlockBytes);
+        for (uint32_t term = 0; term < 2; ++term) {
+            if (term == 0 ? !needRA_ : !needCB_) {
+                continue;
             }
-            if (needCB_) {
-                PipeBarrier<PIPE_V>();
-                Muls(tmp, cb, negS, stride);
-                PipeBarrier<PIPE_V>();
-                Add(row, row, tmp, stride);
+            const LocalTensor<int32_t>& colVec = term == 0 ? zb_ : cb;
+            PipeBarrier<PIPE_V>();  // tmp may still be read by the previous term's Add
+            for (uint32_t r0 = 0; r0 < rows; r0 += kQmmMaxRepeat) {
+                const uint8_t reps = static_cast<uint8_t>(QmmMin(kQmmMaxRepeat, rows - r0));
+                const LocalTensor<int32_t> rowTerm =
+                    rt[(rowBase + r0) * kQmmRowTermInts + term * (kQmmRowTermInts / 2)];
+                for (uint32_t c0 = 0; c0 < stride; c0 += perRepeat) {
+                    const uint64_t mask = QmmMin(perRepeat, stride - c0);
+                    // tmp[i][c] = colVec[c] * rowTerm[i]
+                    Mul(tmp[r0 * stride + c0], colVec[c0], rowTerm, mask, reps,
+                        BinaryRepeatParams(1, 1, 0, rowBlocks, 0, termBlocks));
+                }
             }
+            PipeBarrier<PIPE_V>();
+            Add(acc, acc, tmp, rows * stride);
         }
         (void)cols;
     }
 
 private:
-    // -(RA - K za') and -za' of strip row r, in 32-bit wrap-around (the scalar unit's arithmetic wraps by
-    // definition; ra_ was written by the vector unit or a DMA and made visible to the scalar unit before).
-    __aicore__ inline void RowTerms(const LocalTensor<int32_t>& ra, uint32_t r, int32_t* negR, int32_t* negS) const
-    {
-        const int32_t za = rowsScalar_ ? za0_ : za_.GetValue(r);
-        const uint32_t raSum = needRA_ ? static_cast<uint32_t>(ra.GetValue(r)) : 0u;
-        const uint32_t term = raSum - t_->k * static_cast<uint32_t>(za);
-        *negR = static_cast<int32_t>(0u - term);
-        *negS = static_cast<int32_t>(0u - static_cast<uint32_t>(za));
-    }
-
     // The same correction where a partial sum may leave int32 (K beyond the plan's vectorCorrection bound): the
     // scalar unit's 32-bit arithmetic wraps by definition (what the vector unit does on int32 overflow is not
     // documented). O(M N) scalar steps against the cube's O(M N K).
-    __aicore__ inline void CorrectWrapping(const LocalTensor<int32_t>& acc, const LocalTensor<int32_t>& ra,
+    __aicore__ inline void CorrectWrapping(const LocalTensor<int32_t>& acc, const LocalTensor<int32_t>& rt,
                                            const LocalTensor<int32_t>& cb, uint32_t rowBase, uint32_t rows,
                                            uint32_t cols)
     {
-        PipeBarrier<PIPE_ALL>();  // acc (DMA), zb, cb (vector) complete before the scalar reads
+        PipeBarrier<PIPE_ALL>();  // acc, rt (DMA), zb, cb (vector) complete before the scalar reads
         for (uint32_t i = 0; i < rows; ++i) {
-            int32_t negR = 0, negS = 0;
-            RowTerms(ra, rowBase + i, &negR, &negS);
+            const uint32_t negR = static_cast<uint32_t>(rt.GetValue((rowBase + i) * kQmmRowTermInts));
+            const uint32_t negS =
+                static_cast<uint32_t>(rt.GetValue((rowBase + i) * kQmmRowTermInts + kQmmRowTermInts / 2));
             for (uint32_t j = 0; j < cols; ++j) {
                 uint32_t v = static_cast<uint32_t>(acc.GetValue(i * t_->cStride + j));
                 if (needRA_) {
-                    v += static_cast<uint32_t>(zb_.GetValue(j)) * static_cast<uint32_t>(negR);
+                    v += static_cast<uint32_t>(zb_.GetValue(j)) * negR;
                 }
                 if (needCB_) {
-                    v += static_cast<uint32_t>(cb.GetValue(j)) * static_cast<uint32_t>(negS);
+                    v += static_cast<uint32_t>(cb.GetValue(j)) * negS;
                 }
                 acc.SetValue(i * t_->cStride + j, static_cast<int32_t>(v));
             }

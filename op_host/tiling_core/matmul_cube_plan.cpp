@@ -39,6 +39,8 @@ const uint32_t kPrepChunk = 4096;
 // A K above which the zero-point terms may leave int32 in a partial sum (|P| <= 2^14 K, |zb (RA - K za)| <= 2^15 K,
 // |za CB| <= 2^14 K: total <= 2^16 K < 2^31): beyond, the scalar unit's 32-bit arithmetic, which wraps by definition.
 const uint32_t kVectorExactMaxK = 32767;
+// The zero-point correction's row terms of one row (kQmmRowTermInts int32 in the kernel): two broadcast blocks.
+const uint32_t kRowTermBytes = 64;
 // |acc| <= 255 x 255 x K stays below 2^24 (exact in float32) up to this K.
 const uint32_t kFloatExactMaxK = 258;
 
@@ -70,6 +72,30 @@ uint32_t BalancedBaseN(uint64_t rows_units, uint64_t n, uint64_t workers, uint32
             best = static_cast<uint32_t>(bn);
         }
     }
+    return best;
+}
+
+// Split SoCs: the block width whose busiest cube core moves the fewest operand bytes. A cube core serves its two
+// vector workers one request at a time, so what bounds a launch is the bytes its MTE2 streams: per block the strip's
+// K panel (base_m rows, the ones row included) and the block's K x bn of B, plus the per-block overhead, and the
+// block's int32 result. Returns the width and sets *cost (bytes of the busiest core); ties go to the wider block.
+uint32_t CubeBalancedBaseN(uint64_t rows_units, uint64_t n, uint64_t cores, uint32_t max_bn, uint32_t step,
+                           uint64_t k, uint32_t base_m, uint64_t* cost)
+{
+    uint32_t best = step;
+    uint64_t best_cost = ~0ull;
+    const uint64_t hi = std::min<uint64_t>(max_bn, AlignUp(std::max<uint64_t>(n, 1), step));
+    const uint64_t k1 = std::max<uint64_t>(k, 1);
+    for (uint64_t bn = step; bn <= hi; bn += step) {
+        const uint64_t units = rows_units * CeilDiv(std::max<uint64_t>(n, 1), bn);
+        const uint64_t per = CeilDiv(units, cores);
+        const uint64_t c = per * (k1 * (base_m + bn + kBlockOverheadColumns) + 4ull * base_m * bn);
+        if (c <= best_cost) {
+            best_cost = c;
+            best = static_cast<uint32_t>(bn);
+        }
+    }
+    *cost = best_cost;
     return best;
 }
 
@@ -317,15 +343,16 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // Without DataCopyPad a block width that keeps every y row segment >= 32 bytes may need more columns than a tall
     // block allows (310p's local workspace holds the C block): lower blocks first, one writer only as a last resort.
     uint32_t bn = 0;
-    auto geometry = [&](uint32_t base_m) {
+    uint64_t geometry_cost = 0;
+    auto geometry = [&](uint32_t cap) {
+        // Strips of equal height, each at most `cap` rows with its ones row; the cube's M block is a strip and its
+        // ones row rounded up to the fractal (at most cap).
+        t.strips = static_cast<uint32_t>(CeilDiv(m1, cap - t.onesRow));
+        t.stripM = static_cast<uint32_t>(CeilDiv(m1, t.strips));
+        const uint32_t base_m = static_cast<uint32_t>(AlignUp(t.stripM + t.onesRow, kFractal));
         t.baseM = base_m;
-        t.stripM = base_m - t.onesRow;
-        if (m1 <= t.stripM) {
-            t.stripM = static_cast<uint32_t>(m1);
-        }
-        t.strips = static_cast<uint32_t>(CeilDiv(m1, t.stripM));
         // Columns: L0C holds a base block (double buffered when two fit); 310p's local workspace holds its C tile and
-        // B's staging; the width that balances the workers best.
+        // B's staging; the width that balances the workers (split SoCs: the cube cores) best.
         uint32_t max_bn = static_cast<uint32_t>(std::min<uint64_t>(kMaxBase, l0c / (static_cast<uint64_t>(base_m) * 4)));
         if (!soc.split_architecture) {
             max_bn = static_cast<uint32_t>(
@@ -336,7 +363,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         const uint32_t step = soc.has_data_copy_pad ? kFractal : 32;
         max_bn = std::max<uint32_t>(step, max_bn / step * step);
         const uint64_t rows_units = batch * t.strips;
-        bn = BalancedBaseN(rows_units, n, workers_max, max_bn, step);
+        if (soc.split_architecture) {
+            bn = CubeBalancedBaseN(rows_units, n, cores, max_bn, step, k, base_m, &geometry_cost);
+        } else {
+            bn = BalancedBaseN(rows_units, n, workers_max, max_bn, step);
+        }
         plan->chosen_base_n = bn;
         plan->single_writer = false;
         if (!soc.has_data_copy_pad && !YSegmentsDmaOnly(n, bn, r.y_bytes)) {
@@ -365,6 +396,25 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     };
     const uint32_t tall_m = base_m;
     bool single = geometry(base_m);
+    if (soc.split_architecture && batch * t.strips * CeilDiv(std::max<uint64_t>(n, 1), bn) < 4ull * cores) {
+        // Fewer rows per strip where that lightens the busiest cube core (small M x N: more, shorter strips let
+        // every cube core take a block without re-reading A across many narrow ones; with many blocks per core the
+        // tall strips stand).
+        const uint32_t caps[] = {128, 96, 64, 48, 32, 16};
+        uint64_t best_cost = geometry_cost;
+        uint32_t best_cap = base_m;
+        for (uint32_t cap : caps) {
+            if (cap >= best_cap || cap <= t.onesRow || cap >= tall_m) {
+                continue;
+            }
+            geometry(cap);
+            if (geometry_cost < best_cost) {
+                best_cost = geometry_cost;
+                best_cap = cap;
+            }
+        }
+        single = geometry(best_cap);
+    }
     while (single && n >= 32 && base_m > kFractal) {
         base_m = std::max<uint32_t>(kFractal, static_cast<uint32_t>(AlignUp(base_m / 2, kFractal)));
         single = geometry(base_m);
@@ -373,6 +423,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         base_m = tall_m;  // one writer either way: the tall blocks
         geometry(base_m);
     }
+    base_m = t.baseM;
     // K: the largest 32-byte multiple (at most 256) that L0A and L0B hold twice.
     uint64_t bk = std::min<uint64_t>({256, l0a / 2 / base_m, l0b / 2 / bn});
     if (!soc.split_architecture) {
@@ -402,13 +453,15 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         return false;
     }
     t.unitCount = units;
-    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(
-        1, std::min<uint64_t>(plan->single_writer ? 1 : cores, CeilDiv(units, t.workersPerCore))));
+    // Every block on its own cube core where there are no more blocks than cores (a cube core serves its workers one
+    // request at a time: two blocks on one core take twice as long).
+    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(plan->single_writer ? 1 : cores, units)));
     t.callBlocks = static_cast<uint32_t>(std::min<uint64_t>(kQmmMaxCallBlocks, t.nBlocks));
     t.cStride = static_cast<uint32_t>(AlignUp(bn, 32));
     t.cOrgN = soc.split_architecture ? 0u : static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.callBlocks) * bn, 32));
     t.kPad = static_cast<uint32_t>(AlignUp(std::max<uint64_t>(k, 1), 32));
-    t.raStripBytes = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.stripM) * 4, 32));
+    // The correction's row terms: two 32-byte blocks per row (-(RA - K za') and -za', each broadcast over a block).
+    t.raStripBytes = t.stripM * kRowTermBytes;
     t.exactConvert = (!soc.split_architecture && k > kFloatExactMaxK && !float8) ? 1 : 0;
     t.vectorCorrection = k <= kVectorExactMaxK ? 1 : 0;
     t.prepChunk = kPrepChunk;
@@ -423,7 +476,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         prep_a = t.sharedPrep ? a_strips_total * t.prepAStripBytes : t.usedCores * t.prepAStripBytes;
         t.prepAPerCore = t.sharedPrep ? 0 : t.prepAStripBytes;
     }
-    if (zb_may) {
+    if (za_may || zb_may) {
         ra = t.sharedPrep ? a_strips_total * t.raStripBytes : static_cast<uint64_t>(t.usedCores) * t.raStripBytes;
     }
     // Mapped b: split SoCs, all of b once (every worker its share, SyncAll); 310p (no hardware SyncAll), each core
@@ -463,12 +516,13 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubMatmulWs = reserve;
     t.ubColI32 = t.cStride * 4;
     t.ubRowI32 = static_cast<uint32_t>(AlignUp(base_m, 32) * 4);  // whole 32-element steps of a strip's rows
+    t.ubRowTerms = (za_may || zb_may) ? t.raStripBytes : 0;
     t.ubPrepIn = t.prepChunk;
     t.ubPrepHalf = t.prepChunk * 2;
     t.ubPrepOut = t.prepChunk;
     // The chunk: rows x cStride elements; per element the stage holds the int32 block twice and one scratch float,
     // the epilogue what it says. The scratch also holds a preparation step's float32 values and ReduceSum's work.
-    const uint64_t fixed = reserve + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubPrepIn + t.ubPrepHalf +
+    const uint64_t fixed = reserve + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubRowTerms + t.ubPrepIn + t.ubPrepHalf +
                            t.ubPrepOut + r.epilogue_fixed_bytes + static_cast<uint64_t>(t.prepChunk) * 5 + 1024;
     const uint64_t per_elem = 12ull + r.epilogue_bytes_per_element;
     // UB the kernel may use: split SoCs keep the Matmul client's 128-byte message block at the end of UB free
@@ -488,9 +542,10 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t elems = rc * t.cStride;
     t.ubCIn = static_cast<uint32_t>(elems * 4);
     // The scratch: a chunk's floats, or a preparation step's floats, its row sums (one 32-byte slot per row) and
-    // ReduceSum's work.
+    // ReduceSum's work, or a strip's row terms (prepChunk x 5 is more than 256 rows of them).
     t.ubTmp = static_cast<uint32_t>(std::max<uint64_t>(elems * 4, static_cast<uint64_t>(t.prepChunk) * 5 + 1024));
-    const uint64_t total = reserve + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubPrepIn +
+    const uint64_t total = reserve + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 +
+                           t.ubRowTerms + t.ubPrepIn +
                            t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes + r.epilogue_bytes_per_element * elems;
     if (total > ub_usable) {
         SetViolation(v, op, "ub_size", &soc, "unified buffer for the matmul epilogue", ">= " + Str(total) + " bytes",
@@ -502,6 +557,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // The kernel's InitBuffer order: the cube stage's, then the zero-point stage's.
     const MatmulCubeUb list[] = {{"c_in", t.ubCIn, 2},         {"scratch", t.ubTmp, 1},
                                  {"cb_i32", t.ubColI32, 1},    {"ra_i32", t.ubRowI32, 1},
+                                 {"row_terms", t.ubRowTerms, 1},
                                  {"prep_in", t.ubPrepIn, 1},   {"prep_half", t.ubPrepHalf, 1},
                                  {"prep_out", t.ubPrepOut, 1}, {"zb_i32", t.ubColI32, 1},
                                  {"za_i32", t.ubRowI32, 1}};
@@ -631,15 +687,34 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
     const uint64_t units_per_matrix = static_cast<uint64_t>(t.strips) * t.nBlocks;
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         {
-            // The workspace this core's workers write: their shares of the prepared strips, row sums and mapped b
-            // (split SoCs: every worker a contiguous share; 310p: the core's own slot), and their C areas.
+            // The workspace this core's workers write: their shares of the prepared rows (with their strips' ones
+            // rows and row terms) and of the mapped b (split SoCs: every worker an even share of all rows of a, as a
+            // span; 310p: the core's own slot), and their C areas.
             const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
             const uint64_t w0 = static_cast<uint64_t>(c) * t.workersPerCore, w1 = w0 + t.workersPerCore;
-            const uint64_t strips = static_cast<uint64_t>(t.aMatrices) * t.strips;
-            const uint64_t s0 = t.sharedPrep ? strips * w0 / workers : c, s1 = t.sharedPrep ? strips * w1 / workers : c + 1;
+            uint64_t pa0 = c * t.prepAStripBytes, pa1 = (c + 1) * t.prepAStripBytes;
+            uint64_t rt0 = c * t.raStripBytes, rt1 = (c + 1) * t.raStripBytes;
+            if (t.sharedPrep) {
+                const uint64_t rows_all = static_cast<uint64_t>(t.aMatrices) * m;
+                const uint64_t r0 = rows_all * w0 / workers, r1 = rows_all * w1 / workers;
+                pa0 = pa1 = rt0 = rt1 = 0;
+                if (r1 > r0) {
+                    auto slot_row = [&](uint64_t row, uint64_t* slot, uint64_t* in_strip) {
+                        const uint64_t ai = row / m, s = row % m / t.stripM;
+                        *slot = ai * t.strips + s;
+                        *in_strip = row % m - s * t.stripM;
+                    };
+                    uint64_t sl0 = 0, lo = 0, sl1 = 0, hi = 0;
+                    slot_row(r0, &sl0, &lo);
+                    slot_row(r1 - 1, &sl1, &hi);
+                    pa0 = sl0 * t.prepAStripBytes + (lo == 0 ? 0 : (t.onesRow + lo) * t.kPad);
+                    pa1 = sl1 * t.prepAStripBytes + (t.onesRow + hi + 1) * t.kPad;
+                    rt0 = sl0 * t.raStripBytes + lo * kRowTermBytes;
+                    rt1 = sl1 * t.raStripBytes + (hi + 1) * kRowTermBytes;
+                }
+            }
             if (t.wsPrepBOffset > t.wsPrepAOffset) {
-                AddRange(e, "workspace", c, t.wsPrepAOffset + s0 * t.prepAStripBytes,
-                         t.wsPrepAOffset + s1 * t.prepAStripBytes, true);
+                AddRange(e, "workspace", c, t.wsPrepAOffset + pa0, t.wsPrepAOffset + pa1, true);
             }
             if (t.prepBBytes != 0 && !t.sharedPrep) {
                 AddRange(e, "workspace", c, t.wsPrepBOffset + c * t.prepBBytes, t.wsPrepBOffset + (c + 1) * t.prepBBytes,
@@ -652,8 +727,7 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
                 AddRange(e, "workspace", c, t.wsPrepBOffset + b0, t.wsPrepBOffset + b1, true);
             }
             if (t.wsCOffset > t.wsRaOffset) {
-                AddRange(e, "workspace", c, t.wsRaOffset + s0 * t.raStripBytes, t.wsRaOffset + s1 * t.raStripBytes,
-                         true);
+                AddRange(e, "workspace", c, t.wsRaOffset + rt0, t.wsRaOffset + rt1, true);
             }
             AddRange(e, "workspace", c, t.wsCOffset + w0 * t.wsCPerWorker, t.wsCOffset + w1 * t.wsCPerWorker, true);
         }
@@ -746,6 +820,9 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
         o = t.ubMatmulWs;
     }
     for (const MatmulCubeUb& u : plan.ub) {
+        if (u.bytes == 0) {
+            continue;  // not allocated
+        }
         UbBuffer b;
         b.name = u.name;
         b.offset = o;
@@ -775,8 +852,8 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
         e->notes.push_back(std::string(t.mapA ? "uint8 a" : "") + (t.mapA && t.mapB ? " and " : "") +
                            (t.mapB ? "uint8 b" : "") +
                            " mapped to int8 (v ^ 0x80, zero point lowered by 128: v - zp unchanged), " +
-                           (t.sharedPrep ? "a once per strip, b once, each worker its share, published to all "
-                                           "workers by a SyncAll"
+                           (t.sharedPrep ? "a and b once, each worker an even share of a's rows and of b's bytes, "
+                                           "published to all workers by a SyncAll"
                                          : "by each core for its own calls (no hardware SyncAll): a once per strip, "
                                            "b's columns once per call whose columns change"));
     }

@@ -2,9 +2,12 @@
 // wrapped to int32, is computed on a SoC's cube cores, and what the vector epilogue of each operator gets.
 //
 // The kernel (op_kernel/aqo_qmm_cube_stage.h and the operators' entry files) works on base blocks of y: stripM rows
-// of one broadcast batch matrix by baseN columns, numbered batch-major, then strip, then N block (N fastest). The
-// blocks are split over the vector workers (2 per cube core on split SoCs, the AI core on 310p) in contiguous
-// ranges balanced to one block; a worker's range is cut into cube calls, each one strip and at most callBlocks
+// of one broadcast batch matrix (strips of equal height) by baseN columns, numbered batch-major, then strip, then N
+// block (N fastest). The blocks are split over the cube cores (the AI cores on 310p) in contiguous ranges balanced to
+// one block, and a cube core's range over its vector workers (2 per cube core on split SoCs) the same way; on split
+// SoCs the strip height and block width are those whose busiest cube core streams the fewest operand bytes (it
+// serves its workers one request at a time); a worker's range is cut into cube calls, each one strip and at most
+// callBlocks
 // blocks of it: one asynchronous Iterate (split SoCs) or a synchronous Iterate sequence (310p) of the Matmul API,
 // ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks where they fit (depthA1 = kIter,
 // "k full load"). Each block's int32 result goes to the worker's C area in GM and the epilogue takes it from there
@@ -20,9 +23,11 @@
 //     not 0, which the kernel decides from the values (a plan cannot see them): then A is prepared (copied, mapped
 //     if uint8) even for int8 a, once per strip;
 //   * the row sums A'1 are summed by the vector unit while it prepares the strip (or reads it, when A needs no
-//     preparation), exactly (integer-valued float32 sums below 2^24, combined in 32-bit wrap-around);
-//   * on split SoCs the prepared strips, their row sums and the mapped b are shared: every worker prepares its share
-//     and a hardware SyncAll makes them visible to all; ascend310p has no hardware SyncAll (and its software
+//     preparation), exactly (integer-valued float32 sums below 2^24, combined in 32-bit wrap-around), and stored as
+//     the correction's row terms (-(A'1 - K za') and -za', each broadcast over a 32-byte block);
+//   * on split SoCs the prepared rows, their row terms and the mapped b are shared: every worker prepares an even
+//     share of all rows of a (and of b) and a hardware SyncAll makes them visible to all (no SyncAll when nothing
+//     needs preparing); ascend310p has no hardware SyncAll (and its software
 //     SyncAll needs a zeroed GM workspace the host cannot promise), so there each core prepares the strips of its
 //     own calls in a private slot, and a uint8 b's columns of each call (remapped when the call's columns change).
 //
@@ -116,14 +121,19 @@ struct MatmulCubePlan {
 bool PlanMatmulCube(const MatmulCubeRequest& request, const SocSpec& soc, MatmulCubePlan* plan,
                     ConstraintViolation* violation);
 
-// The work of block range [begin, end) of the units (for explanations and the traffic model): vector worker w's
-// range.
+// Vector worker w's block range [begin, end) (for explanations and the traffic model; the kernel's cube stage
+// computes the same): the blocks are split over the cube cores (the AI cores on 310p) balanced to one block, and a
+// cube core's range over its workersPerCore workers the same way, since a cube core serves its workers' requests
+// one at a time.
 inline void QmmWorkerRange(const MatmulCubeTiling& t, uint32_t worker, uint64_t* begin, uint64_t* end)
 {
-    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
-    const uint64_t q = t.unitCount / workers, r = t.unitCount % workers;
-    *begin = worker * q + (worker < r ? worker : r);
-    *end = *begin + q + (worker < r ? 1 : 0);
+    const uint64_t core = worker / t.workersPerCore, sub = worker % t.workersPerCore;
+    const uint64_t q = t.unitCount / t.usedCores, r = t.unitCount % t.usedCores;
+    const uint64_t c0 = core * q + (core < r ? core : r);
+    const uint64_t len = q + (core < r ? 1 : 0);
+    const uint64_t sq = len / t.workersPerCore, sr = len % t.workersPerCore;
+    *begin = c0 + sub * sq + (sub < sr ? sub : sr);
+    *end = *begin + sq + (sub < sr ? 1 : 0);
 }
 
 // The broadcast batch matrix `index` of y (row-major over batchDims) as matrix indices of a and b.

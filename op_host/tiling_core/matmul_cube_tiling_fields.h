@@ -15,7 +15,7 @@
 #define AQO_MATMUL_CUBE_TILING_FIELDS(FIELD, ARRAY)                                                                  \
     FIELD(uint64_t, wsPrepAOffset)    /* user workspace (bytes): prepared A strips ([ones row;] rows, kPad apart) */ \
     FIELD(uint64_t, wsPrepBOffset)    /* mapped uint8 b, b's own layout (split SoCs) */                             \
-    FIELD(uint64_t, wsRaOffset)       /* row sums of A', one raStripBytes slot per strip */                         \
+    FIELD(uint64_t, wsRaOffset)       /* correction row terms, one raStripBytes slot per strip (per core: 310p) */  \
     FIELD(uint64_t, wsCOffset)        /* the workers' C areas, wsCPerWorker bytes each */                           \
     FIELD(uint64_t, wsCPerWorker)                                                                                   \
     FIELD(uint64_t, prepAStripBytes)  /* one prepared strip: (onesRow + stripM) x kPad */                           \
@@ -52,7 +52,7 @@
     FIELD(uint32_t, stripM)           /* rows of a per strip (one base block of the cube with the ones row) */      \
     FIELD(uint32_t, strips)           /* strips per a matrix */                                                     \
     FIELD(uint32_t, kPad)             /* row stride of the prepared A (K rounded up to 32) */                       \
-    FIELD(uint32_t, raStripBytes)     /* one strip's row sums, 32-byte multiple */                                  \
+    FIELD(uint32_t, raStripBytes)     /* one strip's row terms: stripM x 64 bytes */                                \
     FIELD(uint32_t, baseM)            /* the cube's base block (TCubeTiling) */                                     \
     FIELD(uint32_t, baseN)                                                                                          \
     FIELD(uint32_t, baseK)                                                                                          \
@@ -72,6 +72,7 @@
     FIELD(uint32_t, ubTmp)                                                                                          \
     FIELD(uint32_t, ubColI32)                                                                                       \
     FIELD(uint32_t, ubRowI32)                                                                                       \
+    FIELD(uint32_t, ubRowTerms)       /* a strip's correction row terms (kQmmRowTermInts int32 per row) */          \
     FIELD(uint32_t, ubPrepIn)                                                                                       \
     FIELD(uint32_t, ubPrepHalf)                                                                                     \
     FIELD(uint32_t, ubPrepOut)

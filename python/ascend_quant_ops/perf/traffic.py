@@ -149,13 +149,16 @@ QMM_DEFAULT_CASES: Dict[str, List[Tuple]] = {
 
 
 def qmm_worker_units(t: dict):
-    """Each vector worker's output blocks (the block range split evenly over usedCores x workersPerCore workers, as
-    the kernel's cube stage does): yields (worker index, range of blocks)."""
-    workers = t["usedCores"] * t["workersPerCore"]
-    q, r = divmod(t["unitCount"], workers)
-    for w in range(workers):
-        begin = w * q + min(w, r)
-        yield w, range(begin, begin + q + (1 if w < r else 0))
+    """Each vector worker's output blocks (the block range split evenly over the usedCores cube cores, then a cube
+    core's range evenly over its workersPerCore workers, as the kernel's cube stage does): yields (worker index, range
+    of blocks)."""
+    wpc = t["workersPerCore"]
+    q, r = divmod(t["unitCount"], t["usedCores"])
+    for w in range(t["usedCores"] * wpc):
+        core, sub = divmod(w, wpc)
+        sq, sr = divmod(q + (1 if core < r else 0), wpc)
+        begin = core * q + min(core, r) + sub * sq + min(sub, sr)
+        yield w, range(begin, begin + sq + (1 if sub < sr else 0))
 
 
 def qmm_worker_calls(t: dict, units: range):
@@ -188,9 +191,10 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
 
     The design: the zero-point terms a launch needs are decided from the values (every worker scans the vector zero
     points until it meets a non-zero one); A is prepared (mapped uint8, a ones row for the column sums) once per strip,
-    its row sums summed while it is read, b mapped once (split SoCs: every worker its share, published by SyncAll;
-    310p: each core the strips of its own calls); each cube call reads A's strip and B's columns once; the epilogue
-    reads each block's int32 rows once and writes y once."""
+    its row sums summed while it is read and stored with the a zero points as the correction's row terms (64 bytes a
+    row), b mapped once (split SoCs: every worker an even share of a's rows and of b's bytes, published by SyncAll;
+    310p: each core the strips of its own calls); each cube call reads A's strip and B's columns once, and its strip's
+    row terms; the epilogue reads each block's int32 rows once and writes y once."""
     def up32(v: int) -> int:
         return -(-v // 32) * 32
 
@@ -238,24 +242,25 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                 break
         return moved
 
-    def prep_strip(ai: int, strip: int) -> int:  # PrepareStrip
+    def prep_strip(ai: int, strip: int, lo: int, hi: int) -> int:  # PrepareStrip: rows [lo, hi) of the strip
         moved = 0
         m0 = strip * t["stripM"]
-        rows = min(t["stripM"], m - m0)
-        if prepare and need_cb:
+        if prepare and need_cb and lo == 0:
             moved += kpad                                          # the ones row
         seg = kpad if kpad <= chunk else chunk
         per_step = chunk // kpad if (kpad <= chunk and not pad) else 1
-        for r in range(0, rows, per_step):
-            nr = min(per_step, rows - r)
+        for r in range(lo, hi, per_step):
+            nr = min(per_step, hi - r)
             for k0 in range(0, k, seg):
                 length = min(seg, k - k0)
                 src = (ai * m + m0 + r) * k + k0
                 moved += nr * length if not pad else copy_in(src, length, a_elems, 1)
                 if prepare:
                     moved += nr * up32(length)                     # the prepared rows
-        if need_rb:
-            moved += t["raStripBytes"]                             # the strip's row sums
+        if need_cb or need_rb:                                     # WriteRowTerms
+            if t["aZpKind"] == 2:
+                moved += copy_in((ai * m if t["aZpBatchStride"] else 0) + m0 + lo, hi - lo, az_elems, 1)  # za'
+            moved += 64 * (hi - lo)                                # the rows' terms
         return moved
 
     def map_slab(bj: int, n0: int, cols: int) -> int:  # MapSlab (310p): read the call's columns, write them mapped
@@ -288,9 +293,16 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
         total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems)
         if t["sharedPrep"] and k:
             if prepare or need_rb:
-                strips = t["aMatrices"] * t["strips"]
-                for s in range(strips * w // workers, strips * (w + 1) // workers):
-                    total += prep_strip(s // t["strips"], s % t["strips"])
+                rows_all = t["aMatrices"] * m                      # an even share of the rows, strip by strip
+                r, r1 = rows_all * w // workers, rows_all * (w + 1) // workers
+                while r < r1:
+                    ai, rr = divmod(r, m)
+                    strip = rr // t["stripM"]
+                    m0 = strip * t["stripM"]
+                    lo = rr - m0
+                    hi = min(min(t["stripM"], m - m0), lo + (r1 - r))
+                    total += prep_strip(ai, strip, lo, hi)
+                    r += hi - lo
             if t["mapB"]:
                 blocks = -(-b_elems // 32)
                 b0, b1 = blocks * w // workers * 32, min(blocks * (w + 1) // workers * 32, b_elems)
@@ -310,10 +322,10 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                     total += map_slab(bj, n0, cols)                # 310p: the call's columns of b, mapped
                     slab = (bj, n0, cols)
                 if not t["sharedPrep"] and (prepare or need_rb) and private != (ai, strip):
-                    total += prep_strip(ai, strip)
+                    total += prep_strip(ai, strip, 0, rows)
                     private = (ai, strip)
-                if need_rb:
-                    total += t["raStripBytes"]                     # the strip's row sums, read back
+                if need_cb or need_rb:
+                    total += 64 * rows                             # the strip's row terms, read back
                 rows_a = rows + (1 if prepare and need_cb else 0)
                 # A's K tiles stay in L1 over the call's blocks when all fit (depthA1 >= K tiles), else depthA1 - 2
                 # of them (the API's NORM buffer; two stream): later blocks reload the rest.
@@ -325,8 +337,6 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                 cw["b_bytes"] += k * cols
                 cw["c_bytes"] += 4 * rows_a * cols
                 total += a_bytes + k * cols + 4 * rows_a * cols
-            if (need_cb or need_rb) and t["aZpKind"] == 2:
-                total += copy_in((ai * m if t["aZpBatchStride"] else 0) + m0, rows, az_elems, 1)
             if t["aParamKind"]:
                 total += copy_in((ai * m if t["aParamBatchStride"] else 0) + m0, rows, as_elems, 4)
             for j in range(blocks):
