@@ -58,24 +58,26 @@ public:
         }
         // The first loads go out before anything else (after the smooth row, staged in an x slot, when there is
         // one; its conversion follows them, except on ascend310p, whose scalar unit sanitizes the staged row after a
-        // wait for every earlier load), then the constants.
+        // wait for every earlier load and with the constants), then the constants.
         groups_ = static_cast<uint32_t>((rowEnd_ - rowBegin_ + p_.rowsPerIter - 1) / p_.rowsPerIter);
         loaded_ = 0;
         const bool smooth = p_.hasSmooth != 0;
+        const bool sanitizeSmooth = smooth && kSocSaturationMode;
         if (smooth) {
             this->LoadSmoothF32(false);
+            staged_ = true;
         }
-        if constexpr (kSocSaturationMode) {
+        if (sanitizeSmooth) {
+            this->InitConstants();
+            this->LoadSmoothF32(true);
+            staged_ = false;
+        }
+        LoadAhead();
+        if (!sanitizeSmooth) {
             this->InitConstants();
             if (smooth) {
                 this->LoadSmoothF32(true);
-            }
-            LoadAhead();
-        } else {
-            LoadAhead();
-            this->InitConstants();
-            if (smooth) {
-                this->LoadSmoothF32(true);
+                staged_ = false;
                 LoadAhead();  // into the smooth row's slot
             }
         }
@@ -110,8 +112,12 @@ public:
             }
             WaitFlag<HardEvent::V_S>(statsFlag_);
             ClassifyGroup(g, next);
-            Quantize(g, next);
-            CopyOut(g);
+            if (next || !SplitLast(g)) {
+                Quantize(g, next);
+                CopyOut(g, 0, 0);
+            } else {
+                QuantizeLast(g);
+            }
         }
         pipe_->template ReleaseEventID<HardEvent::V_S>(statsFlag_);
     }
@@ -145,7 +151,7 @@ private:
     // Loads into every free x slot.
     __aicore__ inline void LoadAhead()
     {
-        const uint32_t staged = (p_.hasSmooth != 0 && !kSocSaturationMode && loaded_ == 0) ? 1u : 0u;
+        const uint32_t staged = staged_ ? 1u : 0u;  // the smooth row's slot, until its conversion frees it
         while (loaded_ < groups_ && loaded_ + staged < p_.xSlots) {
             CopyIn(loaded_++);
         }
@@ -356,12 +362,112 @@ private:
         yQue_.EnQue(y);
     }
 
-    __aicore__ inline void CopyOut(uint32_t g)
+    // The core's last group is stored in two parts when its y is at least kSplitBytes: row halves when it has two
+    // rows or more, else column halves at a multiple of 64 elements (every part starts on a 32-byte boundary of x, y
+    // and the float32 work). The first part's store then moves while the vector unit converts the second, and only
+    // the second part's store and its round trip are left after the last vector instruction. (Below kSplitBytes the
+    // store is short and the extra barriers and DMA would cost more than they save.)
+    static constexpr uint32_t kSplitBytes = 4096;
+
+    __aicore__ inline bool SplitLast(uint32_t g) const
+    {
+        const uint32_t n = GroupRows(g);
+        return n * p_.cols * sizeof(YT) >= kSplitBytes && (n >= 2 || p_.cols >= 128);
+    }
+
+    __aicore__ inline void QuantizeLast(uint32_t g)
+    {
+        const uint32_t n = GroupRows(g);
+        const uint64_t row = GroupRow(g);
+        const LocalTensor<float> w = this->WorkSet(g & 1);
+        this->SelectStatSet(g & 1);
+        const LocalTensor<float> blocks = scaleBlocks_;
+        LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
+        const bool byRows = n >= 2;
+        const uint32_t splitRow = byRows ? n / 2 : 0;                          // part B: rows [splitRow, n) ...
+        const uint32_t splitCol = byRows ? 0 : p_.cols / 2 / 64 * 64;          // ... from column splitCol on
+        bool scalarY = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds_[i] != RowKind::NORMAL) {
+                this->SpecialChunk(y[i * p_.colsPad], w[i * p_.colsPad], p_.cols, kinds_[i]);
+                scalarY = scalarY || (kinds_[i] == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
+            }
+        }
+        if (byRows) {
+            ConvertPart(w, y, blocks, 0, splitRow, 0, p_.cols);
+        } else {
+            ConvertPart(w, y, blocks, 0, 1, 0, splitCol);
+        }
+        if (scalarY) {
+            this->template WaitPipe<HardEvent::S_MTE3>();
+        }
+        this->template WaitPipe<HardEvent::V_MTE3>();  // part A's conversion
+        if (byRows) {
+            this->CopyRowsOut(yGm_[row * p_.cols], y, splitRow, p_.cols);
+            ConvertPart(w, y, blocks, splitRow, n, 0, p_.cols);
+        } else {
+            this->CopyRowsOut(yGm_[row * p_.cols], y, 1, splitCol);
+            ConvertPart(w, y, blocks, 0, 1, splitCol, p_.cols);
+        }
+        yQue_.EnQue(y);
+        CopyOut(g, splitRow, splitCol);
+    }
+
+    // y of the NORMAL rows of [r0, r1), columns [c0, c1), of the last group: the division by the broadcast scale, the
+    // clip of a subnormal scale's quotients, the conversion steps.
+    __aicore__ inline void ConvertPart(const LocalTensor<float>& w, const LocalTensor<YT>& y,
+                                       const LocalTensor<float>& blocks, uint32_t r0, uint32_t r1, uint32_t c0,
+                                       uint32_t c1)
+    {
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = r0; i < r1; ++i) {
+            if (kinds_[i] == RowKind::NORMAL) {
+                this->DivBlock(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], blocks[i * kBlockFloats], c1 - c0);
+            }
+        }
+        if (clip_) {
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = r0; i < r1; ++i) {
+                if (kinds_[i] == RowKind::NORMAL) {
+                    Maxs(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], p_.clipLo, c1 - c0);
+                }
+            }
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = r0; i < r1; ++i) {
+                if (kinds_[i] == RowKind::NORMAL) {
+                    Mins(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], p_.clipHi, c1 - c0);
+                }
+            }
+        }
+        for (uint32_t step = 0; step < Base::kCastOutSteps; ++step) {
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = r0; i < r1; ++i) {
+                // row by row when the part is a column range; runs of rows otherwise
+                uint32_t b = i;
+                while (b < r1 && kinds_[b] == RowKind::NORMAL && (c0 == 0 && c1 == p_.cols)) {
+                    ++b;
+                }
+                if (b == i) {
+                    if (kinds_[i] == RowKind::NORMAL) {
+                        const uint32_t at = i * p_.colsPad + c0;
+                        this->CastOutStep(step, y[at], w[at], tmp_[at], c1 - c0);
+                    }
+                    continue;
+                }
+                this->CastOutStep(step, y[i * p_.colsPad], w[i * p_.colsPad], tmp_[i * p_.colsPad],
+                                  (b - i) * p_.colsPad);
+                i = b - 1;
+            }
+        }
+    }
+
+    // y rows [r0, n) of group g from column c0 on (the whole group: 0, 0), then the gathered scales if g ends them.
+    __aicore__ inline void CopyOut(uint32_t g, uint32_t r0, uint32_t c0)
     {
         const uint32_t n = GroupRows(g);
         const uint64_t row = GroupRow(g);
         LocalTensor<YT> y = yQue_.template DeQue<YT>();
-        this->CopyRowsOut(yGm_[row * p_.cols], y, n, p_.cols);
+        this->CopyRowsOut(yGm_[(row + r0) * p_.cols + c0], y[r0 * p_.colsPad + c0], n - r0, p_.cols - c0);
         yQue_.FreeTensor(y);
         if (EndsScales(g)) {
             this->template WaitPipe<HardEvent::S_MTE3>();  // the scales come from the scalar unit
@@ -390,6 +496,7 @@ private:
     uint32_t loaded_ = 0;
     uint64_t scaleRow_ = 0;           // the first row of the scales gathered in scaleSlot_
     bool clip_ = false;
+    bool staged_ = false;             // the smooth row holds an x slot
     LocalTensor<float> scaleSlot_;      // gathering the scales of the group being classified
     LocalTensor<float> nextScaleSlot_;  // allocated for the next group that starts a slot
     LocalTensor<XT> held_[2];         // ascend310p: the x slots of the groups being classified

@@ -462,10 +462,11 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     add("scale_out", lay.scale, lay.y_slots);
     add("offset_out", lay.offset, lay.y_slots);
     add("smooth_f32", lay.smooth, 1);
-    add("work_f32", lay.work, lay.stat_sets);
+    // the statistics sets: one buffer each holding stat_sets copies (the kernel's TBuf of workBytes x statSets)
+    add("work_f32", lay.work * lay.stat_sets, 1);
     add("magnitude_bits", lay.tmp, 1);
-    add("row_max_acc", lay.acc, lay.stat_sets);
-    add("row_stats", lay.rowstat, lay.stat_sets);
+    add("row_max_acc", lay.acc * lay.stat_sets, 1);
+    add("row_stats", lay.rowstat * lay.stat_sets, 1);
     add("constants", lay.consts, 1);
 
     const uint64_t x_bytes = rows * cols * s.ex;

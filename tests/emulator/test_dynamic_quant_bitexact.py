@@ -146,6 +146,24 @@ def test_resident_group_when_the_pipelined_buffers_do_not_fit(soc, smooth):
     run(x, s, soc=soc, ub_size=ub, core_num=2, expect_mode="single_pass", expect_slots=2)
 
 
+LAST_GROUP_CASES = [(soc, dst, rows) for soc in SOCS for dst in (("int8",) + (FLOAT_DSTS if soc == "ascend910_95" else ()))
+                    for rows in (1, 2)]
+
+
+@pytest.mark.parametrize("soc,dst,last_rows", LAST_GROUP_CASES, ids=[f"{s}-{d}-{r}row" for s, d, r in LAST_GROUP_CASES])
+def test_pipelined_last_group_stored_in_two_parts(soc, dst, last_rows):
+    # One core, 4096-wide float16 rows in groups of 2: the last group (1 row: column halves; 2 rows: row halves) is
+    # converted and stored in two parts. Each special row is the last group in turn, so every kind meets both parts.
+    h = 4096
+    specials = special_rows(h, F16)
+    for k in range(0, len(specials), last_rows):
+        x = np.concatenate([rand((14, h), F16, seed=40 + k), specials[k:k + last_rows]])  # 15 or 16 rows
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=1)
+        assert p.explanation["mode"] == "pipelined" and p.tiling["rowsPerIter"] == 2, p.tiling
+        assert x.shape[0] % 2 == last_rows % 2
+        run(x, dst=dst, soc=soc, core_num=1)
+
+
 def test_910b_float16_limit_26624_row_resident_chunked():
     x = rand((3, 26624), F16, seed=1)
     x[1] = 0

@@ -288,7 +288,8 @@ def test_pipelined_mode_cuts_a_core_into_groups():
     assert (t["rowsPerIter"], t["xSlots"], t["ySlots"], t["statSets"]) == (1, 4, 3, 2)
     assert t["scaleRows"] == 6  # the core's 6 rows, one scale store
     ub = {b["name"]: b for b in p.explanation["ub"]}
-    assert ub["work_f32"]["slots"] == ub["row_max_acc"]["slots"] == ub["row_stats"]["slots"] == 2
+    assert (ub["work_f32"]["bytes"], ub["row_max_acc"]["bytes"], ub["row_stats"]["bytes"]) == \
+        (2 * t["workBytes"], 2 * t["accBytes"], 2 * t["rowStatBytes"])
     assert plan((4096, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 16 KiB of x at most
     assert plan((1024, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 22 rows: 8 groups or more
     assert plan((960, 128), "float16", "ascend910b").tiling["rowsPerIter"] == 20  # 8 KiB groups: one a core
