@@ -3,12 +3,12 @@
 // waits for one small load and its last compute and store are short. Per core:
 //   * loads run ahead: the first xSlots groups are copied in at once, and each later copy is issued as soon as a
 //     slot is freed (right after the group's float32 copy is made);
-//   * two sets of statistics buffers (work, acc, row stats): group g + 1's float32 copy, magnitude bits and per-lane
-//     maxima are issued to the vector unit before the scalar unit waits for group g's row maxima, so the vector unit
-//     computes them while the scalar unit classifies group g's rows; group g's quantization (Div, conversion) is then
-//     issued interleaved with the reduction of group g + 1 (independent instructions between the same barriers),
-//     which ends with the flag the scalar unit waits for in the next iteration;
-//   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once.
+//   * two sets of statistics buffers (work, acc, row stats): group g's scales are issued with their V -> S flag
+//     and group g + 1's float32 copy and magnitude bits right behind it, so the vector unit computes those while
+//     the scalar unit classifies group g's rows; group g's division and conversion steps then go out interleaved
+//     with group g + 1's per-lane maxima and row maxima (independent instructions between the same barriers);
+//   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once;
+//   * the core's last group is converted and stored in two parts (QuantizeLast).
 // ascend310p keeps a group's x slot until its rows are classified: a row whose maximum reached the saturation
 // bound is sanitized in place and computed again, as in the resident mode.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
