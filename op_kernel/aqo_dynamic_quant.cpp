@@ -10,11 +10,14 @@
 // One kernel class per mode, selected by the tiling key:
 //   0 resident (aqo_dynamic_quant_resident.h): whole rows copied into UB once; x read from GM once.
 //   1 stream   (aqo_dynamic_quant_stream.h):   rows longer than one UB load, streamed twice.
+//   2 pipelined (aqo_dynamic_quant_pipelined.h): symmetric whole rows in small groups, loads running ahead, the next
+//                group's statistics overlapping this group's classification and quantization.
 // What they share (data movement, the row statistics, the dst conversion): aqo_dynamic_quant_common.h.
 #include "kernel_operator.h"
 #include "aqo_dynamic_quant_common.h"  // and aqo_kernel_common.h
 #include "aqo_dynamic_quant_resident.h"
 #include "aqo_dynamic_quant_stream.h"
+#include "aqo_dynamic_quant_pipelined.h"
 
 using namespace AscendC;
 
@@ -76,11 +79,14 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
     GET_TILING_DATA(tilingData, tiling);
     // The tiling key is the mode (the plan's tiling_key, aqo::DynamicQuantMode): CANN's build compiles one binary
     // per key named here (numbers, as its preprocessor scan requires), and the TilingFunc selects it per launch.
-    static_assert(aqo_dq::kModeResident == 0 && aqo_dq::kModeStream == 1, "tiling keys are the mode codes");
+    static_assert(aqo_dq::kModeResident == 0 && aqo_dq::kModeStream == 1 && aqo_dq::kModePipelined == 2,
+                  "tiling keys are the mode codes");
     if (TILING_KEY_IS(0)) {
         aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantResident>(x, smooth_scales, y, scale, offset, tilingData);
     } else if (TILING_KEY_IS(1)) {
         aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantStream>(x, smooth_scales, y, scale, offset, tilingData);
+    } else if (TILING_KEY_IS(2)) {
+        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantPipelined>(x, smooth_scales, y, scale, offset, tilingData);
     }
 }
 
@@ -94,3 +100,4 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
 #undef AQO_DYNAMIC_QUANT_COMMON_H
 #undef AQO_DYNAMIC_QUANT_RESIDENT_H
 #undef AQO_DYNAMIC_QUANT_STREAM_H
+#undef AQO_DYNAMIC_QUANT_PIPELINED_H

@@ -42,6 +42,7 @@ constexpr uint32_t kDTypeFloat8E4M3FN = 7;
 constexpr uint32_t kDTypeFloat8E5M2 = 8;
 constexpr uint32_t kModeResident = 0;
 constexpr uint32_t kModeStream = 1;
+constexpr uint32_t kModePipelined = 2;
 // tiling.asymmetric
 constexpr uint32_t kSymmetric = 0;
 constexpr uint32_t kAsymFloatOffset = 1;   // OPSNN: offset = qmax - max / scale, added before rounding
@@ -51,6 +52,7 @@ constexpr uint32_t kBlockFloats = 8;        // floats in a 32-byte block
 constexpr uint32_t kRepFloats = 64;         // float32 elements of one 256-byte repeat
 constexpr uint32_t kAccLanes = 64;          // lanes of a row's maximum accumulator
 constexpr uint32_t kMaxRepeats = 255;       // repeatTimes of a level-0 instruction at most
+constexpr int32_t kMaxXSlots = 4;           // x_in queue depth: the plan's xSlots at most (pipelined mode)
 constexpr int32_t kMagnitudeMask = 0x7FFFFFFF;
 constexpr int32_t kInfBits = 0x7F800000;
 constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
@@ -201,8 +203,9 @@ private:
 template <class TD, typename XT, typename YT, typename OT>
 class DynamicQuantBase {
 public:
+    // constants false: the caller runs InitConstants itself (the pipelined mode, after its first loads are issued).
     __aicore__ inline void InitBase(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p,
-                                    TPipe* pipe, uint32_t statRows)
+                                    TPipe* pipe, uint32_t statRows, bool constants = true)
     {
         p_ = p;
         pipe_ = pipe;
@@ -244,10 +247,11 @@ public:
         if (p.smoothBufBytes != 0) {
             pipe->InitBuffer(smoothBuf_, p.smoothBufBytes);
         }
-        pipe->InitBuffer(workBuf_, p.workBytes);
+        // work, acc and row_stats: statSets copies each (the pipelined mode's two sets; SelectStatSet)
+        pipe->InitBuffer(workBuf_, p.workBytes * p.statSets);
         pipe->InitBuffer(tmpBuf_, p.tmpBytes);
-        pipe->InitBuffer(accBuf_, p.accBytes);
-        pipe->InitBuffer(rowStatBuf_, p.rowStatBytes);
+        pipe->InitBuffer(accBuf_, p.accBytes * p.statSets);
+        pipe->InitBuffer(rowStatBuf_, p.rowStatBytes * p.statSets);
         pipe->InitBuffer(constBuf_, p.constBytes);
         work_ = workBuf_.Get<float>();
         tmp_ = tmpBuf_.Get<float>();
@@ -287,10 +291,36 @@ public:
         if (p.asymmetric != kSymmetric) {
             rangeVec_ = cs[4 * kBlockFloats + pf];
         }
-        InitConstants();
+        if (constants) {
+            InitConstants();
+        }
     }
 
 protected:
+    // The pipelined mode's statistics set k (0 or 1) becomes the one the helpers use (work_, acc_, the row maxima and
+    // scales, the broadcast blocks and the clamped maxima): every set has the plan's workBytes, accBytes and
+    // rowStatBytes, symmetric layout.
+    __aicore__ inline void SelectStatSet(uint32_t k)
+    {
+        work_ = WorkSet(k);
+        acc_ = AccSet(k);
+        LocalTensor<float> rs = rowStatBuf_.Get<float>()[k * (p_.rowStatBytes / sizeof(float))];
+        const uint32_t pf = PairFloats(statRows_);
+        rowMax_ = rs;
+        rowScale_ = rs[pf];
+        scaleBlocks_ = rs[2 * pf];
+        rowClamped_ = rs[2 * pf + kBlockFloats * statRows_].template ReinterpretCast<int32_t>();
+    }
+
+    __aicore__ inline LocalTensor<float> WorkSet(uint32_t k)
+    {
+        return workBuf_.Get<float>()[k * (p_.workBytes / sizeof(float))];
+    }
+    __aicore__ inline LocalTensor<int32_t> AccSet(uint32_t k)
+    {
+        return accBuf_.Get<int32_t>()[k * (p_.accBytes / sizeof(int32_t))];
+    }
+
     // ----- once per launch -----
     __aicore__ inline void InitConstants()
     {
@@ -310,15 +340,25 @@ protected:
         PipeBarrier<PIPE_V>();  // the constants are read by the first group's instructions
     }
 
-    // The smooth row as float32, once per launch (resident mode): staged in an x slot (which holds a whole row),
-    // sanitized there on a saturation-mode SoC (see SanitizeHalf), converted into smooth_f32.
+    // The smooth row as float32, once per launch: staged in an x slot (which holds a whole row), sanitized there on a
+    // saturation-mode SoC (see SanitizeHalf), converted into smooth_f32. In two halves when the caller issues other
+    // loads between them (the copy-in, then the conversion: the x queue is first in, first out).
     __aicore__ inline void LoadSmoothF32()
     {
+        LoadSmoothF32(false);
+        LoadSmoothF32(true);
+    }
+
+    __aicore__ inline void LoadSmoothF32(bool convert)
+    {
         smooth_ = smoothBuf_.Get<float>();
-        LocalTensor<XT> stage = xQue_.template AllocTensor<XT>();
-        CopyRowsIn(stage, smoothGm_, 1, p_.cols, p_.colsPad);
-        xQue_.EnQue(stage);
-        stage = xQue_.template DeQue<XT>();
+        if (!convert) {
+            LocalTensor<XT> staged = xQue_.template AllocTensor<XT>();
+            CopyRowsIn(staged, smoothGm_, 1, p_.cols, p_.colsPad);
+            xQue_.EnQue(staged);
+            return;
+        }
+        LocalTensor<XT> stage = xQue_.template DeQue<XT>();
         if constexpr (kSocSaturationMode) {
             // the scalar unit may rewrite the staged row: it reads the DMA's bytes
             WaitPipe<HardEvent::MTE2_S>();
@@ -762,6 +802,18 @@ protected:
         WaitPipe<HardEvent::S_V>();
     }
 
+    // The scale output of a symmetric row of this kind.
+    __aicore__ inline float ScaleOf(RowKind kind, float sc) const
+    {
+        if (kind == RowKind::NAN_ROW) {
+            return BitsToFloat(0x7FC00000u);  // a row containing NaN has scale NaN
+        }
+        if (kind == RowKind::INF_ROW) {
+            return BitsToFloat(0x7F800000u);  // a row containing +-Inf (no NaN) has scale +Inf
+        }
+        return kind == RowKind::ZERO ? 0.0f : sc;
+    }
+
     // A row's kind from its maximum and scale (read by the scalar unit after the V -> S wait).
     __aicore__ inline RowKind Classify(uint32_t i, float m, float sc)
     {
@@ -798,8 +850,22 @@ protected:
     //   310p:       float -> int32 RINT, int32 -> half (the deq conversion, exact for these integers), half -> int8.
     // uint8 the same into the unsigned type; float8 / hifloat8 one saturating conversion.
     // scratch: float32-sized room beside q (tmp_ at q's offset), for the intermediate conversions.
+    static constexpr uint32_t kCastOutSteps = Float8Out<YT>::kIsFloat ? 1u : (kSocSaturationMode ? 3u : 2u);
+
     __aicore__ inline void CastOut(const LocalTensor<YT>& y, const LocalTensor<float>& q, const LocalTensor<float>& scratch,
                                    uint32_t count)
+    {
+        for (uint32_t k = 0; k < kCastOutSteps; ++k) {
+            if (k != 0) {
+                PipeBarrier<PIPE_V>();
+            }
+            CastOutStep(k, y, q, scratch, count);
+        }
+    }
+
+    // Conversion k of CastOut (the caller puts a PipeBarrier<PIPE_V> between consecutive steps).
+    __aicore__ inline void CastOutStep(uint32_t k, const LocalTensor<YT>& y, const LocalTensor<float>& q,
+                                       const LocalTensor<float>& scratch, uint32_t count)
     {
         if constexpr (Float8Out<YT>::kIsFloat) {
             Float8Out<YT>::Cast(y, q, count);
@@ -808,15 +874,19 @@ protected:
             if constexpr (kSocSaturationMode) {
                 LocalTensor<int32_t> qi = scratch.template ReinterpretCast<int32_t>();
                 LocalTensor<half> hw = q.template ReinterpretCast<half>();
-                Cast(qi, q, RoundMode::CAST_RINT, count);
-                PipeBarrier<PIPE_V>();
-                Cast(hw, qi, RoundMode::CAST_NONE, count);
-                PipeBarrier<PIPE_V>();
-                Cast(y, hw, RoundMode::CAST_NONE, count);
+                if (k == 0) {
+                    Cast(qi, q, RoundMode::CAST_RINT, count);
+                } else if (k == 1) {
+                    Cast(hw, qi, RoundMode::CAST_NONE, count);
+                } else {
+                    Cast(y, hw, RoundMode::CAST_NONE, count);
+                }
             } else {
-                Cast(h, q, RoundMode::CAST_ODD, count);
-                PipeBarrier<PIPE_V>();
-                Cast(y, h, RoundMode::CAST_RINT, count);
+                if (k == 0) {
+                    Cast(h, q, RoundMode::CAST_ODD, count);
+                } else {
+                    Cast(y, h, RoundMode::CAST_RINT, count);
+                }
             }
         }
     }
@@ -968,7 +1038,7 @@ protected:
     GlobalTensor<OT> offsetGm_;
     BlockStore<float> scales_;
     BlockStore<OT> offsets_;
-    TQue<QuePosition::VECIN, 2> xQue_;
+    TQue<QuePosition::VECIN, kMaxXSlots> xQue_;
     TQue<QuePosition::VECOUT, 2> yQue_;
     TQue<QuePosition::VECOUT, 2> scaleQue_;
     TQue<QuePosition::VECOUT, 2> offsetQue_;
@@ -983,6 +1053,7 @@ protected:
     LocalTensor<float> tmp_;
     LocalTensor<int32_t> acc_;
     LocalTensor<int32_t> accClamped_;
+    LocalTensor<int32_t> rowClamped_;
     LocalTensor<float> accMax_;
     LocalTensor<float> accMin_;
     LocalTensor<float> rowMax_;

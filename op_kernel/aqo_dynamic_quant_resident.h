@@ -166,7 +166,7 @@ private:
                 kind = RecheckRow(x, i, n, &sc);
             }
             kinds[i] = kind;
-            scales_.Put(s, i, ScaleOf(kind, sc));
+            scales_.Put(s, i, this->ScaleOf(kind, sc));
             if (kind == RowKind::NORMAL) {
                 Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
                 clip = clip || sc < kFloatMin;
@@ -270,7 +270,7 @@ private:
                 sc = rowScale_.GetValue(2 * i);
                 kind = this->Classify(i, m, sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
             }
-            scales_.Put(s, i, ScaleOf(kind, sc));
+            scales_.Put(s, i, this->ScaleOf(kind, sc));
             QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc);
         }
     }
@@ -554,17 +554,6 @@ private:
             PipeBarrier<PIPE_V>();
             this->CastOut(yr[off], work_, tmp_, len);
         }
-    }
-
-    __aicore__ inline float ScaleOf(RowKind kind, float sc) const
-    {
-        if (kind == RowKind::NAN_ROW) {
-            return BitsToFloat(0x7FC00000u);  // a row containing NaN has scale NaN
-        }
-        if (kind == RowKind::INF_ROW) {
-            return BitsToFloat(0x7F800000u);  // a row containing +-Inf (no NaN) has scale +Inf
-        }
-        return kind == RowKind::ZERO ? 0.0f : sc;
     }
 };
 

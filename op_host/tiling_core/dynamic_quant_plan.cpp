@@ -22,6 +22,19 @@ constexpr uint32_t kMinResidentChunk = 256;
 // computation, a DMA's set-up); more only lengthens the pipeline's fill and drain (the first load and the last
 // compute and store, which nothing overlaps).
 constexpr uint64_t kTargetIterXBytes = 16 * 1024;
+// Pipelined mode (symmetric rows, the group at once): a core's rows are cut into at least this many groups, so
+// that its first compute waits for one small load and its last group's compute and store are short ...
+constexpr uint64_t kPipelineGroups = 8;
+// ... but a group of at least this many bytes of x (unless the core has fewer): every group costs the scalar unit a
+// few dozen issued events and the vector unit a few pipeline drains, which tiny groups would not amortise.
+constexpr uint64_t kPipelineMinGroupXBytes = 8 * 1024;
+// x slots of the pipelined mode at most (TQue depth of x_in in the kernel): loads run up to this many groups ahead.
+constexpr uint32_t kPipelineMaxXSlots = 4;
+// y slots of the pipelined mode: a y slot is reused once its store has completed (a GM round trip after its bytes
+// moved), which two groups of compute do not always cover.
+constexpr uint32_t kPipelineYSlots = 3;
+// Rows of scales a pipelined core gathers in one scale_out slot before it stores them (one DMA per slot).
+constexpr uint64_t kPipelineScaleRows = 64;
 // Lanes of a row's maximum accumulator: one 256-byte repeat of int32 / float32.
 constexpr uint64_t kAccLanes = 64;
 // Rows of scales a streamed (multi-pass) core stores at once.
@@ -49,9 +62,11 @@ uint64_t Blk(uint64_t bytes, uint64_t align) { return AlignUp(std::max<uint64_t>
 struct Layout {
     uint64_t x = 0, y = 0, scale = 0, offset = 0, smooth = 0, work = 0, tmp = 0, acc = 0, rowstat = 0, consts = 0;
     uint32_t x_slots = 1, y_slots = 1;
+    uint32_t stat_sets = 1;  // copies of work, acc and rowstat (pipelined: 2)
     uint64_t Total() const
     {
-        return x * x_slots + (y + scale + offset) * y_slots + smooth + work + tmp + acc + rowstat + consts;
+        return x * x_slots + (y + scale + offset) * y_slots + smooth + (work + acc + rowstat) * stat_sets + tmp +
+               consts;
     }
 };
 
@@ -107,6 +122,21 @@ Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t chunk, uint32_t slots
     l.offset = s.asym ? Blk((r + s.offset_carry) * s.offset_bytes, s.align) : 0;
     l.smooth = s.smooth ? Blk(s.cols_pad * sizeof(float), s.align) : 0;
     FillCompute(s, r, chunk == 0 ? r * s.cols_pad : chunk, &l);
+    return l;
+}
+
+// Pipelined mode (symmetric): r rows a group in `x_slots` x slots and kPipelineYSlots y slots; two sets of the group's
+// statistics buffers (work, acc, rowstat: the next group's statistics overlap this group's quantization), each
+// row-stat set with room for the group's clamped maxima (tmp is the quantization's scratch meanwhile); one scale_out
+// slot gathers the scales of `scale_rows` rows.
+Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t scale_rows)
+{
+    Layout l = ResidentLayout(s, r, 0, 2);
+    l.x_slots = x_slots;
+    l.y_slots = kPipelineYSlots;
+    l.stat_sets = 2;
+    l.scale = Blk((scale_rows + s.scale_carry) * sizeof(float), s.align);
+    l.rowstat = Blk(RowStatBytes(s, r) + r * kAccLanes * sizeof(float), s.align);
     return l;
 }
 
@@ -246,6 +276,35 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t r_cap = std::max<uint64_t>(
         1, std::min<uint64_t>({max_core_rows, kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex),
                                soc.dma_max_block_count, 255}));
+    uint64_t scale_rows = 0;
+    if (asym == 0) {
+        // Pipelined: groups of r rows, r the larger of a core's rows over kPipelineGroups and the rows of
+        // kPipelineMinGroupXBytes (at most r_cap), lowered until the layout fits with two x slots; then as many x
+        // slots as fit, up to one per group and kPipelineMaxXSlots.
+        const uint64_t row_x = std::max<uint64_t>(1, s.cols_pad * s.ex);
+        const uint64_t want = std::min<uint64_t>(
+            r_cap, std::max<uint64_t>(CeilDiv(max_core_rows, kPipelineGroups), CeilDiv(kPipelineMinGroupXBytes, row_x)));
+        auto scale_rows_of = [&](uint64_t kk) {
+            const uint64_t per_core = std::max<uint64_t>(kk, CeilDiv(max_core_rows, kk) * kk);
+            return std::min<uint64_t>(per_core, std::max<uint64_t>(1, kPipelineScaleRows / kk) * kk);
+        };
+        const uint64_t k = LargestFitting(std::max<uint64_t>(want, 1), [&](uint64_t kk) {
+            return PipelinedLayout(s, kk, 2, scale_rows_of(kk)).Total() <= ub;
+        });
+        if (k > 0) {
+            const uint64_t groups = std::max<uint64_t>(1, CeilDiv(max_core_rows, k));
+            uint32_t x_slots = static_cast<uint32_t>(std::min<uint64_t>(kPipelineMaxXSlots, std::max<uint64_t>(2, groups)));
+            while (x_slots > 2 && PipelinedLayout(s, k, x_slots, scale_rows_of(k)).Total() > ub) {
+                --x_slots;
+            }
+            mode = DynamicQuantMode::PIPELINED;
+            r = k;
+            chunk = r * s.cols_pad;
+            scale_rows = scale_rows_of(k);
+            lay = PipelinedLayout(s, r, x_slots, scale_rows);
+            found = true;
+        }
+    }
     for (uint32_t slots = 2; slots >= 1 && !found; --slots) {
         const uint64_t k = LargestFitting(r_cap, [&](uint64_t kk) {
             return ResidentLayout(s, kk, 0, slots).Total() <= ub;
@@ -320,6 +379,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.numChunks = static_cast<uint32_t>(num_chunks);
     t.xSlots = lay.x_slots;
     t.ySlots = lay.y_slots;
+    t.statSets = lay.stat_sets;
+    t.scaleRows = static_cast<uint32_t>(scale_rows != 0 ? scale_rows : r);
     t.xBufBytes = static_cast<uint32_t>(lay.x);
     t.yBufBytes = static_cast<uint32_t>(lay.y);
     t.scaleBufBytes = static_cast<uint32_t>(lay.scale);
@@ -358,14 +419,22 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     if (!req.explain) {
         return true;
     }
-    if (lay.x_slots == 1) {
+    if (mode == DynamicQuantMode::PIPELINED) {
+        notes.push_back("pipelined: " + std::to_string(lay.x_slots) + " x slots (loads run ahead), " +
+                        std::to_string(lay.y_slots) + " y slots, two "
+                        "sets of statistics buffers: the next group's statistics run on the vector unit while the "
+                        "scalar unit classifies this group's rows; scales stored every " +
+                        std::to_string(scale_rows) + " rows");
+    } else if (lay.x_slots == 1) {
         notes.push_back("double buffering off: two slots of x/y do not fit in UB");
     } else {
         notes.push_back("double buffered: x_in, y_out and scale_out have 2 slots (the next copy-in is issued "
                         "before this iteration's compute)");
     }
     e.soc = soc.name;
-    e.mode = mode == DynamicQuantMode::STREAM ? "multi_pass" : (t.numChunks > 1 ? "row_resident_chunked" : "single_pass");
+    e.mode = mode == DynamicQuantMode::STREAM      ? "multi_pass"
+             : mode == DynamicQuantMode::PIPELINED ? "pipelined"
+             : (t.numChunks > 1 ? "row_resident_chunked" : "single_pass");
     e.core_capacity = cores;
     e.used_cores = used;
     e.ub_capacity = static_cast<uint32_t>(ub);
@@ -393,10 +462,11 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     add("scale_out", lay.scale, lay.y_slots);
     add("offset_out", lay.offset, lay.y_slots);
     add("smooth_f32", lay.smooth, 1);
-    add("work_f32", lay.work, 1);
+    // the statistics sets: one buffer each holding stat_sets copies (the kernel's TBuf of workBytes x statSets)
+    add("work_f32", lay.work * lay.stat_sets, 1);
     add("magnitude_bits", lay.tmp, 1);
-    add("row_max_acc", lay.acc, 1);
-    add("row_stats", lay.rowstat, 1);
+    add("row_max_acc", lay.acc * lay.stat_sets, 1);
+    add("row_stats", lay.rowstat * lay.stat_sets, 1);
     add("constants", lay.consts, 1);
 
     const uint64_t x_bytes = rows * cols * s.ex;
@@ -456,7 +526,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                                     yi.name + " over " + std::to_string(used) + " of " +
                                     std::to_string(cores) + " cores (" + std::to_string(base) +
                                     (extra ? " or " + std::to_string(base + 1) : std::string()) + " rows each)");
-    if (mode == DynamicQuantMode::RESIDENT) {
+    if (mode != DynamicQuantMode::STREAM) {
         notes.push_back(std::to_string(r) + " row(s) per UB iteration; UB use " + Bytes(lay.Total()) + " of " +
                         Bytes(ub));
     } else {

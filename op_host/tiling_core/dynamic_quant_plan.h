@@ -19,7 +19,7 @@
 namespace aqo {
 
 // How the kernel walks a row. The values are the plan's tiling keys, which select the kernel's branch
-// (TILING_KEY_IS(0) / TILING_KEY_IS(1): kModeResident / kModeStream), one kernel binary per mode.
+// (TILING_KEY_IS(0) / (1) / (2): kModeResident / kModeStream / kModePipelined), one kernel binary per mode.
 enum class DynamicQuantMode : uint32_t {
     // rowsPerIter whole rows of x are copied into UB once; each row is computed in fp32 chunks (one chunk = the
     // plain single pass; several = "row_resident_chunked": a max pass and a quantize pass over the resident row).
@@ -27,6 +27,10 @@ enum class DynamicQuantMode : uint32_t {
     // rows longer than one UB load: pass 1 streams the row's chunks from GM for the max, pass 2 streams them
     // again and quantizes ("multi_pass", x read twice).
     STREAM = 1,
+    // symmetric, whole rows in UB, the group at once ("pipelined"): groups small enough that a core has several,
+    // loads up to four groups ahead, and the next group's statistics on the vector unit while the scalar unit
+    // classifies this group's rows (two sets of work buffers). Preferred when its buffers fit; else RESIDENT.
+    PIPELINED = 2,
 };
 
 struct DynamicQuantRequest {

@@ -32,8 +32,12 @@
     FIELD(uint32_t, chunk)          /* float32 elements of the work buffer: rowsPerIter * colsPad when numChunks is  \
                                        1 (the group at once), else a multiple of 64 below the row */                  \
     FIELD(uint32_t, numChunks)      /* chunks per row: 1, or ceil(H / chunk) */                                       \
-    FIELD(uint32_t, xSlots)         /* x_in queue depth (2 = double buffered) */                                     \
+    FIELD(uint32_t, xSlots)         /* x_in queue depth (2 = double buffered; pipelined: up to 4, loads run ahead) */\
     FIELD(uint32_t, ySlots)         /* y_out / scale_out / offset_out queue depth */                                 \
+    FIELD(uint32_t, statSets)       /* sets of work / acc / row-stat buffers: 2 when the next group's statistics    \
+                                       overlap this group's quantization (pipelined), else 1 */                      \
+    FIELD(uint32_t, scaleRows)      /* rows of scales one scale_out slot gathers (pipelined: several groups; else    \
+                                       rowsPerIter) */                                                                \
     FIELD(uint32_t, xBufBytes)      /* UB bytes of each buffer per slot, 32-byte multiples, as the plan's UB map */  \
     FIELD(uint32_t, yBufBytes)                                                                                        \
     FIELD(uint32_t, scaleBufBytes)                                                                                    \

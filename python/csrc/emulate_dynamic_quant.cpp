@@ -87,6 +87,7 @@ static_assert(kdq::kDTypeFloat8E4M3FN == static_cast<uint32_t>(aqo::DType::FLOAT
 static_assert(kdq::kDTypeFloat8E5M2 == static_cast<uint32_t>(aqo::DType::FLOAT8_E5M2), "kernel dtype code");
 static_assert(kdq::kModeResident == static_cast<uint32_t>(aqo::DynamicQuantMode::RESIDENT), "kernel mode / key");
 static_assert(kdq::kModeStream == static_cast<uint32_t>(aqo::DynamicQuantMode::STREAM), "kernel mode / key");
+static_assert(kdq::kModePipelined == static_cast<uint32_t>(aqo::DynamicQuantMode::PIPELINED), "kernel mode / key");
 
 namespace nb = nanobind;
 

@@ -122,7 +122,46 @@ def test_atb_worked_example(soc):
                          ids=["double_buffered_rows", "rows_not_multiple_of_cores", "fewer_rows_than_cores",
                               "rank3_unaligned", "more_rows_than_cores"])
 def test_910b_paths(shape, dtype):
-    run(rand(shape, dtype, seed=sum(shape)), soc="ascend910b", expect_mode="single_pass", expect_slots=2)
+    stats = run(rand(shape, dtype, seed=sum(shape)), soc="ascend910b", expect_mode="pipelined")
+    p = tiling.plan_dynamic_quant(shape, np.dtype(dtype), soc="ascend910b")
+    assert p.tiling["xSlots"] >= 2 and p.tiling["statSets"] == 2, p.tiling
+    assert stats["plan"]["used_cores"] == p.explanation["used_cores"]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("smooth", [False, True], ids=["plain", "smooth"])
+def test_resident_group_when_the_pipelined_buffers_do_not_fit(soc, smooth):
+    # Symmetric rows computed a group at once by the resident class (tiling key 0): the plan's choice once the
+    # pipelined mode's second set of statistics buffers no longer fits beside the resident rows.
+    h = 1504
+    x = np.concatenate([rand((14, h), F16, seed=31), special_rows(h, F16)])
+    s = (np.random.default_rng(32).random(h) + 0.5).astype(F16) if smooth else None
+    ub = None
+    for size in range(tiling.soc_spec(soc)["ub_bytes"], 4096, -256):
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, smooth=smooth, ub_size=size, core_num=2)
+        if p.explanation["mode"] == "single_pass":
+            ub = size
+            break
+    assert ub is not None and p.tiling["tiling_key"] == 0 and p.tiling["xSlots"] == 2, p.tiling
+    run(x, s, soc=soc, ub_size=ub, core_num=2, expect_mode="single_pass", expect_slots=2)
+
+
+LAST_GROUP_CASES = [(soc, dst, rows) for soc in SOCS for dst in (("int8",) + (FLOAT_DSTS if soc == "ascend910_95" else ()))
+                    for rows in (1, 2)]
+
+
+@pytest.mark.parametrize("soc,dst,last_rows", LAST_GROUP_CASES, ids=[f"{s}-{d}-{r}row" for s, d, r in LAST_GROUP_CASES])
+def test_pipelined_last_group_stored_in_two_parts(soc, dst, last_rows):
+    # One core, 4096-wide float16 rows in groups of 2: the last group (1 row: column halves; 2 rows: row halves) is
+    # converted and stored in two parts. Each special row is the last group in turn, so every kind meets both parts.
+    h = 4096
+    specials = special_rows(h, F16)
+    for k in range(0, len(specials), last_rows):
+        x = np.concatenate([rand((14, h), F16, seed=40 + k), specials[k:k + last_rows]])  # 15 or 16 rows
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=1)
+        assert p.explanation["mode"] == "pipelined" and p.tiling["rowsPerIter"] == 2, p.tiling
+        assert x.shape[0] % 2 == last_rows % 2
+        run(x, dst=dst, soc=soc, core_num=1)
 
 
 def test_910b_float16_limit_26624_row_resident_chunked():
@@ -133,7 +172,7 @@ def test_910b_float16_limit_26624_row_resident_chunked():
 
 
 def test_910b_bfloat16_limit_7552():
-    run(rand((3, 7552), BF16, seed=2), soc="ascend910b", expect_mode="single_pass")
+    run(rand((3, 7552), BF16, seed=2), soc="ascend910b", expect_mode="pipelined")
 
 
 @pytest.mark.parametrize("dtype", [F16, BF16], ids=["float16", "bfloat16"])
@@ -168,8 +207,8 @@ def test_910b_core_and_ub_overrides():
 # inside its own rows; the scales of a partial block are carried into the next group, and a row count that is not a
 # multiple of 8 ends in the block of the core's last 8 rows (rewriting up to 7 of its own scales). Each case names the
 # path it covers, pins the plan's split (rows per core) and checks it from the run's counters: scalar GM writes, and
-# DMA bytes written = y + scale + the rewritten scales. The rows per UB iteration (at most 16 KiB of x) make the
-# groups: 4096-wide rows come 2 to a group, so their blocks span groups.
+# DMA bytes written = y + scale + the rewritten scales. The pipelined mode gathers the scales of several groups
+# (scaleRows) per store, so blocks span groups and stores.
 @pytest.mark.parametrize("shape, kw, cores, rewritten, scalar", [
     ((16, 64), {}, [8, 8], [0, 0], 0),                       # whole blocks on every core
     ((5, 32), {}, [5], [0], 5),                              # fewer than 8 rows: one core, scalar stores
@@ -184,7 +223,7 @@ def test_910b_core_and_ub_overrides():
         "blocks_across_groups", "partial_after_groups", "partial_after_groups_one_core", "100_rows_8_cores"])
 def test_310p_paths(shape, kw, cores, rewritten, scalar):
     h = shape[-1]
-    stats = run(rand(shape, F16, seed=sum(shape)), soc="ascend310p", expect_mode="single_pass", **kw)
+    stats = run(rand(shape, F16, seed=sum(shape)), soc="ascend310p", expect_mode="pipelined", **kw)
     run_cores = stats["run"]["cores"]
     p = tiling.plan_dynamic_quant(shape, "float16", soc="ascend310p", **kw)
     assert [w["end"] - w["begin"] for w in p.explanation["work"]] == cores and len(run_cores) == len(cores)
@@ -194,7 +233,7 @@ def test_310p_paths(shape, kw, cores, rewritten, scalar):
 
 
 def test_310p_limit_4096():
-    run(rand((9, 4096), F16, seed=8), soc="ascend310p", expect_slots=2)
+    run(rand((9, 4096), F16, seed=8), soc="ascend310p", expect_mode="pipelined", expect_slots=4)
 
 
 def test_310p_special_rows_saturate():
@@ -211,9 +250,9 @@ def test_310p_smooth_and_chunked():
 # ---------------------------------------------------------------------------------------------- ascend910_95
 @pytest.mark.parametrize("dst", ("int8",) + FLOAT_DSTS)
 @pytest.mark.parametrize("dtype", [F16, BF16], ids=["float16", "bfloat16"])
-def test_950_dtypes_single_pass(dtype, dst):
+def test_950_dtypes_pipelined(dtype, dst):
     x = np.concatenate([rand((21, 77), dtype, seed=11), special_rows(77, dtype)])
-    run(x, dst=dst, soc="ascend910_95", expect_mode="single_pass")
+    run(x, dst=dst, soc="ascend910_95", expect_mode="pipelined")
 
 
 @pytest.mark.parametrize("dst", ("int8",) + FLOAT_DSTS)

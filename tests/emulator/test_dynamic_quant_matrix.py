@@ -131,7 +131,7 @@ def find_ub(shape, x, dst, soc, smooth, want_mode, want_slots=None, core_num=0):
     return None
 
 
-def run(x, smooth, dst, soc, *, mode=None, slots=None, min_cores=None, **kw):
+def run(x, smooth, dst, soc, *, mode=None, slots=None, min_slots=None, min_cores=None, **kw):
     what = f"{soc} {x.dtype} -> {dst} {x.shape}"
     d, asym = split_dst(dst)
     got = edq.dynamic_quant(x, smooth, dst_type=d, asymmetric=asym, soc=soc, **kw)
@@ -139,10 +139,11 @@ def run(x, smooth, dst, soc, *, mode=None, slots=None, min_cores=None, **kw):
     plan = stats["plan"]
     if mode is not None:
         assert plan["mode"] == mode, (what, plan)
-    if slots is not None:
+    if slots is not None or min_slots is not None:
         p = tiling.plan_dynamic_quant(x.shape, x.dtype, soc=soc, dst_type=d, smooth=smooth is not None,
                                       asymmetric=asym, **kw)
-        assert p.tiling["xSlots"] == slots, (what, p.tiling)
+        assert slots is None or p.tiling["xSlots"] == slots, (what, p.tiling)
+        assert min_slots is None or p.tiling["xSlots"] >= min_slots, (what, p.tiling)
     if min_cores is not None:
         assert plan["used_cores"] >= min_cores, (what, plan)
     assert_bitexact(got, reference(x, smooth, dst, soc), what)
@@ -162,7 +163,10 @@ def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
     rows = 2 * cores * (4 if (soc, dst) == ("ascend310p", "asym:uint8") else 1) + 5
     xs = np.concatenate([rand((rows - 8, h), dt, seed(soc, x, dst, 1)), special_rows(h, dt)])
     assert xs.shape[0] % cores and xs.shape[0] > cores
-    run(xs, None, dst, soc, mode="single_pass", slots=2, min_cores=2)
+    if split_dst(dst)[1]:
+        run(xs, None, dst, soc, mode="single_pass", slots=2, min_cores=2)
+    else:  # symmetric: the pipelined mode, two x slots at least
+        run(xs, None, dst, soc, mode="pipelined", min_slots=2, min_cores=2)
 
 
 @pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
@@ -170,16 +174,20 @@ def test_fewer_rows_than_cores(soc, x, dst):
     h = width(soc, 45)
     xs = special_rows(h, DTYPE[x])[:5]
     assert xs.shape[0] < SOCS[soc][3]
-    run(xs, None, dst, soc, mode="single_pass")
+    run(xs, None, dst, soc, mode="single_pass" if split_dst(dst)[1] else "pipelined")
 
 
 # (mode, x slots) reached with a UB override: rows held in UB while their chunks are processed
-# (row_resident_chunked) or streamed twice (multi_pass), each single- and double-buffered.
+# (row_resident_chunked) or streamed twice (multi_pass), each single- and double-buffered; symmetric rows also
+# pipelined with two and four x slots, and computed a group at once by the resident class (single_pass) once the
+# pipelined buffers do not fit.
 UB_PATHS = [("row_resident_chunked", 1), ("row_resident_chunked", 2), ("multi_pass", 1), ("multi_pass", 2)]
+SYM_UB_PATHS = [("pipelined", 2), ("pipelined", 4), ("single_pass", 2)]
+UB_CASES = [(c, p) for c in COMBOS for p in UB_PATHS + ([] if split_dst(c[2])[1] else SYM_UB_PATHS)]
 
 
-@pytest.mark.parametrize("mode,slots", UB_PATHS, ids=[f"{m}-{s}slot" for m, s in UB_PATHS])
-@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+@pytest.mark.parametrize("soc,x,dst,mode,slots", [c + p for c, p in UB_CASES],
+                         ids=[f"{s}-{x}-{d}-{m}-{n}slot" for (s, x, d), (m, n) in UB_CASES])
 def test_ub_limited_paths_with_smooth(soc, x, dst, mode, slots):
     dt = DTYPE[x]
     h = width(soc, 1500)

@@ -69,7 +69,7 @@ def test_invariants_on_a_grid(soc):
             if not tiling.soc_spec(soc)["has_data_copy_pad"]:
                 assert t["rowsPerCore"] >= 8 or t["usedCores"] <= 1
             # the work buffer: a resident group at once, or whole 64-element chunks of a row
-            if t["numChunks"] == 1 and p.explanation["mode"] == "single_pass":
+            if t["numChunks"] == 1 and p.explanation["mode"] in ("single_pass", "pipelined"):
                 assert t["chunk"] == t["rowsPerIter"] * t["colsPad"]
             else:
                 assert t["chunk"] % 64 == 0 and t["numChunks"] * t["chunk"] >= t["cols"]
@@ -141,7 +141,7 @@ def test_balance_and_units():
 
 def test_modes():
     assert plan((64, 26624), "float16", "ascend910b").explanation["mode"] == "row_resident_chunked"
-    assert plan((64, 7552), "bfloat16", "ascend910b").explanation["mode"] == "single_pass"
+    assert plan((64, 7552), "bfloat16", "ascend910b").explanation["mode"] == "pipelined"
     p = plan((2, 100000), "float16", "ascend910_95")
     assert p.explanation["mode"] == "multi_pass" and p.explanation["passes"] == 2
     assert plan((2, 4096), "float16", "ascend310p").tiling["xSlots"] == 2
@@ -278,3 +278,21 @@ def test_tiling_without_explanation_is_the_same():
         if full["ok"]:
             assert full["tiling"] == bare["tiling"]
             assert bare["explanation"]["ub"] == [] and bare["explanation"]["notes"] == []
+
+
+def test_pipelined_mode_cuts_a_core_into_groups():
+    # symmetric rows: groups of at least 8 KiB of x, at most rows / 8 a core otherwise; loads up to 4 groups ahead
+    p = plan((256, 4096), "float16", "ascend910b")
+    t = p.tiling
+    assert p.explanation["mode"] == "pipelined" and t["tiling_key"] == 2
+    assert (t["rowsPerIter"], t["xSlots"], t["ySlots"], t["statSets"]) == (1, 4, 3, 2)
+    assert t["scaleRows"] == 6  # the core's 6 rows, one scale store
+    ub = {b["name"]: b for b in p.explanation["ub"]}
+    assert (ub["work_f32"]["bytes"], ub["row_max_acc"]["bytes"], ub["row_stats"]["bytes"]) == \
+        (2 * t["workBytes"], 2 * t["accBytes"], 2 * t["rowStatBytes"])
+    assert plan((4096, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 16 KiB of x at most
+    assert plan((1024, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 22 rows: 8 groups or more
+    assert plan((960, 128), "float16", "ascend910b").tiling["rowsPerIter"] == 20  # 8 KiB groups: one a core
+    # the asymmetric modes keep the resident class
+    a = tiling.plan_dynamic_quant((256, 4096), "float16", soc="ascend910b", asymmetric=True)
+    assert a.explanation["mode"] == "single_pass" and a.tiling["statSets"] == 1 and a.tiling["tiling_key"] == 0

@@ -262,7 +262,19 @@ DQ_SOCS = {
 }
 DQ_COMBOS = [(s, x, d) for s, (xs, ds, _, _) in DQ_SOCS.items() for x in xs for d in ds]
 DQ_IDS = [f"{s}-{x}-{d}" for s, x, d in DQ_COMBOS]
-DQ_PATHS = ["double_buffered", "row_resident_chunked", "multi_pass"]
+# double_buffered: the default plan (symmetric: pipelined; asymmetric: single_pass); the others reached with a UB
+# override, smooth scales too. "single_pass" for symmetric rows is the resident class's group at once, once the
+# pipelined buffers do not fit.
+DQ_PATHS = ["double_buffered", "pipelined", "single_pass", "row_resident_chunked", "multi_pass"]
+DQ_SYM_PATHS = ("pipelined", "single_pass")
+
+
+def _dq_paths(dst):
+    return [p for p in DQ_PATHS if not (_split_dst(dst)[1] and p in DQ_SYM_PATHS)]
+
+
+def _dq_default_mode(dst):
+    return "single_pass" if _split_dst(dst)[1] else "pipelined"
 
 
 def _find_ub(shape, x, dst, soc, smooth, want_mode):
@@ -296,8 +308,8 @@ def _dq_case(soc, x, dst, path):
     return xs, smooth, {"core_num": 3, "ub_size": ub}
 
 
-@pytest.mark.parametrize("path", DQ_PATHS)
-@pytest.mark.parametrize("soc,x,dst", DQ_COMBOS, ids=DQ_IDS)
+@pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c in DQ_COMBOS for p in _dq_paths(c[2])],
+                         ids=[f"{i}-{p}" for c, i in zip(DQ_COMBOS, DQ_IDS) for p in _dq_paths(c[2])])
 def test_dynamic_quant_meets_the_criteria_with_perturbed_division(soc, x, dst, path):
     case = _dq_case(soc, x, dst, path)
     if case is None:
@@ -306,7 +318,7 @@ def test_dynamic_quant_meets_the_criteria_with_perturbed_division(soc, x, dst, p
     what = f"{soc} {x} -> {dst} {path}"
     with emulator.run_options(divide="perturbed"):
         got = _dq_emulate(xs, smooth, dst, soc, **kw)
-    assert edq.last_run_stats()["plan"]["mode"] == ("single_pass" if path == "double_buffered" else path), what
+    assert edq.last_run_stats()["plan"]["mode"] == (_dq_default_mode(dst) if path == "double_buffered" else path), what
     want = _dq_reference(xs, smooth, dst, soc)
     _scale_within_one_ulp(got[1], want[1], what)
     d, asym = _split_dst(dst)
@@ -327,8 +339,10 @@ def test_dynamic_quant_meets_the_criteria_with_perturbed_division(soc, x, dst, p
 SAT_VARIANTS = list(itertools.product(sorted(INF_VARIANTS), sorted(NAN_VARIANTS)))
 
 
-@pytest.mark.parametrize("dst", ["int8", "asym:int8", "asym:uint8"])
-@pytest.mark.parametrize("path", DQ_PATHS)
+SAT_CASES = [(d, p) for d in ["int8", "asym:int8", "asym:uint8"] for p in _dq_paths(d)]
+
+
+@pytest.mark.parametrize("dst,path", SAT_CASES, ids=[f"{d}-{p}" for d, p in SAT_CASES])
 @pytest.mark.parametrize("inf_variant,nan_variant", SAT_VARIANTS, ids=[f"{i}-{n}" for i, n in SAT_VARIANTS])
 def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_variant, nan_variant, path, dst):
     case = _dq_case("ascend310p", "float16", dst, path)
@@ -450,9 +464,12 @@ def test_qlinear_matmul_with_large_accumulators_under_modeless_rounding(soc):
         np.testing.assert_array_equal(y, g)
 
 
-@pytest.mark.parametrize("path", DQ_PATHS)
-@pytest.mark.parametrize("soc,x,dst", [c for c in DQ_COMBOS if c[2] in ("int8", "asym:int8", "asym:uint8")],
-                         ids=[i for i, c in zip(DQ_IDS, DQ_COMBOS) if c[2] in ("int8", "asym:int8", "asym:uint8")])
+MODELESS_CASES = [(c, i, p) for c, i in zip(DQ_COMBOS, DQ_IDS) if c[2] in ("int8", "asym:int8", "asym:uint8")
+                  for p in _dq_paths(c[2])]
+
+
+@pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c, _, p in MODELESS_CASES],
+                         ids=[f"{i}-{p}" for _, i, p in MODELESS_CASES])
 def test_dynamic_quant_is_bitexact_when_modeless_casts_round_toward_zero(soc, x, dst, path):
     # The kernels' CAST_NONE conversions (float16 / bfloat16 -> float32, small integers int32 -> float32 / half)
     # are exact, so the variant changes no bit, in either mode.

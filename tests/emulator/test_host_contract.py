@@ -33,7 +33,7 @@ def test_declared_keys_dispatch_to_their_branch():
 @pytest.mark.parametrize("soc", SOCS)
 def test_dynamic_quant_kernel_has_a_binary_per_mode(soc):
     declared, compiled = _native.emulator_tiling_keys(f"aqo_dynamic_quant/{soc}")
-    assert declared == compiled == [0, 1]
+    assert declared == compiled == [0, 1, 2]
     # QLinearMatMul has no TILING_KEY_IS: key 0 only, which is what its launches use.
     assert _native.emulator_tiling_keys(f"aqo_qlinear_matmul/{soc}") == ([], [0])
 

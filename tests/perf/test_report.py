@@ -205,3 +205,28 @@ def test_text_report_shows_ddr_bytes_and_the_l2_hit_share():
     (p,) = rows
     assert float(cell("DDR MB")) == pytest.approx(p.summary.ddr_bytes / 1e6, abs=1e-3)
     assert cell("L2 hit") == f"{100 * p.summary.l2_hit_share:.0f}%" and p.summary.l2_hit_share > 0
+
+
+def test_latency_floor_is_the_memory_time_plus_one_round_trip():
+    # The floor's arithmetic from the SoC table's parameters, worked out here: 256 x 4096 float16 -> int8 on
+    # ascend910b moves 256 * 4096 * (2 + 1) bytes of x and y plus 256 * 4 bytes of scales.
+    from ascend_quant_ops.perf import roofline
+    from ascend_quant_ops.perf import report as perf_report
+
+    soc = "ascend910b"
+    p = model.timing_table(soc)
+    bw, lat, mhz = (p[k]["value"] for k in ("gm_bandwidth_gbps", "dma_latency_cycles", "clock_mhz"))
+    min_bytes = 256 * 4096 * 3 + 256 * 4
+    memory_us = min_bytes / (bw * 1e3)
+    assert roofline.latency_floor_us(soc, min_bytes) == pytest.approx(memory_us + lat / mhz, rel=1e-12)
+    # under a scaled parameter, the floor of that parameter: twice the round trip, or half the bandwidth
+    assert roofline.latency_floor_us(soc, min_bytes, {"dma_latency_cycles": 2.0}) == \
+        pytest.approx(memory_us + 2 * lat / mhz, rel=1e-12)
+    assert roofline.latency_floor_us(soc, min_bytes, {"gm_bandwidth_gbps": 0.5}) == \
+        pytest.approx(2 * memory_us + lat / mhz, rel=1e-12)
+    # the report's time target carries it as a ratio to the memory roofline, next to the target it leaves as is
+    pr = perf_report.dynamic_quant(soc, (256, 4096), "float16", "int8", sensitivity=False, detail=False)
+    assert pr.row.min_bytes == min_bytes
+    (t,) = [t for t in pr.targets if t.name == "time / memory roofline"]
+    assert t.limit == 1.10 and t.floor == pytest.approx((memory_us + lat / mhz) / memory_us, rel=1e-9)
+    assert t.ok == (t.value <= t.limit)

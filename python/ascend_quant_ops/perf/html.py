@@ -175,11 +175,12 @@ def write_html(path: str, rows: Sequence, data: dict) -> None:
         out.append(f"<p class=\"note\">roofline: memory {p.roof.memory_us:.3f} us ({p.roof.min_bytes} bytes), compute "
                    f"{p.roof.compute_us:.3f} us ({_e(p.roof.compute_what)})</p>")
         if p.targets:
-            out.append("<table><tr><th>target</th><th>today</th><th>wanted</th><th>status</th></tr>")
+            out.append("<table><tr><th>target</th><th>today</th><th>wanted</th><th>floor</th><th>status</th></tr>")
             for t in p.targets:
                 val = "n/a" if t.value is None else (_pct(t.value) if t.name == "cube busy" else f"{t.value:.2f}x")
                 lim = _pct(t.limit) if t.name == "cube busy" else f"{t.limit:.2f}x"
-                out.append(f"<tr><td>{_e(t.name)}</td><td>{val}</td><td>{t.kind} {lim}</td>"
+                floor = "" if t.floor is None else f"{t.floor:.2f}x"
+                out.append(f"<tr><td>{_e(t.name)}</td><td>{val}</td><td>{t.kind} {lim}</td><td>{floor}</td>"
                            f"<td class=\"{'ok' if t.ok else 'miss'}\">{'ok' if t.ok else 'MISS'}</td></tr>")
             out.append("</table>")
         s = p.summary

@@ -44,6 +44,8 @@ class Target:
     kind: str              # "<=" or ">="
     ok: bool
     note: str = ""
+    floor: Optional[float] = None   # the best value any kernel can reach under the model (time targets: the
+                                    # latency floor over the memory roofline, roofline.latency_floor_us)
 
 
 @dataclass
@@ -186,8 +188,9 @@ def dynamic_quant(soc: str, shape: Sequence[int], x_dtype: str, dst: str, *, smo
     if rows >= 4 * cores and h >= 1024:
         limit = DQ_TARGET_RATIO[tiling.canonical_soc(soc)]
         v = pr.memory_ratio
+        floor = rl.latency_floor_us(soc, row.min_bytes, base) / pr.roof.memory_us if pr.roof.memory_us else None
         pr.targets.append(Target("time / memory roofline", v, limit, "<=", v is not None and v <= limit,
-                                 "" if v is not None else pr.note))
+                                 "" if v is not None else pr.note, floor))
     return pr
 
 
@@ -319,12 +322,17 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
     lines = []
     for p in rows:
         r = p.row
-        lines.append((r.op, r.soc, r.case, "traffic / balance / UB", "", "", "ok" if r.ok else "MISS"))
+        lines.append((r.op, r.soc, r.case, "traffic / balance / UB", "", "", "", "ok" if r.ok else "MISS"))
         for t in p.targets:
             val = "n/a" if t.value is None else (f"{100 * t.value:.1f}%" if t.name == "cube busy" else f"{t.value:.2f}x")
             lim = f"{100 * t.limit:.0f}%" if t.name == "cube busy" else f"{t.limit:.2f}x"
-            lines.append((r.op, r.soc, r.case, t.name, val, f"{t.kind} {lim}", "ok" if t.ok else "MISS"))
-    _fmt_table(("op", "soc", "case", "target", "today", "wanted", "status"), lines, out)
+            floor = "" if t.floor is None else f"{t.floor:.2f}x"
+            lines.append((r.op, r.soc, r.case, t.name, val, f"{t.kind} {lim}", floor, "ok" if t.ok else "MISS"))
+    _fmt_table(("op", "soc", "case", "target", "today", "wanted", "floor", "status"), lines, out)
+    if any(t.floor is not None for p in rows for t in p.targets):
+        print("floor = the latency floor over the memory roofline: the memory time plus the one GM round trip no "
+              "kernel can hide (the last store's completion), from the same timing parameters "
+              "(perf/roofline.py, latency_floor_us); a lower bound, not a reachable time", file=out)
     print("work: DynamicQuant, vector bytes processed per byte of x (one pass over x in float32 is 2 for float16 x);"
           " QLinearMatMul, cube MACs per MAC of the product (zero-point sums and recomputation add to 1)", file=out)
     missed = sum(1 for p in rows if not p.ok)

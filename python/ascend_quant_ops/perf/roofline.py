@@ -6,6 +6,9 @@ timing parameters (the same ones the timeline model uses).
                  = one vector pass over x: x bytes / (vector cores x bytes per repeat / cycles per repeat x clock)
                    (DynamicQuant: a lower bound of its vector work; the element must at least be read once)
     roofline     = max(memory time, compute time)
+
+and the latency floor of a launch (`latency_floor_us`): the memory time plus the GM round trip that no kernel can
+hide, from the same parameters.
 """
 from __future__ import annotations
 
@@ -44,6 +47,23 @@ def _values(soc: str, scale: Optional[Mapping[str, float]]) -> Dict[str, float]:
 def memory_us(soc: str, min_bytes: int, scale: Optional[Mapping[str, float]] = None) -> float:
     """Minimum GM bytes at the chip's GM bandwidth, in microseconds."""
     return min_bytes / (_values(soc, scale)["gm_bandwidth_gbps"] * 1e3)  # GB/s = 1e3 bytes per microsecond
+
+
+def latency_floor_us(soc: str, min_bytes: int, scale: Optional[Mapping[str, float]] = None) -> float:
+    """The least time the timeline model allows a launch that moves `min_bytes` through GM, in microseconds:
+
+        memory time (min_bytes / gm_bandwidth_gbps)  +  dma_latency_cycles / clock_mhz
+
+    What it counts, under the model's rules (README, "Performance model"): the chip's GM moves at most
+    gm_bandwidth_gbps, so the last byte of the launch moves no earlier than the memory time after the start; the DMA
+    that moves it completes one GM round trip (dma_latency_cycles) after its last byte, and the launch ends when its
+    last DMA has completed. That round trip is the only one counted: the first load's round trip before any compute
+    can start is not, because the GM can carry the following loads meanwhile (a kernel with enough loads in flight
+    keeps it busy from the start), so it is not a cost every kernel must pay. Nothing of the vector or scalar work
+    is counted either (the compute roofline is separate). Per-burst DMA set-up, flag latencies and the issue of the
+    first DMA are left out, so the floor is a lower bound, not a reachable time."""
+    v = _values(soc, scale)
+    return memory_us(soc, min_bytes, scale) + v["dma_latency_cycles"] / v["clock_mhz"]
 
 
 def dynamic_quant(soc: str, min_bytes: int, x_bytes: int, scale: Optional[Mapping[str, float]] = None) -> Roofline:
