@@ -103,6 +103,9 @@ __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& s
         dst.SetValue(i, src.GetValue(i));
     }
     DataCacheCleanAndInvalid<T, CacheLine::ENTIRE_DATA_CACHE>(dst);
+    // Whether the clean's write-back of the 64-byte line is complete when the call returns is not documented: a
+    // later DMA into another part of the line must not overtake it.
+    PipeBarrier<PIPE_ALL>();
 #endif
 }
 
