@@ -147,8 +147,11 @@ inline ge::graphStatus SaveTiling(gert::TilingContext* context, TilingDataT& td,
     td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
     raw->SetDataSize(td.GetDataSize());
     context->SetBlockDim(block_dim);
-    if (schedule_mode != aqo::kScheduleModeNormal && context->SetScheduleMode(schedule_mode) != ge::GRAPH_SUCCESS) {
-        return ge::GRAPH_FAILED;
+    if (schedule_mode != aqo::kScheduleModeNormal) {
+        // Its status is not a reason to refuse the launch: runtimes that cannot schedule in batch (older
+        // documentation excluded single-operator calls) run the kernel as before, and Huawei's own SyncAll
+        // operators call it the same way.
+        (void)context->SetScheduleMode(schedule_mode);
     }
     size_t* ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
