@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "register/op_def_registry.h"
+#include "tiling_core/plan_common.h"
 #include "tiling/platform/platform_ascendc.h"
 // fe::PlatFormInfos (GetPlatformResWithLock) is only forward-declared by platform_ascendc.h; its definition lives
 // under include/experiment/platform, which some build setups put on the include path and some do not.
@@ -132,11 +133,12 @@ inline std::vector<int64_t> Dims(const gert::Shape& s)
     return d;
 }
 
-// Hands the filled tiling data, the block count and the workspace size to the framework. workspace_bytes is
-// everything: the caller adds the framework's system workspace (GetLibApiWorkSpaceSize), which is always reserved.
+// Hands the filled tiling data, the block count, the workspace size and the schedule mode (aqo::kScheduleMode*:
+// batch for a kernel that synchronises its cores) to the framework. workspace_bytes is everything: the caller adds
+// the framework's system workspace (GetLibApiWorkSpaceSize), which is always reserved.
 template <class TilingDataT>
 inline ge::graphStatus SaveTiling(gert::TilingContext* context, TilingDataT& td, uint32_t block_dim,
-                                  uint64_t workspace_bytes)
+                                  uint64_t workspace_bytes, uint32_t schedule_mode = aqo::kScheduleModeNormal)
 {
     gert::TilingData* raw = context->GetRawTilingData();
     if (raw == nullptr || raw->GetCapacity() < td.GetDataSize()) {
@@ -145,6 +147,12 @@ inline ge::graphStatus SaveTiling(gert::TilingContext* context, TilingDataT& td,
     td.SaveToBuffer(raw->GetData(), raw->GetCapacity());
     raw->SetDataSize(td.GetDataSize());
     context->SetBlockDim(block_dim);
+    if (schedule_mode != aqo::kScheduleModeNormal) {
+        // Its status is not a reason to refuse the launch: runtimes that cannot schedule in batch (older
+        // documentation excluded single-operator calls) run the kernel as before, and Huawei's own SyncAll
+        // operators call it the same way.
+        (void)context->SetScheduleMode(schedule_mode);
+    }
     size_t* ws = context->GetWorkspaceSizes(1);
     if (ws == nullptr) {
         return ge::GRAPH_FAILED;

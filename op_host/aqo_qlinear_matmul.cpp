@@ -264,7 +264,8 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     }
 
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
-    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
+    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
+                                aqo::CubeStageScheduleMode(t));
 }
 
 }  // namespace optiling

@@ -202,7 +202,8 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
             return ge::GRAPH_FAILED;
         }
     }
-    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
+    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
+                                aqo::CubeStageScheduleMode(t));
 }
 
 }  // namespace optiling

@@ -61,6 +61,14 @@ enum QmmParamKind : uint32_t { QMM_PARAM_NONE = 0, QMM_PARAM_TENSOR = 1, QMM_PAR
 // dav_c220/kfc/kfc_comm.h): a longer call's later blocks arrive only at its end.
 const uint32_t kQmmMaxCallBlocks = 13;
 
+// The schedule mode of a launch of the stage: batch where its prepared operands are shared (the kernel may
+// SyncAll its vector cores; whether it does depends on the zero points' values, which the plan cannot see).
+template <class CubeTiling>
+uint32_t CubeStageScheduleMode(const CubeTiling& t)
+{
+    return t.sharedPrep != 0 ? kScheduleModeBatch : kScheduleModeNormal;
+}
+
 // The stage's tiling: the fields of matmul_cube_tiling_fields.h.
 struct MatmulCubeTiling {
     AQO_MATMUL_CUBE_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)

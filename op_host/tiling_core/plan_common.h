@@ -10,6 +10,12 @@
 
 namespace aqo {
 
+// A launch's schedule mode (the TilingFunc's TilingContext::SetScheduleMode): normal, or batch (the framework starts
+// every core of the launch at once), which a kernel that synchronises its cores (SyncAll) needs: in the normal mode,
+// beside other streams, the first cores can wait in the barrier for cores that never start.
+const uint32_t kScheduleModeNormal = 0;
+const uint32_t kScheduleModeBatch = 1;
+
 // Why a request was refused. Python turns it into ascend_quant_ops.ConstraintError with the same fields.
 struct ConstraintViolation {
     std::string op;          // "dynamic_quant" | "qlinear_matmul"

@@ -53,6 +53,7 @@ nb::bytes Run(const std::string& name, const std::string& soc, uint32_t mode)
     if (e.kernel_type >= 0) {
         launch.SetKernelType(e.kernel_type);
     }
+    launch.SetScheduleMode(e.batch_schedule ? 1u : 0u);
     const uint64_t reserve = launch.soc().system_workspace_bytes;
     const uint64_t ws_bytes = reserve + 65536;
     std::unique_ptr<uint8_t[]> ws(new uint8_t[ws_bytes]);

@@ -614,6 +614,7 @@ void RunFault(const std::string& name, const std::string& soc)
         }
         std::vector<uint8_t> a(1 << 17, 1), b(1 << 17, 1), c(8192, 0), w(8192, 1);
         aqo_emu::Launcher launch(soc, std::string("qmm_fault_") + name);
+        launch.SetScheduleMode(1);  // as the host sets it for the matmul kernels (their preparation's SyncAll)
         MatmulTestLaunch setup(launch);
         uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
         uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
@@ -662,6 +663,7 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     t.N = n % 8 == 0 ? n : (n + 7) / 8 * 8;  // an ND int32 C needs 32-byte N dims on 310p
     t.singleCoreN = n;
     aqo_emu::Launcher launch(soc, "qmm_matmul_demo");
+        launch.SetScheduleMode(1);  // as the host sets it for the matmul kernels (their preparation's SyncAll)
     MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
@@ -718,6 +720,7 @@ nb::bytes RunBlocksDemo(const std::string& soc, const nb::bytes& a_in, const nb:
     t.iterateOrder = order;
     const Problem p{m, n, k, k, n, n};
     aqo_emu::Launcher launch(soc, "qmm_matmul_blocks_demo");
+        launch.SetScheduleMode(1);  // as the host sets it for the matmul kernels (their preparation's SyncAll)
     MatmulTestLaunch setup(launch);
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);

@@ -224,6 +224,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_quant_matmul", plan.explanation.ub_capacity);
+        launch.SetScheduleMode(aqo::CubeStageScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
         uint8_t* g[8];
         for (int i = 0; i < 8; ++i) {
             const bool out_tensor = i == 7;

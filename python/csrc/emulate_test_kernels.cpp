@@ -43,6 +43,7 @@ std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_t
 {
     std::vector<uint8_t> y(y_bytes, 0);
     aqo_emu::Launcher launch(soc, name);
+    launch.SetScheduleMode(1);  // as a host sets it for a kernel with SyncAll (several of these kernels have one)
     const uint64_t reserve = launch.soc().system_workspace_bytes;
     std::unique_ptr<uint8_t[]> ws(new uint8_t[reserve + 32]);
     launch.AddWorkspace("workspace", ws.get(), reserve + 32, reserve);

@@ -33,6 +33,7 @@ nb::bytes Run(const std::string& soc, const char* name, Kernel kernel, const nb:
                            static_cast<const uint8_t*>(x_in.data()) + x_in.size());
     std::vector<uint8_t> y(y_bytes, 0);
     aqo_emu::Launcher launch(soc, name);
+    launch.SetScheduleMode(1);  // as a host sets it for a kernel with SyncAll
     uint8_t* gx = launch.AddGm("x", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gy = launch.AddGm("y", y.data(), y.size(), aqo_emu::GmAccess::kReadWrite);
     uint8_t* gt = launch.SetTiling(&t, sizeof(t));

@@ -386,3 +386,39 @@ def test_qlinear_matmul_plan_of_a_transposed_b_storage(native):
     with pytest.raises(errors.ConstraintError):
         tiling.plan_qlinear_matmul((4, 16), (16, 8), soc="ascend910_95", a_dtype="float8_e4m3fn",
                                    b_dtype="float8_e4m3fn", y_dtype="float8_e4m3fn", b_trans=True)
+
+
+def _kernel_sources(repo, kernel: str) -> str:
+    """The kernel file and every project header it includes (transitively), comments stripped."""
+    seen, todo, text = set(), [f"{kernel}.cpp"], []
+    while todo:
+        name = todo.pop()
+        path = repo / "op_kernel" / name
+        if name in seen or not path.exists():
+            continue
+        seen.add(name)
+        code = strip_comments(path.read_text(encoding="utf-8"))
+        text.append(code)
+        todo += re.findall(r'#include\s+"([\w.]+)"', code)
+    return "\n".join(text)
+
+
+def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, repo):
+    """A SyncAll waits for every core of the launch, which the framework starts together only in the batch schedule
+    mode: the TilingFunc of every operator whose kernel calls SyncAll hands SaveTiling a schedule mode (the matmul
+    operators: the cube stage's, batch where the prepared operands are shared), the others the default (normal). The
+    emulator's runners set the same mode, and a SyncAll in a normal-mode launch fails there."""
+    synchronising = []
+    for op in desc["ops"]:
+        kernel_code = _kernel_sources(repo, op["kernel"])
+        host = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+        body = _function_body(host, f"{op['op_type']}TilingFunc")
+        save = re.search(r"SaveTiling\((.*?)\);", body, re.S)
+        assert save, op["op_type"]
+        args = [a.strip() for a in save.group(1).split(",")]
+        if re.search(r"\bSyncAll\s*[<(]", kernel_code):
+            synchronising.append(op["op_type"])
+            assert len(args) == 5 and "ScheduleMode" in args[4], (op["op_type"], args)
+        else:
+            assert len(args) == 4, (op["op_type"], args)
+    assert sorted(synchronising) == ["AqoQLinearMatMul", "AqoQuantMatMul"]

@@ -146,6 +146,8 @@ EXPECTED = {
     "gm_element_misaligned": (ALL_SOCS, ["DataCopy", "GM address at byte 2 of buffer 'x'",
                                          "multiple of the element size 4"]),
     "gm_scalar_misaligned": (ALL_SOCS, ["GlobalTensor::GetValue", "GM address at byte 6 of buffer 'x'"]),
+    # a SyncAll needs the launch in batch schedule mode (SetScheduleMode(1) in the host's TilingFunc)
+    "sync_all_normal_schedule": (ALL_SOCS, ["SyncAll", "schedule mode is not batch", "SetScheduleMode(1)"]),
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),

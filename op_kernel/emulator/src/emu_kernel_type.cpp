@@ -135,6 +135,14 @@ void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file
                                             "a custom operator whose tiling sets a non-zero workspace size); "
                                             "this launch has none");
     }
+    // Every core of the launch must run at once, which only the batch schedule mode promises (documentation of
+    // TilingContext::SetScheduleMode: operators that synchronise cores set it); in the normal mode the framework may
+    // start part of the cores while other streams hold the rest, and those wait in the barrier for ever.
+    if (c.launch != nullptr && c.launch->schedule_mode != 1) {
+        Fail(file, line, std::string(api) + " in a launch whose schedule mode is not batch: the host's TilingFunc must "
+                                            "call SetScheduleMode(1) for a kernel that synchronises its cores, or "
+                                            "beside other streams some cores wait for cores that never start");
+    }
     // The launch's blocks must all be resident at once: with more logical blocks than cores the framework runs them
     // in rounds and the barrier waits for blocks that have not started (documentation of SyncAll).
     const int64_t blocks = BlockNumOf(c);

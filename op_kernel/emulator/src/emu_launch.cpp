@@ -317,6 +317,7 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
     L.tiling_key = tiling_key_;
     L.default_kernel_type = soc_.split_cores ? kernel_type_ : -1;
     L.partial_mix_group = partial_mix_group_;
+    L.schedule_mode = schedule_mode_;
     L.tiling = tiling_.empty() ? nullptr : tiling_.data();
     uint64_t next_addr = 0;  // the trace's GM address space (emu_trace.h): buffers in order, kGmBufferAlign apart
     for (GmRegion& g : gm_) {

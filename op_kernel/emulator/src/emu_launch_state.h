@@ -58,6 +58,7 @@ struct LaunchState {
     uint64_t tiling_key = 0;
     int default_kernel_type = -1;   // Launcher::SetKernelType (split SoCs), -1 none
     bool partial_mix_group = false; // Launcher::AllowPartialMixGroup
+    uint32_t schedule_mode = 0;     // Launcher::SetScheduleMode: 0 normal, 1 batch (every core started at once)
     const uint8_t* tiling = nullptr;
     uint64_t tiling_bytes = 0;
     std::vector<GmRegion>* gm = nullptr;

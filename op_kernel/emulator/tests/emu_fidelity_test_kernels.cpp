@@ -873,6 +873,25 @@ template <bool kOk> inline void MatmulCRowsNot32Bytes(GM_ADDR, GM_ADDR, GM_ADDR,
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);  // FAULT(matmul_c_rows_not_32_bytes)
 }
 
+// A SyncAll in a launch whose host left the schedule mode normal: the framework may start part of the cores while
+// other streams hold the rest, and the started ones wait in the barrier for ever. The twin's launch is batch mode
+// (the same kernel: the entry table gives the two launches).
+inline void SyncAllNormalSchedule(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    TBuf<TPosition::VECCALC> zero;
+    pipe.InitBuffer(ws, 64);
+    pipe.InitBuffer(zero, 32);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)y, 16);
+    Duplicate(zero.Get<int32_t>(), 0, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(syncGm[GetBlockIdx() * 8], zero.Get<int32_t>(), 8);
+    WaitPipe<HardEvent::MTE3_S>(pipe);
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(sync_all_normal_schedule)
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Undocumented or exception-raising vector forms; the reductions' work buffers; GM element alignment
 // ---------------------------------------------------------------------------------------------------------------
@@ -995,6 +1014,7 @@ struct FidelityEntry {
     bool y_shared = false;
     int kernel_type = -1;      // Launcher::SetKernelType: the type the build gives the kernel (split SoCs), -1 none
     bool workspace = true;     // the launch has a workspace (the SoC's system part, then 64 KiB)
+    bool batch_schedule = true;  // the launch's schedule mode is batch (what a host sets for a kernel with SyncAll)
 };
 
 constexpr int kMix = 5;       // KERNEL_TYPE_MIX_AIC_1_2
@@ -1060,6 +1080,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("count_zero", CountZero, 1),
         AQO_FIDELITY("gm_element_misaligned", GmElementMisaligned, 1),
         AQO_FIDELITY("gm_scalar_misaligned", GmScalarMisaligned, 1),
+        {"sync_all_normal_schedule", &SyncAllNormalSchedule, 2, YInit::kData, true, -1, true, false},
+        {"sync_all_normal_schedule_ok", &SyncAllNormalSchedule, 2, YInit::kData, true, -1, true, true},
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
     };

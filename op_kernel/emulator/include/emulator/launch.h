@@ -69,6 +69,11 @@ public:
     // vector core is not emulated). Product runners launch whole pairs.
     void AllowPartialMixGroup(bool allow) { partial_mix_group_ = allow; }
 
+    // The schedule mode the host's TilingFunc gives the launch (TilingContext::SetScheduleMode): 0 normal (the
+    // framework may start the launch's cores as they come free), 1 batch (all at once). A SyncAll needs batch mode:
+    // otherwise, beside other streams, the first cores wait in the barrier for cores that never start.
+    void SetScheduleMode(uint32_t mode) { schedule_mode_ = mode; }
+
     // Vector (AIV, default) or cube (AIC) core: what ASCEND_IS_AIV / ASCEND_IS_AIC report.
     void SetCoreIsAiv(bool aiv) { is_aiv_ = aiv; }
 
@@ -94,6 +99,7 @@ private:
     bool is_aiv_ = true;
     int kernel_type_ = -1;
     bool partial_mix_group_ = false;
+    uint32_t schedule_mode_ = 0;
     RunOptions options_;
     RunStats stats_;
     std::shared_ptr<const RunTrace> trace_;
