@@ -8,7 +8,7 @@
 //     the scalar unit classifies group g's rows; group g's division and conversion steps then go out interleaved
 //     with group g + 1's per-lane maxima and row maxima (independent instructions between the same barriers);
 //   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once;
-//   * the core's last group is converted and stored in two parts (QuantizeLast).
+//   * the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
 // ascend310p keeps a group's x slot until its rows are classified: a row whose maximum reached the saturation
 // bound is sanitized in place and computed again, as in the resident mode.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
@@ -140,10 +140,12 @@ private:
     // issued before the classification would hold the vector unit (in order) until they arrive, with group 0's
     // division behind it; so group 1's copy then goes out with that division instead. That is the case for long
     // rows (at least 1024 elements: a group's vector work then outweighs the scalar unit's few dozen cycles a row)
-    // when group 1 is more than half of group 0 (a small last group arrives early).
+    // when group 1 is more than half of group 0 (a small last group arrives early), and when the core has more groups
+    // than x slots. (With every group's load out from the start, the core's loads share the GM until they all end;
+    // group 0's earlier store then only competes with them, and `aqo perf` shows the earlier order ahead there.)
     __aicore__ inline bool LateSecondGroup() const
     {
-        return groups_ > 1 && p_.cols >= 1024 && 2 * GroupRows(1) > GroupRows(0);
+        return groups_ > p_.xSlots && p_.cols >= 1024 && 2 * GroupRows(1) > GroupRows(0);
     }
 
     __aicore__ inline uint64_t GroupRow(uint32_t g) const { return rowBegin_ + static_cast<uint64_t>(g) * p_.rowsPerIter; }
@@ -516,17 +518,46 @@ private:
         yQue_.EnQue(y_);
     }
 
-    // The core's last group is stored in two parts when its y is at least kSplitBytes: row halves when it has two
-    // rows or more, else column halves at a multiple of 64 elements (every part starts on a 32-byte boundary of x, y
-    // and the float32 work). The first part's store then moves while the vector unit converts the second, and only
-    // the second part's store and its round trip are left after the last vector instruction. (Below kSplitBytes the
-    // store is short and the extra barriers and DMA would cost more than they save.)
+    // The core's last group is converted and stored in parts when its y is at least kSplitBytes: row ranges when it
+    // has two rows or more, else column ranges at multiples of 64 elements (every part starts on a 32-byte boundary of
+    // x, y and the float32 work), at most kMaxParts, column parts of at least kMinPartCols. The parts' steps (the
+    // division by the broadcast scale, the clip of a subnormal scale's quotients, the conversion steps) are software-
+    // pipelined: between two barriers, step s of part k goes out beside step s - 1 of part k + 1, and each part's
+    // store goes out as soon as its last step is issued. Only the last part's last steps and its store are left after
+    // the rest, in fewer barriers than the parts one after the other. (Below kSplitBytes the store is short and the
+    // extra barriers and DMAs would cost more than they save.)
     static constexpr uint32_t kSplitBytes = 4096;
+    static constexpr uint32_t kMaxParts = 4;
+    static constexpr uint32_t kMinPartCols = 1024;
 
     __aicore__ inline bool SplitLast(uint32_t g) const
     {
         const uint32_t n = GroupRows(g);
-        return n * p_.cols * sizeof(YT) >= kSplitBytes && (n >= 2 || p_.cols >= 128);
+        return n * p_.cols * sizeof(YT) >= kSplitBytes && (n >= 2 || p_.cols >= 2 * kMinPartCols);
+    }
+
+    __aicore__ inline uint32_t LastParts(uint32_t n) const
+    {
+        const uint32_t k = n >= 2 ? n : p_.cols / kMinPartCols;
+        return k > kMaxParts ? kMaxParts : k;
+    }
+
+    // Rows [r0, r1) and columns [c0, c1) of part k of `parts` of a last group of n rows.
+    __aicore__ inline void PartBounds(uint32_t n, uint32_t parts, uint32_t k, uint32_t& r0, uint32_t& r1, uint32_t& c0,
+                                      uint32_t& c1) const
+    {
+        if (n >= 2) {
+            r0 = n * k / parts;
+            r1 = n * (k + 1) / parts;
+            c0 = 0;
+            c1 = p_.cols;
+            return;
+        }
+        const uint32_t step = p_.cols / parts / kAccLanes * kAccLanes;
+        r0 = 0;
+        r1 = 1;
+        c0 = step * k;
+        c1 = k + 1 == parts ? p_.cols : step * (k + 1);
     }
 
     __aicore__ inline void QuantizeLast(uint32_t g)
@@ -537,9 +568,9 @@ private:
         this->SelectStatSet(g & 1);
         const LocalTensor<float> blocks = scaleBlocks_;
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
-        const bool byRows = n >= 2;
-        const uint32_t splitRow = byRows ? n / 2 : 0;                          // part B: rows [splitRow, n) ...
-        const uint32_t splitCol = byRows ? 0 : p_.cols / 2 / 64 * 64;          // ... from column splitCol on
+        const uint32_t parts = LastParts(n);
+        const uint32_t clipSteps = clip_ ? 2u : 0u;
+        const uint32_t steps = 1 + clipSteps + Base::kCastOutSteps;  // per part
         bool scalarY = false;
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds_[i] != RowKind::NORMAL) {
@@ -547,75 +578,78 @@ private:
                 scalarY = scalarY || (kinds_[i] == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
             }
         }
-        if (byRows) {
-            ConvertPart(w, y, blocks, 0, splitRow, 0, p_.cols);
-        } else {
-            ConvertPart(w, y, blocks, 0, 1, 0, splitCol);
-        }
-        ReleaseHeld(g);
-        // The scales (complete since the classification) go out while part A converts, ahead of the y parts, whose
-        // last one ends the launch.
-        StoreScales(g);
         if (scalarY) {
             this->template WaitPipe<HardEvent::S_MTE3>();
         }
-        this->template WaitPipe<HardEvent::V_MTE3>();  // part A's conversion
-        if (byRows) {
-            this->CopyRowsOut(yGm_[row * p_.cols], y, splitRow, p_.cols);
-            ConvertPart(w, y, blocks, splitRow, n, 0, p_.cols);
-        } else {
-            this->CopyRowsOut(yGm_[row * p_.cols], y, 1, splitCol);
-            ConvertPart(w, y, blocks, 0, 1, splitCol, p_.cols);
+        uint32_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+        for (uint32_t t = 0; t + 1 < parts + steps; ++t) {
+            PipeBarrier<PIPE_V>();
+            // the part finishing in this window first, so that its store goes out at once
+            const uint32_t first = t + 1 > steps ? t + 1 - steps : 0;
+            for (uint32_t k = first; k < parts && k <= t; ++k) {
+                PartBounds(n, parts, k, r0, r1, c0, c1);
+                const uint32_t step = t - k;
+                PartStep(w, y, blocks, r0, r1, c0, c1, step, clipSteps);
+                if (step + 1 == steps && k + 1 < parts) {
+                    this->template WaitPipe<HardEvent::V_MTE3>();
+                    this->CopyRowsOut(yGm_[(row + r0) * p_.cols + c0], y[r0 * p_.colsPad + c0], r1 - r0, c1 - c0);
+                }
+            }
+            if (t == 0) {
+                ReleaseHeld(g);
+                // The scales (complete since the classification) go out while the first parts convert, ahead of the y
+                // parts, whose last one ends the launch.
+                StoreScales(g);
+            }
         }
         yQue_.EnQue(y);
-        CopyOut(g, splitRow, splitCol, false);
+        PartBounds(n, parts, parts - 1, r0, r1, c0, c1);
+        CopyOut(g, r0, c0, false);
     }
 
-    // y of the NORMAL rows of [r0, r1), columns [c0, c1), of the last group: the division by the broadcast scale, the
-    // clip of a subnormal scale's quotients, the conversion steps.
-    __aicore__ inline void ConvertPart(const LocalTensor<float>& w, const LocalTensor<YT>& y,
-                                       const LocalTensor<float>& blocks, uint32_t r0, uint32_t r1, uint32_t c0,
-                                       uint32_t c1)
+    // Step `step` of the NORMAL rows of [r0, r1), columns [c0, c1), of the last group: 0 the division by the broadcast
+    // scale, 1 .. clipSteps the clip of a subnormal scale's quotients, then the conversion steps.
+    __aicore__ inline void PartStep(const LocalTensor<float>& w, const LocalTensor<YT>& y,
+                                    const LocalTensor<float>& blocks, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
+                                    uint32_t step, uint32_t clipSteps)
     {
-        PipeBarrier<PIPE_V>();
-        for (uint32_t i = r0; i < r1; ++i) {
-            if (kinds_[i] == RowKind::NORMAL) {
-                this->DivBlock(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], blocks[i * kBlockFloats], c1 - c0);
-            }
-        }
-        if (clip_) {
-            PipeBarrier<PIPE_V>();
+        const bool wholeRows = c0 == 0 && c1 == p_.cols;
+        if (step == 0 || step <= clipSteps) {
             for (uint32_t i = r0; i < r1; ++i) {
-                if (kinds_[i] == RowKind::NORMAL) {
-                    Maxs(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], p_.clipLo, c1 - c0);
-                }
-            }
-            PipeBarrier<PIPE_V>();
-            for (uint32_t i = r0; i < r1; ++i) {
-                if (kinds_[i] == RowKind::NORMAL) {
-                    Mins(w[i * p_.colsPad + c0], w[i * p_.colsPad + c0], p_.clipHi, c1 - c0);
-                }
-            }
-        }
-        for (uint32_t step = 0; step < Base::kCastOutSteps; ++step) {
-            PipeBarrier<PIPE_V>();
-            for (uint32_t i = r0; i < r1; ++i) {
-                // row by row when the part is a column range; runs of rows otherwise
-                uint32_t b = i;
-                while (b < r1 && kinds_[b] == RowKind::NORMAL && (c0 == 0 && c1 == p_.cols)) {
-                    ++b;
-                }
-                if (b == i) {
-                    if (kinds_[i] == RowKind::NORMAL) {
-                        const uint32_t at = i * p_.colsPad + c0;
-                        this->CastOutStep(step, y[at], w[at], tmp_[at], c1 - c0);
-                    }
+                if (kinds_[i] != RowKind::NORMAL) {
                     continue;
                 }
-                this->CastOutStep(step, y[i * p_.colsPad], w[i * p_.colsPad], tmp_[i * p_.colsPad],
-                                  (b - i) * p_.colsPad);
-                i = b - 1;
+                const LocalTensor<float> q = w[i * p_.colsPad + c0];
+                if (step == 0) {
+                    this->DivBlock(q, q, blocks[i * kBlockFloats], c1 - c0);
+                } else if (step == 1) {
+                    Maxs(q, q, p_.clipLo, c1 - c0);
+                } else {
+                    Mins(q, q, p_.clipHi, c1 - c0);
+                }
             }
+            return;
+        }
+        const uint32_t k = step - 1 - clipSteps;
+        if (!wholeRows) {
+            if (kinds_[0] == RowKind::NORMAL) {
+                this->CastOutStep(k, y[c0], w[c0], tmp_[c0], c1 - c0);
+            }
+            return;
+        }
+        // runs of NORMAL rows
+        for (uint32_t a = r0; a < r1;) {
+            while (a < r1 && kinds_[a] != RowKind::NORMAL) {
+                ++a;
+            }
+            uint32_t b = a;
+            while (b < r1 && kinds_[b] == RowKind::NORMAL) {
+                ++b;
+            }
+            if (b > a) {
+                this->CastOutStep(k, y[a * p_.colsPad], w[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
+            }
+            a = b;
         }
     }
 
