@@ -7,8 +7,12 @@
 //     and group g + 1's float32 copy and magnitude bits right behind it, so the vector unit computes those while
 //     the scalar unit classifies group g's rows; group g's division and conversion steps then go out interleaved
 //     with group g + 1's per-lane maxima and row maxima (independent instructions between the same barriers);
+//   * a group's last conversion step (int8 / uint8: it reads only the scratch) goes out behind the next group's scale
+//     flag, beside the float32 copy of the group after it (FinishConvert);
 //   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once;
-//   * the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
+//   * the fill: a first group of one long row is loaded in column pieces with a flag each (FirstGroupByPieces), and
+//     group 1's float32 copy waits for group 0's division when its rows arrive late (LateSecondGroup);
+//   * the drain: the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
 // ascend310p keeps a group's x slot until its rows are classified: a row whose maximum reached the saturation
 // bound is sanitized in place and computed again, as in the resident mode.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
