@@ -847,9 +847,11 @@ protected:
     //   910b / 950: float -> half rounding to odd, then half -> int8 RINT. |q| <= 128 (the callers clip or the
     //               row's range bounds it), where half keeps at least 4 fraction bits, so rounding to odd first and
     //               to even after gives the float's own round half to even (the odd last bit records inexactness).
-    //   310p:       float -> int32 RINT, int32 -> half (the deq conversion, exact for these integers), half -> int8.
+    //   310p:       float -> int32 RINT in place (q's own bytes: the same width, a complete overlap), int32 -> half
+    //               (the deq conversion, exact for these integers) into the scratch, half -> int8.
     // uint8 the same into the unsigned type; float8 / hifloat8 one saturating conversion.
-    // scratch: float32-sized room beside q (tmp_ at q's offset), for the intermediate conversions.
+    // scratch: float32-sized room beside q (tmp_ at q's offset), for the intermediate conversions: the half values
+    // (the last step reads them from there; q is free from the last step on).
     static constexpr uint32_t kCastOutSteps = Float8Out<YT>::kIsFloat ? 1u : (kSocSaturationMode ? 3u : 2u);
 
     __aicore__ inline void CastOut(const LocalTensor<YT>& y, const LocalTensor<float>& q, const LocalTensor<float>& scratch,
@@ -872,14 +874,13 @@ protected:
         } else {
             LocalTensor<half> h = scratch.template ReinterpretCast<half>();
             if constexpr (kSocSaturationMode) {
-                LocalTensor<int32_t> qi = scratch.template ReinterpretCast<int32_t>();
-                LocalTensor<half> hw = q.template ReinterpretCast<half>();
+                LocalTensor<int32_t> qi = q.template ReinterpretCast<int32_t>();
                 if (k == 0) {
                     Cast(qi, q, RoundMode::CAST_RINT, count);
                 } else if (k == 1) {
-                    Cast(hw, qi, RoundMode::CAST_NONE, count);
+                    Cast(h, qi, RoundMode::CAST_NONE, count);
                 } else {
-                    Cast(y, hw, RoundMode::CAST_NONE, count);
+                    Cast(y, h, RoundMode::CAST_NONE, count);
                 }
             } else {
                 if (k == 0) {

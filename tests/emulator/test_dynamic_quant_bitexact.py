@@ -151,9 +151,9 @@ LAST_GROUP_CASES = [(soc, dst, rows) for soc in SOCS for dst in (("int8",) + (FL
 
 
 @pytest.mark.parametrize("soc,dst,last_rows", LAST_GROUP_CASES, ids=[f"{s}-{d}-{r}row" for s, d, r in LAST_GROUP_CASES])
-def test_pipelined_last_group_stored_in_two_parts(soc, dst, last_rows):
-    # One core, 4096-wide float16 rows in groups of 2: the last group (1 row: column halves; 2 rows: row halves) is
-    # converted and stored in two parts. Each special row is the last group in turn, so every kind meets both parts.
+def test_pipelined_last_group_stored_in_parts(soc, dst, last_rows):
+    # One core, 4096-wide float16 rows in groups of 2: the last group (1 row: column parts; 2 rows: one row a part) is
+    # converted and stored in parts. Each special row is the last group in turn, so every kind meets every part.
     h = 4096
     specials = special_rows(h, F16)
     for k in range(0, len(specials), last_rows):
@@ -161,6 +161,23 @@ def test_pipelined_last_group_stored_in_two_parts(soc, dst, last_rows):
         p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=1)
         assert p.explanation["mode"] == "pipelined" and p.tiling["rowsPerIter"] == 2, p.tiling
         assert x.shape[0] % 2 == last_rows % 2
+        run(x, dst=dst, soc=soc, core_num=1)
+
+
+ONE_ROW_CASES = [(soc, dst) for soc in SOCS for dst in (("int8",) + (FLOAT_DSTS if soc == "ascend910_95" else ()))]
+
+
+@pytest.mark.parametrize("soc,dst", ONE_ROW_CASES, ids=[f"{s}-{d}" for s, d in ONE_ROW_CASES])
+def test_pipelined_one_row_groups_first_pieces_and_last_parts(soc, dst):
+    # One core, groups of one 4096-wide float16 row: the first group is loaded and its statistics begun in column
+    # pieces, the last group is converted and stored in column parts, and the groups between defer their last
+    # conversion step. Each special row is the first and the last group in turn.
+    h = 4096
+    specials = special_rows(h, F16)
+    for k in range(len(specials)):
+        x = np.concatenate([specials[k:k + 1], rand((5, h), F16, seed=60 + k), specials[k:k + 1]])
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=1)
+        assert p.explanation["mode"] == "pipelined" and p.tiling["rowsPerIter"] == 1, p.tiling
         run(x, dst=dst, soc=soc, core_num=1)
 
 
