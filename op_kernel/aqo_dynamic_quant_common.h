@@ -62,6 +62,20 @@ constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
 // the vector path's divisions to stay finite: the scalar unit computes it, element by element, as the golden does.
 enum class RowKind : uint8_t { NORMAL = 0, ZERO, NAN_ROW, INF_ROW, RECHECK, FALLBACK };
 
+// The next maximal run [a, b) of NORMAL rows among kinds[0, n) at or after a (the rows one vector instruction can
+// convert together); false when there is none.
+__aicore__ inline bool NextNormalRun(const RowKind* kinds, uint32_t n, uint32_t& a, uint32_t& b)
+{
+    while (a < n && kinds[a] != RowKind::NORMAL) {
+        ++a;
+    }
+    b = a;
+    while (b < n && kinds[b] == RowKind::NORMAL) {
+        ++b;
+    }
+    return a < n;
+}
+
 // Below this range (max - min) an asymmetric row is computed by the scalar unit: the vector path then cannot
 // produce a zero or subnormal scale (whose divisions would give NaN), and such rows are astronomically rare.
 constexpr float kTinyRange = 7.8886090522101181e-31f;  // 2^-100

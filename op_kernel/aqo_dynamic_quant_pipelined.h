@@ -500,7 +500,7 @@ private:
         const uint32_t n = GroupRows(g);
         const LocalTensor<float> w = this->WorkSet(g & 1);
         uint32_t b = 0;
-        for (uint32_t a = 0; NextRun(n, a, b); a = b) {
+        for (uint32_t a = 0; NextNormalRun(kinds_, n, a, b); a = b) {
             this->CastOutStep(step, y_[a * p_.colsPad], w[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
         }
     }
@@ -682,19 +682,6 @@ private:
         LocalTensor<float> s = scaleQue_.template DeQue<float>();
         scales_.Write(s, scaleRow_, static_cast<uint32_t>(GroupRow(g) + GroupRows(g) - scaleRow_));
         scaleQue_.FreeTensor(s);
-    }
-
-    // The next maximal run [a, b) of NORMAL rows at or after a; false when there is none.
-    __aicore__ inline bool NextRun(uint32_t n, uint32_t& a, uint32_t& b) const
-    {
-        while (a < n && kinds_[a] != RowKind::NORMAL) {
-            ++a;
-        }
-        b = a;
-        while (b < n && kinds_[b] == RowKind::NORMAL) {
-            ++b;
-        }
-        return a < n;
     }
 
     event_t statsFlag_ = static_cast<event_t>(0);

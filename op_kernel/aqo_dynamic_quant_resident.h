@@ -202,7 +202,7 @@ private:
         }
         PipeBarrier<PIPE_V>();
         uint32_t b = 0;
-        for (uint32_t a = 0; NextRun(kinds, n, a, b); a = b) {
+        for (uint32_t a = 0; NextNormalRun(kinds, n, a, b); a = b) {
             this->CastOut(y[a * p_.colsPad], work_[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
         }
         if constexpr (kSocSaturationMode) {
@@ -419,19 +419,19 @@ private:
             // round_half_even(q) on runs of rows (q clipped to +-256 first: no result changes, no Inf converted),
             // then the zero point per row
             LocalTensor<int32_t> qi = tmp_.template ReinterpretCast<int32_t>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Maxs(work_[a * p_.colsPad], work_[a * p_.colsPad], -256.0f, (b - a) * p_.colsPad);
             }
             PipeBarrier<PIPE_V>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Mins(work_[a * p_.colsPad], work_[a * p_.colsPad], 256.0f, (b - a) * p_.colsPad);
             }
             PipeBarrier<PIPE_V>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Cast(qi[a * p_.colsPad], work_[a * p_.colsPad], RoundMode::CAST_RINT, (b - a) * p_.colsPad);
             }
             PipeBarrier<PIPE_V>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Cast(work_[a * p_.colsPad], qi[a * p_.colsPad], kRoundInt32ToFloat, (b - a) * p_.colsPad);
             }
             PipeBarrier<PIPE_V>();
@@ -443,31 +443,18 @@ private:
         }
         if constexpr (!Float8Out<YT>::kIsFloat) {
             PipeBarrier<PIPE_V>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Maxs(work_[a * p_.colsPad], work_[a * p_.colsPad], p_.clipLo, (b - a) * p_.colsPad);
             }
             PipeBarrier<PIPE_V>();
-            for (a = 0; NextRun(kinds, n, a, b); a = b) {
+            for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Mins(work_[a * p_.colsPad], work_[a * p_.colsPad], p_.clipHi, (b - a) * p_.colsPad);
             }
         }
         PipeBarrier<PIPE_V>();
-        for (a = 0; NextRun(kinds, n, a, b); a = b) {
+        for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
             this->CastOut(y[a * p_.colsPad], work_[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
         }
-    }
-
-    // The next maximal run [a, b) of NORMAL rows at or after a; false when there is none.
-    __aicore__ inline bool NextRun(const RowKind* kinds, uint32_t n, uint32_t& a, uint32_t& b) const
-    {
-        while (a < n && kinds[a] != RowKind::NORMAL) {
-            ++a;
-        }
-        b = a;
-        while (b < n && kinds[b] == RowKind::NORMAL) {
-            ++b;
-        }
-        return a < n;
     }
 
     // ----- asymmetric, rows in float32 chunks -----
