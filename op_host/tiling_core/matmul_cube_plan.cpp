@@ -487,10 +487,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
                    : t.sharedPrep ? AlignUp(static_cast<uint64_t>(t.bMatrices) * k * n, 32)
                                   : k * AlignUp(call_n, 32);
     const uint64_t prep_b = t.sharedPrep ? t.prepBBytes : static_cast<uint64_t>(t.usedCores) * t.prepBBytes;
-    // C of a call: split SoCs, the API's sequential blocks (baseM x baseN int32 each); 310p, the call's C in its org
-    // layout (row stride cOrgN) and a row's worth of slack for the epilogue's whole-row reads.
+    // C of a call: split SoCs, two areas used in turn (the next call's request goes out before this one's epilogue),
+    // each the call's [rows, cols] int32 contiguous; 310p, the call's C in its org layout (row stride cOrgN) and a
+    // row's worth of slack for the epilogue's whole-row reads.
     t.wsCPerWorker = soc.split_architecture
-                         ? static_cast<uint64_t>(t.callBlocks) * base_m * bn * 4
+                         ? 2ull * t.callBlocks * base_m * bn * 4
                          : (static_cast<uint64_t>(base_m) * t.cOrgN + t.cStride) * 4;
     if (k == 0) {
         t.wsCPerWorker = 0;  // no cube
