@@ -5,7 +5,7 @@
 //   * a worker (a vector core on 910b / 950, the AI core on 310p) owns a contiguous range of y's base blocks
 //     (stripM rows x baseN columns, N fastest): the blocks are split over the cube cores, and a cube core's over its
 //     two vector workers (it serves their requests one at a time); a worker cuts its range into cube calls of one
-//     strip and at most callBlocks blocks;
+//     strip and at most callBlocks blocks (split SoCs: the last calls shrink, each about two thirds of what is left);
 //   * operands: uint8 the cube cannot take is mapped (v ^ 0x80, as v -/+ 128 in half: exact), and a strip of a whose
 //     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
 //     the row sums of a strip are summed on the vector unit while it is read, and turned into the correction's row
@@ -13,11 +13,11 @@
 //     even share of all rows of a (and of b) before the calls, and a hardware SyncAll publishes them (no SyncAll
 //     when nothing is prepared); on 310p (no hardware SyncAll) a core prepares the strip of each of its calls in a
 //     private slot, and a uint8 b's columns of the call (MapSlab) when they change;
-//   * a call: split SoCs, one asynchronous Iterate into the worker's C area, requested as soon as the call's operands
-//     are set, whose blocks the API's client waits for one by one (GetTensorC<false>): the epilogue of block j runs
-//     while the cube computes block j + 1; 310p, a
-//     synchronous Iterate + GetTensorC per block into the call's C area, the next block's cube work overlapping the
-//     epilogue on the AI core's pipes;
+//   * a call: split SoCs, one asynchronous IterateAll (waitIterateAll) of all its blocks into one of the worker's two
+//     C areas ([rows, cols] int32, continuous), requested before the previous call's epilogue, so that the cube core
+//     runs its blocks without a pause and always has the other worker's call or this worker's next one queued; the
+//     worker waits once, at the call's first block (WaitIterateAll); 310p, a synchronous Iterate + GetTensorC per
+//     block into the call's C area, the next block's cube work overlapping the epilogue on the AI core's pipes;
 //   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
 //     terms (aqo_qmm_zero_point.h) and converts int32 to float32 exactly (ToFloat), then the operator's stage.
 //
@@ -604,36 +604,57 @@ private:
 #else
         const uint32_t rowsPerStep = 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
 #endif
-        for (uint32_t r = lo; r < hi; r += rowsPerStep) {
+        // The steps (rows r.., bytes k0.. of each) in order; each step's load goes out before the previous step's
+        // vector work, into the other half of prepIn_ (double buffered).
+        auto load = [&](uint32_t r, uint32_t k0, uint32_t buf) {
             const uint32_t nr = QmmMin(rowsPerStep, hi - r);
-            for (uint32_t k0 = 0; k0 < t.k; k0 += seg) {
-                const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
-                const uint32_t padded = AlignUp32(len);
-                const uint64_t src = (srcRow0 + r) * t.k + k0;
-                aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous step's Cast read prepIn_
+            const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
+            const uint64_t src = (srcRow0 + r) * t.k + k0;
+            // Every vector instruction issued so far is done: the step two back read this half.
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
 #if AQO_SOC_HAS_DATACOPYPAD
-                DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
-                DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
-                DataCopyPad(prepIn_, aRaw_[src], prm, pad);
+            const uint32_t padded = AlignUp32(len);
+            DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
+            DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
+            DataCopyPad(prepIn_[buf * chunk], aRaw_[src], prm, pad);
 #else
-                QmmCopyBytesIn(prepIn_, aRaw_, src, len, aElems_);
+            QmmCopyBytesIn(prepIn_[buf * chunk], aRaw_, src, len, aElems_);
 #endif
-                aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
-                const uint32_t elems = nr * padded;
-                PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
-                MapToHalf(prepHalf_, prepIn_, elems, t.aCode, t.mapA ? t.zpShiftA : 0);
-                if (needRA_) {
-                    RowSums(nr, padded, len, r - lo, vecSums);
-                }
-                if (prepare_) {
-                    aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
-                    PipeBarrier<PIPE_V>();
-                    FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
-                    aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-                    // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
-                    DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
-                }
+        };
+        uint32_t r = lo, k0 = 0, buf = 0;
+        if (r < hi) {
+            load(r, k0, buf);
+        }
+        while (r < hi) {
+            const uint32_t nr = QmmMin(rowsPerStep, hi - r);
+            const uint32_t len = QmmMin(seg, t.k - k0);
+            const uint32_t padded = AlignUp32(len);
+            aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);  // this step's rows are in prepIn_[buf]
+            uint32_t nextR = r, nextK0 = k0 + seg;
+            if (nextK0 >= t.k) {
+                nextK0 = 0;
+                nextR = r + rowsPerStep;
             }
+            if (nextR < hi) {
+                load(nextR, nextK0, buf ^ 1u);
+            }
+            const uint32_t elems = nr * padded;
+            PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
+            MapToHalf(prepHalf_, prepIn_[buf * chunk], elems, t.aCode, t.mapA ? t.zpShiftA : 0);
+            if (needRA_) {
+                RowSums(nr, padded, len, r - lo, vecSums);
+            }
+            if (prepare_) {
+                aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+                PipeBarrier<PIPE_V>();
+                FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
+                aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+                // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
+                DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
+            }
+            r = nextR;
+            k0 = nextK0;
+            buf ^= 1u;
         }
         if (zp_->NeedCorrection()) {
             WriteRowTerms(ai, m0, slot, lo, hi, vecSums);

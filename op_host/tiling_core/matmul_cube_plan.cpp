@@ -568,7 +568,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubColI32 = t.cStride * 4;
     t.ubRowI32 = static_cast<uint32_t>(AlignUp(base_m, 32) * 4);  // whole 32-element steps of a strip's rows
     t.ubRowTerms = (za_may || zb_may) ? t.raStripBytes : 0;
-    t.ubPrepIn = t.prepChunk;
+    t.ubPrepIn = 2 * t.prepChunk;  // a's preparation loads double buffered
     t.ubPrepHalf = t.prepChunk * 2;
     t.ubPrepOut = t.prepChunk;
     // The chunk: rows x cStride elements; per element the stage holds the int32 block twice and one scratch float,
