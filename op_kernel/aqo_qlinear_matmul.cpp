@@ -49,14 +49,23 @@ public:
         out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, spare, pipe);
     }
 
-    // The block loop: the worker's calls, their blocks as the cube delivers them, each in row chunks.
+    // The block loop: the worker's calls (split SoCs: the next call's product requested before this one's
+    // epilogue), their blocks as the cube delivers them, each in row chunks.
     __aicore__ inline void Process()
     {
         const TD& t = *t_;
         stage_.Prepare();
-        QmmCall c;
-        while (stage_.NextCall(&c)) {
-            stage_.StartCall(c);
+        QmmCall c, next;
+        bool have = stage_.NextCall(&c);
+        if (have) {
+            stage_.Request(&c);
+        }
+        while (have) {
+            const bool more = stage_.NextCall(&next);
+            if (more && Stage::kRequestAhead) {
+                stage_.Request(&next);
+            }
+            stage_.BeginCall(c);
             epi_.LoadRows(c);
             for (uint32_t j = 0; j < c.blocks; ++j) {
                 // The block's column parameters first (they do not depend on its product): their loads overlap the
@@ -79,6 +88,11 @@ public:
                 }
             }
             stage_.EndCall();
+            if (more && !Stage::kRequestAhead) {
+                stage_.Request(&next);
+            }
+            c = next;
+            have = more;
         }
     }
 

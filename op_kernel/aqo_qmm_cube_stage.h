@@ -5,7 +5,7 @@
 //   * a worker (a vector core on 910b / 950, the AI core on 310p) owns a contiguous range of y's base blocks
 //     (stripM rows x baseN columns, N fastest): the blocks are split over the cube cores, and a cube core's over its
 //     two vector workers (it serves their requests one at a time); a worker cuts its range into cube calls of one
-//     strip and at most callBlocks blocks;
+//     strip and at most callBlocks blocks (split SoCs: the last calls shrink, each about two thirds of what is left);
 //   * operands: uint8 the cube cannot take is mapped (v ^ 0x80, as v -/+ 128 in half: exact), and a strip of a whose
 //     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
 //     the row sums of a strip are summed on the vector unit while it is read, and turned into the correction's row
@@ -13,11 +13,11 @@
 //     even share of all rows of a (and of b) before the calls, and a hardware SyncAll publishes them (no SyncAll
 //     when nothing is prepared); on 310p (no hardware SyncAll) a core prepares the strip of each of its calls in a
 //     private slot, and a uint8 b's columns of the call (MapSlab) when they change;
-//   * a call: split SoCs, one asynchronous Iterate into the worker's C area, requested as soon as the call's operands
-//     are set, whose blocks the API's client waits for one by one (GetTensorC<false>): the epilogue of block j runs
-//     while the cube computes block j + 1; 310p, a
-//     synchronous Iterate + GetTensorC per block into the call's C area, the next block's cube work overlapping the
-//     epilogue on the AI core's pipes;
+//   * a call: split SoCs, one asynchronous IterateAll (waitIterateAll) of all its blocks into one of the worker's two
+//     C areas ([rows, cols] int32, continuous), requested before the previous call's epilogue, so that the cube core
+//     runs its blocks without a pause and always has the other worker's call or this worker's next one queued; the
+//     worker waits once, at the call's first block (WaitIterateAll); 310p, a synchronous Iterate + GetTensorC per
+//     block into the call's C area, the next block's cube work overlapping the epilogue on the AI core's pipes;
 //   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
 //     terms (aqo_qmm_zero_point.h) and converts int32 to float32 exactly (ToFloat), then the operator's stage.
 //
@@ -49,17 +49,12 @@ struct QmmAcc<fp8_e5m2_t> {
 };
 #endif
 
-// The Matmul object of a cube call: A [rows, K] and B [K, N] (TRANS: stored [N, K]) from GM, C to the worker's
-// workspace: on split SoCs through the asynchronous Iterate's workspace (the API wants a UB position for C then), on
-// 310p in GM.
+// The Matmul object of a cube call: A [rows, K] and B [K, N] (TRANS: stored [N, K]) from GM, C to one of the worker's
+// C areas in GM (split SoCs: an asynchronous IterateAll per call; 310p: a synchronous Iterate per block).
 template <class AT, class BT, bool TRANS>
 struct QmmCube {
     using AccT = typename QmmAcc<AT>::T;
-#if AQO_SOC_SPLIT_CORES
-    using CType = MatmulType<TPosition::VECIN, CubeFormat::ND, AccT>;
-#else
     using CType = MatmulType<TPosition::GM, CubeFormat::ND, AccT>;
-#endif
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT, TRANS>,
                       CType, CType, QmmCubeConfig::kNorm>;
 };
@@ -89,6 +84,8 @@ struct QmmCall {
     uint32_t blocks = 0;
     uint32_t n0 = 0;
     uint32_t cols = 0;
+    uint32_t area = 0;   // split SoCs: the worker's C area the call's request writes (two, used in turn)
+    uint64_t slot = 0;   // its prepared strip's slot (row terms)
 };
 
 // One block of a call, as the epilogue reads it: `rows` data rows of `cols` columns from C row dataRow on (row 0 holds
@@ -110,6 +107,9 @@ public:
     using MM = typename Cube::MM;
     using AccT = typename Cube::AccT;
     static constexpr bool kFloatCube = QmmAcc<AT>::kFloat;
+    // Split SoCs request a call's product ahead: the next call's IterateAll goes out before the epilogue of the
+    // current one (into the other C area), so that the cube core always has work queued.
+    static constexpr bool kRequestAhead = AQO_SOC_SPLIT_CORES != 0;
 
     // 310p: the Matmul API's local workspace (its C write-back and ND-to-NZ staging) must be the first UB allocation
     // (without SetLocalWorkspace the API would write through UB address 0, over the kernel's buffers).
@@ -219,6 +219,13 @@ public:
         uint64_t blocks = t.nBlocks - c->nb0;
         blocks = blocks < uEnd_ - u_ ? blocks : uEnd_ - u_;
         blocks = blocks < t.callBlocks ? blocks : t.callBlocks;
+        if (kRequestAhead) {
+            // A call's epilogue starts when all its blocks are done: the last calls shrink (each about two thirds
+            // of what is left), so that the one whose epilogue ends the launch is short.
+            const uint64_t left = uEnd_ - u_;
+            const uint64_t shrink = (2 * left + 1) / 3;
+            blocks = blocks < shrink ? blocks : shrink;
+        }
         c->blocks = static_cast<uint32_t>(blocks);
         QmmBatchOperands(t, c->bi, &c->ai, &c->bj);
         c->m0 = c->strip * t.stripM;
@@ -230,18 +237,20 @@ public:
         return true;
     }
 
-    // Starts a call: its strip prepared (310p), the cube's computation requested (split SoCs: the asynchronous
-    // Iterate goes out now), then the strip's row terms loaded for the correction while the cube works.
-    __aicore__ inline void StartCall(const QmmCall& c)
+    // Requests call c's product: its strip prepared (310p), its operands set, and on split SoCs one asynchronous
+    // IterateAll of all its blocks into the next C area (the cube core computes them from now on, block after block
+    // without a pause; the worker waits once, at the call's first block). 310p computes block by block later
+    // (NextBlock).
+    __aicore__ inline void Request(QmmCall* call)
     {
         const TD& t = *t_;
-        call_ = c;
-        block_ = 0;
+        QmmCall& c = *call;
+        c.slot = 0;
         if (t.k == 0) {
             return;
         }
-        // The previous call's C area reads (the epilogue's DMAs) and this core's prepared-strip writes are complete
-        // before the cube is asked to write / read them.
+        // The C area's previous reads (the epilogue's DMAs two calls ago) and this core's prepared-strip writes are
+        // complete before the cube is asked to write / read them.
         aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
         const bool privateB = !kFloatCube && t.mapB != 0 && t.sharedPrep == 0;
         if (privateB && (!haveSlab_ || slabBj_ != c.bj || slabN0_ != c.n0 || slabCols_ != c.cols)) {
@@ -252,14 +261,13 @@ public:
             slabCols_ = c.cols;
             aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // the slab is in GM before the cube reads it
         }
-        uint64_t slot = 0;
         if (!kFloatCube && (prepare_ || needRA_)) {
             if (t.sharedPrep != 0) {
-                slot = c.ai * t.strips + c.strip;
+                c.slot = c.ai * t.strips + c.strip;
             } else {
-                slot = worker_;
+                c.slot = worker_;
                 if (!havePrivate_ || privateAi_ != c.ai || privateStrip_ != c.strip) {
-                    PrepareStrip(c.ai, c.strip, slot, 0, c.rows);
+                    PrepareStrip(c.ai, c.strip, c.slot, 0, c.rows);
                     havePrivate_ = true;
                     privateAi_ = c.ai;
                     privateStrip_ = c.strip;
@@ -272,7 +280,7 @@ public:
         uint32_t lda = t.k;
         uint32_t rowsA = c.rows;
         if (prepare_) {
-            const uint64_t at = slot * t.prepAStripBytes + (needCB_ ? 0 : static_cast<uint64_t>(t.onesRow) * t.kPad);
+            const uint64_t at = c.slot * t.prepAStripBytes + (needCB_ ? 0 : static_cast<uint64_t>(t.onesRow) * t.kPad);
             aOp = prepA_[at];
             lda = t.kPad;
             rowsA += needCB_ ? 1 : 0;
@@ -286,26 +294,36 @@ public:
             bOp = prepB_[static_cast<uint64_t>(worker_) * t.prepBBytes];
             ldb = TRANS ? c.cols : AlignUp32(c.cols);
         }
-        rowsA_ = rowsA;
         // B [K, N] (row stride N) or transposed [N, K] (row stride K): SetOrgShape(orgM, orgN, orgKa, orgKb, orgKc).
 #if AQO_SOC_SPLIT_CORES
+        // C of the call: [rowsA, cols] contiguous in its area (row stride cols).
+        c.area = nextArea_;
+        nextArea_ ^= 1u;
         mm_->SetOrgShape(rowsA, ldb, lda, t.k, c.cols);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
-        mm_->SetWorkspace(cArea_);
-        (void)mm_->template Iterate<false>();  // the request: the cube computes the call's blocks from now on
+        mm_->template IterateAll<false>(cArea_[static_cast<uint64_t>(c.area) * (t.wsCPerWorker / 2 / sizeof(AccT))], 0,
+                                        false, true);  // waitIterateAll: the cube notifies the call's end
 #else
         mm_->SetOrgShape(rowsA, ldb, lda, t.k, t.cOrgN);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
         mm_->SetTensorA(aOp);
         mm_->SetTensorB(bOp, TRANS);
 #endif
-        if (zp_->NeedCorrection()) {
-            // The strip's row terms (two broadcast blocks per row, PrepareStrip) for the vector correction; the
-            // previous call's correction read rt_.
+    }
+
+    // Starts the epilogue of a requested call: the strip's row terms loaded for the correction (the previous call's
+    // correction read rt_).
+    __aicore__ inline void BeginCall(const QmmCall& c)
+    {
+        const TD& t = *t_;
+        call_ = c;
+        block_ = 0;
+        if (t.k != 0 && zp_->NeedCorrection()) {
+            // The strip's row terms (two broadcast blocks per row, PrepareStrip) for the vector correction.
             aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
-            DataCopy(rt_, rtGm_[slot * (t.raStripBytes / 4)], c.rows * kQmmRowTermInts);
+            DataCopy(rt_, rtGm_[c.slot * (t.raStripBytes / 4)], c.rows * kQmmRowTermInts);
             aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
         }
     }
@@ -324,11 +342,12 @@ public:
             return blk;
         }
 #if AQO_SOC_SPLIT_CORES
-        if (block_ != 0) {
-            (void)mm_->template Iterate<false>();  // the first went out with the request (StartCall)
+        if (block_ == 0) {
+            mm_->WaitIterateAll();  // the call's product is in its C area (the oldest request in flight)
         }
-        blk.c = mm_->template GetTensorC<false>();  // waits for this block (the API's per-block notification)
-        blk.rowStride = blk.cols;                   // the API's sequential write: the block's own width
+        blk.c = cArea_[static_cast<uint64_t>(call_.area) * (t.wsCPerWorker / 2 / sizeof(AccT)) +
+                       static_cast<uint64_t>(block_) * t.baseN];
+        blk.rowStride = call_.cols;
 #else
         (void)mm_->Iterate();
         mm_->GetTensorC(cArea_);  // synchronous: the block at its place in the call's C (row stride cOrgN)
@@ -347,10 +366,8 @@ public:
         if (t_->k == 0) {
             return;
         }
-#if AQO_SOC_SPLIT_CORES
-        (void)mm_->template Iterate<false>();  // false: the call's blocks are done
-#else
-        (void)mm_->Iterate();
+#if !AQO_SOC_SPLIT_CORES
+        (void)mm_->Iterate();  // false: the call's blocks are done
 #endif
         mm_->End();
     }
@@ -432,7 +449,6 @@ public:
     // (every use is ordered by explicit flags, no queue).
     __aicore__ inline LocalTensor<uint8_t> StagingIn() const { return prepIn_; }
     __aicore__ inline LocalTensor<half> StagingHalf() const { return prepHalf_; }
-    __aicore__ inline uint32_t RowsA() const { return rowsA_; }
 
 private:
     // rows x cStride elements of the block from C row `row` on into dst (row stride cStride).
@@ -588,36 +604,57 @@ private:
 #else
         const uint32_t rowsPerStep = 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
 #endif
-        for (uint32_t r = lo; r < hi; r += rowsPerStep) {
+        // The steps (rows r.., bytes k0.. of each) in order; each step's load goes out before the previous step's
+        // vector work, into the other half of prepIn_ (double buffered).
+        auto load = [&](uint32_t r, uint32_t k0, uint32_t buf) {
             const uint32_t nr = QmmMin(rowsPerStep, hi - r);
-            for (uint32_t k0 = 0; k0 < t.k; k0 += seg) {
-                const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
-                const uint32_t padded = AlignUp32(len);
-                const uint64_t src = (srcRow0 + r) * t.k + k0;
-                aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous step's Cast read prepIn_
+            const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
+            const uint64_t src = (srcRow0 + r) * t.k + k0;
+            // Every vector instruction issued so far is done: the step two back read this half.
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
 #if AQO_SOC_HAS_DATACOPYPAD
-                DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
-                DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
-                DataCopyPad(prepIn_, aRaw_[src], prm, pad);
+            const uint32_t padded = AlignUp32(len);
+            DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
+            DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
+            DataCopyPad(prepIn_[buf * chunk], aRaw_[src], prm, pad);
 #else
-                QmmCopyBytesIn(prepIn_, aRaw_, src, len, aElems_);
+            QmmCopyBytesIn(prepIn_[buf * chunk], aRaw_, src, len, aElems_);
 #endif
-                aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
-                const uint32_t elems = nr * padded;
-                PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
-                MapToHalf(prepHalf_, prepIn_, elems, t.aCode, t.mapA ? t.zpShiftA : 0);
-                if (needRA_) {
-                    RowSums(nr, padded, len, r - lo, vecSums);
-                }
-                if (prepare_) {
-                    aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
-                    PipeBarrier<PIPE_V>();
-                    FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
-                    aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-                    // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
-                    DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
-                }
+        };
+        uint32_t r = lo, k0 = 0, buf = 0;
+        if (r < hi) {
+            load(r, k0, buf);
+        }
+        while (r < hi) {
+            const uint32_t nr = QmmMin(rowsPerStep, hi - r);
+            const uint32_t len = QmmMin(seg, t.k - k0);
+            const uint32_t padded = AlignUp32(len);
+            aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);  // this step's rows are in prepIn_[buf]
+            uint32_t nextR = r, nextK0 = k0 + seg;
+            if (nextK0 >= t.k) {
+                nextK0 = 0;
+                nextR = r + rowsPerStep;
             }
+            if (nextR < hi) {
+                load(nextR, nextK0, buf ^ 1u);
+            }
+            const uint32_t elems = nr * padded;
+            PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
+            MapToHalf(prepHalf_, prepIn_[buf * chunk], elems, t.aCode, t.mapA ? t.zpShiftA : 0);
+            if (needRA_) {
+                RowSums(nr, padded, len, r - lo, vecSums);
+            }
+            if (prepare_) {
+                aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+                PipeBarrier<PIPE_V>();
+                FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
+                aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+                // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
+                DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
+            }
+            r = nextR;
+            k0 = nextK0;
+            buf ^= 1u;
         }
         if (zp_->NeedCorrection()) {
             WriteRowTerms(ai, m0, slot, lo, hi, vecSums);
@@ -749,7 +786,7 @@ private:
     LocalTensor<half> prepHalf_;
     QmmCall call_;
     uint32_t block_ = 0;
-    uint32_t rowsA_ = 0;
+    uint32_t nextArea_ = 0;
     bool needCB_ = false;
     bool needRA_ = false;
     bool prepare_ = false;

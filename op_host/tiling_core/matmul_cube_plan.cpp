@@ -26,6 +26,8 @@ double Timing(const SocSpec& soc, TimingParam p) { return SocTiming(soc.id)[stat
 // Base block widths are multiples of the cube's fractal (16 columns).
 const uint32_t kFractal = 16;
 const uint32_t kMaxBase = 256;
+// Strip counts above the tallest strips' that the many-blocks geometry tries (for the balance of the cube cores).
+const uint64_t kStripSearch = 16;
 // The block-count heuristic's per-block overhead, in columns: a block costs about as much as this many more columns
 // (the API's per-block pipeline fill, the epilogue's per-block set-up). An assumption of the plan, not of the model.
 const uint32_t kBlockOverheadColumns = 32;
@@ -414,6 +416,54 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
             }
         }
         single = geometry(best_cap);
+    } else if (soc.split_architecture && !single) {
+        // Many blocks: a few more strips (each lower) where that does not lengthen the busiest cube core, for the
+        // balance of the cores (e.g. 4096 rows as 33 strips x 4 blocks on 24 cores: 6 blocks on the busiest, 5.5 on
+        // average; 35 strips: 6 and 5.83). The block width stays.
+        const uint64_t nb = CeilDiv(std::max<uint64_t>(n, 1), bn);
+        const double macs_per_cycle = Timing(soc, TimingParam::CUBE_MACS_PER_CYCLE);
+        const double l2_rate = Timing(soc, TimingParam::MTE2_L2_BYTES_PER_CYCLE);
+        auto busiest = [&](uint64_t strips, uint64_t* units, uint32_t* bm) {
+            const uint64_t strip_m = CeilDiv(m1, strips);
+            *bm = static_cast<uint32_t>(AlignUp(strip_m + t.onesRow, kFractal));
+            *units = batch * strips * nb;
+            // A block's cycles: its cube work (whole fractals) or its operand stream at the L2 rate, the larger.
+            const double cube = static_cast<double>(*bm) * AlignUp(bn, kFractal) * AlignUp(std::max<uint64_t>(k, 1), 32) /
+                                macs_per_cycle;
+            const double stream = (static_cast<double>(std::max<uint64_t>(k, 1)) * (*bm + bn + kBlockOverheadColumns) +
+                                   4.0 * *bm * bn) / l2_rate;
+            return static_cast<double>(CeilDiv(*units, cores)) * std::max(cube, stream);
+        };
+        auto balanced = [&](uint64_t units) { return units * 100 >= 95 * cores * CeilDiv(units, cores); };
+        const uint64_t s0 = t.strips;
+        uint64_t best_units = 0;
+        uint32_t best_bm = 0;
+        double best = busiest(s0, &best_units, &best_bm);
+        uint64_t best_s = s0;
+        for (uint64_t s = s0 + 1; s <= s0 + kStripSearch && s <= m1; ++s) {
+            if (CeilDiv(m1, CeilDiv(m1, s)) != s) {
+                continue;  // equal strips of this height would be fewer (no empty strip)
+            }
+            uint64_t units = 0;
+            uint32_t bm = 0;
+            const double c = busiest(s, &units, &bm);
+            if (bm > tall_m) {
+                continue;
+            }
+            // Shorter first; then the balance target (mean / max >= 0.95); then the fewer blocks.
+            const bool better = c < best * (1 - 1e-9) ||
+                                (c <= best * (1 + 1e-9) && balanced(units) && !balanced(best_units));
+            if (better) {
+                best = c;
+                best_units = units;
+                best_s = s;
+            }
+        }
+        if (best_s != s0) {
+            t.strips = static_cast<uint32_t>(best_s);
+            t.stripM = static_cast<uint32_t>(CeilDiv(m1, best_s));
+            t.baseM = static_cast<uint32_t>(AlignUp(t.stripM + t.onesRow, kFractal));
+        }
     }
     while (single && n >= 32 && base_m > kFractal) {
         base_m = std::max<uint32_t>(kFractal, static_cast<uint32_t>(AlignUp(base_m / 2, kFractal)));
@@ -487,10 +537,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
                    : t.sharedPrep ? AlignUp(static_cast<uint64_t>(t.bMatrices) * k * n, 32)
                                   : k * AlignUp(call_n, 32);
     const uint64_t prep_b = t.sharedPrep ? t.prepBBytes : static_cast<uint64_t>(t.usedCores) * t.prepBBytes;
-    // C of a call: split SoCs, the API's sequential blocks (baseM x baseN int32 each); 310p, the call's C in its org
-    // layout (row stride cOrgN) and a row's worth of slack for the epilogue's whole-row reads.
+    // C of a call: split SoCs, two areas used in turn (the next call's request goes out before this one's epilogue),
+    // each the call's [rows, cols] int32 contiguous; 310p, the call's C in its org layout (row stride cOrgN) and a
+    // row's worth of slack for the epilogue's whole-row reads.
     t.wsCPerWorker = soc.split_architecture
-                         ? static_cast<uint64_t>(t.callBlocks) * base_m * bn * 4
+                         ? 2ull * t.callBlocks * base_m * bn * 4
                          : (static_cast<uint64_t>(base_m) * t.cOrgN + t.cStride) * 4;
     if (k == 0) {
         t.wsCPerWorker = 0;  // no cube
@@ -517,7 +568,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubColI32 = t.cStride * 4;
     t.ubRowI32 = static_cast<uint32_t>(AlignUp(base_m, 32) * 4);  // whole 32-element steps of a strip's rows
     t.ubRowTerms = (za_may || zb_may) ? t.raStripBytes : 0;
-    t.ubPrepIn = t.prepChunk;
+    t.ubPrepIn = 2 * t.prepChunk;  // a's preparation loads double buffered
     t.ubPrepHalf = t.prepChunk * 2;
     t.ubPrepOut = t.prepChunk;
     // The chunk: rows x cStride elements; per element the stage holds the int32 block twice and one scratch float,

@@ -6,13 +6,15 @@
 // block (N fastest). The blocks are split over the cube cores (the AI cores on 310p) in contiguous ranges balanced to
 // one block, and a cube core's range over its vector workers (2 per cube core on split SoCs) the same way; on split
 // SoCs the strip height and block width are those whose busiest cube core streams the fewest operand bytes (it
-// serves its workers one request at a time); a worker's range is cut into cube calls, each one strip and at most
-// callBlocks
-// blocks of it: one asynchronous Iterate (split SoCs) or a synchronous Iterate sequence (310p) of the Matmul API,
-// ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks where they fit (depthA1 = kIter,
-// "k full load"). Each block's int32 result goes to the worker's C area in GM and the epilogue takes it from there
-// while the cube computes the next block (the API's per-block notifications; on 310p the cube's and the vector's
-// pipes of one AI core overlap).
+// serves its workers one request at a time; with many blocks a few more, lower strips where that gives the cores a
+// better balance at no longer busiest core); a worker's range is cut into cube calls, each one strip and at most
+// callBlocks blocks of it (split SoCs: the last calls shrink to about two thirds of what is left, so that the call
+// whose epilogue ends the launch is short): one asynchronous IterateAll (split SoCs) or a synchronous Iterate
+// sequence (310p) of the Matmul API, ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks
+// where they fit (depthA1 = kIter, "k full load"). The int32 result goes to the worker's C area in GM (split SoCs:
+// two areas, the next call requested before this one's epilogue, so that the cube core always has work queued; on
+// 310p block by block, the cube's and the vector's pipes of one AI core overlapping) and the epilogue takes it from
+// there.
 //
 // Zero points (the decomposition acc = A'B' - zb (A'1 - K za) - za (1'B'), exact modulo 2^32):
 //   * the cube multiplies int8 x int8 (float8 pairs on 950; 310p's uint8 cube paths are not available through CANN
@@ -57,8 +59,7 @@ enum QmmOperandCode : uint32_t { QMM_INT8 = 0, QMM_UINT8 = 1, QMM_FLOAT8_E4M3FN 
 // Zero point (and scale) layouts: absent (zero), per tensor, per row of a / per column of b.
 enum QmmParamKind : uint32_t { QMM_PARAM_NONE = 0, QMM_PARAM_TENSOR = 1, QMM_PARAM_VECTOR = 2 };
 
-// Blocks of one asynchronous Iterate the API's client waits for one by one (INC_PROCESS_CHECK - 1 of CANN 8.1.RC1's
-// dav_c220/kfc/kfc_comm.h): a longer call's later blocks arrive only at its end.
+// Blocks of one cube call at most (one N step of the Matmul tiling; the C areas hold this many blocks).
 const uint32_t kQmmMaxCallBlocks = 13;
 
 // The schedule mode of a launch of the stage: batch where its prepared operands are shared (the kernel may

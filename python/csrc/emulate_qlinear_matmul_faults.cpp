@@ -387,6 +387,20 @@ inline void FaultWaitWithoutNotify(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     mm.WaitIterateAll();  // FAULT: wait_without_notify
 }
 
+// Split SoCs: WaitIterateAll supports a continuous output to GM only; C rows 32 elements apart for a width of 16 are
+// not. (The twin, C rows of the width itself, is test_asynchronous_iterate_all_then_wait.)
+inline void FaultAsyncCNotContinuous(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    const Problem p{16, 16, 32, 32, 16, 32};  // ldc 32
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, p);
+    mm.template IterateAll<false>(Gm<int32_t>(c, 512), 0, false, true);  // FAULT: async_c_not_continuous
+    mm.WaitIterateAll();
+}
+
 // A transposed B needs a MatmulType that declares it (ISTRANS).
 inline void FaultTransposedBNotDeclared(GM_ADDR a, GM_ADDR b, GM_ADDR, GM_ADDR)
 {
@@ -547,6 +561,7 @@ const FaultEntry kFaults[] = {
     {"get_tensor_c_beyond_blocks", &FaultGetTensorCBeyondBlocks},
     {"iterate_without_get_tensor_c", &FaultIterateWithoutGetTensorC},
     {"wait_without_notify", &FaultWaitWithoutNotify},
+    {"async_c_not_continuous", &FaultAsyncCNotContinuous},
     {"transposed_b_not_declared", &FaultTransposedBNotDeclared},
     {"stride_16bit_b_transposed", &FaultStride16BitBTransposed},
     {"tiling_exceeds_l1", &FaultTilingExceedsL1},

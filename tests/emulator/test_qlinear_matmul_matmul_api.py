@@ -68,6 +68,7 @@ EXPECTED = {
     "get_tensor_c_beyond_blocks": (SPLIT, "the computation has only 1 blocks"),
     "iterate_without_get_tensor_c": (ALL, "the previous block was not fetched with GetTensorC"),
     "wait_without_notify": (SPLIT, "without waitIterateAll = true"),
+    "async_c_not_continuous": (SPLIT, "C is not continuous in GM"),
     "transposed_b_not_declared": (ALL, "does not declare ISTRANS = true"),
     "stride_16bit_b_transposed": (SPLIT, "B's row stride (orgKb, K; B transposed) = 70000"),
     "tiling_exceeds_l1": (ALL, "bytes of L1"),

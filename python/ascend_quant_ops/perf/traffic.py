@@ -162,12 +162,16 @@ def qmm_worker_units(t: dict):
 
 
 def qmm_worker_calls(t: dict, units: range):
-    """A worker's cube calls, as the kernel cuts its range: (y batch matrix, strip, first N block, blocks)."""
+    """A worker's cube calls, as the kernel cuts its range: (y batch matrix, strip, first N block, blocks). On split
+    SoCs (a call's epilogue waits for all its blocks) the last calls shrink: each takes at most about two thirds of
+    what is left of the range."""
     u, end = units.start, units.stop
     while u < end:
         bi, rest = divmod(u, t["strips"] * t["nBlocks"])
         strip, nb0 = divmod(rest, t["nBlocks"])
         blocks = min(t["nBlocks"] - nb0, end - u, t["callBlocks"])
+        if t["sharedPrep"]:
+            blocks = min(blocks, (2 * (end - u) + 1) // 3)
         yield bi, strip, nb0, blocks
         u += blocks
 

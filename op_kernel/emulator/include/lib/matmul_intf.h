@@ -34,7 +34,8 @@
 // outside their GlobalTensors, a row stride >= 65536 without intrinsicsCheck (a 16-bit field of the GM -> L1 copy on
 // 910b; taken the same on 950), the client's message rules on split SoCs (SetOrgShape after SetSingleShape /
 // SetTensorA / SetTensorB drops them; IterateAll / a first Iterate need SetTensorA / SetTensorB since the last
-// message), WaitIterateAll without an asynchronous IterateAll in flight or after a synchronous one, A / B / C
+// message), WaitIterateAll without an asynchronous IterateAll in flight or after a synchronous one, an asynchronous
+// IterateAll to be waited for whose C is not continuous in GM (row stride != its width), A / B / C
 // touched while an asynchronous computation is in flight, a kernel ending with one in flight, Iterate<false>
 // without SetWorkspace or with C in GM, GetTensorC of the wrong mode / beyond the blocks / before Iterate,
 // Iterate again before GetTensorC of a synchronous block, forms ascend310p's MatmulImpl does not have, the 310p local
@@ -554,6 +555,15 @@ public:
             // Asynchronous: the cube does the work later (here: when the client waits, or when a later message
             // makes the server finish it first); WaitIterateAll waits for it. Operands and C are snapshotted so that
             // a change while the work is in flight is caught when it is done.
+            if (waitIterateAll && job.ldc != job.n) {
+                // The API documents WaitIterateAll for a continuous output to GM only ("in discontinuous scenarios
+                // the system stops responding", matmul_client.h): C rows with gaps between them are refused.
+                aqo_emu::Fail(aqo_file, aqo_line,
+                              "Matmul::IterateAll<false> with waitIterateAll: C is not continuous in GM (row stride "
+                              "orgKc " + std::to_string(job.ldc) + " != single N " + std::to_string(job.n) + ", " +
+                                  ShapeText() + "); WaitIterateAll supports a continuous output only: set orgKc to "
+                                  "the single N");
+            }
             Pending p;
             p.job = job;
             p.file = aqo_file;
