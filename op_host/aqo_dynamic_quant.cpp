@@ -114,9 +114,11 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     AqoDynamicQuantTilingData td;
     aqo::FillDynamicQuantTilingData(plan.tiling, &td);
     context->SetTilingKey(plan.tiling_key);
-    // The kernel needs no workspace of its own; the framework's system workspace is always reserved.
+    // The framework's system workspace is always reserved, the kernel's own after it (310p uint8: the zero points'
+    // exchange, whose SyncAll needs the batch schedule mode).
     return aqo_host::SaveTiling(context, td, plan.block_dim,
-                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
+                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
+                                aqo::DynamicQuantScheduleMode(plan.tiling));
 }
 
 }  // namespace optiling
