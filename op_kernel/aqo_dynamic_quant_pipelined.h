@@ -1,15 +1,18 @@
-// AqoDynamicQuant, pipelined mode (tiling key 2): symmetric rows, whole rows in UB, a group of rowsPerIter rows
-// computed at once, with groups small enough that a core has several (the plan's choice), so that its first compute
-// waits for one small load and its last compute and store are short. Per core:
+// AqoDynamicQuant, pipelined mode (tiling key 2): whole rows in UB (every mode: symmetric, float offset, uint8 zero
+// point), a group of rowsPerIter rows computed at once, with groups small enough that a core has several (the plan's
+// choice), so that its first compute waits for one small load and its last compute and store are short. Per core:
 //   * loads run ahead: the first xSlots groups are copied in at once, and each later copy is issued as soon as a
 //     slot is freed (right after the group's float32 copy is made);
-//   * two sets of statistics buffers (work, acc, row stats): group g's scales are issued with their V -> S flag
-//     and group g + 1's float32 copy and magnitude bits right behind it, so the vector unit computes those while
-//     the scalar unit classifies group g's rows; group g's division and conversion steps then go out interleaved
-//     with group g + 1's per-lane maxima and row maxima (independent instructions between the same barriers);
+//   * two sets of statistics buffers (work, acc, row stats): group g's last parameter step is issued with its V -> S
+//     flag and group g + 1's float32 copy and first statistics steps right behind it, so the vector unit computes
+//     those while the scalar unit classifies group g's rows; group g's quantization steps (QOp) then go out
+//     interleaved with group g + 1's remaining statistics steps (independent instructions between the same
+//     barriers). Symmetric statistics: the magnitude bits, their per-row maxima, the scales; asymmetric: a finite
+//     signed copy, its per-row maxima and minima, the scales and offsets (TmpStep, TailStep);
 //   * a group's last conversion step (int8 / uint8: it reads only the scratch) goes out behind the next group's scale
 //     flag, beside the float32 copy of the group after it (FinishConvert);
-//   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once;
+//   * one scale_out (offset_out) slot gathers the scales (offsets) of scaleRows rows (several groups) and is stored
+//     at once; ascend310p's uint8 zero points may go through the workspace instead (ExchangeZeroPoints);
 //   * the fill: a first group of one long row is loaded in column pieces with a flag each (FirstGroupByPieces), and
 //     group 1's float32 copy waits for group 0's division when its rows arrive late (LateSecondGroup);
 //   * the drain: the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
