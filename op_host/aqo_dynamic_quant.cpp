@@ -114,11 +114,9 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     AqoDynamicQuantTilingData td;
     aqo::FillDynamicQuantTilingData(plan.tiling, &td);
     context->SetTilingKey(plan.tiling_key);
-    // The framework's system workspace is always reserved, the kernel's own after it (310p uint8: the zero points'
-    // exchange, whose SyncAll needs the batch schedule mode).
+    // The kernel needs no workspace of its own; the framework's system workspace is always reserved.
     return aqo_host::SaveTiling(context, td, plan.block_dim,
-                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
-                                aqo::DynamicQuantScheduleMode(plan.tiling));
+                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
 }
 
 }  // namespace optiling

@@ -24,48 +24,45 @@ using namespace AscendC;
 namespace aqo_dq {
 
 template <template <class, typename, typename, typename> class Kernel, typename XT, typename YT, typename OT, class TD>
-__aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, GM_ADDR ws,
-                           const TD& p)
+__aicore__ inline void Run(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p)
 {
     TPipe pipe;
     Kernel<TD, XT, YT, OT> op;
-    op.Init(x, smooth, y, scale, offset, ws, p, &pipe);
+    op.Init(x, smooth, y, scale, offset, p, &pipe);
     op.Process();
 }
 
 // The dst types this SoC can produce (int8 everywhere, uint8 in the zero-point mode; hifloat8 / float8 on
 // ascend910_95 only) and the offset type (float32, or uint8 for the zero point).
 template <template <class, typename, typename, typename> class Kernel, typename XT, class TD>
-__aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, GM_ADDR ws,
-                                   const TD& p)
+__aicore__ inline void DispatchDst(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p)
 {
     if (p.dstDtype == kDTypeInt8) {
-        Run<Kernel, XT, int8_t, float>(x, smooth, y, scale, offset, ws, p);
+        Run<Kernel, XT, int8_t, float>(x, smooth, y, scale, offset, p);
     } else if (p.dstDtype == kDTypeUInt8) {
-        Run<Kernel, XT, uint8_t, uint8_t>(x, smooth, y, scale, offset, ws, p);  // the zero-point mode only
+        Run<Kernel, XT, uint8_t, uint8_t>(x, smooth, y, scale, offset, p);  // the zero-point mode only
     }
 #if AQO_SOC_HAS_FP8
     else if (p.dstDtype == kDTypeHiFloat8) {
-        Run<Kernel, XT, hifloat8_t, float>(x, smooth, y, scale, offset, ws, p);
+        Run<Kernel, XT, hifloat8_t, float>(x, smooth, y, scale, offset, p);
     } else if (p.dstDtype == kDTypeFloat8E4M3FN) {
-        Run<Kernel, XT, fp8_e4m3fn_t, float>(x, smooth, y, scale, offset, ws, p);
+        Run<Kernel, XT, fp8_e4m3fn_t, float>(x, smooth, y, scale, offset, p);
     } else if (p.dstDtype == kDTypeFloat8E5M2) {
-        Run<Kernel, XT, fp8_e5m2_t, float>(x, smooth, y, scale, offset, ws, p);
+        Run<Kernel, XT, fp8_e5m2_t, float>(x, smooth, y, scale, offset, p);
     }
 #endif
 }
 
 // The x types this SoC reads (float16 everywhere; bfloat16 not on ascend310p).
 template <template <class, typename, typename, typename> class Kernel, class TD>
-__aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, GM_ADDR ws,
-                                const TD& p)
+__aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p)
 {
     if (p.xDtype == kDTypeFloat16) {
-        DispatchDst<Kernel, half>(x, smooth, y, scale, offset, ws, p);
+        DispatchDst<Kernel, half>(x, smooth, y, scale, offset, p);
     }
 #if AQO_SOC_HAS_BF16
     else if (p.xDtype == kDTypeBFloat16) {
-        DispatchDst<Kernel, bfloat16_t>(x, smooth, y, scale, offset, ws, p);
+        DispatchDst<Kernel, bfloat16_t>(x, smooth, y, scale, offset, p);
     }
 #endif
 }
@@ -75,8 +72,7 @@ __aicore__ inline void Dispatch(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR sc
 extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smooth_scales, GM_ADDR y, GM_ADDR scale,
                                                         GM_ADDR offset, GM_ADDR workspace, GM_ADDR tiling)
 {
-    // the kernel's own workspace (after the system workspace): 310p uint8's zero-point exchange
-    GM_ADDR ws = GetUserWorkspace(workspace);
+    (void)workspace;
 #if AQO_SOC_SPLIT_CORES
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // the vector cores only (310p: a plain AI-core kernel)
 #endif
@@ -86,11 +82,11 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
     static_assert(aqo_dq::kModeResident == 0 && aqo_dq::kModeStream == 1 && aqo_dq::kModePipelined == 2,
                   "tiling keys are the mode codes");
     if (TILING_KEY_IS(0)) {
-        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantResident>(x, smooth_scales, y, scale, offset, ws, tilingData);
+        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantResident>(x, smooth_scales, y, scale, offset, tilingData);
     } else if (TILING_KEY_IS(1)) {
-        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantStream>(x, smooth_scales, y, scale, offset, ws, tilingData);
+        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantStream>(x, smooth_scales, y, scale, offset, tilingData);
     } else if (TILING_KEY_IS(2)) {
-        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantPipelined>(x, smooth_scales, y, scale, offset, ws, tilingData);
+        aqo_dq::Dispatch<aqo_dq::KernelDynamicQuantPipelined>(x, smooth_scales, y, scale, offset, tilingData);
     }
 }
 

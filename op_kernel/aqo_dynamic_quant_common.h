@@ -276,9 +276,6 @@ public:
         pipe->InitBuffer(accBuf_, p.accBytes * p.statSets);
         pipe->InitBuffer(rowStatBuf_, p.rowStatBytes * p.statSets);
         pipe->InitBuffer(constBuf_, p.constBytes);
-        if (p.zpExchangeBytes != 0) {
-            pipe->InitBuffer(exchBuf_, p.zpExchangeBytes);  // the pipelined mode's zero-point exchange (310p uint8)
-        }
         work_ = workBuf_.Get<float>();
         tmp_ = tmpBuf_.Get<float>();
         acc_ = accBuf_.Get<int32_t>();
@@ -1158,7 +1155,6 @@ protected:
     TBuf<TPosition::VECCALC> accBuf_;
     TBuf<TPosition::VECCALC> rowStatBuf_;
     TBuf<TPosition::VECCALC> constBuf_;
-    TBuf<TPosition::VECCALC> exchBuf_;
     LocalTensor<float> smooth_;
     LocalTensor<float> work_;
     LocalTensor<float> tmp_;

@@ -62,27 +62,12 @@ class KernelDynamicQuantPipelined : public DynamicQuantBase<TD, XT, YT, OT> {
 public:
     __aicore__ inline KernelDynamicQuantPipelined() {}
 
-    // ws: the kernel's workspace (310p uint8: the zero points' exchange, ExchangeZeroPoints)
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, GM_ADDR ws,
-                                const TD& p, TPipe* pipe)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p,
+                                TPipe* pipe)
     {
         this->InitBase(x, smooth, y, scale, offset, p, pipe, p.rowsPerIter, false);
         asym_ = p.asymmetric != kSymmetric;
         zp_ = p.asymmetric == kAsymZeroPoint;
-        exchange_ = p.zpSlotBytes != 0;
-        if (exchange_) {
-            // UB: SyncAll's 32 bytes a core, this core's slot, every core's slot (gathered by the first core), the
-            // output blocks; GM: the counters (32 bytes a core), then the slots (the plan's ZpExchange)
-            const uint32_t cores = p.usedCores;
-            LocalTensor<uint8_t> e = this->exchBuf_.template Get<uint8_t>();
-            syncUb_ = e.template ReinterpretCast<int32_t>();
-            ownSlot_ = e[cores * kBlockBytes];
-            gathered_ = ownSlot_[p.zpSlotBytes];
-            zpBlocks_ = gathered_[cores * p.zpSlotBytes];
-            syncGm_.SetGlobalBuffer((__gm__ int32_t*)ws, cores * kBlockFloats);
-            slotsGm_.SetGlobalBuffer((__gm__ uint8_t*)ws + cores * kBlockBytes, cores * p.zpSlotBytes);
-            zpBase_ = rowBegin_ / kZpBlockRows * kZpBlockRows;
-        }
     }
 
     __aicore__ inline void Process()
@@ -118,9 +103,6 @@ public:
                 staged_ = false;
                 LoadAhead();  // into the smooth row's slot
             }
-        }
-        if (exchange_) {
-            InitExchange();
         }
         // The flag of a group's statistics (its scales computed), set and waited for once per group.
         statsFlag_ = static_cast<event_t>(pipe_->template AllocEventID<HardEvent::V_S>());
@@ -170,104 +152,9 @@ public:
             }
         }
         pipe_->template ReleaseEventID<HardEvent::V_S>(statsFlag_);
-        if (exchange_) {
-            ExchangeZeroPoints();
-        }
     }
 
 private:
-    // ----- ascend310p, uint8: the zero points through the workspace -----
-    // Without DataCopyPad a DMA writes whole 32-byte blocks, i.e. 32 zero points; a core of fewer rows writes the
-    // zero points of its rows into its own slot of the workspace instead, each at its place in the 32-row blocks its
-    // rows touch (zpBase_: the first of them), zero elsewhere; after a software SyncAll (every core) the first core
-    // ORs the slots into the output blocks and stores them. The SyncAll's counters must be zero when it is first
-    // called: each core zeroes its own at its start (a core writing another's counter would race with it), and the
-    // batch schedule mode starts every core together, so each counter is zeroed long before any core reaches the
-    // SyncAll at its end and polls it.
-    static constexpr uint32_t kZpBlockRows = kBlockBytes;  // uint8 zero points in a 32-byte block
-
-    __aicore__ inline void InitExchange()
-    {
-        // the counter's zeros come from the gathered area (written again only after the SyncAll); this core's slot
-        // and the output blocks start at zero
-        Duplicate(gathered_.template ReinterpretCast<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(kBlockBytes / 2));
-        Duplicate(ownSlot_.template ReinterpretCast<int16_t>(), static_cast<int16_t>(0),
-                  static_cast<int32_t>(p_.zpSlotBytes / 2));
-        if (GetBlockIdx() == 0) {
-            Duplicate(zpBlocks_.template ReinterpretCast<int16_t>(), static_cast<int16_t>(0),
-                      static_cast<int32_t>(ZpBlocksBytes() / 2));
-        }
-        this->template WaitPipe<HardEvent::V_MTE3>();
-        DataCopy(syncGm_[GetBlockIdx() * kBlockFloats], gathered_.template ReinterpretCast<int32_t>(), kBlockFloats);
-    }
-
-    __aicore__ inline uint32_t ZpBlocksBytes() const
-    {
-        return static_cast<uint32_t>((p_.rows + kZpBlockRows - 1) / kZpBlockRows * kZpBlockRows) + p_.zpSlotBytes;
-    }
-
-    // A row's zero point (group row `at` of the gathering slot, or its place in this core's exchange slot).
-    __aicore__ inline void PutOffset(uint32_t g, uint32_t at, uint32_t i, OT value)
-    {
-        if (exchange_) {
-            ownSlot_.SetValue(static_cast<uint32_t>(GroupRow(g) + i - zpBase_), static_cast<uint8_t>(value));
-        } else {
-            offsets_.Put(offsetSlot_, at + i, value);
-        }
-    }
-
-    // The core's rows are classified: its slot to the workspace (before the last group's y stores).
-    __aicore__ inline void WriteSlot()
-    {
-        this->template WaitPipe<HardEvent::S_MTE3>();  // the zero points come from the scalar unit
-        DataCopy(slotsGm_[GetBlockIdx() * p_.zpSlotBytes], ownSlot_, p_.zpSlotBytes);
-    }
-
-    // After every core's last group: the SyncAll, then the first core gathers and stores every zero point.
-    __aicore__ inline void ExchangeZeroPoints()
-    {
-        const uint32_t cores = p_.usedCores;
-        SyncAll(syncGm_, syncUb_, static_cast<int32_t>(cores));
-        if (GetBlockIdx() != 0) {
-            return;
-        }
-        DataCopy(gathered_, slotsGm_, cores * p_.zpSlotBytes);
-        this->template WaitPipe<HardEvent::MTE2_V>();
-        const uint64_t firstExtra = p_.usedCores - p_.rowsExtra;
-        for (uint32_t c = 0; c < cores; ++c) {
-            const uint64_t begin = c * p_.rowsPerCore + (c > firstExtra ? c - firstExtra : 0);
-            const uint32_t base = static_cast<uint32_t>(begin / kZpBlockRows * kZpBlockRows);
-            if (c != 0) {
-                PipeBarrier<PIPE_V>();  // the blocks the previous core's slot was ORed into
-            }
-            LocalTensor<uint16_t> out = zpBlocks_[base].template ReinterpretCast<uint16_t>();
-            this->Or16(out, out, gathered_[c * p_.zpSlotBytes].template ReinterpretCast<uint16_t>(),
-                       p_.zpSlotBytes / 2);
-        }
-        const uint32_t rows = static_cast<uint32_t>(p_.rows);
-        GlobalTensor<uint8_t> offGm;
-        offGm.SetGlobalBuffer((__gm__ uint8_t*)this->offsetGm_.GetPhyAddr(), rows);
-        if (rows < kZpBlockRows) {
-            this->template WaitPipe<HardEvent::V_S>();
-            CopyOutExact(offGm, zpBlocks_, rows);  // scalar stores of the only (partial) block, this core alone
-            return;
-        }
-        const uint32_t body = rows / kZpBlockRows * kZpBlockRows;
-        this->template WaitPipe<HardEvent::V_MTE3>();
-        DataCopy(offGm, zpBlocks_, body);
-        if (body != rows) {
-            // the block ending at the last row, gathered at an aligned place (this core's slot, written out before
-            // the SyncAll)
-            this->template WaitPipe<HardEvent::V_S>();
-            for (uint32_t i = 0; i < kZpBlockRows; ++i) {
-                ownSlot_.SetValue(i, zpBlocks_.GetValue(rows - kZpBlockRows + i));
-            }
-            this->template WaitPipe<HardEvent::S_MTE3>();
-            DataCopy(offGm[rows - kZpBlockRows], ownSlot_, kZpBlockRows);
-        }
-    }
-
     // ----- the mode's statistics steps -----
     // Symmetric: the magnitude bits of v (tmp_), their accumulation per row; the clamp, the row maxima, the scales.
     // Asymmetric: a finite signed copy of v (tmp_, SignedFiniteStep's three steps), its signed maxima and minima per
@@ -419,7 +306,7 @@ private:
     {
         if (StartsScales(g)) {
             nextScaleSlot_ = scaleQue_.template AllocTensor<float>();
-            if (asym_ && !exchange_) {
+            if (asym_) {
                 nextOffsetSlot_ = offsetQue_.template AllocTensor<OT>();
             }
         }
@@ -596,7 +483,7 @@ private:
         if (StartsScales(g)) {
             scaleSlot_ = nextScaleSlot_;
             scales_.Begin(scaleSlot_, row);
-            if (asym_ && !exchange_) {
+            if (asym_) {
                 offsetSlot_ = nextOffsetSlot_;
                 offsets_.Begin(offsetSlot_, row);
             }
@@ -626,7 +513,7 @@ private:
                 fallback_ = true;  // its scale and offset come from its scalar computation (Quantize)
             } else {
                 scales_.Put(scaleSlot_, at + i, r.scale);  // ZERO: 0
-                PutOffset(g, at, i, static_cast<OT>(r.offset));
+                offsets_.Put(offsetSlot_, at + i, static_cast<OT>(r.offset));
             }
             if (r.kind == RowKind::NORMAL) {
                 Duplicate(scaleBlocks_[i * kBlockFloats], r.scale, static_cast<int32_t>(kBlockFloats));
@@ -865,7 +752,7 @@ private:
                 this->FallbackScan(w[i * p_.colsPad], p_.cols, st);
                 this->FallbackParams(st);
                 scales_.Put(scaleSlot_, at + i, st.scale);
-                PutOffset(g, at, i, static_cast<OT>(st.offset));
+                offsets_.Put(offsetSlot_, at + i, static_cast<OT>(st.offset));
                 this->FallbackChunk(w[i * p_.colsPad], y[i * p_.colsPad], p_.cols, st);
                 scalarY = true;
                 continue;
@@ -1047,11 +934,7 @@ private:
         LocalTensor<float> s = scaleQue_.template DeQue<float>();
         scales_.Write(s, scaleRow_, count);
         scaleQue_.FreeTensor(s);
-        if (exchange_) {
-            if (GroupRow(g) + GroupRows(g) == rowEnd_) {
-                WriteSlot();
-            }
-        } else if (asym_) {
+        if (asym_) {
             offsetQue_.EnQue(offsetSlot_);
             LocalTensor<OT> o = offsetQue_.template DeQue<OT>();
             offsets_.Write(o, scaleRow_, count);
@@ -1062,14 +945,6 @@ private:
     event_t statsFlag_ = static_cast<event_t>(0);
     bool asym_ = false;               // the asymmetric modes (float offset or zero point)
     bool zp_ = false;                 // the zero-point mode (uint8)
-    bool exchange_ = false;           // 310p uint8: the zero points through the workspace (ExchangeZeroPoints)
-    uint64_t zpBase_ = 0;             // the first row of the 32-row block holding this core's first row
-    GlobalTensor<int32_t> syncGm_;    // the SyncAll's counters
-    GlobalTensor<uint8_t> slotsGm_;   // every core's slot
-    LocalTensor<int32_t> syncUb_;
-    LocalTensor<uint8_t> ownSlot_;
-    LocalTensor<uint8_t> gathered_;
-    LocalTensor<uint8_t> zpBlocks_;
     uint32_t groups_ = 0;
     uint32_t loaded_ = 0;
     uint64_t scaleRow_ = 0;           // the first row of the scales gathered in scaleSlot_

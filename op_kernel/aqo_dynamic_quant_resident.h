@@ -40,11 +40,9 @@ class KernelDynamicQuantResident : public DynamicQuantBase<TD, XT, YT, OT> {
 public:
     __aicore__ inline KernelDynamicQuantResident() {}
 
-    // ws: the kernel's workspace (unused by this mode)
-    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, GM_ADDR ws,
-                                const TD& p, TPipe* pipe)
+    __aicore__ inline void Init(GM_ADDR x, GM_ADDR smooth, GM_ADDR y, GM_ADDR scale, GM_ADDR offset, const TD& p,
+                                TPipe* pipe)
     {
-        (void)ws;
         this->InitBase(x, smooth, y, scale, offset, p, pipe, p.rowsPerIter);
     }
 

@@ -80,8 +80,7 @@ __aicore__ inline void WaitPipe(TPipe* pipe)
 // docs/references.md#dynamicquant-implementations): whole 32-byte blocks go by DMA, the partial block's elements the
 // scalar unit stores and flushes from its data cache. The docs do not say whether the flush writes back only the
 // stored bytes or the whole 64-byte line, so no other core should write that line in the same launch: AqoDynamicQuant
-// uses this only for a tensor of fewer than 8 rows (and fewer than 32 uint8 zero points, stored by its first core
-// alone) and AqoQLinearMatMul only in its one-core plans
+// uses this only for a tensor of fewer than 8 rows and AqoQLinearMatMul only in its one-core plans
 // (N < 32 or 840 | N / 32), always on one core. dst by value: a GlobalTensor is an address and a size, and its
 // SetValue is not const.
 template <class T>

@@ -61,30 +61,13 @@ uint64_t Blk(uint64_t bytes, uint64_t align) { return AlignUp(std::max<uint64_t>
 
 struct Layout {
     uint64_t x = 0, y = 0, scale = 0, offset = 0, smooth = 0, work = 0, tmp = 0, acc = 0, rowstat = 0, consts = 0;
-    uint64_t exch = 0;       // the zero points' exchange through the workspace (ZpExchange)
     uint32_t x_slots = 1, y_slots = 1;
     uint32_t stat_sets = 1;  // copies of work, acc and rowstat (pipelined: 2)
     uint64_t Total() const
     {
         return x * x_slots + (y + scale + offset) * y_slots + smooth + (work + acc + rowstat) * stat_sets + tmp +
-               consts + exch;
+               consts;
     }
-};
-
-// ascend310p's uint8 zero points through the workspace (the pipelined kernel's ExchangeZeroPoints): without
-// DataCopyPad a core can only write whole 32-byte blocks, i.e. 32 rows of zero points, so rather than giving every
-// core 32 rows, each core writes the zero points of its rows (at least a block of 8 scales) into its own slot of the
-// workspace, placed as in the 32-row blocks its rows touch and zero elsewhere; after a software SyncAll the first
-// core ORs the slots into the output blocks and stores them. A slot spans the blocks a core's rows can touch.
-struct ZpExchange {
-    uint32_t cores = 0;      // 0: no exchange
-    uint64_t slot = 0;       // bytes of a core's slot (workspace and UB)
-    uint64_t rows = 0;
-    // UB: the SyncAll's 32 bytes a core, the core's own slot, every core's slot gathered by the first core, and the
-    // output blocks (a slot's room past the last block: the slots have one size)
-    uint64_t UbBytes() const { return cores ? cores * 32 + slot + cores * slot + AlignUp(rows, 32) + slot : 0; }
-    // GM: the SyncAll's counters (32 bytes a core), then the slots
-    uint64_t WorkspaceBytes() const { return cores ? cores * 32 + cores * slot : 0; }
 };
 
 struct Shape {
@@ -95,7 +78,6 @@ struct Shape {
     uint32_t scale_carry;    // no DataCopyPad: scales a core carries from one group to the next (a block less one)
     uint32_t offset_carry;   // the same for the offsets (float32: 7, uint8: 31)
     uint32_t offset_bytes;   // bytes of one offset (float32 4, uint8 1); 0 symmetric
-    uint64_t exch_ub = 0;    // UB bytes of the zero points' exchange (ZpExchange), pipelined mode only
 };
 
 // The per-row statistics of `n` rows, in the kernel's sub-buffer order (op_kernel/aqo_dynamic_quant.cpp,
@@ -156,9 +138,7 @@ Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t sc
     l.stat_sets = 2;
     l.scale = Blk((scale_rows + s.scale_carry) * sizeof(float), s.align);
     if (s.asym) {
-        // the exchange replaces the offset_out slots
-        l.offset = s.exch_ub ? 0 : Blk((scale_rows + s.offset_carry) * s.offset_bytes, s.align);
-        l.exch = s.exch_ub;
+        l.offset = Blk((scale_rows + s.offset_carry) * s.offset_bytes, s.align);
         l.acc = Blk(2 * r * kAccLanes * sizeof(float), s.align);
         l.rowstat = Blk(RowStatBytes(s, r), s.align);
     } else {
@@ -282,34 +262,10 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     // needs (197 rows on 48 cores: 40 cores of 5 or 4 rows rather than 48 cores of 5 or 4), so no launched core
     // idles and the per-core balance stays close to 1. Without DataCopyPad at most rows / block_rows cores, so that
     // every core has a whole block of scales (offsets).
-    auto used_cores = [&](uint64_t min_rows) {
-        const uint32_t max_cores =
-            static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, rows / min_rows)));
-        const uint64_t rows_on_slowest = rows ? CeilDiv(rows, max_cores) : 0;
-        return rows ? static_cast<uint32_t>(CeilDiv(rows, rows_on_slowest)) : 0u;
-    };
-    uint32_t used = used_cores(min_core_rows);
-    // ascend310p's uint8 zero points: cores of one block of scales (8 rows) where 32-row cores would leave cores idle,
-    // the zero points exchanged through the workspace (ZpExchange), when the pipelined mode's buffers fit.
-    ZpExchange zx;
-    if (!soc.has_data_copy_pad && asym == 2 && cols > 0) {
-        const uint32_t used8 = used_cores(scales_per_block);
-        if (used8 > used) {
-            ZpExchange t;
-            t.cores = used8;
-            t.rows = rows;
-            t.slot = AlignUp(offsets_per_block - 1 + CeilDiv(rows, used8), offsets_per_block);
-            Shape sx = s;
-            sx.exch_ub = Blk(t.UbBytes(), s.align);
-            const uint64_t core_rows = CeilDiv(rows, used8);
-            if (PipelinedLayout(sx, 1, 2, std::max<uint64_t>(1, std::min<uint64_t>(core_rows, kPipelineScaleRows)))
-                    .Total() <= ub) {
-                zx = t;
-                s = sx;
-                used = used8;
-            }
-        }
-    }
+    const uint32_t max_cores =
+        static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, rows / min_core_rows)));
+    const uint64_t rows_on_slowest = rows ? CeilDiv(rows, max_cores) : 0;
+    const uint32_t used = rows ? static_cast<uint32_t>(CeilDiv(rows, rows_on_slowest)) : 0;
     const uint64_t base = used ? rows / used : 0;
     const uint32_t extra = used ? static_cast<uint32_t>(rows % used) : 0;
     const uint64_t max_core_rows = base + (extra ? 1 : 0);
@@ -458,14 +414,10 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.satMax = soc.saturation_only_float ? static_cast<float>(half_max) : 0.0f;
     t.finiteMax = soc.saturation_only_float ? static_cast<float>(req.smooth ? half_max * half_max : half_max)
                                             : static_cast<float>(GetDTypeInfo(DType::FLOAT32).finite_max);
-    // the exchange is the pipelined kernel's (its buffers were checked to fit above, so the mode is pipelined)
-    const bool exchange = zx.cores != 0 && mode == DynamicQuantMode::PIPELINED;
-    t.zpSlotBytes = exchange ? static_cast<uint32_t>(zx.slot) : 0u;
-    t.zpExchangeBytes = exchange ? static_cast<uint32_t>(lay.exch) : 0u;
 
     plan->block_dim = std::max<uint32_t>(used, 1);
     plan->tiling_key = static_cast<uint64_t>(mode);  // the kernel's TILING_KEY_IS branches: one binary per mode
-    plan->workspace_bytes = exchange ? zx.WorkspaceBytes() : 0;
+    plan->workspace_bytes = 0;
     plan->system_workspace_bytes = soc.system_workspace_bytes;
 
     // ---- explanation ----
@@ -473,12 +425,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     e = PlanExplanation();
     if (!req.explain) {
         return true;
-    }
-    if (exchange) {
-        notes.push_back("uint8 zero points through the workspace: every core writes the zero points of its rows into "
-                        "its own slot (placed as in their 32-byte blocks), a software SyncAll (batch schedule mode), "
-                        "then the first core ORs the slots into the output blocks; so a core takes 8 rows (a block of "
-                        "scales), not 32");
     }
     if (mode == DynamicQuantMode::PIPELINED) {
         notes.push_back("pipelined: " + std::to_string(lay.x_slots) + " x slots (loads run ahead), " +
@@ -529,7 +475,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     add("row_max_acc", lay.acc * lay.stat_sets, 1);
     add("row_stats", lay.rowstat * lay.stat_sets, 1);
     add("constants", lay.consts, 1);
-    add("zp_exchange", lay.exch, 1);
 
     const uint64_t x_bytes = rows * cols * s.ex;
     const uint64_t y_bytes = rows * cols * s.ey;
@@ -579,15 +524,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
             range(tensor, b * elem, en * elem, true, scalar_rows * elem, rewrite_rows * elem);
         };
         blocked("scale", sizeof(float), scales_per_block);
-        if (exchange) {
-            // the first core stores every zero point (ExchangeZeroPoints): whole blocks, the last one ending at the
-            // tensor's end; fewer rows than a block by scalar writes
-            if (c == 0) {
-                const uint64_t partial = rows % offsets_per_block;
-                range("offset", 0, rows, true, rows < offsets_per_block ? rows : 0,
-                      rows >= offsets_per_block && partial ? offsets_per_block - partial : 0);
-            }
-        } else if (asym) {
+        if (asym) {
             blocked("offset", offset_bytes, offsets_per_block);
         }
     }
@@ -603,15 +540,13 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         notes.push_back("UB use " + Bytes(lay.Total()) + " of " + Bytes(ub));
     }
     if (!soc.has_data_copy_pad) {
-        const std::string what =
-            exchange ? "scales" : (asym == 2 ? "scales and zero points" : (asym ? "scales and offsets" : "scales"));
-        const uint32_t core_min_rows = exchange ? scales_per_block : block_rows;
+        const std::string what = asym == 2 ? "scales and zero points" : (asym ? "scales and offsets" : "scales");
         notes.push_back(rows < block_rows
                             ? "no DataCopyPad: every copy is whole 32-byte blocks; the " + std::to_string(rows) +
                                   " row(s) (fewer than a 32-byte block of " + what + ") are stored by scalar GM "
                                   "writes and a data-cache flush on the only core, never past the end of the tensor"
                             : "no DataCopyPad: every copy is whole 32-byte blocks; each core takes at least " +
-                                  std::to_string(core_min_rows) + " rows and writes its " + what + " as whole blocks "
+                                  std::to_string(block_rows) + " rows and writes its " + what + " as whole blocks "
                                   "inside its own rows (a partial last block is the block ending at its last row, "
                                   "rewriting a few of its own values), so no byte of another core or past the end "
                                   "of a tensor is written");

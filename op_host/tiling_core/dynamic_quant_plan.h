@@ -57,20 +57,13 @@ struct DynamicQuantPlan {
     PlanExplanation explanation;
     uint32_t block_dim = 0;     // launch block dim: usedCores, at least 1 (an empty tensor launches one idle core)
     uint64_t tiling_key = 0;    // DynamicQuantMode: the kernel binary (TILING_KEY_IS branch) the launch runs
-    uint64_t workspace_bytes = 0;           // the kernel's own workspace (310p uint8: the zero points' exchange)
+    uint64_t workspace_bytes = 0;           // the kernel's own workspace (none)
     uint64_t system_workspace_bytes = 0;    // the SoC's system workspace before it (the launch reserves both)
 };
 
 // Checks the request (CheckDynamicQuantRequest: the documented per-SoC limits, dtypes per SoC) and plans it. Returns false with
 // a complete violation when the request is refused or no UB layout fits.
 bool PlanDynamicQuant(const DynamicQuantRequest& request, DynamicQuantPlan* plan, ConstraintViolation* violation);
-
-// The launch's schedule mode (SaveTiling / the emulator runner): batch when the kernel synchronises its cores (the
-// zero points' exchange ends with a SyncAll), else normal.
-inline uint32_t DynamicQuantScheduleMode(const DynamicQuantTiling& t)
-{
-    return t.zpSlotBytes != 0 ? kScheduleModeBatch : kScheduleModeNormal;
-}
 
 // Copies the plan's tiling into a tiling-data object with CANN's generated setters (set_rows, ...): the CANN
 // TilingFunc and the emulator runner use this one function.

@@ -55,8 +55,6 @@
     FIELD(float, finiteMax)         /* the largest row maximum of a finite row: FLT_MAX, or the saturation-mode      \
                                        bound (310p: 65504, 65504^2 with smooth scales) */                            \
     FIELD(uint32_t, nanCode)        /* dst bit pattern of a NaN y (float8 / hifloat8); 0 for int8 */                 \
-    FIELD(float, satMax)            /* saturation-mode SoCs (310p): Inf in x -> +-satMax (float16 max); else 0 */    \
-    FIELD(uint32_t, zpSlotBytes)    /* 310p uint8: a core's slot of zero points in the workspace (0: no exchange) */ \
-    FIELD(uint32_t, zpExchangeBytes) /* its UB buffer: SyncAll's, the core's slot, the gathered slots, the blocks */
+    FIELD(float, satMax)            /* saturation-mode SoCs (310p): Inf in x -> +-satMax (float16 max); else 0 */
 
 #endif  // AQO_TILING_CORE_DYNAMIC_QUANT_TILING_FIELDS_H

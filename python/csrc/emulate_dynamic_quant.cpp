@@ -160,8 +160,8 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, nb::objec
         return out;
     }
     uint8_t dummy[5][32] = {};
-    // The workspace as the host sizes it: the SoC's system workspace, never touched by the kernel, then the kernel's
-    // own (310p uint8: the zero points' exchange), left unwritten: the kernel initialises what it reads.
+    // The workspace as the host sizes it: the SoC's system workspace (the kernel has no part of its own), never
+    // touched by the kernel, so left unwritten.
     const uint64_t ws_bytes = plan.system_workspace_bytes + plan.workspace_bytes;
     std::unique_ptr<uint8_t[]> workspace(new uint8_t[ws_bytes]);
     try {
@@ -178,7 +178,6 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, nb::objec
             asymmetric ? AddGmOrStandIn(launch, "offset", off.data(), o_bytes, read_write, dummy[4]) : nullptr;
         uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
-        launch.SetScheduleMode(aqo::DynamicQuantScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
         launch.SetTilingKey(plan.tiling_key,
                             aqo_bind::KernelForSoc<const char*>(canonical, "emulate_dynamic_quant",
                                                                 aqo_emu_dq_ascend910b::AqoEmuKernelTag::kName,

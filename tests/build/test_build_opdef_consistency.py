@@ -406,8 +406,7 @@ def _kernel_sources(repo, kernel: str) -> str:
 def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, repo):
     """A SyncAll waits for every core of the launch, which the framework starts together only in the batch schedule
     mode: the TilingFunc of every operator whose kernel calls SyncAll hands SaveTiling a schedule mode (the matmul
-    operators: the cube stage's, batch where the prepared operands are shared; DynamicQuant: batch for 310p's uint8
-    zero-point exchange), the others the default (normal). The
+    operators: the cube stage's, batch where the prepared operands are shared), the others the default (normal). The
     emulator's runners set the same mode, and a SyncAll in a normal-mode launch fails there."""
     synchronising = []
     for op in desc["ops"]:
@@ -422,4 +421,4 @@ def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, re
             assert len(args) == 5 and "ScheduleMode" in args[4], (op["op_type"], args)
         else:
             assert len(args) == 4, (op["op_type"], args)
-    assert sorted(synchronising) == ["AqoDynamicQuant", "AqoQLinearMatMul", "AqoQuantMatMul"]
+    assert sorted(synchronising) == ["AqoQLinearMatMul", "AqoQuantMatMul"]
