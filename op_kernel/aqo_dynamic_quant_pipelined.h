@@ -12,7 +12,7 @@
 //   * a group's last conversion step (int8 / uint8: it reads only the scratch) goes out behind the next group's scale
 //     flag, beside the float32 copy of the group after it (FinishConvert);
 //   * one scale_out (offset_out) slot gathers the scales (offsets) of scaleRows rows (several groups) and is stored
-//     at once; ascend310p's uint8 zero points may go through the workspace instead (ExchangeZeroPoints);
+//     at once;
 //   * the fill: a first group of one long row is loaded in column pieces with a flag each (FirstGroupByPieces), and
 //     group 1's float32 copy waits for group 0's division when its rows arrive late (LateSecondGroup);
 //   * the drain: the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
