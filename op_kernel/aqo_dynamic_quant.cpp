@@ -10,8 +10,8 @@
 // One kernel class per mode, selected by the tiling key:
 //   0 resident (aqo_dynamic_quant_resident.h): whole rows copied into UB once; x read from GM once.
 //   1 stream   (aqo_dynamic_quant_stream.h):   rows longer than one UB load, streamed twice.
-//   2 pipelined (aqo_dynamic_quant_pipelined.h): symmetric whole rows in small groups, loads running ahead, the next
-//                group's statistics overlapping this group's classification and quantization.
+//   2 pipelined (aqo_dynamic_quant_pipelined.h): whole rows in small groups (every mode), loads running ahead, the
+//                next group's statistics overlapping this group's classification and quantization.
 // What they share (data movement, the row statistics, the dst conversion): aqo_dynamic_quant_common.h.
 #include "kernel_operator.h"
 #include "aqo_dynamic_quant_common.h"  // and aqo_kernel_common.h

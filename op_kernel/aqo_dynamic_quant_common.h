@@ -56,6 +56,7 @@ constexpr int32_t kMaxXSlots = 4;           // x_in queue depth: the plan's xSlo
 constexpr int32_t kMagnitudeMask = 0x7FFFFFFF;
 constexpr int32_t kInfBits = 0x7F800000;
 constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
+constexpr uint32_t kConstBlocks = 5;          // 32-byte constant blocks ahead of the dmax vector (InitBase)
 
 // How a row leaves its statistics.
 // How a row leaves its statistics. FALLBACK (asymmetric): a non-finite row, or one whose range is too small for
@@ -79,6 +80,14 @@ __aicore__ inline bool NextNormalRun(const RowKind* kinds, uint32_t n, uint32_t&
 // Below this range (max - min) an asymmetric row is computed by the scalar unit: the vector path then cannot
 // produce a zero or subnormal scale (whose divisions would give NaN), and such rows are astronomically rare.
 constexpr float kTinyRange = 7.8886090522101181e-31f;  // 2^-100
+// The largest magnitude SignedFiniteStep keeps as a finite row's: the float32 below 2^127. A row whose signed
+// maximum or minimum goes beyond it held NaN or Inf (or values of at least 2^127: bfloat16 only), and is computed by
+// the scalar unit.
+constexpr float kSuspectMax = 1.70141173e38f;  // 0x7EFFFFFF
+// An int8 row of the vector path whose offset is at most this in magnitude needs no clip before its conversion:
+// with |offset| <= 2^14 the quotients v / scale are at most 2^15 in magnitude, so the two roundings of
+// v / scale + offset are each below 2^-8 and y stays within [-128.01, 127.01] (the exact values span [-128, 127]).
+constexpr float kNoClipOffset = 16384.0f;
 
 // The golden's scalar computation of an asymmetric row (RowKind::FALLBACK): its statistics with NaN propagating
 // (numpy's max / min), then its parameters.
@@ -295,15 +304,16 @@ public:
         }
         LocalTensor<float> cs = constBuf_.Get<float>();
         // constants: the magnitude mask block, the Inf pattern block, the float16 exponent mask block, the sign mask
-        // block, then the dmax vector (asymmetric: and the quantization range vector); the plan's ConstBytes counts
-        // the same.
+        // block, the finite clamp block (SignedFinite), then the dmax vector (asymmetric: and the quantization range
+        // vector); the plan's ConstBytes counts the same.
         magnitudeMask_ = cs.template ReinterpretCast<int32_t>();
         infBlock_ = magnitudeMask_[kBlockFloats];
         exponentMask_ = magnitudeMask_[2 * kBlockFloats].template ReinterpretCast<int16_t>();
         signMask_ = magnitudeMask_[3 * kBlockFloats];
-        dmaxVec_ = cs[4 * kBlockFloats];
+        finiteBlock_ = magnitudeMask_[4 * kBlockFloats];
+        dmaxVec_ = cs[kConstBlocks * kBlockFloats];
         if (p.asymmetric != kSymmetric) {
-            rangeVec_ = cs[4 * kBlockFloats + pf];
+            rangeVec_ = cs[kConstBlocks * kBlockFloats + pf];
         }
         if (constants) {
             InitConstants();
@@ -326,6 +336,26 @@ protected:
         rowClamped_ = rs[2 * pf + kBlockFloats * statRows_].template ReinterpretCast<int32_t>();
     }
 
+    // The same for the asymmetric modes (pipelined): the set's acc holds the signed maxima then the minima (64 lanes
+    // a row each), its row stats the pair vectors hi, lo, scale, the temporary (range, then the quotient of the
+    // offset), offset and a spare (the plan's RowStatBytes: six pair vectors), then the scale and offset blocks.
+    __aicore__ inline void SelectAsymStatSet(uint32_t k)
+    {
+        work_ = WorkSet(k);
+        accMax_ = AccSet(k).template ReinterpretCast<float>();
+        accMin_ = accMax_[statRows_ * kAccLanes];
+        LocalTensor<float> rs = rowStatBuf_.Get<float>()[k * (p_.rowStatBytes / sizeof(float))];
+        const uint32_t pf = PairFloats(statRows_);
+        rowHi_ = rs;
+        rowLo_ = rs[pf];
+        rowScale_ = rs[2 * pf];
+        rowTmp_ = rs[3 * pf];
+        rowOffset_ = rs[4 * pf];
+        rowMax_ = rs[5 * pf];
+        scaleBlocks_ = rs[6 * pf];
+        offsetBlocks_ = rs[6 * pf + kBlockFloats * statRows_];
+    }
+
     __aicore__ inline LocalTensor<float> WorkSet(uint32_t k)
     {
         return workBuf_.Get<float>()[k * (p_.workBytes / sizeof(float))];
@@ -342,13 +372,15 @@ protected:
         Duplicate(infBlock_, kInfBits, static_cast<int32_t>(kBlockFloats));
         Duplicate(exponentMask_, static_cast<int16_t>(0x7C00), static_cast<int32_t>(2 * kBlockFloats));
         Duplicate(signMask_, static_cast<int32_t>(0x80000000u), static_cast<int32_t>(kBlockFloats));
+        Duplicate(finiteBlock_, static_cast<int32_t>(0xFF7FFFFFu), static_cast<int32_t>(kBlockFloats));
         const int32_t pf = static_cast<int32_t>(PairFloats(statRows_));
         Duplicate(dmaxVec_, p_.dmax, pf);
         if (p_.asymmetric != kSymmetric) {
             Duplicate(rangeVec_, p_.quantRange, pf);
         }
-        if constexpr (kSocSaturationMode) {
-            // int32 -> half is the deq conversion (src x deq scale) on ascend310p: exact for the integers of y.
+        if (kSocSaturationMode || p_.asymmetric == kAsymZeroPoint) {
+            // int32 -> half is the deq conversion (src x deq scale): exact for the integers of y (ascend310p's int8
+            // conversion, every SoC's zero-point conversion).
             SetDeqScale(static_cast<half>(1.0f));
         }
         PipeBarrier<PIPE_V>();  // the constants are read by the first group's instructions
@@ -407,6 +439,40 @@ protected:
         }
     }
 
+    // dst[i] = src0[i] | block[i % 16] (uint16 lanes): the sign bit set on float32 values (block: 0x80000000).
+    __aicore__ inline void OrBlock16(const LocalTensor<uint16_t>& dst, const LocalTensor<uint16_t>& src,
+                                     const LocalTensor<uint16_t>& block, uint32_t count)
+    {
+        constexpr uint32_t per = 128;
+        uint32_t off = 0;
+        while (count - off >= per) {
+            uint32_t reps = (count - off) / per;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            Or(dst[off], src[off], block, per, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * per;
+        }
+        if (off < count) {
+            Or(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
+        }
+    }
+
+    // dst[i] = src0[i] & src1[i] (uint16 lanes, contiguous).
+    __aicore__ inline void And16(const LocalTensor<uint16_t>& dst, const LocalTensor<uint16_t>& src0,
+                                 const LocalTensor<uint16_t>& src1, uint32_t count)
+    {
+        constexpr uint32_t per = 128;
+        uint32_t off = 0;
+        while (count - off >= per) {
+            uint32_t reps = (count - off) / per;
+            reps = reps > kMaxRepeats ? kMaxRepeats : reps;
+            And(dst[off], src0[off], src1[off], per, static_cast<uint8_t>(reps), {1, 1, 1, 8, 8, 8});
+            off += reps * per;
+        }
+        if (off < count) {
+            And(dst[off], src0[off], src1[off], count - off, 1, {1, 1, 1, 8, 8, 8});
+        }
+    }
+
     // dst[i] = src0[i] | src1[i] (uint16 lanes, contiguous).
     __aicore__ inline void Or16(const LocalTensor<uint16_t>& dst, const LocalTensor<uint16_t>& src0,
                                 const LocalTensor<uint16_t>& src1, uint32_t count)
@@ -456,16 +522,18 @@ protected:
         }
     }
 
-    // dst[i] = src[i] + block[0]: a row plus its offset.
-    __aicore__ inline void AddBlock(const LocalTensor<float>& dst, const LocalTensor<float>& src,
-                                    const LocalTensor<float>& block, uint32_t count)
+    // dst[i] = src[i] + block[0]: a row plus its offset (float32), or its zero point (int32 or half).
+    template <typename T>
+    __aicore__ inline void AddBlock(const LocalTensor<T>& dst, const LocalTensor<T>& src, const LocalTensor<T>& block,
+                                    uint32_t count)
     {
+        constexpr uint32_t per = 256 / sizeof(T);
         uint32_t off = 0;
-        while (count - off >= kRepFloats) {
-            uint32_t reps = (count - off) / kRepFloats;
+        while (count - off >= per) {
+            uint32_t reps = (count - off) / per;
             reps = reps > kMaxRepeats ? kMaxRepeats : reps;
-            Add(dst[off], src[off], block, kRepFloats, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
-            off += reps * kRepFloats;
+            Add(dst[off], src[off], block, per, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+            off += reps * per;
         }
         if (off < count) {
             Add(dst[off], src[off], block, count - off, 1, {1, 1, 0, 8, 8, 0});
@@ -585,6 +653,30 @@ protected:
         PipeBarrier<PIPE_V>();
         Or16(v.template ReinterpretCast<uint16_t>(), v.template ReinterpretCast<uint16_t>(),
              mag.template ReinterpretCast<uint16_t>(), 2 * count);
+    }
+
+    // A NaN- and Inf-free copy of `count` values of v for the signed maximum and minimum, in three steps (a
+    // PipeBarrier<PIPE_V> between them), into dst (float32-sized, apart from v):
+    //   0: dst = v | sign bit, as int32 the negative number INT_MIN + |v|'s bits;
+    //   1: dst = min(dst, 0xFF7FFFFF) (int32): the magnitude bits clamped to float32 max's, NaN and Inf included;
+    //   2: dst = v & dst: v where it is finite; NaN and +-Inf lose the exponent's lowest bit and become finite values
+    //      of magnitude at least 2^127 with v's sign.
+    // So a row's signed maximum and minimum of dst are v's when v is finite and below 2^127 in magnitude, and at
+    // least 2^127 in magnitude when it holds NaN or Inf (kSuspectMax separates the two), with no NaN for the float
+    // max / min and no Inf - Inf in the parameters.
+    __aicore__ inline void SignedFiniteStep(uint32_t step, const LocalTensor<float>& dst, const LocalTensor<float>& v,
+                                            uint32_t count)
+    {
+        LocalTensor<uint16_t> d16 = dst.template ReinterpretCast<uint16_t>();
+        if (step == 0) {
+            OrBlock16(d16, v.template ReinterpretCast<uint16_t>(), signMask_.template ReinterpretCast<uint16_t>(),
+                      2 * count);
+        } else if (step == 1) {
+            LocalTensor<int32_t> di = dst.template ReinterpretCast<int32_t>();
+            MinBlock32(di, di, finiteBlock_, count);
+        } else {
+            And16(d16, v.template ReinterpretCast<uint16_t>(), d16, 2 * count);
+        }
     }
 
     // ----- asymmetric parameters -----
@@ -1083,6 +1175,7 @@ protected:
     LocalTensor<int32_t> infBlock_;
     LocalTensor<int16_t> exponentMask_;
     LocalTensor<int32_t> signMask_;
+    LocalTensor<int32_t> finiteBlock_;
     LocalTensor<float> dmaxVec_;
     LocalTensor<float> rangeVec_;
 };

@@ -1,15 +1,18 @@
-// AqoDynamicQuant, pipelined mode (tiling key 2): symmetric rows, whole rows in UB, a group of rowsPerIter rows
-// computed at once, with groups small enough that a core has several (the plan's choice), so that its first compute
-// waits for one small load and its last compute and store are short. Per core:
+// AqoDynamicQuant, pipelined mode (tiling key 2): whole rows in UB (every mode: symmetric, float offset, uint8 zero
+// point), a group of rowsPerIter rows computed at once, with groups small enough that a core has several (the plan's
+// choice), so that its first compute waits for one small load and its last compute and store are short. Per core:
 //   * loads run ahead: the first xSlots groups are copied in at once, and each later copy is issued as soon as a
 //     slot is freed (right after the group's float32 copy is made);
-//   * two sets of statistics buffers (work, acc, row stats): group g's scales are issued with their V -> S flag
-//     and group g + 1's float32 copy and magnitude bits right behind it, so the vector unit computes those while
-//     the scalar unit classifies group g's rows; group g's division and conversion steps then go out interleaved
-//     with group g + 1's per-lane maxima and row maxima (independent instructions between the same barriers);
+//   * two sets of statistics buffers (work, acc, row stats): group g's last parameter step is issued with its V -> S
+//     flag and group g + 1's float32 copy and first statistics steps right behind it, so the vector unit computes
+//     those while the scalar unit classifies group g's rows; group g's quantization steps (QOp) then go out
+//     interleaved with group g + 1's remaining statistics steps (independent instructions between the same
+//     barriers). Symmetric statistics: the magnitude bits, their per-row maxima, the scales; asymmetric: a finite
+//     signed copy, its per-row maxima and minima, the scales and offsets (TmpStep, TailStep);
 //   * a group's last conversion step (int8 / uint8: it reads only the scratch) goes out behind the next group's scale
 //     flag, beside the float32 copy of the group after it (FinishConvert);
-//   * one scale_out slot gathers the scales of scaleRows rows (several groups) and is stored at once;
+//   * one scale_out (offset_out) slot gathers the scales (offsets) of scaleRows rows (several groups) and is stored
+//     at once;
 //   * the fill: a first group of one long row is loaded in column pieces with a flag each (FirstGroupByPieces), and
 //     group 1's float32 copy waits for group 0's division when its rows arrive late (LateSecondGroup);
 //   * the drain: the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
@@ -34,17 +37,27 @@ class KernelDynamicQuantPipelined : public DynamicQuantBase<TD, XT, YT, OT> {
     using Base::xQue_;
     using Base::yQue_;
     using Base::scaleQue_;
+    using Base::offsetQue_;
     using Base::scales_;
+    using Base::offsets_;
     using Base::work_;
     using Base::tmp_;
     using Base::acc_;
+    using Base::accMax_;
+    using Base::accMin_;
     using Base::smooth_;
     using Base::rowMax_;
     using Base::rowScale_;
+    using Base::rowHi_;
+    using Base::rowLo_;
+    using Base::rowTmp_;
+    using Base::rowOffset_;
     using Base::scaleBlocks_;
+    using Base::offsetBlocks_;
     using Base::rowClamped_;
     using Base::infBlock_;
     using Base::dmaxVec_;
+    using Base::rangeVec_;
 
 public:
     __aicore__ inline KernelDynamicQuantPipelined() {}
@@ -53,6 +66,8 @@ public:
                                 TPipe* pipe)
     {
         this->InitBase(x, smooth, y, scale, offset, p, pipe, p.rowsPerIter, false);
+        asym_ = p.asymmetric != kSymmetric;
+        zp_ = p.asymmetric == kAsymZeroPoint;
     }
 
     __aicore__ inline void Process()
@@ -91,44 +106,45 @@ public:
         }
         // The flag of a group's statistics (its scales computed), set and waited for once per group.
         statsFlag_ = static_cast<event_t>(pipe_->template AllocEventID<HardEvent::V_S>());
-        // Group 0's statistics up to its row maxima.
+        // Group 0's statistics up to its last parameter step.
         if (firstPieces_ > 1) {
             FirstGroupByPieces();
         } else {
             LoadGroup(0);
-            PipeBarrier<PIPE_V>();
-            Magnitudes(0);
-            for (uint32_t seg = 0; seg < this->Segments(p_.cols); ++seg) {
+            for (uint32_t j = 0; j < TmpSteps(p_.cols); ++j) {
                 PipeBarrier<PIPE_V>();
-                Accumulate(0, seg);
+                TmpStep(0, j, 0, GroupRows(0), 0, p_.cols);
             }
         }
-        for (uint32_t step = 0; step < 2; ++step) {
+        for (uint32_t step = 0; step + 1 < TailSteps(); ++step) {
             PipeBarrier<PIPE_V>();
             TailStep(0, step);
         }
-        // Per group g: g's scales and their flag; behind the flag the last conversion step of group g - 1 and (from
-        // g = 1 on) group g + 1's float32 copy and magnitude bits, which the vector unit computes while the scalar
-        // unit classifies g's rows; then g's quantization interleaved with the rest of g + 1's statistics
-        // (PipeBarrier-separated steps of independent instructions). Group 0 may leave group 1's copy to its
-        // division's step (LateSecondGroup).
+        // Per group g: g's last parameter step and its flag; behind the flag the last conversion step of group g - 1
+        // and (from g = 1 on) group g + 1's float32 copy and first statistics steps, which the vector unit computes
+        // while the scalar unit classifies g's rows; then g's quantization interleaved with the rest of g + 1's
+        // statistics (PipeBarrier-separated steps of independent instructions). Group 0 may leave group 1's copy to
+        // its division's step (LateSecondGroup).
         for (uint32_t g = 0; g < groups_; ++g) {
             const bool next = g + 1 < groups_;
-            PipeBarrier<PIPE_V>();  // group g's row maxima; group g - 1's conversion steps
-            TailStep(g, 2);
+            PipeBarrier<PIPE_V>();  // group g's previous parameter step; group g - 1's conversion steps
+            TailStep(g, TailSteps() - 1);
             AllocScales(g);
             SetFlag<HardEvent::V_S>(statsFlag_);
-            if (g > 0 && kDeferLastStep) {
+            if (g > 0 && DeferLastOp()) {
                 FinishConvert(g - 1);
             }
             uint32_t cursor = 0;  // group g + 1's statistics steps issued
             if (next && (g > 0 || !LateSecondGroup())) {
-                StatsStep(g + 1, cursor++);
-                PipeBarrier<PIPE_V>();
-                StatsStep(g + 1, cursor++);
+                for (uint32_t k = 0; k < PreWaitSteps(); ++k) {
+                    if (k != 0) {
+                        PipeBarrier<PIPE_V>();
+                    }
+                    StatsStep(g + 1, cursor++);
+                }
             }
             WaitFlag<HardEvent::V_S>(statsFlag_);
-            ClassifyGroup(g, next && cursor > 1);
+            ClassifyGroup(g, next, cursor);
             if (next || !SplitLast(g)) {
                 Quantize(g, next, cursor);
             } else {
@@ -139,6 +155,19 @@ public:
     }
 
 private:
+    // ----- the mode's statistics steps -----
+    // Symmetric: the magnitude bits of v (tmp_), their accumulation per row; the clamp, the row maxima, the scales.
+    // Asymmetric: a finite signed copy of v (tmp_, SignedFiniteStep's three steps), its signed maxima and minima per
+    // row (the float accumulation); the row reductions, then the parameters in the golden's order on the pair
+    // vectors of the group (TailStep).
+    __aicore__ inline uint32_t TmpSteps(uint32_t len) const { return (asym_ ? 3u : 1u) + this->Segments(len); }
+
+    __aicore__ inline uint32_t TailSteps() const { return asym_ ? 6u : 3u; }
+
+    // Statistics steps of group g + 1 issued behind g's flag, before the wait: they keep the vector unit busy while
+    // the scalar unit classifies g's rows (the asymmetric classification reads four values a row).
+    __aicore__ inline uint32_t PreWaitSteps() const { return asym_ ? 3u : 2u; }
+
     // The first loads go out together and arrive one after the other: group 1's rows come about one group's load
     // after group 0's. When that is later than group 0's statistics and classification, a float32 copy of group 1
     // issued before the classification would hold the vector unit (in order) until they arrive, with group 0's
@@ -170,6 +199,16 @@ private:
         return end == rowEnd_ || (end - rowBegin_) % p_.scaleRows == 0;
     }
 
+    // Statistics set k (g % 2) becomes the one the helpers use.
+    __aicore__ inline void SelectSet(uint32_t k)
+    {
+        if (asym_) {
+            this->SelectAsymStatSet(k);
+        } else {
+            this->SelectStatSet(k);
+        }
+    }
+
     __aicore__ inline void CopyIn(uint32_t g)
     {
         if (g == 0 && firstPieces_ > 1) {
@@ -199,8 +238,8 @@ private:
 
     // The first group is loaded and its statistics begun by column pieces when it is one long row (without smooth
     // scales, whose staged row shares the x queue): its first vector instructions then wait for a piece's load
-    // instead of the row's, and the later pieces load under the earlier pieces' float32 copy, magnitude bits and
-    // accumulation. Pieces of at least 1024 elements, at most kMaxPieces.
+    // instead of the row's, and the later pieces load under the earlier pieces' float32 copy and statistics steps.
+    // Pieces of at least 1024 elements, at most kMaxPieces.
     static constexpr uint32_t kMaxPieces = 4;
     static constexpr uint32_t kMinPieceCols = 1024;
 
@@ -220,25 +259,21 @@ private:
         return k >= firstPieces_ ? p_.cols : p_.cols / firstPieces_ / kAccLanes * kAccLanes * k;
     }
 
-    // Group 0's statistics up to its accumulated lanes, piece by piece (LoadGroup, Magnitudes, Accumulate of a split
-    // row): each piece's copy goes out beside the previous piece's first accumulation segment.
+    // Group 0's statistics up to its accumulated lanes, piece by piece (LoadGroup and the TmpSteps of a split row):
+    // each piece's copy goes out beside the previous piece's second statistics step.
     __aicore__ inline void FirstGroupByPieces()
     {
         const LocalTensor<float> w = this->WorkSet(0);
-        LocalTensor<int32_t> acc = this->AccSet(0);
-        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
-        Duplicate(acc, 0, static_cast<int32_t>(kAccLanes));
+        InitAccumulators(0, 1);
         WaitFlag<HardEvent::MTE2_V>(pieceFlag_[0]);
         Cast(w, firstX_, RoundMode::CAST_NONE, PieceCol(1));
         for (uint32_t k = 0; k < firstPieces_; ++k) {
             const uint32_t at = PieceCol(k);
             const uint32_t len = PieceCol(k + 1) - at;
-            PipeBarrier<PIPE_V>();
-            this->MagnitudeBits(w[at], tmp_[at], len);
-            for (uint32_t seg = 0; seg < this->Segments(len); ++seg) {
+            for (uint32_t j = 0; j < TmpSteps(len); ++j) {
                 PipeBarrier<PIPE_V>();
-                this->AccumulateSegment(true, acc, bits[at], len, seg);
-                if (seg == 0 && k + 1 < firstPieces_) {
+                TmpStep(0, j, 0, 1, at, len);
+                if (j == 1 && k + 1 < firstPieces_) {
                     const uint32_t nx = PieceCol(k + 1);
                     WaitFlag<HardEvent::MTE2_V>(pieceFlag_[k + 1]);
                     Cast(w[nx], firstX_[nx], RoundMode::CAST_NONE, PieceCol(k + 2) - nx);
@@ -264,13 +299,29 @@ private:
         }
     }
 
-    // The slot that gathers the scales of the rows from group g on. Allocated before the flag the scalar unit waits
-    // for ahead of its first scale store: the vector unit's wait for the slot's previous DMA (AllocTensor) comes
-    // before that flag, so the scalar unit writes the slot only after that DMA has read it.
+    // The slots that gather the scales (and offsets) of the rows from group g on. Allocated before the flag the
+    // scalar unit waits for ahead of its first store into them: the vector unit's wait for a slot's previous DMA
+    // (AllocTensor) comes before that flag, so the scalar unit writes the slot only after that DMA has read it.
     __aicore__ inline void AllocScales(uint32_t g)
     {
         if (StartsScales(g)) {
             nextScaleSlot_ = scaleQue_.template AllocTensor<float>();
+            if (asym_) {
+                nextOffsetSlot_ = offsetQue_.template AllocTensor<OT>();
+            }
+        }
+    }
+
+    // The accumulators of n rows of set k at their identities: 0 for the magnitude bits; the float extremes for the
+    // signed maxima and minima.
+    __aicore__ inline void InitAccumulators(uint32_t k, uint32_t n)
+    {
+        if (asym_) {
+            LocalTensor<float> mx = this->AccSet(k).template ReinterpretCast<float>();
+            Duplicate(mx, -3.40282347e38f, static_cast<int32_t>(n * kAccLanes));
+            Duplicate(mx[p_.rowsPerIter * kAccLanes], 3.40282347e38f, static_cast<int32_t>(n * kAccLanes));
+        } else {
+            Duplicate(this->AccSet(k), 0, static_cast<int32_t>(n * kAccLanes));
         }
     }
 
@@ -281,7 +332,7 @@ private:
     {
         const uint32_t n = GroupRows(g);
         LocalTensor<XT> x = xQue_.template DeQue<XT>();
-        Duplicate(this->AccSet(g & 1), 0, static_cast<int32_t>(n * kAccLanes));
+        InitAccumulators(g & 1, n);
         this->LoadV(this->WorkSet(g & 1), x, n, n * p_.colsPad, smooth_, p_.cols);
         if constexpr (kSocSaturationMode) {
             held_[g & 1] = x;  // kept for a row that needs sanitizing (ClassifyGroup)
@@ -290,75 +341,203 @@ private:
         }
     }
 
-    // Group g's magnitude bits into tmp_ (read by the first accumulation segment).
-    __aicore__ inline void Magnitudes(uint32_t g)
+    // Statistics step j of rows [r0, r1) of group g (set g % 2) over columns [c0, c0 + len) (whole rows: c0 = 0, len
+    // = cols; a first group's piece: one row), after a PipeBarrier<PIPE_V>. Every step reads or writes tmp_:
+    //   symmetric:  0 the magnitude bits, then the accumulation segments of their per-row maxima;
+    //   asymmetric: 0 .. 2 SignedFiniteStep, then the accumulation segments of the signed maxima and minima.
+    __aicore__ inline void TmpStep(uint32_t g, uint32_t j, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t len)
     {
-        this->MagnitudeBits(this->WorkSet(g & 1), tmp_, GroupRows(g) * p_.colsPad);
-    }
-
-    // Accumulation segment `seg` of group g's rows into their acc lanes (a barrier between segments).
-    __aicore__ inline void Accumulate(uint32_t g, uint32_t seg)
-    {
-        const uint32_t n = GroupRows(g);
-        LocalTensor<int32_t> acc = this->AccSet(g & 1);
-        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
-        for (uint32_t i = 0; i < n; ++i) {
-            this->AccumulateSegment(true, acc[i * kAccLanes], bits[i * p_.colsPad], p_.cols, seg);
+        const LocalTensor<float> w = this->WorkSet(g & 1);
+        const uint32_t at = r0 * p_.colsPad + c0;
+        const uint32_t count = r1 - r0 == 1 ? len : (r1 - r0) * p_.colsPad;
+        const uint32_t elementwise = asym_ ? 3u : 1u;
+        if (j < elementwise) {
+            if (asym_) {
+                this->SignedFiniteStep(j, tmp_[at], w[at], count);
+            } else {
+                this->MagnitudeBits(w[at], tmp_[at], count);
+            }
+            return;
+        }
+        const uint32_t seg = j - elementwise;
+        if (asym_) {
+            LocalTensor<float> mx = this->AccSet(g & 1).template ReinterpretCast<float>();
+            LocalTensor<float> mn = mx[p_.rowsPerIter * kAccLanes];
+            for (uint32_t i = r0; i < r1; ++i) {
+                this->AccumulateSegment(true, mx[i * kAccLanes], tmp_[i * p_.colsPad + c0], len, seg);
+                this->AccumulateSegment(false, mn[i * kAccLanes], tmp_[i * p_.colsPad + c0], len, seg);
+            }
+        } else {
+            LocalTensor<int32_t> acc = this->AccSet(g & 1);
+            LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
+            for (uint32_t i = r0; i < r1; ++i) {
+                this->AccumulateSegment(true, acc[i * kAccLanes], bits[i * p_.colsPad + c0], len, seg);
+            }
         }
     }
 
-    // Statistics of group g, the reduction (set g % 2), one step per call; a PipeBarrier<PIPE_V> before each step:
-    //   0: the lanes clamped to the Inf pattern (no NaN reaches a float reduction), into the set's own area (tmp_
-    //      is the quantization's scratch meanwhile); 1: each row's maximum; 2: the scales (one Div for the group).
+    // Statistics of group g after the accumulation (set g % 2), one step per call, a PipeBarrier<PIPE_V> before
+    // each; they use the set's own buffers only (tmp_ is the quantization's scratch meanwhile).
+    //   symmetric:  0 the lanes clamped to the Inf pattern (no NaN reaches a float reduction), into the set's own
+    //               area; 1 each row's maximum; 2 the scales (one Div for the group; the index lanes of the pairs are
+    //               divided too: tiny integers' bit patterns, harmless, never read).
+    //   asymmetric: 0 each row's signed maximum and minimum; then on the pair vectors of the group (index lanes
+    //               included: finite tiny values):
+    //               zero point: 1 the range widened to contain 0 (hi = max(hi, 0), lo = min(lo, 0)), 2 hi - lo,
+    //               3 scale = (hi - lo) / 255, 4 the divisor max(scale, FLT_MIN), 5 lo / divisor (the scalar unit
+    //               makes the zero point round_half_even(min(0 - lo / scale, 255)));
+    //               float offset: 1 hi - lo, 2 scale = (hi - lo) / (qmax - qmin), 3 the divisor max(scale, FLT_MIN),
+    //               4 hi / divisor, 5 offset = qmax - hi / divisor.
+    //               The divisor is the scale itself on every row the vector path quantizes (its range is at least
+    //               2^-100, so its scale is at least 2^-117); the floor only keeps zero-range rows (and the index
+    //               lanes) from a zero divisor. The rows holding NaN or Inf have finite extremes here
+    //               (SignedFiniteStep), so no step meets NaN.
     __aicore__ inline void TailStep(uint32_t g, uint32_t step)
     {
         const uint32_t n = GroupRows(g);
-        this->SelectStatSet(g & 1);
+        SelectSet(g & 1);
+        if (!asym_) {
+            if (step == 0) {
+                Min(rowClamped_, acc_, infBlock_, kAccLanes, static_cast<uint8_t>(n), {1, 1, 0, 8, 8, 0});
+            } else if (step == 1) {
+                WholeReduceMax(rowMax_, rowClamped_.template ReinterpretCast<float>(), static_cast<int32_t>(kAccLanes),
+                               static_cast<int32_t>(n), 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+            } else {
+                Div(rowScale_, rowMax_, dmaxVec_, static_cast<int32_t>(2 * n));
+            }
+            return;
+        }
+        const int32_t cnt = static_cast<int32_t>(2 * n);
         if (step == 0) {
-            Min(rowClamped_, acc_, infBlock_, kAccLanes, static_cast<uint8_t>(n), {1, 1, 0, 8, 8, 0});
-        } else if (step == 1) {
-            WholeReduceMax(rowMax_, rowClamped_.template ReinterpretCast<float>(), static_cast<int32_t>(kAccLanes),
-                           static_cast<int32_t>(n), 1, 1, 8, ReduceOrder::ORDER_VALUE_INDEX);
+            WholeReduceMax(rowHi_, accMax_, static_cast<int32_t>(kAccLanes), static_cast<int32_t>(n), 1, 1, 8,
+                           ReduceOrder::ORDER_VALUE_INDEX);
+            WholeReduceMin(rowLo_, accMin_, static_cast<int32_t>(kAccLanes), static_cast<int32_t>(n), 1, 1, 8,
+                           ReduceOrder::ORDER_VALUE_INDEX);
+            return;
+        }
+        const uint32_t s = zp_ ? step - 1 : step;  // the zero point's widening first
+        if (zp_ && step == 1) {
+            Maxs(rowHi_, rowHi_, 0.0f, cnt);
+            Mins(rowLo_, rowLo_, 0.0f, cnt);
+        } else if (s == 1) {
+            Sub(rowTmp_, rowHi_, rowLo_, cnt);
+        } else if (s == 2) {
+            Div(rowScale_, rowTmp_, rangeVec_, cnt);
+        } else if (s == 3) {
+            Maxs(rowOffset_, rowScale_, kFloatMin, cnt);
+        } else if (s == 4) {
+            Div(rowTmp_, zp_ ? rowLo_ : rowHi_, rowOffset_, cnt);
         } else {
-            // The index lanes of the pairs are divided too (tiny integers' bit patterns: harmless, never read).
-            Div(rowScale_, rowMax_, dmaxVec_, static_cast<int32_t>(2 * n));
+            Sub(rowOffset_, dmaxVec_, rowTmp_, cnt);
         }
     }
 
-    // After the wait for group g's statistics: its rows' kinds, their scales into the gathering slot, the broadcast
-    // blocks of the normal rows.
-    __aicore__ inline void ClassifyGroup(uint32_t g, bool next)
+    // ClassifyGroup's copy of a group row's parameters (read by the scalar unit after the wait).
+    struct RowParams {
+        RowKind kind;
+        float scale;
+        float offset;
+    };
+
+    // An asymmetric row's kind and parameters from its extremes and the vector path's parameters.
+    __aicore__ inline RowParams AsymRow(uint32_t i)
+    {
+        RowParams r{RowKind::NORMAL, 0.0f, 0.0f};
+        const float hi = rowHi_.GetValue(2 * i);
+        const float lo = rowLo_.GetValue(2 * i);
+        const float bound = p_.finiteMax < kSuspectMax ? p_.finiteMax : kSuspectMax;
+        if (p_.cols == 0) {
+            r.kind = RowKind::ZERO;  // H = 0: no element (the accumulators kept their identities)
+        } else if (!(hi <= bound && lo >= -bound)) {
+            // NaN or Inf (or, bfloat16 only, values of at least 2^127); ascend310p: Inf or NaN in x, or the
+            // saturation bound itself
+            r.kind = kSocSaturationMode ? RowKind::RECHECK : RowKind::FALLBACK;
+        } else if (hi == lo) {
+            r.kind = RowKind::ZERO;  // a constant row (zero point: an all-zero row): scale 0, offset 0, y 0
+        } else if (!(hi - lo >= kTinyRange)) {
+            r.kind = RowKind::FALLBACK;
+        } else {
+            r.scale = rowScale_.GetValue(2 * i);
+            if (zp_) {
+                // round_half_even(clip(0 - lo / scale, 0, 255)): exact operations on the vector unit's quotient
+                float z = 0.0f - rowTmp_.GetValue(2 * i);
+                z = z < 0.0f ? 0.0f : (z > p_.clipHi ? p_.clipHi : z);
+                r.offset = RoundHalfEven(z);
+            } else {
+                r.offset = rowOffset_.GetValue(2 * i);
+                if (!(r.offset - r.offset == 0.0f)) {
+                    r.kind = RowKind::FALLBACK;  // a non-finite offset: the golden's NaN / Inf rules, by the scalar
+                }
+            }
+        }
+        return r;
+    }
+
+    // After the wait for group g's statistics: its rows' kinds, their scales (offsets) into the gathering slots,
+    // the broadcast blocks of the normal rows. `issued`: group g + 1's statistics steps already issued.
+    __aicore__ inline void ClassifyGroup(uint32_t g, bool next, uint32_t issued)
     {
         const uint32_t n = GroupRows(g);
         const uint64_t row = GroupRow(g);
-        this->SelectStatSet(g & 1);
+        SelectSet(g & 1);
         if (StartsScales(g)) {
             scaleSlot_ = nextScaleSlot_;
             scales_.Begin(scaleSlot_, row);
+            if (asym_) {
+                offsetSlot_ = nextOffsetSlot_;
+                offsets_.Begin(offsetSlot_, row);
+            }
             scaleRow_ = row;
         }
         const uint32_t at = static_cast<uint32_t>(row - scaleRow_);
         clip_ = false;
+        fallback_ = false;
         bool rechecked = false;
         for (uint32_t i = 0; i < n; ++i) {
-            const float m = rowMax_.GetValue(2 * i);
-            float sc = rowScale_.GetValue(2 * i);
-            RowKind kind = this->Classify(i, m, sc);
-            if (kind == RowKind::RECHECK) {
-                kind = Recheck(g, i, n, &sc);
+            RowParams r;
+            if (asym_) {
+                r = AsymRow(i);
+            } else {
+                r.scale = rowScale_.GetValue(2 * i);
+                r.offset = 0.0f;
+                r.kind = this->Classify(i, rowMax_.GetValue(2 * i), r.scale);
+            }
+            if (r.kind == RowKind::RECHECK) {
+                r = Recheck(g, i, n);
                 rechecked = true;
             }
-            kinds_[i] = kind;
-            scales_.Put(scaleSlot_, at + i, this->ScaleOf(kind, sc));
-            if (kind == RowKind::NORMAL) {
-                Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
-                clip_ = clip_ || sc < kFloatMin;
+            kinds_[i] = r.kind;
+            if (!asym_) {
+                scales_.Put(scaleSlot_, at + i, this->ScaleOf(r.kind, r.scale));
+            } else if (r.kind == RowKind::FALLBACK) {
+                fallback_ = true;  // its scale and offset come from its scalar computation (Quantize)
+            } else {
+                scales_.Put(scaleSlot_, at + i, r.scale);  // ZERO: 0
+                offsets_.Put(offsetSlot_, at + i, static_cast<OT>(r.offset));
+            }
+            if (r.kind == RowKind::NORMAL) {
+                Duplicate(scaleBlocks_[i * kBlockFloats], r.scale, static_cast<int32_t>(kBlockFloats));
+                if (zp_) {
+                    // a block of 16 halves (the zero point is added to the rounded quotients in half, exactly)
+                    LocalTensor<half> zb = offsetBlocks_.template ReinterpretCast<half>();
+                    Duplicate(zb[2 * i * kBlockFloats], static_cast<half>(r.offset),
+                              static_cast<int32_t>(2 * kBlockFloats));
+                } else if (asym_) {
+                    Duplicate(offsetBlocks_[i * kBlockFloats], r.offset, static_cast<int32_t>(kBlockFloats));
+                }
+                // symmetric: a subnormal scale (bfloat16 rows near the underflow threshold) loses the relative
+                // precision that otherwise keeps |v / scale| within dmax; int8 offsets: see kNoClipOffset
+                clip_ = clip_ || (asym_ ? (!Float8Out<YT>::kIsFloat && !zp_ &&
+                                           !(r.offset <= kNoClipOffset && r.offset >= -kNoClipOffset))
+                                        : r.scale < kFloatMin);
             }
         }
         if (rechecked && next) {
-            // the recheck used tmp_, which held group g + 1's magnitude bits
-            PipeBarrier<PIPE_V>();
-            Magnitudes(g + 1);
+            // the recheck used tmp_, which held group g + 1's first statistics steps
+            for (uint32_t k = 1; k < issued; ++k) {
+                PipeBarrier<PIPE_V>();
+                StatsStep(g + 1, k);
+            }
         }
     }
 
@@ -374,107 +553,250 @@ private:
 
     // ascend310p: row i of group g reached the saturation bound (Inf or NaN in x, or the float16 maximum itself):
     // its x row is sanitized in place, its statistics computed again (set g % 2); it is then an ordinary row.
-    __aicore__ inline RowKind Recheck(uint32_t g, uint32_t i, uint32_t n, float* sc)
+    __aicore__ inline RowParams Recheck(uint32_t g, uint32_t i, uint32_t n)
     {
         LocalTensor<XT> xr = held_[g & 1][i * p_.colsPad];
         this->SanitizeHalf(xr, p_.cols);
-        Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
-        this->LoadV(work_[i * p_.colsPad], xr, 1, p_.colsPad, smooth_, p_.cols);
-        PipeBarrier<PIPE_V>();
-        this->MagnitudeBits(work_[i * p_.colsPad], tmp_[i * p_.colsPad], p_.colsPad);
-        LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
-        const uint32_t segs = this->Segments(p_.cols);
-        for (uint32_t seg = 0; seg < segs; ++seg) {
-            PipeBarrier<PIPE_V>();
-            this->AccumulateSegment(true, acc_[i * kAccLanes], bits[i * p_.colsPad], p_.cols, seg);
+        if (asym_) {
+            Duplicate(accMax_[i * kAccLanes], -3.40282347e38f, static_cast<int32_t>(kAccLanes));
+            Duplicate(accMin_[i * kAccLanes], 3.40282347e38f, static_cast<int32_t>(kAccLanes));
+        } else {
+            Duplicate(acc_[i * kAccLanes], 0, static_cast<int32_t>(kAccLanes));
         }
-        for (uint32_t step = 0; step < 3; ++step) {
+        this->LoadV(work_[i * p_.colsPad], xr, 1, p_.colsPad, smooth_, p_.cols);
+        for (uint32_t j = 0; j < TmpSteps(p_.cols); ++j) {
+            PipeBarrier<PIPE_V>();
+            TmpStep(g, j, i, i + 1, 0, p_.cols);
+        }
+        for (uint32_t step = 0; step < TailSteps(); ++step) {
             PipeBarrier<PIPE_V>();
             TailStep(g, step);
         }
         this->template WaitPipe<HardEvent::V_S>();
-        const float m = rowMax_.GetValue(2 * i);
-        *sc = rowScale_.GetValue(2 * i);
-        return this->Classify(i, m, *sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
+        RowParams r;
+        if (asym_) {
+            r = AsymRow(i);
+        } else {
+            r.scale = rowScale_.GetValue(2 * i);
+            r.offset = 0.0f;
+            r.kind = this->Classify(i, rowMax_.GetValue(2 * i), r.scale) == RowKind::ZERO ? RowKind::ZERO
+                                                                                          : RowKind::NORMAL;
+        }
+        return r;
     }
 
-    // Group h's statistics up to its row maxima as steps, each after a PipeBarrier<PIPE_V> (the caller's): 0 its float32
-    // copy, 1 its magnitude bits (into tmp_), 2 .. 1 + segs the accumulation segments (reading tmp_), then the clamp
-    // and the row maxima (TailStep 0, 1). Its scale division (TailStep 2) is the loop's.
-    __aicore__ inline uint32_t StatsSteps() const { return 4 + this->Segments(p_.cols); }
+    // Group h's statistics as steps, each after a PipeBarrier<PIPE_V> (the caller's): 0 its float32 copy, 1 ..
+    // TmpSteps the steps that use tmp_, then TailStep 0 .. TailSteps - 2. Its last parameter step is the loop's.
+    __aicore__ inline uint32_t StatsSteps() const { return TmpEnd() + TailSteps() - 1; }
+
+    __aicore__ inline uint32_t TmpEnd() const { return 1 + TmpSteps(p_.cols); }
 
     __aicore__ inline void StatsStep(uint32_t h, uint32_t step)
     {
-        const uint32_t segs = this->Segments(p_.cols);
         if (step == 0) {
             LoadGroup(h);
-        } else if (step == 1) {
-            Magnitudes(h);
-        } else if (step < 2 + segs) {
-            Accumulate(h, step - 2);
+        } else if (step < TmpEnd()) {
+            TmpStep(h, step - 1, 0, GroupRows(h), 0, p_.cols);
         } else {
-            TailStep(h, step - 2 - segs);
+            TailStep(h, step - TmpEnd());
         }
     }
 
-    // y of group g (set g % 2), interleaved with group g + 1's statistics from step `cursor` on when there is a next
-    // group: the steps that use tmp_ (the magnitude bits and their accumulation) go out beside the division and before
-    // the conversion steps, which use tmp_ as their scratch; the clamp and the row maxima beside the conversion steps.
-    // With a next group the last conversion step is left to FinishConvert (issued behind g + 1's scale flag) where
-    // kDeferLastStep allows.
-    __aicore__ inline void Quantize(uint32_t g, bool next, uint32_t cursor)
+    // ----- the mode's quantization steps -----
+    // y of a group's NORMAL rows as a list of steps, each after a PipeBarrier<PIPE_V>:
+    //   symmetric:   DIV (v / scale), [CLIP_LO, CLIP_HI: a subnormal scale], CONV 0 .. kCastOutSteps - 1;
+    //   float offset: DIV, ADD_OFFSET, [CLIP_LO, CLIP_HI: int8 with a large offset], CONV ...;
+    //   zero point:  DIV, ZP_RINT (round half to even into int32, in place), ZP_DEQ (int32 -> half, exact, into the
+    //                scratch), ZP_ADD (+ the zero point), ZP_MAX / ZP_MIN (the clip to [0, 255]), ZP_OUT (-> uint8).
+    // The float types' conversion saturates, which is the golden's clip.
+    enum class QOp : uint8_t { DIV, ADD_OFFSET, CLIP_LO, CLIP_HI, CONV0, CONV1, CONV2, ZP_RINT, ZP_DEQ, ZP_ADD, ZP_MAX,
+                               ZP_MIN, ZP_OUT };
+    static constexpr uint32_t kMaxOps = 8;
+
+    __aicore__ inline uint32_t BuildOps(QOp* ops) const
+    {
+        uint32_t n = 0;
+        ops[n++] = QOp::DIV;
+        if (zp_) {
+            ops[n++] = QOp::ZP_RINT;
+            ops[n++] = QOp::ZP_DEQ;
+            ops[n++] = QOp::ZP_ADD;
+            ops[n++] = QOp::ZP_MAX;
+            ops[n++] = QOp::ZP_MIN;
+            ops[n++] = QOp::ZP_OUT;
+            return n;
+        }
+        if (asym_) {
+            ops[n++] = QOp::ADD_OFFSET;
+        }
+        if (clip_) {
+            ops[n++] = QOp::CLIP_LO;
+            ops[n++] = QOp::CLIP_HI;
+        }
+        for (uint32_t k = 0; k < Base::kCastOutSteps; ++k) {
+            ops[n++] = static_cast<QOp>(static_cast<uint32_t>(QOp::CONV0) + k);
+        }
+        return n;
+    }
+
+    // Whether a step reads or writes the scratch (tmp_): the int8 / uint8 conversions' intermediate values (310p's
+    // first conversion is in place); the float types' one conversion reads the float32 set.
+    __aicore__ inline static bool UsesTmp(QOp op)
+    {
+        if (op == QOp::CONV0) {
+            return !Float8Out<YT>::kIsFloat && !kSocSaturationMode;
+        }
+        if (op == QOp::CONV1 || op == QOp::CONV2) {
+            return true;
+        }
+        return op == QOp::ZP_DEQ || op == QOp::ZP_ADD || op == QOp::ZP_MAX || op == QOp::ZP_MIN || op == QOp::ZP_OUT;
+    }
+
+    // The last step of a group goes out behind the next group's flag when it reads only the scratch (int8 / uint8),
+    // not the group's float32 set, which the group after next overwrites in that step (float8 / hifloat8: one
+    // conversion, from the set).
+    __aicore__ inline bool DeferLastOp() const { return zp_ || Base::kCastOutSteps > 1; }
+
+    // Step `op` of the NORMAL rows of [r0, r1), columns [c0, c1), of group g (set g % 2; whole rows: c0 = 0, c1 =
+    // cols; a last group's column part: one row). Per-row steps use the row's broadcast block; the others go out
+    // over runs of consecutive NORMAL rows. (The set is selected here: the next group's TailSteps, issued between
+    // these steps, select theirs.)
+    __aicore__ inline void QuantOp(uint32_t g, QOp op, const LocalTensor<YT>& y, uint32_t r0, uint32_t r1, uint32_t c0,
+                                   uint32_t c1)
+    {
+        SelectSet(g & 1);
+        const LocalTensor<float> w = this->WorkSet(g & 1);
+        const uint32_t len = c1 - c0;
+        if (op == QOp::DIV || op == QOp::ADD_OFFSET || op == QOp::CLIP_LO || op == QOp::CLIP_HI) {
+            for (uint32_t i = r0; i < r1; ++i) {
+                if (kinds_[i] != RowKind::NORMAL) {
+                    continue;
+                }
+                const LocalTensor<float> q = w[i * p_.colsPad + c0];
+                if (op == QOp::DIV) {
+                    this->DivBlock(q, q, scaleBlocks_[i * kBlockFloats], len);
+                } else if (op == QOp::ADD_OFFSET) {
+                    this->AddBlock(q, q, offsetBlocks_[i * kBlockFloats], len);
+                } else if (op == QOp::CLIP_LO) {
+                    Maxs(q, q, p_.clipLo, len);
+                } else {
+                    Mins(q, q, p_.clipHi, len);
+                }
+            }
+            return;
+        }
+        const bool wholeRows = c0 == 0 && c1 == p_.cols;
+        uint32_t b = r0;
+        for (uint32_t a = r0; a < r1; a = b) {
+            while (a < r1 && kinds_[a] != RowKind::NORMAL) {
+                ++a;
+            }
+            b = a;
+            while (b < r1 && kinds_[b] == RowKind::NORMAL) {
+                ++b;
+            }
+            if (b == a) {
+                break;
+            }
+            const uint32_t at = a * p_.colsPad + c0;
+            const uint32_t count = wholeRows ? (b - a) * p_.colsPad : len;
+            if (op == QOp::CONV0 || op == QOp::CONV1 || op == QOp::CONV2) {
+                const uint32_t k = static_cast<uint32_t>(op) - static_cast<uint32_t>(QOp::CONV0);
+                this->CastOutStep(k, y[at], w[at], tmp_[at], count);
+                continue;
+            }
+            // the zero point's steps: round(q) in place as int32, then half values in the scratch at q's offset
+            LocalTensor<int32_t> qi = w[at].template ReinterpretCast<int32_t>();
+            LocalTensor<half> h = tmp_[at].template ReinterpretCast<half>();
+            if (op == QOp::ZP_RINT) {
+                Cast(qi, w[at], RoundMode::CAST_RINT, count);
+            } else if (op == QOp::ZP_DEQ) {
+                Cast(h, qi, RoundMode::CAST_NONE, count);
+            } else if (op == QOp::ZP_ADD) {
+                // per row: row i's values start (i - a) x (its run's row stride) halves in
+                const uint32_t stride = wholeRows ? p_.colsPad : len;
+                for (uint32_t i = a; i < b; ++i) {
+                    LocalTensor<half> hr = h[(i - a) * stride];
+                    this->AddBlock(hr, hr, offsetBlocks_.template ReinterpretCast<half>()[2 * i * kBlockFloats],
+                                   wholeRows ? p_.cols : len);
+                }
+            } else if (op == QOp::ZP_MAX) {
+                Maxs(h, h, static_cast<half>(0.0f), count);
+            } else if (op == QOp::ZP_MIN) {
+                Mins(h, h, static_cast<half>(p_.clipHi), count);
+            } else if constexpr (!Float8Out<YT>::kIsFloat) {
+                Cast(y[at], h, RoundMode::CAST_NONE, count);  // integers in [0, 255]: exact
+            }
+        }
+    }
+
+    // Special rows write their y rows themselves. Symmetric: SpecialChunk (float8 Inf rows use tmp_ as scratch, after
+    // a barrier); asymmetric: zero rows are 0, FALLBACK rows computed by the scalar unit as the golden does (their
+    // scale and offset too, into the gathering slots). Returns whether the scalar unit wrote bytes of y.
+    __aicore__ inline bool SpecialRows(uint32_t g, const LocalTensor<YT>& y)
     {
         const uint32_t n = GroupRows(g);
         const LocalTensor<float> w = this->WorkSet(g & 1);
-        this->SelectStatSet(g & 1);
-        const LocalTensor<float> blocks = scaleBlocks_;
-        y_ = yQue_.template AllocTensor<YT>();
-        const uint32_t steps = next ? StatsSteps() : 0;
-        const uint32_t tmpSteps = next ? 2 + this->Segments(p_.cols) : 0;  // steps [cursor, tmpSteps) use tmp_
-        PipeBarrier<PIPE_V>();  // the broadcast blocks; group g + 1's magnitude bits
+        bool scalarY = false;
+        if (fallback_) {
+            // the y slot's previous store has read it (AllocTensor made the vector unit wait for it)
+            this->template WaitPipe<HardEvent::V_S>();
+        }
+        const uint32_t at = static_cast<uint32_t>(GroupRow(g) - scaleRow_);
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds_[i] == RowKind::NORMAL) {
-                this->DivBlock(w[i * p_.colsPad], w[i * p_.colsPad], blocks[i * kBlockFloats], p_.cols);
+                continue;
+            }
+            if (kinds_[i] == RowKind::FALLBACK) {
+                FallbackRow st;
+                this->FallbackScan(w[i * p_.colsPad], p_.cols, st);
+                this->FallbackParams(st);
+                scales_.Put(scaleSlot_, at + i, st.scale);
+                offsets_.Put(offsetSlot_, at + i, static_cast<OT>(st.offset));
+                this->FallbackChunk(w[i * p_.colsPad], y[i * p_.colsPad], p_.cols, st);
+                scalarY = true;
+                continue;
+            }
+            this->SpecialChunk(y[i * p_.colsPad], w[i * p_.colsPad], p_.cols, kinds_[i]);
+            scalarY = scalarY || (kinds_[i] == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
+        }
+        return scalarY;
+    }
+
+    // y of group g (set g % 2), interleaved with group g + 1's statistics from step `cursor` on when there is a next
+    // group: the statistics steps that use tmp_ go out beside the steps before the first one that uses the scratch
+    // (and in their own windows if more remain), the others beside the scratch steps. With a next group the last
+    // step is left to FinishConvert (issued behind g + 1's flag) where DeferLastOp allows.
+    __aicore__ inline void Quantize(uint32_t g, bool next, uint32_t cursor)
+    {
+        SelectSet(g & 1);
+        y_ = yQue_.template AllocTensor<YT>();
+        QOp ops[kMaxOps];
+        const uint32_t nops = BuildOps(ops);
+        const uint32_t steps = next ? StatsSteps() : 0;
+        const uint32_t tmpEnd = next ? TmpEnd() : 0;  // g + 1's steps [cursor, tmpEnd) use tmp_
+        const bool defer = next && DeferLastOp();
+        const uint32_t last = nops - (defer ? 1u : 0u);
+        const uint32_t n = GroupRows(g);
+        uint32_t k = 0;
+        for (; k < last && !UsesTmp(ops[k]); ++k) {
+            PipeBarrier<PIPE_V>();  // k = 0: the broadcast blocks; group g + 1's previous step
+            QuantOp(g, ops[k], y_, 0, n, 0, p_.cols);
+            if (cursor < steps) {
+                StatsStep(g + 1, cursor++);
+            }
+            if (k == 0) {
+                ReleaseHeld(g);
             }
         }
-        if (cursor < tmpSteps) {
-            StatsStep(g + 1, cursor++);
-        }
-        ReleaseHeld(g);
-        while (cursor < tmpSteps) {
+        while (cursor < tmpEnd) {
             PipeBarrier<PIPE_V>();
             StatsStep(g + 1, cursor++);
         }
-        if (clip_) {
-            // A subnormal scale (bfloat16 rows near the underflow threshold) loses the relative precision that
-            // otherwise keeps |v / scale| within dmax: clip, as the golden does, before the conversion.
+        scalarY_ = SpecialRows(g, y_);
+        for (; k < last; ++k) {
             PipeBarrier<PIPE_V>();
-            for (uint32_t i = 0; i < n; ++i) {
-                if (kinds_[i] == RowKind::NORMAL) {
-                    Maxs(w[i * p_.colsPad], w[i * p_.colsPad], p_.clipLo, p_.cols);
-                }
-            }
-            PipeBarrier<PIPE_V>();
-            for (uint32_t i = 0; i < n; ++i) {
-                if (kinds_[i] == RowKind::NORMAL) {
-                    Mins(w[i * p_.colsPad], w[i * p_.colsPad], p_.clipHi, p_.cols);
-                }
-            }
-        }
-        // Special rows write their y rows themselves (the float8 Inf rows use tmp_ as scratch: after the
-        // accumulation above has read the magnitude bits, which SpecialChunk's first barrier orders).
-        scalarY_ = false;  // the scalar unit wrote bytes of y (float8 Inf rows)
-        for (uint32_t i = 0; i < n; ++i) {
-            if (kinds_[i] != RowKind::NORMAL) {
-                this->SpecialChunk(y_[i * p_.colsPad], w[i * p_.colsPad], p_.cols, kinds_[i]);
-                scalarY_ = scalarY_ || (kinds_[i] == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
-            }
-        }
-        const bool defer = next && kDeferLastStep;
-        const uint32_t castSteps = Base::kCastOutSteps - (defer ? 1u : 0u);
-        for (uint32_t step = 0; step < castSteps; ++step) {
-            PipeBarrier<PIPE_V>();
-            ConvertStep(g, step);
+            QuantOp(g, ops[k], y_, 0, n, 0, p_.cols);
             if (cursor < steps) {
                 StatsStep(g + 1, cursor++);
             }
@@ -483,33 +805,18 @@ private:
             PipeBarrier<PIPE_V>();
             StatsStep(g + 1, cursor++);
         }
+        lastOp_ = ops[nops - 1];
         if (!defer) {
             EnQueY();
             CopyOut(g, 0, 0);
         }
     }
 
-    // The last conversion step of a group goes out behind the next group's scale flag when it reads only the
-    // scratch (int8 / uint8: the half values in tmp_), not the group's float32 set, which the group after next
-    // overwrites in that step (float8 / hifloat8: one conversion, from the set).
-    static constexpr bool kDeferLastStep = Base::kCastOutSteps > 1;
-
-    // Conversion step `step` of group g's NORMAL rows (set g % 2), in runs of consecutive rows.
-    __aicore__ inline void ConvertStep(uint32_t g, uint32_t step)
-    {
-        const uint32_t n = GroupRows(g);
-        const LocalTensor<float> w = this->WorkSet(g & 1);
-        uint32_t b = 0;
-        for (uint32_t a = 0; NextNormalRun(kinds_, n, a, b); a = b) {
-            this->CastOutStep(step, y_[a * p_.colsPad], w[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
-        }
-    }
-
-    // Group g's last conversion step (issued behind group g + 1's scale flag, after the loop's barrier, while g's
-    // kinds are still the classified ones), then its store.
+    // Group g's last step (issued behind group g + 1's flag, after the loop's barrier, while g's kinds and blocks
+    // are still the classified ones), then its store.
     __aicore__ inline void FinishConvert(uint32_t g)
     {
-        ConvertStep(g, Base::kCastOutSteps - 1);
+        QuantOp(g, lastOp_, y_, 0, GroupRows(g), 0, p_.cols);
         EnQueY();
         CopyOut(g, 0, 0);
     }
@@ -524,12 +831,11 @@ private:
 
     // The core's last group is converted and stored in parts when its y is at least kSplitBytes: row ranges when it
     // has two rows or more, else column ranges at multiples of 64 elements (every part starts on a 32-byte boundary of
-    // x, y and the float32 work), at most kMaxParts, column parts of at least kMinPartCols. The parts' steps (the
-    // division by the broadcast scale, the clip of a subnormal scale's quotients, the conversion steps) are software-
-    // pipelined: between two barriers, step s of part k goes out beside step s - 1 of part k + 1, and each part's
-    // store goes out as soon as its last step is issued. Only the last part's last steps and its store are left after
-    // the rest, in fewer barriers than the parts one after the other. (Below kSplitBytes the store is short and the
-    // extra barriers and DMAs would cost more than they save.)
+    // x, y and the float32 work), at most kMaxParts, column parts of at least kMinPartCols. The parts' steps are
+    // software-pipelined: between two barriers, step s of part k goes out beside step s - 1 of part k + 1, and each
+    // part's store goes out as soon as its last step is issued. Only the last part's last steps and its store are left
+    // after the rest, in fewer barriers than the parts one after the other. (Below kSplitBytes the store is short and
+    // the extra barriers and DMAs would cost more than they save.)
     static constexpr uint32_t kSplitBytes = 4096;
     static constexpr uint32_t kMaxParts = 4;
     static constexpr uint32_t kMinPartCols = 1024;
@@ -568,21 +874,12 @@ private:
     {
         const uint32_t n = GroupRows(g);
         const uint64_t row = GroupRow(g);
-        const LocalTensor<float> w = this->WorkSet(g & 1);
-        this->SelectStatSet(g & 1);
-        const LocalTensor<float> blocks = scaleBlocks_;
+        SelectSet(g & 1);
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
+        QOp ops[kMaxOps];
+        const uint32_t steps = BuildOps(ops);  // per part
         const uint32_t parts = LastParts(n);
-        const uint32_t clipSteps = clip_ ? 2u : 0u;
-        const uint32_t steps = 1 + clipSteps + Base::kCastOutSteps;  // per part
-        bool scalarY = false;
-        for (uint32_t i = 0; i < n; ++i) {
-            if (kinds_[i] != RowKind::NORMAL) {
-                this->SpecialChunk(y[i * p_.colsPad], w[i * p_.colsPad], p_.cols, kinds_[i]);
-                scalarY = scalarY || (kinds_[i] == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
-            }
-        }
-        if (scalarY) {
+        if (SpecialRows(g, y)) {
             this->template WaitPipe<HardEvent::S_MTE3>();
         }
         uint32_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
@@ -593,7 +890,7 @@ private:
             for (uint32_t k = first; k < parts && k <= t; ++k) {
                 PartBounds(n, parts, k, r0, r1, c0, c1);
                 const uint32_t step = t - k;
-                PartStep(w, y, blocks, r0, r1, c0, c1, step, clipSteps);
+                QuantOp(g, ops[step], y, r0, r1, c0, c1);
                 if (step + 1 == steps && k + 1 < parts) {
                     this->template WaitPipe<HardEvent::V_MTE3>();
                     this->CopyRowsOut(yGm_[(row + r0) * p_.cols + c0], y[r0 * p_.colsPad + c0], r1 - r0, c1 - c0);
@@ -611,52 +908,6 @@ private:
         CopyOut(g, r0, c0, false);
     }
 
-    // Step `step` of the NORMAL rows of [r0, r1), columns [c0, c1), of the last group: 0 the division by the broadcast
-    // scale, 1 .. clipSteps the clip of a subnormal scale's quotients, then the conversion steps.
-    __aicore__ inline void PartStep(const LocalTensor<float>& w, const LocalTensor<YT>& y,
-                                    const LocalTensor<float>& blocks, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t c1,
-                                    uint32_t step, uint32_t clipSteps)
-    {
-        const bool wholeRows = c0 == 0 && c1 == p_.cols;
-        if (step == 0 || step <= clipSteps) {
-            for (uint32_t i = r0; i < r1; ++i) {
-                if (kinds_[i] != RowKind::NORMAL) {
-                    continue;
-                }
-                const LocalTensor<float> q = w[i * p_.colsPad + c0];
-                if (step == 0) {
-                    this->DivBlock(q, q, blocks[i * kBlockFloats], c1 - c0);
-                } else if (step == 1) {
-                    Maxs(q, q, p_.clipLo, c1 - c0);
-                } else {
-                    Mins(q, q, p_.clipHi, c1 - c0);
-                }
-            }
-            return;
-        }
-        const uint32_t k = step - 1 - clipSteps;
-        if (!wholeRows) {
-            if (kinds_[0] == RowKind::NORMAL) {
-                this->CastOutStep(k, y[c0], w[c0], tmp_[c0], c1 - c0);
-            }
-            return;
-        }
-        // runs of NORMAL rows
-        for (uint32_t a = r0; a < r1;) {
-            while (a < r1 && kinds_[a] != RowKind::NORMAL) {
-                ++a;
-            }
-            uint32_t b = a;
-            while (b < r1 && kinds_[b] == RowKind::NORMAL) {
-                ++b;
-            }
-            if (b > a) {
-                this->CastOutStep(k, y[a * p_.colsPad], w[a * p_.colsPad], tmp_[a * p_.colsPad], (b - a) * p_.colsPad);
-            }
-            a = b;
-        }
-    }
-
     // y rows [r0, n) of group g from column c0 on (the whole group: 0, 0), then the gathered scales if g ends them
     // (unless the caller stored them already).
     __aicore__ inline void CopyOut(uint32_t g, uint32_t r0, uint32_t c0, bool scales = true)
@@ -671,32 +922,45 @@ private:
         }
     }
 
-    // The gathered scales to GM when group g ends them (its rows are classified).
+    // The gathered scales (and offsets) to GM when group g ends them (its rows are classified).
     __aicore__ inline void StoreScales(uint32_t g)
     {
         if (!EndsScales(g)) {
             return;
         }
+        const uint32_t count = static_cast<uint32_t>(GroupRow(g) + GroupRows(g) - scaleRow_);
         this->template WaitPipe<HardEvent::S_MTE3>();  // the scales come from the scalar unit
         scaleQue_.EnQue(scaleSlot_);
         LocalTensor<float> s = scaleQue_.template DeQue<float>();
-        scales_.Write(s, scaleRow_, static_cast<uint32_t>(GroupRow(g) + GroupRows(g) - scaleRow_));
+        scales_.Write(s, scaleRow_, count);
         scaleQue_.FreeTensor(s);
+        if (asym_) {
+            offsetQue_.EnQue(offsetSlot_);
+            LocalTensor<OT> o = offsetQue_.template DeQue<OT>();
+            offsets_.Write(o, scaleRow_, count);
+            offsetQue_.FreeTensor(o);
+        }
     }
 
     event_t statsFlag_ = static_cast<event_t>(0);
+    bool asym_ = false;               // the asymmetric modes (float offset or zero point)
+    bool zp_ = false;                 // the zero-point mode (uint8)
     uint32_t groups_ = 0;
     uint32_t loaded_ = 0;
     uint64_t scaleRow_ = 0;           // the first row of the scales gathered in scaleSlot_
     bool clip_ = false;
+    bool fallback_ = false;           // the group being quantized has FALLBACK rows
     bool staged_ = false;             // the smooth row holds an x slot
-    bool scalarY_ = false;            // the scalar unit wrote bytes of y_ (float8 Inf rows)
+    bool scalarY_ = false;            // the scalar unit wrote bytes of y_ (float8 Inf rows, FALLBACK rows)
+    QOp lastOp_ = QOp::DIV;           // the step FinishConvert issues
     uint32_t firstPieces_ = 1;        // group 0 loaded by column pieces (FirstPieces)
     event_t pieceFlag_[kMaxPieces] = {};
     LocalTensor<XT> firstX_;          // group 0's x slot when split (not queued)
     LocalTensor<YT> y_;               // the y slot of the group being quantized (its last step: FinishConvert)
     LocalTensor<float> scaleSlot_;      // gathering the scales of the group being classified
     LocalTensor<float> nextScaleSlot_;  // allocated for the next group that starts a slot
+    LocalTensor<OT> offsetSlot_;        // the same for the offsets (asymmetric)
+    LocalTensor<OT> nextOffsetSlot_;
     LocalTensor<XT> held_[2];         // ascend310p: the x slots of the groups being classified
     RowKind kinds_[kMaxRepeats];
 };

@@ -22,7 +22,7 @@ constexpr uint32_t kMinResidentChunk = 256;
 // computation, a DMA's set-up); more only lengthens the pipeline's fill and drain (the first load and the last
 // compute and store, which nothing overlaps).
 constexpr uint64_t kTargetIterXBytes = 16 * 1024;
-// Pipelined mode (symmetric rows, the group at once): a core's rows are cut into at least this many groups, so
+// Pipelined mode (whole rows, the group at once): a core's rows are cut into at least this many groups, so
 // that its first compute waits for one small load and its last group's compute and store are short ...
 constexpr uint64_t kPipelineGroups = 8;
 // ... but a group of at least this many bytes of x (unless the core has fewer): every group costs the scalar unit a
@@ -95,9 +95,9 @@ uint64_t RowStatBytes(const Shape& s, uint64_t n)
 }
 uint64_t ConstBytes(const Shape& s, uint64_t n)
 {
-    // the magnitude mask, Inf pattern, float16 exponent mask and sign mask blocks, then the dmax vector
-    // (asymmetric: also the quantization range vector)
-    return (4 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
+    // the magnitude mask, Inf pattern, float16 exponent mask, sign mask and finite clamp blocks, then the dmax
+    // vector (asymmetric: also the quantization range vector)
+    return (5 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
 }
 
 // The parts every layout has for `n` statistics rows and a work buffer of `work_elems` floats.
@@ -125,10 +125,11 @@ Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t chunk, uint32_t slots
     return l;
 }
 
-// Pipelined mode (symmetric): r rows a group in `x_slots` x slots and kPipelineYSlots y slots; two sets of the group's
-// statistics buffers (work, acc, rowstat: the next group's statistics overlap this group's quantization), each
-// row-stat set with room for the group's clamped maxima (tmp is the quantization's scratch meanwhile); one scale_out
-// slot gathers the scales of `scale_rows` rows.
+// Pipelined mode: r rows a group in `x_slots` x slots and kPipelineYSlots y slots; two sets of the group's
+// statistics buffers (work, acc, rowstat: the next group's statistics overlap this group's quantization); one
+// scale_out (offset_out) slot gathers the scales (offsets) of `scale_rows` rows. Symmetric: each row-stat set has
+// room for the group's clamped maxima (tmp is the quantization's scratch meanwhile). Asymmetric: the acc set holds
+// the signed maxima and minima only (no magnitude accumulator).
 Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t scale_rows)
 {
     Layout l = ResidentLayout(s, r, 0, 2);
@@ -136,7 +137,13 @@ Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t sc
     l.y_slots = kPipelineYSlots;
     l.stat_sets = 2;
     l.scale = Blk((scale_rows + s.scale_carry) * sizeof(float), s.align);
-    l.rowstat = Blk(RowStatBytes(s, r) + r * kAccLanes * sizeof(float), s.align);
+    if (s.asym) {
+        l.offset = Blk((scale_rows + s.offset_carry) * s.offset_bytes, s.align);
+        l.acc = Blk(2 * r * kAccLanes * sizeof(float), s.align);
+        l.rowstat = Blk(RowStatBytes(s, r), s.align);
+    } else {
+        l.rowstat = Blk(RowStatBytes(s, r) + r * kAccLanes * sizeof(float), s.align);
+    }
     return l;
 }
 
@@ -277,7 +284,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
         1, std::min<uint64_t>({max_core_rows, kTargetIterXBytes / std::max<uint64_t>(1, s.cols_pad * s.ex),
                                soc.dma_max_block_count, 255}));
     uint64_t scale_rows = 0;
-    if (asym == 0) {
+    {
         // Pipelined: groups of r rows, r the larger of a core's rows over kPipelineGroups and the rows of
         // kPipelineMinGroupXBytes (at most r_cap), lowered until the layout fits with two x slots; then as many x
         // slots as fit, up to one per group and kPipelineMaxXSlots.

@@ -27,7 +27,7 @@ enum class DynamicQuantMode : uint32_t {
     // rows longer than one UB load: pass 1 streams the row's chunks from GM for the max, pass 2 streams them
     // again and quantizes ("multi_pass", x read twice).
     STREAM = 1,
-    // symmetric, whole rows in UB, the group at once ("pipelined"): groups small enough that a core has several,
+    // every mode, whole rows in UB, the group at once ("pipelined"): groups small enough that a core has several,
     // loads up to four groups ahead, and the next group's statistics on the vector unit while the scalar unit
     // classifies this group's rows (two sets of work buffers). Preferred when its buffers fit; else RESIDENT.
     PIPELINED = 2,

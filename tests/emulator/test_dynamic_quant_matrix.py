@@ -163,10 +163,7 @@ def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
     rows = 2 * cores * (4 if (soc, dst) == ("ascend310p", "asym:uint8") else 1) + 5
     xs = np.concatenate([rand((rows - 8, h), dt, seed(soc, x, dst, 1)), special_rows(h, dt)])
     assert xs.shape[0] % cores and xs.shape[0] > cores
-    if split_dst(dst)[1]:
-        run(xs, None, dst, soc, mode="single_pass", slots=2, min_cores=2)
-    else:  # symmetric: the pipelined mode, two x slots at least
-        run(xs, None, dst, soc, mode="pipelined", min_slots=2, min_cores=2)
+    run(xs, None, dst, soc, mode="pipelined", min_slots=2, min_cores=2)  # two x slots at least
 
 
 @pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
@@ -174,16 +171,15 @@ def test_fewer_rows_than_cores(soc, x, dst):
     h = width(soc, 45)
     xs = special_rows(h, DTYPE[x])[:5]
     assert xs.shape[0] < SOCS[soc][3]
-    run(xs, None, dst, soc, mode="single_pass" if split_dst(dst)[1] else "pipelined")
+    run(xs, None, dst, soc, mode="pipelined")
 
 
 # (mode, x slots) reached with a UB override: rows held in UB while their chunks are processed
-# (row_resident_chunked) or streamed twice (multi_pass), each single- and double-buffered; symmetric rows also
-# pipelined with two and four x slots, and computed a group at once by the resident class (single_pass) once the
-# pipelined buffers do not fit.
-UB_PATHS = [("row_resident_chunked", 1), ("row_resident_chunked", 2), ("multi_pass", 1), ("multi_pass", 2)]
-SYM_UB_PATHS = [("pipelined", 2), ("pipelined", 4), ("single_pass", 2)]
-UB_CASES = [(c, p) for c in COMBOS for p in UB_PATHS + ([] if split_dst(c[2])[1] else SYM_UB_PATHS)]
+# (row_resident_chunked) or streamed twice (multi_pass), each single- and double-buffered; pipelined with two and four
+# x slots, and computed a group at once by the resident class (single_pass) once the pipelined buffers do not fit.
+UB_PATHS = [("row_resident_chunked", 1), ("row_resident_chunked", 2), ("multi_pass", 1), ("multi_pass", 2),
+            ("pipelined", 2), ("pipelined", 4), ("single_pass", 2)]
+UB_CASES = [(c, p) for c in COMBOS for p in UB_PATHS]
 
 
 @pytest.mark.parametrize("soc,x,dst,mode,slots", [c + p for c, p in UB_CASES],
@@ -278,14 +274,14 @@ def asymmetric_edge_rows(h: int, dtype) -> np.ndarray:
 ASYM_COMBOS = [c for c in COMBOS if c[2].startswith("asym:")]
 
 
-@pytest.mark.parametrize("path", ["single_pass", "row_resident_chunked", "multi_pass"])
+@pytest.mark.parametrize("path", ["pipelined", "single_pass", "row_resident_chunked", "multi_pass"])
 @pytest.mark.parametrize("soc,x,dst", ASYM_COMBOS, ids=[f"{s}-{x}-{d}" for s, x, d in ASYM_COMBOS])
 def test_asymmetric_edge_rows(soc, x, dst, path):
     dt = DTYPE[x]
-    h = width(soc, 700 if path == "single_pass" else 1500)
+    h = width(soc, 700 if path in ("pipelined", "single_pass") else 1500)
     xs = np.concatenate([asymmetric_edge_rows(h, dt), special_rows(h, dt)])
-    if path == "single_pass":
-        run(xs, None, dst, soc, mode="single_pass")
+    if path == "pipelined":
+        run(xs, None, dst, soc, mode="pipelined")
         return
     ub = find_ub(xs.shape, x, dst, soc, False, path, core_num=3)
     assert ub is not None, f"no UB size gives a {path} plan"

@@ -293,6 +293,8 @@ def test_pipelined_mode_cuts_a_core_into_groups():
     assert plan((4096, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 16 KiB of x at most
     assert plan((1024, 4096), "float16", "ascend910b").tiling["rowsPerIter"] == 2  # 22 rows: 8 groups or more
     assert plan((960, 128), "float16", "ascend910b").tiling["rowsPerIter"] == 20  # 8 KiB groups: one a core
-    # the asymmetric modes keep the resident class
-    a = tiling.plan_dynamic_quant((256, 4096), "float16", soc="ascend910b", asymmetric=True)
-    assert a.explanation["mode"] == "single_pass" and a.tiling["statSets"] == 1 and a.tiling["tiling_key"] == 0
+    # the asymmetric modes too, with offset slots that gather as many rows as the scale slots
+    for dst, offset_bytes in (("int8", 4), ("uint8", 1)):
+        a = tiling.plan_dynamic_quant((256, 4096), "float16", soc="ascend910b", dst_type=dst, asymmetric=True)
+        assert a.explanation["mode"] == "pipelined" and a.tiling["statSets"] == 2 and a.tiling["tiling_key"] == 2
+        assert a.tiling["offsetBufBytes"] >= a.tiling["scaleRows"] * offset_bytes

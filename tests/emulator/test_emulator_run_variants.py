@@ -262,19 +262,17 @@ DQ_SOCS = {
 }
 DQ_COMBOS = [(s, x, d) for s, (xs, ds, _, _) in DQ_SOCS.items() for x in xs for d in ds]
 DQ_IDS = [f"{s}-{x}-{d}" for s, x, d in DQ_COMBOS]
-# double_buffered: the default plan (symmetric: pipelined; asymmetric: single_pass); the others reached with a UB
-# override, smooth scales too. "single_pass" for symmetric rows is the resident class's group at once, once the
-# pipelined buffers do not fit.
+# double_buffered: the default plan (pipelined); the others reached with a UB override, smooth scales too.
+# "single_pass" is the resident class's group at once, once the pipelined buffers do not fit.
 DQ_PATHS = ["double_buffered", "pipelined", "single_pass", "row_resident_chunked", "multi_pass"]
-DQ_SYM_PATHS = ("pipelined", "single_pass")
 
 
 def _dq_paths(dst):
-    return [p for p in DQ_PATHS if not (_split_dst(dst)[1] and p in DQ_SYM_PATHS)]
+    return list(DQ_PATHS)
 
 
 def _dq_default_mode(dst):
-    return "single_pass" if _split_dst(dst)[1] else "pipelined"
+    return "pipelined"
 
 
 def _find_ub(shape, x, dst, soc, smooth, want_mode):
