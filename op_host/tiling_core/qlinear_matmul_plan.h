@@ -53,8 +53,14 @@ struct QLinearMatMulTiling {
     AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)
 };
 
+// The kernel's TILING_KEY_IS branches (op_kernel/aqo_qlinear_matmul.cpp): the cube path, and the vector decode path
+// of a short a against a uint8 b (qlinear_matmul_vector_decode_plan.h).
+constexpr uint64_t kQmmTilingKeyCube = 0;
+constexpr uint64_t kQmmTilingKeyVectorDecode = 1;
+
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
+    uint64_t tiling_key = kQmmTilingKeyCube;  // the kernel binary (TILING_KEY_IS branch) the launch runs
     QmmCubeTilingValues cube;      // the Matmul API's TCubeTiling (the CANN adapter and the emulator copy it)
     PlanExplanation explanation;
     uint64_t workspace_bytes = 0;  // user workspace (all workers), after the system workspace

@@ -206,6 +206,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     plan_d["block"] = nb::make_tuple(t.stripM, t.baseN);
     plan_d["blocks"] = t.unitCount;
     plan_d["workspace_bytes"] = plan.workspace_bytes;
+    plan_d["tiling_key"] = plan.tiling_key;
     out["plan"] = plan_d;
     if (t.unitCount == 0) {
         out["ok"] = true;  // empty output: nothing to launch
@@ -230,8 +231,8 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         }
         uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
-        // Key 0: the kernel has no TILING_KEY_IS branch, and the build compiles key 0 alone.
-        launch.SetTilingKey(0, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
+        // The plan's key: the kernel's TILING_KEY_IS branch (the cube path, or the vector decode path).
+        launch.SetTilingKey(plan.tiling_key, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
                                                                    aqo_emu_qmm_ascend910b::AqoEmuKernelTag::kName,
                                                                    aqo_emu_qmm_ascend310p::AqoEmuKernelTag::kName,
                                                                    aqo_emu_qmm_ascend910_95::AqoEmuKernelTag::kName));
