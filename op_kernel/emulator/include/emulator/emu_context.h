@@ -462,6 +462,11 @@ void DcacheEndCore(CoreContext& c);
 // keep kernel buffers out of that range).
 constexpr uint64_t kApiScratchUbBytes = 8 * 1024;
 void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api);
+// The same for bytes [offset, offset + nbytes) of the scratch (an API whose buffer starts past TMP_UB_OFFSET, e.g.
+// ascend310p's 16-bit Brcb at TMP_UB_OFFSET + 1024), and a V-pipe read of such a range (the API reading back what
+// it wrote there).
+void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api);
+void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes);
 
 // True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,
 // float16, bfloat16): all terms are integer multiples of one power of two q, sum |x| <= 2^p q (p: the type's
