@@ -151,6 +151,13 @@ EXPECTED = {
     "mix_odd_blocks": (ALL_SOCS, {"ascend910b": ["3 vector blocks", "even number"],
                                   "ascend910_95": ["3 vector blocks", "even number"],
                                   "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
+    # a 1:2 mix kernel's path without a Matmul object must return on the cube cores (they run the kernel too)
+    "mix_path_without_cube_guard": (ALL_SOCS, {
+        "ascend910b": ["KERNEL_TYPE_MIX_AIC_1_2", "the cube cores run the kernel function too",
+                       "no Matmul object (REGIST_MATMUL_OBJ)", "if ASCEND_IS_AIC { return; }", "Duplicate at"],
+        "ascend910_95": ["KERNEL_TYPE_MIX_AIC_1_2", "the cube cores run the kernel function too",
+                         "no Matmul object (REGIST_MATMUL_OBJ)", "if ASCEND_IS_AIC { return; }", "Duplicate at"],
+        "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
     # Brcb (level 0): alignment, buffers, overlap, strides, types, ascend310p's software implementation
     "brcb_src_unaligned": (ALL_SOCS, ["Brcb: src0 UB address 16 is not 32-byte aligned"]),
     "brcb_dst_out_of_buffer": (ALL_SOCS, ["Brcb: dst accesses UB bytes [64, 640)", "outside its buffer [64, 576)"]),
@@ -175,6 +182,7 @@ TWIN_SOCS = {
     "datacopypad_partial_element_ok": SPLIT_SOCS,
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
+    "mix_path_without_cube_guard_ok": SPLIT_SOCS,
 }
 
 

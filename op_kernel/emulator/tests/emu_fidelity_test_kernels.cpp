@@ -258,6 +258,9 @@ template <bool kOk> inline void CompareInt32NotEq(GM_ADDR x, GM_ADDR, GM_ADDR, G
 // each worker twice its share: worker 1 writes past y.
 template <bool kOk> inline void MixBlockNum(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
 {
+    if ASCEND_IS_AIC {
+        return;  // no Matmul object: the cube cores have nothing to do
+    }
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
     pipe.InitBuffer(b, 1024);
@@ -356,6 +359,28 @@ template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     (void)kOk;
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
+}
+
+// A 1:2 mix kernel path without a Matmul object that does vector and DMA work without returning on the cube cores
+// (they run the kernel function too and would execute it). The twin returns on them first. ascend310p has no such
+// kernel type (refused at the declaration).
+template <bool kOk> inline void MixPathWithoutCubeGuard(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_path_without_cube_guard)
+    if (kOk) {
+        if ASCEND_IS_AIC {
+            return;
+        }
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), 128);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * 128], t, 128);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1205,6 +1230,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         {"sync_all_normal_schedule_ok", &SyncAllNormalSchedule, 2, YInit::kData, true, -1, true, true},
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
+        AQO_FIDELITY("mix_path_without_cube_guard", MixPathWithoutCubeGuard, 2),
         AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),
         AQO_FIDELITY("brcb_dst_out_of_buffer", BrcbDstOutOfBuffer, 1),
         AQO_FIDELITY("brcb_310p_half_tail", Brcb310pHalfTail, 1),

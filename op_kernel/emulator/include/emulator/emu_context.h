@@ -354,6 +354,14 @@ struct CoreContext {
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
     bool matmul_server = false;       // REGIST_MATMUL_OBJ ran on a split SoC: the cube cores run the API's server
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
+    // KERNEL_TASK_TYPE_DEFAULT's call site (nullptr: the kernel declared none; its type may come from the launch).
+    const char* kernel_type_file = nullptr;
+    int kernel_type_line = 0;
+    // The kernel evaluated ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / ASCEND_IS_NOT_AIV (emu_sync.h; the
+    // emulator's own API code never does), and whether the first vector / DMA instruction was checked against it
+    // (CheckMixCubeGuard, emu_kernel_type.h).
+    bool core_kind_asked = false;
+    bool cube_guard_checked = false;
 
     // The scalar unit's data cache (emu_dcache.cpp): the GM lines of writable buffers it holds, as loaded (and as
     // changed by its own SetValue since); key: region << 48 | line index.
