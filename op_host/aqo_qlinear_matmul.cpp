@@ -267,7 +267,7 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     context->SetTilingKey(plan.tiling_key);
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
     return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
-                                aqo::CubeStageScheduleMode(t));
+                                aqo::QLinearMatMulScheduleMode(t));
 }
 
 }  // namespace optiling

@@ -184,28 +184,29 @@ __aicore__ inline void RunCube(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b
 // The vector decode path (tiling key 1): a (int8 or uint8) against a uint8 b, on the vector cores.
 template <class AT, class YT, class TD>
 __aicore__ inline void RunVectorDecode(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
-                                       GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+                                       GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t)
 {
     TPipe pipe;
     KernelQLinearMatMulVectorDecode<TD, AT, YT> op;
-    op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+    op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t, &pipe);
     op.Process();
 }
 
 template <class AT, class TD>
 __aicore__ inline void RunVectorDecodeY(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
-                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs,
+                                        const TD& t)
 {
     if (t.yCode == kQmmCodeUInt8) {
-        RunVectorDecode<AT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunVectorDecode<AT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
 #if AQO_SOC_HAS_FP8
     } else if (t.yCode == kQmmCodeFloat8E4M3FN) {
-        RunVectorDecode<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunVectorDecode<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     } else if (t.yCode == kQmmCodeFloat8E5M2) {
-        RunVectorDecode<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunVectorDecode<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
 #endif
     } else {
-        RunVectorDecode<AT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunVectorDecode<AT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     }
 }
 
@@ -231,10 +232,10 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
 #endif
         if (t.aCode == aqo_qmm::kQmmCodeUInt8) {
             aqo_qmm::RunVectorDecodeY<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
-                                               y_zero_point, y, t);
+                                               y_zero_point, y, userWs, t);
         } else {
             aqo_qmm::RunVectorDecodeY<int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
-                                              y_zero_point, y, t);
+                                              y_zero_point, y, userWs, t);
         }
     } else if (TILING_KEY_IS(0)) {
         aqo_qmm::RunCube(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs, t);

@@ -58,6 +58,14 @@ struct QLinearMatMulTiling {
 constexpr uint64_t kQmmTilingKeyCube = 0;
 constexpr uint64_t kQmmTilingKeyVectorDecode = 1;
 
+// The launch's schedule mode (SaveTiling; the emulator's runner sets the same): batch where the kernel calls SyncAll
+// (the cube stage's shared preparation, the vector decode path's K slices), else normal.
+template <class Tiling>
+uint32_t QLinearMatMulScheduleMode(const Tiling& t)
+{
+    return t.vdSlices > 1 ? kScheduleModeBatch : CubeStageScheduleMode(t);
+}
+
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
     uint64_t tiling_key = kQmmTilingKeyCube;  // the kernel binary (TILING_KEY_IS branch) the launch runs

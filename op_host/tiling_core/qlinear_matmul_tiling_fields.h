@@ -40,6 +40,7 @@
     FIELD(uint32_t, vdPanelK)          /* vector decode (tiling key 1): b rows per panel (float32 sums stay exact) */ \
     FIELD(uint32_t, vdGranule)         /* columns per unit of the workers' split (unitCount = batch x vdGranules) */  \
     FIELD(uint32_t, vdGranules)        /* units per y batch matrix: N / vdGranule rounded up */                       \
+    FIELD(uint32_t, vdSlices)          /* K slices (split SoCs, one y matrix): partial sums via the workspace */     \
     FIELD(uint32_t, ubVdB)             /* UB bytes of the vector decode's buffers, in InitBuffer order */            \
     FIELD(uint32_t, ubVdA)                                                                                            \
     FIELD(uint32_t, ubVdBHalf)                                                                                        \

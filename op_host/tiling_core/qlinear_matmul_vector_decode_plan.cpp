@@ -20,25 +20,26 @@ void WorkerUnits(const QLinearMatMulTiling& t, uint64_t worker, uint64_t* begin,
 
 // UB of the path for group width g (columns, a multiple of 32): the kernel's buffers in InitBuffer order.
 struct VectorDecodeUb {
-    uint32_t b, a, b_half, b_f32, a_half, a_f32, pattern, acc, zb;          // the products' buffers
+    uint32_t m, b, a, b_half, b_f32, a_half, a_f32, pattern, acc, zb;       // the products' buffers
     uint32_t col_f32, row_f32, multiplier, half, y_out;                       // the requantization epilogue's
     uint64_t Total() const
     {
-        return 2ull * b + 2ull * a + b_half + 2ull * b_f32 + a_half + a_f32 + pattern + acc + zb + col_f32 + row_f32 +
-               2ull * multiplier + half + 2ull * y_out;
+        return 2ull * b + 2ull * a + b_half + (1ull + m) * b_f32 + a_half + a_f32 + pattern + acc + zb + col_f32 +
+               row_f32 + 2ull * multiplier + half + 2ull * y_out;
     }
 };
 
-VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t y_bytes, bool pad)
+VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t y_bytes, bool pad)
 {
-    const uint32_t kp = kQmmVectorDecodePanelK;
+    const uint32_t ka = static_cast<uint32_t>(AlignUp(kp, 32));  // a's rows in UB
     VectorDecodeUb u;
+    u.m = m;
     u.b = kp * g;                                       // a panel of b, uint8, rows g bytes apart
-    u.a = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * kp, 32));  // the panel's columns of a's rows
+    u.a = m * ka;                                       // the panel's columns of a's rows
     u.b_half = kp * g * 2;                              // b - b_zp in half (exact)
-    u.b_f32 = kp * g * 4;                               // the same in float32; the products (two buffers)
-    u.a_half = m * kp * 2;
-    u.a_f32 = m * kp * 4;
+    u.b_f32 = kp * g * 4;                               // the same in float32; per row of a its float32 sums
+    u.a_half = m * ka * 2;
+    u.a_f32 = m * ka * 4;
     u.pattern = m * kp * 32;                            // a - a_zp, each value broadcast over a 32-byte block
     u.acc = m * g * 4;                                  // the int32 sums of a group
     u.zb = g * 3;                                       // b's zero points of a group: half, then the uint8 staging
@@ -93,7 +94,6 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     t.ubMatmulWs = t.ubCIn = t.ubTmp = t.ubColI32 = t.ubRowI32 = t.ubRowTerms = 0;
     t.ubPrepIn = t.ubPrepHalf = t.ubPrepOut = 0;
     // The split.
-    t.vdPanelK = kQmmVectorDecodePanelK;
     t.vdGranule = pad ? 8u : 32u;
     t.vdGranules = static_cast<uint32_t>(CeilDiv(t.n, t.vdGranule));
     t.unitCount = static_cast<uint64_t>(t.batch) * t.vdGranules;
@@ -101,21 +101,51 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min(cores, CeilDiv(t.unitCount, t.workersPerCore))));
     const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
-    const uint64_t most_cols = std::min<uint64_t>(CeilDiv(t.unitCount, workers) * t.vdGranule, t.n);
-    // The widest group that fits (level-0 repeat strides of a float32 row: at most 255 blocks, so <= 2040 columns).
+    // K slices: the fewest (a divisor of the workers) that give each column range kQmmVectorDecodeMinBurst columns,
+    // within the workspace's traffic budget and at least 16 rows of b each.
+    uint64_t slices = 1;
+    if (soc.split_architecture && t.batch == 1) {
+        const uint64_t most = std::min<uint64_t>(t.k / (kQmmVectorDecodeSliceK * m), t.k / 16);
+        for (uint64_t s = 1; s <= std::min(workers, most); ++s) {
+            if (workers % s != 0) {
+                continue;
+            }
+            slices = s;
+            if (CeilDiv(t.vdGranules, workers / s) * t.vdGranule >= std::min<uint64_t>(kQmmVectorDecodeMinBurst, t.n)) {
+                break;
+            }
+        }
+    }
+    t.vdSlices = static_cast<uint32_t>(slices);
+    const uint64_t ranges = workers / slices;
+    const uint64_t most_cols = std::min<uint64_t>(CeilDiv(t.unitCount, ranges) * t.vdGranule, t.n);
+    // The widest group that fits (level-0 repeat strides of a float32 row: at most 255 blocks, so <= 2040 columns),
+    // with the most panel rows (a multiple of 8, Brcb's; of 32 without DataCopyPad, whose panels are whole blocks of
+    // a's rows; at least 16, and 4 per row of a: the slices' sums are read through b's panel buffer).
     const uint64_t ub_usable = soc.split_architecture ? (soc.ub_bytes > 128 ? soc.ub_bytes - 128 : 0)
                                                       : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
+    const uint32_t kp_step = pad ? 8u : 32u;
+    const uint32_t kp_least = std::max<uint32_t>(kp_step, 16);
     uint32_t g = static_cast<uint32_t>(std::min<uint64_t>(AlignUp(most_cols, 32), 2016));
-    while (g >= 32 && UbFor(m, g, y_bytes, pad).Total() > ub_usable) {
-        g -= 32;
+    uint32_t kp = 0;
+    for (; g >= 32; g -= 32) {
+        for (kp = kQmmVectorDecodePanelK; kp >= kp_least; kp -= kp_step) {
+            if (UbFor(m, g, kp, y_bytes, pad).Total() <= ub_usable) {
+                break;
+            }
+        }
+        if (kp >= kp_least) {
+            break;
+        }
     }
     if (g < 32) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the vector decode path",
-                     ">= " + Str(UbFor(m, 32, y_bytes, pad).Total()) + " bytes", Str(soc.ub_bytes) + " bytes",
-                     "use the SoC's real UB size (ub_size=None)");
+                     ">= " + Str(UbFor(m, 32, kp_least, y_bytes, pad).Total()) + " bytes",
+                     Str(soc.ub_bytes) + " bytes", "use the SoC's real UB size (ub_size=None)");
         return false;
     }
-    const VectorDecodeUb u = UbFor(m, g, y_bytes, pad);
+    t.vdPanelK = kp;
+    const VectorDecodeUb u = UbFor(m, g, kp, y_bytes, pad);
     t.ubVdB = u.b;
     t.ubVdA = u.a;
     t.ubVdBHalf = u.b_half;
@@ -138,7 +168,8 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     t.ubPattern = u.multiplier;
     t.ubHalf = u.half;
     t.ubYOut = u.y_out;
-    plan->workspace_bytes = 0;
+    // The slices' partial sums: [vdSlices, M, N] int32 (one y matrix).
+    plan->workspace_bytes = slices > 1 ? slices * m * t.n * 4 : 0;
     plan->tiling_key = kQmmTilingKeyVectorDecode;
     return true;
 }
@@ -158,12 +189,12 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     e.balance_unit = t.workersPerCore;
     e.passes = 1;
     const bool pad = soc.has_data_copy_pad;
-    const VectorDecodeUb u = UbFor(t.m, t.cStride, DTypeBytes(r.y_dtype), pad);
+    const VectorDecodeUb u = UbFor(t.m, t.cStride, t.vdPanelK, DTypeBytes(r.y_dtype), pad);
     const struct {
         const char* name;
         uint32_t bytes, slots;
     } ub[] = {{"b_in", u.b, 2},          {"a_in", u.a, 2},         {"b_half", u.b_half, 1},
-              {"b_f32", u.b_f32, 1},     {"products", u.b_f32, 1}, {"a_half", u.a_half, 1},
+              {"b_f32", u.b_f32, 1},     {"sums_f32", u.m * u.b_f32, 1}, {"a_half", u.a_half, 1},
               {"a_f32", u.a_f32, 1},     {"a_pattern", u.pattern, 1}, {"acc_i32", u.acc, 1},
               {"zb", u.zb, 1},           {"b_scale_f32", u.col_f32, 1}, {"a_scale_f32", u.row_f32, 1},
               {"multiplier_f32", u.multiplier, 1}, {"y_scale_f32", u.multiplier, 1}, {"half", u.half, 1},
@@ -196,6 +227,12 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
         g.name = x.name;
         g.bytes = x.bytes;
         g.output = x.output;
+        e.tensors.push_back(g);
+    }
+    if (t.vdSlices > 1) {
+        GmTensor g;
+        g.name = "workspace";
+        g.bytes = plan->workspace_bytes;
         e.tensors.push_back(g);
     }
     auto add = [&e](const char* tensor, uint32_t core, uint64_t begin, uint64_t end, uint64_t stride, uint64_t count,
@@ -232,6 +269,21 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                 add(x.name, c, 0, x.bytes, 0, 1, false);
             }
         }
+        if (t.vdSlices > 1) {
+            // The slices' partial sums: worker w writes slice w % vdSlices of column range w / vdSlices (M rows of
+            // its columns); every worker reads the slices of its own columns back.
+            const uint64_t ranges = static_cast<uint64_t>(t.usedCores) * t.workersPerCore / t.vdSlices;
+            for (uint64_t w = static_cast<uint64_t>(c) * t.workersPerCore; w < (c + 1ull) * t.workersPerCore; ++w) {
+                const uint64_t s = w % t.vdSlices, rg = w / t.vdSlices;
+                const uint64_t q = t.unitCount / ranges, rem = t.unitCount % ranges;
+                const uint64_t u0 = rg * q + std::min(rg, rem), u1 = u0 + q + (rg < rem ? 1 : 0);
+                const uint64_t c0 = u0 * t.vdGranule, c1 = std::min<uint64_t>(n, u1 * t.vdGranule);
+                if (c1 > c0) {
+                    add("workspace", c, (s * m * n + c0) * 4, (s * m * n + c1) * 4, n * 4, m, true);
+                }
+            }
+            add("workspace", c, 0, plan->workspace_bytes, 0, 1, false);
+        }
         // y: the core's units, a partial first matrix, whole matrices, a partial last one.
         const uint64_t first = b0 / per, last = (e1 - 1) / per;
         for (uint64_t bi = first; bi <= last; ++bi) {
@@ -250,7 +302,11 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                       Str(t.cStride) + " columns; float32 partial sums of at most " + Str(t.vdPanelK) +
                       " products (exact integers below 2^24), int32 sums of the panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31)");
-    e.notes.push_back("reads of a, b and the parameters are listed as the tensors' spans");
+    if (t.vdSlices > 1) {
+        e.notes.push_back("K in " + Str(t.vdSlices) + " slices: each worker sums one slice of a column range into the "
+                          "workspace, a SyncAll, then each worker adds the slices of its columns");
+    }
+    e.notes.push_back("reads of a, b, the parameters and the workspace are listed as the tensors' spans");
     e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per group: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "
                       "y_zero_point, saturated");

@@ -34,6 +34,7 @@
 #include "plan_convert.h"
 #include "plan_requests.h"
 #include "qlinear_matmul_plan.h"
+#include "qlinear_matmul_vector_decode_plan.h"
 #include "registry.h"
 
 #define AQO_EMU_TILING_CLASS optiling::AqoQLinearMatMulTilingData
@@ -53,6 +54,10 @@ struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered unde
 #undef __DAV_C220_VEC__
 #undef __DAV_C220__
 #undef __CCE_AICORE__
+
+// The vector decode path's rows of a: the kernel holds as many zero points as the plan lets through.
+static_assert(aqo::kQmmVectorDecodeMaxM <= aqo_emu_qmm_ascend910b::aqo_qmm::kQmmVdMaxRows,
+              "the plan's kQmmVectorDecodeMaxM exceeds the kernel's kQmmVdMaxRows");
 
 // ---- ascend310p: dav-m200, AI core ----
 #define __CCE_AICORE__ 200
@@ -222,7 +227,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
-        launch.SetScheduleMode(aqo::CubeStageScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
+        launch.SetScheduleMode(aqo::QLinearMatMulScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
         uint8_t* g[9];
         for (int i = 0; i < 9; ++i) {
             const bool out_tensor = i == 8;

@@ -1,4 +1,4 @@
-"""QLinearMatMul's vector decode path (tiling key 1, op_kernel/aqo_qmm_vector_decode.h): a short a (M <= 3) against a
+"""QLinearMatMul's vector decode path (tiling key 1, op_kernel/aqo_qmm_vector_decode.h): a short a (M <= 6) against a
 uint8 b stored [..., K, N] runs on the vector cores alone, b read once. The plan takes it exactly where it applies,
 its results are byte-for-byte the golden's on every SoC (every operand type, parameter layout and zero-point case,
 batches, the exactness limits of its float32 panels and int32 sums), and its GM traffic is what its design says: b
@@ -6,6 +6,7 @@ and y once per group of columns, a once per group, the per-column parameters of 
 from __future__ import annotations
 
 import importlib
+import random
 
 import numpy as np
 import pytest
@@ -29,7 +30,8 @@ def test_the_plan_takes_the_vector_path_exactly_where_it_applies(soc):
     assert _key(soc, (1, 256), (256, 96)) == VECTOR_DECODE
     assert _key(soc, (3, 256), (256, 96), at="int8") == VECTOR_DECODE
     assert _key(soc, (2, 1, 64), (2, 64, 64)) == VECTOR_DECODE          # batches too
-    assert _key(soc, (4, 256), (256, 96)) == 0                          # 4 rows: the cube path is faster
+    assert _key(soc, (6, 256), (256, 96)) == VECTOR_DECODE
+    assert _key(soc, (7, 256), (256, 96)) == 0                          # 7 rows: the cube path is faster
     assert _key(soc, (1, 256), (256, 96), bt="int8") == 0               # the cube takes an int8 b as it is
     assert _key(soc, (1, 256), (256, 96), b_trans=True) == 0            # b stored [N, K]: the cube reads it so
     assert _key(soc, (1, 33025 // 32 * 32), (33025 // 32 * 32, 64)) == VECTOR_DECODE
@@ -39,8 +41,17 @@ def test_the_plan_takes_the_vector_path_exactly_where_it_applies(soc):
     assert _key(soc, (1, 256), (256, 100)) == expect
     assert _key(soc, (1, 250), (250, 96)) == expect
     p = tiling.plan_qlinear_matmul((1, 4096), (4096, 4096), soc=soc, a_dtype="uint8", b_dtype="uint8")
-    assert p.explanation["mode"] == "vector_decode" and p.tiling["workspace_bytes"] == 0
-    assert p.tiling["mapB"] == 0 and p.tiling["sharedPrep"] == 0
+    t = p.tiling
+    assert p.explanation["mode"] == "vector_decode" and t["mapB"] == 0 and t["sharedPrep"] == 0
+    # One decode matrix on a split SoC: K in slices, so that each worker's columns make long DMA bursts; their
+    # partial sums in the workspace. 310p's 8 cores have 512 columns each without.
+    if soc == "ascend310p":
+        assert t["vdSlices"] == 1 and t["workspace_bytes"] == 0
+    else:
+        workers = t["usedCores"] * t["workersPerCore"]
+        assert t["vdSlices"] > 1 and workers % t["vdSlices"] == 0
+        assert 4096 * t["vdSlices"] // workers >= 512
+        assert t["workspace_bytes"] == t["vdSlices"] * 4096 * 4
 
 
 def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False):
@@ -70,7 +81,8 @@ def _check(soc, args, y_scale=0.7, y_zp=3, y_dtype=np.int8):
 
 
 # (a shape, b shape): 310p needs N and K multiples of 32 for the path (else the cube path runs: still exact).
-SHAPES = [((1, 256), (256, 96)), ((3, 300), (300, 200)), ((2, 1000), (1000, 130)), ((1, 64), (64, 8))]
+SHAPES = [((1, 256), (256, 96)), ((3, 300), (300, 200)), ((2, 1000), (1000, 130)), ((1, 64), (64, 8)),
+          ((6, 200), (200, 70))]
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -129,3 +141,31 @@ def test_traffic_is_the_model_and_near_the_minimum(soc, params):
     # (64 workers x 1 KiB on ascend910_95: 3% of b here, 1.6% at K = N = 4096).
     minimum = 1024 + 1024 * 2048 + 2048 + (5 * 2048 if params[1] == "column" else 0)
     assert measured <= 1.04 * minimum
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_the_explanation_holds_the_invariants(soc):
+    # Every used core has work, the units are covered once, UB buffers fit, every y byte is written by one core, the
+    # slices' partial sums inside the workspace; over random decode shapes (batches, K slices, narrow and wide N).
+    rng = random.Random(f"vector-decode-{soc}")
+    spec = tiling.soc_table()[soc]
+    seen = set()
+    for _ in range(60):
+        m, k, n = rng.randint(1, 6), rng.choice([32, 96, 4096, rng.randint(1, 3000)]), rng.randint(1, 5000)
+        if soc == "ascend310p":
+            k, n = -(-k // 32) * 32, -(-n // 32) * 32
+        a_shape, b_shape = rng.choice([((m, k), (k, n)), ((2, m, k), (2, k, n)), ((m, k), (3, k, n))])
+        kw = dict(a_param=rng.choice(["tensor", "row"]), b_param=rng.choice(["tensor", "column"]),
+                  core_num=rng.choice([None, 1, 3]))
+        p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8", **kw)
+        t, e = p.tiling, p.explanation
+        assert t["tiling_key"] == VECTOR_DECODE
+        seen.add(t["vdSlices"] > 1)
+        batch = int(np.prod(np.broadcast_shapes(a_shape[:-2], b_shape[:-2])))
+        tensors = {"a": int(np.prod(a_shape)), "b": int(np.prod(b_shape)), "y": batch * m * n}
+        if t["vdSlices"] > 1:
+            tensors["workspace"] = t["vdSlices"] * m * n * 4
+        problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["unitCount"],
+                                             ub_limit=spec["ub_bytes"], expected_tensors=tensors)
+        assert problems == [], (a_shape, b_shape, kw, problems[:3])
+    assert seen == ({False} if soc == "ascend310p" else {False, True})

@@ -448,6 +448,47 @@ template <bool kOk> inline void BrcbOverlap(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     Brcb(t, t[kOk ? 128 : 64], 2, BrcbRepeatParams(1, 8));  // FAULT(brcb_overlap)
 }
 
+// ---------------------------------------------------------------------------------------------------------------
+// MulAddDst: whether the product is rounded before the addition is not documented
+// ---------------------------------------------------------------------------------------------------------------
+
+// dst = src0 * src1 + dst with 1 + 2^-12 squared (1 + 2^-11 + 2^-24) plus -1: fused, 2^-11 + 2^-24; with the product
+// rounded first, 2^-11. The twin's integers keep every product and sum exact (both readings agree).
+template <bool kOk> inline void MulAddDstRoundingDependent(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 768);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, kOk ? 3.0f : 1.0f + 1.0f / 4096.0f, 128);
+    Duplicate(t[128], -1.0f, 64);
+    PipeBarrier<PIPE_V>();
+    MulAddDst(t[128], t, t[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));  // FAULT(mul_add_dst_rounding)
+}
+
+// The mixed form (float dst, half sources): its block layout and product precision are not documented; the twin
+// converts the sources to float first.
+template <bool kOk> inline void MulAddDstMixed(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bh;
+    TBuf<TPosition::VECCALC> bf;
+    pipe.InitBuffer(bh, 256);
+    pipe.InitBuffer(bf, 1024);
+    LocalTensor<half> h = bh.Get<half>();
+    LocalTensor<float> f = bf.Get<float>();
+    Duplicate(h, static_cast<half>(2.0f), 128);
+    Duplicate(f, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    if constexpr (kOk) {
+        Cast(f[64], h, RoundMode::CAST_NONE, 64);
+        PipeBarrier<PIPE_V>();
+        MulAddDst(f, f[64], f[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));
+    } else {
+        MulAddDst(f, h, h, 64, 1, BinaryRepeatParams(1, 1, 1, 8, 4, 4));  // FAULT(mul_add_dst_mixed)
+    }
+}
+
 // dstBlkStride 0: undefined on the hardware form, read as 1 by ascend310p's software path. The twin uses 1.
 template <bool kOk> inline void BrcbDstBlockStrideZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -1238,6 +1279,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("brcb_dst_block_stride_zero", BrcbDstBlockStrideZero, 1),
         AQO_FIDELITY("brcb_int8", BrcbInt8, 1),
         AQO_FIDELITY("brcb_310p_flag_pending", Brcb310pFlagPending, 1),
+        AQO_FIDELITY("mul_add_dst_rounding", MulAddDstRoundingDependent, 1),
+        AQO_FIDELITY("mul_add_dst_mixed", MulAddDstMixed, 1),
     };
     *count = sizeof(kEntries) / sizeof(kEntries[0]);
     return kEntries;

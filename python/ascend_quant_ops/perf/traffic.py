@@ -197,22 +197,40 @@ def qmm_vector_decode_groups(t: dict, units: range):
 
 
 def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
-    """GM traffic of the vector decode path: per group, its columns of b in every K row and a's M rows once
-    (panel by panel), b's per-column zero points and scales, a's per-row scales, y's M rows of the group. Without
-    DataCopyPad (310p) every panel is whole blocks already (the plan requires N and K multiples of 32)."""
+    """GM traffic of the vector decode path: per group, its columns of b in the K rows it sums and a's M rows of
+    them (panel by panel), b's per-column zero points; per group of the epilogue, b's per-column scales, a's per-row
+    scales and y's M rows. With K slices (vdSlices > 1) each worker's group sums go to the workspace (M x cols int32)
+    and every epilogue group reads all slices of its columns back. Without DataCopyPad (310p) every panel is whole
+    blocks already (the plan requires N and K multiples of 32)."""
     def up32(v: int) -> int:
         return -(-v // 32) * 32
 
-    m, n, k = t["m"], t["n"], t["k"]
-    workers = t["usedCores"] * t["workersPerCore"]
-    q, r = divmod(t["unitCount"], workers)
+    def share(n: int, parts: int, i: int) -> range:
+        q, r = divmod(n, parts)
+        begin = i * q + min(i, r)
+        return range(begin, begin + q + (1 if i < r else 0))
+
+    m, n, k, kp = t["m"], t["n"], t["k"], t["vdPanelK"]
+    workers, slices = t["usedCores"] * t["workersPerCore"], t["vdSlices"]
+    panels = -(-k // kp)
     total = 0
     for w in range(workers):
-        begin = w * q + min(w, r)
-        for _bi, _n0, cols in qmm_vector_decode_groups(t, range(begin, begin + q + (1 if w < r else 0))):
-            total += k * cols + m * k                        # b's columns and a's rows, once per group
+        if slices > 1:  # this worker's K slice of its column range
+            s = w % slices
+            p0, p1 = panels * s // slices, panels * (s + 1) // slices
+            rows = min(k, p1 * kp) - min(k, p0 * kp)
+            units = share(t["unitCount"], workers // slices, w // slices)
+        else:
+            rows, units = k, share(t["unitCount"], workers, w)
+        for _bi, _n0, cols in qmm_vector_decode_groups(t, units):
+            total += rows * cols + m * rows                  # b's columns and a's rows of the summed K rows
             if t["bZpKind"] == 2:
                 total += up32(cols) if pad else cols
+            if slices > 1:
+                total += 4 * m * cols                        # the slice's sums to the workspace
+        for _bi, _n0, cols in qmm_vector_decode_groups(t, share(t["unitCount"], workers, w)):
+            if slices > 1:
+                total += slices * 4 * m * cols               # every slice's sums of the epilogue's columns
             if t["bParamKind"]:
                 total += up32(4 * cols) if pad else 4 * cols
             if t["aParamKind"]:

@@ -1,7 +1,8 @@
 // Level-0 ("tensor high-dimension split", 高维切分) forms of the vector API: an instruction of repeatTimes iterations,
 // each over 8 data blocks of 32 bytes, with a per-iteration mask and block / repeat strides. The emulated subset:
 //   Add Sub Mul Div Max Min (BinaryRepeatParams, mask in continuous mode), And Or (16-bit), WholeReduceMax /
-//   WholeReduceMin (continuous mask, ReduceOrder), Brcb (BrcbRepeatParams; its rules below).
+//   WholeReduceMin (continuous mask, ReduceOrder), Brcb (BrcbRepeatParams; its rules below), MulAddDst (dst = src0 *
+//   src1 + dst, half / float with sources of the same type; its rules below).
 //
 // Semantics (AscendC documentation, "SIMD计算说明 / 高维切分" and "掩码", and the API pages; CANN 8.1.RC1 headers for
 // the parameter types):
@@ -382,6 +383,78 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
     c.stats->vector_ops++;
 }
 
+// MulAddDst (vmla, kernel_operator_vec_binary_intf.h; dav_c220 / dav_m200 kernel_operator_vec_binary_impl.h: the
+// pairs (half, half), (float, float), (float dst, half sources)): dst = src0 * src1 + dst per element, the level-0
+// strides and mask as the binary forms. Whether the unit rounds the product before the addition (two roundings) or
+// not (one) is not documented: the emulator computes both and refuses an element where they differ, so a kernel is
+// correct under either (e.g. integers whose products and sums stay below 2^24 in float32). The mixed (float, half)
+// form is refused (not modelled: its block layout and the product's precision are not documented). dst is read:
+// sources may overlap it only 100% inside an iteration, and no two iterations may write the same dst bytes.
+template <typename T>
+void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+               const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
+               const AscendC::BinaryRepeatParams& p, const char* file, int line)
+{
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "MulAddDst: half or float");
+    const char* api = "MulAddDst";
+    CoreContext& c = Ctx(file, line);
+    const uint64_t repeats = repeat_times;
+    const uint64_t per_repeat = 256 / sizeof(T);
+    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
+    if (p.dstBlkStride == 0) {
+        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
+    }
+    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
+    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
+    const ElemType t = ElemTraits<T>::kId;
+    CheckOperand(c, od, t, repeats, mask, file, line, api);
+    CheckOperand(c, o0, t, repeats, mask, file, line, api);
+    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
+    CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
+    CheckDstRewrite(od, repeats, mask, false, file, line, api);
+    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, sizeof(T), repeats * mask, static_cast<uint32_t>(repeats),
+          file, line, api);
+    DeclareAccesses(c, o0, repeats, mask, false);
+    DeclareAccesses(c, o1, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, true);
+    std::vector<double> a(mask), b(mask), d(mask);
+    std::vector<uint8_t> def(mask);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t s0 = o0.Byte(r, e), s1 = o1.Byte(r, e), sd = od.Byte(r, e);
+            def[e] = UbDefined(c, s0, sizeof(T)) && UbDefined(c, s1, sizeof(T)) && UbDefined(c, sd, sizeof(T));
+            if (def[e]) {
+                a[e] = ReadOperand(c, LoadUb<T>(c, s0));
+                b[e] = ReadOperand(c, LoadUb<T>(c, s1));
+                d[e] = ReadOperand(c, LoadUb<T>(c, sd));
+            }
+        }
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t at = od.Byte(r, e);
+            if (!def[e]) {
+                SetUbDefined(c, at, sizeof(T), false);
+                continue;
+            }
+            const T fused = MakeResult<T>(c, a[e] * b[e] + d[e], file, line, api);
+            const double product = ReadOperand(c, MakeResult<T>(c, a[e] * b[e], file, line, api));
+            const T twice = MakeResult<T>(c, product + d[e], file, line, api);
+            const double x = ReadOperand(c, fused), y = ReadOperand(c, twice);
+            if (!(x == y || (std::isnan(x) && std::isnan(y)))) {
+                Fail(file, line,
+                     std::string(api) + ": element " + std::to_string(r * per_repeat + e) + " of iteration " +
+                         std::to_string(r) + " is " + std::to_string(x) + " if the product is not rounded before "
+                         "the addition and " + std::to_string(y) + " if it is; the documentation does not say "
+                         "which the unit does, so a kernel must not depend on it (keep products and sums exact)");
+            }
+            StoreUb<T>(c, at, fused);
+        }
+    }
+    c.stats->vector_ops++;
+}
+
 template <typename T>
 void Bitwise(bool is_and, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
              const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
@@ -752,6 +825,20 @@ AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMax, true)
 AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMin, false)
 #undef AQO_EMU_LEVEL0_WHOLE_REDUCE
 #undef AQO_EMU_LEVEL0_FLOAT_TYPES
+
+// MulAddDst: the same-type pairs (see level0::MulAddDst); dst float with half sources is refused (not modelled).
+template <typename T, typename U, bool isSetMask = true>
+void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, uint64_t mask,
+               const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    if constexpr (std::is_same<T, U>::value && aqo_emu::OneOf<T, half, float>()) {
+        aqo_emu::level0::MulAddDst(dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
+    } else {
+        aqo_emu::level0::RefuseType<T>("MulAddDst", "(half, half), (float, float) (the mixed (float, half) form is not "
+                                       "modelled)", aqo_file, aqo_line);
+    }
+}
 
 // Brcb: 16- and 32-bit elements of the headers' list (bfloat16 checked against the SoC).
 template <typename T>
