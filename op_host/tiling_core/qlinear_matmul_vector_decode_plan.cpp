@@ -126,15 +126,25 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
                                                       : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
     const uint32_t kp_step = pad ? 8u : 32u;
     const uint32_t kp_least = std::max<uint32_t>(kp_step, 16);
+    // The most panel rows for a width: a binary search over the steps (UB grows with the rows): O(log) on the launch
+    // path, which plans in microseconds.
+    auto most_rows = [&](uint32_t g) -> uint32_t {
+        uint32_t lo = 0, hi = (kQmmVectorDecodePanelK - kp_least) / kp_step + 1;  // candidates kp_least + i * step
+        while (lo < hi) {
+            const uint32_t mid = (lo + hi) / 2;
+            if (UbFor(m, g, kp_least + mid * kp_step, y_bytes, pad).Total() <= ub_usable) {
+                lo = mid + 1;
+            } else {
+                hi = mid;
+            }
+        }
+        return lo == 0 ? 0u : kp_least + (lo - 1) * kp_step;
+    };
     uint32_t g = static_cast<uint32_t>(std::min<uint64_t>(AlignUp(most_cols, 32), 2016));
     uint32_t kp = 0;
     for (; g >= 32; g -= 32) {
-        for (kp = kQmmVectorDecodePanelK; kp >= kp_least; kp -= kp_step) {
-            if (UbFor(m, g, kp, y_bytes, pad).Total() <= ub_usable) {
-                break;
-            }
-        }
-        if (kp >= kp_least) {
+        kp = most_rows(g);
+        if (kp != 0) {
             break;
         }
     }
