@@ -8,7 +8,9 @@
 //   aqo_qmm_zero_point.h        the zero-point terms, exact modulo 2^32;
 //   aqo_qmm_requant_epilogue.h  the requantization (and ascend910_95's float8 y and float8 x float8 operands);
 //   aqo_qmm_copy_out.h          y rows to GM, DMA only.
-// This file: the kernel function, the dispatch on the operand / output types, and the block loop.
+//   aqo_qmm_vector_decode.h     the vector decode path (tiling key 1): a short a against a uint8 b, on the vector
+//                               cores alone (b read once, no mapped copy for the cube).
+// This file: the kernel function, the dispatch on the tiling key and the operand / output types, and the block loop.
 // Not the fixpipe's FP19 dequantization path (+-1 against ONNX on about 1% of outputs: docs/references.md).
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
@@ -25,6 +27,7 @@ using namespace aqo_kernel;  // SoC traits (AQO_SOC_*), AlignUp32, BitsToFloat, 
 #include "aqo_qmm_cube_stage.h"
 #include "aqo_qmm_requant_epilogue.h"
 #include "aqo_qmm_copy_out.h"
+#include "aqo_qmm_vector_decode.h"
 
 // TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_qlinear_matmul_tiling.h, whose
 // fields are op_host/tiling_core/qlinear_matmul_tiling_fields.h): the kernel reads the fields by name.
@@ -160,6 +163,53 @@ __aicore__ inline void RunFloat8B(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADD
 }
 #endif
 
+// The cube path (tiling key 0): float8 operands on ascend910_95, else the int8 cube (uint8 operands mapped).
+template <class TD>
+__aicore__ inline void RunCube(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                               GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t)
+{
+#if AQO_SOC_HAS_FP8
+    if (t.aCode == kQmmCodeFloat8E4M3FN) {
+        RunFloat8B<fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+        return;
+    }
+    if (t.aCode == kQmmCodeFloat8E5M2) {
+        RunFloat8B<fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+        return;
+    }
+#endif
+    RunTrans<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+}
+
+// The vector decode path (tiling key 1): a (int8 or uint8) against a uint8 b, on the vector cores.
+template <class AT, class YT, class TD>
+__aicore__ inline void RunVectorDecode(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                       GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t)
+{
+    TPipe pipe;
+    KernelQLinearMatMulVectorDecode<TD, AT, YT> op;
+    op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t, &pipe);
+    op.Process();
+}
+
+template <class AT, class TD>
+__aicore__ inline void RunVectorDecodeY(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs,
+                                        const TD& t)
+{
+    if (t.yCode == kQmmCodeUInt8) {
+        RunVectorDecode<AT, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+#if AQO_SOC_HAS_FP8
+    } else if (t.yCode == kQmmCodeFloat8E4M3FN) {
+        RunVectorDecode<AT, fp8_e4m3fn_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+    } else if (t.yCode == kQmmCodeFloat8E5M2) {
+        RunVectorDecode<AT, fp8_e5m2_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+#endif
+    } else {
+        RunVectorDecode<AT, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
+    }
+}
+
 }  // namespace aqo_qmm
 
 extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_scale, GM_ADDR a_zero_point, GM_ADDR b,
@@ -173,21 +223,23 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = GetUserWorkspace(workspace);
     const auto& t = tilingData;
-#if AQO_SOC_HAS_FP8
-    if (t.aCode == aqo_qmm::kQmmCodeFloat8E4M3FN) {
-        aqo_qmm::RunFloat8B<fp8_e4m3fn_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
-                                          userWs, t);
-        return;
-    }
-    if (t.aCode == aqo_qmm::kQmmCodeFloat8E5M2) {
-        aqo_qmm::RunFloat8B<fp8_e5m2_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
-                                        userWs, t);
-        return;
-    }
+    if (TILING_KEY_IS(1)) {
+#if AQO_SOC_SPLIT_CORES
+        // No Matmul object on this path: the cube cores of the mix kernel have nothing to do.
+        if ASCEND_IS_AIC {
+            return;
+        }
 #endif
-    // Every SoC: the cube multiplies int8 x int8 (uint8 operands are mapped by the cube stage).
-    aqo_qmm::RunTrans<int8_t, int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
-                                      userWs, t);
+        if (t.aCode == aqo_qmm::kQmmCodeUInt8) {
+            aqo_qmm::RunVectorDecodeY<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+                                               y_zero_point, y, userWs, t);
+        } else {
+            aqo_qmm::RunVectorDecodeY<int8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,
+                                              y_zero_point, y, userWs, t);
+        }
+    } else if (TILING_KEY_IS(0)) {
+        aqo_qmm::RunCube(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs, t);
+    }
 }
 
 // aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one

@@ -415,32 +415,8 @@ public:
         if constexpr (kFloatCube) {
             return acc;
         } else {
-            LocalTensor<float> f = acc.template ReinterpretCast<float>();
             PipeBarrier<PIPE_V>();
-            if (t_->exactConvert == 0) {
-                Cast(f, acc, kRoundInt32ToFloat, elems);
-                return f;
-            }
-            LocalTensor<float> tf = tmp_;
-            LocalTensor<int32_t> ti = tmp_.template ReinterpretCast<int32_t>();
-            Cast(tf, acc, RoundMode::CAST_NONE, elems);  // within 256 of acc, either rounding
-            PipeBarrier<PIPE_V>();
-            Mins(tf, tf, 2147483520.0f, elems);          // the largest float below 2^31: q * 65536 stays in int32
-            PipeBarrier<PIPE_V>();
-            Muls(tf, tf, 1.0f / 65536.0f, elems);        // exact
-            PipeBarrier<PIPE_V>();
-            Cast(ti, tf, RoundMode::CAST_FLOOR, elems);  // q, |q| <= 2^15
-            PipeBarrier<PIPE_V>();
-            Muls(ti, ti, 65536, elems);                  // q * 65536, exact in int32
-            PipeBarrier<PIPE_V>();
-            Sub(acc, acc, ti, elems);                    // lo = acc - q * 65536, -256 < lo < 65536 + 256
-            PipeBarrier<PIPE_V>();
-            Cast(tf, ti, RoundMode::CAST_NONE, elems);   // exact: q * 65536 has at most 16 significant bits
-            PipeBarrier<PIPE_V>();
-            Cast(f, acc, RoundMode::CAST_NONE, elems);   // exact: |lo| < 2^17
-            PipeBarrier<PIPE_V>();
-            Add(f, f, tf, elems);                        // float32(acc), rounded once to nearest even
-            return f;
+            return QmmInt32ToFloat(acc, tmp_, elems, t_->exactConvert != 0);
         }
     }
 

@@ -100,6 +100,12 @@ int main(int argc, char** argv)
          QuantParamKind::TENSOR, QuantParamKind::COLUMN},
         {"ascend910b", {8, 4, 2048, 128}, {4, 128, 2048}, DType::INT8, DType::UINT8, DType::INT8,
          QuantParamKind::ROW, QuantParamKind::TENSOR},
+        {"ascend910b", {1, 4096}, {4096, 4096}, DType::UINT8, DType::UINT8, DType::UINT8, QuantParamKind::TENSOR,
+         QuantParamKind::COLUMN},  // the vector decode path (K slices)
+        {"ascend910_95", {6, 32768}, {32768, 152064}, DType::INT8, DType::UINT8, DType::INT8, QuantParamKind::ROW,
+         QuantParamKind::COLUMN},  // the vector decode path, the widest group search
+        {"ascend310p", {1, 4096}, {4096, 152064}, DType::UINT8, DType::UINT8, DType::UINT8, QuantParamKind::TENSOR,
+         QuantParamKind::COLUMN},  // the vector decode path on 310p
         {"ascend310p", {64, 128}, {128, 26885}, DType::UINT8, DType::INT8, DType::UINT8, QuantParamKind::TENSOR,
          QuantParamKind::TENSOR},
         {"ascend310p", {4096, 4096}, {4096, 152064}, DType::INT8, DType::INT8, DType::INT8, QuantParamKind::ROW,

@@ -2,6 +2,8 @@
 // epilogue's buffers and parameters.
 #include "qlinear_matmul_plan.h"
 
+#include "qlinear_matmul_vector_decode_plan.h"
+
 #include <algorithm>
 #include <string>
 
@@ -101,6 +103,19 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     plan->workspace_bytes = cp.workspace_bytes;
     plan->system_workspace_bytes = cp.system_workspace_bytes;
     plan->y_elements = static_cast<uint64_t>(t.batch) * t.m * t.n;
+    plan->tiling_key = kQmmTilingKeyCube;
+    if (QmmVectorDecodeApplies(r, soc)) {
+        // A short a against a uint8 b: the vector cores alone, b read once (no mapped copy for the cube).
+        if (!PlanQmmVectorDecode(r, soc, plan, v)) {
+            return false;
+        }
+        if (r.explain) {
+            ExplainQmmVectorDecode(r, soc, plan);
+        } else {
+            plan->explanation = PlanExplanation();
+        }
+        return true;
+    }
     const uint64_t ub_total = static_cast<uint64_t>(cp.ub_bytes) + t.ubColF32 + t.ubRowF32 + 2ull * t.ubPattern +
                               t.ubHalf + 2ull * t.ubYOut - static_cast<uint64_t>(cr.epilogue_fixed_bytes) -
                               static_cast<uint64_t>(cr.epilogue_bytes_per_element) * elems;

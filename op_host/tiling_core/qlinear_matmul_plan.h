@@ -53,8 +53,22 @@ struct QLinearMatMulTiling {
     AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)
 };
 
+// The kernel's TILING_KEY_IS branches (op_kernel/aqo_qlinear_matmul.cpp): the cube path, and the vector decode path
+// of a short a against a uint8 b (qlinear_matmul_vector_decode_plan.h).
+constexpr uint64_t kQmmTilingKeyCube = 0;
+constexpr uint64_t kQmmTilingKeyVectorDecode = 1;
+
+// The launch's schedule mode (SaveTiling; the emulator's runner sets the same): batch where the kernel calls SyncAll
+// (the cube stage's shared preparation, the vector decode path's K slices), else normal.
+template <class Tiling>
+uint32_t QLinearMatMulScheduleMode(const Tiling& t)
+{
+    return t.vdSlices > 1 ? kScheduleModeBatch : CubeStageScheduleMode(t);
+}
+
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
+    uint64_t tiling_key = kQmmTilingKeyCube;  // the kernel binary (TILING_KEY_IS branch) the launch runs
     QmmCubeTilingValues cube;      // the Matmul API's TCubeTiling (the CANN adapter and the emulator copy it)
     PlanExplanation explanation;
     uint64_t workspace_bytes = 0;  // user workspace (all workers), after the system workspace

@@ -36,6 +36,19 @@
     FIELD(uint32_t, ubYOut)                                                                                           \
     FIELD(float, yMax)                 /* float8 y: saturation bound (dtype table quant_max); else 0 */               \
     FIELD(float, yQMin)                /* int8 / uint8 y: saturation range (dtype table int_min / int_max) */        \
-    FIELD(float, yQMax)                /* float8 y: 0, 0 */
+    FIELD(float, yQMax)                /* float8 y: 0, 0 */                                                          \
+    FIELD(uint32_t, vdPanelK)          /* vector decode (tiling key 1): b rows per panel (float32 sums stay exact) */ \
+    FIELD(uint32_t, vdGranule)         /* columns per unit of the workers' split (unitCount = batch x vdGranules) */  \
+    FIELD(uint32_t, vdGranules)        /* units per y batch matrix: N / vdGranule rounded up */                       \
+    FIELD(uint32_t, vdSlices)          /* K slices (split SoCs, one y matrix): partial sums via the workspace */     \
+    FIELD(uint32_t, ubVdB)             /* UB bytes of the vector decode's buffers, in InitBuffer order */            \
+    FIELD(uint32_t, ubVdA)                                                                                            \
+    FIELD(uint32_t, ubVdBHalf)                                                                                        \
+    FIELD(uint32_t, ubVdBF32)                                                                                         \
+    FIELD(uint32_t, ubVdAHalf)                                                                                        \
+    FIELD(uint32_t, ubVdAF32)                                                                                         \
+    FIELD(uint32_t, ubVdPattern)                                                                                      \
+    FIELD(uint32_t, ubVdAcc)                                                                                          \
+    FIELD(uint32_t, ubVdZb)
 
 #endif  // AQO_TILING_CORE_QLINEAR_MATMUL_TILING_FIELDS_H

@@ -26,6 +26,7 @@ nb::dict TilingToDict(const aqo::QLinearMatMulPlan& p)
     AQO_TILING_FIELD(d, p, workspace_bytes);
     AQO_TILING_FIELD(d, p, system_workspace_bytes);
     AQO_TILING_FIELD(d, p, y_elements);
+    AQO_TILING_FIELD(d, p, tiling_key);
     return d;
 }
 

@@ -34,6 +34,7 @@
 #include "plan_convert.h"
 #include "plan_requests.h"
 #include "qlinear_matmul_plan.h"
+#include "qlinear_matmul_vector_decode_plan.h"
 #include "registry.h"
 
 #define AQO_EMU_TILING_CLASS optiling::AqoQLinearMatMulTilingData
@@ -53,6 +54,10 @@ struct AqoEmuKernelTag {  // the kernel's TILING_KEY_IS keys are registered unde
 #undef __DAV_C220_VEC__
 #undef __DAV_C220__
 #undef __CCE_AICORE__
+
+// The vector decode path's rows of a: the kernel holds as many zero points as the plan lets through.
+static_assert(aqo::kQmmVectorDecodeMaxM <= aqo_emu_qmm_ascend910b::aqo_qmm::kQmmVdMaxRows,
+              "the plan's kQmmVectorDecodeMaxM exceeds the kernel's kQmmVdMaxRows");
 
 // ---- ascend310p: dav-m200, AI core ----
 #define __CCE_AICORE__ 200
@@ -206,6 +211,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     plan_d["block"] = nb::make_tuple(t.stripM, t.baseN);
     plan_d["blocks"] = t.unitCount;
     plan_d["workspace_bytes"] = plan.workspace_bytes;
+    plan_d["tiling_key"] = plan.tiling_key;
     out["plan"] = plan_d;
     if (t.unitCount == 0) {
         out["ok"] = true;  // empty output: nothing to launch
@@ -221,7 +227,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     const uint32_t blocks = t.usedCores * t.workersPerCore;
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
-        launch.SetScheduleMode(aqo::CubeStageScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
+        launch.SetScheduleMode(aqo::QLinearMatMulScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
         uint8_t* g[9];
         for (int i = 0; i < 9; ++i) {
             const bool out_tensor = i == 8;
@@ -230,8 +236,8 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
         }
         uint8_t* ws = launch.AddWorkspace("workspace", workspace.get(), ws_bytes, plan.system_workspace_bytes);
         uint8_t* tiling = launch.SetTiling(&td, sizeof(td));
-        // Key 0: the kernel has no TILING_KEY_IS branch, and the build compiles key 0 alone.
-        launch.SetTilingKey(0, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
+        // The plan's key: the kernel's TILING_KEY_IS branch (the cube path, or the vector decode path).
+        launch.SetTilingKey(plan.tiling_key, aqo_bind::KernelForSoc<const char*>(canonical, "emulate_qlinear_matmul",
                                                                    aqo_emu_qmm_ascend910b::AqoEmuKernelTag::kName,
                                                                    aqo_emu_qmm_ascend310p::AqoEmuKernelTag::kName,
                                                                    aqo_emu_qmm_ascend910_95::AqoEmuKernelTag::kName));

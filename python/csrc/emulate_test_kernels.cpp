@@ -266,6 +266,27 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "Level-0 vector forms (see DemoLevel0 in emu_test_kernels.cpp for the modes).");
 
     m.def(
+        "emulator_demo_brcb",
+        [](nb::bytes x, const std::string& dtype, uint32_t repeat, uint32_t blk, uint32_t rep, uint32_t y_bytes,
+           const std::string& soc) {
+            const size_t elem = dtype == "float32" ? 4 : (dtype == "float16" ? 2 : 0);
+            if (elem == 0) throw nb::value_error("dtype must be float32 or float16");
+            if (x.size() != (repeat * 8 * elem + 31) / 32 * 32 || y_bytes % 32 != 0 || y_bytes == 0) {
+                throw nb::value_error("x must hold repeat * 8 elements padded to 32 bytes; y_bytes a multiple of 32");
+            }
+            EmuTestTiling t{};
+            t.n = y_bytes;
+            t.mode = elem == 4 ? 0u : 1u;
+            t.rows = repeat;
+            t.cols = blk;
+            t.left = rep;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_brcb", &aqo_emu_tests::DemoBrcb, ToVector(x), y_bytes, t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("dtype"), nb::arg("repeat"), nb::arg("blk"), nb::arg("rep"), nb::arg("y_bytes"),
+        nb::arg("soc"), "Brcb (see DemoBrcb in emu_test_kernels.cpp); returns y's bytes.");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);

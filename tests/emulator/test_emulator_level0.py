@@ -93,3 +93,55 @@ def test_trace_records_repeat_times_as_bursts():
     divs = [e for e in _testing.emulator_last_run_trace()["cores"][0]["events"]
             if e["kind"] == "instr" and e["cls"] == "vec_div"]
     assert len(divs) == 1 and divs[0]["bursts"] == 5 and divs[0]["count"] == 5 * 9
+
+
+# ---- Brcb: iteration r's 8 src0 elements each fill a whole 32-byte dst block ----
+
+def _brcb_expect(src: np.ndarray, repeat: int, blk: int, rep: int, y_bytes: int) -> np.ndarray:
+    out = np.full(y_bytes // 2, 0x7777, np.int16).view(src.dtype).copy()
+    per_block = 32 // src.itemsize
+    for r in range(repeat):
+        for j in range(8):
+            b = r * rep + j * blk
+            out[b * per_block:(b + 1) * per_block] = src[8 * r + j]
+    return out
+
+
+def _brcb(src: np.ndarray, repeat: int, blk: int, rep: int, soc: str):
+    dtype = "float32" if src.dtype == np.float32 else "float16"
+    # the last iteration's last block, then 256 bytes of room (ascend310p's 16-bit path transposes 512 bytes)
+    y_bytes = ((repeat - 1) * rep + 7 * blk + 1) * 32 + 256
+    raw = src.tobytes()
+    raw += b"\0" * ((-len(raw)) % 32)
+    out = _testing.emulator_demo_brcb(raw, dtype, repeat, blk, rep, y_bytes, soc)
+    return np.frombuffer(out, src.dtype).copy(), _brcb_expect(src, repeat, blk, rep, y_bytes)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+@pytest.mark.parametrize("repeat,blk,rep", [(1, 1, 8), (5, 1, 12), (3, 1, 20), (4, 2, 17), (2, 3, 24)])
+def test_brcb_fills_the_right_blocks(soc, dtype, repeat, blk, rep):
+    rng = np.random.default_rng(repeat * 100 + blk * 10 + rep)
+    src = rng.standard_normal(8 * repeat).astype(dtype)
+    got, expect = _brcb(src, repeat, blk, rep, soc)
+    np.testing.assert_array_equal(got.view(np.uint8), expect.view(np.uint8))
+
+
+@pytest.mark.parametrize("dtype,per_iteration", [(np.float32, 2), (np.float16, 4)])
+def test_brcb_trace_hardware_and_310p_software_path(dtype, per_iteration):
+    """One V instruction of repeatTimes bursts on the hardware form; on ascend310p the software path's instructions
+    (32-bit: vadds + transpose, 16-bit: 2 vadds + transpose + vadds, each iteration) with PIPE_V barriers."""
+    src = np.arange(8 * 3, dtype=dtype)
+    found = {}
+    for soc in ("ascend910b", "ascend310p"):
+        _brcb(src, 3, 1, 9, soc)
+        events = _testing.emulator_last_run_trace()["cores"][0]["events"]
+        vec = [e for e in events if e["kind"] == "instr" and e["pipe"] == "V"]
+        line = vec[-1]["line"]  # the demo issues nothing on V after Brcb
+        found[soc] = ([e for e in vec if e["line"] == line],
+                      [e for e in events if e["kind"] == "barrier" and e["line"] == line])
+    hw, hw_barriers = found["ascend910b"]
+    assert len(hw) == 1 and hw[0]["bursts"] == 3 and not hw_barriers
+    sw, sw_barriers = found["ascend310p"]
+    assert len(sw) == 3 * per_iteration
+    assert len(sw_barriers) == 3 * (2 if dtype == np.float32 else 3)

@@ -74,6 +74,8 @@ def test_summary_equals_the_tiles_it_stands_for(soc):
                   core_num=rng.choice([None, 1, 3, 5]))
         p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, **kw)
         t, e = p.tiling, p.explanation
+        if t["tiling_key"] != 0:
+            continue  # the vector decode path has no cube tiles (test_qlinear_matmul_vector_decode.py checks it)
         has_pad = tiling.soc_table()[soc]["has_data_copy_pad"]
         last_w = t["n"] - (t["nBlocks"] - 1) * t["baseN"]
         for w in e["work"]:

@@ -243,18 +243,29 @@ bool SumExactInEveryOrder(const std::vector<double>& terms, ElemType t)
 
 void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api)
 {
-    const uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes;
+    ApiScratchWriteAt(c, 0, nbytes, file, line, api);
+}
+
+void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api)
+{
+    const uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
     for (uint64_t i = 0; i < nbytes; ++i) {
         if (c.ub_defined[at + i]) {
             Fail(file, line,
                  std::string(api) + " writes the AscendC API's scratch, UB bytes [" + std::to_string(at) + ", " +
-                     std::to_string(at + nbytes) + ") (TMP_UB_OFFSET: the top " +
+                     std::to_string(at + nbytes) + ") (TMP_UB_OFFSET" +
+                     (offset != 0 ? " + " + std::to_string(offset) : std::string()) + "; the top " +
                      std::to_string(kApiScratchUbBytes / 1024) + " KiB of " + c.soc.name + "'s UB), where byte " +
                      std::to_string(at + i) + " holds kernel data: the call overwrites it; keep kernel buffers "
-                     "below " + std::to_string(at) + " when using such APIs");
+                     "below " + std::to_string(c.soc.ub_bytes - kApiScratchUbBytes) + " when using such APIs");
         }
     }
     UbWrite(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
+}
+
+void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes)
+{
+    UbRead(c, c.soc.ub_bytes - kApiScratchUbBytes + offset, nbytes, "the API's scratch (TMP_UB_OFFSET)");
 }
 
 void GmSetWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool written)

@@ -77,6 +77,8 @@ void SetKernelTaskType(int type, const char* file, int line)
     }
     CheckMixBlocks(c, type, file, line);
     c.kernel_type = type;
+    c.kernel_type_file = file;
+    c.kernel_type_line = line;
     c.cube_ratio = type == kKernelTypeMixAic12 ? 2u : 1u;
 }
 
@@ -154,6 +156,22 @@ void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file
                              ": the framework would run the blocks in rounds and the barrier waits forever (at most "
                              "the core count with any SyncAll)");
     }
+}
+
+void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* api)
+{
+    if (c.cube_guard_checked) return;
+    c.cube_guard_checked = true;
+    if (!IsMixAic12(c) || c.matmul_server || c.core_kind_asked) return;
+    const bool declared = c.kernel_type_file != nullptr;
+    const std::string first = std::string(api) + " at " + (file ? file : "?") + ":" + std::to_string(line);
+    Fail(declared ? c.kernel_type_file : file, declared ? c.kernel_type_line : line,
+         std::string("KERNEL_TYPE_MIX_AIC_1_2") + (declared ? "" : " (the type the build gives this kernel)") +
+             ": the cube cores run the kernel function too; this path has no Matmul object (REGIST_MATMUL_OBJ), so "
+             "the cube cores would execute its vector and DMA instructions: return on them first "
+             "(if ASCEND_IS_AIC { return; }). The first such instruction: " + first +
+             ", reached without the kernel evaluating ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / "
+             "ASCEND_IS_NOT_AIV");
 }
 
 void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* file, int line)

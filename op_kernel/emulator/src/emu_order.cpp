@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "emu_launch_state.h"
+#include "emulator/emu_kernel_type.h"
 
 namespace aqo_emu {
 
@@ -343,6 +344,9 @@ std::string UbBufferOf(const CoreContext& c, uint64_t byte)
 void Issue(CoreContext& c, Pipe pipe, bool scalar_write, InstrClass cls, uint8_t elem_bytes, uint64_t count,
            uint32_t bursts, const char* file, int line, const char* api)
 {
+    if (!c.cube_guard_checked && (pipe == Pipe::kV || pipe == Pipe::kMte2 || pipe == Pipe::kMte3)) {
+        CheckMixCubeGuard(c, file, line, api);  // a 1:2 mix kernel's path must have returned on the cube cores
+    }
     OrderState& o = c.order;
     const Stream stream = StreamOfPipe(pipe, scalar_write);
     const int s = static_cast<int>(stream);

@@ -258,6 +258,9 @@ template <bool kOk> inline void CompareInt32NotEq(GM_ADDR x, GM_ADDR, GM_ADDR, G
 // each worker twice its share: worker 1 writes past y.
 template <bool kOk> inline void MixBlockNum(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
 {
+    if ASCEND_IS_AIC {
+        return;  // no Matmul object: the cube cores have nothing to do
+    }
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
     pipe.InitBuffer(b, 1024);
@@ -356,6 +359,190 @@ template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     (void)kOk;
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
+}
+
+// A 1:2 mix kernel path without a Matmul object that does vector and DMA work without returning on the cube cores
+// (they run the kernel function too and would execute it). The twin returns on them first. ascend310p has no such
+// kernel type (refused at the declaration).
+template <bool kOk> inline void MixPathWithoutCubeGuard(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_path_without_cube_guard)
+    if (kOk) {
+        if ASCEND_IS_AIC {
+            return;
+        }
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), 128);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * 128], t, 128);
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Brcb (level 0): alignment, overlap, strides, types, ascend310p's software implementation
+// ---------------------------------------------------------------------------------------------------------------
+
+// src0 at a 16-byte offset (documented: 32-byte aligned). The twin starts it at a block.
+template <bool kOk> inline void BrcbSrcUnaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 256);
+    pipe.InitBuffer(bd, 512);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    LocalTensor<float> s = bs.Get<float>();
+    DataCopy(s, xg, 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    Brcb(bd.Get<float>(), s[kOk ? 8 : 4], 2, BrcbRepeatParams(1, 8));  // FAULT(brcb_src_unaligned)
+}
+
+// Two iterations of 8 blocks with dstRepStride 10 need dst bytes [0, 576): the buffer has 512. The twin's has 576.
+template <bool kOk> inline void BrcbDstOutOfBuffer(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, kOk ? 576 : 512);
+    LocalTensor<int32_t> s = bs.Get<int32_t>();
+    Duplicate(s, 5, 16);
+    PipeBarrier<PIPE_V>();
+    Brcb(bd.Get<int32_t>(), s, 2, BrcbRepeatParams(1, 10));  // FAULT(brcb_dst_out_of_buffer)
+}
+
+// A 16-bit Brcb whose dst buffer ends right after the last iteration's 8 blocks: on ascend310p the software path
+// transposes 512 bytes from each iteration's first block (the last 256 saved and restored), past the buffer. The
+// split SoCs' vbrcb writes the 8 blocks only. The twin gives dst 256 bytes of room.
+template <bool kOk> inline void Brcb310pHalfTail(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, kOk ? 4 * 256 + 256 : 4 * 256);
+    LocalTensor<half> s = bs.Get<half>();
+    LocalTensor<half> d = bd.Get<half>();
+    Duplicate(s, half(3.0f), 32);
+    Duplicate(d, half(0.0f), kOk ? 640 : 512);
+    PipeBarrier<PIPE_V>();
+    Brcb(d, s, 4, BrcbRepeatParams(1, 8));  // FAULT(brcb_310p_half_tail)
+}
+
+// dst's blocks cover src0: the page forbids src0 and dst at one address and gives Brcb no overlap form. The twin
+// puts src0 after dst's 512 bytes.
+template <bool kOk> inline void BrcbOverlap(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 1024);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    Brcb(t, t[kOk ? 128 : 64], 2, BrcbRepeatParams(1, 8));  // FAULT(brcb_overlap)
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// MulAddDst: whether the product is rounded before the addition is not documented
+// ---------------------------------------------------------------------------------------------------------------
+
+// dst = src0 * src1 + dst with 1 + 2^-12 squared (1 + 2^-11 + 2^-24) plus -1: fused, 2^-11 + 2^-24; with the product
+// rounded first, 2^-11. The twin's integers keep every product and sum exact (both readings agree).
+template <bool kOk> inline void MulAddDstRoundingDependent(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 768);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, kOk ? 3.0f : 1.0f + 1.0f / 4096.0f, 128);
+    Duplicate(t[128], -1.0f, 64);
+    PipeBarrier<PIPE_V>();
+    MulAddDst(t[128], t, t[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));  // FAULT(mul_add_dst_rounding)
+}
+
+// The mixed form (float dst, half sources): its block layout and product precision are not documented; the twin
+// converts the sources to float first.
+template <bool kOk> inline void MulAddDstMixed(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bh;
+    TBuf<TPosition::VECCALC> bf;
+    pipe.InitBuffer(bh, 256);
+    pipe.InitBuffer(bf, 1024);
+    LocalTensor<half> h = bh.Get<half>();
+    LocalTensor<float> f = bf.Get<float>();
+    Duplicate(h, static_cast<half>(2.0f), 128);
+    Duplicate(f, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    if constexpr (kOk) {
+        Cast(f[64], h, RoundMode::CAST_NONE, 64);
+        PipeBarrier<PIPE_V>();
+        MulAddDst(f, f[64], f[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));
+    } else {
+        MulAddDst(f, h, h, 64, 1, BinaryRepeatParams(1, 1, 1, 8, 4, 4));  // FAULT(mul_add_dst_mixed)
+    }
+}
+
+// dstBlkStride 0: undefined on the hardware form, read as 1 by ascend310p's software path. The twin uses 1.
+template <bool kOk> inline void BrcbDstBlockStrideZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, 512);
+    LocalTensor<float> s = bs.Get<float>();
+    Duplicate(s, 2.0f, 16);
+    PipeBarrier<PIPE_V>();
+    Brcb(bd.Get<float>(), s, 1, BrcbRepeatParams(kOk ? 1 : 0, 8));  // FAULT(brcb_dst_block_stride_zero)
+}
+
+// Brcb on int8 (the headers take 16- and 32-bit elements only). The twin broadcasts the same bytes as int16.
+template <bool kOk> inline void BrcbInt8(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, 1024);
+    LocalTensor<int16_t> s = bs.Get<int16_t>();
+    Duplicate(s, static_cast<int16_t>(0x0101), 32);
+    PipeBarrier<PIPE_V>();
+    if (kOk) {
+        Brcb(bd.Get<int16_t>(), s, 1, BrcbRepeatParams(1, 8));
+    } else {
+        Brcb(bd.Get<int8_t>(), s.ReinterpretCast<int8_t>(), 1, BrcbRepeatParams(1, 8));  // FAULT(brcb_int8)
+    }
+}
+
+// dstBlkStride 2 on ascend310p takes the software path's scalar loop, which synchronises with SetFlag / WaitFlag on
+// the S_V id TPipe::FetchEventID returns: the kernel's SetFlag<S_V> pending on that id merges with it. The split
+// SoCs' vbrcb has no internal flags. The twin waits for its flag first.
+template <bool kOk> inline void Brcb310pFlagPending(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, 1024);
+    LocalTensor<float> s = bs.Get<float>();
+    Duplicate(s, 4.0f, 16);
+    PipeBarrier<PIPE_V>();
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(HardEvent::S_V));
+    SetFlag<HardEvent::S_V>(id);
+    if (kOk) {
+        WaitFlag<HardEvent::S_V>(id);
+    }
+    Brcb(bd.Get<float>(), s, 2, BrcbRepeatParams(2, 16));  // FAULT(brcb_310p_flag_pending)
+    if (!kOk) {
+        WaitFlag<HardEvent::S_V>(id);
+    }
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1084,6 +1271,16 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         {"sync_all_normal_schedule_ok", &SyncAllNormalSchedule, 2, YInit::kData, true, -1, true, true},
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
+        AQO_FIDELITY("mix_path_without_cube_guard", MixPathWithoutCubeGuard, 2),
+        AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),
+        AQO_FIDELITY("brcb_dst_out_of_buffer", BrcbDstOutOfBuffer, 1),
+        AQO_FIDELITY("brcb_310p_half_tail", Brcb310pHalfTail, 1),
+        AQO_FIDELITY("brcb_overlap", BrcbOverlap, 1),
+        AQO_FIDELITY("brcb_dst_block_stride_zero", BrcbDstBlockStrideZero, 1),
+        AQO_FIDELITY("brcb_int8", BrcbInt8, 1),
+        AQO_FIDELITY("brcb_310p_flag_pending", Brcb310pFlagPending, 1),
+        AQO_FIDELITY("mul_add_dst_rounding", MulAddDstRoundingDependent, 1),
+        AQO_FIDELITY("mul_add_dst_mixed", MulAddDstMixed, 1),
     };
     *count = sizeof(kEntries) / sizeof(kEntries[0]);
     return kEntries;

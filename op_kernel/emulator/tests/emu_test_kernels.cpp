@@ -1530,6 +1530,42 @@ inline void DemoLevel0(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopy(yg, o, t.n);
 }
 
+// Brcb (emu_vector_level0.h). x: t.rows * 8 elements of T (t.mode 0: float, 1: half), padded to 32 bytes; y: t.n
+// bytes, prefilled with 0x7777 in every int16 so that blocks Brcb does not write are seen. repeatTimes t.rows,
+// dstBlkStride t.cols, dstRepStride t.left.
+template <typename T> inline void DemoBrcbOf(GM_ADDR x, GM_ADDR y, const EmuTestTiling& t)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bx;
+    TBuf<TPosition::VECCALC> by;
+    const uint32_t src_bytes = (t.rows * 8 * static_cast<uint32_t>(sizeof(T)) + 31) / 32 * 32;
+    pipe.InitBuffer(bx, src_bytes);
+    pipe.InitBuffer(by, t.n);
+    GlobalTensor<T> xg;
+    GlobalTensor<int16_t> yg;
+    xg.SetGlobalBuffer((__gm__ T*)x, src_bytes / sizeof(T));
+    yg.SetGlobalBuffer((__gm__ int16_t*)y, t.n / 2);
+    LocalTensor<T> s = bx.Get<T>();
+    LocalTensor<int16_t> d = by.Get<int16_t>();
+    DataCopy(s, xg, src_bytes / sizeof(T));
+    Duplicate(d, static_cast<int16_t>(0x7777), t.n / 2);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    PipeBarrier<PIPE_V>();
+    Brcb(by.Get<T>(), s, static_cast<uint8_t>(t.rows),
+         BrcbRepeatParams(static_cast<uint16_t>(t.cols), static_cast<uint16_t>(t.left)));
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, d, t.n / 2);
+}
+
+inline void DemoBrcb(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    if (t.mode == 0) {
+        DemoBrcbOf<float>(x, y, t);
+    } else {
+        DemoBrcbOf<half>(x, y, t);
+    }
+}
 
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a

@@ -184,6 +184,61 @@ def qmm_effective_zero_points(t: dict, a_zp: np.ndarray, b_zp: np.ndarray):
     return za, zb
 
 
+def qmm_vector_decode_groups(t: dict, units: range):
+    """A vector decode worker's groups (tiling key 1, op_kernel/aqo_qmm_vector_decode.h), as the kernel cuts its
+    range of column units: (y batch matrix, first column, columns)."""
+    u, end, per, gran = units.start, units.stop, t["vdGranules"], t["vdGranule"]
+    widest = t["cStride"] // gran
+    while u < end:
+        bi, first = divmod(u, per)
+        take = min(end - u, per - first, widest)
+        u += take
+        yield bi, first * gran, min(t["n"], (first + take) * gran) - first * gran
+
+
+def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
+    """GM traffic of the vector decode path: per group, its columns of b in the K rows it sums and a's M rows of
+    them (panel by panel), b's per-column zero points; per group of the epilogue, b's per-column scales, a's per-row
+    scales and y's M rows. With K slices (vdSlices > 1) each worker's group sums go to the workspace (M x cols int32)
+    and every epilogue group reads all slices of its columns back. Without DataCopyPad (310p) every panel is whole
+    blocks already (the plan requires N and K multiples of 32)."""
+    def up32(v: int) -> int:
+        return -(-v // 32) * 32
+
+    def share(n: int, parts: int, i: int) -> range:
+        q, r = divmod(n, parts)
+        begin = i * q + min(i, r)
+        return range(begin, begin + q + (1 if i < r else 0))
+
+    m, n, k, kp = t["m"], t["n"], t["k"], t["vdPanelK"]
+    workers, slices = t["usedCores"] * t["workersPerCore"], t["vdSlices"]
+    panels = -(-k // kp)
+    total = 0
+    for w in range(workers):
+        if slices > 1:  # this worker's K slice of its column range
+            s = w % slices
+            p0, p1 = panels * s // slices, panels * (s + 1) // slices
+            rows = min(k, p1 * kp) - min(k, p0 * kp)
+            units = share(t["unitCount"], workers // slices, w // slices)
+        else:
+            rows, units = k, share(t["unitCount"], workers, w)
+        for _bi, _n0, cols in qmm_vector_decode_groups(t, units):
+            total += rows * cols + m * rows                  # b's columns and a's rows of the summed K rows
+            if t["bZpKind"] == 2:
+                total += up32(cols) if pad else cols
+            if slices > 1:
+                total += 4 * m * cols                        # the slice's sums to the workspace
+        for _bi, _n0, cols in qmm_vector_decode_groups(t, share(t["unitCount"], workers, w)):
+            if slices > 1:
+                total += slices * 4 * m * cols               # every slice's sums of the epilogue's columns
+            if t["bParamKind"]:
+                total += up32(4 * cols) if pad else 4 * cols
+            if t["aParamKind"]:
+                total += up32(4 * m) if pad else 4 * m
+            total += m * cols                                # y
+    return total
+
+
 def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_worker: list | None = None):
     """GM traffic (DMA bytes, read + written, all workers, the cube's included) of the kernel's design, from the
     plan's tiling and the effective zero points (qmm_effective_zero_points): (total, per-worker cube work {calls,
@@ -404,7 +459,10 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
              for c in run["cores"])
     pad = not tiling.soc_table()[tiling.canonical_soc(soc)]["has_data_copy_pad"]  # 310p: 32-byte DMA reads
     za, zb = qmm_effective_zero_points(t, a_z, b_z)
-    model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
+    if t["tiling_key"] == 1:  # the vector decode path
+        model = qmm_vector_decode_traffic(t, pad) + param_bytes
+    else:
+        model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
     work = [w["end"] - w["begin"] for w in e["work"]]
     tiles = int(e["total_work"])
     used = max(1, len(work))

@@ -354,6 +354,14 @@ struct CoreContext {
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
     bool matmul_server = false;       // REGIST_MATMUL_OBJ ran on a split SoC: the cube cores run the API's server
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core
+    // KERNEL_TASK_TYPE_DEFAULT's call site (nullptr: the kernel declared none; its type may come from the launch).
+    const char* kernel_type_file = nullptr;
+    int kernel_type_line = 0;
+    // The kernel evaluated ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / ASCEND_IS_NOT_AIV (emu_sync.h; the
+    // emulator's own API code never does), and whether the first vector / DMA instruction was checked against it
+    // (CheckMixCubeGuard, emu_kernel_type.h).
+    bool core_kind_asked = false;
+    bool cube_guard_checked = false;
 
     // The scalar unit's data cache (emu_dcache.cpp): the GM lines of writable buffers it holds, as loaded (and as
     // changed by its own SetValue since); key: region << 48 | line index.
@@ -462,6 +470,11 @@ void DcacheEndCore(CoreContext& c);
 // keep kernel buffers out of that range).
 constexpr uint64_t kApiScratchUbBytes = 8 * 1024;
 void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api);
+// The same for bytes [offset, offset + nbytes) of the scratch (an API whose buffer starts past TMP_UB_OFFSET, e.g.
+// ascend310p's 16-bit Brcb at TMP_UB_OFFSET + 1024), and a V-pipe read of such a range (the API reading back what
+// it wrote there).
+void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api);
+void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes);
 
 // True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,
 // float16, bfloat16): all terms are integer multiples of one power of two q, sum |x| <= 2^p q (p: the type's

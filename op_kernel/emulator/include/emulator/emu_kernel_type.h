@@ -51,6 +51,14 @@ int64_t SubBlockIdxOf(const CoreContext& c);  // this vector core within its cub
 // A SyncAll's preconditions: the form against the kernel type, the launch's blocks against the SoC's cores, the
 // hardware form's workspace.
 void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file, int line, const char* api);
+// A 1:2 mix kernel on a split SoC: the cube cores run the kernel function too (the emulator runs only the vector
+// cores). A path that registers no Matmul object (REGIST_MATMUL_OBJ makes the cube cores run the API's server and
+// return) must return on the cube cores before any vector or DMA instruction, so the kernel must have evaluated
+// ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / ASCEND_IS_NOT_AIV by then. Called (by Issue, emu_order.cpp) at
+// the core's first instruction on V, MTE2 or MTE3; fails at the KERNEL_TASK_TYPE_DEFAULT line (at the instruction's
+// when the type comes from the launch) when the core has neither a Matmul object nor asked which core it is.
+void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* api);
+
 // REGIST_MATMUL_OBJ: on split SoCs a 1:2 mix kernel (else no cube server runs and every Matmul call waits forever),
 // and the workspace argument the cube server and the clients exchange their messages in: GetSysWorkSpacePtr().
 void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* file, int line);

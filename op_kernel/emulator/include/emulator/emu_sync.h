@@ -208,6 +208,15 @@ inline bool CoreIsAiv()
     CoreContext* c = CurrentCore();
     return c == nullptr || c->is_aiv;
 }
+// What ASCEND_IS_AIC / ASCEND_IS_AIV / ... evaluate: the core's kind, noting that the kernel asked (a 1:2 mix kernel
+// must, before its first vector or DMA instruction, unless it registers a Matmul object: CheckMixCubeGuard). The
+// emulator's own API code calls CoreIsAiv directly, never the macros.
+inline bool KernelAsksCoreIsAiv()
+{
+    CoreContext* c = CurrentCore();
+    if (c != nullptr) c->core_kind_asked = true;
+    return CoreIsAiv();
+}
 inline uint64_t CurrentTilingKey()
 {
     CoreContext* c = CurrentCore();
@@ -215,10 +224,10 @@ inline uint64_t CurrentTilingKey()
 }
 }  // namespace aqo_emu
 
-#define ASCEND_IS_AIV (::aqo_emu::CoreIsAiv())
-#define ASCEND_IS_AIC (!::aqo_emu::CoreIsAiv())
-#define ASCEND_IS_NOT_AIV (!::aqo_emu::CoreIsAiv())
-#define ASCEND_IS_NOT_AIC (::aqo_emu::CoreIsAiv())
+#define ASCEND_IS_AIV (::aqo_emu::KernelAsksCoreIsAiv())
+#define ASCEND_IS_AIC (!::aqo_emu::KernelAsksCoreIsAiv())
+#define ASCEND_IS_NOT_AIV (!::aqo_emu::KernelAsksCoreIsAiv())
+#define ASCEND_IS_NOT_AIC (::aqo_emu::KernelAsksCoreIsAiv())
 // The kernel's core mix: on split SoCs it says how many vector cores share a cube core (the trace's cube cores).
 enum KernelMetaType {
     KERNEL_TYPE_AIV_ONLY = 0, KERNEL_TYPE_AIC_ONLY, KERNEL_TYPE_MIX_AIV_1_0, KERNEL_TYPE_MIX_AIC_1_0,

@@ -1,7 +1,8 @@
 // Level-0 ("tensor high-dimension split", 高维切分) forms of the vector API: an instruction of repeatTimes iterations,
 // each over 8 data blocks of 32 bytes, with a per-iteration mask and block / repeat strides. The emulated subset:
 //   Add Sub Mul Div Max Min (BinaryRepeatParams, mask in continuous mode), And Or (16-bit), WholeReduceMax /
-//   WholeReduceMin (continuous mask, ReduceOrder).
+//   WholeReduceMin (continuous mask, ReduceOrder), Brcb (BrcbRepeatParams; its rules below), MulAddDst (dst = src0 *
+//   src1 + dst, half / float with sources of the same type; its rules below).
 //
 // Semantics (AscendC documentation, "SIMD计算说明 / 高维切分" and "掩码", and the API pages; CANN 8.1.RC1 headers for
 // the parameter types):
@@ -32,6 +33,32 @@
 //   smallest index when the extreme occurs more than once, as documented); ascend310p takes ORDER_VALUE_INDEX and
 //   ORDER_INDEX_VALUE only (documented product support).
 // - Trace: one V instruction whose bursts are the repeatTimes (a masked iteration costs a whole repeat).
+//
+// Brcb (kernel_operator_vec_brcb_intf.h, kernel_struct_brcb.h; dav_c220 / dav_m200 kernel_operator_vec_brcb_impl.h;
+// the API page): iteration r reads src0 elements [8 r, 8 r + 8); element j fills a whole 32-byte dst block at byte
+// (r * dstRepStride + j * dstBlkStride) * 32 (32 / sizeof(T) copies). No mask (the implementations reset it). Rules:
+// - element size 2 or 4 bytes: half, int16, uint16, float, int32, uint32, and bfloat16 where the SoC has it (the
+//   910b headers' list; 310p's lacks bfloat16; ascend910_95 is held to the 910b list);
+// - repeatTimes 1..255 (0 refused as for the other level-0 forms);
+// - src0 and dst 32-byte aligned (documented) and inside their buffers;
+// - dstBlkStride 0 refused: on the split SoCs the generic level-0 rule (a destination block stride of 0 is
+//   undefined: the 8 blocks land on one), on ascend310p its software path treats 0 as 1 — a kernel relying on either
+//   reading differs between the SoCs;
+// - no byte of dst's footprint may be a byte of src0's: the page forbids src0 and dst at the same address and
+//   gives Brcb no overlap form (its operands do not have one shape, so the 100% rule cannot apply); two iterations
+//   writing the same dst bytes are refused (which value stays is not documented);
+// - ascend310p has no vbrcb: its implementation (dav_m200) is software. With dstBlkStride 1 (or 0) each iteration
+//   is, 32-bit: vadds of src0's block into 256 bytes of the API scratch at TMP_UB_OFFSET, PipeBarrier<PIPE_V>, an
+//   8x8 32-bit transpose into dst, PipeBarrier<PIPE_V>; 16-bit: vadds saving dst's bytes [256, 512) of the iteration
+//   into TMP_UB_OFFSET + 1536, vadds padding src0's 8 elements into a 16x16 block at TMP_UB_OFFSET + 1024, barrier,
+//   a 16x16 transpose writing 512 bytes of dst from the iteration's first block, barrier, vadds restoring dst's
+//   bytes [256, 512), barrier. So a 16-bit Brcb on 310p reads and writes 512 bytes of dst per iteration, which must
+//   lie inside dst's buffer, and touches scratch bytes [TMP_UB_OFFSET + 1024, + 1792); the 32-bit one
+//   [TMP_UB_OFFSET, + 256). Other dstBlkStride values go through a scalar loop (a scalar load of each src0 element, a
+//   one-block vector_dup each) synchronised with SetFlag / WaitFlag pairs on FetchEventID ids (S_V, MTE2_S, V_S,
+//   MTE3_S): modelled as the API's internal flag pairs (a kernel flag pending on one of those ids fails), a scalar
+//   instruction and a V instruction of repeatTimes * 8 one-block bursts. The src0 reads are declared on V (the
+//   kernel orders src0 as for the hardware form; the API's own waits are not relied on).
 #pragma once
 
 #include <algorithm>
@@ -62,6 +89,23 @@ struct BinaryRepeatParams {
     uint8_t src0BlkStride = 1;
     uint8_t src1BlkStride = 1;
     uint8_t dstRepStride = 8;
+    uint8_t src0RepStride = 8;
+    uint8_t src1RepStride = 8;
+    bool repeatStrideMode = false;
+    bool strideSizeMode = false;
+};
+
+// kernel_struct_brcb.h: only dstBlkStride and dstRepStride are used (both in 32-byte blocks).
+struct BrcbRepeatParams {
+    BrcbRepeatParams() {}
+    BrcbRepeatParams(const uint16_t dstBlkStrideIn, const uint16_t dstRepStrideIn)
+        : dstRepStride(dstRepStrideIn), dstBlkStride(dstBlkStrideIn)
+    {}
+    uint32_t blockNumber = 8;
+    uint16_t dstRepStride = 8;
+    uint16_t dstBlkStride = 1;
+    uint8_t src0BlkStride = 1;
+    uint8_t src1BlkStride = 1;
     uint8_t src0RepStride = 8;
     uint8_t src1RepStride = 8;
     bool repeatStrideMode = false;
@@ -339,6 +383,78 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
     c.stats->vector_ops++;
 }
 
+// MulAddDst (vmla, kernel_operator_vec_binary_intf.h; dav_c220 / dav_m200 kernel_operator_vec_binary_impl.h: the
+// pairs (half, half), (float, float), (float dst, half sources)): dst = src0 * src1 + dst per element, the level-0
+// strides and mask as the binary forms. Whether the unit rounds the product before the addition (two roundings) or
+// not (one) is not documented: the emulator computes both and refuses an element where they differ, so a kernel is
+// correct under either (e.g. integers whose products and sums stay below 2^24 in float32). The mixed (float, half)
+// form is refused (not modelled: its block layout and the product's precision are not documented). dst is read:
+// sources may overlap it only 100% inside an iteration, and no two iterations may write the same dst bytes.
+template <typename T>
+void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
+               const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
+               const AscendC::BinaryRepeatParams& p, const char* file, int line)
+{
+    static_assert(std::is_same<T, half>::value || std::is_same<T, float>::value, "MulAddDst: half or float");
+    const char* api = "MulAddDst";
+    CoreContext& c = Ctx(file, line);
+    const uint64_t repeats = repeat_times;
+    const uint64_t per_repeat = 256 / sizeof(T);
+    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
+    if (p.dstBlkStride == 0) {
+        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
+    }
+    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
+    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
+    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
+    const ElemType t = ElemTraits<T>::kId;
+    CheckOperand(c, od, t, repeats, mask, file, line, api);
+    CheckOperand(c, o0, t, repeats, mask, file, line, api);
+    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
+    CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
+    CheckDstRewrite(od, repeats, mask, false, file, line, api);
+    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, sizeof(T), repeats * mask, static_cast<uint32_t>(repeats),
+          file, line, api);
+    DeclareAccesses(c, o0, repeats, mask, false);
+    DeclareAccesses(c, o1, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, false);
+    DeclareAccesses(c, od, repeats, mask, true);
+    std::vector<double> a(mask), b(mask), d(mask);
+    std::vector<uint8_t> def(mask);
+    for (uint64_t r = 0; r < repeats; ++r) {
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t s0 = o0.Byte(r, e), s1 = o1.Byte(r, e), sd = od.Byte(r, e);
+            def[e] = UbDefined(c, s0, sizeof(T)) && UbDefined(c, s1, sizeof(T)) && UbDefined(c, sd, sizeof(T));
+            if (def[e]) {
+                a[e] = ReadOperand(c, LoadUb<T>(c, s0));
+                b[e] = ReadOperand(c, LoadUb<T>(c, s1));
+                d[e] = ReadOperand(c, LoadUb<T>(c, sd));
+            }
+        }
+        for (uint64_t e = 0; e < mask; ++e) {
+            const uint64_t at = od.Byte(r, e);
+            if (!def[e]) {
+                SetUbDefined(c, at, sizeof(T), false);
+                continue;
+            }
+            const T fused = MakeResult<T>(c, a[e] * b[e] + d[e], file, line, api);
+            const double product = ReadOperand(c, MakeResult<T>(c, a[e] * b[e], file, line, api));
+            const T twice = MakeResult<T>(c, product + d[e], file, line, api);
+            const double x = ReadOperand(c, fused), y = ReadOperand(c, twice);
+            if (!(x == y || (std::isnan(x) && std::isnan(y)))) {
+                Fail(file, line,
+                     std::string(api) + ": element " + std::to_string(r * per_repeat + e) + " of iteration " +
+                         std::to_string(r) + " is " + std::to_string(x) + " if the product is not rounded before "
+                         "the addition and " + std::to_string(y) + " if it is; the documentation does not say "
+                         "which the unit does, so a kernel must not depend on it (keep products and sums exact)");
+            }
+            StoreUb<T>(c, at, fused);
+        }
+    }
+    c.stats->vector_ops++;
+}
+
 template <typename T>
 void Bitwise(bool is_and, const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0,
              const AscendC::LocalTensor<T>& src1, uint64_t mask, uint8_t repeat_times,
@@ -494,6 +610,158 @@ void WholeReduce(bool is_max, const AscendC::LocalTensor<T>& dst, const AscendC:
     c.stats->vector_ops++;
 }
 
+
+// Brcb (see the top of this file).
+template <typename T>
+void Brcb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src0, uint8_t repeat_times,
+          const AscendC::BrcbRepeatParams& p, const char* file, int line)
+{
+    static_assert(sizeof(T) == 2 || sizeof(T) == 4, "Brcb: 16- or 32-bit elements (the callers check the list)");
+    const char* api = "Brcb";
+    CoreContext& c = Ctx(file, line);
+    constexpr uint64_t kElem = sizeof(T);
+    constexpr uint64_t kPerBlock = kBlock / kElem;
+    const uint64_t repeats = repeat_times;
+    CheckRepeatAndMask(repeats, kPerBlock * kBlocksPerRepeat, kPerBlock * kBlocksPerRepeat, file, line, api);
+    const bool soft = c.soc.id == SocId::kAscend310P;  // dav_m200: a software implementation
+    if (p.dstBlkStride == 0) {
+        Fail(file, line,
+             std::string(api) + ": dstBlkStride 0 is refused: on the hardware form a destination block stride of 0 "
+                                "is undefined (the 8 blocks of an iteration land on one; documented for the level-0 "
+                                "forms), and ascend310p's software implementation treats 0 as 1; use 1 or more");
+    }
+    const ElemType t = ElemTraits<T>::kId;
+    CheckElemTypeOnSoc(c, t, file, line, api);
+    const AllocRecord& drec = CheckRecord(c, dst.record_, file, line, api, "dst");
+    CheckRecord(c, src0.record_, file, line, api, "src0");
+    CheckUbAligned(c, src0.byte_, file, line, api, "src0");
+    CheckUbAligned(c, dst.byte_, file, line, api, "dst");
+    const uint64_t src_bytes = repeats * kBlocksPerRepeat * kElem;  // 8 elements an iteration
+    CheckUbRange(c, src0.record_, src0.byte_, src_bytes, file, line, api, "src0 (8 elements per iteration)");
+    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, kElem};
+    const uint64_t mask = kPerBlock * kBlocksPerRepeat;  // every block of every iteration
+    CheckUbRange(c, dst.record_, dst.byte_, FootprintEnd(od, repeats, mask) - dst.byte_, file, line, api, "dst");
+    // ascend310p, dstBlkStride 1, 16-bit: each iteration transposes a 16x16 block, 512 bytes of dst from the
+    // iteration's first block (the second half saved before and restored after).
+    const bool soft_transpose = soft && p.dstBlkStride == 1;
+    const uint64_t window = kElem == 2 ? 512 : 256;
+    if (soft_transpose && kElem == 2) {
+        const uint64_t last = dst.byte_ + (repeats - 1) * p.dstRepStride * kBlock;
+        if (last + window > drec.end) {
+            Fail(file, line,
+                 std::string(api) + " on " + c.soc.name + " with 16-bit elements and dstBlkStride 1: its software "
+                     "implementation transposes a 16x16 block per iteration, reading and writing 512 bytes of dst "
+                     "from the iteration's first block (bytes [256, 512) saved before and restored after); iteration " +
+                     std::to_string(repeats - 1) + " touches UB bytes [" + std::to_string(last) + ", " +
+                     std::to_string(last + window) + "), past dst's buffer [" + std::to_string(drec.begin) + ", " +
+                     std::to_string(drec.end) + ") allocated at " + drec.file + ":" + std::to_string(drec.line) +
+                     ": give dst's buffer 256 bytes of room after the last iteration's 8 blocks");
+        }
+    }
+    // Footprints: src0's bytes; dst's blocks (on 310p's transpose path, each iteration's whole window).
+    const std::vector<std::pair<uint64_t, uint64_t>> src_all{{src0.byte_, src0.byte_ + src_bytes}};
+    std::vector<std::pair<uint64_t, uint64_t>> dst_all;
+    if (soft_transpose) {
+        for (uint64_t r = 0; r < repeats; ++r) {
+            const uint64_t d = dst.byte_ + r * p.dstRepStride * kBlock;
+            dst_all.emplace_back(d, d + window);
+        }
+    } else {
+        dst_all = Footprint(od, repeats, mask);
+    }
+    if (Intersect(dst_all, src_all)) {
+        Fail(file, line,
+             std::string(api) + ": dst (UB bytes from " + std::to_string(dst.byte_) + ") overlaps src0 (UB bytes [" +
+                 std::to_string(src0.byte_) + ", " + std::to_string(src0.byte_ + src_bytes) +
+                 ")" + (soft_transpose ? ", counting the 512-byte transpose windows of ascend310p's software path" : "") +
+                 "); the documentation forbids src0 and dst at the same address and gives no overlap form for "
+                 "Brcb: keep them apart");
+    }
+    // Two iterations writing the same dst blocks (dstRepStride below 8 * dstBlkStride, or 0).
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> it(repeats);
+    for (uint64_t r = 0; r < repeats; ++r) it[r] = IterationBytes(od, r, mask);
+    for (uint64_t r = 0; r + 1 < repeats; ++r) {
+        for (uint64_t r2 = r + 1; r2 < repeats; ++r2) {
+            if (Intersect(it[r], it[r2])) {
+                Fail(file, line,
+                     std::string(api) + ": iterations " + std::to_string(r) + " and " + std::to_string(r2) +
+                         " write the same dst blocks (dstRepStride " + std::to_string(p.dstRepStride) +
+                         ", dstBlkStride " + std::to_string(p.dstBlkStride) +
+                         "); which value stays is not documented");
+            }
+        }
+    }
+    // The instructions, their accesses, the result.
+    auto result = [&](uint64_t r) {
+        for (uint64_t j = 0; j < kBlocksPerRepeat; ++j) {
+            const uint64_t s = src0.byte_ + (r * kBlocksPerRepeat + j) * kElem;
+            const uint64_t d = dst.byte_ + (r * p.dstRepStride + j * p.dstBlkStride) * kBlock;
+            const bool def = UbDefined(c, s, kElem);
+            for (uint64_t e = 0; e < kPerBlock; ++e) {
+                if (def) std::memcpy(c.ub.data() + d + e * kElem, c.ub.data() + s, kElem);
+            }
+            SetUbDefined(c, d, kBlock, def);
+        }
+    };
+    if (!soft) {
+        Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, kElem, repeats * mask, static_cast<uint32_t>(repeats),
+              file, line, api);
+        UbRead(c, src0.byte_, src_bytes, "src0");
+        DeclareAccesses(c, od, repeats, mask, true);
+        for (uint64_t r = 0; r < repeats; ++r) result(r);
+    } else if (!soft_transpose) {
+        // The scalar path: FetchEventID S_V, MTE2_S, V_S, MTE3_S; then a scalar load and a one-block vector_dup per
+        // src0 element.
+        OrderApiFlagPair(c, HardEventOf(Pipe::kS, Pipe::kV), file, line, api);
+        OrderApiFlagPair(c, HardEventOf(Pipe::kMte2, Pipe::kS), file, line, api);
+        OrderApiFlagPair(c, HardEventOf(Pipe::kV, Pipe::kS), file, line, api);
+        OrderApiFlagPair(c, HardEventOf(Pipe::kMte3, Pipe::kS), file, line, api);
+        Issue(c, Pipe::kS, false, InstrClass::kScalarOther, 0, repeats * kBlocksPerRepeat, 0, file, line, api);
+        Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, kElem, repeats * mask,
+              static_cast<uint32_t>(repeats * kBlocksPerRepeat), file, line, api);
+        UbRead(c, src0.byte_, src_bytes, "src0");
+        DeclareAccesses(c, od, repeats, mask, true);
+        for (uint64_t r = 0; r < repeats; ++r) result(r);
+    } else {
+        for (uint64_t r = 0; r < repeats; ++r) {
+            const uint64_t d = dst.byte_ + r * p.dstRepStride * kBlock;
+            const uint64_t s = src0.byte_ + r * kBlocksPerRepeat * kElem;
+            if (kElem == 4) {
+                // vadds: src0's block, 8 times, into 256 bytes of scratch; then the 8x8 transpose into dst.
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 4, 64, 1, file, line, api);
+                UbRead(c, s, 32, "src0");
+                ApiScratchWriteAt(c, 0, 256, file, line, api);
+                OrderPipeBarrier(c, static_cast<int>(::PIPE_V), file, line);
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 4, 64, 1, file, line, api);
+                ApiScratchReadAt(c, 0, 256);
+                UbWrite(c, d, 256, "dst");
+                OrderPipeBarrier(c, static_cast<int>(::PIPE_V), file, line);
+            } else {
+                // vadds: save dst's bytes [256, 512) of the iteration at scratch + 1536; vadds (half the lanes, 2
+                // repeats): src0's 8 elements into each row of a 16x16 block at scratch + 1024; the transpose into
+                // dst's 512 bytes; vadds: the saved bytes back.
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 2, 128, 1, file, line, api);
+                UbRead(c, d + 256, 256, "dst (saved by the software path)");
+                ApiScratchWriteAt(c, 1536, 256, file, line, api);
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 2, 128, 2, file, line, api);
+                UbRead(c, s, 16, "src0");
+                ApiScratchWriteAt(c, 1024, 512, file, line, api);
+                OrderPipeBarrier(c, static_cast<int>(::PIPE_V), file, line);
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 2, 256, 1, file, line, api);
+                ApiScratchReadAt(c, 1024, 512);
+                UbWrite(c, d, 512, "dst");
+                OrderPipeBarrier(c, static_cast<int>(::PIPE_V), file, line);
+                Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, 2, 128, 1, file, line, api);
+                ApiScratchReadAt(c, 1536, 256);
+                UbWrite(c, d + 256, 256, "dst (restored by the software path)");
+                OrderPipeBarrier(c, static_cast<int>(::PIPE_V), file, line);
+            }
+            result(r);  // bytes [256, 512) of a 16-bit window keep their value (restored)
+        }
+    }
+    c.stats->vector_ops++;
+}
+
 }  // namespace level0
 }  // namespace aqo_emu
 
@@ -557,5 +825,32 @@ AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMax, true)
 AQO_EMU_LEVEL0_WHOLE_REDUCE(WholeReduceMin, false)
 #undef AQO_EMU_LEVEL0_WHOLE_REDUCE
 #undef AQO_EMU_LEVEL0_FLOAT_TYPES
+
+// MulAddDst: the same-type pairs (see level0::MulAddDst); dst float with half sources is refused (not modelled).
+template <typename T, typename U, bool isSetMask = true>
+void MulAddDst(const LocalTensor<T>& dst, const LocalTensor<U>& src0, const LocalTensor<U>& src1, uint64_t mask,
+               const uint8_t repeatTimes, const BinaryRepeatParams& repeatParams, AQO_EMU_SRC)
+{
+    static_assert(isSetMask, "the emulator takes the mask through the call (isSetMask = true)");
+    if constexpr (std::is_same<T, U>::value && aqo_emu::OneOf<T, half, float>()) {
+        aqo_emu::level0::MulAddDst(dst, src0, src1, mask, repeatTimes, repeatParams, aqo_file, aqo_line);
+    } else {
+        aqo_emu::level0::RefuseType<T>("MulAddDst", "(half, half), (float, float) (the mixed (float, half) form is not "
+                                       "modelled)", aqo_file, aqo_line);
+    }
+}
+
+// Brcb: 16- and 32-bit elements of the headers' list (bfloat16 checked against the SoC).
+template <typename T>
+void Brcb(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const uint8_t repeatTimes,
+          const BrcbRepeatParams& repeatParams, AQO_EMU_SRC)
+{
+    if constexpr (aqo_emu::OneOf<T, half, bfloat16_t, int16_t, uint16_t, float, int32_t, uint32_t>()) {
+        aqo_emu::level0::Brcb(dst, src0, repeatTimes, repeatParams, aqo_file, aqo_line);
+    } else {
+        aqo_emu::level0::RefuseType<T>("Brcb", "half, bfloat16 (not on ascend310p), int16, uint16, float, int32, uint32",
+                                       aqo_file, aqo_line);
+    }
+}
 
 }  // namespace AscendC

@@ -1,0 +1,475 @@
+// AqoQLinearMatMul's vector decode path (tiling key 1; the plan: op_host/tiling_core/
+// qlinear_matmul_vector_decode_plan.h): a short a (M <= 6) against a uint8 b stored [..., K, N], on the vector
+// cores alone. The cube takes int8 only, so on the cube path a uint8 b is first mapped into the workspace (b read,
+// written and read again); here b is read once, by the core that needs it, and multiplied where it lands.
+//
+//   * a worker owns a contiguous range of y's column units (vdGranule columns, batch x vdGranules of them), cut into
+//     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows (double
+//     buffered: the next panel's DMA runs under this one's vector work) with the panel's columns of a's M rows;
+//   * per panel: b - b_zp in half, then float32 (exact: integers in [-255, 255]); a - a_zp likewise, each value
+//     broadcast over one 32-byte block (Brcb), so that one level-0 Mul per 64 columns multiplies panel row k by
+//     a[m, k] for all k at once (the source's block stride 0 reads the block of row k in every block of iteration
+//     k); the panel's rows are summed by halving Adds, converted to int32 and added to the group's sums;
+//   * exact in every step: |products| <= 255 * 255, a panel's float32 sums stay below 2^24 (vdPanelK <= 128) and
+//     the int32 sums below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
+//   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out.
+//
+// No include guard (see aqo_kernel_common.h). Needs aqo_kernel_common.h, aqo_qmm_common.h, aqo_qmm_zero_point.h
+// (QmmZeroPointValue), aqo_qmm_cube_stage.h (QmmCall, QmmBatchOperands), aqo_qmm_requant_epilogue.h,
+// aqo_qmm_copy_out.h.
+
+// Elements of one 256-byte repeat of a float32 / half level-0 instruction.
+constexpr uint32_t kQmmVdF32PerRepeat = 64;
+constexpr uint32_t kQmmVdHalfPerRepeat = 128;
+// Rows of a at most: the plan's kQmmVectorDecodeMaxM (qlinear_matmul_vector_decode_plan.h).
+constexpr uint32_t kQmmVdMaxRows = 6;
+// Panel buffers of b and a: the DMA of the next panel runs under this one's vector work.
+constexpr uint32_t kQmmVdInSlots = 2;
+// Panels whose products a float32 sum takes before it is flushed into the int32 sums: 256 * 255 * 255 = 16646400
+// < 2^24, so every float32 sum stays an exact integer.
+constexpr uint32_t kQmmVdMaxPanelSums = 256;
+// float32 values per 32-byte block (Brcb writes one value over a block).
+constexpr uint32_t kQmmVdF32PerBlock = 8;
+
+template <class TD, class AT, class YT>
+class KernelQLinearMatMulVectorDecode {
+public:
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t, TPipe* pipe)
+    {
+        t_ = &t;
+        pipe_ = pipe;
+        if (t.vdSlices > 1) {
+            wsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs),
+                                  static_cast<uint64_t>(t.vdSlices) * t.m * t.n);
+        }
+        const uint64_t aElems = static_cast<uint64_t>(t.aMatrices) * t.m * t.k;
+        const uint64_t bElems = static_cast<uint64_t>(t.bMatrices) * t.k * t.n;
+        aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(a), aElems);
+        bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(b), bElems);
+        aZpElems_ = t.aZpKind == kQmmParamVector ? (t.aZpBatchStride ? static_cast<uint64_t>(t.aMatrices) * t.m : t.m)
+                                                 : 1;
+        bZpElems_ = t.bZpKind == kQmmParamVector ? (t.bZpBatchStride ? static_cast<uint64_t>(t.bMatrices) * t.n : t.n)
+                                                 : 1;
+        aZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(aZp), aZpElems_);
+        bZpGm_.SetGlobalBuffer(reinterpret_cast<__gm__ uint8_t*>(bZp), bZpElems_);
+        // UB in the plan's order (its explanation lists the same buffers).
+        pipe->InitBuffer(bInQue_, kQmmVdInSlots, t.ubVdB);
+        pipe->InitBuffer(aInQue_, kQmmVdInSlots, t.ubVdA);
+        pipe->InitBuffer(bHalfBuf_, t.ubVdBHalf);
+        pipe->InitBuffer(bF32Buf_, t.ubVdBF32);
+        pipe->InitBuffer(sumsBuf_, t.m * t.ubVdBF32);  // per row of a: vdPanelK rows of cStride float32 sums
+        pipe->InitBuffer(aHalfBuf_, t.ubVdAHalf);
+        pipe->InitBuffer(aF32Buf_, t.ubVdAF32);
+        pipe->InitBuffer(patternBuf_, t.ubVdPattern);
+        pipe->InitBuffer(accBuf_, t.ubVdAcc);
+        pipe->InitBuffer(zbBuf_, t.ubVdZb);
+        bHalf_ = bHalfBuf_.Get<half>();
+        bF32_ = bF32Buf_.Get<float>();
+        sums_ = sumsBuf_.Get<float>();
+        aHalf_ = aHalfBuf_.Get<half>();
+        aF32_ = aF32Buf_.Get<float>();
+        pattern_ = patternBuf_.Get<float>();
+        acc_ = accBuf_.Get<int32_t>();
+        zbHalf_ = zbBuf_.Get<half>();
+        zbIn_ = zbBuf_.Get<uint8_t>()[t.cStride * 2];
+        epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
+        out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
+        worker_ = static_cast<uint64_t>(GetBlockIdx());
+        workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
+        aStride_ = AlignUp32(t.vdPanelK);
+        panels_ = (t.k + t.vdPanelK - 1) / t.vdPanelK;
+    }
+
+    // One y matrix in K slices (split SoCs): this worker's slice of its column range into the workspace, a SyncAll,
+    // then the sums of the slices of this worker's own columns, requantized. Else: this worker's columns, all of K.
+    __aicore__ inline void Process()
+    {
+        const TD& t = *t_;
+        uint64_t u0 = 0, u1 = 0;
+        Share(t.unitCount, workers_, worker_, &u0, &u1);  // the plan's WorkerUnits
+#if AQO_SOC_SPLIT_CORES
+        if (t.vdSlices > 1) {
+            uint64_t r0 = 0, r1 = 0;
+            Share(t.unitCount, workers_ / t.vdSlices, worker_ / t.vdSlices, &r0, &r1);
+            slice_ = static_cast<uint32_t>(worker_ % t.vdSlices);
+            const uint32_t p0 = panels_ * slice_ / t.vdSlices, p1 = panels_ * (slice_ + 1) / t.vdSlices;
+            Groups(r0, r1, p0, p1, true);
+            SyncAll<true>();  // every slice's partial sums are in the workspace
+            SumSlices(u0, u1);
+            return;
+        }
+#endif
+        Groups(u0, u1, 0, panels_, false);
+    }
+
+private:
+    // Part `i` of `parts` of [0, n), balanced to one.
+    __aicore__ static inline void Share(uint64_t n, uint64_t parts, uint64_t i, uint64_t* begin, uint64_t* end)
+    {
+        if (i >= parts) {
+            *begin = *end = 0;
+            return;
+        }
+        const uint64_t q = n / parts, rem = n % parts;
+        *begin = i * q + (i < rem ? i : rem);
+        *end = *begin + q + (i < rem ? 1 : 0);
+    }
+
+    // The groups of units [u0, u1) one after the other, panels [p0, p1) of each. The panels' DMAs run
+    // kQmmVdInSlots - 1 panels ahead of the vector work (of this group or the next ones: the GM round trip of a DMA
+    // is longer than a panel's vector work). partial: the group's sums go to the workspace (this worker's K slice),
+    // else through the epilogue to y.
+    __aicore__ inline void Groups(uint64_t u0, uint64_t u1, uint32_t p0, uint32_t p1, bool partial)
+    {
+        u_ = u0;
+        uEnd_ = u1;
+        made_ = done_ = 0;
+        if (!NextGroup(&ring_[0])) {
+            return;
+        }
+        fetchSlot_ = 0;
+        fetchPanel_ = p0;
+        fetchEnd_ = p0 >= p1;  // a slice without panels: its sums are 0
+        for (uint32_t d = 0; d + 1 < kQmmVdInSlots; ++d) {
+            Fetch(p0, p1);
+        }
+        while (done_ < made_) {
+            const Group& g = ring_[done_ % kQmmVdInSlots];
+            LoadZeroPoints(g);
+            ClearSums();
+            ClearFloatSums();
+            for (uint32_t p = p0; p < p1; ++p) {
+                Fetch(p0, p1);
+                Compute(g, p);
+            }
+            if (summed_ != 0) {
+                FlushSums(g);
+            }
+            if (p0 >= p1) {
+                NextGroup(&ring_[made_ % kQmmVdInSlots]);  // no panels, no fetch cursor: the next group is cut here
+            }
+            if (partial) {
+                WritePartial(g);
+            } else {
+                Epilogue(g);
+            }
+            ++done_;
+        }
+    }
+
+    // The next panel's DMA at the fetch cursor, which then moves on (to the next group's first panel after the last
+    // one: the group is cut then, into the ring's next slot, free since its group is done).
+    __aicore__ inline void Fetch(uint32_t p0, uint32_t p1)
+    {
+        if (fetchEnd_) {
+            return;
+        }
+        CopyIn(ring_[fetchSlot_], fetchPanel_);
+        if (++fetchPanel_ < p1) {
+            return;
+        }
+        const uint32_t next = (fetchSlot_ + 1) % kQmmVdInSlots;
+        if (NextGroup(&ring_[next])) {
+            fetchSlot_ = next;
+            fetchPanel_ = p0;
+        } else {
+            fetchEnd_ = true;
+        }
+    }
+
+    struct Group {
+        QmmCall call;     // bi, ai, bj, rows [0, M), columns [n0, n0 + cols)
+        uint32_t stride;  // UB row stride of the group's panels: cols rounded up to 32
+        int32_t za[kQmmVdMaxRows];  // a's zero points of the rows
+        int32_t zb;       // b's zero point (per tensor)
+    };
+
+    // Cuts the next group of the units being cut into *g (made_ counts them); false when they are done.
+    __aicore__ inline bool NextGroup(Group* g)
+    {
+        const TD& t = *t_;
+        if (u_ >= uEnd_) {
+            return false;
+        }
+        const uint64_t per = t.vdGranules;
+        const uint64_t bi = u_ / per, first = u_ % per;
+        const uint64_t widest = t.cStride / t.vdGranule;  // units of one group at most
+        uint64_t units = uEnd_ - u_;
+        units = units < per - first ? units : per - first;
+        units = units < widest ? units : widest;
+        u_ += units;
+        ++made_;
+        QmmCall& c = g->call;
+        c.bi = bi;
+        QmmBatchOperands(t, bi, &c.ai, &c.bj);
+        c.m0 = 0;
+        c.rows = t.m;
+        c.n0 = static_cast<uint32_t>(first * t.vdGranule);
+        const uint64_t end = (first + units) * t.vdGranule;
+        c.cols = static_cast<uint32_t>((end < t.n ? end : t.n) - c.n0);
+        g->stride = AlignUp32(c.cols);
+        for (uint32_t i = 0; i < t.m; ++i) {
+            const uint64_t at = t.aZpKind == kQmmParamVector ? (t.aZpBatchStride ? c.ai * t.m : 0) + i : 0;
+            g->za[i] = t.aZpKind == kQmmParamNone ? 0 : QmmZeroPointValue(aZpGm_.GetValue(at), t.aCode, 0);
+        }
+        g->zb = t.bZpKind == kQmmParamTensor ? QmmZeroPointValue(bZpGm_.GetValue(0), t.bCode, 0) : 0;
+        return true;
+    }
+
+    // Panel p of the group: its rows of b (kr x cols, rows `stride` bytes apart in UB) and the same K range of a's
+    // M rows (rows aStride_ = vdPanelK rounded up to 32 bytes apart).
+    __aicore__ inline void CopyIn(const Group& g, uint32_t p)
+    {
+        const TD& t = *t_;
+        const QmmCall& c = g.call;
+        const uint32_t k0 = p * t.vdPanelK;
+        const uint32_t kr = QmmMin(t.vdPanelK, t.k - k0);
+        const uint64_t bSrc = (c.bj * t.k + k0) * t.n + c.n0;
+        const uint64_t aSrc = c.ai * t.m * t.k + k0;
+        LocalTensor<uint8_t> bIn = bInQue_.template AllocTensor<uint8_t>();
+        LocalTensor<AT> aIn = aInQue_.template AllocTensor<AT>();
+#if AQO_SOC_HAS_DATACOPYPAD
+        DataCopyExtParams bPrm(static_cast<uint16_t>(kr), c.cols, t.n - c.cols, 0, 0);
+        DataCopyPadExtParams<uint8_t> bPad(true, 0, static_cast<uint8_t>(g.stride - c.cols), 0);
+        DataCopyPad(bIn, bGm_[bSrc], bPrm, bPad);
+        DataCopyExtParams aPrm(static_cast<uint16_t>(t.m), kr, t.k - kr, (aStride_ - AlignUp32(kr)) / kBlockBytes, 0);
+        DataCopyPadExtParams<AT> aPad(true, 0, static_cast<uint8_t>(AlignUp32(kr) - kr), 0);
+        DataCopyPad(aIn, aGm_[aSrc], aPrm, aPad);
+#else
+        // The plan: N, K and so every panel's columns and rows are whole 32-byte blocks here.
+        DataCopyParams bPrm(static_cast<uint16_t>(kr), static_cast<uint16_t>(c.cols / kBlockBytes),
+                            static_cast<uint16_t>((t.n - c.cols) / kBlockBytes), 0);
+        DataCopy(bIn, bGm_[bSrc], bPrm);
+        DataCopyParams aPrm(static_cast<uint16_t>(t.m), static_cast<uint16_t>(kr / kBlockBytes),
+                            static_cast<uint16_t>((t.k - kr) / kBlockBytes),
+                            static_cast<uint16_t>((aStride_ - kr) / kBlockBytes));
+        DataCopy(aIn, aGm_[aSrc], aPrm);
+#endif
+        bInQue_.EnQue(bIn);
+        aInQue_.EnQue(aIn);
+    }
+
+    // Per-column zero points of b in half.
+    __aicore__ inline void LoadZeroPoints(const Group& g)
+    {
+        const TD& t = *t_;
+        const QmmCall& c = g.call;
+        if (t.bZpKind != kQmmParamVector) {
+            return;
+        }
+        const uint64_t base = (t.bZpBatchStride ? c.bj * t.n : 0) + c.n0;
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous group's panels still read zbHalf_'s block
+        QmmCopyBytesIn(zbIn_, bZpGm_, base, c.cols, bZpElems_);
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        PipeBarrier<PIPE_V>();
+        if (t.bCode == kQmmCodeUInt8) {
+            Cast(zbHalf_, zbIn_, RoundMode::CAST_NONE, g.stride);
+        } else {
+            Cast(zbHalf_, zbIn_.template ReinterpretCast<int8_t>(), RoundMode::CAST_NONE, g.stride);
+        }
+    }
+
+    // The group's sums start at 0 (after the previous group's epilogue or copy read them).
+    __aicore__ inline void ClearSums()
+    {
+        PipeBarrier<PIPE_V>();
+        Duplicate(acc_, static_cast<int32_t>(0), t_->m * t_->cStride);
+    }
+
+    __aicore__ inline void Compute(const Group& g, uint32_t p)
+    {
+        const TD& t = *t_;
+        const uint32_t s = g.stride;
+        const uint32_t kr = QmmMin(t.vdPanelK, t.k - p * t.vdPanelK);
+        const uint32_t elems = kr * s;
+        LocalTensor<uint8_t> bIn = bInQue_.template DeQue<uint8_t>();
+        LocalTensor<AT> aIn = aInQue_.template DeQue<AT>();
+        // b - b_zp: half, then float32 (exact integers in [-255, 255]).
+        PipeBarrier<PIPE_V>();  // bHalf_ was the previous panel's int32 row sums
+        Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
+        PipeBarrier<PIPE_V>();
+        bInQue_.FreeTensor(bIn);
+        if (t.bZpKind == kQmmParamVector) {
+            // The zero points' row (src1 repeat stride 0) against every panel row, 128 columns per instruction.
+            const uint8_t rowBlocks = static_cast<uint8_t>(s * sizeof(half) / kBlockBytes);
+            for (uint32_t j = 0; j < s; j += kQmmVdHalfPerRepeat) {
+                const uint32_t mask = QmmMin(kQmmVdHalfPerRepeat, s - j);
+                Sub(bHalf_[j], bHalf_[j], zbHalf_[j], mask, static_cast<uint8_t>(kr),
+                    BinaryRepeatParams(1, 1, 1, rowBlocks, rowBlocks, 0));
+            }
+            PipeBarrier<PIPE_V>();
+        } else if (g.zb != 0) {
+            Adds(bHalf_, bHalf_, static_cast<half>(static_cast<float>(-g.zb)), elems);
+            PipeBarrier<PIPE_V>();
+        }
+        Cast(bF32_, bHalf_, RoundMode::CAST_NONE, elems);
+        // a - a_zp: half, float32, each value over a 32-byte block.
+        const uint32_t aElems = t.m * aStride_;
+        const uint32_t kr8 = (kr + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+        Cast(aHalf_, aIn, RoundMode::CAST_NONE, aElems);
+        PipeBarrier<PIPE_V>();
+        aInQue_.FreeTensor(aIn);
+        for (uint32_t i = 0; i < t.m; ++i) {
+            if (g.za[i] != 0) {
+                Adds(aHalf_[i * aStride_], aHalf_[i * aStride_], static_cast<half>(static_cast<float>(-g.za[i])), kr8);
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        Cast(aF32_, aHalf_, RoundMode::CAST_NONE, aElems);
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < t.m; ++i) {
+            Brcb(pattern_[i * t.vdPanelK * kQmmVdF32PerBlock], aF32_[i * aStride_],
+                 static_cast<uint8_t>(kr8 / kQmmVdF32PerBlock), BrcbRepeatParams(1, kQmmVdF32PerBlock));
+        }
+        PipeBarrier<PIPE_V>();
+        // Per row of a: the products added to the row's float32 sums, one per panel row and column (iteration k:
+        // panel row k times the block of a[m, k], added to sums row k), one MulAddDst per 64 columns.
+        const uint8_t rowBlocks = static_cast<uint8_t>(s * sizeof(float) / kBlockBytes);
+        const uint8_t sumBlocks = static_cast<uint8_t>(t.cStride * sizeof(float) / kBlockBytes);
+        for (uint32_t i = 0; i < t.m; ++i) {
+            const LocalTensor<float> a = pattern_[i * t.vdPanelK * kQmmVdF32PerBlock];
+            const LocalTensor<float> sums = sums_[i * t.vdPanelK * t.cStride];
+            for (uint32_t j = 0; j < s; j += kQmmVdF32PerRepeat) {
+                const uint32_t mask = QmmMin(kQmmVdF32PerRepeat, s - j);
+                MulAddDst(sums[j], bF32_[j], a, mask, static_cast<uint8_t>(kr),
+                          BinaryRepeatParams(1, 1, 0, sumBlocks, rowBlocks, 1));
+            }
+        }
+        if (++summed_ == kQmmVdMaxPanelSums) {
+            FlushSums(g);
+        }
+    }
+
+    // The float32 sums to 0 (each element sums one product of each panel since the last flush).
+    __aicore__ inline void ClearFloatSums()
+    {
+        PipeBarrier<PIPE_V>();
+        Duplicate(sums_, 0.0f, t_->m * t_->vdPanelK * t_->cStride);
+        summed_ = 0;
+    }
+
+    // The float32 sums into the group's int32 sums: per row of a, its vdPanelK rows summed by halving Adds (exact:
+    // integers below 2^24), converted to int32 and added; then cleared.
+    __aicore__ inline void FlushSums(const Group& g)
+    {
+        const TD& t = *t_;
+        const uint32_t s = g.stride;
+        LocalTensor<int32_t> rowSum = bHalf_.template ReinterpretCast<int32_t>();
+        PipeBarrier<PIPE_V>();
+        for (uint32_t rows = t.vdPanelK; rows > 1;) {
+            const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top), every row of a at once
+            for (uint32_t i = 0; i < t.m; ++i) {
+                const LocalTensor<float> sums = sums_[i * t.vdPanelK * t.cStride];
+                Add(sums, sums, sums[(rows - top) * t.cStride], top * t.cStride);
+            }
+            PipeBarrier<PIPE_V>();
+            rows -= top;
+        }
+        for (uint32_t i = 0; i < t.m; ++i) {
+            Cast(rowSum, sums_[i * t.vdPanelK * t.cStride], RoundMode::CAST_RINT, s);  // exact integers: any mode
+            PipeBarrier<PIPE_V>();
+            Add(acc_[i * t.cStride], acc_[i * t.cStride], rowSum, s);
+            PipeBarrier<PIPE_V>();
+        }
+        ClearFloatSums();
+    }
+
+    // The group's y: float32(acc) (exact where |acc| > 2^24 needs it), requantized, copied out.
+    __aicore__ inline void Epilogue(const Group& g)
+    {
+        const TD& t = *t_;
+        const QmmCall& c = g.call;
+        const uint32_t elems = t.m * t.cStride;
+        epi_.LoadRows(c);
+        epi_.LoadColumns(c, c.n0, c.cols);
+        PipeBarrier<PIPE_V>();
+        LocalTensor<float> f = QmmInt32ToFloat(acc_, sums_, elems, t.exactConvert != 0);
+        LocalTensor<YT> y = epi_.Compute(f, sums_, 0, t.m, c.cols);
+        out_.Rows(y, c.bi * t.m, t.m, c.n0, c.cols);
+        epi_.FreeY(y);
+    }
+
+#if AQO_SOC_SPLIT_CORES
+    // This worker's K slice of the group's sums into the workspace: [vdSlices, M, N] int32 (one y matrix).
+    __aicore__ inline void WritePartial(const Group& g)
+    {
+        const TD& t = *t_;
+        const QmmCall& c = g.call;
+        const uint32_t bytes = c.cols * static_cast<uint32_t>(sizeof(int32_t));
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopyExtParams prm(static_cast<uint16_t>(t.m), bytes,
+                              (t.cStride * static_cast<uint32_t>(sizeof(int32_t)) - AlignUp32(bytes)) / kBlockBytes,
+                              (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)), 0);
+        DataCopyPad(wsGm_[static_cast<uint64_t>(slice_) * t.m * t.n + c.n0], acc_, prm);
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the next group clears acc_
+    }
+
+    // The slices' sums of this worker's columns (after the SyncAll), requantized: slice by slice through b's panel
+    // buffers (double buffered), added row by row.
+    __aicore__ inline void SumSlices(uint64_t u0, uint64_t u1)
+    {
+        const TD& t = *t_;
+        u_ = u0;
+        uEnd_ = u1;
+        Group g;
+        while (NextGroup(&g)) {
+            ClearSums();
+            CopyInSlice(g, 0);
+            for (uint32_t s = 0; s < t.vdSlices; ++s) {
+                if (s + 1 < t.vdSlices) {
+                    CopyInSlice(g, s + 1);
+                }
+                LocalTensor<int32_t> x = bInQue_.template DeQue<int32_t>();
+                const uint32_t cols8 = (g.call.cols + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+                PipeBarrier<PIPE_V>();  // acc_ cleared or summed by the instructions before
+                for (uint32_t i = 0; i < t.m; ++i) {
+                    Add(acc_[i * t.cStride], acc_[i * t.cStride], x[i * t.cStride], cols8);
+                }
+                PipeBarrier<PIPE_V>();
+                bInQue_.FreeTensor(x);
+            }
+            Epilogue(g);
+        }
+    }
+
+    // Slice s of the group's sums (M rows of its columns, cStride apart in UB, the last block zero-padded).
+    __aicore__ inline void CopyInSlice(const Group& g, uint32_t s)
+    {
+        const TD& t = *t_;
+        const QmmCall& c = g.call;
+        const uint32_t bytes = c.cols * static_cast<uint32_t>(sizeof(int32_t));
+        LocalTensor<int32_t> x = bInQue_.template AllocTensor<int32_t>();
+        DataCopyExtParams prm(static_cast<uint16_t>(t.m), bytes, (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)),
+                              (t.cStride * static_cast<uint32_t>(sizeof(int32_t)) - AlignUp32(bytes)) / kBlockBytes, 0);
+        DataCopyPadExtParams<int32_t> pad(true, 0, static_cast<uint8_t>((AlignUp32(bytes) - bytes) / sizeof(int32_t)),
+                                          0);
+        DataCopyPad(x, wsGm_[static_cast<uint64_t>(s) * t.m * t.n + c.n0], prm, pad);
+        bInQue_.EnQue(x);
+    }
+#else
+    __aicore__ inline void WritePartial(const Group&) {}
+#endif
+
+    const TD* t_ = nullptr;
+    TPipe* pipe_ = nullptr;
+    GlobalTensor<AT> aGm_;
+    GlobalTensor<uint8_t> bGm_, aZpGm_, bZpGm_;
+    GlobalTensor<int32_t> wsGm_;  // the slices' partial sums (vdSlices > 1)
+    uint64_t aZpElems_ = 1, bZpElems_ = 1;
+    TQue<QuePosition::VECIN, kQmmVdInSlots> bInQue_, aInQue_;
+    TBuf<TPosition::VECCALC> bHalfBuf_, bF32Buf_, sumsBuf_, aHalfBuf_, aF32Buf_, patternBuf_, accBuf_, zbBuf_;
+    LocalTensor<half> bHalf_, aHalf_, zbHalf_;
+    LocalTensor<float> bF32_, sums_, aF32_, pattern_;
+    LocalTensor<int32_t> acc_;
+    LocalTensor<uint8_t> zbIn_;
+    uint64_t worker_ = 0, workers_ = 0;
+    uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
+    uint32_t panels_ = 0, aStride_ = 0, slice_ = 0;
+    Group ring_[kQmmVdInSlots];  // the group being summed and the ones the fetch cursor has cut ahead
+    uint32_t made_ = 0, done_ = 0, fetchSlot_ = 0, fetchPanel_ = 0;
+    bool fetchEnd_ = false;
+    uint32_t summed_ = 0;  // panels in the float32 sums since their last flush
+    QmmRequantEpilogue<TD, YT, false> epi_;
+    QmmCopyOut<YT> out_;
+};

@@ -1,0 +1,171 @@
+"""QLinearMatMul's vector decode path (tiling key 1, op_kernel/aqo_qmm_vector_decode.h): a short a (M <= 6) against a
+uint8 b stored [..., K, N] runs on the vector cores alone, b read once. The plan takes it exactly where it applies,
+its results are byte-for-byte the golden's on every SoC (every operand type, parameter layout and zero-point case,
+batches, the exactness limits of its float32 panels and int32 sums), and its GM traffic is what its design says: b
+and y once per group of columns, a once per group, the per-column parameters of the group."""
+from __future__ import annotations
+
+import importlib
+import random
+
+import numpy as np
+import pytest
+
+from ascend_quant_ops import tiling
+from ascend_quant_ops.golden import qlinear_matmul as golden
+from ascend_quant_ops.perf import traffic as dm
+
+eq = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
+
+SOCS = ["ascend910b", "ascend310p", "ascend910_95"]
+VECTOR_DECODE = 1
+
+
+def _key(soc, a_shape, b_shape, at="uint8", bt="uint8", **kw):
+    return tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt, **kw).tiling["tiling_key"]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_the_plan_takes_the_vector_path_exactly_where_it_applies(soc):
+    assert _key(soc, (1, 256), (256, 96)) == VECTOR_DECODE
+    assert _key(soc, (3, 256), (256, 96), at="int8") == VECTOR_DECODE
+    assert _key(soc, (2, 1, 64), (2, 64, 64)) == VECTOR_DECODE          # batches too
+    assert _key(soc, (6, 256), (256, 96)) == VECTOR_DECODE
+    assert _key(soc, (7, 256), (256, 96)) == 0                          # 7 rows: the cube path is faster
+    assert _key(soc, (1, 256), (256, 96), bt="int8") == 0               # the cube takes an int8 b as it is
+    assert _key(soc, (1, 256), (256, 96), b_trans=True) == 0            # b stored [N, K]: the cube reads it so
+    assert _key(soc, (1, 33025 // 32 * 32), (33025 // 32 * 32, 64)) == VECTOR_DECODE
+    assert _key(soc, (1, 33056), (33056, 64)) == 0                      # K > 33025: int32 sums could wrap
+    # Without DataCopyPad the panels are whole 32-byte blocks: N and K multiples of 32.
+    expect = 0 if soc == "ascend310p" else VECTOR_DECODE
+    assert _key(soc, (1, 256), (256, 100)) == expect
+    assert _key(soc, (1, 250), (250, 96)) == expect
+    p = tiling.plan_qlinear_matmul((1, 4096), (4096, 4096), soc=soc, a_dtype="uint8", b_dtype="uint8")
+    t = p.tiling
+    assert p.explanation["mode"] == "vector_decode" and t["mapB"] == 0 and t["sharedPrep"] == 0
+    # One decode matrix on a split SoC: K in slices, so that each worker's columns make long DMA bursts; their
+    # partial sums in the workspace. 310p's 8 cores have 512 columns each without.
+    if soc == "ascend310p":
+        assert t["vdSlices"] == 1 and t["workspace_bytes"] == 0
+    else:
+        workers = t["usedCores"] * t["workersPerCore"]
+        assert t["vdSlices"] > 1 and workers % t["vdSlices"] == 0
+        assert 4096 * t["vdSlices"] // workers >= 512
+        assert t["workspace_bytes"] == t["vdSlices"] * 4096 * 4
+
+
+def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False):
+    def rand(dtype, shape):
+        info = np.iinfo(np.dtype(dtype))
+        return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtype)
+
+    m, n = a_shape[-2], b_shape[-1]
+    a_vec = a_shape[:-1] + (1,) if batched else (m,)    # [..., M, 1]: per row of every matrix
+    b_vec = b_shape[:-2] + (1, n) if batched else (n,)  # [..., 1, N]: per column of every matrix
+    a_s = rng.uniform(0.01, 0.02, a_vec if a_param == "row" else ()).astype(np.float32)
+    b_s = rng.uniform(0.01, 0.02, b_vec if b_param == "column" else ()).astype(np.float32)
+    a_z = rand(at, a_vec if a_param == "row" else ())
+    b_z = rand("uint8", b_vec if b_param == "column" else ())
+    if zps in ("0", "b0"):
+        b_z = np.zeros_like(b_z)
+    if zps == "0":
+        a_z = np.zeros_like(a_z)
+    return rand(at, a_shape), a_s, a_z, rand("uint8", b_shape), b_s, b_z
+
+
+def _check(soc, args, y_scale=0.7, y_zp=3, y_dtype=np.int8):
+    full = args + (np.float32(y_scale), y_dtype(y_zp))
+    y = eq.qlinear_matmul(*full, soc=soc)
+    np.testing.assert_array_equal(y, golden.qlinear_matmul(*full))
+    return eq.last_run_stats()
+
+
+# (a shape, b shape): 310p needs N and K multiples of 32 for the path (else the cube path runs: still exact).
+SHAPES = [((1, 256), (256, 96)), ((3, 300), (300, 200)), ((2, 1000), (1000, 130)), ((1, 64), (64, 8)),
+          ((6, 200), (200, 70))]
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at", ["int8", "uint8"])
+@pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column"), ("tensor", "column"), ("row", "tensor")])
+@pytest.mark.parametrize("zps", ["random", "b0", "0"])
+def test_bit_exact_on_every_soc_type_and_zero_point_case(soc, at, params, zps):
+    rng = np.random.default_rng(11)
+    for a_shape, b_shape in SHAPES:
+        if soc == "ascend310p":
+            a_shape = a_shape[:-1] + (-(-a_shape[-1] // 32) * 32,)
+            b_shape = (a_shape[-1], -(-b_shape[-1] // 32) * 32)
+        assert _key(soc, a_shape, b_shape, at=at) == VECTOR_DECODE
+        _check(soc, _operands(rng, a_shape, b_shape, at, *params, zps))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_bit_exact_with_batches_and_uint8_y(soc):
+    rng = np.random.default_rng(5)
+    # a batch of a against a batch of b (per-row / per-column parameters batched), and a broadcast a.
+    args = _operands(rng, (2, 3, 64), (2, 64, 96), "uint8", "row", "column", "random", batched=True)
+    assert _key(soc, (2, 3, 64), (2, 64, 96), a_param="row", b_param="column", a_param_batched=True,
+                b_param_batched=True) == VECTOR_DECODE
+    _check(soc, args, y_zp=128, y_dtype=np.uint8)
+    args = _operands(rng, (1, 64), (3, 64, 64), "int8", "tensor", "column", "random")
+    _check(soc, args)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_exact_at_the_limits_of_the_panels_and_the_int32_sums(soc):
+    # Every product at its extreme, (0 - 255) * (255 - 0) or 255 * 255: a panel of 128 rows sums to 8323200 < 2^24,
+    # and K = 33024 rows sum to about +-2^31 (K <= 33025: no wrap). y = acc / 2^24 keeps y in range.
+    for k in (128, 33024):
+        for a_val, a_zp, b_val, b_zp in ((0, 255, 255, 0), (255, 0, 255, 0), (255, 0, 0, 255)):
+            a = np.full((1, k), a_val, np.uint8)
+            b = np.full((k, 32), b_val, np.uint8)
+            b[::7] = 128  # not every product extreme: the sums are not all the same
+            args = (a, np.float32(2.0 ** -12), np.uint8(a_zp), b, np.float32(2.0 ** -12), np.uint8(b_zp))
+            assert _key(soc, (1, k), (k, 32)) == VECTOR_DECODE
+            _check(soc, args, y_scale=1.0, y_zp=0)
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("params", [("tensor", "tensor"), ("tensor", "column")])  # M = 1: a per-row a is per tensor
+def test_traffic_is_the_model_and_near_the_minimum(soc, params):
+    rng = np.random.default_rng(3)
+    a_shape, b_shape = (1, 1024), (1024, 2048)
+    args = _operands(rng, a_shape, b_shape, "uint8", *params, "random")
+    stats = _check(soc, args)
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8", a_param=params[0],
+                                   b_param=params[1]).tiling
+    pad = not tiling.soc_table()[soc]["has_data_copy_pad"]
+    measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
+    assert measured == dm.qmm_vector_decode_traffic(t, pad)
+    # The minimum: a, b and y once (the per-column parameters add 5 bytes a column); every worker reads all of a
+    # (64 workers x 1 KiB on ascend910_95: 3% of b here, 1.6% at K = N = 4096).
+    minimum = 1024 + 1024 * 2048 + 2048 + (5 * 2048 if params[1] == "column" else 0)
+    assert measured <= 1.04 * minimum
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_the_explanation_holds_the_invariants(soc):
+    # Every used core has work, the units are covered once, UB buffers fit, every y byte is written by one core, the
+    # slices' partial sums inside the workspace; over random decode shapes (batches, K slices, narrow and wide N).
+    rng = random.Random(f"vector-decode-{soc}")
+    spec = tiling.soc_table()[soc]
+    seen = set()
+    for _ in range(60):
+        m, k, n = rng.randint(1, 6), rng.choice([32, 96, 4096, rng.randint(1, 3000)]), rng.randint(1, 5000)
+        if soc == "ascend310p":
+            k, n = -(-k // 32) * 32, -(-n // 32) * 32
+        a_shape, b_shape = rng.choice([((m, k), (k, n)), ((2, m, k), (2, k, n)), ((m, k), (3, k, n))])
+        kw = dict(a_param=rng.choice(["tensor", "row"]), b_param=rng.choice(["tensor", "column"]),
+                  core_num=rng.choice([None, 1, 3]))
+        p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8", **kw)
+        t, e = p.tiling, p.explanation
+        assert t["tiling_key"] == VECTOR_DECODE
+        seen.add(t["vdSlices"] > 1)
+        batch = int(np.prod(np.broadcast_shapes(a_shape[:-2], b_shape[:-2])))
+        tensors = {"a": int(np.prod(a_shape)), "b": int(np.prod(b_shape)), "y": batch * m * n}
+        if t["vdSlices"] > 1:
+            tensors["workspace"] = t["vdSlices"] * m * n * 4
+        problems = tiling.verify_explanation(e, soc_spec_=spec, expected_work=t["unitCount"],
+                                             ub_limit=spec["ub_bytes"], expected_tensors=tensors)
+        assert problems == [], (a_shape, b_shape, kw, problems[:3])
+    assert seen == ({False} if soc == "ascend310p" else {False, True})
