@@ -158,52 +158,6 @@ void LinearIndexSpan(const uint32_t* dims, const uint32_t* coeff, uint32_t rank,
     *mx = best_max;
 }
 
-// Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous.
-void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write,
-              uint32_t scalar_bytes = 0, uint32_t rewrite_bytes = 0)
-{
-    if (end <= begin) {
-        return;
-    }
-    if (!e->gm.empty() && scalar_bytes == 0 && rewrite_bytes == 0) {
-        GmRange& last = e->gm.back();
-        if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin &&
-            last.scalar_bytes == 0 && last.rewrite_bytes == 0 && last.count == 1) {
-            last.end = end;
-            return;
-        }
-    }
-    GmRange r;
-    r.tensor = tensor;
-    r.core = core;
-    r.begin = begin;
-    r.end = end;
-    r.write = write;
-    r.scalar_bytes = scalar_bytes;
-    r.rewrite_bytes = rewrite_bytes;
-    e->gm.push_back(r);
-}
-
-void AddStridedRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end,
-                     uint64_t stride, uint64_t count, bool write, uint32_t scalar_bytes, uint32_t rewrite_bytes)
-{
-    if (count == 1) {
-        AddRange(e, tensor, core, begin, end, write, scalar_bytes, rewrite_bytes);
-        return;
-    }
-    GmRange r;
-    r.tensor = tensor;
-    r.core = core;
-    r.begin = begin;
-    r.end = end;
-    r.stride = stride;
-    r.count = count;
-    r.write = write;
-    r.scalar_bytes = scalar_bytes;
-    r.rewrite_bytes = rewrite_bytes;
-    e->gm.push_back(r);
-}
-
 }  // namespace
 
 bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePlan* plan, ConstraintViolation* v)
@@ -871,16 +825,9 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
         o = t.ubMatmulWs;
     }
     for (const MatmulCubeUb& u : plan.ub) {
-        if (u.bytes == 0) {
-            continue;  // not allocated
+        if (u.bytes != 0) {  // else not allocated
+            AppendUbBuffer(&e->ub, &o, u.name, u.bytes, u.slots);
         }
-        UbBuffer b;
-        b.name = u.name;
-        b.offset = o;
-        b.bytes = u.bytes;
-        b.slots = u.slots;
-        e->ub.push_back(b);
-        o += u.bytes * u.slots;
     }
     e->notes.push_back("blocks of " + Str(t.stripM) + " x " + Str(t.baseN) + " (rows of one strip x N); " +
                        Str(t.unitCount) + " blocks = batch " + Str(t.batch) + " x " + Str(t.strips) + " strips x " +

@@ -92,6 +92,66 @@ struct PlanExplanation {
     std::vector<std::string> notes; // human-readable decisions ("double buffering off: does not fit")
 };
 
+// Appends a buffer of `bytes` per slot at *offset to a UB map and moves *offset past its slots.
+inline void AppendUbBuffer(std::vector<UbBuffer>* ub, uint32_t* offset, const char* name, uint32_t bytes,
+                           uint32_t slots)
+{
+    UbBuffer b;
+    b.name = name;
+    b.offset = *offset;
+    b.bytes = bytes;
+    b.slots = slots;
+    ub->push_back(b);
+    *offset += bytes * slots;
+}
+
+// A GM range of `count` repetitions of [begin, end), `stride` bytes apart (see GmRange).
+inline GmRange MakeGmRange(const char* tensor, uint32_t core, uint64_t begin, uint64_t end, uint64_t stride,
+                           uint64_t count, bool write, uint32_t scalar_bytes, uint32_t rewrite_bytes)
+{
+    GmRange r;
+    r.tensor = tensor;
+    r.core = core;
+    r.begin = begin;
+    r.end = end;
+    r.stride = stride;
+    r.count = count;
+    r.write = write;
+    r.scalar_bytes = scalar_bytes;
+    r.rewrite_bytes = rewrite_bytes;
+    return r;
+}
+
+// Appends a GM range, merging it into the previous one of the same tensor / core / direction when contiguous.
+inline void AddRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end, bool write,
+                     uint32_t scalar_bytes = 0, uint32_t rewrite_bytes = 0)
+{
+    if (end <= begin) {
+        return;
+    }
+    if (!e->gm.empty() && scalar_bytes == 0 && rewrite_bytes == 0) {
+        GmRange& last = e->gm.back();
+        if (last.tensor == tensor && last.core == core && last.write == write && last.end == begin &&
+            last.scalar_bytes == 0 && last.rewrite_bytes == 0 && last.count == 1) {
+            last.end = end;
+            return;
+        }
+    }
+    e->gm.push_back(MakeGmRange(tensor, core, begin, end, 0, 1, write, scalar_bytes, rewrite_bytes));
+}
+
+// Appends `count` repetitions of [begin, end), `stride` bytes apart, as one range (AddRange when count is 1).
+inline void AddStridedRange(PlanExplanation* e, const char* tensor, uint32_t core, uint64_t begin, uint64_t end,
+                            uint64_t stride, uint64_t count, bool write, uint32_t scalar_bytes = 0,
+                            uint32_t rewrite_bytes = 0)
+{
+    if (count == 1) {
+        AddRange(e, tensor, core, begin, end, write, scalar_bytes, rewrite_bytes);
+    } else if (count != 0 && end > begin) {
+        e->gm.push_back(MakeGmRange(tensor, core, begin, end, stride, count, write, scalar_bytes, rewrite_bytes));
+    }
+}
+
 inline uint64_t AlignUp(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 inline uint64_t CeilDiv(uint64_t v, uint64_t d) { return (v + d - 1) / d; }
 

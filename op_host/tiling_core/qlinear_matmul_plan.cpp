@@ -151,13 +151,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     } epi[] = {{"b_scale_f32", t.ubColF32, 1}, {"a_scale_f32", t.ubRowF32, 1}, {"multiplier_f32", t.ubPattern, 1},
                {"y_scale_f32", t.ubPattern, 1}, {"half", t.ubHalf, 1},          {"y_out", t.ubYOut, 2}};
     for (const auto& x : epi) {
-        UbBuffer b;
-        b.name = x.name;
-        b.offset = o;
-        b.bytes = x.bytes;
-        b.slots = x.slots;
-        e.ub.push_back(b);
-        o += x.bytes * x.slots;
+        AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
     if (yi.is_float) {
         e.notes.push_back("float8 y: v = acc * ((a_scale * b_scale) / y_scale) in float32, saturated to +-" +

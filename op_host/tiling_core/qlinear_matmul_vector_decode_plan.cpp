@@ -211,13 +211,7 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
               {"y_out", u.y_out, 2}};
     uint32_t o = 0;
     for (const auto& x : ub) {
-        UbBuffer b;
-        b.name = x.name;
-        b.offset = o;
-        b.bytes = x.bytes;
-        b.slots = x.slots;
-        e.ub.push_back(b);
-        o += x.bytes * x.slots;
+        AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
     // Tensors.
     const uint64_t m = t.m, n = t.n, k = t.k, y_bytes = DTypeBytes(r.y_dtype);
@@ -245,21 +239,6 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
         g.bytes = plan->workspace_bytes;
         e.tensors.push_back(g);
     }
-    auto add = [&e](const char* tensor, uint32_t core, uint64_t begin, uint64_t end, uint64_t stride, uint64_t count,
-                    bool write) {
-        if (end <= begin || count == 0) {
-            return;
-        }
-        GmRange g;
-        g.tensor = tensor;
-        g.core = core;
-        g.begin = begin;
-        g.end = end;
-        g.stride = count > 1 ? stride : 0;
-        g.count = count;
-        g.write = write;
-        e.gm.push_back(g);
-    };
     const uint64_t row = n * y_bytes, per = t.vdGranules;
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         CoreWork w;
@@ -276,7 +255,7 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
         // Reads as spans: every core reads its columns of b in every K row, a's rows, the parameters.
         for (const auto& x : tensors) {
             if (!x.output) {
-                add(x.name, c, 0, x.bytes, 0, 1, false);
+                AddRange(&e, x.name, c, 0, x.bytes, false);
             }
         }
         if (t.vdSlices > 1) {
@@ -289,10 +268,10 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                 const uint64_t u0 = rg * q + std::min(rg, rem), u1 = u0 + q + (rg < rem ? 1 : 0);
                 const uint64_t c0 = u0 * t.vdGranule, c1 = std::min<uint64_t>(n, u1 * t.vdGranule);
                 if (c1 > c0) {
-                    add("workspace", c, (s * m * n + c0) * 4, (s * m * n + c1) * 4, n * 4, m, true);
+                    AddStridedRange(&e, "workspace", c, (s * m * n + c0) * 4, (s * m * n + c1) * 4, n * 4, m, true);
                 }
             }
-            add("workspace", c, 0, plan->workspace_bytes, 0, 1, false);
+            AddRange(&e, "workspace", c, 0, plan->workspace_bytes, false);
         }
         // y: the core's units, a partial first matrix, whole matrices, a partial last one.
         const uint64_t first = b0 / per, last = (e1 - 1) / per;
@@ -300,11 +279,11 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
             const uint64_t u0 = std::max(b0, bi * per), u1 = std::min(e1, (bi + 1) * per);
             const uint64_t c0 = (u0 - bi * per) * t.vdGranule, c1 = std::min<uint64_t>(n, (u1 - bi * per) * t.vdGranule);
             if (c0 == 0 && c1 == n && bi > first && bi < last) {
-                add("y", c, (bi * m) * row, (last * m) * row, 0, 1, true);  // the whole matrices in between
+                AddRange(&e, "y", c, (bi * m) * row, (last * m) * row, true);  // the whole matrices in between
                 bi = last - 1;
                 continue;
             }
-            add("y", c, bi * m * row + c0 * y_bytes, bi * m * row + c1 * y_bytes, row, m, true);
+            AddStridedRange(&e, "y", c, bi * m * row + c0 * y_bytes, bi * m * row + c1 * y_bytes, row, m, true);
         }
     }
     e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against a uint8 b, on the vector cores alone (no "

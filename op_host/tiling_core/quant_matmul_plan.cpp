@@ -133,13 +133,7 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     } epi[] = {{"b_scale_f32", t.ubColF32, 1}, {"a_scale_f32", t.ubRowF32, 1}, {"bias_f32", t.ubBias, 1},
                {"scale_f32", t.ubPattern, 1},  {"y_out", t.ubYOut, 2}};
     for (const auto& x : epi) {
-        UbBuffer b;
-        b.name = x.name;
-        b.offset = o;
-        b.bytes = x.bytes;
-        b.slots = x.slots;
-        e.ub.push_back(b);
-        o += x.bytes * x.slots;
+        AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
     e.notes.push_back(std::string("float epilogue on the vector unit, ") + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per step: float32(acc) * float32(a_scale * b_scale)" +

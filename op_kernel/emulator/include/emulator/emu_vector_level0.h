@@ -291,6 +291,31 @@ template <typename T> [[noreturn]] void RefuseType(const char* api, const char* 
              " is not supported (the 8.1 headers' level-0 " + api + " takes " + list + ")");
 }
 
+// The three operands of a two-source form (dst, src0, src1 with BinaryRepeatParams), checked: repeatTimes and the
+// mask, dstBlkStride not 0, each operand's type on the SoC, buffer, alignment and range.
+struct BinaryOperands {
+    Operand dst, src0, src1;
+};
+template <typename T>
+BinaryOperands CheckBinaryOperands(CoreContext& c, const AscendC::LocalTensor<T>& dst,
+                                   const AscendC::LocalTensor<T>& src0, const AscendC::LocalTensor<T>& src1,
+                                   uint64_t mask, uint64_t repeats, const AscendC::BinaryRepeatParams& p,
+                                   const char* file, int line, const char* api)
+{
+    CheckRepeatAndMask(repeats, mask, 256 / sizeof(T), file, line, api);
+    if (p.dstBlkStride == 0) {
+        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
+    }
+    const BinaryOperands o{{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)},
+                           {"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)},
+                           {"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)}};
+    const ElemType t = ElemTraits<T>::kId;
+    CheckOperand(c, o.dst, t, repeats, mask, file, line, api);
+    CheckOperand(c, o.src0, t, repeats, mask, file, line, api);
+    CheckOperand(c, o.src1, t, repeats, mask, file, line, api);
+    return o;
+}
+
 enum class BinaryKind { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
 inline const char* BinaryName(BinaryKind k)
@@ -317,17 +342,8 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
     CoreContext& c = Ctx(file, line);
     const uint64_t repeats = repeat_times;
     const uint64_t per_repeat = 256 / sizeof(T);
-    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
-    if (p.dstBlkStride == 0) {
-        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
-    }
-    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
-    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
-    const ElemType t = ElemTraits<T>::kId;
-    CheckOperand(c, od, t, repeats, mask, file, line, api);
-    CheckOperand(c, o0, t, repeats, mask, file, line, api);
-    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
+    const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
     const bool accumulate_type = std::is_same<T, half>::value || std::is_same<T, int32_t>::value ||
                                  std::is_same<T, float>::value;
     const bool accumulate_api = kind != BinaryKind::kDiv;
@@ -400,17 +416,8 @@ void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>
     CoreContext& c = Ctx(file, line);
     const uint64_t repeats = repeat_times;
     const uint64_t per_repeat = 256 / sizeof(T);
-    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
-    if (p.dstBlkStride == 0) {
-        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
-    }
-    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
-    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
-    const ElemType t = ElemTraits<T>::kId;
-    CheckOperand(c, od, t, repeats, mask, file, line, api);
-    CheckOperand(c, o0, t, repeats, mask, file, line, api);
-    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
+    const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
     CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
     CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
     CheckDstRewrite(od, repeats, mask, false, file, line, api);
@@ -465,18 +472,8 @@ void Bitwise(bool is_and, const AscendC::LocalTensor<T>& dst, const AscendC::Loc
     const char* api = is_and ? "And" : "Or";
     CoreContext& c = Ctx(file, line);
     const uint64_t repeats = repeat_times;
-    const uint64_t per_repeat = 256 / sizeof(T);
-    CheckRepeatAndMask(repeats, mask, per_repeat, file, line, api);
-    if (p.dstBlkStride == 0) {
-        Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
-    }
-    const Operand od{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)};
-    const Operand o0{"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)};
-    const Operand o1{"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)};
-    const ElemType t = ElemTraits<T>::kId;
-    CheckOperand(c, od, t, repeats, mask, file, line, api);
-    CheckOperand(c, o0, t, repeats, mask, file, line, api);
-    CheckOperand(c, o1, t, repeats, mask, file, line, api);
+    const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
+    const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
     CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
     CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
     CheckDstRewrite(od, repeats, mask, false, file, line, api);
