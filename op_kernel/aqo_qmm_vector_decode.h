@@ -7,11 +7,12 @@
 //     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows (double
 //     buffered: the next panel's DMA runs under this one's vector work) with the panel's columns of a's M rows;
 //   * per panel: b - b_zp in half, then float32 (exact: integers in [-255, 255]); a - a_zp likewise, each value
-//     broadcast over one 32-byte block (Brcb), so that one level-0 Mul per 64 columns multiplies panel row k by
-//     a[m, k] for all k at once (the source's block stride 0 reads the block of row k in every block of iteration
-//     k); the panel's rows are summed by halving Adds, converted to int32 and added to the group's sums;
-//   * exact in every step: |products| <= 255 * 255, a panel's float32 sums stay below 2^24 (vdPanelK <= 128) and
-//     the int32 sums below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
+//     broadcast over one 32-byte block (Brcb), so that one level-0 MulAddDst per 64 columns adds panel row k times
+//     a[m, k] to float32 sums row k for all k at once (the source's block stride 0 reads the block of row k in every
+//     block of iteration k); every 256 panels at most (and at the group's end) the float32 sums, exact integers
+//     below 2^24, are converted to int32, their rows summed in int32 and added to the group's sums;
+//   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), and the int32
+//     sums stay below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
 //   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out.
 //
 // No include guard (see aqo_kernel_common.h). Needs aqo_kernel_common.h, aqo_qmm_common.h, aqo_qmm_zero_point.h
@@ -135,7 +136,8 @@ private:
             Fetch(p0, p1);
         }
         while (done_ < made_) {
-            const Group& g = ring_[done_ % kQmmVdInSlots];
+            // A copy: with one panel a group, the fetch cursor cuts the group after next into this slot meanwhile.
+            const Group g = ring_[done_ % kQmmVdInSlots];
             LoadZeroPoints(g);
             ClearSums();
             ClearFloatSums();
@@ -349,28 +351,26 @@ private:
         summed_ = 0;
     }
 
-    // The float32 sums into the group's int32 sums: per row of a, its vdPanelK rows summed by halving Adds (exact:
-    // integers below 2^24), converted to int32 and added; then cleared.
+    // The float32 sums into the group's int32 sums: per row of a, its vdPanelK rows converted to int32 (each an exact
+    // integer below 2^24: any rounding mode gives it) into bF32_'s bytes, summed there by halving int32 Adds (the
+    // partial sums pass 2^24: float32 would round them; int32 stays exact below 2^31), added to the row's sums; then
+    // the float32 sums are cleared.
     __aicore__ inline void FlushSums(const Group& g)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
-        LocalTensor<int32_t> rowSum = bHalf_.template ReinterpretCast<int32_t>();
-        PipeBarrier<PIPE_V>();
-        for (uint32_t rows = t.vdPanelK; rows > 1;) {
-            const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top), every row of a at once
-            for (uint32_t i = 0; i < t.m; ++i) {
-                const LocalTensor<float> sums = sums_[i * t.vdPanelK * t.cStride];
-                Add(sums, sums, sums[(rows - top) * t.cStride], top * t.cStride);
-            }
-            PipeBarrier<PIPE_V>();
-            rows -= top;
-        }
+        LocalTensor<int32_t> rows32 = bF32_.template ReinterpretCast<int32_t>();
         for (uint32_t i = 0; i < t.m; ++i) {
-            Cast(rowSum, sums_[i * t.vdPanelK * t.cStride], RoundMode::CAST_RINT, s);  // exact integers: any mode
+            PipeBarrier<PIPE_V>();  // bF32_ read by the last panel's products / the previous row's sums
+            Cast(rows32, sums_[i * t.vdPanelK * t.cStride], RoundMode::CAST_RINT, t.vdPanelK * t.cStride);
             PipeBarrier<PIPE_V>();
-            Add(acc_[i * t.cStride], acc_[i * t.cStride], rowSum, s);
-            PipeBarrier<PIPE_V>();
+            for (uint32_t rows = t.vdPanelK; rows > 1;) {
+                const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
+                Add(rows32, rows32, rows32[(rows - top) * t.cStride], top * t.cStride);
+                PipeBarrier<PIPE_V>();
+                rows -= top;
+            }
+            Add(acc_[i * t.cStride], acc_[i * t.cStride], rows32, s);
         }
         ClearFloatSums();
     }
@@ -440,7 +440,8 @@ private:
         const QmmCall& c = g.call;
         const uint32_t bytes = c.cols * static_cast<uint32_t>(sizeof(int32_t));
         LocalTensor<int32_t> x = bInQue_.template AllocTensor<int32_t>();
-        DataCopyExtParams prm(static_cast<uint16_t>(t.m), bytes, (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)),
+        DataCopyExtParams prm(static_cast<uint16_t>(t.m), bytes,
+                              (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)),
                               (t.cStride * static_cast<uint32_t>(sizeof(int32_t)) - AlignUp32(bytes)) / kBlockBytes, 0);
         DataCopyPadExtParams<int32_t> pad(true, 0, static_cast<uint8_t>((AlignUp32(bytes) - bytes) / sizeof(int32_t)),
                                           0);

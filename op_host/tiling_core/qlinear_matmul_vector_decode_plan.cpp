@@ -125,7 +125,8 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     const uint64_t ub_usable = soc.split_architecture ? (soc.ub_bytes > 128 ? soc.ub_bytes - 128 : 0)
                                                       : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
     const uint32_t kp_step = pad ? 8u : 32u;
-    const uint32_t kp_least = std::max<uint32_t>(kp_step, 16);
+    // At least 16 rows, and 4 per row of a: the slices' int32 sums (M rows of a group) are read through a panel buffer.
+    const uint32_t kp_least = static_cast<uint32_t>(AlignUp(std::max<uint32_t>(16, 4 * m), kp_step));
     // The most panel rows for a width: a binary search over the steps (UB grows with the rows): O(log) on the launch
     // path, which plans in microseconds.
     auto most_rows = [&](uint32_t g) -> uint32_t {
@@ -215,7 +216,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     }
     // Tensors.
     const uint64_t m = t.m, n = t.n, k = t.k, y_bytes = DTypeBytes(r.y_dtype);
-    const uint64_t a_bytes = static_cast<uint64_t>(t.aMatrices) * m * k, b_bytes = static_cast<uint64_t>(t.bMatrices) * k * n;
+    const uint64_t a_bytes = static_cast<uint64_t>(t.aMatrices) * m * k;
+    const uint64_t b_bytes = static_cast<uint64_t>(t.bMatrices) * k * n;
     const uint64_t a_vec = t.aParamKind ? (t.aParamBatchStride ? t.aMatrices * m : m) : 1;
     const uint64_t b_vec = t.bParamKind ? (t.bParamBatchStride ? t.bMatrices * n : n) : 1;
     const struct {
@@ -277,7 +279,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
         const uint64_t first = b0 / per, last = (e1 - 1) / per;
         for (uint64_t bi = first; bi <= last; ++bi) {
             const uint64_t u0 = std::max(b0, bi * per), u1 = std::min(e1, (bi + 1) * per);
-            const uint64_t c0 = (u0 - bi * per) * t.vdGranule, c1 = std::min<uint64_t>(n, (u1 - bi * per) * t.vdGranule);
+            const uint64_t c0 = (u0 - bi * per) * t.vdGranule;
+            const uint64_t c1 = std::min<uint64_t>(n, (u1 - bi * per) * t.vdGranule);
             if (c0 == 0 && c1 == n && bi > first && bi < last) {
                 AddRange(&e, "y", c, (bi * m) * row, (last * m) * row, true);  // the whole matrices in between
                 bi = last - 1;
@@ -288,8 +291,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     }
     e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against a uint8 b, on the vector cores alone (no "
                       "mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
-                      Str(t.cStride) + " columns; float32 partial sums of at most " + Str(t.vdPanelK) +
-                      " products (exact integers below 2^24), int32 sums of the panels (K <= " +
+                      Str(t.cStride) + " columns; a float32 sum per panel row takes one product a panel for at most "
+                      "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31)");
     if (t.vdSlices > 1) {
         e.notes.push_back("K in " + Str(t.vdSlices) + " slices: each worker sums one slice of a column range into the "

@@ -11,9 +11,9 @@
 // where N / workers columns would make short DMA bursts, K is cut into vdSlices slices too: worker w sums slice
 // w % vdSlices of its column range w / vdSlices (panels split evenly) into the workspace ([vdSlices, M, N] int32),
 // a SyncAll, then every worker sums the slices of its own columns (units split over all workers) and requantizes.
-// Exactness: (a - a_zp) and (b - b_zp) are integers in [-255, 255]; a panel's products and their sums stay below
-// 2^24 in float32 (vdPanelK * 255 * 255 < 2^24), and the int32 sum of the panels below 2^31 (K <= kQmmVectorDecodeMaxK),
-// so no step rounds or wraps, whatever the unit's rounding mode.
+// Exactness: (a - a_zp) and (b - b_zp) are integers in [-255, 255]; a float32 sum takes one product per panel for
+// at most 256 panels (256 * 255 * 255 < 2^24), then goes to int32, where the rows and panels are summed (below 2^31:
+// K <= kQmmVectorDecodeMaxK), so no step rounds or wraps, whatever the unit's rounding mode.
 //
 // C++11: included by qlinear_matmul_plan.cpp only.
 #ifndef AQO_TILING_CORE_QLINEAR_MATMUL_VECTOR_DECODE_PLAN_H
@@ -27,9 +27,9 @@ namespace aqo {
 
 // Rows of a the path takes at most (the kernel's kQmmVdMaxRows): its vector work grows by a product-sum per element
 // of b and row of a; beyond 6 rows the cube path (b mapped: 3x the traffic) is estimated faster (the perf report,
-// 910b M x 4096 x 4096: 6 rows 48.0 against 50.4 us, 8 rows 63.3 against about 50).
+// 910b M x 4096 x 4096: 6 rows 48.5 against 50.4 us, 8 rows 63.3 against about 50).
 constexpr uint32_t kQmmVectorDecodeMaxM = 6;
-// b rows per panel at most: 128 * 255 * 255 = 8323200 < 2^24 (every float32 partial sum is an exact integer).
+// b rows per panel at most (UB decides below it).
 constexpr uint32_t kQmmVectorDecodePanelK = 128;
 // Columns a worker's range should have at least where K slices allow it: each panel row is one DMA burst, whose
 // fixed cost (the timeline's dma_burst_cycles) would otherwise dominate its bytes (decode: N / workers columns).
@@ -44,7 +44,7 @@ constexpr uint64_t kQmmVectorDecodeMaxK = 33025;
 bool QmmVectorDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc);
 
 // Turns the cube plan's tiling (already in plan->tiling) into the vector decode path's: the split, the UB buffers,
-// the epilogue's buffers for chunks of M rows x cStride columns, tiling key 1, no user workspace. False with a
+// the epilogue's buffers for chunks of M rows x cStride columns, tiling key 1, the slices' workspace. False with a
 // violation when its buffers do not fit the SoC's UB.
 bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
                          ConstraintViolation* v);

@@ -109,6 +109,20 @@ def test_bit_exact_with_batches_and_uint8_y(soc):
     _check(soc, args, y_zp=128, y_dtype=np.uint8)
     args = _operands(rng, (1, 64), (3, 64, 64), "int8", "tensor", "column", "random")
     _check(soc, args)
+    # Many groups of one panel each (K <= the panel rows): the fetch cursor cuts groups ahead of the one being summed.
+    args = _operands(rng, (100, 1, 64), (100, 64, 32), "uint8", "tensor", "column", "random")
+    assert _key(soc, (100, 1, 64), (100, 64, 32), b_param="column") == VECTOR_DECODE
+    _check(soc, args)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_six_rows_in_k_slices(soc):
+    # M = 6 with K slices: the fewest panel rows the slices' sums fit through (4 per row of a).
+    rng = np.random.default_rng(9)
+    a_shape, b_shape = (6, 4800), (4800, 1024)
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="int8", b_dtype="uint8", b_param="column").tiling
+    assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] > 1 and t["vdPanelK"] >= 24
+    _check(soc, _operands(rng, a_shape, b_shape, "int8", "tensor", "column", "random"))
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -161,6 +175,8 @@ def test_the_explanation_holds_the_invariants(soc):
         t, e = p.tiling, p.explanation
         assert t["tiling_key"] == VECTOR_DECODE
         seen.add(t["vdSlices"] > 1)
+        # The slices' sums (M rows of a group, int32) are read through a panel buffer of b: it holds them.
+        assert t["vdSlices"] == 1 or t["ubVdB"] >= m * t["cStride"] * 4, (a_shape, b_shape)
         batch = int(np.prod(np.broadcast_shapes(a_shape[:-2], b_shape[:-2])))
         tensors = {"a": int(np.prod(a_shape)), "b": int(np.prod(b_shape)), "y": batch * m * n}
         if t["vdSlices"] > 1:
@@ -169,3 +185,47 @@ def test_the_explanation_holds_the_invariants(soc):
                                              ub_limit=spec["ub_bytes"], expected_tensors=tensors)
         assert problems == [], (a_shape, b_shape, kw, problems[:3])
     assert seen == ({False} if soc == "ascend310p" else {False, True})
+
+
+def _edge_scales(acc: np.ndarray):
+    """Per-column b scales that put columns of y on a rounding edge: float32(acc) * b_scale (the golden's arithmetic
+    with a_scale = y_scale = 1) rounds to 100 while the next float32 above acc (even columns) or below it (odd
+    columns) would round differently, so an error of the kernel's sums that moves float32(acc) changes y. Returns the
+    scales and how many columns got an edge (a float32 scale between the two thresholds does not always exist)."""
+    scales = np.empty(acc.shape, np.float32)
+    edges = 0
+
+    def y(f, s):
+        return np.rint(np.float32(f * s))
+
+    for j, v in enumerate(acc):
+        fe = np.float32(v)
+        up = j % 2 == 0
+        other = np.nextafter(fe, np.float32(np.inf) if up else np.float32(-np.inf))
+        s = np.float32(100.5 / float(fe))
+        want = (100, 101) if up else (101, 100)
+        for _ in range(64):
+            if (y(fe, s), y(other, s)) == want:
+                edges += 1
+                break
+            # up: raise s while neither rounds up yet; down: lower s while both still round up (and vice versa).
+            rising = y(other, s) <= 100 if up else y(fe, s) <= 100
+            s = np.nextafter(s, np.float32(np.inf) if rising else np.float32(-np.inf))
+        scales[j] = s
+    return scales, edges
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("k", [4096, 33024])
+def test_sums_exact_to_the_last_bit_of_float32_acc(soc, k):
+    # Large sums (acc about 2^28 / 2^31): columns sit on a rounding edge of y, so a sum off by one unit of
+    # float32(acc) shows (a kernel summing panels in float32 beyond 2^24 did).
+    rng = np.random.default_rng(k)
+    n = 64
+    a = np.full((1, k), 255, np.uint8)
+    b = rng.integers(200, 256, (k, n)).astype(np.uint8)
+    acc = a.astype(np.int64) @ b.astype(np.int64)
+    assert _key(soc, (1, k), (k, n), b_param="column") == VECTOR_DECODE
+    scales, edges = _edge_scales(acc[0])
+    assert edges >= n // 4
+    _check(soc, (a, np.float32(1.0), np.uint8(0), b, scales, np.zeros(n, np.uint8)), y_scale=1.0, y_zp=0)
