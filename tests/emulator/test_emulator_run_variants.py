@@ -462,6 +462,28 @@ def test_qlinear_matmul_with_large_accumulators_under_modeless_rounding(soc):
         np.testing.assert_array_equal(y, g)
 
 
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at", INT_TYPES, ids=["s8", "u8"])
+def test_qlinear_matmul_vector_decode_under_the_run_variants(soc, at):
+    # The vector decode path (a short a against a uint8 b): its sums are exact by bounds, so only the epilogue's
+    # division and the int32 -> float32 conversion of large sums see the variants, as on the cube path.
+    rng = np.random.default_rng(_seed("vector-decode", soc, str(at)))
+    for m, k, n in ((1, 4096, 96), (3, 640, 160)):
+        a_kind, b_kind = ("row", "column") if m > 1 else ("tensor", "column")
+        args = _qmm_case(rng, at, np.uint8, np.int8, a_kind, b_kind, (m, k), (k, n))
+        assert tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=np.dtype(at).name, b_dtype="uint8",
+                                          a_param=a_kind, b_param=b_kind).tiling["tiling_key"] == 1
+        g = golden_qmm(*args)
+        with emulator.run_options(divide="perturbed"):
+            _assert_y_meets_criteria(eqmm.qlinear_matmul(*args, soc=soc), g, f"{soc} {m}x{k}x{n} perturbed")
+        with emulator.run_options(modeless_rounding="toward_zero"):
+            y = eqmm.qlinear_matmul(*args, soc=soc)
+        if soc == "ascend310p":
+            _assert_y_meets_criteria(y, g, f"{soc} {m}x{k}x{n} modeless")
+        else:
+            np.testing.assert_array_equal(y, g)
+
+
 MODELESS_CASES = [(c, i, p) for c, i in zip(DQ_COMBOS, DQ_IDS) if c[2] in ("int8", "asym:int8", "asym:uint8")
                   for p in _dq_paths(c[2])]
 
