@@ -96,8 +96,23 @@ public:
             slice_ = static_cast<uint32_t>(worker_ % t.vdSlices);
             const uint32_t p0 = panels_ * slice_ / t.vdSlices, p1 = panels_ * (slice_ + 1) / t.vdSlices;
             Groups(r0, r1, p0, p1, true);
+            // This worker's columns: the first group's epilogue parameters load while the other workers finish.
+            u_ = u0;
+            uEnd_ = u1;
+            Group g;
+            bool have = NextGroup(&g);
+            if (have) {
+                LoadEpilogueParams(g);
+            }
             SyncAll<true>();  // every slice's partial sums are in the workspace
-            SumSlices(u0, u1);
+            while (have) {
+                SumSlices(g);
+                Requantize(g);
+                have = NextGroup(&g);
+                if (have) {
+                    LoadEpilogueParams(g);
+                }
+            }
             return;
         }
 #endif
@@ -375,14 +390,26 @@ private:
         ClearFloatSums();
     }
 
-    // The group's y: float32(acc) (exact where |acc| > 2^24 needs it), requantized, copied out.
+    // The group's y: its parameters, then float32(acc) requantized and copied out.
     __aicore__ inline void Epilogue(const Group& g)
+    {
+        LoadEpilogueParams(g);
+        Requantize(g);
+    }
+
+    // The requantization's parameters of the group's rows and columns.
+    __aicore__ inline void LoadEpilogueParams(const Group& g)
+    {
+        epi_.LoadRows(g.call);
+        epi_.LoadColumns(g.call, g.call.n0, g.call.cols);
+    }
+
+    // float32(acc) (exact where |acc| > 2^24 needs it), requantized, copied out.
+    __aicore__ inline void Requantize(const Group& g)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
         const uint32_t elems = t.m * t.cStride;
-        epi_.LoadRows(c);
-        epi_.LoadColumns(c, c.n0, c.cols);
         PipeBarrier<PIPE_V>();
         LocalTensor<float> f = QmmInt32ToFloat(acc_, sums_, elems, t.exactConvert != 0);
         LocalTensor<YT> y = epi_.Compute(f, sums_, 0, t.m, c.cols);
@@ -405,48 +432,39 @@ private:
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the next group clears acc_
     }
 
-    // The slices' sums of this worker's columns (after the SyncAll), requantized: slice by slice through b's panel
-    // buffers (double buffered), added row by row.
-    __aicore__ inline void SumSlices(uint64_t u0, uint64_t u1)
-    {
-        const TD& t = *t_;
-        u_ = u0;
-        uEnd_ = u1;
-        Group g;
-        while (NextGroup(&g)) {
-            ClearSums();
-            CopyInSlice(g, 0);
-            for (uint32_t s = 0; s < t.vdSlices; ++s) {
-                if (s + 1 < t.vdSlices) {
-                    CopyInSlice(g, s + 1);
-                }
-                LocalTensor<int32_t> x = bInQue_.template DeQue<int32_t>();
-                const uint32_t cols8 = (g.call.cols + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
-                PipeBarrier<PIPE_V>();  // acc_ cleared or summed by the instructions before
-                for (uint32_t i = 0; i < t.m; ++i) {
-                    Add(acc_[i * t.cStride], acc_[i * t.cStride], x[i * t.cStride], cols8);
-                }
-                PipeBarrier<PIPE_V>();
-                bInQue_.FreeTensor(x);
-            }
-            Epilogue(g);
-        }
-    }
-
-    // Slice s of the group's sums (M rows of its columns, cStride apart in UB, the last block zero-padded).
-    __aicore__ inline void CopyInSlice(const Group& g, uint32_t s)
+    // The slices' sums of the group's columns (after the SyncAll) into acc_: as many slices a DMA as b's panel
+    // buffer holds (all of them for a decode step: one GM round trip), their M-row blocks summed by halving Adds.
+    __aicore__ inline void SumSlices(const Group& g)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
         const uint32_t bytes = c.cols * static_cast<uint32_t>(sizeof(int32_t));
-        LocalTensor<int32_t> x = bInQue_.template AllocTensor<int32_t>();
-        DataCopyExtParams prm(static_cast<uint16_t>(t.m), bytes,
-                              (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)),
-                              (t.cStride * static_cast<uint32_t>(sizeof(int32_t)) - AlignUp32(bytes)) / kBlockBytes, 0);
-        DataCopyPadExtParams<int32_t> pad(true, 0, static_cast<uint8_t>((AlignUp32(bytes) - bytes) / sizeof(int32_t)),
-                                          0);
-        DataCopyPad(x, wsGm_[static_cast<uint64_t>(s) * t.m * t.n + c.n0], prm, pad);
-        bInQue_.EnQue(x);
+        const uint32_t rowInts = AlignUp32(bytes) / static_cast<uint32_t>(sizeof(int32_t));  // UB row: 32-byte blocks
+        const uint32_t block = t.m * rowInts;                                                // one slice's M rows
+        const uint32_t perCopy = QmmMin(t.vdSlices, t.ubVdB / (block * static_cast<uint32_t>(sizeof(int32_t))));
+        ClearSums();
+        for (uint32_t s0 = 0; s0 < t.vdSlices; s0 += perCopy) {
+            const uint32_t n = QmmMin(perCopy, t.vdSlices - s0);
+            LocalTensor<int32_t> x = bInQue_.template AllocTensor<int32_t>();
+            DataCopyExtParams prm(static_cast<uint16_t>(n * t.m), bytes,
+                                  (t.n - c.cols) * static_cast<uint32_t>(sizeof(int32_t)), 0, 0);
+            DataCopyPadExtParams<int32_t> pad(true, 0, static_cast<uint8_t>(rowInts - c.cols), 0);
+            DataCopyPad(x, wsGm_[static_cast<uint64_t>(s0) * t.m * t.n + c.n0], prm, pad);
+            bInQue_.EnQue(x);
+            x = bInQue_.template DeQue<int32_t>();
+            PipeBarrier<PIPE_V>();  // acc_ cleared or summed by the instructions before
+            for (uint32_t rows = n; rows > 1;) {
+                const uint32_t top = rows / 2;  // slices [rows - top, rows) onto slices [0, top)
+                Add(x, x, x[(rows - top) * block], top * block);
+                PipeBarrier<PIPE_V>();
+                rows -= top;
+            }
+            for (uint32_t i = 0; i < t.m; ++i) {
+                Add(acc_[i * t.cStride], acc_[i * t.cStride], x[i * rowInts], rowInts);
+            }
+            PipeBarrier<PIPE_V>();
+            bInQue_.FreeTensor(x);
+        }
     }
 #else
     __aicore__ inline void WritePartial(const Group&) {}
