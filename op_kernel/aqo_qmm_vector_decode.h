@@ -79,7 +79,6 @@ public:
         worker_ = static_cast<uint64_t>(GetBlockIdx());
         workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
         aStride_ = AlignUp32(t.vdPanelK);
-        panels_ = (t.k + t.vdPanelK - 1) / t.vdPanelK;
     }
 
     // One y matrix in K slices (split SoCs): this worker's slice of its column range into the workspace, a SyncAll,
@@ -94,8 +93,10 @@ public:
             uint64_t r0 = 0, r1 = 0;
             Share(t.unitCount, workers_ / t.vdSlices, worker_ / t.vdSlices, &r0, &r1);
             slice_ = static_cast<uint32_t>(worker_ % t.vdSlices);
-            const uint32_t p0 = panels_ * slice_ / t.vdSlices, p1 = panels_ * (slice_ + 1) / t.vdSlices;
-            Groups(r0, r1, p0, p1, true);
+            // The slice's K rows: an even share of K (the slices end within a row of each other).
+            const uint32_t k0 = static_cast<uint32_t>(static_cast<uint64_t>(t.k) * slice_ / t.vdSlices);
+            const uint32_t k1 = static_cast<uint32_t>(static_cast<uint64_t>(t.k) * (slice_ + 1) / t.vdSlices);
+            Groups(r0, r1, k0, k1, true);
             // This worker's columns: the first group's epilogue parameters load while the other workers finish.
             u_ = u0;
             uEnd_ = u1;
@@ -116,7 +117,7 @@ public:
             return;
         }
 #endif
-        Groups(u0, u1, 0, panels_, false);
+        Groups(u0, u1, 0, t.k, false);
     }
 
 private:
@@ -132,12 +133,15 @@ private:
         *end = *begin + q + (i < rem ? 1 : 0);
     }
 
-    // The groups of units [u0, u1) one after the other, panels [p0, p1) of each. The panels' DMAs run
+    // The groups of units [u0, u1) one after the other, K rows [k0, k1) of each in panels. The panels' DMAs run
     // kQmmVdInSlots - 1 panels ahead of the vector work (of this group or the next ones: the GM round trip of a DMA
     // is longer than a panel's vector work). partial: the group's sums go to the workspace (this worker's K slice),
     // else through the epilogue to y.
-    __aicore__ inline void Groups(uint64_t u0, uint64_t u1, uint32_t p0, uint32_t p1, bool partial)
+    __aicore__ inline void Groups(uint64_t u0, uint64_t u1, uint32_t k0, uint32_t k1, bool partial)
     {
+        kBegin_ = k0;
+        kEnd_ = k1;
+        const uint32_t p0 = 0, p1 = (k1 - k0 + t_->vdPanelK - 1) / t_->vdPanelK;
         u_ = u0;
         uEnd_ = u1;
         made_ = done_ = 0;
@@ -234,14 +238,14 @@ private:
         return true;
     }
 
-    // Panel p of the group: its rows of b (kr x cols, rows `stride` bytes apart in UB) and the same K range of a's
-    // M rows (rows aStride_ = vdPanelK rounded up to 32 bytes apart).
+    // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and the
+    // same K range of a's M rows (rows aStride_ = vdPanelK rounded up to 32 bytes apart).
     __aicore__ inline void CopyIn(const Group& g, uint32_t p)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
-        const uint32_t k0 = p * t.vdPanelK;
-        const uint32_t kr = QmmMin(t.vdPanelK, t.k - k0);
+        const uint32_t k0 = kBegin_ + p * t.vdPanelK;
+        const uint32_t kr = QmmMin(t.vdPanelK, kEnd_ - k0);
         const uint64_t bSrc = (c.bj * t.k + k0) * t.n + c.n0;
         const uint64_t aSrc = c.ai * t.m * t.k + k0;
         LocalTensor<uint8_t> bIn = bInQue_.template AllocTensor<uint8_t>();
@@ -298,7 +302,7 @@ private:
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
-        const uint32_t kr = QmmMin(t.vdPanelK, t.k - p * t.vdPanelK);
+        const uint32_t kr = QmmMin(t.vdPanelK, kEnd_ - (kBegin_ + p * t.vdPanelK));
         const uint32_t elems = kr * s;
         LocalTensor<uint8_t> bIn = bInQue_.template DeQue<uint8_t>();
         LocalTensor<AT> aIn = aInQue_.template DeQue<AT>();
@@ -484,7 +488,8 @@ private:
     LocalTensor<uint8_t> zbIn_;
     uint64_t worker_ = 0, workers_ = 0;
     uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
-    uint32_t panels_ = 0, aStride_ = 0, slice_ = 0;
+    uint32_t aStride_ = 0, slice_ = 0;
+    uint32_t kBegin_ = 0, kEnd_ = 0;  // the K rows of the groups being summed
     Group ring_[kQmmVdInSlots];  // the group being summed and the ones the fetch cursor has cut ahead
     uint32_t made_ = 0, done_ = 0, fetchSlot_ = 0, fetchPanel_ = 0;
     bool fetchEnd_ = false;

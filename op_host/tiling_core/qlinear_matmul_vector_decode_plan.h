@@ -9,7 +9,7 @@
 // units, a contiguous range per vector worker (balanced to one unit); a worker's range is cut into groups of at most
 // cStride columns, each group's b columns streamed in panels of vdPanelK rows. On split SoCs with one y matrix,
 // where N / workers columns would make short DMA bursts, K is cut into vdSlices slices too: worker w sums slice
-// w % vdSlices of its column range w / vdSlices (panels split evenly) into the workspace ([vdSlices, M, N] int32),
+// w % vdSlices of its column range w / vdSlices (an even share of K rows) into the workspace ([vdSlices, M, N] int32),
 // a SyncAll, then every worker sums the slices of its own columns (units split over all workers) and requantizes.
 // Exactness: (a - a_zp) and (b - b_zp) are integers in [-255, 255]; a float32 sum takes one product per panel for
 // at most 256 panels (256 * 255 * 255 < 2^24), then goes to int32, where the rows and panels are summed (below 2^31:

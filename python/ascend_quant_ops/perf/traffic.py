@@ -210,15 +210,13 @@ def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
         begin = i * q + min(i, r)
         return range(begin, begin + q + (1 if i < r else 0))
 
-    m, n, k, kp = t["m"], t["n"], t["k"], t["vdPanelK"]
+    m, n, k = t["m"], t["n"], t["k"]
     workers, slices = t["usedCores"] * t["workersPerCore"], t["vdSlices"]
-    panels = -(-k // kp)
     total = 0
     for w in range(workers):
         if slices > 1:  # this worker's K slice of its column range
             s = w % slices
-            p0, p1 = panels * s // slices, panels * (s + 1) // slices
-            rows = min(k, p1 * kp) - min(k, p0 * kp)
+            rows = k * (s + 1) // slices - k * s // slices  # an even share of K
             units = share(t["unitCount"], workers // slices, w // slices)
         else:
             rows, units = k, share(t["unitCount"], workers, w)
