@@ -20,6 +20,7 @@
 
 #include "aqo_op_host_common.h"
 #include "aqo_qlinear_matmul_tiling.h"
+#include "aqo_cube_tiling.h"
 #include "tiling_core/constraints.h"
 #include "tiling_core/dtype_table.h"
 #include "tiling_core/qlinear_matmul_plan.h"
@@ -216,55 +217,9 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     aqo::FillQLinearMatMulTilingData(t, &td);
     // The vector decode path (tiling key 1) has no Matmul object: its cubeTiling stays zero, and the matmul tiling
     // API is not asked (its refusal must not refuse a launch that does not use the cube).
-    if (plan.tiling_key == aqo::kQmmTilingKeyCube) {
-        // The cube's tiling: CANN's matmul tiling API for the largest call the kernel makes (one strip, with its ones
-        // row, against callBlocks base blocks), its base block fixed to the plan's, then the plan's L1 depths and steps
-        // (the plan, matmul_cube_plan.cpp, sized them against the SoC's L1 / L0 and, on 310p, the local workspace): one
-        // source of the values the emulator runs with (QmmCubeTiling).
-        const aqo::QmmCubeTilingValues& cv = plan.cube;
-        matmul_tiling::MultiCoreMatmulTiling mm(platform);
-        // What the cube multiplies (310p: uint8 a, and uint8 b with it; else int8 after the mapping).
-        const auto cubeType = [](uint32_t code) {
-            return code == aqo::QMM_UINT8 ? matmul_tiling::DataType::DT_UINT8 : matmul_tiling::DataType::DT_INT8;
-        };
-        mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, cubeType(t.cubeACode));
-        mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, cubeType(t.cubeBCode), t.bTrans != 0);
-        mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT32);
-        mm.SetBias(false);
-        mm.SetDim(1);
-        mm.SetOrgShape(cv.M, cv.N, cv.Ka);
-        mm.SetShape(cv.M, cv.singleCoreN, cv.Ka);
-        mm.SetSingleShape(cv.singleCoreM, cv.singleCoreN, cv.singleCoreK);
-        mm.SetFixSplit(cv.baseM, cv.baseN, cv.baseK);
-        if (t.ubMatmulWs != 0) {
-            // 310p: the API stages the C write-back and the ND -> NZ copies in the UB local workspace the kernel
-            // allocates for it (t.ubMatmulWs bytes, SetLocalWorkspace): bound the API's tiling to it.
-            mm.SetBufferSpace(-1, -1, static_cast<int32_t>(t.ubMatmulWs));
-        }
-        if (mm.GetTiling(td.cubeTiling) == -1) {
-            std::fprintf(stderr, "[AqoQLinearMatMul] matmul tiling failed for block %d x %d x %d\n", cv.baseM, cv.baseN,
-                         cv.baseK);
-            return ge::GRAPH_FAILED;
-        }
-        td.cubeTiling.set_depthA1(cv.depthA1);
-        td.cubeTiling.set_depthB1(cv.depthB1);
-        td.cubeTiling.set_stepM(cv.stepM);
-        td.cubeTiling.set_stepN(cv.stepN);
-        td.cubeTiling.set_stepKa(cv.stepKa);
-        td.cubeTiling.set_stepKb(cv.stepKb);
-        td.cubeTiling.set_iterateOrder(cv.iterateOrder);
-        td.cubeTiling.set_dbL0C(cv.dbL0C);
-        if (t.ubMatmulWs != 0) {
-            // The local workspace this tiling needs must fit the buffer the kernel allocates.
-            matmul_tiling::SysTilingTempBufSize need;
-            if (MatmulGetTmpBufSize(td.cubeTiling, need) == -1 || need.ubSize < 0 ||
-                static_cast<uint32_t>(need.ubSize) > t.ubMatmulWs) {
-                std::fprintf(stderr, "[AqoQLinearMatMul] the Matmul API's local workspace needs %d bytes of UB for "
-                             "base block %d x %d x %d; the plan allocates %u\n", need.ubSize, td.cubeTiling.get_baseM(),
-                             td.cubeTiling.get_baseN(), td.cubeTiling.get_baseK(), t.ubMatmulWs);
-                return ge::GRAPH_FAILED;
-            }
-        }
+    if (plan.tiling_key == aqo::kQmmTilingKeyCube &&
+        !aqo_host::FillCubeTiling(kOp, platform, plan.cube, t, &td.cubeTiling)) {
+        return ge::GRAPH_FAILED;
     }
 
     // The kernel's branch: the cube path, or the vector decode path (a short a against a uint8 b).

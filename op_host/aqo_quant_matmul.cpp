@@ -20,6 +20,7 @@
 
 #include "aqo_op_host_common.h"
 #include "aqo_quant_matmul_tiling.h"
+#include "aqo_cube_tiling.h"
 #include "tiling_core/constraints.h"
 #include "tiling_core/dtype_table.h"
 #include "tiling_core/quant_matmul_plan.h"
@@ -165,42 +166,8 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
     const aqo::QuantMatMulTiling& t = plan.tiling;
     AqoQuantMatMulTilingData td;
     aqo::FillQuantMatMulTilingData(t, &td);
-    const aqo::QmmCubeTilingValues& cv = plan.cube;
-    matmul_tiling::MultiCoreMatmulTiling mm(platform);
-    mm.SetAType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8);
-    mm.SetBType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT8,
-                t.bTrans != 0);
-    mm.SetCType(matmul_tiling::TPosition::GM, matmul_tiling::CubeFormat::ND, matmul_tiling::DataType::DT_INT32);
-    mm.SetBias(false);
-    mm.SetDim(1);
-    mm.SetOrgShape(cv.M, cv.N, cv.Ka);
-    mm.SetShape(cv.M, cv.singleCoreN, cv.Ka);
-    mm.SetSingleShape(cv.singleCoreM, cv.singleCoreN, cv.singleCoreK);
-    mm.SetFixSplit(cv.baseM, cv.baseN, cv.baseK);
-    if (t.ubMatmulWs != 0) {
-        mm.SetBufferSpace(-1, -1, static_cast<int32_t>(t.ubMatmulWs));  // 310p: the kernel's local workspace
-    }
-    if (mm.GetTiling(td.cubeTiling) == -1) {
-        std::fprintf(stderr, "[AqoQuantMatMul] matmul tiling failed for block %d x %d x %d\n", cv.baseM, cv.baseN,
-                     cv.baseK);
+    if (!aqo_host::FillCubeTiling(kOp, platform, plan.cube, t, &td.cubeTiling)) {
         return ge::GRAPH_FAILED;
-    }
-    td.cubeTiling.set_depthA1(cv.depthA1);
-    td.cubeTiling.set_depthB1(cv.depthB1);
-    td.cubeTiling.set_stepM(cv.stepM);
-    td.cubeTiling.set_stepN(cv.stepN);
-    td.cubeTiling.set_stepKa(cv.stepKa);
-    td.cubeTiling.set_stepKb(cv.stepKb);
-    td.cubeTiling.set_iterateOrder(cv.iterateOrder);
-    td.cubeTiling.set_dbL0C(cv.dbL0C);
-    if (t.ubMatmulWs != 0) {
-        matmul_tiling::SysTilingTempBufSize need;
-        if (MatmulGetTmpBufSize(td.cubeTiling, need) == -1 || need.ubSize < 0 ||
-            static_cast<uint32_t>(need.ubSize) > t.ubMatmulWs) {
-            std::fprintf(stderr, "[AqoQuantMatMul] the Matmul API's local workspace needs %d bytes of UB; the plan "
-                         "allocates %u\n", need.ubSize, t.ubMatmulWs);
-            return ge::GRAPH_FAILED;
-        }
     }
     return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
                                 aqo::CubeStageScheduleMode(t));

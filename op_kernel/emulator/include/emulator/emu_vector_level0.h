@@ -316,6 +316,25 @@ BinaryOperands CheckBinaryOperands(CoreContext& c, const AscendC::LocalTensor<T>
     return o;
 }
 
+// A two-source elementwise form without an accumulation form (And, Or, MulAddDst): the documented overlap rules (no
+// overlap across iterations, none rewritten), one V instruction of `repeats` bursts, the accesses declared (dst also
+// read when dst_read: MulAddDst).
+inline void IssueElementwise(CoreContext& c, const BinaryOperands& ops, uint64_t repeats, uint64_t mask,
+                             uint64_t elem_bytes, bool dst_read, const char* file, int line, const char* api)
+{
+    CheckOverlapLevel0(ops.dst, ops.src0, repeats, mask, false, file, line, api);
+    CheckOverlapLevel0(ops.dst, ops.src1, repeats, mask, false, file, line, api);
+    CheckDstRewrite(ops.dst, repeats, mask, false, file, line, api);
+    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, elem_bytes, repeats * mask, static_cast<uint32_t>(repeats),
+          file, line, api);
+    DeclareAccesses(c, ops.src0, repeats, mask, false);
+    DeclareAccesses(c, ops.src1, repeats, mask, false);
+    if (dst_read) {
+        DeclareAccesses(c, ops.dst, repeats, mask, false);
+    }
+    DeclareAccesses(c, ops.dst, repeats, mask, true);
+}
+
 enum class BinaryKind { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
 inline const char* BinaryName(BinaryKind k)
@@ -418,15 +437,7 @@ void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>
     const uint64_t per_repeat = 256 / sizeof(T);
     const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
     const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
-    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
-    CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
-    CheckDstRewrite(od, repeats, mask, false, file, line, api);
-    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, sizeof(T), repeats * mask, static_cast<uint32_t>(repeats),
-          file, line, api);
-    DeclareAccesses(c, o0, repeats, mask, false);
-    DeclareAccesses(c, o1, repeats, mask, false);
-    DeclareAccesses(c, od, repeats, mask, false);
-    DeclareAccesses(c, od, repeats, mask, true);
+    IssueElementwise(c, ops, repeats, mask, sizeof(T), true, file, line, api);
     std::vector<double> a(mask), b(mask), d(mask);
     std::vector<uint8_t> def(mask);
     for (uint64_t r = 0; r < repeats; ++r) {
@@ -474,14 +485,7 @@ void Bitwise(bool is_and, const AscendC::LocalTensor<T>& dst, const AscendC::Loc
     const uint64_t repeats = repeat_times;
     const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
     const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
-    CheckOverlapLevel0(od, o0, repeats, mask, false, file, line, api);
-    CheckOverlapLevel0(od, o1, repeats, mask, false, file, line, api);
-    CheckDstRewrite(od, repeats, mask, false, file, line, api);
-    Issue(c, Pipe::kV, false, InstrClass::kVecElementwise, sizeof(T), repeats * mask, static_cast<uint32_t>(repeats),
-          file, line, api);
-    DeclareAccesses(c, o0, repeats, mask, false);
-    DeclareAccesses(c, o1, repeats, mask, false);
-    DeclareAccesses(c, od, repeats, mask, true);
+    IssueElementwise(c, ops, repeats, mask, sizeof(T), false, file, line, api);
     std::vector<T> a(mask), b(mask);
     std::vector<uint8_t> def(mask);
     for (uint64_t r = 0; r < repeats; ++r) {
