@@ -33,7 +33,10 @@ DQ_TARGET_CASES: Dict[str, List[Tuple[Tuple[int, ...], str, str]]] = {
 QMM_BIG = ((4096, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
 QMM_DECODE = ((16, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
 QMM_DECODE_1 = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
-QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE, QMM_BIG] for soc in DQ_TARGET_RATIO}
+# A uint8 b (the vector decode path), per-column parameters, random zero points.
+QMM_DECODE_U8 = ((1, 4096), (4096, 4096), "uint8", "uint8", "uint8", "tensor", "column", "random")
+QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE_U8, QMM_DECODE, QMM_BIG]
+                                            for soc in DQ_TARGET_RATIO}
 
 
 @dataclass
