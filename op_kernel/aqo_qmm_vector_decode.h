@@ -13,7 +13,10 @@
 //     below 2^24, are converted to int32, their rows summed in int32 and added to the group's sums;
 //   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), and the int32
 //     sums stay below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
-//   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out.
+//   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out;
+//   * split SoCs, one y matrix (vdSlices > 1): worker w sums an even share of K's rows (slice w % vdSlices) of
+//     column range w / vdSlices into the workspace ([vdSlices, M, N] int32), all workers meet at a SyncAll, then
+//     each reads the slices of its own columns (one DMA per group), adds them and requantizes.
 //
 // No include guard (see aqo_kernel_common.h). Needs aqo_kernel_common.h, aqo_qmm_common.h, aqo_qmm_zero_point.h
 // (QmmZeroPointValue), aqo_qmm_cube_stage.h (QmmCall, QmmBatchOperands), aqo_qmm_requant_epilogue.h,
