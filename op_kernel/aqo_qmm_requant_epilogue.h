@@ -45,9 +45,7 @@ public:
     // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
-        if (!primed_) {
-            Prime();
-        }
+        Prime();
         if (t_->aParamKind == 0) {
             return;
         }
@@ -68,20 +66,32 @@ public:
         aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // col_ may still be read by the previous block's rows
         QmmCopyBytesIn(col_, bScaleGm_, base, cols, bElems_);
         aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
-        if (t_->aParamKind != 0) {
+        ColumnMultiplier();
+    }
+
+    // LoadColumns in two halves, for a caller that has other work between them: b's scales' DMA now, `arrived` set
+    // on MTE2 behind it (the caller's own event id: MTE2 DMAs issued later, such as the next panels, are not waited
+    // for); FinishColumns waits for it and forms the multiplier. Each IssueColumns is followed by one FinishColumns
+    // with the same id. No scalar work: it may go out before the caller's first DMAs.
+    __aicore__ inline void IssueColumns(const QmmCall& c, uint32_t n0, uint32_t cols, event_t arrived)
+    {
+        if (t_->bParamKind == 0) {
             return;
         }
-        const uint32_t stride = t_->cStride;
-        PipeBarrier<PIPE_V>();
-        Muls(pattern_, col_, aScale0_, stride);  // a_scale * b_scale[n] (commutes exactly)
-        PipeBarrier<PIPE_V>();
-        Div(pattern_, pattern_, ysPattern_, stride);
-        // Replicated over the chunk's rows (UB -> UB copies doubling the rows done).
-        for (uint32_t have = 1; have < t_->rowsPerChunk; have *= 2) {
-            const uint32_t more = QmmMin(have, t_->rowsPerChunk - have);
-            PipeBarrier<PIPE_V>();
-            DataCopy(pattern_[have * stride], pattern_, more * stride);
+        const uint64_t base = (t_->bParamBatchStride ? c.bj * t_->n : 0) + n0;
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // col_ may still be read by the previous block's rows
+        QmmCopyBytesIn(col_, bScaleGm_, base, cols, bElems_);
+        SetFlag<HardEvent::MTE2_V>(arrived);
+    }
+
+    __aicore__ inline void FinishColumns(event_t arrived)
+    {
+        Prime();
+        if (t_->bParamKind == 0) {
+            return;
         }
+        WaitFlag<HardEvent::MTE2_V>(arrived);
+        ColumnMultiplier();
     }
 
     // y of a chunk: `f` holds float32(acc) of `rows` rows (strip rows r0..), row stride cStride. Returns y (DeQue'd
@@ -133,9 +143,13 @@ public:
 
     __aicore__ inline void FreeY(LocalTensor<YT>& y) { yQue_.FreeTensor(y); }
 
-private:
+    // The per-tensor parameters (scalar GM reads) and the y_scale block, once: LoadRows and FinishColumns call it;
+    // a caller may call it earlier, where the scalar unit's reads overlap other work.
     __aicore__ inline void Prime()
     {
+        if (primed_) {
+            return;
+        }
         primed_ = true;
         yScale_ = yScaleGm_.GetValue(0);
         const uint8_t z = yZpGm_.GetValue(0);
@@ -143,6 +157,26 @@ private:
         aScale0_ = aScaleGm_.GetValue(0);
         bScale0_ = bScaleGm_.GetValue(0);
         Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+    }
+
+private:
+    // b's scales are in col_: per-tensor a, the per-column multiplier replicated over the chunk's rows.
+    __aicore__ inline void ColumnMultiplier()
+    {
+        if (t_->aParamKind != 0) {
+            return;
+        }
+        const uint32_t stride = t_->cStride;
+        PipeBarrier<PIPE_V>();
+        Muls(pattern_, col_, aScale0_, stride);  // a_scale * b_scale[n] (commutes exactly)
+        PipeBarrier<PIPE_V>();
+        Div(pattern_, pattern_, ysPattern_, stride);
+        // Replicated over the chunk's rows (UB -> UB copies doubling the rows done).
+        for (uint32_t have = 1; have < t_->rowsPerChunk; have *= 2) {
+            const uint32_t more = QmmMin(have, t_->rowsPerChunk - have);
+            PipeBarrier<PIPE_V>();
+            DataCopy(pattern_[have * stride], pattern_, more * stride);
+        }
     }
 
     // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.

@@ -10,7 +10,9 @@
 //     broadcast over one 32-byte block (Brcb), so that one level-0 MulAddDst per 64 columns adds panel row k times
 //     a[m, k] to float32 sums row k for all k at once (the source's block stride 0 reads the block of row k in every
 //     block of iteration k); every 256 panels at most (and at the group's end) the float32 sums, exact integers
-//     below 2^24, are converted to int32, their rows summed in int32 and added to the group's sums;
+//     below 2^24, have their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last
+//     flush: more halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
+//   * the group's epilogue parameters load at its start, so their GM round trip is not part of the drain;
 //   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), and the int32
 //     sums stay below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
 //   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out;
@@ -32,6 +34,10 @@ constexpr uint32_t kQmmVdInSlots = 2;
 // Panels whose products a float32 sum takes before it is flushed into the int32 sums: 256 * 255 * 255 = 16646400
 // < 2^24, so every float32 sum stays an exact integer.
 constexpr uint32_t kQmmVdMaxPanelSums = 256;
+// A product's magnitude at most ((a - a_zp) and (b - b_zp) are integers in [-255, 255]), and the float32 integers
+// that stay exact (2^24): a flush may halve float32 sums while twice their bound stays below it.
+constexpr uint32_t kQmmVdMaxProduct = 255 * 255;
+constexpr uint32_t kQmmVdF32Exact = 1u << 24;
 // float32 values per 32-byte block (Brcb writes one value over a block).
 constexpr uint32_t kQmmVdF32PerBlock = 8;
 
@@ -79,6 +85,8 @@ public:
         zbIn_ = zbBuf_.Get<uint8_t>()[t.cStride * 2];
         epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
         out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
+        // Set behind b's scales' DMA of a group, issued at the group's start; waited for by its epilogue.
+        paramsFlag_ = static_cast<event_t>(pipe->template AllocEventID<HardEvent::MTE2_V>());
         worker_ = static_cast<uint64_t>(GetBlockIdx());
         workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
         aStride_ = AlignUp32(t.vdPanelK);
@@ -99,28 +107,37 @@ public:
             // The slice's K rows: an even share of K (the slices end within a row of each other).
             const uint32_t k0 = static_cast<uint32_t>(static_cast<uint64_t>(t.k) * slice_ / t.vdSlices);
             const uint32_t k1 = static_cast<uint32_t>(static_cast<uint64_t>(t.k) * (slice_ + 1) / t.vdSlices);
-            Groups(r0, r1, k0, k1, true);
-            // This worker's columns: the first group's epilogue parameters load while the other workers finish.
+            // This worker's first group of its own columns: b's scales' DMA goes out before the slice's panels (no
+            // scalar work before it), so that only the slices' sums are read after the SyncAll.
             u_ = u0;
             uEnd_ = u1;
             Group g;
             bool have = NextGroup(&g);
+            const uint64_t after = u_;
             if (have) {
-                LoadEpilogueParams(g);
+                epi_.IssueColumns(g.call, g.call.n0, g.call.cols, paramsFlag_);
+            }
+            Groups(r0, r1, k0, k1, true);
+            u_ = after;
+            uEnd_ = u1;
+            if (have) {
+                epi_.LoadRows(g.call);  // the per-tensor parameters, per-row a's scales, while the others finish
             }
             SyncAll<true>();  // every slice's partial sums are in the workspace
-            while (have) {
-                SumSlices(g);
+            for (bool first = true; have; first = false) {
+                SumSlices(g, first);
                 Requantize(g);
                 have = NextGroup(&g);
                 if (have) {
                     LoadEpilogueParams(g);
                 }
             }
+            pipe_->template ReleaseEventID<HardEvent::MTE2_V>(paramsFlag_);
             return;
         }
 #endif
         Groups(u0, u1, 0, t.k, false);
+        pipe_->template ReleaseEventID<HardEvent::MTE2_V>(paramsFlag_);
     }
 
 private:
@@ -159,7 +176,14 @@ private:
         }
         while (done_ < made_) {
             // A copy: with one panel a group, the fetch cursor cuts the group after next into this slot meanwhile.
-            const Group g = ring_[done_ % kQmmVdInSlots];
+            Group g = ring_[done_ % kQmmVdInSlots];
+            ReadZeroPoints(&g);  // after the first panel's DMA went out
+            if (!partial) {
+                // The epilogue's parameters now (their DMA's round trip hidden under the panels), before b's zero
+                // points, whose DMA the vector unit waits for: MTE2 would otherwise wait behind that.
+                epi_.IssueColumns(g.call, g.call.n0, g.call.cols, paramsFlag_);
+                epi_.Prime();
+            }
             LoadZeroPoints(g);
             ClearSums();
             ClearFloatSums();
@@ -168,7 +192,7 @@ private:
                 Compute(g, p);
             }
             if (summed_ != 0) {
-                FlushSums(g);
+                FlushSums(g, false);  // the next group clears the float32 sums at its start
             }
             if (p0 >= p1) {
                 NextGroup(&ring_[made_ % kQmmVdInSlots]);  // no panels, no fetch cursor: the next group is cut here
@@ -233,12 +257,18 @@ private:
         const uint64_t end = (first + units) * t.vdGranule;
         c.cols = static_cast<uint32_t>((end < t.n ? end : t.n) - c.n0);
         g->stride = AlignUp32(c.cols);
+        return true;
+    }
+
+    // The group's zero points a row of a and per-tensor b (scalar GM reads: after the DMAs that need no scalar).
+    __aicore__ inline void ReadZeroPoints(Group* g)
+    {
+        const TD& t = *t_;
         for (uint32_t i = 0; i < t.m; ++i) {
-            const uint64_t at = t.aZpKind == kQmmParamVector ? (t.aZpBatchStride ? c.ai * t.m : 0) + i : 0;
+            const uint64_t at = t.aZpKind == kQmmParamVector ? (t.aZpBatchStride ? g->call.ai * t.m : 0) + i : 0;
             g->za[i] = t.aZpKind == kQmmParamNone ? 0 : QmmZeroPointValue(aZpGm_.GetValue(at), t.aCode, 0);
         }
         g->zb = t.bZpKind == kQmmParamTensor ? QmmZeroPointValue(bZpGm_.GetValue(0), t.bCode, 0) : 0;
-        return true;
     }
 
     // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and the
@@ -361,7 +391,7 @@ private:
             }
         }
         if (++summed_ == kQmmVdMaxPanelSums) {
-            FlushSums(g);
+            FlushSums(g, true);
         }
     }
 
@@ -373,34 +403,48 @@ private:
         summed_ = 0;
     }
 
-    // The float32 sums into the group's int32 sums: per row of a, its vdPanelK rows converted to int32 (each an exact
-    // integer below 2^24: any rounding mode gives it) into bF32_'s bytes, summed there by halving int32 Adds (the
-    // partial sums pass 2^24: float32 would round them; int32 stays exact below 2^31), added to the row's sums; then
-    // the float32 sums are cleared.
-    __aicore__ inline void FlushSums(const Group& g)
+    // The float32 sums into the group's int32 sums. Per row of a, its vdPanelK rows: halved in float32 while that
+    // stays exact (each sum an integer of at most summed_ products; twice the bound below 2^24), the rest converted to
+    // int32 (exact integers below 2^24: any rounding mode gives them) into bF32_'s bytes and summed there by halving
+    // int32 Adds (the partial sums pass 2^24: float32 would round them; int32 stays exact below 2^31), then added to
+    // the row's sums. The float32 sums are cleared when more panels of the group follow (`clear`).
+    __aicore__ inline void FlushSums(const Group& g, bool clear)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
         LocalTensor<int32_t> rows32 = bF32_.template ReinterpretCast<int32_t>();
         for (uint32_t i = 0; i < t.m; ++i) {
-            PipeBarrier<PIPE_V>();  // bF32_ read by the last panel's products / the previous row's sums
-            Cast(rows32, sums_[i * t.vdPanelK * t.cStride], RoundMode::CAST_RINT, t.vdPanelK * t.cStride);
-            PipeBarrier<PIPE_V>();
-            for (uint32_t rows = t.vdPanelK; rows > 1;) {
+            const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
+            uint32_t rows = t.vdPanelK;
+            uint64_t bound = static_cast<uint64_t>(summed_) * kQmmVdMaxProduct;  // |every sum| at most
+            for (; rows > 1 && 2 * bound < kQmmVdF32Exact; bound *= 2) {
                 const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
+                PipeBarrier<PIPE_V>();
+                Add(f, f, f[(rows - top) * t.cStride], top * t.cStride);
+                rows -= top;
+            }
+            PipeBarrier<PIPE_V>();  // bF32_ read by the last panel's products / the previous row's sums
+            Cast(rows32, f, RoundMode::CAST_RINT, rows * t.cStride);
+            PipeBarrier<PIPE_V>();
+            while (rows > 1) {
+                const uint32_t top = rows / 2;
                 Add(rows32, rows32, rows32[(rows - top) * t.cStride], top * t.cStride);
                 PipeBarrier<PIPE_V>();
                 rows -= top;
             }
             Add(acc_[i * t.cStride], acc_[i * t.cStride], rows32, s);
         }
-        ClearFloatSums();
+        if (clear) {
+            ClearFloatSums();
+        }
     }
 
-    // The group's y: its parameters, then float32(acc) requantized and copied out.
+    // The group's y: its parameters (b's scales issued at the group's start), then float32(acc) requantized and
+    // copied out.
     __aicore__ inline void Epilogue(const Group& g)
     {
-        LoadEpilogueParams(g);
+        epi_.LoadRows(g.call);
+        epi_.FinishColumns(paramsFlag_);
         Requantize(g);
     }
 
@@ -441,7 +485,9 @@ private:
 
     // The slices' sums of the group's columns (after the SyncAll) into acc_: as many slices a DMA as b's panel
     // buffer holds (all of them for a decode step: one GM round trip), their M-row blocks summed by halving Adds.
-    __aicore__ inline void SumSlices(const Group& g)
+    // The vector work that does not need them goes out behind the first DMA (the drain's longest step): clearing
+    // acc_ and, for the first group (`multiplier`), the epilogue's multiplier of b's scales issued before the SyncAll.
+    __aicore__ inline void SumSlices(const Group& g, bool multiplier)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
@@ -449,7 +495,6 @@ private:
         const uint32_t rowInts = AlignUp32(bytes) / static_cast<uint32_t>(sizeof(int32_t));  // UB row: 32-byte blocks
         const uint32_t block = t.m * rowInts;                                                // one slice's M rows
         const uint32_t perCopy = QmmMin(t.vdSlices, t.ubVdB / (block * static_cast<uint32_t>(sizeof(int32_t))));
-        ClearSums();
         for (uint32_t s0 = 0; s0 < t.vdSlices; s0 += perCopy) {
             const uint32_t n = QmmMin(perCopy, t.vdSlices - s0);
             LocalTensor<int32_t> x = bInQue_.template AllocTensor<int32_t>();
@@ -458,6 +503,12 @@ private:
             DataCopyPadExtParams<int32_t> pad(true, 0, static_cast<uint8_t>(rowInts - c.cols), 0);
             DataCopyPad(x, wsGm_[static_cast<uint64_t>(s0) * t.m * t.n + c.n0], prm, pad);
             bInQue_.EnQue(x);
+            if (s0 == 0) {
+                ClearSums();
+                if (multiplier) {
+                    epi_.FinishColumns(paramsFlag_);
+                }
+            }
             x = bInQue_.template DeQue<int32_t>();
             PipeBarrier<PIPE_V>();  // acc_ cleared or summed by the instructions before
             for (uint32_t rows = n; rows > 1;) {
@@ -497,6 +548,7 @@ private:
     uint32_t made_ = 0, done_ = 0, fetchSlot_ = 0, fetchPanel_ = 0;
     bool fetchEnd_ = false;
     uint32_t summed_ = 0;  // panels in the float32 sums since their last flush
+    event_t paramsFlag_ = static_cast<event_t>(0);  // b's scales of the group arrived (Epilogue)
     QmmRequantEpilogue<TD, YT, false> epi_;
     QmmCopyOut<YT> out_;
 };
