@@ -1,18 +1,20 @@
 // The one definition of AqoDynamicQuant's tiling data: every field the kernel (op_kernel/aqo_dynamic_quant.cpp)
-// reads, in layout order, as an X-macro list. Everything that has the fields expands this list and nothing else
-// names them all:
+// reads, in layout order, as an X-macro list. Everything that has the fields expands this list or is written from it,
+// and nothing else names them all:
 //   - the tiling core's plain struct aqo::DynamicQuantTiling and the fill into any tiling-data class
 //     (dynamic_quant_plan.h: FillDynamicQuantTilingData);
-//   - the CANN tiling-data class optiling::AqoDynamicQuantTilingData (op_host/aqo_dynamic_quant_tiling.h), from
-//     whose registration CANN's build generates the kernel-side struct that GET_TILING_DATA gives the kernel (the
-//     emulator's register/tilingdata_base.h makes the same class a plain struct);
+//   - the CANN tiling-data class optiling::AqoDynamicQuantTilingData (op_host/aqo_dynamic_quant_tiling.h, written
+//     from this list by scripts/gen_tiling_headers.py), from whose registration CANN's build generates the
+//     kernel-side struct that GET_TILING_DATA gives the kernel (the emulator's register/tilingdata_base.h makes the
+//     same class a plain struct);
 //   - the Python binding's tiling dict (python/csrc/bind_dynamic_quant_plan.cpp).
-// A field is added here, and used where it is needed; 64-bit fields come first so every field sits at its natural
-// alignment in every expansion.
+// A field is added here (then scripts/gen_tiling_headers.py is rerun), and used where it is needed; 64-bit fields
+// come first so every field sits at its natural alignment in every expansion.
 //
 //   AQO_DYNAMIC_QUANT_TILING_FIELDS(FIELD, ARRAY): FIELD(type, name) per scalar, ARRAY(type, count, name) per array.
 //
-// Comments inside the list are /* */: a // comment would swallow the line continuation.
+// Comments inside the list are /* */: a // comment would swallow the line continuation. One field a line:
+// scripts/gen_tiling_headers.py reads the list as text.
 // C++11, no includes: the CANN op_host adapters and the C++17 tiling core both include it.
 #ifndef AQO_TILING_CORE_DYNAMIC_QUANT_TILING_FIELDS_H
 #define AQO_TILING_CORE_DYNAMIC_QUANT_TILING_FIELDS_H

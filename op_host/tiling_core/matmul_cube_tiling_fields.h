@@ -4,7 +4,8 @@
 //
 //   AQO_MATMUL_CUBE_TILING_FIELDS(FIELD, ARRAY): FIELD(type, name) per scalar, ARRAY(type, count, name) per array.
 //
-// Comments inside the list are /* */: a // comment would swallow the line continuation. 64-bit fields first.
+// Comments inside the list are /* */: a // comment would swallow the line continuation. 64-bit fields first. One
+// field a line: scripts/gen_tiling_headers.py reads the list as text.
 // C++11, no includes: the CANN op_host adapters and the C++17 tiling core both include it.
 #ifndef AQO_TILING_CORE_MATMUL_CUBE_TILING_FIELDS_H
 #define AQO_TILING_CORE_MATMUL_CUBE_TILING_FIELDS_H

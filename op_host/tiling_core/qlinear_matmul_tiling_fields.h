@@ -5,16 +5,17 @@
 //   - the tiling core's plain struct aqo::QLinearMatMulTiling and the fill into any tiling-data class
 //     (qlinear_matmul_plan.h: FillQLinearMatMulTilingData);
 //   - the CANN tiling-data class optiling::AqoQLinearMatMulTilingData (op_host/aqo_qlinear_matmul_tiling.h: the
-//     TCubeTiling member first, then this list), from whose registration CANN's build generates the kernel-side
-//     struct that GET_TILING_DATA gives the kernel (the emulator's register/tilingdata_base.h makes the same class
-//     a plain struct);
+//     TCubeTiling member first, then this list, written by scripts/gen_tiling_headers.py), from whose registration
+//     CANN's build generates the kernel-side struct that GET_TILING_DATA gives the kernel (the emulator's
+//     register/tilingdata_base.h makes the same class a plain struct);
 //   - the Python binding's tiling dict (python/csrc/bind_qlinear_matmul_plan.cpp).
 // A field is added here, and used where it is needed; 64-bit fields come first so every field sits at its natural
 // alignment in every expansion.
 //
 //   AQO_QLINEAR_MATMUL_TILING_FIELDS(FIELD, ARRAY): FIELD(type, name) per scalar, ARRAY(type, count, name) per array.
 //
-// Comments inside the list are /* */: a // comment would swallow the line continuation.
+// Comments inside the list are /* */: a // comment would swallow the line continuation. One field a line:
+// scripts/gen_tiling_headers.py reads the list as text.
 // C++11, no includes but the shared list's: the CANN op_host adapters and the C++17 tiling core both include it.
 #ifndef AQO_TILING_CORE_QLINEAR_MATMUL_TILING_FIELDS_H
 #define AQO_TILING_CORE_QLINEAR_MATMUL_TILING_FIELDS_H

@@ -1,13 +1,14 @@
 // The one definition of AqoQuantMatMul's tiling data (besides the Matmul API's TCubeTiling, which CANN defines):
 // every field the kernel (op_kernel/aqo_quant_matmul.cpp and its stage headers) reads, in layout order, as an
 // X-macro list: the cube stage's list (matmul_cube_tiling_fields.h, shared with AqoQLinearMatMul) and the float
-// epilogue's. Expanded by the tiling core's struct aqo::QuantMatMulTiling and its fill (quant_matmul_plan.h), the
-// CANN tiling-data class (op_host/aqo_quant_matmul_tiling.h) and the Python binding's dict
-// (python/csrc/bind_quant_matmul_plan.cpp). A field is added here.
+// epilogue's. Expanded by the tiling core's struct aqo::QuantMatMulTiling and its fill (quant_matmul_plan.h) and the
+// Python binding's dict (python/csrc/bind_quant_matmul_plan.cpp); the CANN tiling-data class
+// (op_host/aqo_quant_matmul_tiling.h) is written from it by scripts/gen_tiling_headers.py. A field is added here.
 //
 //   AQO_QUANT_MATMUL_TILING_FIELDS(FIELD, ARRAY): FIELD(type, name) per scalar, ARRAY(type, count, name) per array.
 //
-// Comments inside the list are /* */: a // comment would swallow the line continuation.
+// Comments inside the list are /* */: a // comment would swallow the line continuation. One field a line:
+// scripts/gen_tiling_headers.py reads the list as text.
 // C++11, no includes but the shared list's: the CANN op_host adapters and the C++17 tiling core both include it.
 #ifndef AQO_TILING_CORE_QUANT_MATMUL_TILING_FIELDS_H
 #define AQO_TILING_CORE_QUANT_MATMUL_TILING_FIELDS_H
