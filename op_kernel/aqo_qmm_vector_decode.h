@@ -12,7 +12,8 @@
 //     block of iteration k); every 256 panels at most (and at the group's end) the float32 sums, exact integers
 //     below 2^24, have their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last
 //     flush: more halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
-//   * the group's epilogue parameters load at its start, so their GM round trip is not part of the drain;
+//   * b's scales (the epilogue's per-column parameters) load at the group's start, so their GM round trip is not
+//     part of the drain (per-row a scales still load in the epilogue);
 //   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), and the int32
 //     sums stay below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
 //   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out;
