@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import ascend_quant_ops_testing as _testing
+from ascend_quant_ops.errors import EmulatorError
 
 SOCS = ("ascend910b", "ascend310p", "ascend910_95")
 
@@ -123,6 +124,11 @@ def _brcb(src: np.ndarray, repeat: int, blk: int, rep: int, soc: str):
 def test_brcb_fills_the_right_blocks(soc, dtype, repeat, blk, rep):
     rng = np.random.default_rng(repeat * 100 + blk * 10 + rep)
     src = rng.standard_normal(8 * repeat).astype(dtype)
+    if soc == "ascend310p" and dtype == np.float16 and blk == 1 and repeat > 1:
+        # its software path reads src0 at 16-byte steps (vector operands take 32-byte aligned addresses)
+        with pytest.raises(EmulatorError, match=f"16-bit elements and {repeat} iterations.*not 32-byte aligned"):
+            _brcb(src, repeat, blk, rep, soc)
+        return
     got, expect = _brcb(src, repeat, blk, rep, soc)
     np.testing.assert_array_equal(got.view(np.uint8), expect.view(np.uint8))
 
@@ -131,17 +137,19 @@ def test_brcb_fills_the_right_blocks(soc, dtype, repeat, blk, rep):
 def test_brcb_trace_hardware_and_310p_software_path(dtype, per_iteration):
     """One V instruction of repeatTimes bursts on the hardware form; on ascend310p the software path's instructions
     (32-bit: vadds + transpose, 16-bit: 2 vadds + transpose + vadds, each iteration) with PIPE_V barriers."""
-    src = np.arange(8 * 3, dtype=dtype)
+    # 16-bit: one iteration (more are refused on ascend310p's software path, see above)
+    repeats = 3 if dtype == np.float32 else 1
+    src = np.arange(8 * repeats, dtype=dtype)
     found = {}
     for soc in ("ascend910b", "ascend310p"):
-        _brcb(src, 3, 1, 9, soc)
+        _brcb(src, repeats, 1, 9, soc)
         events = _testing.emulator_last_run_trace()["cores"][0]["events"]
         vec = [e for e in events if e["kind"] == "instr" and e["pipe"] == "V"]
         line = vec[-1]["line"]  # the demo issues nothing on V after Brcb
         found[soc] = ([e for e in vec if e["line"] == line],
                       [e for e in events if e["kind"] == "barrier" and e["line"] == line])
     hw, hw_barriers = found["ascend910b"]
-    assert len(hw) == 1 and hw[0]["bursts"] == 3 and not hw_barriers
+    assert len(hw) == 1 and hw[0]["bursts"] == repeats and not hw_barriers
     sw, sw_barriers = found["ascend310p"]
-    assert len(sw) == 3 * per_iteration
-    assert len(sw_barriers) == 3 * (2 if dtype == np.float32 else 3)
+    assert len(sw) == repeats * per_iteration
+    assert len(sw_barriers) == repeats * (2 if dtype == np.float32 else 3)

@@ -417,8 +417,8 @@ template <bool kOk> inline void BrcbDstOutOfBuffer(GM_ADDR, GM_ADDR, GM_ADDR, GM
     Brcb(bd.Get<int32_t>(), s, 2, BrcbRepeatParams(1, 10));  // FAULT(brcb_dst_out_of_buffer)
 }
 
-// A 16-bit Brcb whose dst buffer ends right after the last iteration's 8 blocks: on ascend310p the software path
-// transposes 512 bytes from each iteration's first block (the last 256 saved and restored), past the buffer. The
+// A 16-bit Brcb whose dst buffer ends right after the iteration's 8 blocks: on ascend310p the software path
+// transposes 512 bytes from the iteration's first block (the last 256 saved and restored), past the buffer. The
 // split SoCs' vbrcb writes the 8 blocks only. The twin gives dst 256 bytes of room.
 template <bool kOk> inline void Brcb310pHalfTail(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -426,13 +426,56 @@ template <bool kOk> inline void Brcb310pHalfTail(GM_ADDR, GM_ADDR, GM_ADDR, GM_A
     TBuf<TPosition::VECCALC> bs;
     TBuf<TPosition::VECCALC> bd;
     pipe.InitBuffer(bs, 64);
-    pipe.InitBuffer(bd, kOk ? 4 * 256 + 256 : 4 * 256);
+    pipe.InitBuffer(bd, kOk ? 256 + 256 : 256);
     LocalTensor<half> s = bs.Get<half>();
     LocalTensor<half> d = bd.Get<half>();
     Duplicate(s, half(3.0f), 32);
-    Duplicate(d, half(0.0f), kOk ? 640 : 512);
+    Duplicate(d, half(0.0f), kOk ? 256 : 128);
     PipeBarrier<PIPE_V>();
-    Brcb(d, s, 4, BrcbRepeatParams(1, 8));  // FAULT(brcb_310p_half_tail)
+    Brcb(d, s, 1, BrcbRepeatParams(1, 8));  // FAULT(brcb_310p_half_tail)
+}
+
+// A 16-bit Brcb of two iterations on the transpose path (dstBlkStride 1): ascend310p's software implementation
+// advances src0 by 8 elements, so iteration 1 reads src0 at a 16-byte offset through a vector instruction, which
+// takes 32-byte aligned operands; what the unit does then is not documented. The twin makes two one-iteration calls,
+// the second from a 32-byte aligned src0.
+template <bool kOk> inline void Brcb310pHalfRepeats(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, 1024);
+    LocalTensor<half> s = bs.Get<half>();
+    LocalTensor<half> d = bd.Get<half>();
+    Duplicate(s, half(3.0f), 32);
+    Duplicate(d, half(0.0f), 512);
+    PipeBarrier<PIPE_V>();
+    if constexpr (kOk) {
+        Brcb(d, s, 1, BrcbRepeatParams(1, 8));
+        PipeBarrier<PIPE_V>();
+        Brcb(d[256], s[16], 1, BrcbRepeatParams(1, 8));
+    } else {
+        Brcb(d, s, 2, BrcbRepeatParams(1, 16));  // FAULT(brcb_310p_half_repeats)
+    }
+}
+
+// A 16-bit Brcb on ascend310p's scalar path (dstBlkStride 2) with a repeat step of 4096 blocks: the software
+// implementation counts it in uint16_t elements (16 x 4096 = 65536 wraps to 0), so iteration 1 would land on
+// iteration 0. The twin's repeat step is 16 blocks.
+template <bool kOk> inline void Brcb310pStepWrap(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    constexpr uint16_t kRep = kOk ? 16 : 4096;
+    constexpr uint32_t kBytes = kRep * 32 + 8 * 2 * 32;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 64);
+    pipe.InitBuffer(bd, kBytes);
+    LocalTensor<half> s = bs.Get<half>();
+    Duplicate(s, half(3.0f), 32);
+    PipeBarrier<PIPE_V>();
+    Brcb(bd.Get<half>(), s, 2, BrcbRepeatParams(2, kRep));  // FAULT(brcb_310p_step_wrap)
 }
 
 // dst's blocks cover src0: the page forbids src0 and dst at one address and gives Brcb no overlap form. The twin
@@ -464,6 +507,23 @@ template <bool kOk> inline void MulAddDstRoundingDependent(GM_ADDR, GM_ADDR, GM_
     Duplicate(t[128], -1.0f, 64);
     PipeBarrier<PIPE_V>();
     MulAddDst(t[128], t, t[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));  // FAULT(mul_add_dst_rounding)
+}
+
+// A fused unit's single rounding against a sum rounded to double first: a = 1 + 2^-23, b = (2^23 - 1) 2^-47, dst =
+// 1 + 2^-23. Exactly, a b + dst lies just below the float tie 1 + 2^-23 + 2^-24: fused, 1 + 2^-23; with the product
+// rounded first (to 2^-24), the tie, rounded to even, 1 + 2^-22. (Rounded to double first, the fused value is the
+// tie too and would agree.) The twin's integers keep both readings exact.
+template <bool kOk> inline void MulAddDstFusedNearTie(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 768);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, kOk ? 3.0f : 0x1.000002p+0f, 64);
+    Duplicate(t[64], kOk ? 5.0f : 0x1.fffffcp-25f, 64);
+    Duplicate(t[128], kOk ? 7.0f : 0x1.000002p+0f, 64);
+    PipeBarrier<PIPE_V>();
+    MulAddDst(t[128], t, t[64], 64, 1, BinaryRepeatParams(1, 1, 1, 8, 8, 8));  // FAULT(mul_add_dst_fused_near_tie)
 }
 
 // The mixed form (float dst, half sources): its block layout and product precision are not documented; the twin
@@ -1275,11 +1335,14 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),
         AQO_FIDELITY("brcb_dst_out_of_buffer", BrcbDstOutOfBuffer, 1),
         AQO_FIDELITY("brcb_310p_half_tail", Brcb310pHalfTail, 1),
+        AQO_FIDELITY("brcb_310p_half_repeats", Brcb310pHalfRepeats, 1),
+        AQO_FIDELITY("brcb_310p_step_wrap", Brcb310pStepWrap, 1),
         AQO_FIDELITY("brcb_overlap", BrcbOverlap, 1),
         AQO_FIDELITY("brcb_dst_block_stride_zero", BrcbDstBlockStrideZero, 1),
         AQO_FIDELITY("brcb_int8", BrcbInt8, 1),
         AQO_FIDELITY("brcb_310p_flag_pending", Brcb310pFlagPending, 1),
         AQO_FIDELITY("mul_add_dst_rounding", MulAddDstRoundingDependent, 1),
+        AQO_FIDELITY("mul_add_dst_fused_near_tie", MulAddDstFusedNearTie, 1),
         AQO_FIDELITY("mul_add_dst_mixed", MulAddDstMixed, 1),
     };
     *count = sizeof(kEntries) / sizeof(kEntries[0]);

@@ -627,12 +627,12 @@ public:
         return aqo_emu::OrderFetchEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line);
     }
     template <HardEvent kEvent> int32_t FetchEventID(AQO_EMU_SRC) { return FetchEventID(kEvent, aqo_file, aqo_line); }
-    int32_t AllocEventID(HardEvent e, AQO_EMU_SRC)
+    // Only the template form: the real TPipe has no AllocEventID(HardEvent) (a kernel using one would not compile).
+    template <HardEvent kEvent> int32_t AllocEventID(AQO_EMU_SRC)
     {
-        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line,
-                                          aqo_emu::FlagOwner::kKernel, "TPipe::AllocEventID");
+        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), aqo_file,
+                                          aqo_line, aqo_emu::FlagOwner::kKernel, "TPipe::AllocEventID");
     }
-    template <HardEvent kEvent> int32_t AllocEventID(AQO_EMU_SRC) { return AllocEventID(kEvent, aqo_file, aqo_line); }
     template <HardEvent kEvent> void ReleaseEventID(int32_t id, AQO_EMU_SRC)
     {
         aqo_emu::OrderKernelReleaseEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), id, aqo_file,

@@ -41,9 +41,13 @@
 //   910b headers' list; 310p's lacks bfloat16; ascend910_95 is held to the 910b list);
 // - repeatTimes 1..255 (0 refused as for the other level-0 forms);
 // - src0 and dst 32-byte aligned (documented) and inside their buffers;
-// - dstBlkStride 0 refused: on the split SoCs the generic level-0 rule (a destination block stride of 0 is
-//   undefined: the 8 blocks land on one), on ascend310p its software path treats 0 as 1 — a kernel relying on either
-//   reading differs between the SoCs;
+// - dstBlkStride 0 refused (stricter than the API page, which says 0 is taken as 1, as ascend310p's software path
+//   does): the generic level-0 reading of a destination block stride of 0 (the 8 blocks land on one) would differ,
+//   and a kernel needs neither;
+// - ascend310p's software path keeps its destination steps and running offset in uint16_t element counts: a step
+//   or (transpose path) last offset beyond 65535 elements is refused; and its 16-bit transpose path reads src0 at
+//   16-byte steps (not 32-byte aligned on odd iterations, behaviour undocumented): 16-bit with more than one
+//   iteration is refused there;
 // - no byte of dst's footprint may be a byte of src0's: the page forbids src0 and dst at the same address and
 //   gives Brcb no overlap form (its operands do not have one shape, so the 100% rule cannot apply); two iterations
 //   writing the same dst bytes are refused (which value stays is not documented);
@@ -62,8 +66,11 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <limits>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -418,6 +425,40 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
     c.stats->vector_ops++;
 }
 
+// a * b + d for half / float operands, as a double from which rounding to T gives the exactly rounded a * b + d (one
+// rounding, as a fused unit does): the product is exact in double (at most 48 significant bits); the sum's rounding
+// error comes from TwoSum, and an inexact sum is rounded to odd (its last bit made sticky), which double has enough
+// bits beyond float's 24 for a second rounding to T to be correct. (a * b + d rounded to double first, then to T,
+// can round twice the wrong way.)
+inline double FusedMulAddToOdd(double a, double b, double d)
+{
+    const double p = a * b;
+    double s = p + d;
+    if (!std::isfinite(s)) {
+        return s;
+    }
+    const double bv = s - p;
+    const double err = (p - (s - bv)) + (d - bv);
+    if (err == 0) {
+        return s;
+    }
+    uint64_t bits = 0;
+    std::memcpy(&bits, &s, sizeof(bits));
+    if ((bits & 1) == 0) {
+        s = std::nextafter(s, err > 0 ? std::numeric_limits<double>::infinity()
+                                      : -std::numeric_limits<double>::infinity());
+    }
+    return s;
+}
+
+// A value's decimal digits, enough to tell two floats apart (17 significant digits of the double).
+inline std::string Exact(double v)
+{
+    char buf[40];
+    std::snprintf(buf, sizeof(buf), "%.17g", v);
+    return buf;
+}
+
 // MulAddDst (vmla, kernel_operator_vec_binary_intf.h; dav_c220 / dav_m200 kernel_operator_vec_binary_impl.h: the
 // pairs (half, half), (float, float), (float dst, half sources)): dst = src0 * src1 + dst per element, the level-0
 // strides and mask as the binary forms. Whether the unit rounds the product before the addition (two roundings) or
@@ -456,16 +497,16 @@ void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>
                 SetUbDefined(c, at, sizeof(T), false);
                 continue;
             }
-            const T fused = MakeResult<T>(c, a[e] * b[e] + d[e], file, line, api);
+            const T fused = MakeResult<T>(c, FusedMulAddToOdd(a[e], b[e], d[e]), file, line, api);
             const double product = ReadOperand(c, MakeResult<T>(c, a[e] * b[e], file, line, api));
             const T twice = MakeResult<T>(c, product + d[e], file, line, api);
             const double x = ReadOperand(c, fused), y = ReadOperand(c, twice);
             if (!(x == y || (std::isnan(x) && std::isnan(y)))) {
                 Fail(file, line,
                      std::string(api) + ": element " + std::to_string(r * per_repeat + e) + " of iteration " +
-                         std::to_string(r) + " is " + std::to_string(x) + " if the product is not rounded before "
-                         "the addition and " + std::to_string(y) + " if it is; the documentation does not say "
-                         "which the unit does, so a kernel must not depend on it (keep products and sums exact)");
+                         std::to_string(r) + " is " + Exact(x) + " if the product is not rounded before the "
+                         "addition and " + Exact(y) + " if it is; the documentation does not say which the unit "
+                         "does, so a kernel must not depend on it (keep products and sums exact)");
             }
             StoreUb<T>(c, at, fused);
         }
@@ -627,9 +668,9 @@ void Brcb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src
     const bool soft = c.soc.id == SocId::kAscend310P;  // dav_m200: a software implementation
     if (p.dstBlkStride == 0) {
         Fail(file, line,
-             std::string(api) + ": dstBlkStride 0 is refused: on the hardware form a destination block stride of 0 "
-                                "is undefined (the 8 blocks of an iteration land on one; documented for the level-0 "
-                                "forms), and ascend310p's software implementation treats 0 as 1; use 1 or more");
+             std::string(api) + ": dstBlkStride 0 is refused: the API page and ascend310p's software "
+                                "implementation take it as 1, the level-0 forms' generic rule for a destination "
+                                "block stride of 0 puts the 8 blocks of an iteration on one; use 1 or more");
     }
     const ElemType t = ElemTraits<T>::kId;
     CheckElemTypeOnSoc(c, t, file, line, api);
@@ -645,6 +686,33 @@ void Brcb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src
     // ascend310p, dstBlkStride 1, 16-bit: each iteration transposes a 16x16 block, 512 bytes of dst from the
     // iteration's first block (the second half saved before and restored after).
     const bool soft_transpose = soft && p.dstBlkStride == 1;
+    if (soft) {
+        // dav_m200 keeps its steps and its running destination offset in uint16_t elements of T: beyond 65535 they
+        // wrap, and the blocks land elsewhere than the parameters say.
+        // Transpose path: the offset of the last iteration; scalar path: the repeat step (used from iteration 1 on)
+        // and the block step.
+        const uint64_t rep_step = kPerBlock * p.dstRepStride, blk_step = kPerBlock * p.dstBlkStride;
+        const uint64_t last_offset = (repeats - 1) * rep_step;
+        const bool wraps = soft_transpose ? last_offset > 65535
+                                          : ((repeats > 1 && rep_step > 65535) || blk_step > 65535);
+        if (wraps) {
+            Fail(file, line,
+                 std::string(api) + " on " + c.soc.name + ": its software implementation counts the destination "
+                     "steps" + (soft_transpose ? " and the running offset" : "") + " in 16-bit element counts (" +
+                     std::to_string(rep_step) + " elements a repeat, " +
+                     (soft_transpose ? std::to_string(last_offset) + " at the last iteration"
+                                     : std::to_string(blk_step) + " a block") +
+                     "), which wrap beyond 65535: keep each call's destination within 65535 elements of T");
+        }
+        if (soft_transpose && kElem == 2 && repeats > 1) {
+            Fail(file, line,
+                 std::string(api) + " on " + c.soc.name + " with 16-bit elements and " + std::to_string(repeats) +
+                     " iterations: its software implementation advances src0 by 8 elements (16 bytes) an iteration, "
+                     "so iterations 1, 3, ... read src0 through a vector instruction at an address that is not "
+                     "32-byte aligned, as vector operands must be; what the unit does then is not documented: one "
+                     "iteration a call, or 32-bit elements");
+        }
+    }
     const uint64_t window = kElem == 2 ? 512 : 256;
     if (soft_transpose && kElem == 2) {
         const uint64_t last = dst.byte_ + (repeats - 1) * p.dstRepStride * kBlock;
