@@ -82,6 +82,11 @@ struct RunOptions {
     // Div (and any reciprocal) is not documented as correctly rounded: perturbed, every quotient that is not exactly
     // representable is rounded to the farther of its two neighbours (1 ulp off, never more).
     bool perturbed_divide = false;
+    // Div with subnormal operands or a subnormal quotient: IEEE (false), or flushed to zero, sign kept (true): CANN's
+    // asc-devkit records Div (with Exp, Sqrt, Log, Ln) flushing subnormals on ascend910_95 (its requirement to handle
+    // them in the high-level APIs); the other SoCs' behaviour is not documented. A subnormal divisor flushed to 0 is
+    // then a division by zero (refused); the quotient's tininess is judged before rounding.
+    bool divide_flushes_subnormals = false;
     // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
     // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
     int saturation_inf = 0;

@@ -281,12 +281,42 @@ inline void RefuseZeroDivisor(double b, uint64_t i, const char* file, int line, 
     }
 }
 
+// v flushed to a zero of its sign when it is below T's smallest normal magnitude (half: 2^-14, float: 2^-126).
+template <typename T> inline double FlushSubnormal(double v)
+{
+    double least = 0.0;
+    if constexpr (std::is_same<T, half>::value) {
+        least = 6.103515625e-05;  // 2^-14
+    } else if constexpr (std::is_same<T, float>::value) {
+        least = static_cast<double>(std::numeric_limits<float>::min());
+    }
+    return (v != 0.0 && std::fabs(v) < least) ? std::copysign(0.0, v) : v;
+}
+
 template <typename T>
 inline double CheckedDivide(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                             const char* api)
 {
-    RefuseZeroDivisor(b, i, file, line, api);
-    return DivideResult<T>(c, a, b);
+    if (!c.options.divide_flushes_subnormals) {
+        RefuseZeroDivisor(b, i, file, line, api);
+        return DivideResult<T>(c, a, b);
+    }
+    // RunOptions::divide_flushes_subnormals: subnormal operands read as zeros, a subnormal quotient written as one.
+    const double fb = FlushSubnormal<T>(b);
+    if (fb == 0.0 && b != 0.0) {
+        Fail(file, line,
+             std::string(api) + ": element " + std::to_string(i) + " of the divisor is subnormal (" +
+                 std::to_string(b) + "); with Div flushing subnormal operands to zero (this run's variant: "
+                 "documented for ascend910_95) that is a division by zero, which raises an exception: keep "
+                 "subnormal divisors away from Div (e.g. scale both operands by a power of two first)");
+    }
+    RefuseZeroDivisor(fb, i, file, line, api);
+    const double fa = FlushSubnormal<T>(a);
+    const double q = fa / fb;
+    if (FlushSubnormal<T>(q) != q) {
+        return std::copysign(0.0, q);
+    }
+    return DivideResult<T>(c, fa, fb);
 }
 
 inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
