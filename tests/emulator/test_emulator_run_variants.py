@@ -536,6 +536,19 @@ def test_qlinear_matmul_vector_decode_under_the_run_variants(soc, at):
             np.testing.assert_array_equal(y, g)
 
 
+def _assert_dq_bitexact_under(case, soc, dst, path, **options):
+    """Every output byte of the DynamicQuant case equals the golden's when the emulator runs with `options`."""
+    if case is None:
+        pytest.skip(f"no UB size gives a {path} plan on {soc}")  # pragma: no cover - every SoC has them today
+    xs, smooth, kw = case
+    with emulator.run_options(**options):
+        got = _dq_emulate(xs, smooth, dst, soc, **kw)
+    want = _dq_reference(xs, smooth, dst, soc)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
 MODELESS_CASES = [(c, i, p) for c, i in zip(DQ_COMBOS, DQ_IDS) if c[2] in ("int8", "asym:int8", "asym:uint8")
                   for p in _dq_paths(c[2])]
 
@@ -546,16 +559,7 @@ def test_dynamic_quant_is_bitexact_when_modeless_casts_round_toward_zero(soc, x,
     # The kernels' CAST_NONE conversions (float16 / bfloat16 -> float32, small integers int32 -> float32 / half)
     # are exact, so the variant changes no bit, in either mode.
     case = _dq_case(soc, x, dst, path)
-    if case is None:
-        pytest.skip(f"no UB size gives a {path} plan on {soc}")  # pragma: no cover - every SoC has them today
-    xs, smooth, kw = case
-    with emulator.run_options(modeless_rounding="toward_zero"):
-        got = _dq_emulate(xs, smooth, dst, soc, **kw)
-    want = _dq_reference(xs, smooth, dst, soc)
-    assert len(got) == len(want)
-    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))
-    for g, w in zip(got[1:], want[1:]):
-        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+    _assert_dq_bitexact_under(case, soc, dst, path, modeless_rounding="toward_zero")
 
 
 @pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c in DQ_COMBOS for p in _dq_paths(c[2])],
@@ -567,16 +571,7 @@ def test_dynamic_quant_is_bitexact_when_div_flushes_subnormals(soc, x, dst, path
     # quotients, so its tiny bfloat16 rows are the known limit below; its other rows are checked here.
     float_y = _split_dst(dst)[0] in _DQ_FLOAT8
     case = _dq_case(soc, x, dst, path, tiny=not (float_y and x == "bfloat16"))
-    if case is None:
-        pytest.skip(f"no UB size gives a {path} plan on {soc}")  # pragma: no cover - every SoC has them today
-    xs, smooth, kw = case
-    with emulator.run_options(divide_subnormals="flushed"):
-        got = _dq_emulate(xs, smooth, dst, soc, **kw)
-    want = _dq_reference(xs, smooth, dst, soc)
-    assert len(got) == len(want)
-    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))
-    for g, w in zip(got[1:], want[1:]):
-        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+    _assert_dq_bitexact_under(case, soc, dst, path, divide_subnormals="flushed")
 
 
 @pytest.mark.xfail(strict=True, reason="known limit: a bfloat16 row whose largest magnitude is below dmax * 2^-126 "
