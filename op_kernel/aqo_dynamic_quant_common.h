@@ -78,8 +78,17 @@ __aicore__ inline bool NextNormalRun(const RowKind* kinds, uint32_t n, uint32_t&
 }
 
 // Below this range (max - min) an asymmetric row is computed by the scalar unit: the vector path then cannot
-// produce a zero or subnormal scale (whose divisions would give NaN), and such rows are astronomically rare.
-constexpr float kTinyRange = 7.8886090522101181e-31f;  // 2^-100
+// produce a zero or subnormal scale (whose divisions would give NaN), no quotient of a float32-subnormal value (bfloat16
+// x) it keeps is small enough to matter when the vector division flushes subnormal operands (ascend910_95's: see
+// kTinyMax), and such rows are astronomically rare.
+constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
+// A symmetric row whose largest magnitude is below kTinyMax (bfloat16 x only: a float16 row's is at least 2^-24) has
+// its scale divided by the scalar unit and its values and divisor lifted by kTinyLift (exact powers of two) before
+// the vector division: a division that flushes subnormal operands or quotients (ascend910_95's Div is recorded as
+// doing so) would otherwise write a subnormal scale as 0 and lose the small quotients a float8 / hifloat8 y keeps.
+// The lifted quotient is the same real number, so the result is the golden's either way.
+constexpr float kTinyMax = 5.42101086e-20f;   // 2^-64
+constexpr float kTinyLift = 1.84467441e19f;   // 2^64
 // The largest magnitude SignedFiniteStep keeps as a finite row's: the float32 below 2^127. A row whose signed
 // maximum or minimum goes beyond it held NaN or Inf (or values of at least 2^127: bfloat16 only), and is computed by
 // the scalar unit.
@@ -918,6 +927,21 @@ protected:
             return BitsToFloat(0x7F800000u);  // a row containing +-Inf (no NaN) has scale +Inf
         }
         return kind == RowKind::ZERO ? 0.0f : sc;
+    }
+
+    // Symmetric rows below kTinyMax (see there): whether row maximum m is one; its scale (the scalar unit's m / dmax
+    // for a tiny row, else the vector unit's sc); the divisor its values are divided by (lifted for a tiny row).
+    __aicore__ inline bool TinyRow(float m) const { return m > 0.0f && m < kTinyMax; }
+
+    __aicore__ inline float SymScale(float m, float sc) const { return TinyRow(m) ? m / p_.dmax : sc; }
+
+    __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
+
+    // A tiny row's values lifted in place (count elements); the caller orders it against their writer and the
+    // division after it (PipeBarrier<PIPE_V> on both sides).
+    __aicore__ inline void LiftTiny(const LocalTensor<float>& v, uint32_t count)
+    {
+        Muls(v, v, kTinyLift, static_cast<int32_t>(count));
     }
 
     // A row's kind from its maximum and scale (read by the scalar unit after the V -> S wait).

@@ -389,7 +389,7 @@ private:
     //               float offset: 1 hi - lo, 2 scale = (hi - lo) / (qmax - qmin), 3 the divisor max(scale, FLT_MIN),
     //               4 hi / divisor, 5 offset = qmax - hi / divisor.
     //               The divisor is the scale itself on every row the vector path quantizes (its range is at least
-    //               2^-100, so its scale is at least 2^-117); the floor only keeps zero-range rows (and the index
+    //               2^-64, so its scale is at least 2^-81); the floor only keeps zero-range rows (and the index
     //               lanes) from a zero divisor. The rows holding NaN or Inf have finite extremes here
     //               (SignedFiniteStep), so no step meets NaN.
     __aicore__ inline void TailStep(uint32_t g, uint32_t step)
@@ -493,14 +493,17 @@ private:
         clip_ = false;
         fallback_ = false;
         bool rechecked = false;
+        bool tiny = false;
         for (uint32_t i = 0; i < n; ++i) {
             RowParams r;
+            float m = 0.0f;
             if (asym_) {
                 r = AsymRow(i);
             } else {
-                r.scale = rowScale_.GetValue(2 * i);
+                m = rowMax_.GetValue(2 * i);
+                r.scale = this->SymScale(m, rowScale_.GetValue(2 * i));
                 r.offset = 0.0f;
-                r.kind = this->Classify(i, rowMax_.GetValue(2 * i), r.scale);
+                r.kind = this->Classify(i, m, r.scale);
             }
             if (r.kind == RowKind::RECHECK) {
                 r = Recheck(g, i, n);
@@ -516,7 +519,10 @@ private:
                 offsets_.Put(offsetSlot_, at + i, static_cast<OT>(r.offset));
             }
             if (r.kind == RowKind::NORMAL) {
-                Duplicate(scaleBlocks_[i * kBlockFloats], r.scale, static_cast<int32_t>(kBlockFloats));
+                const bool lift = !asym_ && this->TinyRow(m);  // 310p's rechecked rows are float16: never tiny
+                tiny = tiny || lift;
+                Duplicate(scaleBlocks_[i * kBlockFloats], lift ? r.scale * kTinyLift : r.scale,
+                          static_cast<int32_t>(kBlockFloats));
                 if (zp_) {
                     // a block of 16 halves (the zero point is added to the rounded quotients in half, exactly)
                     LocalTensor<half> zb = offsetBlocks_.template ReinterpretCast<half>();
@@ -530,6 +536,17 @@ private:
                 clip_ = clip_ || (asym_ ? (!Float8Out<YT>::kIsFloat && !zp_ &&
                                            !(r.offset <= kNoClipOffset && r.offset >= -kNoClipOffset))
                                         : r.scale < kFloatMin);
+            }
+        }
+        if (tiny) {
+            // Rows below kTinyMax: their values lifted before the group's division (set g % 2's work rows; the
+            // statistics that read them are done, and the barrier orders the lift after their copy).
+            const LocalTensor<float> w = this->WorkSet(g & 1);
+            PipeBarrier<PIPE_V>();
+            for (uint32_t i = 0; i < n; ++i) {
+                if (kinds_[i] == RowKind::NORMAL && this->TinyRow(rowMax_.GetValue(2 * i))) {
+                    this->LiftTiny(w[i * p_.colsPad], p_.cols);
+                }
             }
         }
         if (rechecked && next) {

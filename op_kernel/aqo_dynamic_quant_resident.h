@@ -158,21 +158,32 @@ private:
         scales_.Begin(s, row);
         RowKind kinds[kMaxRepeats];
         bool clip = false;
+        bool tiny = false;
         for (uint32_t i = 0; i < n; ++i) {
             float m = rowMax_.GetValue(2 * i);
-            float sc = rowScale_.GetValue(2 * i);
+            float sc = this->SymScale(m, rowScale_.GetValue(2 * i));
             RowKind kind = this->Classify(i, m, sc);
             if (kind == RowKind::RECHECK) {
                 kind = RecheckRow(x, i, n, &sc);
+                m = rowMax_.GetValue(2 * i);
             }
             kinds[i] = kind;
             scales_.Put(s, i, this->ScaleOf(kind, sc));
             if (kind == RowKind::NORMAL) {
-                Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
+                Duplicate(scaleBlocks_[i * kBlockFloats], this->DivisorOf(m, sc), static_cast<int32_t>(kBlockFloats));
                 clip = clip || sc < kFloatMin;
+                tiny = tiny || this->TinyRow(m);
             }
         }
         PipeBarrier<PIPE_V>();
+        if (tiny) {
+            for (uint32_t i = 0; i < n; ++i) {
+                if (kinds[i] == RowKind::NORMAL && this->TinyRow(rowMax_.GetValue(2 * i))) {
+                    this->LiftTiny(work_[i * p_.colsPad], p_.cols);
+                }
+            }
+            PipeBarrier<PIPE_V>();
+        }
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds[i] == RowKind::NORMAL) {
                 this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
@@ -256,7 +267,7 @@ private:
         scales_.Begin(s, row);
         for (uint32_t i = 0; i < n; ++i) {
             float m = rowMax_.GetValue(2 * i);
-            float sc = rowScale_.GetValue(2 * i);
+            float sc = this->SymScale(m, rowScale_.GetValue(2 * i));
             RowKind kind = this->Classify(i, m, sc);
             if (kind == RowKind::RECHECK) {
                 for (uint32_t c = 0; c < p_.numChunks; ++c) {
@@ -271,7 +282,7 @@ private:
                 kind = this->Classify(i, m, sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
             }
             scales_.Put(s, i, this->ScaleOf(kind, sc));
-            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc);
+            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc, this->TinyRow(m));
         }
     }
 
@@ -311,14 +322,15 @@ private:
         }
     }
 
+    // tiny: the row is below kTinyMax (its values and divisor lifted before the division).
     __aicore__ inline void QuantizeChunks(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
-                                          RowKind kind, float sc)
+                                          RowKind kind, float sc, bool tiny)
     {
         const bool normal = kind == RowKind::NORMAL;
         const bool readV = normal || (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
         if (normal) {
             PipeBarrier<PIPE_V>();
-            Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
+            Duplicate(scaleBlocks_[i * kBlockFloats], tiny ? sc * kTinyLift : sc, static_cast<int32_t>(kBlockFloats));
         }
         for (uint32_t c = 0; c < p_.numChunks; ++c) {
             const uint32_t off = c * p_.chunk;
@@ -331,6 +343,10 @@ private:
             if (!normal) {
                 this->SpecialChunk(yr[off], work_, len, kind);
                 continue;
+            }
+            if (tiny) {
+                this->LiftTiny(work_, len);
+                PipeBarrier<PIPE_V>();
             }
             this->DivBlock(work_, work_, scaleBlocks_[i * kBlockFloats], len);
             if (sc < kFloatMin) {

@@ -108,7 +108,7 @@ private:
     __aicore__ inline RowKind SymmetricRow(uint32_t i, const LocalTensor<float>& s)
     {
         const float m = rowMax_.GetValue(0);
-        const float sc = rowScale_.GetValue(0);
+        const float sc = this->SymScale(m, rowScale_.GetValue(0));
         // ascend310p's chunks are sanitized as they arrive, so every row is finite there.
         RowKind kind = this->Classify(0, m, sc);
         if (kind == RowKind::RECHECK) {
@@ -118,9 +118,10 @@ private:
                               : (kind == RowKind::INF_ROW ? BitsToFloat(0x7F800000u)
                                                           : (kind == RowKind::ZERO ? 0.0f : sc)));
         if (kind == RowKind::NORMAL) {
-            Duplicate(scaleBlocks_, sc, static_cast<int32_t>(kBlockFloats));
+            Duplicate(scaleBlocks_, this->DivisorOf(m, sc), static_cast<int32_t>(kBlockFloats));
         }
         clip_ = kind == RowKind::NORMAL && sc < kFloatMin;
+        tiny_ = kind == RowKind::NORMAL && this->TinyRow(m);
         return kind;
     }
 
@@ -235,6 +236,10 @@ private:
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
         const bool asym = p_.asymmetric != kSymmetric;
         if (kind == RowKind::NORMAL) {
+            if (tiny_) {
+                this->LiftTiny(work_, len);
+                PipeBarrier<PIPE_V>();
+            }
             this->DivBlock(work_, work_, scaleBlocks_, len);
             if (asym) {
                 PipeBarrier<PIPE_V>();
@@ -267,6 +272,7 @@ private:
 
     bool clip_ = false;
     FallbackRow st_;
+    bool tiny_ = false;  // the symmetric row being stored is below kTinyMax (lifted before its division)
 };
 
 }  // namespace aqo_dq

@@ -248,7 +248,7 @@ def test_empty(soc, x, dst):
 def asymmetric_edge_rows(h: int, dtype) -> np.ndarray:
     """Rows that stress the asymmetric parameters: all positive, all negative, constant negative, one non-zero
     element, extremes whose range overflows float32 (bfloat16: scale +Inf), -Inf with finite values, and (bfloat16)
-    ranges so small that the scale is subnormal or the range below 2^-100 (the kernel's scalar fallback)."""
+    ranges so small that the scale is subnormal or the range below 2^-64 (the kernel's scalar fallback)."""
     big = float(np.finfo(dtype).max) if dtype is F16 else 3.0e38
     rows = np.zeros((10, h), np.float32)
     rng = np.random.default_rng(h)
@@ -260,7 +260,7 @@ def asymmetric_edge_rows(h: int, dtype) -> np.ndarray:
     rows[5, :] = rng.standard_normal(h)
     rows[5, 0] = -np.inf
     if dtype is BF16:
-        rows[6, :] = rng.standard_normal(h) * 1e-32  # range below 2^-100
+        rows[6, :] = rng.standard_normal(h) * 1e-32  # range below 2^-64
         rows[7, :] = rng.random(h) * 1e-37 + 1e-37  # subnormal scale
         rows[8, :] = 1e-38 * np.sign(rng.standard_normal(h))
     else:

@@ -330,11 +330,11 @@ def _find_ub(shape, x, dst, soc, smooth, want_mode):
 
 
 def _tiny_rows(rng, h, dtype):
-    """Rows of tiny values whose scales are still normal float32: float16 subnormals (normal in float32), and for
-    bfloat16 values near 1e-30 with some float32-subnormal elements (their quotients round to 0 either way)."""
+    """Rows of tiny values: float16 subnormals (normal in float32); bfloat16 rows near 1e-30 and 1e-37 (a subnormal
+    symmetric scale) with float32-subnormal elements, and one near 1e-25 with such elements."""
     if dtype is F16:
         return (rng.standard_normal((2, h)) * 2e-6).astype(dtype)
-    rows = rng.standard_normal((2, h)) * 1e-30
+    rows = rng.standard_normal((3, h)) * np.array([[1e-30], [1e-37], [1e-25]])
     rows[:, ::7] = rng.standard_normal(rows[:, ::7].shape) * 1e-39
     return rows.astype(dtype)
 
@@ -569,37 +569,40 @@ def test_dynamic_quant_is_bitexact_when_div_flushes_subnormals(soc, x, dst, path
     # (bfloat16 only: a float16 subnormal is normal in float32) or a subnormal quotient only ever rounds to 0, and no
     # scale here is subnormal, so no bit changes; the tiny rows check it. A float8 / hifloat8 y keeps small
     # quotients, so its tiny bfloat16 rows are the known limit below; its other rows are checked here.
-    float_y = _split_dst(dst)[0] in _DQ_FLOAT8
-    case = _dq_case(soc, x, dst, path, tiny=not (float_y and x == "bfloat16"))
+    case = _dq_case(soc, x, dst, path, tiny=True)
     _assert_dq_bitexact_under(case, soc, dst, path, divide_subnormals="flushed")
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: a bfloat16 row whose largest magnitude is below dmax * 2^-126 "
-                   "has a subnormal scale, which a Div that flushes subnormals (ascend910_95's) writes as 0")
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
 def test_dynamic_quant_subnormal_scale_when_div_flushes_subnormals(soc):
+    # A bfloat16 row whose largest magnitude is below dmax * 2^-126 has a subnormal scale: the kernel divides it on
+    # the scalar unit and lifts the row and its divisor by 2^64 (exact) for the vector division, which would write
+    # the subnormal quotient as 0 under the flush.
     x = (np.linspace(-1, 1, 64, dtype=np.float32) * 1e-37)[None, :].astype(BF16)
     want = golden_dq.dynamic_quant(x)
     assert 0 < want[1][0] < np.finfo(np.float32).tiny  # the golden's scale is subnormal
-    with emulator.run_options(divide_subnormals="flushed"):
-        got = edq.dynamic_quant(x, soc=soc)
-    np.testing.assert_array_equal(got[1].view(np.uint32), want[1].view(np.uint32))
-    np.testing.assert_array_equal(got[0], want[0])
+    for options in ({}, {"divide_subnormals": "flushed"}, {"divide": "perturbed"}):
+        with emulator.run_options(**options):
+            got = edq.dynamic_quant(x, soc=soc)
+        np.testing.assert_array_equal(got[1].view(np.uint32), want[1].view(np.uint32), err_msg=str(options))
+        np.testing.assert_array_equal(got[0], want[0], err_msg=str(options))
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: with a float8 / hifloat8 y, a bfloat16 element that is "
-                   "subnormal in float32 can have a quotient y keeps (rows of largest magnitude below about 1e-28); a "
-                   "Div that flushes subnormal operands (ascend910_95's) makes it 0")
+@pytest.mark.parametrize("asymmetric", [False, True], ids=["symmetric", "float_offset"])
 @pytest.mark.parametrize("dst", ["float8_e5m2", "hifloat8"])
-def test_dynamic_quant_float8_subnormal_x_when_div_flushes_subnormals(dst):
+def test_dynamic_quant_float8_subnormal_x_when_div_flushes_subnormals(dst, asymmetric):
+    # float32-subnormal bfloat16 elements in a row of small magnitude have quotients a float8 / hifloat8 y keeps (the
+    # asymmetric row's range is symmetric about 0: offset 0). Symmetric rows below 2^-64 are lifted by 2^64 before
+    # the vector division; asymmetric rows of range below 2^-64 are computed by the scalar unit.
     x = np.full((1, 64), 1e-39, np.float32)
-    x[0, 0] = 1e-30  # the row's scale: 1e-30 / dmax, normal
+    x[0, 0], x[0, 1] = 1e-30, -1e-30
     x = x.astype(BF16)
-    want = golden_dq.dynamic_quant(x, dst_type=dst)
-    assert (want[0].view(np.uint8)[0, 1:] != 0).all()  # the golden keeps the subnormal elements' quotients
+    want = golden_dq.dynamic_quant(x, dst_type=dst, asymmetric=asymmetric)
+    assert (want[0].view(np.uint8)[0, 2:] != 0).all()  # the golden keeps the subnormal elements' quotients
     with emulator.run_options(divide_subnormals="flushed"):
-        got = edq.dynamic_quant(x, dst_type=dst, soc="ascend910_95")
-    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))
+        got = edq.dynamic_quant(x, dst_type=dst, asymmetric=asymmetric, soc="ascend910_95")
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
 
 
 @pytest.mark.parametrize("soc", SOCS)
