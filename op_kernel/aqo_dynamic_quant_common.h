@@ -86,9 +86,16 @@ constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
 // its scale divided by the scalar unit and its values and divisor lifted by kTinyLift (exact powers of two) before
 // the vector division: a division that flushes subnormal operands or quotients (ascend910_95's Div is recorded as
 // doing so) would otherwise write a subnormal scale as 0 and lose the small quotients a float8 / hifloat8 y keeps.
-// The lifted quotient is the same real number, so the result is the golden's either way.
+// The lifted quotient is the same real number, so the result is the golden's either way. This relies on the scalar
+// unit's float division and the vector Muls keeping subnormals (the asymmetric scalar fallback relies on the former
+// too): the recorded flush names Div, Exp, Sqrt, Log and Ln only; to be confirmed on a device.
 constexpr float kTinyMax = 5.42101086e-20f;   // 2^-64
 constexpr float kTinyLift = 1.84467441e19f;   // 2^64
+// A row's values before its division (DynamicQuantBase::PrepareForDivision): as they are, lifted by kTinyLift (a tiny
+// symmetric row), or with -0 made +0 (an asymmetric float8 row whose offset block holds -0: AsymOffsetBlock).
+constexpr uint8_t kPrepNone = 0;
+constexpr uint8_t kPrepLift = 1;
+constexpr uint8_t kPrepPositiveZero = 2;
 // The largest magnitude SignedFiniteStep keeps as a finite row's: the float32 below 2^127. A row whose signed
 // maximum or minimum goes beyond it held NaN or Inf (or values of at least 2^127: bfloat16 only), and is computed by
 // the scalar unit.
@@ -424,7 +431,9 @@ protected:
                 SanitizeHalf(stage[off], p_.cols - off < piece ? p_.cols - off : piece);
             }
         }
-        Cast(smooth_, stage, RoundMode::CAST_NONE, p_.cols);
+        if (p_.cols != 0) {  // H = 0: what a count-form instruction does with a count of 0 is not documented
+            Cast(smooth_, stage, RoundMode::CAST_NONE, p_.cols);
+        }
         xQue_.FreeTensor(stage);
         PipeBarrier<PIPE_V>();  // smooth_f32 is read by the first group's instructions
     }
@@ -786,6 +795,7 @@ protected:
                                       const LocalTensor<OT>& o, uint32_t putAt = 0)
     {
         for (uint32_t i = 0; i < n; ++i) {
+            divPrep_[i] = kPrepNone;
             float hi = 1.0f;  // harmless values for the rows the vector path does not compute
             float lo = 0.0f;
             if (kinds[i] == RowKind::NORMAL) {
@@ -817,7 +827,7 @@ protected:
                 scales_.Put(s, putAt + i, sc);
                 offsets_.Put(o, putAt + i, static_cast<OT>(off));
                 Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
-                Duplicate(offsetBlocks_[i * kBlockFloats], off, static_cast<int32_t>(kBlockFloats));
+                Duplicate(offsetBlocks_[i * kBlockFloats], AsymOffsetBlock(off, i), static_cast<int32_t>(kBlockFloats));
             }
         }
     }
@@ -937,11 +947,27 @@ protected:
 
     __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
 
-    // A tiny row's values lifted in place (count elements); the caller orders it against their writer and the
-    // division after it (PipeBarrier<PIPE_V> on both sides).
-    __aicore__ inline void LiftTiny(const LocalTensor<float>& v, uint32_t count)
+    // The offset an asymmetric row's broadcast block holds, and its division prep: a float8 / hifloat8 y's zero
+    // offset (frequent with bfloat16: hi == -lo) is held as -0, because a quotient that a flushing division wrote as
+    // -0 (a negative subnormal value, or a quotient below FLT_MIN) must stay -0 as the golden's -tiny + 0 does; the
+    // row's -0 values are then made +0 before the division (the golden's -0 / scale + 0 is +0). q + -0 is q for
+    // every other q. Exact in every mode.
+    __aicore__ inline float AsymOffsetBlock(float off, uint32_t i)
     {
-        Muls(v, v, kTinyLift, static_cast<int32_t>(count));
+        const bool zero = Float8Out<YT>::kIsFloat && p_.asymmetric == kAsymFloatOffset && off == 0.0f;
+        divPrep_[i] = zero ? kPrepPositiveZero : kPrepNone;
+        return zero ? -0.0f : off;
+    }
+
+    // Row i's values before the division (count elements), as divPrep_[i] says; the caller orders it against their
+    // writer and the division after it (PipeBarrier<PIPE_V> on both sides).
+    __aicore__ inline void PrepareForDivision(const LocalTensor<float>& v, uint32_t count, uint32_t i)
+    {
+        if (divPrep_[i] == kPrepLift) {
+            Muls(v, v, kTinyLift, static_cast<int32_t>(count));
+        } else if (divPrep_[i] == kPrepPositiveZero) {
+            Adds(v, v, 0.0f, static_cast<int32_t>(count));
+        }
     }
 
     // A row's kind from its maximum and scale (read by the scalar unit after the V -> S wait).
@@ -1202,6 +1228,8 @@ protected:
     LocalTensor<int32_t> finiteBlock_;
     LocalTensor<float> dmaxVec_;
     LocalTensor<float> rangeVec_;
+    // Per row of the group being computed: what its values need before the division (PrepareForDivision).
+    uint8_t divPrep_[kMaxRepeats] = {};
 };
 
 }  // namespace aqo_dq

@@ -493,8 +493,9 @@ private:
         clip_ = false;
         fallback_ = false;
         bool rechecked = false;
-        bool tiny = false;
+        bool prep = false;
         for (uint32_t i = 0; i < n; ++i) {
+            this->divPrep_[i] = kPrepNone;
             RowParams r;
             float m = 0.0f;
             if (asym_) {
@@ -519,8 +520,9 @@ private:
                 offsets_.Put(offsetSlot_, at + i, static_cast<OT>(r.offset));
             }
             if (r.kind == RowKind::NORMAL) {
-                const bool lift = !asym_ && this->TinyRow(m);  // 310p's rechecked rows are float16: never tiny
-                tiny = tiny || lift;
+                // a tiny symmetric row is lifted (310p's rechecked rows are float16: never tiny)
+                const bool lift = !asym_ && this->TinyRow(m);
+                this->divPrep_[i] = lift ? kPrepLift : kPrepNone;
                 Duplicate(scaleBlocks_[i * kBlockFloats], lift ? r.scale * kTinyLift : r.scale,
                           static_cast<int32_t>(kBlockFloats));
                 if (zp_) {
@@ -529,8 +531,10 @@ private:
                     Duplicate(zb[2 * i * kBlockFloats], static_cast<half>(r.offset),
                               static_cast<int32_t>(2 * kBlockFloats));
                 } else if (asym_) {
-                    Duplicate(offsetBlocks_[i * kBlockFloats], r.offset, static_cast<int32_t>(kBlockFloats));
+                    Duplicate(offsetBlocks_[i * kBlockFloats], this->AsymOffsetBlock(r.offset, i),
+                              static_cast<int32_t>(kBlockFloats));
                 }
+                prep = prep || this->divPrep_[i] != kPrepNone;
                 // symmetric: a subnormal scale (bfloat16 rows near the underflow threshold) loses the relative
                 // precision that otherwise keeps |v / scale| within dmax; int8 offsets: see kNoClipOffset
                 clip_ = clip_ || (asym_ ? (!Float8Out<YT>::kIsFloat && !zp_ &&
@@ -538,14 +542,15 @@ private:
                                         : r.scale < kFloatMin);
             }
         }
-        if (tiny) {
-            // Rows below kTinyMax: their values lifted before the group's division (set g % 2's work rows; the
-            // statistics that read them are done, and the barrier orders the lift after their copy).
+        if (prep) {
+            // Rows whose values need a step before the group's division (a tiny symmetric row lifted, an asymmetric
+            // float8 row's -0 made +0: PrepareForDivision) on set g % 2's work rows: the statistics that read them
+            // are done, and the barrier orders the step after their copy.
             const LocalTensor<float> w = this->WorkSet(g & 1);
             PipeBarrier<PIPE_V>();
             for (uint32_t i = 0; i < n; ++i) {
-                if (kinds_[i] == RowKind::NORMAL && this->TinyRow(rowMax_.GetValue(2 * i))) {
-                    this->LiftTiny(w[i * p_.colsPad], p_.cols);
+                if (kinds_[i] == RowKind::NORMAL) {
+                    this->PrepareForDivision(w[i * p_.colsPad], p_.cols, i);
                 }
             }
         }

@@ -158,32 +158,26 @@ private:
         scales_.Begin(s, row);
         RowKind kinds[kMaxRepeats];
         bool clip = false;
-        bool tiny = false;
+        bool prep = false;
         for (uint32_t i = 0; i < n; ++i) {
             float m = rowMax_.GetValue(2 * i);
             float sc = this->SymScale(m, rowScale_.GetValue(2 * i));
             RowKind kind = this->Classify(i, m, sc);
             if (kind == RowKind::RECHECK) {
-                kind = RecheckRow(x, i, n, &sc);
+                kind = RecheckRow(x, i, n, &sc);  // float16 (310p): never tiny
                 m = rowMax_.GetValue(2 * i);
             }
             kinds[i] = kind;
+            this->divPrep_[i] = kind == RowKind::NORMAL && this->TinyRow(m) ? kPrepLift : kPrepNone;
             scales_.Put(s, i, this->ScaleOf(kind, sc));
             if (kind == RowKind::NORMAL) {
                 Duplicate(scaleBlocks_[i * kBlockFloats], this->DivisorOf(m, sc), static_cast<int32_t>(kBlockFloats));
                 clip = clip || sc < kFloatMin;
-                tiny = tiny || this->TinyRow(m);
+                prep = prep || this->divPrep_[i] != kPrepNone;
             }
         }
         PipeBarrier<PIPE_V>();
-        if (tiny) {
-            for (uint32_t i = 0; i < n; ++i) {
-                if (kinds[i] == RowKind::NORMAL && this->TinyRow(rowMax_.GetValue(2 * i))) {
-                    this->LiftTiny(work_[i * p_.colsPad], p_.cols);
-                }
-            }
-            PipeBarrier<PIPE_V>();
-        }
+        PrepareRows(kinds, n, prep);
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds[i] == RowKind::NORMAL) {
                 this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
@@ -235,6 +229,21 @@ private:
         }
     }
 
+    // The NORMAL rows' values (whole rows in work_) before their division, as divPrep_ says, when any needs it
+    // (prep): after the caller's PipeBarrier<PIPE_V>, with one after them.
+    __aicore__ inline void PrepareRows(const RowKind* kinds, uint32_t n, bool prep)
+    {
+        if (!prep) {
+            return;
+        }
+        for (uint32_t i = 0; i < n; ++i) {
+            if (kinds[i] == RowKind::NORMAL) {
+                this->PrepareForDivision(work_[i * p_.colsPad], p_.cols, i);
+            }
+        }
+        PipeBarrier<PIPE_V>();
+    }
+
     // ascend310p: a row whose maximum reached the saturation bound holds Inf or NaN (or the float16 maximum
     // itself): its x row is sanitized in place and its statistics are computed again; it is then an ordinary row.
     __aicore__ inline RowKind RecheckRow(const LocalTensor<XT>& x, uint32_t i, uint32_t n, float* sc)
@@ -281,8 +290,9 @@ private:
                 sc = rowScale_.GetValue(2 * i);
                 kind = this->Classify(i, m, sc) == RowKind::ZERO ? RowKind::ZERO : RowKind::NORMAL;
             }
+            this->divPrep_[i] = kind == RowKind::NORMAL && this->TinyRow(m) ? kPrepLift : kPrepNone;
             scales_.Put(s, i, this->ScaleOf(kind, sc));
-            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc, this->TinyRow(m));
+            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc);
         }
     }
 
@@ -322,15 +332,17 @@ private:
         }
     }
 
-    // tiny: the row is below kTinyMax (its values and divisor lifted before the division).
+    // A tiny row (divPrep_[i]: kPrepLift) has its values and divisor lifted before the division.
     __aicore__ inline void QuantizeChunks(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
-                                          RowKind kind, float sc, bool tiny)
+                                          RowKind kind, float sc)
     {
         const bool normal = kind == RowKind::NORMAL;
         const bool readV = normal || (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
+        const bool prep = normal && this->divPrep_[i] != kPrepNone;
         if (normal) {
             PipeBarrier<PIPE_V>();
-            Duplicate(scaleBlocks_[i * kBlockFloats], tiny ? sc * kTinyLift : sc, static_cast<int32_t>(kBlockFloats));
+            Duplicate(scaleBlocks_[i * kBlockFloats], this->divPrep_[i] == kPrepLift ? sc * kTinyLift : sc,
+                      static_cast<int32_t>(kBlockFloats));
         }
         for (uint32_t c = 0; c < p_.numChunks; ++c) {
             const uint32_t off = c * p_.chunk;
@@ -344,8 +356,8 @@ private:
                 this->SpecialChunk(yr[off], work_, len, kind);
                 continue;
             }
-            if (tiny) {
-                this->LiftTiny(work_, len);
+            if (prep) {
+                this->PrepareForDivision(work_, len, i);
                 PipeBarrier<PIPE_V>();
             }
             this->DivBlock(work_, work_, scaleBlocks_[i * kBlockFloats], len);
@@ -423,6 +435,11 @@ private:
             xQue_.FreeTensor(x);
         }
         PipeBarrier<PIPE_V>();
+        bool prep = false;
+        for (uint32_t i = 0; i < n; ++i) {
+            prep = prep || (kinds[i] == RowKind::NORMAL && this->divPrep_[i] != kPrepNone);
+        }
+        PrepareRows(kinds, n, prep);
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds[i] == RowKind::NORMAL) {
                 this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
@@ -549,6 +566,10 @@ private:
                 continue;
             }
             PipeBarrier<PIPE_V>();
+            if (this->divPrep_[i] != kPrepNone) {
+                this->PrepareForDivision(work_, len, i);
+                PipeBarrier<PIPE_V>();
+            }
             this->DivBlock(work_, work_, scaleBlocks_[i * kBlockFloats], len);
             PipeBarrier<PIPE_V>();
             this->AsymAddOffset(work_, offsetBlocks_[i * kBlockFloats], tmp_, len);

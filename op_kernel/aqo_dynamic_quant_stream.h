@@ -121,7 +121,7 @@ private:
             Duplicate(scaleBlocks_, this->DivisorOf(m, sc), static_cast<int32_t>(kBlockFloats));
         }
         clip_ = kind == RowKind::NORMAL && sc < kFloatMin;
-        tiny_ = kind == RowKind::NORMAL && this->TinyRow(m);
+        this->divPrep_[0] = kind == RowKind::NORMAL && this->TinyRow(m) ? kPrepLift : kPrepNone;
         return kind;
     }
 
@@ -236,8 +236,8 @@ private:
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
         const bool asym = p_.asymmetric != kSymmetric;
         if (kind == RowKind::NORMAL) {
-            if (tiny_) {
-                this->LiftTiny(work_, len);
+            if (this->divPrep_[0] != kPrepNone) {  // SymmetricRow / FinishAsym (one row)
+                this->PrepareForDivision(work_, len, 0);
                 PipeBarrier<PIPE_V>();
             }
             this->DivBlock(work_, work_, scaleBlocks_, len);
@@ -272,7 +272,6 @@ private:
 
     bool clip_ = false;
     FallbackRow st_;
-    bool tiny_ = false;  // the symmetric row being stored is below kTinyMax (lifted before its division)
 };
 
 }  // namespace aqo_dq

@@ -302,6 +302,12 @@ def test_zero_rows_and_empty(soc):
     y, s = edq.dynamic_quant(np.zeros((3, 0), F16), soc=soc)
     assert y.shape == (3, 0)
     np.testing.assert_array_equal(s, np.zeros(3, np.float32))
+    # with smooth scales too (no count-form instruction of count 0), symmetric and asymmetric
+    for asymmetric in (False, True):
+        got = edq.dynamic_quant(np.zeros((3, 0), F16), np.zeros(0, F16), asymmetric=asymmetric, soc=soc)
+        want = golden_mod.dynamic_quant(np.zeros((3, 0), F16), np.zeros(0, F16), asymmetric=asymmetric)
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
 
 
 @pytest.mark.parametrize("ub_size,slots", [(1600, 1), (2048, 2)])

@@ -334,8 +334,11 @@ def _tiny_rows(rng, h, dtype):
     symmetric scale) with float32-subnormal elements, and one near 1e-25 with such elements."""
     if dtype is F16:
         return (rng.standard_normal((2, h)) * 2e-6).astype(dtype)
-    rows = rng.standard_normal((3, h)) * np.array([[1e-30], [1e-37], [1e-25]])
+    rows = rng.standard_normal((4, h)) * np.array([[1e-30], [1e-37], [1e-25], [1e-3]])
     rows[:, ::7] = rng.standard_normal(rows[:, ::7].shape) * 1e-39
+    # a range symmetric about 0 (the asymmetric offset is exactly 0) with -0, and tiny values of both signs
+    rows[3, :2] = 7 * 2.0 ** -10, -7 * 2.0 ** -10
+    rows[3, 2::5] = -0.0
     return rows.astype(dtype)
 
 
@@ -565,10 +568,10 @@ def test_dynamic_quant_is_bitexact_when_modeless_casts_round_toward_zero(soc, x,
 @pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c in DQ_COMBOS for p in _dq_paths(c[2])],
                          ids=[f"{i}-{p}" for c, i in zip(DQ_COMBOS, DQ_IDS) for p in _dq_paths(c[2])])
 def test_dynamic_quant_is_bitexact_when_div_flushes_subnormals(soc, x, dst, path):
-    # ascend910_95's Div flushes subnormal operands and quotients (the variant). With an integer y a subnormal x
-    # (bfloat16 only: a float16 subnormal is normal in float32) or a subnormal quotient only ever rounds to 0, and no
-    # scale here is subnormal, so no bit changes; the tiny rows check it. A float8 / hifloat8 y keeps small
-    # quotients, so its tiny bfloat16 rows are the known limit below; its other rows are checked here.
+    # ascend910_95's Div flushes subnormal operands and quotients (the variant). The tiny rows (bfloat16: a subnormal
+    # scale, float32-subnormal elements whose quotients a float8 / hifloat8 y keeps, a zero asymmetric offset with
+    # -0 and tiny negative values) are where it would change bytes without the kernel's handling (kTinyMax,
+    # kTinyRange, AsymOffsetBlock in aqo_dynamic_quant_common.h).
     case = _dq_case(soc, x, dst, path, tiny=True)
     _assert_dq_bitexact_under(case, soc, dst, path, divide_subnormals="flushed")
 
@@ -586,6 +589,24 @@ def test_dynamic_quant_subnormal_scale_when_div_flushes_subnormals(soc):
             got = edq.dynamic_quant(x, soc=soc)
         np.testing.assert_array_equal(got[1].view(np.uint32), want[1].view(np.uint32), err_msg=str(options))
         np.testing.assert_array_equal(got[0], want[0], err_msg=str(options))
+
+
+@pytest.mark.parametrize("dst", ["float8_e5m2", "float8_e4m3fn", "hifloat8"])
+def test_dynamic_quant_float8_zero_offset_keeps_the_sign_of_zero(dst):
+    # An asymmetric row whose range is symmetric about 0 has offset exactly 0; the golden's -tiny / scale + 0 is a
+    # negative quotient (-0 in float8), its -0 / scale + 0 is +0. A flushing division gives -0 for the first: the
+    # offset block holds -0 and the row's -0 values are made +0 before the division, in every mode.
+    x = np.zeros((1, 64), np.float32)
+    x[0, :2] = 7 * 2.0 ** -10, -7 * 2.0 ** -10
+    x[0, 2::3], x[0, 3::3], x[0, 4::3] = -1e-39, -0.0, -1e-30
+    x = x.astype(BF16)
+    want = golden_dq.dynamic_quant(x, dst_type=dst, asymmetric=True)
+    assert want[2][0] == 0
+    for options in ({}, {"divide_subnormals": "flushed"}, {"divide": "perturbed"}):
+        with emulator.run_options(**options):
+            got = edq.dynamic_quant(x, dst_type=dst, asymmetric=True, soc="ascend910_95")
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=str(options))
 
 
 @pytest.mark.parametrize("asymmetric", [False, True], ids=["symmetric", "float_offset"])
