@@ -87,8 +87,9 @@ constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
 // the vector division: a division that flushes subnormal operands or quotients (ascend910_95's Div is recorded as
 // doing so) would otherwise write a subnormal scale as 0 and lose the small quotients a float8 / hifloat8 y keeps.
 // The lifted quotient is the same real number, so the result is the golden's either way. This relies on the scalar
-// unit's float division and the vector Muls keeping subnormals (the asymmetric scalar fallback relies on the former
-// too): the recorded flush names Div, Exp, Sqrt, Log and Ln only; to be confirmed on a device.
+// unit's float division and the vector Muls and Adds keeping subnormals (the asymmetric scalar fallback relies on
+// the former too; AsymOffsetBlock's prep on Adds): the recorded flush names Div, Exp, Sqrt, Log and Ln only; to be
+// confirmed on a device.
 constexpr float kTinyMax = 5.42101086e-20f;   // 2^-64
 constexpr float kTinyLift = 1.84467441e19f;   // 2^64
 // A row's values before its division (DynamicQuantBase::PrepareForDivision): as they are, lifted by kTinyLift (a tiny
@@ -827,7 +828,8 @@ protected:
                 scales_.Put(s, putAt + i, sc);
                 offsets_.Put(o, putAt + i, static_cast<OT>(off));
                 Duplicate(scaleBlocks_[i * kBlockFloats], sc, static_cast<int32_t>(kBlockFloats));
-                Duplicate(offsetBlocks_[i * kBlockFloats], AsymOffsetBlock(off, i), static_cast<int32_t>(kBlockFloats));
+                Duplicate(offsetBlocks_[i * kBlockFloats], AsymOffsetBlock(off, sc, i),
+                          static_cast<int32_t>(kBlockFloats));
             }
         }
     }
@@ -947,14 +949,21 @@ protected:
 
     __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
 
-    // The offset an asymmetric row's broadcast block holds, and its division prep: a float8 / hifloat8 y's zero
-    // offset (frequent with bfloat16: hi == -lo) is held as -0, because a quotient that a flushing division wrote as
-    // -0 (a negative subnormal value, or a quotient below FLT_MIN) must stay -0 as the golden's -tiny + 0 does; the
-    // row's -0 values are then made +0 before the division (the golden's -0 / scale + 0 is +0). q + -0 is q for
-    // every other q. Exact in every mode.
-    __aicore__ inline float AsymOffsetBlock(float off, uint32_t i)
+    // The offset an asymmetric row's broadcast block holds, and its division prep. A bfloat16 row's zero offset with
+    // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0 where that is exact: a flushing division (ascend910_95's
+    // is recorded to flush) returns a tiny negative quotient as -0, and -0 + -0 keeps the golden's negative sign
+    // (-tiny + 0); the row's -0 values are made +0 first (the golden's -0 / scale + 0 is +0); q + -0 is q otherwise.
+    // Exact in both modes only while no nonzero v can have a quotient that rounds to 0 (|v / scale| <= 2^-150, where
+    // the golden's -0 + 0 is +0): v is at least 2^-133 (a bfloat16) or, with smooth scales, 2^-149, so scale below
+    // 2^17 or 2. Above it the offset stays +0 (exact in IEEE mode; under a flushing division a quotient in
+    // (2^-150, 2^-126) then gives +0 where the golden's code is -0: the sign of a zero y only). float16 x needs
+    // neither: its quotients never get near the subnormal range.
+    __aicore__ inline float AsymOffsetBlock(float off, float scale, uint32_t i)
     {
-        const bool zero = Float8Out<YT>::kIsFloat && p_.asymmetric == kAsymFloatOffset && off == 0.0f;
+        constexpr bool kCandidate = Float8Out<YT>::kSignedZero;
+        const float bound = p_.hasSmooth != 0 ? 2.0f : 131072.0f;
+        const bool zero = kCandidate && p_.xDtype == kDTypeBFloat16 && p_.asymmetric == kAsymFloatOffset &&
+                          off == 0.0f && scale < bound;
         divPrep_[i] = zero ? kPrepPositiveZero : kPrepNone;
         return zero ? -0.0f : off;
     }

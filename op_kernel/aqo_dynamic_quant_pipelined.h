@@ -531,7 +531,7 @@ private:
                     Duplicate(zb[2 * i * kBlockFloats], static_cast<half>(r.offset),
                               static_cast<int32_t>(2 * kBlockFloats));
                 } else if (asym_) {
-                    Duplicate(offsetBlocks_[i * kBlockFloats], this->AsymOffsetBlock(r.offset, i),
+                    Duplicate(offsetBlocks_[i * kBlockFloats], this->AsymOffsetBlock(r.offset, r.scale, i),
                               static_cast<int32_t>(kBlockFloats));
                 }
                 prep = prep || this->divPrep_[i] != kPrepNone;

@@ -118,12 +118,14 @@ __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& s
 template <typename YT>
 struct Float8Out {
     static constexpr bool kIsFloat = false;
+    static constexpr bool kSignedZero = false;  // the format has a -0 code distinct from +0's
     __aicore__ static inline void Cast(const LocalTensor<YT>&, const LocalTensor<float>&, uint32_t) {}
 };
 #if AQO_SOC_HAS_FP8
 template <>
 struct Float8Out<hifloat8_t> {
     static constexpr bool kIsFloat = true;
+    static constexpr bool kSignedZero = false;  // one zero code
     __aicore__ static inline void Cast(const LocalTensor<hifloat8_t>& dst, const LocalTensor<float>& src, uint32_t n)
     {
         AscendC::Cast(dst, src, RoundMode::CAST_ROUND, n);
@@ -132,6 +134,7 @@ struct Float8Out<hifloat8_t> {
 template <>
 struct Float8Out<fp8_e4m3fn_t> {
     static constexpr bool kIsFloat = true;
+    static constexpr bool kSignedZero = true;
     __aicore__ static inline void Cast(const LocalTensor<fp8_e4m3fn_t>& dst, const LocalTensor<float>& src, uint32_t n)
     {
         AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
@@ -140,6 +143,7 @@ struct Float8Out<fp8_e4m3fn_t> {
 template <>
 struct Float8Out<fp8_e5m2_t> {
     static constexpr bool kIsFloat = true;
+    static constexpr bool kSignedZero = true;
     __aicore__ static inline void Cast(const LocalTensor<fp8_e5m2_t>& dst, const LocalTensor<float>& src, uint32_t n)
     {
         AscendC::Cast(dst, src, RoundMode::CAST_RINT, n);
