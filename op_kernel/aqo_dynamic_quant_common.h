@@ -78,9 +78,9 @@ __aicore__ inline bool NextNormalRun(const RowKind* kinds, uint32_t n, uint32_t&
 }
 
 // Below this range (max - min) an asymmetric row is computed by the scalar unit: the vector path then cannot
-// produce a zero or subnormal scale (whose divisions would give NaN), no quotient of a float32-subnormal value (bfloat16
-// x) it keeps is small enough to matter when the vector division flushes subnormal operands (ascend910_95's: see
-// kTinyMax), and such rows are astronomically rare.
+// produce a zero or subnormal scale (whose divisions would give NaN), no quotient of a float32-subnormal value
+// (bfloat16 x) it keeps is small enough to matter when the vector division flushes subnormal operands
+// (ascend910_95's: see kTinyMax), and such rows are astronomically rare.
 constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
 // A symmetric row whose largest magnitude is below kTinyMax (bfloat16 x only: a float16 row's is at least 2^-24) has
 // its scale divided by the scalar unit and its values and divisor lifted by kTinyLift (exact powers of two) before

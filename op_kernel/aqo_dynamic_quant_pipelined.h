@@ -520,10 +520,10 @@ private:
                 offsets_.Put(offsetSlot_, at + i, static_cast<OT>(r.offset));
             }
             if (r.kind == RowKind::NORMAL) {
-                // a tiny symmetric row is lifted (310p's rechecked rows are float16: never tiny)
-                const bool lift = !asym_ && this->TinyRow(m);
-                this->divPrep_[i] = lift ? kPrepLift : kPrepNone;
-                Duplicate(scaleBlocks_[i * kBlockFloats], lift ? r.scale * kTinyLift : r.scale,
+                // a tiny symmetric row is lifted (m stays 0 for an asymmetric row; 310p's rechecked rows are
+                // float16: never tiny)
+                this->divPrep_[i] = this->TinyRow(m) ? kPrepLift : kPrepNone;
+                Duplicate(scaleBlocks_[i * kBlockFloats], this->DivisorOf(m, r.scale),
                           static_cast<int32_t>(kBlockFloats));
                 if (zp_) {
                     // a block of 16 halves (the zero point is added to the rounded quotients in half, exactly)

@@ -158,7 +158,6 @@ private:
         scales_.Begin(s, row);
         RowKind kinds[kMaxRepeats];
         bool clip = false;
-        bool prep = false;
         for (uint32_t i = 0; i < n; ++i) {
             float m = rowMax_.GetValue(2 * i);
             float sc = this->SymScale(m, rowScale_.GetValue(2 * i));
@@ -173,11 +172,10 @@ private:
             if (kind == RowKind::NORMAL) {
                 Duplicate(scaleBlocks_[i * kBlockFloats], this->DivisorOf(m, sc), static_cast<int32_t>(kBlockFloats));
                 clip = clip || sc < kFloatMin;
-                prep = prep || this->divPrep_[i] != kPrepNone;
             }
         }
         PipeBarrier<PIPE_V>();
-        PrepareRows(kinds, n, prep);
+        PrepareRows(kinds, n);
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds[i] == RowKind::NORMAL) {
                 this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
@@ -229,19 +227,20 @@ private:
         }
     }
 
-    // The NORMAL rows' values (whole rows in work_) before their division, as divPrep_ says, when any needs it
-    // (prep): after the caller's PipeBarrier<PIPE_V>, with one after them.
-    __aicore__ inline void PrepareRows(const RowKind* kinds, uint32_t n, bool prep)
+    // The NORMAL rows' values (whole rows in work_) before their division, as divPrep_ says: after the caller's
+    // PipeBarrier<PIPE_V>, with one after them when any row needed a step.
+    __aicore__ inline void PrepareRows(const RowKind* kinds, uint32_t n)
     {
-        if (!prep) {
-            return;
-        }
+        bool any = false;
         for (uint32_t i = 0; i < n; ++i) {
-            if (kinds[i] == RowKind::NORMAL) {
+            if (kinds[i] == RowKind::NORMAL && this->divPrep_[i] != kPrepNone) {
                 this->PrepareForDivision(work_[i * p_.colsPad], p_.cols, i);
+                any = true;
             }
         }
-        PipeBarrier<PIPE_V>();
+        if (any) {
+            PipeBarrier<PIPE_V>();
+        }
     }
 
     // ascend310p: a row whose maximum reached the saturation bound holds Inf or NaN (or the float16 maximum
@@ -435,11 +434,7 @@ private:
             xQue_.FreeTensor(x);
         }
         PipeBarrier<PIPE_V>();
-        bool prep = false;
-        for (uint32_t i = 0; i < n; ++i) {
-            prep = prep || (kinds[i] == RowKind::NORMAL && this->divPrep_[i] != kPrepNone);
-        }
-        PrepareRows(kinds, n, prep);
+        PrepareRows(kinds, n);
         for (uint32_t i = 0; i < n; ++i) {
             if (kinds[i] == RowKind::NORMAL) {
                 this->DivBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], scaleBlocks_[i * kBlockFloats], p_.cols);
