@@ -61,7 +61,7 @@ TILING_DATA_FIELD_DEF(uint32_t, aZpKind);               // 0 none (zero), 1 per 
 TILING_DATA_FIELD_DEF(uint32_t, bZpKind);               // 0 none (zero), 1 per tensor, 2 per column of b
 TILING_DATA_FIELD_DEF(uint32_t, aZpBatchStride);        // per-row zero points per a matrix (0 = one [M] vector for all)
 TILING_DATA_FIELD_DEF(uint32_t, bZpBatchStride);
-// 1: prepared operands shared by all workers (SyncAll); 0: per core (310p)
+// 1: prepared operands shared by all workers (SyncAll); 0: per worker
 TILING_DATA_FIELD_DEF(uint32_t, sharedPrep);
 // 1: prepared strips start with a ones row (the cube's column sums of B)
 TILING_DATA_FIELD_DEF(uint32_t, onesRow);

@@ -191,7 +191,16 @@ public:
     // every worker's share of the prepared operands, published by a SyncAll (every vector core reaches it).
     __aicore__ inline void Prepare()
     {
-        zp_->DecideNeeds(prepIn_, prepHalf_, prepOut_.template ReinterpretCast<half>());
+        // b's zero points: a private preparer of one a matrix's one strip (its units are N blocks) reads its own
+        // columns' only; every other launch all of them (shared: every worker decides the same).
+        const TD& t = *t_;
+        uint64_t bFirst = 0, bEnd = zp_->ColumnZeroPoints();
+        if (t.sharedPrep == 0 && t.bZpKind == kQmmParamVector && t.unitCount == t.nBlocks) {
+            const uint64_t c0 = uBegin_ * t.baseN, c1 = uEnd_ * t.baseN;
+            bFirst = c0 < t.n ? c0 : t.n;
+            bEnd = c1 < t.n ? c1 : t.n;
+        }
+        zp_->DecideNeeds(prepIn_, prepHalf_, prepOut_.template ReinterpretCast<half>(), bFirst, bEnd);
         needCB_ = zp_->NeedColumnSums();
         needRA_ = zp_->NeedRowSums();
         prepare_ = !kFloatCube && t_->k != 0 && (t_->mapA != 0 || needCB_);

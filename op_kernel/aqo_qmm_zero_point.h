@@ -49,15 +49,19 @@ public:
         za_ = zaBuf_.Get<int32_t>();
     }
 
-    // Reads every zero point once: the column sums are needed when some za' != 0, the row sums when some zb' != 0
+    // Reads the zero points once: the column sums are needed when some za' != 0, the row sums when some zb' != 0
     // (zero-point terms whose zero points are all 0 are not computed at all). `in`, `h`, `work`: preparation buffers.
-    // Every worker decides the same from the same bytes.
+    // b's zero points [bFirst, bEnd) only: all of them where every worker must decide the same (shared preparation,
+    // SyncAll), a worker's own columns where it prepares for itself alone.
     __aicore__ inline void DecideNeeds(const LocalTensor<uint8_t>& in, const LocalTensor<half>& h,
-                                       const LocalTensor<half>& work)
+                                       const LocalTensor<half>& work, uint64_t bFirst, uint64_t bEnd)
     {
-        needCB_ = t_->k != 0 && AnyNonZero(aZpGm_, t_->aZpKind, aElems_, t_->aCode, t_->zpShiftA, in, h, work);
-        needRA_ = t_->k != 0 && AnyNonZero(bZpGm_, t_->bZpKind, bElems_, t_->bCode, t_->zpShiftB, in, h, work);
+        needCB_ = t_->k != 0 &&
+                  AnyNonZero(aZpGm_, t_->aZpKind, aElems_, 0, aElems_, t_->aCode, t_->zpShiftA, in, h, work);
+        needRA_ = t_->k != 0 &&
+                  AnyNonZero(bZpGm_, t_->bZpKind, bElems_, bFirst, bEnd, t_->bCode, t_->zpShiftB, in, h, work);
     }
+    __aicore__ inline uint64_t ColumnZeroPoints() const { return bElems_; }  // b's zero points (1: per tensor)
     __aicore__ inline bool NeedColumnSums() const { return needCB_; }
     __aicore__ inline bool NeedRowSums() const { return needRA_; }
     __aicore__ inline bool NeedCorrection() const { return needCB_ || needRA_; }
@@ -181,17 +185,18 @@ private:
         return QmmZeroPointValue(gm.GetValue(0), code, shift);
     }
 
-    // Whether any zero point (after the mapping's shift) is not 0.
-    __aicore__ inline bool AnyNonZero(const GlobalTensor<uint8_t>& gm, uint32_t kind, uint64_t elems, uint32_t code,
-                                      int32_t shift, const LocalTensor<uint8_t>& in, const LocalTensor<half>& h,
-                                      const LocalTensor<half>& work)
+    // Whether any zero point of [first, end) of a vector of `elems` (after the mapping's shift) is not 0; a per-tensor
+    // zero point: whether it is.
+    __aicore__ inline bool AnyNonZero(const GlobalTensor<uint8_t>& gm, uint32_t kind, uint64_t elems, uint64_t first,
+                                      uint64_t end, uint32_t code, int32_t shift, const LocalTensor<uint8_t>& in,
+                                      const LocalTensor<half>& h, const LocalTensor<half>& work)
     {
         if (kind != kQmmParamVector) {
             return ScalarZp(gm, kind, code, shift) != 0;
         }
         const uint32_t chunk = t_->prepChunk;
-        for (uint64_t off = 0; off < elems; off += chunk) {
-            const uint32_t len = static_cast<uint32_t>(elems - off < chunk ? elems - off : chunk);
+        for (uint64_t off = first; off < end; off += chunk) {
+            const uint32_t len = static_cast<uint32_t>(end - off < chunk ? end - off : chunk);
             aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous chunk's Cast read `in`
             QmmCopyBytesIn(in, gm, off, len, elems);
             aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);

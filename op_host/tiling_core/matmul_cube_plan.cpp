@@ -45,6 +45,22 @@ const uint32_t kVectorExactMaxK = 32767;
 const uint32_t kRowTermBytes = 64;
 // |acc| <= 255 x 255 x K stays below 2^24 (exact in float32) up to this K.
 const uint32_t kFloatExactMaxK = 258;
+// A split-SoC launch of one a strip (decode shapes) prepares its strip per worker instead of once for all: no SyncAll
+// (every worker's request waits for the slowest preparer plus the barrier otherwise), at the price of every worker
+// writing its own copy of the prepared strip. Taken while those copies together stay within this fraction of b's
+// bytes (1 / 32: the decode step's GM traffic target is 1.05x of the minimum, which b dominates).
+const uint64_t kPrivatePrepBytesPerB = 32;
+
+template <class Tiling>
+bool PrivatePrepPays(const Tiling& t, uint64_t k, uint64_t n)
+{
+    if (t.mapB != 0 || static_cast<uint64_t>(t.aMatrices) * t.strips != 1) {
+        return false;  // b mapped once for all, or several strips: shared
+    }
+    const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
+    const uint64_t copies = workers * AlignUp((static_cast<uint64_t>(t.onesRow) + t.stripM) * t.kPad, 32);
+    return copies * kPrivatePrepBytesPerB <= static_cast<uint64_t>(t.bMatrices) * k * n;
+}
 
 // The last N block's width (0: N is a multiple of baseN) and whether a y row segment of every block is written by
 // DMA alone on a SoC without DataCopyPad: each segment (a block's columns of one row) is at least 32 bytes (its
@@ -466,6 +482,9 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.kPad = static_cast<uint32_t>(AlignUp(std::max<uint64_t>(k, 1), 32));
     // The correction's row terms: two 32-byte blocks per row (-(RA - K za') and -za', each broadcast over a block).
     t.raStripBytes = t.stripM * kRowTermBytes;
+    if (t.sharedPrep != 0 && PrivatePrepPays(t, k, n)) {
+        t.sharedPrep = 0;
+    }
     t.exactConvert = (!soc.split_architecture && k > kFloatExactMaxK && !float8) ? 1 : 0;
     t.vectorCorrection = k <= kVectorExactMaxK ? 1 : 0;
     t.prepChunk = kPrepChunk;
@@ -477,11 +496,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t a_strips_total = static_cast<uint64_t>(t.aMatrices) * t.strips;
     uint64_t prep_a = 0, ra = 0;
     if (prep_a_possible) {
-        prep_a = t.sharedPrep ? a_strips_total * t.prepAStripBytes : t.usedCores * t.prepAStripBytes;
+        prep_a = t.sharedPrep ? a_strips_total * t.prepAStripBytes : workers * t.prepAStripBytes;
         t.prepAPerCore = t.sharedPrep ? 0 : t.prepAStripBytes;
     }
     if (za_may || zb_may) {
-        ra = t.sharedPrep ? a_strips_total * t.raStripBytes : static_cast<uint64_t>(t.usedCores) * t.raStripBytes;
+        ra = t.sharedPrep ? a_strips_total * t.raStripBytes : workers * t.raStripBytes;
     }
     // Mapped b: split SoCs, all of b once (every worker its share, SyncAll); 310p (no hardware SyncAll), each core
     // the columns of its call into its own slot, K rows of the call's columns rounded up to 32 bytes ([cols, K] when
@@ -693,12 +712,12 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         {
             // The workspace this core's workers write: their shares of the prepared rows (with their strips' ones
-            // rows and row terms) and of the mapped b (split SoCs: every worker an even share of all rows of a, as a
-            // span; 310p: the core's own slot), and their C areas.
+            // rows and row terms) and of the mapped b (shared: every worker an even share of all rows of a, as a
+            // span; private: each worker's own slot), and their C areas.
             const uint64_t workers = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
             const uint64_t w0 = static_cast<uint64_t>(c) * t.workersPerCore, w1 = w0 + t.workersPerCore;
-            uint64_t pa0 = c * t.prepAStripBytes, pa1 = (c + 1) * t.prepAStripBytes;
-            uint64_t rt0 = c * t.raStripBytes, rt1 = (c + 1) * t.raStripBytes;
+            uint64_t pa0 = w0 * t.prepAStripBytes, pa1 = w1 * t.prepAStripBytes;  // private: a slot per worker
+            uint64_t rt0 = w0 * t.raStripBytes, rt1 = w1 * t.raStripBytes;
             if (t.sharedPrep) {
                 const uint64_t rows_all = static_cast<uint64_t>(t.aMatrices) * m;
                 const uint64_t r0 = rows_all * w0 / workers, r1 = rows_all * w1 / workers;
@@ -852,14 +871,20 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
                            " mapped to int8 (v ^ 0x80, zero point lowered by 128: v - zp unchanged), " +
                            (t.sharedPrep ? "a and b once, each worker an even share of a's rows and of b's bytes, "
                                            "published to all workers by a SyncAll"
-                                         : "by each core for its own calls (no hardware SyncAll): a once per strip, "
-                                           "b's columns once per call whose columns change"));
+                                         : "by each worker for its own calls (no SyncAll): a once per strip, b's "
+                                           "columns once per call whose columns change"));
     }
     if (!GetDTypeInfo(r.a_dtype).is_float && k != 0) {
         e->notes.push_back("zero points: acc = A'B' - zb (A'1 - K za) - za 1'B', int32 mod 2^32; 1'B' from a ones row "
                            "before each prepared strip (C row 0), only when some a zero point is not 0 after the "
                            "mapping (A is then prepared once per strip, int8 too); A'1 summed by the vector unit over "
                            "the strip, only when some b zero point is not 0; the kernel decides from the values");
+    }
+    if (soc.split_architecture && t.sharedPrep == 0 && t.unitCount != 0 && (t.mapA || t.onesRow)) {
+        e->notes.push_back("one strip of a: each worker prepares its own copy of it (" +
+                           Str(static_cast<uint64_t>(t.usedCores) * t.workersPerCore * t.prepAStripBytes) +
+                           " bytes in all, at most 1/" + Str(kPrivatePrepBytesPerB) + " of b's bytes) and needs no "
+                           "SyncAll before its cube request");
     }
     if (!soc.has_data_copy_pad && n * y_bytes % 32 != 0 && t.unitCount != 0) {
         if (!plan.single_writer) {

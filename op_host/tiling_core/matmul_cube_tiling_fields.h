@@ -48,7 +48,7 @@
     FIELD(uint32_t, bZpKind)          /* 0 none (zero), 1 per tensor, 2 per column of b */                          \
     FIELD(uint32_t, aZpBatchStride)   /* per-row zero points per a matrix (0 = one [M] vector for all) */           \
     FIELD(uint32_t, bZpBatchStride)                                                                                 \
-    FIELD(uint32_t, sharedPrep)       /* 1: prepared operands shared by all workers (SyncAll); 0: per core (310p) */ \
+    FIELD(uint32_t, sharedPrep)       /* 1: prepared operands shared by all workers (SyncAll); 0: per worker */ \
     FIELD(uint32_t, onesRow)          /* 1: prepared strips start with a ones row (the cube's column sums of B) */  \
     FIELD(uint32_t, stripM)           /* rows of a per strip (one base block of the cube with the ones row) */      \
     FIELD(uint32_t, strips)           /* strips per a matrix */                                                     \

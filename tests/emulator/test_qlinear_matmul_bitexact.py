@@ -82,6 +82,35 @@ def test_all_type_combinations_and_param_kinds(soc, at, bt, yt):
         assert len(np.unique(y)) > 20
 
 
+# ---- split SoCs, one strip of a: each worker prepares its own copy (no SyncAll) ------------------------------------
+# A decode step whose per-worker copies of the prepared strip (ones row, uint8 mapping) stay small against b prepares
+# per worker, and each worker decides from its own columns' zero points whether it needs a's row sums. The zero points
+# below make those decisions differ between workers: b's are zero except in the last columns (only the last worker's
+# range needs the row sums), or all zero, or random.
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+@pytest.mark.parametrize("at", INT_TYPES, ids=lambda t: np.dtype(t).name)
+def test_split_soc_decode_prepares_per_worker(soc, at):
+    m, k, n = 1, 300, 4500
+    rng = np.random.default_rng(zlib.crc32(f"private prep {soc} {np.dtype(at).name}".encode()))
+    for a_kind, b_kind, zb_case in [("tensor", "column", "last"), ("row", "column", "random"),
+                                    ("tensor", "column", "zero"), ("tensor", "tensor", "random")]:
+        p = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=np.dtype(at).name, b_dtype="int8",
+                                       y_dtype="int8", a_param=a_kind, b_param=b_kind)
+        t = p.tiling
+        assert p.explanation["mode"] == "mix_cube_vector" and t["sharedPrep"] == 0 and t["usedCores"] > 1
+        assert any("prepares its own copy" in note for note in p.explanation["notes"])
+        a, a_s, a_z, b, b_s, b_z, y_s, y_z = _case(rng, at, np.int8, np.int8, a_kind, b_kind, (m, k), (k, n))
+        if b_kind == "column" and zb_case != "random":
+            b_z = np.zeros(n, np.int8)
+            if zb_case == "last":
+                b_z[-3:] = [5, -7, 1]
+        args = (a, a_s, a_z, b, b_s, b_z, y_s, y_z)
+        y = emu.qlinear_matmul(*args, soc=soc)
+        np.testing.assert_array_equal(y, golden(*args), err_msg=f"{soc} {a_kind}/{b_kind} zb {zb_case}")
+        assert len(np.unique(y)) > 20
+
+
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("a_shape,b_shape", [
     ((2, 1, 19, 33), (3, 33, 50)),      # a's batch 1 broadcast against b's 3, and b lacks the leading dim

@@ -52,7 +52,13 @@ def test_explanation_invariants_on_random_shapes(soc):
         assert t["workspace_bytes"] == t["wsCOffset"] + t["usedCores"] * t["workersPerCore"] * t["wsCPerWorker"]
         # uint8 operands are mapped to int8 on every SoC (the cube path the Matmul API offers); 310p maps b per core.
         assert t["mapA"] == (at == "uint8") and t["mapB"] == (bt == "uint8")
-        assert t["sharedPrep"] == (1 if spec["split_architecture"] else 0)
+        # Prepared operands: per worker on 310p; on split SoCs shared (SyncAll), except one strip of a whose copies,
+        # one per worker, stay within 1/32 of b's bytes (b mapped: always shared).
+        copies = t["usedCores"] * t["workersPerCore"] * t["prepAStripBytes"]
+        private = (t["mapB"] == 0 and t["aMatrices"] * t["strips"] == 1 and copies * 32 <= t["bMatrices"] * k * n)
+        assert t["sharedPrep"] == (1 if spec["split_architecture"] and not private else 0)
+        if not t["sharedPrep"] and t["mapA"] + t["onesRow"]:
+            assert t["wsPrepBOffset"] - t["wsPrepAOffset"] >= t["usedCores"] * t["workersPerCore"] * t["prepAStripBytes"]
 
 
 @pytest.mark.parametrize("soc", SOCS)

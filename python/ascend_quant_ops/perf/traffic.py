@@ -163,14 +163,14 @@ def qmm_worker_units(t: dict):
 
 def qmm_worker_calls(t: dict, units: range):
     """A worker's cube calls, as the kernel cuts its range: (y batch matrix, strip, first N block, blocks). On split
-    SoCs (a call's epilogue waits for all its blocks) the last calls shrink: each takes at most about two thirds of
-    what is left of the range."""
+    SoCs (two workers per cube core; a call's epilogue waits for all its blocks) the last calls shrink: each takes at
+    most about two thirds of what is left of the range."""
     u, end = units.start, units.stop
     while u < end:
         bi, rest = divmod(u, t["strips"] * t["nBlocks"])
         strip, nb0 = divmod(rest, t["nBlocks"])
         blocks = min(t["nBlocks"] - nb0, end - u, t["callBlocks"])
-        if t["sharedPrep"]:
+        if t["workersPerCore"] > 1:
             blocks = min(blocks, (2 * (end - u) + 1) // 3)
         yield bi, strip, nb0, blocks
         u += blocks
@@ -286,14 +286,16 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                                                                             t["zpShiftB"] != 0)
     prepare = bool(k) and (bool(t["mapA"]) or need_cb)
 
-    def scan(kind: int, z: np.ndarray, elems: int) -> int:  # DecideNeeds: vector zero points, chunk by chunk
+    def scan(kind: int, z: np.ndarray, elems: int, first: int = 0, end: int = None) -> int:
+        # DecideNeeds: vector zero points [first, end), chunk by chunk, until a nonzero one
         if kind != 2 or not k:
             return 0
         if 0 < len(z) < elems:
             z = np.tile(z, -(-elems // len(z)))[:elems]  # one vector shared by the batch, as the backend broadcasts it
+        end = elems if end is None else end
         moved = 0
-        for off in range(0, elems, chunk):
-            length = min(chunk, elems - off)
+        for off in range(first, end, chunk):
+            length = min(chunk, end - off)
             moved += copy_in(off, length, elems, 1)
             if np.any(z[off:off + length] != 0):
                 break
@@ -347,7 +349,10 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
         cw = {"calls": 0, "a_bytes": 0, "b_bytes": 0, "c_bytes": 0}
         cube.append(cw)
         before = total
-        total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems)
+        b_first, b_end = 0, bz_elems
+        if not t["sharedPrep"] and t["bZpKind"] == 2 and t["unitCount"] == t["nBlocks"]:
+            b_first, b_end = min(units.start * t["baseN"], n), min(units.stop * t["baseN"], n)  # its own columns
+        total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems, b_first, b_end)
         if t["sharedPrep"] and k:
             if prepare or need_rb:
                 rows_all = t["aMatrices"] * m                      # an even share of the rows, strip by strip
