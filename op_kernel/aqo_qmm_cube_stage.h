@@ -194,16 +194,35 @@ public:
         // b's zero points: a private preparer of one a matrix's one strip (its units are N blocks) reads its own
         // columns' only; every other launch all of them (shared: every worker decides the same).
         const TD& t = *t_;
-        uint64_t bFirst = 0, bEnd = zp_->ColumnZeroPoints();
-        if (t.sharedPrep == 0 && t.bZpKind == kQmmParamVector && t.unitCount == t.nBlocks) {
+        const bool oneStrip = t.sharedPrep == 0 && t.unitCount == t.nBlocks;
+        bFirst_ = 0;
+        bEnd_ = zp_->ColumnZeroPoints();
+        if (oneStrip && t.bZpKind == kQmmParamVector) {
             const uint64_t c0 = uBegin_ * t.baseN, c1 = uEnd_ * t.baseN;
-            bFirst = c0 < t.n ? c0 : t.n;
-            bEnd = c1 < t.n ? c1 : t.n;
+            bFirst_ = c0 < t.n ? c0 : t.n;
+            bEnd_ = c1 < t.n ? c1 : t.n;
         }
-        zp_->DecideNeeds(prepIn_, prepHalf_, prepOut_.template ReinterpretCast<half>(), bFirst, bEnd);
+        // A uint8 a is prepared whatever its zero points: the one strip's first load goes out before anything else
+        // (PrepareStrip's first step; a's zero points are then read by the scalar unit alone, not through prepIn_).
+        if (kRequestAhead && oneStrip && t.mapA != 0 && t.k != 0 && !kFloatCube && t.aZpKind != kQmmParamVector &&
+            uBegin_ < uEnd_) {
+            LoadStripStep(0, 0, QmmMin(t.stripM, t.m), 0, 0);
+            prefetched_ = true;
+        }
+        const LocalTensor<half> work = prepOut_.template ReinterpretCast<half>();
+        zp_->DecideColumnSums(prepIn_, prepHalf_, work);
         needCB_ = zp_->NeedColumnSums();
-        needRA_ = zp_->NeedRowSums();
         prepare_ = !kFloatCube && t_->k != 0 && (t_->mapA != 0 || needCB_);
+        // A split-SoC worker that prepares its one strip for itself sends its cube request as soon as the prepared
+        // strip is in GM: its b zero points' scan, and the row terms that depend on it, follow the request (the strip
+        // pass sums a's rows meanwhile, in case they are needed).
+        deferRowSums_ = kRequestAhead && oneStrip && prepare_ && t.bZpKind == kQmmParamVector;
+        if (deferRowSums_) {
+            needRA_ = true;  // the strip pass sums the rows; the scan after the request decides whether they are used
+        } else {
+            zp_->DecideRowSums(prepIn_, prepHalf_, work, bFirst_, bEnd_);
+            needRA_ = zp_->NeedRowSums();
+        }
         // Every worker decides the same (the same zero points, the same tiling): either all reach the SyncAll or none.
         const bool shared = t_->sharedPrep != 0 && t_->k != 0 && !kFloatCube && (prepare_ || needRA_ || t_->mapB != 0);
         if (shared) {
@@ -258,9 +277,12 @@ public:
         if (t.k == 0) {
             return;
         }
-        // The C area's previous reads (the epilogue's DMAs two calls ago) and this core's prepared-strip writes are
-        // complete before the cube is asked to write / read them.
-        aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        // The C area's previous reads (the epilogue's DMAs two calls ago) are complete before the cube is asked to
+        // write it again; the first request has none (a prefetched strip load may still be in flight).
+        if (requested_) {
+            aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        }
+        requested_ = true;
         const bool privateB = !kFloatCube && t.mapB != 0 && t.sharedPrep == 0;
         if (privateB && (!haveSlab_ || slabBj_ != c.bj || slabN0_ != c.n0 || slabCols_ != c.cols)) {
             MapSlab(c);
@@ -276,7 +298,7 @@ public:
             } else {
                 c.slot = worker_;
                 if (!havePrivate_ || privateAi_ != c.ai || privateStrip_ != c.strip) {
-                    PrepareStrip(c.ai, c.strip, c.slot, 0, c.rows);
+                    PrepareStrip(c.ai, c.strip, c.slot, 0, c.rows, !deferRowSums_);
                     havePrivate_ = true;
                     privateAi_ = c.ai;
                     privateStrip_ = c.strip;
@@ -314,6 +336,16 @@ public:
         mm_->SetTensorB(bOp, TRANS);
         mm_->template IterateAll<false>(cArea_[static_cast<uint64_t>(c.area) * (t.wsCPerWorker / 2 / sizeof(AccT))], 0,
                                         false, true);  // waitIterateAll: the cube notifies the call's end
+        if (deferRowSums_) {
+            // Under the cube's work: whether this worker's columns need a's row sums, then the strip's row terms
+            // (BeginCall reads them back: its V_MTE2 wait comes after WriteRowTerms' MTE3_V wait, so after their DMA).
+            deferRowSums_ = false;
+            zp_->DecideRowSums(prepIn_, prepHalf_, prepOut_.template ReinterpretCast<half>(), bFirst_, bEnd_);
+            needRA_ = zp_->NeedRowSums();
+            if (zp_->NeedCorrection()) {
+                WriteRowTerms(c.ai, c.m0, c.slot, 0, c.rows, t.kPad <= t.prepChunk);
+            }
+        }
 #else
         mm_->SetOrgShape(rowsA, ldb, lda, t.k, t.cOrgN);
         mm_->SetSingleShape(rowsA, c.cols, t.k);
@@ -562,7 +594,8 @@ private:
     // Prepares rows [lo, hi) of strip `strip` of a matrix ai into slot `slot`: their rows of the prepared strip, each
     // kPad bytes (mapped when mapA; the strip's ones row first when lo == 0), as needed, and their row terms (the
     // correction's per-row factors, RowTerms) into the slot's row-term area.
-    __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot, uint32_t lo, uint32_t hi)
+    __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot, uint32_t lo, uint32_t hi,
+                                        bool terms = true)
     {
         const TD& t = *t_;
         const uint32_t m0 = strip * t.stripM;
@@ -570,9 +603,6 @@ private:
         const uint64_t dst0 = slot * t.prepAStripBytes;
         const uint32_t kPad = t.kPad;
         const uint32_t chunk = t.prepChunk;
-        if (prepare_ && needCB_ && lo == 0) {
-            WriteOnes(dst0);
-        }
         const uint64_t data0 = dst0 + static_cast<uint64_t>(t.onesRow) * kPad;
         // A row in one step (kPad <= chunk): its float32 sum is its row sum, kept by the vector unit in rt_ (free
         // until the calls) and read once by WriteRowTerms; else the scalar unit combines the segments' sums in ra_.
@@ -582,34 +612,37 @@ private:
                 ra_.SetValue(i, 0);  // ra_'s last reader was the scalar unit (the previous rows' terms)
             }
         }
-        // Whole rows per step when a row fits the chunk (2-D copies), else segments of a row.
-        const uint32_t seg = kPad <= chunk ? kPad : chunk;
-#if AQO_SOC_HAS_DATACOPYPAD
-        const uint32_t rowsPerStep = kPad <= chunk ? chunk / kPad : 1;
-#else
-        const uint32_t rowsPerStep = 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
-#endif
+        const uint32_t seg = StripSegment();
+        const uint32_t rowsPerStep = StripRowsPerStep();
         // The steps (rows r.., bytes k0.. of each) in order; each step's load goes out before the previous step's
         // vector work, into the other half of prepIn_ (double buffered).
-        auto load = [&](uint32_t r, uint32_t k0, uint32_t buf) {
-            const uint32_t nr = QmmMin(rowsPerStep, hi - r);
-            const uint32_t len = QmmMin(seg, t.k - k0);  // bytes of each row in this step
-            const uint64_t src = (srcRow0 + r) * t.k + k0;
-            // Every vector instruction issued so far is done: the step two back read this half.
-            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
-#if AQO_SOC_HAS_DATACOPYPAD
-            const uint32_t padded = AlignUp32(len);
-            DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
-            DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
-            DataCopyPad(prepIn_[buf * chunk], aRaw_[src], prm, pad);
-#else
-            QmmCopyBytesIn(prepIn_[buf * chunk], aRaw_, src, len, aElems_);
-#endif
-        };
+        auto load = [&](uint32_t r, uint32_t k0, uint32_t buf) { LoadStripStep(srcRow0, r, hi, k0, buf); };
+        // Two orders. With its row terms (the shared preparation, 310p): the row sums first, then the prepared rows'
+        // copy-out, whose buffer the ones row's DMA (staged in prepOut_, written first) has read by then. Without them
+        // (a private strip whose cube request waits for the prepared rows alone, its row terms after the request):
+        // the first load goes out first, the ones row (staged in tmp_) under it, each step's copy-out before its row
+        // sums, the first step's copy-out without waiting for the ones row.
+        const bool stripFirst = !terms;
+        const bool ones = prepare_ && needCB_ && lo == 0;
+        if (ones && !stripFirst) {
+            WriteOnes(dst0, prepOut_, true);
+        }
         uint32_t r = lo, k0 = 0, buf = 0;
         if (r < hi) {
-            load(r, k0, buf);
+            if (prefetched_) {
+                prefetched_ = false;  // Prepare loaded this very step: the one strip's first rows into buffer 0
+            } else {
+                load(r, k0, buf);
+            }
         }
+        if (stripFirst) {
+            // Earlier DMAs that read prepOut_ or tmp_ are done before this strip's vector work writes them.
+            aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
+            if (ones) {
+                WriteOnes(dst0, tmp_.template ReinterpretCast<uint8_t>(), false);  // under the first load
+            }
+        }
+        bool first = true;
         while (r < hi) {
             const uint32_t nr = QmmMin(rowsPerStep, hi - r);
             const uint32_t len = QmmMin(seg, t.k - k0);
@@ -626,24 +659,67 @@ private:
             const uint32_t elems = nr * padded;
             PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by the previous step
             MapToHalf(prepHalf_, prepIn_[buf * chunk], elems, t.aCode, t.mapA ? t.zpShiftA : 0);
-            if (needRA_) {
+            if (needRA_ && !stripFirst) {
                 RowSums(nr, padded, len, r - lo, vecSums);
             }
             if (prepare_) {
-                aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous step's copy-out read prepOut_
+                if (!(stripFirst && first)) {
+                    aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous copy-out (or ones row) read prepOut_
+                }
                 PipeBarrier<PIPE_V>();
                 FromHalf(prepOut_, prepHalf_, elems, t.cubeACode);
                 aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
                 // Several rows only when a whole row is one step (padded == kPad): contiguous in the slot.
                 DataCopy(prepRaw_[data0 + static_cast<uint64_t>(r) * kPad + k0], prepOut_, elems);
             }
+            if (needRA_ && stripFirst) {
+                if (first && ones) {
+                    aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the ones row's DMA read tmp_
+                }
+                RowSums(nr, padded, len, r - lo, vecSums);
+            }
+            first = false;
             r = nextR;
             k0 = nextK0;
             buf ^= 1u;
         }
-        if (zp_->NeedCorrection()) {
+        if (terms && zp_->NeedCorrection()) {
             WriteRowTerms(ai, m0, slot, lo, hi, vecSums);
         }
+    }
+
+    // A strip step's bytes of each row (whole rows when a row fits the chunk: 2-D copies, else segments of a row)
+    // and its rows.
+    __aicore__ inline uint32_t StripSegment() const
+    {
+        return t_->kPad <= t_->prepChunk ? t_->kPad : t_->prepChunk;
+    }
+    __aicore__ inline uint32_t StripRowsPerStep() const
+    {
+#if AQO_SOC_HAS_DATACOPYPAD
+        return t_->kPad <= t_->prepChunk ? t_->prepChunk / t_->kPad : 1;
+#else
+        return 1;  // no DataCopyPad: row by row (K need not be a 32-byte multiple)
+#endif
+    }
+
+    // Loads a strip step into half `buf` of prepIn_: rows r.. (of at most hi) of a from row srcRow0, bytes k0.. .
+    __aicore__ inline void LoadStripStep(uint64_t srcRow0, uint32_t r, uint32_t hi, uint32_t k0, uint32_t buf)
+    {
+        const TD& t = *t_;
+        const uint32_t nr = QmmMin(StripRowsPerStep(), hi - r);
+        const uint32_t len = QmmMin(StripSegment(), t.k - k0);  // bytes of each row in this step
+        const uint64_t src = (srcRow0 + r) * t.k + k0;
+        // Every vector instruction issued so far is done: the step two back read this half.
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
+#if AQO_SOC_HAS_DATACOPYPAD
+        const uint32_t padded = AlignUp32(len);
+        DataCopyExtParams prm(static_cast<uint16_t>(nr), len, static_cast<uint32_t>(t.k - len), 0, 0);
+        DataCopyPadExtParams<uint8_t> pad(true, 0, static_cast<uint8_t>(padded - len), 0);
+        DataCopyPad(prepIn_[buf * t.prepChunk], aRaw_[src], prm, pad);
+#else
+        QmmCopyBytesIn(prepIn_[buf * t.prepChunk], aRaw_, src, len, aElems_);
+#endif
     }
 
     // The correction's row terms of strip rows [lo, hi) (whose row sums are in ra_[0, hi - lo) when needed): per row
@@ -660,7 +736,9 @@ private:
         if (needRA_ && vecSums) {
             aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // the vector unit's row sums, read by the scalar unit
         }
-        PipeBarrier<PIPE_V>();  // tmp_ may still be read by the row sums' vector work
+        // tmp_ may still be read by the row sums' vector work. (A ones row staged in tmp_ is read by its DMA only in
+        // a strip prepared without its terms: this is called after the cube request, which waited for every DMA.)
+        PipeBarrier<PIPE_V>();
         for (uint32_t i = 0; i < n; ++i) {
             int32_t negR = 0, negS = 0;
             const int32_t raSum = !needRA_ ? 0
@@ -676,19 +754,22 @@ private:
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // tmp_ is the vector unit's scratch again
     }
 
-    // The ones row of a strip (kPad bytes of 1 in the cube's operand type).
-    __aicore__ inline void WriteOnes(uint64_t dst)
+    // The ones row of a strip (kPad bytes of 1: the byte 0x01 is 1 in int8 and in uint8) through the UB staging area
+    // `stage` (at least prepChunk bytes; waitFirst: an earlier DMA may still read it). The next vector writer of the
+    // staging area waits for this DMA (PrepareStrip).
+    __aicore__ inline void WriteOnes(uint64_t dst, const LocalTensor<uint8_t>& stage, bool waitFirst)
     {
         const TD& t = *t_;
+        const LocalTensor<int16_t> ones = stage.template ReinterpretCast<int16_t>();
         for (uint32_t off = 0; off < t.kPad; off += t.prepChunk) {
-            const uint32_t len = QmmMin(t.prepChunk, t.kPad - off);
-            PipeBarrier<PIPE_V>();  // prepHalf_ may still be read by an earlier Cast
-            Duplicate(prepHalf_, static_cast<half>(1.0f), len);
-            aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // an earlier copy-out read prepOut_
-            PipeBarrier<PIPE_V>();
-            FromHalf(prepOut_, prepHalf_, len, t.cubeACode);
+            const uint32_t len = QmmMin(t.prepChunk, t.kPad - off);  // a multiple of 32 bytes (kPad, prepChunk)
+            if (off != 0 || waitFirst) {
+                aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the previous DMA from the staging area is done
+            }
+            PipeBarrier<PIPE_V>();  // the staging area may still be read by earlier vector work
+            Duplicate(ones, static_cast<int16_t>(0x0101), static_cast<int32_t>(len / 2));
             aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-            DataCopy(prepRaw_[dst + off], prepOut_, len);
+            DataCopy(prepRaw_[dst + off], stage, len);
         }
     }
 
@@ -774,6 +855,10 @@ private:
     uint32_t nextArea_ = 0;
     bool needCB_ = false;
     bool needRA_ = false;
+    bool deferRowSums_ = false;  // the row sums' decision and row terms after the first request (Prepare)
+    bool requested_ = false;     // a cube request has gone out (Request)
+    bool prefetched_ = false;    // the one strip's first step is loaded (Prepare), PrepareStrip's first load skipped
+    uint64_t bFirst_ = 0, bEnd_ = 0;  // the b zero points this worker's decision reads
     bool prepare_ = false;
     bool havePrivate_ = false;
     bool haveSlab_ = false;

@@ -53,11 +53,16 @@ public:
     // (zero-point terms whose zero points are all 0 are not computed at all). `in`, `h`, `work`: preparation buffers.
     // b's zero points [bFirst, bEnd) only: all of them where every worker must decide the same (shared preparation,
     // SyncAll), a worker's own columns where it prepares for itself alone.
-    __aicore__ inline void DecideNeeds(const LocalTensor<uint8_t>& in, const LocalTensor<half>& h,
-                                       const LocalTensor<half>& work, uint64_t bFirst, uint64_t bEnd)
+    // The column sums' need (from a's zero points), then the row sums' (from b's); a caller may decide the second later.
+    __aicore__ inline void DecideColumnSums(const LocalTensor<uint8_t>& in, const LocalTensor<half>& h,
+                                            const LocalTensor<half>& work)
     {
         needCB_ = t_->k != 0 &&
                   AnyNonZero(aZpGm_, t_->aZpKind, aElems_, 0, aElems_, t_->aCode, t_->zpShiftA, in, h, work);
+    }
+    __aicore__ inline void DecideRowSums(const LocalTensor<uint8_t>& in, const LocalTensor<half>& h,
+                                         const LocalTensor<half>& work, uint64_t bFirst, uint64_t bEnd)
+    {
         needRA_ = t_->k != 0 &&
                   AnyNonZero(bZpGm_, t_->bZpKind, bElems_, bFirst, bEnd, t_->bCode, t_->zpShiftB, in, h, work);
     }
