@@ -35,7 +35,9 @@ QMM_DECODE = ((16, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tenso
 QMM_DECODE_1 = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tensor", "0")
 # A uint8 b (the vector decode path), per-column parameters, random zero points.
 QMM_DECODE_U8 = ((1, 4096), (4096, 4096), "uint8", "uint8", "uint8", "tensor", "column", "random")
-QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE_U8, QMM_DECODE, QMM_BIG]
+# An int8 b (the cube path) with per-column parameters and random zero points: every zero-point term.
+QMM_DECODE_ZP = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "column", "random")
+QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE_ZP, QMM_DECODE_U8, QMM_DECODE, QMM_BIG]
                                             for soc in DQ_TARGET_RATIO}
 
 
