@@ -30,7 +30,8 @@ TILING_DATA_FIELD_DEF(uint64_t, wsRaOffset);
 TILING_DATA_FIELD_DEF(uint64_t, wsCOffset);             // the workers' C areas, wsCPerWorker bytes each
 TILING_DATA_FIELD_DEF(uint64_t, wsCPerWorker);
 TILING_DATA_FIELD_DEF(uint64_t, prepAStripBytes);       // one prepared strip: (onesRow + stripM) x kPad
-TILING_DATA_FIELD_DEF(uint64_t, prepAPerCore);          // 310p: prepared strips are private: one slot per core; else 0
+// private preparation: one prepared-strip slot per worker; shared: 0
+TILING_DATA_FIELD_DEF(uint64_t, prepAPerWorker);
 TILING_DATA_FIELD_DEF(uint64_t, prepBBytes);            // mapped b: bMatrices x K x N rounded up to 32
 TILING_DATA_FIELD_DEF(uint64_t, unitCount);             // base blocks of y: batch x strips x nBlocks, N fastest
 TILING_DATA_FIELD_DEF(uint32_t, usedCores);             // block dim (cube cores / 310p AI cores)

@@ -9,10 +9,13 @@
 //   * operands: uint8 the cube cannot take is mapped (v ^ 0x80, as v -/+ 128 in half: exact), and a strip of a whose
 //     zero points are needed gets a ones row before its rows (the column sums of B come with the product, C row 0);
 //     the row sums of a strip are summed on the vector unit while it is read, and turned into the correction's row
-//     terms (two broadcast blocks per row, read by the vector correction). On split SoCs every worker prepares an
-//     even share of all rows of a (and of b) before the calls, and a hardware SyncAll publishes them (no SyncAll
-//     when nothing is prepared); on 310p (no hardware SyncAll) a core prepares the strip of each of its calls in a
-//     private slot, and a uint8 b's columns of the call (MapSlab) when they change;
+//     terms (two broadcast blocks per row, read by the vector correction). Shared preparation (split SoCs, the plan's
+//     sharedPrep): every worker prepares an even share of all rows of a (and of b) before the calls, and a hardware
+//     SyncAll publishes them (no SyncAll when nothing is prepared). Private preparation (310p, which has no hardware
+//     SyncAll; split SoCs for one strip whose per-worker copies are small: decode): a worker prepares the strip of
+//     each of its calls in its own slot, and on 310p a uint8 b's columns of the call (MapSlab) when they change;
+//     with one y matrix of one strip a worker decides from its own columns' b zero points whether it needs a's row
+//     sums, and on split SoCs sends its request as soon as the prepared rows are in GM (Prepare);
 //   * a call: split SoCs, one asynchronous IterateAll (waitIterateAll) of all its blocks into one of the worker's two
 //     C areas ([rows, cols] int32, continuous), requested before the previous call's epilogue, so that the cube core
 //     runs its blocks without a pause and always has the other worker's call or this worker's next one queued; the
@@ -187,16 +190,17 @@ public:
         u_ = uBegin_;
     }
 
-    // Before the calls: which zero-point terms the launch needs (from the zero points' values), and on split SoCs
-    // every worker's share of the prepared operands, published by a SyncAll (every vector core reaches it).
+    // Before the calls: which zero-point terms the launch needs (from the zero points' values), and with shared
+    // preparation every worker's share of the prepared operands, published by a SyncAll (every vector core reaches
+    // it).
     __aicore__ inline void Prepare()
     {
-        // b's zero points: a private preparer of one a matrix's one strip (its units are N blocks) reads its own
-        // columns' only; every other launch all of them (shared: every worker decides the same).
+        // b's zero points: a private preparer of one y matrix's one strip (its units are N blocks: its columns) reads
+        // its own columns' only; every other launch all of them (shared: every worker must decide the same).
         const TD& t = *t_;
         const bool oneStrip = t.sharedPrep == 0 && t.unitCount == t.nBlocks;
         bFirst_ = 0;
-        bEnd_ = zp_->ColumnZeroPoints();
+        bEnd_ = zp_->BZeroPointCount();
         if (oneStrip && t.bZpKind == kQmmParamVector) {
             const uint64_t c0 = uBegin_ * t.baseN, c1 = uEnd_ * t.baseN;
             bFirst_ = c0 < t.n ? c0 : t.n;
@@ -265,10 +269,11 @@ public:
         return true;
     }
 
-    // Requests call c's product: its strip prepared (310p), its operands set, and on split SoCs one asynchronous
+    // Requests call c's product: its strip prepared (private preparation), its operands set, and on split SoCs one
+    // asynchronous
     // IterateAll of all its blocks into the next C area (the cube core computes them from now on, block after block
-    // without a pause; the worker waits once, at the call's first block). 310p computes block by block later
-    // (NextBlock).
+    // without a pause; the worker waits once, at the call's first block), then a deferred row-sum decision and row
+    // terms (Prepare). 310p computes block by block later (NextBlock).
     __aicore__ inline void Request(QmmCall* call)
     {
         const TD& t = *t_;
@@ -298,7 +303,7 @@ public:
             } else {
                 c.slot = worker_;
                 if (!havePrivate_ || privateAi_ != c.ai || privateStrip_ != c.strip) {
-                    PrepareStrip(c.ai, c.strip, c.slot, 0, c.rows, !deferRowSums_);
+                    PrepareStrip(c.ai, c.strip, c.slot, 0, c.rows, deferRowSums_);
                     havePrivate_ = true;
                     privateAi_ = c.ai;
                     privateStrip_ = c.strip;
@@ -593,9 +598,11 @@ private:
 
     // Prepares rows [lo, hi) of strip `strip` of a matrix ai into slot `slot`: their rows of the prepared strip, each
     // kPad bytes (mapped when mapA; the strip's ones row first when lo == 0), as needed, and their row terms (the
-    // correction's per-row factors, RowTerms) into the slot's row-term area.
+    // correction's per-row factors, RowTerms) into the slot's row-term area. termsLater: the caller writes the row
+    // terms itself after its cube request (the deferred decision, Prepare), and the steps put the prepared rows'
+    // copy-out ahead of the row sums (the request waits for the rows alone).
     __aicore__ inline void PrepareStrip(uint64_t ai, uint32_t strip, uint64_t slot, uint32_t lo, uint32_t hi,
-                                        bool terms = true)
+                                        bool termsLater = false)
     {
         const TD& t = *t_;
         const uint32_t m0 = strip * t.stripM;
@@ -618,20 +625,22 @@ private:
         // vector work, into the other half of prepIn_ (double buffered).
         auto load = [&](uint32_t r, uint32_t k0, uint32_t buf) { LoadStripStep(srcRow0, r, hi, k0, buf); };
         // Two orders. With its row terms (the shared preparation, 310p): the row sums first, then the prepared rows'
-        // copy-out, whose buffer the ones row's DMA (staged in prepOut_, written first) has read by then. Without them
+        // copy-out, whose buffer the ones row's DMA (staged in prepOut_, written first) has read by then. termsLater
         // (a private strip whose cube request waits for the prepared rows alone, its row terms after the request):
         // the first load goes out first, the ones row (staged in tmp_) under it, each step's copy-out before its row
         // sums, the first step's copy-out without waiting for the ones row.
-        const bool stripFirst = !terms;
+        const bool stripFirst = termsLater;
         const bool ones = prepare_ && needCB_ && lo == 0;
         if (ones && !stripFirst) {
             WriteOnes(dst0, prepOut_, true);
         }
         uint32_t r = lo, k0 = 0, buf = 0;
         if (r < hi) {
-            if (prefetched_) {
-                prefetched_ = false;  // Prepare loaded this very step: the one strip's first rows into buffer 0
-            } else {
+            // Prepare's prefetch is this very step (the one strip's first rows, from a's row 0, into buffer 0) when
+            // the strip starts at a's row 0; anything else loads as usual (the MTE2 pipe keeps the two in order).
+            const bool prefetchedHere = prefetched_ && srcRow0 + lo == 0;
+            prefetched_ = false;
+            if (!prefetchedHere) {
                 load(r, k0, buf);
             }
         }
@@ -683,7 +692,7 @@ private:
             k0 = nextK0;
             buf ^= 1u;
         }
-        if (terms && zp_->NeedCorrection()) {
+        if (!termsLater && zp_->NeedCorrection()) {
             WriteRowTerms(ai, m0, slot, lo, hi, vecSums);
         }
     }

@@ -66,7 +66,7 @@ public:
         needRA_ = t_->k != 0 &&
                   AnyNonZero(bZpGm_, t_->bZpKind, bElems_, bFirst, bEnd, t_->bCode, t_->zpShiftB, in, h, work);
     }
-    __aicore__ inline uint64_t ColumnZeroPoints() const { return bElems_; }  // b's zero points (1: per tensor)
+    __aicore__ inline uint64_t BZeroPointCount() const { return bElems_; }  // b's zero points (1: per tensor)
     __aicore__ inline bool NeedColumnSums() const { return needCB_; }
     __aicore__ inline bool NeedRowSums() const { return needRA_; }
     __aicore__ inline bool NeedCorrection() const { return needCB_ || needRA_; }

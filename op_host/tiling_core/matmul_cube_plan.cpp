@@ -497,7 +497,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     uint64_t prep_a = 0, ra = 0;
     if (prep_a_possible) {
         prep_a = t.sharedPrep ? a_strips_total * t.prepAStripBytes : workers * t.prepAStripBytes;
-        t.prepAPerCore = t.sharedPrep ? 0 : t.prepAStripBytes;
+        t.prepAPerWorker = t.sharedPrep ? 0 : t.prepAStripBytes;
     }
     if (za_may || zb_may) {
         ra = t.sharedPrep ? a_strips_total * t.raStripBytes : workers * t.raStripBytes;

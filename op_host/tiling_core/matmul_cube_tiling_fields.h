@@ -20,7 +20,7 @@
     FIELD(uint64_t, wsCOffset)        /* the workers' C areas, wsCPerWorker bytes each */                           \
     FIELD(uint64_t, wsCPerWorker)                                                                                   \
     FIELD(uint64_t, prepAStripBytes)  /* one prepared strip: (onesRow + stripM) x kPad */                           \
-    FIELD(uint64_t, prepAPerCore)     /* 310p: prepared strips are private: one slot per core; else 0 */            \
+    FIELD(uint64_t, prepAPerWorker)   /* private preparation: one prepared-strip slot per worker; shared: 0 */       \
     FIELD(uint64_t, prepBBytes)       /* mapped b: bMatrices x K x N rounded up to 32 */                            \
     FIELD(uint64_t, unitCount)        /* base blocks of y: batch x strips x nBlocks, N fastest */                   \
     FIELD(uint32_t, usedCores)        /* block dim (cube cores / 310p AI cores) */                                  \

@@ -90,7 +90,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     t.sharedPrep = 0;
     t.onesRow = 0;
     t.wsPrepAOffset = t.wsPrepBOffset = t.wsRaOffset = t.wsCOffset = t.wsCPerWorker = 0;
-    t.prepAStripBytes = t.prepAPerCore = t.prepBBytes = 0;
+    t.prepAStripBytes = t.prepAPerWorker = t.prepBBytes = 0;
     t.ubMatmulWs = t.ubCIn = t.ubTmp = t.ubColI32 = t.ubRowI32 = t.ubRowTerms = 0;
     t.ubPrepIn = t.ubPrepHalf = t.ubPrepOut = 0;
     // The split.

@@ -20,6 +20,7 @@ import pytest
 
 from ascend_quant_ops import tiling
 from ascend_quant_ops.errors import ConstraintError, DTypeError
+from ascend_quant_ops.perf import traffic as dm
 
 emu = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
 from ascend_quant_ops.golden.qlinear_matmul import qlinear_matmul as golden  # noqa: E402
@@ -82,32 +83,54 @@ def test_all_type_combinations_and_param_kinds(soc, at, bt, yt):
         assert len(np.unique(y)) > 20
 
 
-# ---- split SoCs, one strip of a: each worker prepares its own copy (no SyncAll) ------------------------------------
-# A decode step whose per-worker copies of the prepared strip (ones row, uint8 mapping) stay small against b prepares
-# per worker, and each worker decides from its own columns' zero points whether it needs a's row sums. The zero points
-# below make those decisions differ between workers: b's are zero except in the last columns (only the last worker's
-# range needs the row sums), or all zero, or random.
+# ---- one strip of a prepared per worker -------------------------------------------------------------------------
+# A decode step on a split SoC whose per-worker copies of the prepared strip (ones row, uint8 mapping) stay small
+# against b prepares per worker (no SyncAll), as every 310p launch does; with one y matrix of one strip each worker
+# decides from its own columns' b zero points whether it needs a's row sums (split SoCs: after its cube request).
+# The b zero points below make those decisions differ between workers: zero except in the last columns, zero except
+# at the first or the last column of one worker's range (an off-by-one range misses it), all zero, random.
 
-@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def _worker_edge_columns(t):
+    """The first and last column of a worker's range in the middle of the launch (the kernel's split)."""
+    ranges = [u for _, u in dm.qmm_worker_units(t) if len(u)]
+    u = ranges[len(ranges) // 2]
+    return u.start * t["baseN"], min(u.stop * t["baseN"], t["n"]) - 1
+
+
+PRIVATE_CASES = [  # soc, (m, k, n), a_param: per-row a zero points with 2 rows; K above the preparation chunk (4096)
+    ("ascend910b", (1, 300, 4500), "tensor"), ("ascend910_95", (1, 300, 4500), "tensor"),
+    ("ascend910b", (2, 300, 7000), "row"), ("ascend910_95", (2, 300, 7000), "row"),
+    ("ascend910b", (1, 4200, 3500), "tensor"), ("ascend310p", (1, 300, 4500), "row"),
+]
+
+
+@pytest.mark.parametrize("soc,mkn,a_kind", PRIVATE_CASES, ids=[f"{c[0]}-{'x'.join(map(str, c[1]))}-{c[2]}"
+                                                                for c in PRIVATE_CASES])
 @pytest.mark.parametrize("at", INT_TYPES, ids=lambda t: np.dtype(t).name)
-def test_split_soc_decode_prepares_per_worker(soc, at):
-    m, k, n = 1, 300, 4500
-    rng = np.random.default_rng(zlib.crc32(f"private prep {soc} {np.dtype(at).name}".encode()))
-    for a_kind, b_kind, zb_case in [("tensor", "column", "last"), ("row", "column", "random"),
-                                    ("tensor", "column", "zero"), ("tensor", "tensor", "random")]:
-        p = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=np.dtype(at).name, b_dtype="int8",
-                                       y_dtype="int8", a_param=a_kind, b_param=b_kind)
-        t = p.tiling
-        assert p.explanation["mode"] == "mix_cube_vector" and t["sharedPrep"] == 0 and t["usedCores"] > 1
+def test_one_strip_prepared_per_worker(soc, mkn, a_kind, at):
+    m, k, n = mkn
+    rng = np.random.default_rng(zlib.crc32(f"private prep {soc} {mkn} {a_kind} {np.dtype(at).name}".encode()))
+    p = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=np.dtype(at).name, b_dtype="int8",
+                                   y_dtype="int8", a_param=a_kind, b_param="column")
+    t = p.tiling
+    assert t["sharedPrep"] == 0 and t["unitCount"] == t["nBlocks"] and t["usedCores"] > 1
+    if tiling.soc_table()[soc]["split_architecture"]:
+        assert p.explanation["mode"] == "mix_cube_vector"
         assert any("prepares its own copy" in note for note in p.explanation["notes"])
-        a, a_s, a_z, b, b_s, b_z, y_s, y_z = _case(rng, at, np.int8, np.int8, a_kind, b_kind, (m, k), (k, n))
-        if b_kind == "column" and zb_case != "random":
+    first, last = _worker_edge_columns(t)
+    for zb_case in ("last", "first of a range", "last of a range", "zero", "random"):
+        a, a_s, a_z, b, b_s, b_z, y_s, y_z = _case(rng, at, np.int8, np.int8, a_kind, "column", (m, k), (k, n))
+        if zb_case != "random":
             b_z = np.zeros(n, np.int8)
-            if zb_case == "last":
-                b_z[-3:] = [5, -7, 1]
+            b_z[{"last": slice(n - 3, n), "first of a range": slice(first, first + 1),
+                 "last of a range": slice(last, last + 1), "zero": slice(0, 0)}[zb_case]] = 7
+            # y_scale from the spread of the exact accumulator with these zero points (as _case does)
+            za = np.asarray(a_z, np.int64).reshape(-1, 1) if a_kind == "row" else np.int64(a_z)
+            acc = (a.astype(np.int64) - za) @ (b.astype(np.int64) - b_z.astype(np.int64))
+            y_s = np.float32(float(np.median(a_s)) * float(np.median(b_s)) * float(np.max(np.abs(acc)) or 1) / 100)
         args = (a, a_s, a_z, b, b_s, b_z, y_s, y_z)
         y = emu.qlinear_matmul(*args, soc=soc)
-        np.testing.assert_array_equal(y, golden(*args), err_msg=f"{soc} {a_kind}/{b_kind} zb {zb_case}")
+        np.testing.assert_array_equal(y, golden(*args), err_msg=f"{soc} {a_kind} zb {zb_case}")
         assert len(np.unique(y)) > 20
 
 

@@ -153,3 +153,25 @@ def test_310p_partial_y_rows(n, which):
     last = n - (t["nBlocks"] - 1) * t["baseN"]  # the last N block's width
     assert sum(c["gm_scalar_writes"] for c in cores) == (m * last if single else 0)
     assert (0 < last < 32) if single else (last % 32 == 0 or last >= 32)
+
+
+# One strip of a prepared per worker (every 310p launch; a split SoC's decode step whose per-worker copies are small):
+# with one y matrix, each worker reads only its own columns' b zero points and skips a's row sums, their row terms
+# and its columns' zero points when they are all 0. The model follows each worker's decision; a launch whose b zero
+# points are non-zero in one column moves less than one whose b zero points are all non-zero.
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at", ["int8", "uint8"])
+def test_workers_preparing_for_themselves_decide_from_their_own_columns(soc, at):
+    m, k, n = 1, 300, 4500
+    plan = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype=at, b_dtype="int8", b_param="column").tiling
+    assert plan["sharedPrep"] == 0 and plan["unitCount"] == plan["nBlocks"] and plan["usedCores"] > 1
+    zero_a = _effective_zero(soc, (m, k), (k, n), at, "int8")[0]
+    one = np.zeros(n, np.int64)
+    one[n // 2] = 5
+    moved = {}
+    for name, a_zp, b_zp in (("random", 9 + zero_a, np.arange(n) % 50 + 1), ("one column", 9 + zero_a, one),
+                             ("zero", 9 + zero_a, np.zeros(n, np.int64)), ("a0", zero_a, one)):
+        t, stats, a_z, b_z = _run(soc, (m, k), (k, n), at, "int8", "tensor", "column", a_zp, b_zp, seed=5)
+        _check_model(soc, t, stats, a_z, b_z)
+        moved[name] = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
+    assert moved["zero"] < moved["one column"] < moved["random"]

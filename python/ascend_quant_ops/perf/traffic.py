@@ -287,7 +287,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
     prepare = bool(k) and (bool(t["mapA"]) or need_cb)
 
     def scan(kind: int, z: np.ndarray, elems: int, first: int = 0, end: int = None) -> int:
-        # DecideNeeds: vector zero points [first, end), chunk by chunk, until a nonzero one
+        # DecideColumnSums / DecideRowSums: vector zero points [first, end), chunk by chunk, until a nonzero one
         if kind != 2 or not k:
             return 0
         if 0 < len(z) < elems:
@@ -301,7 +301,8 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                 break
         return moved
 
-    def prep_strip(ai: int, strip: int, lo: int, hi: int) -> int:  # PrepareStrip: rows [lo, hi) of the strip
+    def prep_strip(ai: int, strip: int, lo: int, hi: int, need_rb: bool = need_rb) -> int:
+        # PrepareStrip: rows [lo, hi) of the strip (need_rb: the preparing worker's decision)
         moved = 0
         m0 = strip * t["stripM"]
         if prepare and need_cb and lo == 0:
@@ -350,8 +351,12 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
         cube.append(cw)
         before = total
         b_first, b_end = 0, bz_elems
+        need_rb_w = need_rb
         if not t["sharedPrep"] and t["bZpKind"] == 2 and t["unitCount"] == t["nBlocks"]:
-            b_first, b_end = min(units.start * t["baseN"], n), min(units.stop * t["baseN"], n)  # its own columns
+            # a worker preparing for itself, of one y matrix's one strip: its own columns' b zero points decide
+            b_first, b_end = min(units.start * t["baseN"], n), min(units.stop * t["baseN"], n)
+            zb_all = np.tile(zb, -(-bz_elems // len(zb)))[:bz_elems] if 0 < len(zb) < bz_elems else zb
+            need_rb_w = bool(k) and bool(np.any(zb_all[b_first:b_end] != 0))
         total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems, b_first, b_end)
         if t["sharedPrep"] and k:
             if prepare or need_rb:
@@ -383,10 +388,10 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                 if not t["sharedPrep"] and t["mapB"] and slab != (bj, n0, cols):
                     total += map_slab(bj, n0, cols)                # 310p: the call's columns of b, mapped
                     slab = (bj, n0, cols)
-                if not t["sharedPrep"] and (prepare or need_rb) and private != (ai, strip):
-                    total += prep_strip(ai, strip, 0, rows)
+                if not t["sharedPrep"] and (prepare or need_rb_w) and private != (ai, strip):
+                    total += prep_strip(ai, strip, 0, rows, need_rb_w)
                     private = (ai, strip)
-                if need_cb or need_rb:
+                if need_cb or need_rb_w:
                     total += 64 * rows                             # the strip's row terms, read back
                 rows_a = rows + (1 if prepare and need_cb else 0)
                 # A's K tiles stay in L1 over the call's blocks when all fit (depthA1 >= K tiles), else depthA1 - 2
@@ -404,7 +409,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
             for j in range(blocks):
                 c0 = n0 + j * t["baseN"]
                 bc = min(t["baseN"], n - c0)
-                if need_rb and t["bZpKind"] == 2:
+                if need_rb_w and t["bZpKind"] == 2:
                     total += copy_in((bj * n if t["bZpBatchStride"] else 0) + c0, bc, bz_elems, 1)
                 if need_cb:
                     total += 4 * (bc if not pad else t["cStride"])  # the column sums (C row 0)
