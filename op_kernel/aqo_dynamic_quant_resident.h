@@ -4,7 +4,10 @@
 //                   accumulation instruction per row, the group's scales (one clamp, one WholeReduceMax, one Div),
 //                   one V -> S wait, a broadcast Div per row, the group's dst conversion.
 //   numChunks > 1:  a row's float32 copy does not fit next to the resident rows: the statistics and the quantize
-//                   pass each walk the resident row in float32 chunks.
+//                   pass each walk the resident row in float32 chunks. With one x slot (long rows: the next group's
+//                   copy cannot go out early), the group is copied in by column pieces, each with its own flag, so
+//                   that the statistics pass starts on the first piece while the others load; and a NORMAL row's y
+//                   chunks are stored as the quantize pass makes them (symmetric), the group's last chunk at the end.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
 #ifndef AQO_DYNAMIC_QUANT_RESIDENT_H
 #define AQO_DYNAMIC_QUANT_RESIDENT_H
@@ -16,6 +19,7 @@ template <class TD, typename XT, typename YT, typename OT>
 class KernelDynamicQuantResident : public DynamicQuantBase<TD, XT, YT, OT> {
     using Base = DynamicQuantBase<TD, XT, YT, OT>;
     using Base::p_;
+    using Base::pipe_;
     using Base::rowBegin_;
     using Base::rowEnd_;
     using Base::xGm_;
@@ -57,6 +61,13 @@ public:
         // With two x slots the next group's copy-in is issued before this group's compute: the compute stalls the
         // scalar unit (it waits for the group's scales), so a copy issued after it would not overlap it.
         const bool prefetch = p_.xSlots > 1;
+        pieced_ = p_.numChunks > 1 && !prefetch;
+        if (pieced_) {
+            pieces_ = p_.numChunks < kMaxPieces ? p_.numChunks : kMaxPieces;
+            for (uint32_t k = 0; k < pieces_; ++k) {
+                pieceFlag_[k] = static_cast<event_t>(pipe_->template AllocEventID<HardEvent::MTE2_V>());
+            }
+        }
         uint64_t g = rowBegin_;
         uint32_t n = GroupRows(g);
         CopyIn(g, n);
@@ -74,6 +85,9 @@ public:
             g = next;
             n = nn;
         }
+        for (uint32_t k = 0; k < pieces_; ++k) {
+            pipe_->template ReleaseEventID<HardEvent::MTE2_V>(pieceFlag_[k]);
+        }
     }
 
 private:
@@ -85,13 +99,30 @@ private:
     __aicore__ inline void CopyIn(uint64_t row, uint32_t n)
     {
         LocalTensor<XT> x = xQue_.template AllocTensor<XT>();
+        if (pieced_) {
+            // One DMA per column piece (whole chunks), each followed by its own flag; the slot is not queued (the
+            // statistics pass waits on the flags, ComputeChunked* frees it).
+            for (uint32_t k = 0; k < pieces_; ++k) {
+                const uint32_t off = PieceChunk(k) * p_.chunk;
+                const uint32_t end = PieceChunk(k + 1) * p_.chunk;
+                const uint32_t len = (end < p_.cols ? end : p_.cols) - off;
+                this->CopyRowsIn(x[off], xGm_[row * p_.cols + off], n, len, p_.colsPad);
+                SetFlag<HardEvent::MTE2_V>(pieceFlag_[k]);
+            }
+            piecedX_ = x;
+            piecesPending_ = true;
+            return;
+        }
         this->CopyRowsIn(x, xGm_[row * p_.cols], n, p_.cols, p_.colsPad);
         xQue_.EnQue(x);
     }
 
+    // The first chunk of column piece k (k = pieces_: numChunks).
+    __aicore__ inline uint32_t PieceChunk(uint32_t k) const { return p_.numChunks * k / pieces_; }
+
     __aicore__ inline void Compute(uint64_t row, uint32_t n)
     {
-        LocalTensor<XT> x = xQue_.template DeQue<XT>();
+        LocalTensor<XT> x = pieced_ ? piecedX_ : xQue_.template DeQue<XT>();
         LocalTensor<YT> y = yQue_.template AllocTensor<YT>();
         LocalTensor<float> s = scaleQue_.template AllocTensor<float>();
         const bool asym = p_.asymmetric != kSymmetric;
@@ -124,7 +155,16 @@ private:
     __aicore__ inline void CopyOut(uint64_t row, uint32_t n)
     {
         LocalTensor<YT> y = yQue_.template DeQue<YT>();
-        this->CopyRowsOut(yGm_[row * p_.cols], y, n, p_.cols);
+        if (pieced_) {
+            // rows whose chunks were stored as they were made: only the group's last chunk is left
+            for (uint32_t i = 0; i < n; ++i) {
+                const bool last = i + 1 == n;
+                const uint32_t off = streamed_[i] ? (last ? (p_.numChunks - 1) * p_.chunk : p_.cols) : 0;
+                this->CopyRowsOut(yGm_[(row + i) * p_.cols + off], y[i * p_.colsPad + off], 1, p_.cols - off);
+            }
+        } else {
+            this->CopyRowsOut(yGm_[row * p_.cols], y, n, p_.cols);
+        }
         yQue_.FreeTensor(y);
         LocalTensor<float> s = scaleQue_.template DeQue<float>();
         scales_.Write(s, row, n);
@@ -291,7 +331,10 @@ private:
             }
             this->divPrep_[i] = kind == RowKind::NORMAL && this->TinyRow(m) ? kPrepLift : kPrepNone;
             scales_.Put(s, i, this->ScaleOf(kind, sc));
-            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc);
+            // A NORMAL row's chunks (vector work only) are stored as they are made, but the group's last one.
+            streamed_[i] = pieced_ && kind == RowKind::NORMAL;
+            QuantizeChunks(x[i * p_.colsPad], y[i * p_.colsPad], i, kind, sc,
+                           streamed_[i] ? row + i : kNoStore, i + 1 == n);
         }
     }
 
@@ -306,9 +349,13 @@ private:
     __aicore__ inline void StatsChunks(const LocalTensor<XT>& xr, uint32_t i)
     {
         LocalTensor<int32_t> bits = tmp_.template ReinterpretCast<int32_t>();
+        uint32_t piece = 0;
         for (uint32_t c = 0; c < p_.numChunks; ++c) {
             const uint32_t off = c * p_.chunk;
             const uint32_t len = ChunkLen(c);
+            if (piecesPending_ && piece < pieces_ && c == PieceChunk(piece)) {
+                WaitFlag<HardEvent::MTE2_V>(pieceFlag_[piece++]);  // the group's rows of this piece are in UB
+            }
             PipeBarrier<PIPE_V>();  // work_ / tmp_ are still read by the previous chunk's instructions
             this->LoadV(work_, xr[off], 1, len, smooth_[off], len);
             PipeBarrier<PIPE_V>();
@@ -329,11 +376,16 @@ private:
                 this->AccumulateSegment(false, accMin_[i * kAccLanes], work_, len, seg);
             }
         }
+        piecesPending_ = false;  // every piece waited for (each DMA covers all of the group's rows)
     }
 
-    // A tiny row (divPrep_[i]: kPrepLift) has its values and divisor lifted before the division.
+    // A tiny row (divPrep_[i]: kPrepLift) has its values and divisor lifted before the division. storeRow (not
+    // kNoStore): each chunk goes to y's row storeRow in GM once converted, but the last one of the group's last row
+    // (lastRow), which CopyOut stores.
+    static constexpr uint64_t kNoStore = ~0ull;
+
     __aicore__ inline void QuantizeChunks(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
-                                          RowKind kind, float sc)
+                                          RowKind kind, float sc, uint64_t storeRow, bool lastRow)
     {
         const bool normal = kind == RowKind::NORMAL;
         const bool readV = normal || (kind == RowKind::INF_ROW && Float8Out<YT>::kIsFloat);
@@ -368,6 +420,10 @@ private:
             }
             PipeBarrier<PIPE_V>();
             this->CastOut(yr[off], work_, tmp_, len);
+            if (storeRow != kNoStore && !(lastRow && c + 1 == p_.numChunks)) {
+                this->template WaitPipe<HardEvent::V_MTE3>();
+                this->CopyRowsOut(yGm_[storeRow * p_.cols + off], yr[off], 1, len);
+            }
         }
     }
 
@@ -574,6 +630,15 @@ private:
             this->CastOut(yr[off], work_, tmp_, len);
         }
     }
+
+    // Column pieces of a group's copy-in (one x slot and float32 chunks: see the top of the file).
+    static constexpr uint32_t kMaxPieces = 4;
+    bool pieced_ = false;
+    uint32_t pieces_ = 0;
+    event_t pieceFlag_[kMaxPieces] = {};
+    bool piecesPending_ = false;  // the current group's piece flags are still to be waited for (StatsChunks)
+    LocalTensor<XT> piecedX_;
+    bool streamed_[kMaxRepeats] = {};  // row i's chunks but the group's last went to GM as they were made
 };
 
 }  // namespace aqo_dq
