@@ -101,7 +101,8 @@ private:
         LocalTensor<XT> x = xQue_.template AllocTensor<XT>();
         if (pieced_) {
             // One DMA per column piece (whole chunks), each followed by its own flag; the slot is not queued (the
-            // statistics pass waits on the flags, ComputeChunked* frees it).
+            // statistics pass waits on the flags, Compute frees it). The plan computes chunked rows one a group; the
+            // pieces and the streamed stores handle several rows all the same.
             for (uint32_t k = 0; k < pieces_; ++k) {
                 const uint32_t off = PieceChunk(k) * p_.chunk;
                 const uint32_t end = PieceChunk(k + 1) * p_.chunk;

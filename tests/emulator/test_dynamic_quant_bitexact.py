@@ -210,6 +210,28 @@ def test_910b_smooth_26624_single_buffered():
     run(x, smooth, soc="ascend910b", expect_mode="row_resident_chunked", expect_slots=1)
 
 
+@pytest.mark.parametrize("soc,dst", [(s, "int8") for s in SOCS] + [("ascend910_95", "float8_e4m3fn")])
+def test_chunked_rows_with_one_x_slot_in_pieces(soc, dst):
+    # Rows in float32 chunks with one x slot: the copy-in goes out in (at most four) column pieces, the statistics
+    # waiting for each, and a NORMAL row's y chunks are stored as they are converted. More chunks than pieces, 3 and 4
+    # chunks, and special rows (NaN / Inf in the first and the last chunk, zeros, ties, tiny values; on 310p rows that
+    # reach the saturation bound are sanitized and computed again) among random ones, 2 cores with several rows each.
+    h = 3008  # 310p: a multiple of 32 (no DataCopyPad)
+    x = np.concatenate([rand((4, h), F16, seed=31), special_rows(h, F16), rand((3, h), F16, seed=32)])
+    seen = set()
+    for ub in range(tiling.soc_spec(soc)["ub_bytes"] // 32 * 32, 4095, -32 * 64):
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=2, ub_size=ub)
+        chunks = p.tiling["numChunks"]
+        if p.explanation["mode"] != "row_resident_chunked" or p.tiling["xSlots"] != 1:
+            continue
+        key = min(chunks, 5)
+        if key < 3 or key in seen:
+            continue
+        seen.add(key)
+        run(x, dst=dst, soc=soc, core_num=2, ub_size=ub, expect_mode="row_resident_chunked", expect_slots=1)
+    assert seen == {3, 4, 5}, f"{soc}: chunk counts reached {sorted(seen)}"
+
+
 def test_910b_core_and_ub_overrides():
     # 5 cores and a small UB: several iterations per core, chunked rows, non-finite rows inside chunks
     x = rand((23, 1500), F16, seed=7)
