@@ -7,7 +7,7 @@
 //                   pass each walk the resident row in float32 chunks. With one x slot (long rows: the next group's
 //                   copy cannot go out early), the group is copied in by column pieces, each with its own flag, so
 //                   that the statistics pass starts on the first piece while the others load; and a NORMAL row's y
-//                   chunks are stored as the quantize pass makes them (symmetric), the group's last chunk at the end.
+//                   chunks are stored as the quantize pass makes them, the group's last chunk at the end.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
 #ifndef AQO_DYNAMIC_QUANT_RESIDENT_H
 #define AQO_DYNAMIC_QUANT_RESIDENT_H
@@ -585,12 +585,17 @@ private:
         offsets_.Begin(o, row);
         this->FinishAsym(n, kinds, s, o);
         for (uint32_t i = 0; i < n; ++i) {
-            QuantizeChunksAsym(x[i * p_.colsPad], y[i * p_.colsPad], i, kinds[i], s, o);
+            // A NORMAL row's chunks (vector work only) are stored as they are made, but the group's last one.
+            streamed_[i] = pieced_ && kinds[i] == RowKind::NORMAL;
+            QuantizeChunksAsym(x[i * p_.colsPad], y[i * p_.colsPad], i, kinds[i], s, o,
+                               streamed_[i] ? row + i : kNoStore, i + 1 == n);
         }
     }
 
+    // storeRow / lastRow: as QuantizeChunks (NORMAL rows only: a fallback row's y comes from the scalar unit).
     __aicore__ inline void QuantizeChunksAsym(const LocalTensor<XT>& xr, const LocalTensor<YT>& yr, uint32_t i,
-                                              RowKind kind, const LocalTensor<float>& s, const LocalTensor<OT>& o)
+                                              RowKind kind, const LocalTensor<float>& s, const LocalTensor<OT>& o,
+                                              uint64_t storeRow, bool lastRow)
     {
         if (kind == RowKind::ZERO) {
             PipeBarrier<PIPE_V>();
@@ -629,6 +634,10 @@ private:
             this->AsymClip(work_, len);
             PipeBarrier<PIPE_V>();
             this->CastOut(yr[off], work_, tmp_, len);
+            if (storeRow != kNoStore && !(lastRow && c + 1 == p_.numChunks)) {
+                this->template WaitPipe<HardEvent::V_MTE3>();
+                this->CopyRowsOut(yGm_[storeRow * p_.cols + off], yr[off], 1, len);
+            }
         }
     }
 
