@@ -5,9 +5,10 @@
 //                   one V -> S wait, a broadcast Div per row, the group's dst conversion.
 //   numChunks > 1:  a row's float32 copy does not fit next to the resident rows: the statistics and the quantize
 //                   pass each walk the resident row in float32 chunks. With one x slot (long rows: the next group's
-//                   copy cannot go out early), the group is copied in by column pieces, each with its own flag, so
-//                   that the statistics pass starts on the first piece while the others load; and a NORMAL row's y
-//                   chunks are stored as the quantize pass makes them, the group's last chunk at the end.
+//                   copy cannot go out early) or one group a core, the group is copied in by column pieces, each
+//                   with its own flag, so that the statistics pass starts on the first piece while the others load;
+//                   and a NORMAL row's y chunks are stored as the quantize pass makes them, the group's last chunk at
+//                   the end.
 // Include guard #undef'd at the end of aqo_dynamic_quant.cpp (see aqo_dynamic_quant_common.h).
 #ifndef AQO_DYNAMIC_QUANT_RESIDENT_H
 #define AQO_DYNAMIC_QUANT_RESIDENT_H
@@ -61,7 +62,9 @@ public:
         // With two x slots the next group's copy-in is issued before this group's compute: the compute stalls the
         // scalar unit (it waits for the group's scales), so a copy issued after it would not overlap it.
         const bool prefetch = p_.xSlots > 1;
-        pieced_ = p_.numChunks > 1 && !prefetch;
+        // Pieces (one set of flags) where no next group's copy is in flight beside a group's: one x slot, or a core
+        // with one group.
+        pieced_ = p_.numChunks > 1 && (!prefetch || rowEnd_ - rowBegin_ <= p_.rowsPerIter);
         if (pieced_) {
             pieces_ = p_.numChunks < kMaxPieces ? p_.numChunks : kMaxPieces;
             for (uint32_t k = 0; k < pieces_; ++k) {

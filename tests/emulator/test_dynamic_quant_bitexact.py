@@ -232,6 +232,28 @@ def test_chunked_rows_with_one_x_slot_in_pieces(soc, dst):
     assert seen == {3, 4, 5}, f"{soc}: chunk counts reached {sorted(seen)}"
 
 
+@pytest.mark.parametrize("soc", SOCS)
+def test_chunked_rows_one_group_a_core_in_pieces(soc):
+    # Two x slots but one row a core (no next group's copy in flight): the copy-in goes out in pieces too. 310p
+    # (no DataCopyPad) gives a core 8 rows at least, so there one row is the whole launch.
+    h = 3008
+    special = special_rows(h, F16)
+    if soc == "ascend310p":
+        launches = [rand((1, h), F16, seed=35), special[[2]], special[[4]], special[[9]]]
+    else:
+        launches = [np.concatenate([rand((2, h), F16, seed=33), special[[0, 2, 3, 4, 9]], rand((1, h), F16, seed=34)])]
+    for x in launches:
+        cores = x.shape[0]
+        for ub in range(tiling.soc_spec(soc)["ub_bytes"] // 32 * 32, 4095, -32 * 16):
+            p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, core_num=cores, ub_size=ub)
+            if (p.explanation["mode"] == "row_resident_chunked" and p.tiling["xSlots"] == 2
+                    and p.tiling["numChunks"] >= 3 and len(p.explanation["work"]) == cores):
+                break
+        else:
+            pytest.fail(f"{soc}: no UB size gives one chunked row a core with two x slots")
+        run(x, soc=soc, core_num=cores, ub_size=ub, expect_mode="row_resident_chunked", expect_slots=2)
+
+
 def test_910b_core_and_ub_overrides():
     # 5 cores and a small UB: several iterations per core, chunked rows, non-finite rows inside chunks
     x = rand((23, 1500), F16, seed=7)
