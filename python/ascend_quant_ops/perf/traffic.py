@@ -286,12 +286,15 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                                                                             t["zpShiftB"] != 0)
     prepare = bool(k) and (bool(t["mapA"]) or need_cb)
 
+    def full(z: np.ndarray, elems: int) -> np.ndarray:  # one vector shared by the batch, as the backend broadcasts it
+        return np.tile(z, -(-elems // len(z)))[:elems] if 0 < len(z) < elems else z
+
+    za_all, zb_all = full(za, az_elems), full(zb, bz_elems)
+
     def scan(kind: int, z: np.ndarray, elems: int, first: int = 0, end: int = None) -> int:
         # DecideColumnSums / DecideRowSums: vector zero points [first, end), chunk by chunk, until a nonzero one
         if kind != 2 or not k:
             return 0
-        if 0 < len(z) < elems:
-            z = np.tile(z, -(-elems // len(z)))[:elems]  # one vector shared by the batch, as the backend broadcasts it
         end = elems if end is None else end
         moved = 0
         for off in range(first, end, chunk):
@@ -355,9 +358,8 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
         if not t["sharedPrep"] and t["bZpKind"] == 2 and t["unitCount"] == t["nBlocks"]:
             # a worker preparing for itself, of one y matrix's one strip: its own columns' b zero points decide
             b_first, b_end = min(units.start * t["baseN"], n), min(units.stop * t["baseN"], n)
-            zb_all = np.tile(zb, -(-bz_elems // len(zb)))[:bz_elems] if 0 < len(zb) < bz_elems else zb
             need_rb_w = bool(k) and bool(np.any(zb_all[b_first:b_end] != 0))
-        total += scan(t["aZpKind"], za, az_elems) + scan(t["bZpKind"], zb, bz_elems, b_first, b_end)
+        total += scan(t["aZpKind"], za_all, az_elems) + scan(t["bZpKind"], zb_all, bz_elems, b_first, b_end)
         if t["sharedPrep"] and k:
             if prepare or need_rb:
                 rows_all = t["aMatrices"] * m                      # an even share of the rows, strip by strip
