@@ -79,6 +79,8 @@ TILING_DATA_FIELD_DEF(uint32_t, depthB1);
 TILING_DATA_FIELD_DEF(uint32_t, dbL0C);                 // L0C double buffering (1 when a base block takes all of L0C)
 TILING_DATA_FIELD_DEF(uint32_t, nBlocks);               // base blocks per y row strip (N / baseN rounded up)
 TILING_DATA_FIELD_DEF(uint32_t, callBlocks);            // base blocks per cube call at most (one N step of the call)
+// 310p: N ranges of a round of strips (L2-sized b); 0: a range per core
+TILING_DATA_FIELD_DEF(uint32_t, roundRanges);
 // 310p: row stride (int32) of a call's C area; split SoCs: 0 (blocks)
 TILING_DATA_FIELD_DEF(uint32_t, cOrgN);
 // 1: int32 -> float32 in exact parts (310p's mode-less Cast, |acc| > 2^24)

@@ -19,8 +19,9 @@
 //   * a call: split SoCs, one asynchronous IterateAll (waitIterateAll) of all its blocks into one of the worker's two
 //     C areas ([rows, cols] int32, continuous), requested before the previous call's epilogue, so that the cube core
 //     runs its blocks without a pause and always has the other worker's call or this worker's next one queued; the
-//     worker waits once, at the call's first block (WaitIterateAll); 310p, a synchronous Iterate + GetTensorC per
-//     block into the call's C area, the next block's cube work overlapping the epilogue on the AI core's pipes;
+//     worker waits once, at the call's first block (WaitIterateAll); 310p, one synchronous IterateAll of the call
+//     into its C area (the API pipelines the blocks' operand loads; the AI core's one scalar unit issues the cube's
+//     work and the epilogue's in turn);
 //   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
 //     terms (aqo_qmm_zero_point.h) and converts int32 to float32 exactly (ToFloat), then the operator's stage.
 //
@@ -53,7 +54,7 @@ struct QmmAcc<fp8_e5m2_t> {
 #endif
 
 // The Matmul object of a cube call: A [rows, K] and B [K, N] (TRANS: stored [N, K]) from GM, C to one of the worker's
-// C areas in GM (split SoCs: an asynchronous IterateAll per call; 310p: a synchronous Iterate per block).
+// C areas in GM (split SoCs: an asynchronous IterateAll per call; 310p: a synchronous IterateAll per call).
 template <class AT, class BT, bool TRANS>
 struct QmmCube {
     using AccT = typename QmmAcc<AT>::T;
@@ -188,6 +189,20 @@ public:
             uEnd_ = uBegin_ + sq + (sub < sr ? 1 : 0);
         }
         u_ = uBegin_;
+        segEnd_ = uEnd_;
+        if (t.roundRanges != 0 && worker_ < workers_) {
+            // Rounds: whole strip rows first, rounds x usedCores of them, each core a contiguous rounds of them; then
+            // the blocks after them split evenly as above (QmmWorkerRanges in matmul_cube_plan.h computes the same).
+            const uint64_t rounds = static_cast<uint64_t>(t.batch) * t.strips / t.usedCores;
+            const uint64_t whole = rounds * t.nBlocks;
+            const uint64_t rest = t.unitCount - whole * t.usedCores;
+            const uint64_t q = rest / t.usedCores, r = rest % t.usedCores;
+            roundBegin_ = worker_ * whole;
+            roundEnd_ = roundBegin_ + whole;
+            uBegin_ = whole * t.usedCores + worker_ * q + (worker_ < r ? worker_ : r);
+            uEnd_ = uBegin_ + q + (worker_ < r ? 1 : 0);
+            NextSegment();
+        }
     }
 
     // Before the calls: which zero-point terms the launch needs (from the zero points' values), and with shared
@@ -240,21 +255,24 @@ public:
     // The next call of this worker; false when its range is done.
     __aicore__ inline bool NextCall(QmmCall* c)
     {
-        if (u_ >= uEnd_) {
+        const TD& t = *t_;
+        if (u_ >= segEnd_ && t.roundRanges != 0) {
+            NextSegment();
+        }
+        if (u_ >= segEnd_) {
             return false;
         }
-        const TD& t = *t_;
         const uint64_t perMatrix = static_cast<uint64_t>(t.strips) * t.nBlocks;
         c->bi = u_ / perMatrix;
         c->strip = static_cast<uint32_t>(u_ / t.nBlocks % t.strips);
         c->nb0 = static_cast<uint32_t>(u_ % t.nBlocks);
         uint64_t blocks = t.nBlocks - c->nb0;
-        blocks = blocks < uEnd_ - u_ ? blocks : uEnd_ - u_;
+        blocks = blocks < segEnd_ - u_ ? blocks : segEnd_ - u_;
         blocks = blocks < t.callBlocks ? blocks : t.callBlocks;
         if (kRequestAhead) {
             // A call's epilogue starts when all its blocks are done: the last calls shrink (each about two thirds
             // of what is left), so that the one whose epilogue ends the launch is short.
-            const uint64_t left = uEnd_ - u_;
+            const uint64_t left = segEnd_ - u_;
             const uint64_t shrink = (2 * left + 1) / 3;
             blocks = blocks < shrink ? blocks : shrink;
         }
@@ -273,7 +291,7 @@ public:
     // asynchronous
     // IterateAll of all its blocks into the next C area (the cube core computes them from now on, block after block
     // without a pause; the worker waits once, at the call's first block), then a deferred row-sum decision and row
-    // terms (Prepare). 310p computes block by block later (NextBlock).
+    // terms (Prepare). 310p computes the call later, at its first block (NextBlock).
     __aicore__ inline void Request(QmmCall* call)
     {
         const TD& t = *t_;
@@ -395,11 +413,15 @@ public:
                        static_cast<uint64_t>(block_) * t.baseN];
         blk.rowStride = call_.cols;
 #else
-        (void)mm_->Iterate();
-        mm_->GetTensorC(cArea_);  // synchronous: the block at its place in the call's C (row stride cOrgN)
-        // The API's write-back of C ends with an MTE3 -> V fence only: the epilogue's MTE2 reads of these bytes must
-        // wait for its MTE3 writes (the API fences its own re-reads of GM it wrote the same way).
-        aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+        if (block_ == 0) {
+            // One synchronous IterateAll of the call's blocks, each at its place in the call's C (row stride cOrgN):
+            // the API's pipeline loads the next block's B tiles under this block's cube work and write-back (with an
+            // Iterate + GetTensorC per block, each block's loads waited until the previous block's C was in GM).
+            mm_->IterateAll(cArea_);
+            // The API's write-back of C ends with an MTE3 -> V fence only: the epilogue's MTE2 reads of these bytes
+            // must wait for its MTE3 writes (the API fences its own re-reads of GM it wrote the same way).
+            aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+        }
         blk.c = cArea_[static_cast<uint64_t>(block_) * t.baseN];
         blk.rowStride = t.cOrgN;
 #endif
@@ -412,9 +434,6 @@ public:
         if (t_->k == 0) {
             return;
         }
-#if !AQO_SOC_SPLIT_CORES
-        (void)mm_->Iterate();  // false: the call's blocks are done
-#endif
         mm_->End();
     }
 
@@ -840,6 +859,44 @@ private:
         }
     }
 
+    // Rounds (310p, roundRanges != 0; the plan's reason: matmul_cube_plan.cpp): the worker's whole strip rows, then
+    // its blocks after the rounds, each strip row by strip row (its i-th with every other worker's i-th: a round),
+    // a strip row's blocks range by range of N (roundRanges ranges), a range from this worker's own block on
+    // (usedCores equal steps into the range) and then its blocks before that one: in a range the cores read the same
+    // columns of b, each from a different block, so that a block of b comes from the DDR for one core while the
+    // others' reads of it hit the L2. Sets the next segment [u_, segEnd_); u_ == segEnd_ when none is left.
+    __aicore__ inline void NextSegment()
+    {
+        const TD& t = *t_;
+        const uint64_t ranges = t.roundRanges;
+        u_ = segEnd_ = 0;
+        for (;;) {
+            if (roundBegin_ < roundEnd_ && seg_ == (roundEnd_ - roundBegin_) / t.nBlocks * 2 * ranges) {
+                // the whole strip rows done: the blocks after the rounds
+                roundBegin_ = roundEnd_ = 0;
+                seg_ = 0;
+            }
+            const bool inRounds = roundBegin_ < roundEnd_;
+            const uint64_t lo = inRounds ? roundBegin_ : uBegin_, hi = inRounds ? roundEnd_ : uEnd_;
+            const uint64_t row = (lo / t.nBlocks + seg_ / (2 * ranges)) * t.nBlocks;  // the strip row's first unit
+            if (row >= hi) {
+                return;
+            }
+            const uint64_t h = seg_ / 2 % ranges, part = seg_ % 2;
+            ++seg_;
+            const uint64_t r0 = row + h * t.nBlocks / ranges, r1 = row + (h + 1) * t.nBlocks / ranges;
+            const uint64_t start = r0 + static_cast<uint64_t>(worker_) * (r1 - r0) / t.usedCores;
+            uint64_t b = part == 0 ? start : r0, e = part == 0 ? r1 : start;
+            b = b > lo ? b : lo;
+            e = e < hi ? e : hi;
+            if (b < e) {
+                u_ = b;
+                segEnd_ = e;
+                return;
+            }
+        }
+    }
+
     const TD* t_ = nullptr;
     TPipe* pipe_ = nullptr;
     MM* mm_ = nullptr;
@@ -848,6 +905,9 @@ private:
     uint32_t workers_ = 0;
     uint64_t aElems_ = 0, bElems_ = 0;
     uint64_t uBegin_ = 0, uEnd_ = 0, u_ = 0;
+    uint64_t segEnd_ = 0;  // the end of the segment of [uBegin_, uEnd_) being cut into calls (all of it without rounds)
+    uint64_t seg_ = 0;     // rounds: the next (strip row, range, part) of NextSegment
+    uint64_t roundBegin_ = 0, roundEnd_ = 0;  // rounds: the worker's whole strip rows (before [uBegin_, uEnd_))
     GlobalTensor<uint8_t> aRaw_, bRaw_, prepRaw_, prepBRaw_;
     GlobalTensor<AT> aGm_, prepA_;
     GlobalTensor<BT> bGm_, prepB_;

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace aqo {
 namespace {
@@ -50,6 +52,10 @@ const uint32_t kFloatExactMaxK = 258;
 // writing its own copy of the prepared strip. Taken while those copies together stay within this fraction of b's
 // bytes (1 / 32: the decode step's GM traffic target is 1.05x of the minimum, which b dominates).
 const uint64_t kPrivatePrepBytesPerB = 32;
+// Rounds on coupled SoCs (310p: the AI cores stream their own operands, through the L2 all of them share): a range of
+// b's columns that a round of strips goes through together is at most this fraction of the L2 (the round's strips of
+// a, the y rows written and the lines still being read need the rest).
+const uint64_t kL2PerRoundRange = 4;
 
 template <class Tiling>
 bool PrivatePrepPays(const Tiling& t, uint64_t k, uint64_t n)
@@ -477,6 +483,22 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // request at a time: two blocks on one core take twice as long).
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(plan->single_writer ? 1 : cores, units)));
     t.callBlocks = static_cast<uint32_t>(std::min<uint64_t>(kQmmMaxCallBlocks, t.nBlocks));
+    // Rounds (coupled SoCs): a core's blocks in one contiguous range make the cores sweep all of b each at its own
+    // place, so that b's lines leave the L2 before the other cores come to read them, when b and the cores' strips of
+    // a together pass half of the L2. Then the first strips go in rounds of one strip a core, each round through b in
+    // roundRanges ranges of columns (each at most a quarter of the L2), every core starting a range at its own block
+    // (the kernel's cube stage, NextSegment): each block of b comes from the DDR once, for one core, and the others'
+    // reads of it hit the L2. The strips after the last whole round are split evenly over the cores.
+    t.roundRanges = 0;
+    if (!soc.split_architecture && k != 0 && t.usedCores >= 2 && batch * t.strips >= t.usedCores) {
+        const uint64_t l2 = static_cast<uint64_t>(Timing(soc, TimingParam::L2_BYTES));
+        const uint64_t b_bytes = k * n;
+        const uint64_t round_a = static_cast<uint64_t>(t.usedCores) * t.stripM * k;
+        if (b_bytes + round_a > l2 / 2) {
+            t.roundRanges = static_cast<uint32_t>(
+                std::min<uint64_t>(t.nBlocks, CeilDiv(b_bytes, std::max<uint64_t>(1, l2 / kL2PerRoundRange))));
+        }
+    }
     t.cStride = static_cast<uint32_t>(AlignUp(bn, 32));
     t.cOrgN = soc.split_architecture ? 0u : static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.callBlocks) * bn, 32));
     t.kPad = static_cast<uint32_t>(AlignUp(std::max<uint64_t>(k, 1), 32));
@@ -635,15 +657,24 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
     e->total_work = t.unitCount;
     e->balance_unit = t.workersPerCore;  // whole blocks per worker, so a core's count differs by its workers'
     e->passes = 1;
+    // A core's blocks: one range (its workers' ranges are adjacent), or with rounds two (its whole strip rows, then its
+    // share of the blocks after the rounds; the second listed when not empty).
+    std::vector<std::vector<std::pair<uint64_t, uint64_t>>> core_ranges(t.usedCores);
     for (uint32_t c = 0; c < t.usedCores; ++c) {
-        CoreWork w;
-        w.core = c;
-        uint64_t b0 = 0, e0 = 0, b1 = 0, e1 = 0;
-        QmmWorkerRange(t, c * t.workersPerCore, &b0, &e0);
-        QmmWorkerRange(t, c * t.workersPerCore + t.workersPerCore - 1, &b1, &e1);
-        w.begin = b0;
-        w.end = e1;
-        e->work.push_back(w);
+        uint64_t b0[2], e0[2], b1[2], e1[2];
+        QmmWorkerRanges(t, c * t.workersPerCore, b0, e0);
+        QmmWorkerRanges(t, c * t.workersPerCore + t.workersPerCore - 1, b1, e1);
+        core_ranges[c].push_back({b0[0], e1[0]});
+        if (e1[1] > b0[1]) {
+            core_ranges[c].push_back({b0[1], e1[1]});
+        }
+        for (const auto& range : core_ranges[c]) {
+            CoreWork w;
+            w.core = c;
+            w.begin = range.first;
+            w.end = range.second;
+            e->work.push_back(w);
+        }
     }
     // GM tensors.
     const uint64_t a_bytes = static_cast<uint64_t>(t.aMatrices) * m * k * DTypeBytes(r.a_dtype);
@@ -760,76 +791,79 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
                 AddRange(e, x.name, c, 0, x.elem_bytes, false);
             }
         }
-        const uint64_t u0 = e->work[c].begin, u1 = e->work[c].end;
-        if (u1 <= u0) {
-            continue;
-        }
-        const uint64_t sr0 = u0 / t.nBlocks, sr1 = (u1 - 1) / t.nBlocks;  // strip rows (batch x strip)
-        const uint64_t c0 = u0 % t.nBlocks * t.baseN;
-        const uint64_t c1 = std::min<uint64_t>(n, ((u1 - 1) % t.nBlocks + 1) * t.baseN);
-        uint64_t r0 = 0, r1 = 0;
-        if (sr0 == sr1) {
-            strip_rows(sr0, &r0, &r1);
-            add_y(c, r0, r1, c0, c1);
-        } else {
-            const uint64_t full0 = c0 == 0 ? sr0 : sr0 + 1;
-            const uint64_t full1 = c1 == n ? sr1 + 1 : sr1;
-            if (c0 != 0) {
-                strip_rows(sr0, &r0, &r1);
-                add_y(c, r0, r1, c0, n);
-            }
-            if (full1 > full0) {
-                uint64_t s0 = 0, s1 = 0, e0 = 0, e1 = 0;
-                strip_rows(full0, &s0, &s1);
-                strip_rows(full1 - 1, &e0, &e1);
-                add_y(c, s0, e1, 0, n);
-            }
-            if (c1 != n) {
-                strip_rows(sr1, &r0, &r1);
-                add_y(c, r0, r1, 0, c1);
-            }
-        }
-        // Reads as spans containing every byte a core reads.
-        const uint64_t bi0 = u0 / units_per_matrix, bi1 = (u1 - 1) / units_per_matrix;
-        const bool one_row = sr0 == sr1;
-        const uint64_t m_lo = bi0 == bi1 ? sr0 % t.strips * t.stripM : 0;
-        const uint64_t m_hi = bi0 == bi1 ? std::min<uint64_t>(m, (sr1 % t.strips + 1) * t.stripM) : m;
-        const uint64_t n_lo = one_row ? c0 : 0, n_hi = one_row ? c1 : n;
-        uint64_t a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
-        LinearIndexSpan(t.batchDims, t.aBatchStrides, t.batchRank, bi0, bi1, &a_lo, &a_hi);
-        LinearIndexSpan(t.batchDims, t.bBatchStrides, t.batchRank, bi0, bi1, &b_lo, &b_hi);
-        const uint64_t am0 = a_lo == a_hi ? m_lo : 0, am1 = a_lo == a_hi ? m_hi : m;
-        const uint64_t ae = DTypeBytes(r.a_dtype), be = DTypeBytes(r.b_dtype);
-        if (k != 0) {
-            if (t.sharedPrep && (t.mapA || t.onesRow || t.mapB)) {
-                // The preparation phase: a worker's share of the strips of every a matrix / of b's bytes; listed as
-                // the whole operand (the shares depend on the workers, not the blocks).
-                AddRange(e, "a", c, 0, a_bytes, false);
-                AddRange(e, "b", c, 0, b_bytes, false);
-            } else {
-                AddRange(e, "a", c, (a_lo * m + am0) * k * ae, (a_hi * m + am1) * k * ae, false);
-                if (t.bTrans) {
-                    AddRange(e, "b", c, (b_lo * n + n_lo) * k * be, (b_hi * n + n_hi) * k * be, false);
-                } else {
-                    AddRange(e, "b", c, (b_lo * k * n + n_lo) * be, (b_hi * k * n + (k - 1) * n + n_hi) * be, false);
-                }
-            }
-        }
-        for (const QmmExtraTensor& x : extra) {
-            if (!x.present || x.kind == 0) continue;
-            if (x.scanned) {
-                // Every worker reads every zero point once (whether the launch needs their terms).
-                AddRange(e, x.name, c, 0, vec_elems(x.kind, x.batched) * x.elem_bytes, false);
+        for (const auto& range : core_ranges[c]) {
+            const uint64_t u0 = range.first, u1 = range.second;
+            if (u1 <= u0) {
                 continue;
             }
-            if (x.kind == 'a') {
-                const uint64_t p0 = (x.batched ? a_lo * m : 0) + am0;
-                const uint64_t p1 = (x.batched ? a_hi * m : 0) + am1;
-                AddRange(e, x.name, c, p0 * x.elem_bytes, p1 * x.elem_bytes, false);
+            const uint64_t sr0 = u0 / t.nBlocks, sr1 = (u1 - 1) / t.nBlocks;  // strip rows (batch x strip)
+            const uint64_t c0 = u0 % t.nBlocks * t.baseN;
+            const uint64_t c1 = std::min<uint64_t>(n, ((u1 - 1) % t.nBlocks + 1) * t.baseN);
+            uint64_t r0 = 0, r1 = 0;
+            if (sr0 == sr1) {
+                strip_rows(sr0, &r0, &r1);
+                add_y(c, r0, r1, c0, c1);
             } else {
-                const uint64_t p0 = (x.batched ? b_lo * n : 0) + n_lo;
-                const uint64_t p1 = (x.batched ? b_hi * n : 0) + n_hi;
-                AddRange(e, x.name, c, p0 * x.elem_bytes, p1 * x.elem_bytes, false);
+                const uint64_t full0 = c0 == 0 ? sr0 : sr0 + 1;
+                const uint64_t full1 = c1 == n ? sr1 + 1 : sr1;
+                if (c0 != 0) {
+                    strip_rows(sr0, &r0, &r1);
+                    add_y(c, r0, r1, c0, n);
+                }
+                if (full1 > full0) {
+                    uint64_t s0 = 0, s1 = 0, e0 = 0, e1 = 0;
+                    strip_rows(full0, &s0, &s1);
+                    strip_rows(full1 - 1, &e0, &e1);
+                    add_y(c, s0, e1, 0, n);
+                }
+                if (c1 != n) {
+                    strip_rows(sr1, &r0, &r1);
+                    add_y(c, r0, r1, 0, c1);
+                }
+            }
+            // Reads as spans containing every byte a core reads.
+            const uint64_t bi0 = u0 / units_per_matrix, bi1 = (u1 - 1) / units_per_matrix;
+            const bool one_row = sr0 == sr1;
+            const uint64_t m_lo = bi0 == bi1 ? sr0 % t.strips * t.stripM : 0;
+            const uint64_t m_hi = bi0 == bi1 ? std::min<uint64_t>(m, (sr1 % t.strips + 1) * t.stripM) : m;
+            const uint64_t n_lo = one_row ? c0 : 0, n_hi = one_row ? c1 : n;
+            uint64_t a_lo = 0, a_hi = 0, b_lo = 0, b_hi = 0;
+            LinearIndexSpan(t.batchDims, t.aBatchStrides, t.batchRank, bi0, bi1, &a_lo, &a_hi);
+            LinearIndexSpan(t.batchDims, t.bBatchStrides, t.batchRank, bi0, bi1, &b_lo, &b_hi);
+            const uint64_t am0 = a_lo == a_hi ? m_lo : 0, am1 = a_lo == a_hi ? m_hi : m;
+            const uint64_t ae = DTypeBytes(r.a_dtype), be = DTypeBytes(r.b_dtype);
+            if (k != 0) {
+                if (t.sharedPrep && (t.mapA || t.onesRow || t.mapB)) {
+                    // The preparation phase: a worker's share of the strips of every a matrix / of b's bytes; listed as
+                    // the whole operand (the shares depend on the workers, not the blocks).
+                    AddRange(e, "a", c, 0, a_bytes, false);
+                    AddRange(e, "b", c, 0, b_bytes, false);
+                } else {
+                    AddRange(e, "a", c, (a_lo * m + am0) * k * ae, (a_hi * m + am1) * k * ae, false);
+                    if (t.bTrans) {
+                        AddRange(e, "b", c, (b_lo * n + n_lo) * k * be, (b_hi * n + n_hi) * k * be, false);
+                    } else {
+                        AddRange(e, "b", c, (b_lo * k * n + n_lo) * be, (b_hi * k * n + (k - 1) * n + n_hi) * be,
+                                 false);
+                    }
+                }
+            }
+            for (const QmmExtraTensor& x : extra) {
+                if (!x.present || x.kind == 0) continue;
+                if (x.scanned) {
+                    // Every worker reads every zero point once (whether the launch needs their terms).
+                    AddRange(e, x.name, c, 0, vec_elems(x.kind, x.batched) * x.elem_bytes, false);
+                    continue;
+                }
+                if (x.kind == 'a') {
+                    const uint64_t p0 = (x.batched ? a_lo * m : 0) + am0;
+                    const uint64_t p1 = (x.batched ? a_hi * m : 0) + am1;
+                    AddRange(e, x.name, c, p0 * x.elem_bytes, p1 * x.elem_bytes, false);
+                } else {
+                    const uint64_t p0 = (x.batched ? b_lo * n : 0) + n_lo;
+                    const uint64_t p1 = (x.batched ? b_hi * n : 0) + n_hi;
+                    AddRange(e, x.name, c, p0 * x.elem_bytes, p1 * x.elem_bytes, false);
+                }
             }
         }
     }
@@ -850,8 +884,18 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
     }
     e->notes.push_back("blocks of " + Str(t.stripM) + " x " + Str(t.baseN) + " (rows of one strip x N); " +
                        Str(t.unitCount) + " blocks = batch " + Str(t.batch) + " x " + Str(t.strips) + " strips x " +
-                       Str(t.nBlocks) + " N blocks, N fastest; each vector worker a contiguous range, cut into cube "
-                       "calls of at most " + Str(t.callBlocks) + " blocks of one strip");
+                       Str(t.nBlocks) + " N blocks, N fastest; each vector worker a contiguous range" +
+                       (t.roundRanges != 0 ? std::string(" (with rounds two, below)") : std::string()) +
+                       ", cut into cube calls of at most " + Str(t.callBlocks) + " blocks of one strip");
+    if (t.roundRanges != 0) {
+        e->notes.push_back("rounds (b and the cores' strips of a pass half of the " +
+                           Str(static_cast<uint64_t>(Timing(soc, TimingParam::L2_BYTES)) >> 20) +
+                           " MiB L2): each core first takes " +
+                           Str(static_cast<uint64_t>(t.batch) * t.strips / t.usedCores) + " whole strip(s), then an even share of the rest; the cores go through their i-th strips "
+                           "together, b's columns in " + Str(t.roundRanges) + " ranges, each core starting a range at "
+                           "its own block, so that each block of b comes from the DDR for one core and hits the L2 for "
+                           "the others");
+    }
     e->notes.push_back("cube: base block " + Str(t.baseM) + " x " + Str(t.baseN) + " x " + Str(t.baseK) +
                        ", ORDER_M with one N step per call, depthA1 " + Str(t.depthA1) +
                        (t.depthA1 >= CeilDiv(std::max<uint64_t>(k, 1), t.baseK)
@@ -861,9 +905,10 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
         e->notes.push_back("mix kernel: 2 vector workers per cube core; each drives the cube through an asynchronous "
                            "Iterate per call and runs the epilogue of block i while the cube computes block i + 1");
     } else {
-        e->notes.push_back("coupled AI cores: synchronous Iterate per block; the epilogue's vector work overlaps the "
-                           "next block's cube work on the core's pipes; " + Str(t.ubMatmulWs) + " bytes of UB are the "
-                           "API's local workspace (SetLocalWorkspace; without it the API writes at UB address 0)");
+        e->notes.push_back("coupled AI cores: a synchronous IterateAll per call (the API loads the next block's "
+                           "operands under this block's cube work), then the call's epilogue; " + Str(t.ubMatmulWs) +
+                           " bytes of UB are the API's local workspace (SetLocalWorkspace; without it the API "
+                           "writes at UB address 0)");
     }
     if (t.mapA || t.mapB) {
         e->notes.push_back(std::string(t.mapA ? "uint8 a" : "") + (t.mapA && t.mapB ? " and " : "") +

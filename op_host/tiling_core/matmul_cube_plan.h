@@ -9,12 +9,11 @@
 // serves its workers one request at a time; with many blocks a few more, lower strips where that gives the cores a
 // better balance at no longer busiest core); a worker's range is cut into cube calls, each one strip and at most
 // callBlocks blocks of it (split SoCs: the last calls shrink to about two thirds of what is left, so that the call
-// whose epilogue ends the launch is short): one asynchronous IterateAll (split SoCs) or a synchronous Iterate
-// sequence (310p) of the Matmul API, ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks
+// whose epilogue ends the launch is short): one asynchronous IterateAll (split SoCs) or a synchronous IterateAll
+// (310p) of the Matmul API, ORDER_M with one N step, so that A's K tiles stay in L1 over the call's blocks
 // where they fit (depthA1 = kIter, "k full load"). The int32 result goes to the worker's C area in GM (split SoCs:
 // two areas, the next call requested before this one's epilogue, so that the cube core always has work queued; on
-// 310p block by block, the cube's and the vector's pipes of one AI core overlapping) and the epilogue takes it from
-// there.
+// 310p the call's blocks, the API pipelining their operand loads) and the epilogue takes it from there.
 //
 // Zero points (the decomposition acc = A'B' - zb (A'1 - K za) - za (1'B'), exact modulo 2^32):
 //   * the cube multiplies int8 x int8 (float8 pairs on 950; 310p's uint8 cube paths are not available through CANN
@@ -143,6 +142,26 @@ inline void QmmWorkerRange(const MatmulCubeTiling& t, uint32_t worker, uint64_t*
     const uint64_t sq = len / t.workersPerCore, sr = len % t.workersPerCore;
     *begin = c0 + sub * sq + (sub < sr ? sub : sr);
     *end = *begin + sq + (sub < sr ? 1 : 0);
+}
+
+// A worker's blocks as up to two ranges (for explanations and the traffic model; the kernel's cube stage computes the
+// same). Without rounds (roundRanges == 0): the first is QmmWorkerRange's, the second empty. With rounds (310p, one
+// worker a core): its whole strip rows, rounds = batch x strips / usedCores of them ([w x rounds, (w + 1) x rounds)
+// strip rows), then its even share (balanced to one block) of the blocks after every core's rounds.
+inline void QmmWorkerRanges(const MatmulCubeTiling& t, uint32_t worker, uint64_t begin[2], uint64_t end[2])
+{
+    begin[1] = end[1] = 0;
+    if (t.roundRanges == 0) {
+        QmmWorkerRange(t, worker, &begin[0], &end[0]);
+        return;
+    }
+    const uint64_t whole = static_cast<uint64_t>(t.batch) * t.strips / t.usedCores * t.nBlocks;
+    const uint64_t rest = t.unitCount - whole * t.usedCores;
+    const uint64_t q = rest / t.usedCores, r = rest % t.usedCores;
+    begin[0] = worker * whole;
+    end[0] = begin[0] + whole;
+    begin[1] = whole * t.usedCores + worker * q + (worker < r ? worker : r);
+    end[1] = begin[1] + q + (worker < r ? 1 : 0);
 }
 
 // The broadcast batch matrix `index` of y (row-major over batchDims) as matrix indices of a and b.

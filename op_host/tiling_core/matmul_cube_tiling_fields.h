@@ -62,6 +62,7 @@
     FIELD(uint32_t, dbL0C)            /* L0C double buffering (1 when a base block takes all of L0C) */             \
     FIELD(uint32_t, nBlocks)          /* base blocks per y row strip (N / baseN rounded up) */                      \
     FIELD(uint32_t, callBlocks)       /* base blocks per cube call at most (one N step of the call) */              \
+    FIELD(uint32_t, roundRanges)      /* 310p: N ranges of a round of strips (L2-sized b); 0: a range per core */   \
     FIELD(uint32_t, cOrgN)            /* 310p: row stride (int32) of a call's C area; split SoCs: 0 (blocks) */     \
     FIELD(uint32_t, exactConvert)     /* 1: int32 -> float32 in exact parts (310p's mode-less Cast, |acc| > 2^24) */ \
     FIELD(uint32_t, vectorCorrection) /* 1: zero-point terms on int32 vectors (no partial sum leaves int32) */      \

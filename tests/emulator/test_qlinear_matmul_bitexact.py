@@ -92,7 +92,7 @@ def test_all_type_combinations_and_param_kinds(soc, at, bt, yt):
 
 def _worker_edge_columns(t):
     """The first and last column of a worker's range in the middle of the launch (the kernel's split)."""
-    ranges = [u for _, u in dm.qmm_worker_units(t) if len(u)]
+    ranges = [u for _, (u,) in dm.qmm_worker_units(t) if len(u)]  # one range a worker: no rounds at one strip
     u = ranges[len(ranges) // 2]
     return u.start * t["baseN"], min(u.stop * t["baseN"], t["n"]) - 1
 

@@ -188,3 +188,33 @@ def test_310p_single_core_below_one_block():
     assert t["usedCores"] == 1 and t["nBlocks"] == 1
     assert all(g["scalar_bytes"] == 17 and g["end"] - g["begin"] == 17 for g in _y_ranges(e))
     assert any("ONE core" in note for note in e["notes"])
+
+
+def test_310p_rounds_where_b_and_a_round_of_strips_pass_half_the_l2():
+    """Rounds (each core whole strip rows first, b in ranges of at most a quarter of the L2) exactly where b and the
+    cores' strips of a (one each) pass half of the L2, on ascend310p only; the explanation lists a core's two ranges,
+    which cover the blocks once and balance the cores to one block."""
+    from ascend_quant_ops.perf import model
+    l2 = int(model.timing_table("ascend310p")["l2_bytes"]["value"])
+
+    def plan(m, k, n, soc="ascend310p", **kw):
+        return tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, **kw)
+
+    p = plan(4096, 4096, 4096)
+    t = p.tiling
+    assert t["roundRanges"] == -(-4096 * 4096 // (l2 // 4)) == 4
+    assert [len([w for w in p.explanation["work"] if w["core"] == c]) for c in range(8)] == [2] * 8
+    assert tiling.verify_explanation(p.explanation, soc_spec_=tiling.soc_table()["ascend310p"]) == []
+    # At the threshold: b + 8 strips of a (8 x 127 rows at 2048 columns) against half of the L2.
+    k = 2048
+    strip_rows = 127 * 8
+    n_fit = (l2 // 2 - strip_rows * k) // k // 32 * 32
+    for n, want in ((n_fit, False), (n_fit + 32, True)):
+        t = plan(8 * 127, k, n).tiling
+        assert t["stripM"] == 127
+        assert (t["roundRanges"] != 0) == want, (n, t["roundRanges"])
+    # Not below a strip row a core, not for one core, not on the split SoCs.
+    assert plan(1, 4096, 4096).tiling["roundRanges"] == 0
+    assert plan(4096, 4096, 4096, core_num=1).tiling["roundRanges"] == 0
+    for soc in ("ascend910b", "ascend910_95"):
+        assert plan(4096, 4096, 4096, soc=soc).tiling["roundRanges"] == 0

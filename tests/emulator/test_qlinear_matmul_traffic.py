@@ -21,7 +21,7 @@ eq = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
 SOCS = ["ascend910b", "ascend310p", "ascend910_95"]
 
 
-def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0):
+def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0, core_num=None):
     rng = np.random.default_rng(seed)
 
     def rand(dtype, shape):
@@ -35,14 +35,15 @@ def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0):
     a_z = np.asarray(a_zp, dtype=at)
     b_z = np.asarray(b_zp, dtype=bt)
     args = (a, a_s, a_z, b, b_s, b_z, np.float32(0.5), np.int8(3))
-    y = eq.qlinear_matmul(*args, soc=soc)
+    y = eq.qlinear_matmul(*args, soc=soc, core_num=core_num)
     np.testing.assert_array_equal(y, golden.qlinear_matmul(*args))
     stats = eq.last_run_stats()
     # The plan the emulator backend launched: per-row / per-column parameters of batched operands broadcast with them.
     t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt, y_dtype="int8",
                                    a_param=a_param, b_param=b_param,
                                    a_param_batched=a_param == "row" and len(a_shape) > 2,
-                                   b_param_batched=b_param == "column" and len(b_shape) > 2).tiling
+                                   b_param_batched=b_param == "column" and len(b_shape) > 2,
+                                   core_num=core_num).tiling
     return t, stats, a_z, b_z
 
 
@@ -108,7 +109,8 @@ def test_traffic_is_the_model_and_zero_zero_points_skip_their_sums(soc, case, wh
     assert sum(c["c_bytes"] for c in mm) == 4 * batch * n * (m + (t["strips"] if ones_row else 0))
     strips_read = batch * m + (batch * t["strips"] if ones_row else 0)
     assert sum(c["a_bytes"] for c in mm) >= strips_read * k
-    assert sum(c["calls"] for c in cube) == sum(1 for _, u in dm.qmm_worker_units(t) for _ in dm.qmm_worker_calls(t, u))
+    assert sum(c["calls"] for c in cube) == sum(1 for w, u in dm.qmm_worker_units(t)
+                                                for _ in dm.qmm_worker_calls(t, w, u))
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -175,3 +177,41 @@ def test_workers_preparing_for_themselves_decide_from_their_own_columns(soc, at)
         _check_model(soc, t, stats, a_z, b_z)
         moved[name] = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
     assert moved["zero"] < moved["one column"] < moved["random"]
+
+
+# ascend310p rounds: where b and the cores' strips of a pass half of the L2, each core takes whole strip rows first
+# (the cores' i-th strips together), b's columns range by range, each core starting a range at its own block, then an
+# even share of the blocks after the rounds. The run is bit-exact and every y byte is written (the runner poisons y);
+# each core's Matmul calls, and the A / B / C bytes they read, are those of the model's segments (two calls per range
+# a strip row, where the core's starting block is not the range's first). Cases: one whole round and a tail shared by
+# both cores; a tail of two strip rows over three cores; no tail; uint8 a (a strip prepared per call whose strip changes) with
+# per-row a parameters and N not a multiple of 32.
+ROUND_CASES = [  # (m, k, n), core_num, a dtype, a_param
+    ((300, 2048, 4096), 2, "int8", "tensor"),
+    ((520, 2048, 4096), 3, "int8", "tensor"),
+    ((381, 2048, 4160), 3, "int8", "tensor"),
+    ((300, 2048, 4100), 2, "uint8", "row"),
+]
+
+
+@pytest.mark.parametrize("mkn,core_num,at,a_param", ROUND_CASES,
+                         ids=[f"{'x'.join(map(str, c[0]))}-{c[1]}cores-{c[2]}-{c[3]}" for c in ROUND_CASES])
+@pytest.mark.parametrize("which", ["random", "0"])
+def test_310p_rounds(mkn, core_num, at, a_param, which):
+    m, k, n = mkn
+    rng = np.random.default_rng(11)
+    info = np.iinfo(np.dtype(at))
+    a_zp = rng.integers(info.min, int(info.max) + 1, size=(m,) if a_param == "row" else ()) if which == "random" \
+        else np.zeros((m,) if a_param == "row" else (), np.int64)
+    b_zp = rng.integers(-128, 128, size=n) if which == "random" else np.zeros(n, np.int64)
+    t, stats, a_z, b_z = _run("ascend310p", (m, k), (k, n), at, "int8", a_param, "column", a_zp, b_zp,
+                              core_num=core_num)
+    assert t["roundRanges"] >= 2 and t["usedCores"] == core_num
+    cube = _check_model("ascend310p", t, stats, a_z, b_z)
+    # Model-independent: B is read once per strip (the ranges and their two parts cover each strip row's columns
+    # once), every core has a whole strip row of the rounds, and a core's calls never span two ranges.
+    assert sum(c["b_bytes"] for c in cube) == t["strips"] * n * k
+    rounds = t["strips"] // core_num
+    per_range = -(-t["nBlocks"] // t["roundRanges"])
+    assert all(c["calls"] >= rounds * t["roundRanges"] for c in cube)
+    assert all(c["b_bytes"] <= c["calls"] * per_range * t["baseN"] * k for c in cube)

@@ -65,6 +65,14 @@ DQ_DEFAULT_CASES: Dict[str, List[Tuple[Tuple[int, ...], str, str]]] = {
 }
 
 
+def _core_work(e) -> list:
+    """Work units per used core: the sum of its ranges (a core may list several, e.g. QLinearMatMul's rounds)."""
+    per: dict = {}
+    for w in e["work"]:
+        per[w["core"]] = per.get(w["core"], 0) + w["end"] - w["begin"]
+    return list(per.values())
+
+
 def _best_balance(work: int, unit: int, cores: int) -> float:
     """The best mean / max over the used cores that a split of `work` items, in whole units of `unit` items, over
     at most `cores` cores reaches without a longer slowest core than the even split over all of them (fewer cores
@@ -101,7 +109,7 @@ def dynamic_quant_row(soc: str, shape: Sequence[int], x_dtype: str, dst: str, sm
     if smooth:
         min_bytes += h * dtypes.itemsize(x_dtype)
     gm = sum(c["gm_read_bytes"] + c["gm_write_bytes"] + 4 * c["gm_scalar_writes"] for c in run["cores"])
-    work = [w["end"] - w["begin"] for w in e["work"]]
+    work = _core_work(e)
     used = max(1, len(work))
     mean = rows / used
     balance = mean / max(work) if work and max(work) else 1.0
@@ -149,31 +157,64 @@ QMM_DEFAULT_CASES: Dict[str, List[Tuple]] = {
 
 
 def qmm_worker_units(t: dict):
-    """Each vector worker's output blocks (the block range split evenly over the usedCores cube cores, then a cube
-    core's range evenly over its workersPerCore workers, as the kernel's cube stage does): yields (worker index, range
-    of blocks)."""
-    wpc = t["workersPerCore"]
-    q, r = divmod(t["unitCount"], t["usedCores"])
-    for w in range(t["usedCores"] * wpc):
+    """Each vector worker's output blocks, as the kernel's cube stage splits them (QmmWorkerRanges in
+    op_host/tiling_core/matmul_cube_plan.h): yields (worker index, list of block ranges). Without rounds one range:
+    the blocks split evenly over the usedCores cube cores, then a cube core's range evenly over its workersPerCore
+    workers. With rounds (roundRanges, 310p: one worker a core) two: the worker's whole strip rows (batch x strips //
+    usedCores of them, contiguous), then its even share of the blocks after every core's rounds."""
+    wpc, cores, units = t["workersPerCore"], t["usedCores"], t["unitCount"]
+    if t["roundRanges"]:
+        whole = t["batch"] * t["strips"] // cores * t["nBlocks"]
+        q, r = divmod(units - whole * cores, cores)
+        for w in range(cores):
+            begin = whole * cores + w * q + min(w, r)
+            yield w, [range(w * whole, (w + 1) * whole), range(begin, begin + q + (1 if w < r else 0))]
+        return
+    q, r = divmod(units, cores)
+    for w in range(cores * wpc):
         core, sub = divmod(w, wpc)
         sq, sr = divmod(q + (1 if core < r else 0), wpc)
         begin = core * q + min(core, r) + sub * sq + min(sub, sr)
-        yield w, range(begin, begin + sq + (1 if sub < sr else 0))
+        yield w, [range(begin, begin + sq + (1 if sub < sr else 0))]
 
 
-def qmm_worker_calls(t: dict, units: range):
-    """A worker's cube calls, as the kernel cuts its range: (y batch matrix, strip, first N block, blocks). On split
+def qmm_worker_segments(t: dict, w: int, ranges):
+    """The pieces of a worker's ranges in the order the kernel cuts them into calls. Without rounds the ranges
+    themselves. With rounds (the cube stage's NextSegment) each range strip row by strip row, a strip row's blocks
+    range by range of N (roundRanges ranges), each range from the worker's own block on (usedCores equal steps into
+    the range) and then its blocks before it."""
+    h_count = t["roundRanges"]
+    for units in ranges:
+        if not h_count:
+            yield units
+            continue
+        nb = t["nBlocks"]
+        row = units.start // nb * nb
+        while row < units.stop:
+            for h in range(h_count):
+                r0, r1 = row + h * nb // h_count, row + (h + 1) * nb // h_count
+                start = r0 + w * (r1 - r0) // t["usedCores"]
+                for b, e in ((start, r1), (r0, start)):
+                    b, e = max(b, units.start), min(e, units.stop)
+                    if b < e:
+                        yield range(b, e)
+            row += nb
+
+
+def qmm_worker_calls(t: dict, w: int, ranges):
+    """A worker's cube calls, as the kernel cuts its ranges: (y batch matrix, strip, first N block, blocks). On split
     SoCs (two workers per cube core; a call's epilogue waits for all its blocks) the last calls shrink: each takes at
     most about two thirds of what is left of the range."""
-    u, end = units.start, units.stop
-    while u < end:
-        bi, rest = divmod(u, t["strips"] * t["nBlocks"])
-        strip, nb0 = divmod(rest, t["nBlocks"])
-        blocks = min(t["nBlocks"] - nb0, end - u, t["callBlocks"])
-        if t["workersPerCore"] > 1:
-            blocks = min(blocks, (2 * (end - u) + 1) // 3)
-        yield bi, strip, nb0, blocks
-        u += blocks
+    for units in qmm_worker_segments(t, w, ranges):
+        u, end = units.start, units.stop
+        while u < end:
+            bi, rest = divmod(u, t["strips"] * t["nBlocks"])
+            strip, nb0 = divmod(rest, t["nBlocks"])
+            blocks = min(t["nBlocks"] - nb0, end - u, t["callBlocks"])
+            if t["workersPerCore"] > 1:
+                blocks = min(blocks, (2 * (end - u) + 1) // 3)
+            yield bi, strip, nb0, blocks
+            u += blocks
 
 
 def qmm_effective_zero_points(t: dict, a_zp: np.ndarray, b_zp: np.ndarray):
@@ -349,7 +390,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
     total = 0
     cube = []
     workers = t["usedCores"] * t["workersPerCore"]
-    for w, units in qmm_worker_units(t):
+    for w, ranges in qmm_worker_units(t):
         cw = {"calls": 0, "a_bytes": 0, "b_bytes": 0, "c_bytes": 0}
         cube.append(cw)
         before = total
@@ -357,6 +398,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
         need_rb_w = need_rb
         if not t["sharedPrep"] and t["bZpKind"] == 2 and t["unitCount"] == t["nBlocks"]:
             # a worker preparing for itself, of one y matrix's one strip: its own columns' b zero points decide
+            (units,) = ranges                                  # no rounds with one strip
             b_first, b_end = min(units.start * t["baseN"], n), min(units.stop * t["baseN"], n)
             need_rb_w = bool(k) and bool(np.any(zb_all[b_first:b_end] != 0))
         total += scan(t["aZpKind"], za_all, az_elems) + scan(t["bZpKind"], zb_all, bz_elems, b_first, b_end)
@@ -380,7 +422,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                     total += copy_in(off, length, b_elems, 1) + up32(length)
         private = None
         slab = None
-        for bi, strip, nb0, blocks in qmm_worker_calls(t, units):
+        for bi, strip, nb0, blocks in qmm_worker_calls(t, w, ranges):
             ai, bj = operands(bi)
             m0 = strip * t["stripM"]
             rows = min(t["stripM"], m - m0)
@@ -473,7 +515,7 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
         model = qmm_vector_decode_traffic(t, pad) + param_bytes
     else:
         model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
-    work = [w["end"] - w["begin"] for w in e["work"]]
+    work = _core_work(e)
     tiles = int(e["total_work"])
     used = max(1, len(work))
     balance = (tiles / used) / max(work) if work and max(work) else 1.0
