@@ -871,16 +871,16 @@ private:
         const uint64_t ranges = t.roundRanges;
         u_ = segEnd_ = 0;
         for (;;) {
-            if (roundBegin_ < roundEnd_ && seg_ == (roundEnd_ - roundBegin_) / t.nBlocks * 2 * ranges) {
-                // the whole strip rows done: the blocks after the rounds
-                roundBegin_ = roundEnd_ = 0;
-                seg_ = 0;
-            }
             const bool inRounds = roundBegin_ < roundEnd_;
             const uint64_t lo = inRounds ? roundBegin_ : uBegin_, hi = inRounds ? roundEnd_ : uEnd_;
             const uint64_t row = (lo / t.nBlocks + seg_ / (2 * ranges)) * t.nBlocks;  // the strip row's first unit
             if (row >= hi) {
-                return;
+                if (!inRounds) {
+                    return;
+                }
+                roundBegin_ = roundEnd_ = 0;  // the whole strip rows done: the blocks after the rounds
+                seg_ = 0;
+                continue;
             }
             const uint64_t h = seg_ / 2 % ranges, part = seg_ % 2;
             ++seg_;
