@@ -98,6 +98,7 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
 #undef AQO_SOC_SPLIT_CORES
 // ... and so do the guards of this kernel's own headers (each SoC's copy includes them again).
 #undef AQO_DYNAMIC_QUANT_COMMON_H
+#undef AQO_DYNAMIC_QUANT_LAYOUT_H
 #undef AQO_DYNAMIC_QUANT_RESIDENT_H
 #undef AQO_DYNAMIC_QUANT_STREAM_H
 #undef AQO_DYNAMIC_QUANT_PIPELINED_H

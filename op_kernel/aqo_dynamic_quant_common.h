@@ -23,6 +23,7 @@
 #define AQO_DYNAMIC_QUANT_COMMON_H
 #include "kernel_operator.h"
 #include "aqo_kernel_common.h"
+#include "aqo_dynamic_quant_layout.h"  // the UB sub-buffer sizes the plan shares
 
 using namespace AscendC;
 
@@ -48,15 +49,15 @@ constexpr uint32_t kSymmetric = 0;
 constexpr uint32_t kAsymFloatOffset = 1;   // OPSNN: offset = qmax - max / scale, added before rounding
 constexpr uint32_t kAsymZeroPoint = 2;     // ONNX DynamicQuantizeLinear: an integer zero point (uint8)
 
-constexpr uint32_t kBlockFloats = 8;        // floats in a 32-byte block
+constexpr uint32_t kBlockFloats = aqo_dq_layout::kBlockFloats;  // floats in a 32-byte block
 constexpr uint32_t kRepFloats = 64;         // float32 elements of one 256-byte repeat
-constexpr uint32_t kAccLanes = 64;          // lanes of a row's maximum accumulator
+constexpr uint32_t kAccLanes = aqo_dq_layout::kAccLanes;        // lanes of a row's maximum accumulator
 constexpr uint32_t kMaxRepeats = 255;       // repeatTimes of a level-0 instruction at most
 constexpr int32_t kMaxXSlots = 4;           // x_in queue depth: the plan's xSlots at most (pipelined mode)
 constexpr int32_t kMagnitudeMask = 0x7FFFFFFF;
 constexpr int32_t kInfBits = 0x7F800000;
 constexpr float kFloatMin = 1.17549435e-38f;  // the smallest normal float32
-constexpr uint32_t kConstBlocks = 5;          // 32-byte constant blocks ahead of the dmax vector (InitBase)
+constexpr uint32_t kConstBlocks = aqo_dq_layout::kConstBlocks;  // 32-byte constant blocks ahead of the dmax vector
 
 // How a row leaves its statistics.
 // How a row leaves its statistics. FALLBACK (asymmetric): a non-finite row, or one whose range is too small for
@@ -132,7 +133,7 @@ __aicore__ inline float RoundHalfEven(float v)
     return static_cast<float>(r);
 }
 
-__aicore__ inline uint32_t PairFloats(uint32_t n) { return (2 * n + kBlockFloats - 1) / kBlockFloats * kBlockFloats; }
+__aicore__ inline uint32_t PairFloats(uint32_t n) { return static_cast<uint32_t>(aqo_dq_layout::PairFloats(n)); }
 
 // A core's scales (or offsets) to GM, one group of rows after another (the group's values are in a queue slot).
 // With DataCopyPad each group's values go out exactly. Without it (ascend310p) a DMA moves whole 32-byte blocks of
@@ -303,7 +304,7 @@ public:
         const uint32_t pf = PairFloats(statRows);
         rowMax_ = rs;
         rowScale_ = rs[pf];
-        uint32_t next = 2 * pf;
+        uint32_t next = aqo_dq_layout::kRowStatPairsSymmetric * pf;
         if (p.asymmetric != kSymmetric) {
             // the signed maxima and minima: the acc buffer's second and third parts
             accMax_ = acc_[statRows * kAccLanes].template ReinterpretCast<float>();
@@ -312,7 +313,7 @@ public:
             rowLo_ = rs[next + pf];
             rowOffset_ = rs[next + 2 * pf];
             rowTmp_ = rs[next + 3 * pf];
-            next += 4 * pf;
+            next += (aqo_dq_layout::kRowStatPairsAsymmetric - aqo_dq_layout::kRowStatPairsSymmetric) * pf;
         }
         scaleBlocks_ = rs[next];
         next += kBlockFloats * statRows;
@@ -349,8 +350,10 @@ protected:
         const uint32_t pf = PairFloats(statRows_);
         rowMax_ = rs;
         rowScale_ = rs[pf];
-        scaleBlocks_ = rs[2 * pf];
-        rowClamped_ = rs[2 * pf + kBlockFloats * statRows_].template ReinterpretCast<int32_t>();
+        scaleBlocks_ = rs[aqo_dq_layout::kRowStatPairsSymmetric * pf];
+        // the clamped maxima after the row statistics (aqo_dq_layout::PipelinedRowStatFloats)
+        rowClamped_ = rs[static_cast<uint32_t>(aqo_dq_layout::RowStatFloats(statRows_, false))]
+                          .template ReinterpretCast<int32_t>();
     }
 
     // The same for the asymmetric modes (pipelined): the set's acc holds the signed maxima then the minima (64 lanes
@@ -369,8 +372,8 @@ protected:
         rowTmp_ = rs[3 * pf];
         rowOffset_ = rs[4 * pf];
         rowMax_ = rs[5 * pf];
-        scaleBlocks_ = rs[6 * pf];
-        offsetBlocks_ = rs[6 * pf + kBlockFloats * statRows_];
+        scaleBlocks_ = rs[aqo_dq_layout::kRowStatPairsAsymmetric * pf];
+        offsetBlocks_ = scaleBlocks_[kBlockFloats * statRows_];
     }
 
     __aicore__ inline LocalTensor<float> WorkSet(uint32_t k)

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "constraints.h"
+// The kernel's UB sub-buffer sizes (accumulator lanes, pair vectors, constant blocks), defined once for both.
+#include "../../op_kernel/aqo_dynamic_quant_layout.h"
 
 namespace aqo {
 namespace {
@@ -35,8 +37,7 @@ constexpr uint32_t kPipelineMaxXSlots = 4;
 constexpr uint32_t kPipelineYSlots = 3;
 // Rows of scales a pipelined core gathers in one scale_out slot before it stores them (one DMA per slot).
 constexpr uint64_t kPipelineScaleRows = 64;
-// Lanes of a row's maximum accumulator: one 256-byte repeat of int32 / float32.
-constexpr uint64_t kAccLanes = 64;
+using aqo_dq_layout::kAccLanes;
 // Rows of scales a streamed (multi-pass) core stores at once.
 constexpr uint64_t kStreamScaleRows = 64;
 
@@ -80,25 +81,16 @@ struct Shape {
     uint32_t offset_bytes;   // bytes of one offset (float32 4, uint8 1); 0 symmetric
 };
 
-// The per-row statistics of `n` rows, in the kernel's sub-buffer order (op_kernel/aqo_dynamic_quant.cpp,
-// RowStatLayout): float32 counts. Pair vectors (a WholeReduce result per row: value and index) take
-// AlignUp(2 n, 8) floats; broadcast blocks 8 floats a row.
-uint64_t PairFloats(uint64_t n) { return AlignUp(2 * n, 8); }
-// Accumulators: the magnitude bits (asymmetric: also the signed maxima and minima). Their clamped copy goes to the
-// magnitude-bits buffer, which holds at least n x 64 values.
-uint64_t AccBytes(const Shape& s, uint64_t n) { return (s.asym ? 3 : 1) * n * kAccLanes * sizeof(float); }
+// The per-row statistics, accumulators and constants of `n` rows, in bytes: the kernel's own sub-buffer sizes
+// (op_kernel/aqo_dynamic_quant_layout.h). The accumulators' clamped copy goes to the magnitude-bits buffer, which
+// holds at least n x kAccLanes values.
+uint64_t PairFloats(uint64_t n) { return aqo_dq_layout::PairFloats(n); }
+uint64_t AccBytes(const Shape& s, uint64_t n) { return aqo_dq_layout::AccFloats(n, s.asym != 0) * sizeof(float); }
 uint64_t RowStatBytes(const Shape& s, uint64_t n)
 {
-    const uint64_t pairs = s.asym ? 6 : 2;   // symmetric: row max, scale; asymmetric: max, min, scale, offset, 2 temps
-    const uint64_t blocks = s.asym ? 2 : 1;  // scale (and offset) broadcast blocks
-    return (pairs * PairFloats(n) + blocks * 8 * n) * sizeof(float);
+    return aqo_dq_layout::RowStatFloats(n, s.asym != 0) * sizeof(float);
 }
-uint64_t ConstBytes(const Shape& s, uint64_t n)
-{
-    // the magnitude mask, Inf pattern, float16 exponent mask, sign mask and finite clamp blocks, then the dmax
-    // vector (asymmetric: also the quantization range vector)
-    return (5 * 8 + (s.asym ? 2 : 1) * PairFloats(n)) * sizeof(float);
-}
+uint64_t ConstBytes(const Shape& s, uint64_t n) { return aqo_dq_layout::ConstFloats(n, s.asym != 0) * sizeof(float); }
 
 // The parts every layout has for `n` statistics rows and a work buffer of `work_elems` floats.
 void FillCompute(const Shape& s, uint64_t n, uint64_t work_elems, Layout* l)
@@ -139,11 +131,9 @@ Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t sc
     l.scale = Blk((scale_rows + s.scale_carry) * sizeof(float), s.align);
     if (s.asym) {
         l.offset = Blk((scale_rows + s.offset_carry) * s.offset_bytes, s.align);
-        l.acc = Blk(2 * r * kAccLanes * sizeof(float), s.align);
-        l.rowstat = Blk(RowStatBytes(s, r), s.align);
-    } else {
-        l.rowstat = Blk(RowStatBytes(s, r) + r * kAccLanes * sizeof(float), s.align);
     }
+    l.acc = Blk(aqo_dq_layout::PipelinedAccFloats(r, s.asym != 0) * sizeof(float), s.align);
+    l.rowstat = Blk(aqo_dq_layout::PipelinedRowStatFloats(r, s.asym != 0) * sizeof(float), s.align);
     return l;
 }
 
