@@ -2,6 +2,7 @@
 // aqo_qmm_*_epilogue.h, aqo_qmm_copy_out.h): the tiling's codes and a GM -> UB byte copy that works with and without
 // DataCopyPad. Included by the kernels' entry files inside their namespace, after aqo_kernel_common.h (no include
 // guard: see aqo_kernel_common.h).
+#include "aqo_qmm_layout.h"
 
 // Operand codes of the tiling (aqo::QmmOperandCode; the emulator runners static_assert that they agree).
 constexpr uint32_t kQmmCodeInt8 = 0;
@@ -18,9 +19,9 @@ __aicore__ inline uint32_t QmmMin(uint32_t a, uint32_t b) { return a < b ? a : b
 // Level-0 vector forms: bytes of one repeat, repeats of one instruction at most (repeatTimes is a uint8_t).
 constexpr uint32_t kQmmVecRepeatBytes = 256;
 constexpr uint32_t kQmmMaxRepeat = 255;
-// The zero-point correction's row terms of one row, in UB and in the workspace: -(RA - K za') broadcast over one
-// 32-byte block, then -za' over the next (written by the cube stage's preparation, read by QmmZeroPoints::Correct).
-constexpr uint32_t kQmmRowTermInts = 16;
+// The zero-point correction's row terms of one row (aqo_qmm_layout.h; written by the cube stage's preparation, read
+// by QmmZeroPoints::Correct).
+constexpr uint32_t kQmmRowTermInts = aqo_qmm_layout::kRowTermInts;
 
 // Copies src[off, off + len) into dst[0, len) and makes dst[len, AlignUp32(len)) defined (zeros or real bytes).
 // srcBytes: the tensor's size (without DataCopyPad the copy is whole 32-byte blocks; past the tensor's end the last
@@ -54,8 +55,12 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
 }
 
 // float32(acc), rounded once to nearest even, in acc's bytes (the caller has ordered acc's producers before it).
-// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so values beyond 2^24 go in two exact parts
-// through tmp (elems floats): q * 65536 + lo, one rounded addition.
+// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so acc goes in two parts that convert exactly
+// whatever that Cast rounds to: lo, its low 16 bits (0 .. 65535, by a bitwise And on the 16-bit halves), and hi = acc
+// - lo (a multiple of 65536 with |hi| <= 2^31: at most 16 significant bits), then float32(hi) + float32(lo), one
+// correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
+// kSplitMaskBytes; the plans size the scratch with it).
+
 __aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
                                                      uint32_t elems, bool exact)
 {
@@ -64,25 +69,34 @@ __aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>&
         Cast(f, acc, kRoundInt32ToFloat, elems);
         return f;
     }
-    LocalTensor<float> tf = tmp;
-    LocalTensor<int32_t> ti = tmp.template ReinterpretCast<int32_t>();
-    Cast(tf, acc, RoundMode::CAST_NONE, elems);  // within 256 of acc, either rounding
+    constexpr uint32_t kPerBlock = kBlockBytes / sizeof(int32_t);
+    constexpr uint32_t kHalves = kQmmVecRepeatBytes / sizeof(uint16_t);  // uint16 lanes of one repeat
+    LocalTensor<int32_t> lo = tmp.template ReinterpretCast<int32_t>();
+    LocalTensor<int32_t> mask = lo[(elems + kPerBlock - 1) / kPerBlock * kPerBlock];
+    Duplicate(mask, static_cast<int32_t>(0x0000FFFF), static_cast<int32_t>(kPerBlock));  // uint16 lanes FFFF, 0000
     PipeBarrier<PIPE_V>();
-    Mins(tf, tf, 2147483520.0f, elems);          // the largest float below 2^31: q * 65536 stays in int32
+    // lo = acc & 0x0000FFFF, on the 16-bit halves with the mask block repeated (source 1 repeat stride 0)
+    const LocalTensor<uint16_t> lo16 = lo.template ReinterpretCast<uint16_t>();
+    const LocalTensor<uint16_t> acc16 = acc.template ReinterpretCast<uint16_t>();
+    const LocalTensor<uint16_t> mask16 = mask.template ReinterpretCast<uint16_t>();
+    const uint32_t halves = 2 * elems;
+    uint32_t off = 0;
+    while (halves - off >= kHalves) {
+        const uint32_t left = (halves - off) / kHalves;
+        const uint32_t reps = left > kQmmMaxRepeat ? kQmmMaxRepeat : left;
+        And(lo16[off], acc16[off], mask16, kHalves, static_cast<uint8_t>(reps), {1, 1, 0, 8, 8, 0});
+        off += reps * kHalves;
+    }
+    if (off < halves) {
+        And(lo16[off], acc16[off], mask16, halves - off, 1, {1, 1, 0, 8, 8, 0});
+    }
     PipeBarrier<PIPE_V>();
-    Muls(tf, tf, 1.0f / 65536.0f, elems);        // exact
+    Sub(acc, acc, lo, elems);                    // hi = acc - lo: acc with its low 16 bits cleared, no overflow
     PipeBarrier<PIPE_V>();
-    Cast(ti, tf, RoundMode::CAST_FLOOR, elems);  // q, |q| <= 2^15
+    Cast(tmp, lo, RoundMode::CAST_NONE, elems);  // exact: 0 <= lo < 2^16
+    Cast(f, acc, RoundMode::CAST_NONE, elems);   // exact: hi has at most 16 significant bits
     PipeBarrier<PIPE_V>();
-    Muls(ti, ti, 65536, elems);                  // q * 65536, exact in int32
-    PipeBarrier<PIPE_V>();
-    Sub(acc, acc, ti, elems);                    // lo = acc - q * 65536, -256 < lo < 65536 + 256
-    PipeBarrier<PIPE_V>();
-    Cast(tf, ti, RoundMode::CAST_NONE, elems);   // exact: q * 65536 has at most 16 significant bits
-    PipeBarrier<PIPE_V>();
-    Cast(f, acc, RoundMode::CAST_NONE, elems);   // exact: |lo| < 2^17
-    PipeBarrier<PIPE_V>();
-    Add(f, f, tf, elems);                        // float32(acc), rounded once to nearest even
+    Add(f, f, tmp, elems);                       // float32(acc), rounded once to nearest even
     return f;
 }
 

@@ -418,8 +418,9 @@ public:
             // the API's pipeline loads the next block's B tiles under this block's cube work and write-back (with an
             // Iterate + GetTensorC per block, each block's loads waited until the previous block's C was in GM).
             mm_->IterateAll(cArea_);
-            // The API's write-back of C ends with an MTE3 -> V fence only: the epilogue's MTE2 reads of these bytes
-            // must wait for its MTE3 writes (the API fences its own re-reads of GM it wrote the same way).
+            // The epilogue's MTE2 reads of these bytes must follow the API's MTE3 writes. With this config (UB
+            // reuse) the API itself waits MTE3 -> MTE2 after each block (matmul_impl.h); the explicit wait keeps
+            // that order independent of the config's internals (it costs one flag per call).
             aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
         }
         blk.c = cArea_[static_cast<uint64_t>(block_) * t.baseN];
@@ -473,8 +474,8 @@ public:
 
     // float32(acc) of a chunk, in place: the correctly rounded conversion (round to nearest even), on every SoC.
     // 910b / 950 have it (CAST_RINT). 310p's int32 -> float32 Cast is mode-less (CAST_NONE) and its rounding of values
-    // beyond 2^24 undocumented: there, when |acc| may pass 2^24, acc is split into q * 65536 + lo with q and lo exact
-    // in float32 and added once (one correctly rounded IEEE addition), whatever that Cast rounds to.
+    // beyond 2^24 undocumented: there, when |acc| may pass 2^24, acc is split into its low 16 bits and the rest, both
+    // exact in float32, added once (one correctly rounded IEEE addition), whatever that Cast rounds to.
     __aicore__ inline LocalTensor<float> ToFloat(const LocalTensor<AccT>& acc, uint32_t elems)
     {
         if constexpr (kFloatCube) {

@@ -131,8 +131,10 @@ public:
             PipeBarrier<PIPE_V>();
             Cast(f, fi, RoundMode::CAST_NONE, elems);  // exact: |v| <= 510
             PipeBarrier<PIPE_V>();
-            Adds(f, f, yZp_, elems);                   // round first, then add the zero point (onnxruntime)
-            PipeBarrier<PIPE_V>();
+            if (yZp_ != 0.0f) {
+                Adds(f, f, yZp_, elems);               // round first, then add the zero point (onnxruntime)
+                PipeBarrier<PIPE_V>();
+            }
             Cast(half_, f, RoundMode::CAST_NONE, elems);  // exact small integers
             PipeBarrier<PIPE_V>();
             Cast(y, half_, RoundMode::CAST_NONE, elems);

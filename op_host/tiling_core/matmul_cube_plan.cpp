@@ -8,6 +8,9 @@
 #include <utility>
 #include <vector>
 
+// The sizes the kernel stages share with this plan (row terms, the exact conversion's mask block).
+#include "../../op_kernel/aqo_qmm_layout.h"
+
 namespace aqo {
 namespace {
 
@@ -43,8 +46,8 @@ const uint32_t kPrepChunk = 4096;
 // A K above which the zero-point terms may leave int32 in a partial sum (|P| <= 2^14 K, |zb (RA - K za)| <= 2^15 K,
 // |za CB| <= 2^14 K: total <= 2^16 K < 2^31): beyond, the scalar unit's 32-bit arithmetic, which wraps by definition.
 const uint32_t kVectorExactMaxK = 32767;
-// The zero-point correction's row terms of one row (kQmmRowTermInts int32 in the kernel): two broadcast blocks.
-const uint32_t kRowTermBytes = 64;
+// The zero-point correction's row terms of one row: two broadcast blocks of int32.
+const uint32_t kRowTermBytes = aqo_qmm_layout::kRowTermInts * 4;
 // |acc| <= 255 x 255 x K stays below 2^24 (exact in float32) up to this K.
 const uint32_t kFloatExactMaxK = 258;
 // A split-SoC launch of one a strip (decode shapes) prepares its strip per worker instead of once for all: no SyncAll
@@ -587,9 +590,11 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.rowsPerChunk = static_cast<uint32_t>(rc);
     const uint64_t elems = rc * t.cStride;
     t.ubCIn = static_cast<uint32_t>(elems * 4);
-    // The scratch: a chunk's floats, or a preparation step's floats, its row sums (one 32-byte slot per row) and
-    // ReduceSum's work, or a strip's row terms (prepChunk x 5 is more than 256 rows of them).
-    t.ubTmp = static_cast<uint32_t>(std::max<uint64_t>(elems * 4, static_cast<uint64_t>(t.prepChunk) * 5 + 1024));
+    // The scratch: a chunk's floats (with the exact conversion's mask block after them), or a preparation step's
+    // floats, its row sums (one 32-byte slot per row) and ReduceSum's work, or a strip's row terms (prepChunk x 5 is
+    // more than 256 rows of them).
+    const uint64_t chunk_scratch = elems * 4 + (t.exactConvert ? aqo_qmm_layout::kSplitMaskBytes : 0);
+    t.ubTmp = static_cast<uint32_t>(std::max<uint64_t>(chunk_scratch, static_cast<uint64_t>(t.prepChunk) * 5 + 1024));
     const uint64_t total = reserve + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 +
                            t.ubRowTerms + t.ubPrepIn +
                            t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes + r.epilogue_bytes_per_element * elems;
@@ -620,11 +625,12 @@ QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)
     c.M = c.singleCoreM = static_cast<int32_t>(t.baseM);
     // 310p: an ND int32 C needs its N (the C row stride) a 32-byte multiple.
     c.N = soc.split_architecture ? call_n : static_cast<int32_t>(t.cOrgN);
-    // 310p, N not a multiple of 8: the API's local workspace places its 32-byte NZ -> ND tail scratch after the C
-    // block only when the tiling's singleCoreN is not a multiple of 8 (matmul_local_workspace.h SetWorkspace);
-    // otherwise the scratch is C row 0 of the staged block, which a ragged last block then corrupts. The same
-    // number of base blocks, one column less (each call sets its real width).
-    c.singleCoreN = (!soc.split_architecture && t.n % 8 != 0) ? call_n - 1 : call_n;
+    // 310p, N not a multiple of 16 (a block whose width ends inside a 16-column fractal row of the int32 C takes the
+    // API's tail copy): the API's local workspace places its 32-byte NZ -> ND tail scratch after the C block only
+    // when the tiling's singleCoreN is not a multiple of 8 (matmul_local_workspace.h SetWorkspace); otherwise the
+    // scratch is C row 0 of the staged block, which the tail copy then corrupts. The same number of base blocks, one
+    // column less (each call sets its real width).
+    c.singleCoreN = (!soc.split_architecture && t.n % 16 != 0) ? call_n - 1 : call_n;
     c.Ka = c.Kb = c.singleCoreK = k;
     c.baseM = static_cast<int32_t>(t.baseM);
     c.baseN = static_cast<int32_t>(t.baseN);

@@ -163,7 +163,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
                           "by 1 on some outputs)");
     }
     if (t.exactConvert) {
-        e.notes.push_back("int32 -> float32 in two exact parts (q * 65536 + lo, one rounded addition): the SoC's "
+        e.notes.push_back("int32 -> float32 in two exact parts (the low 16 bits and the rest, one rounded addition): the SoC's "
                           "mode-less conversion of values beyond 2^24 rounds in an undocumented way");
     }
     return true;

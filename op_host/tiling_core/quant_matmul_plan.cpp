@@ -140,7 +140,7 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
                       (r.bias != QMM_PARAM_NONE ? " + bias" : "") + ", then one round-to-nearest-even conversion to " +
                       DTypeName(r.out_dtype));
     if (t.exactConvert) {
-        e.notes.push_back("int32 -> float32 in two exact parts (q * 65536 + lo, one rounded addition): the SoC's "
+        e.notes.push_back("int32 -> float32 in two exact parts (the low 16 bits and the rest, one rounded addition): the SoC's "
                           "mode-less conversion of values beyond 2^24 rounds in an undocumented way");
     }
     return true;

@@ -63,6 +63,12 @@ inline TCubeTiling Tiling(int32_t m = 16, int32_t n = 16, int32_t k = 32, int32_
     TCubeTiling t;
     t.M = t.singleCoreM = m;
     t.N = t.singleCoreN = n;
+    // 310p: a width ending inside a 16-column fractal row of the int32 C takes the API's tail copy, whose scratch the
+    // local workspace reserves only for a singleCoreN that is not a multiple of 8 (otherwise it is C row 0; the kernels'
+    // plan does the same: one column less, the calls set their real widths).
+    if (n % 16 != 0 && n % 8 == 0) {
+        t.singleCoreN = n - 1;
+    }
     t.Ka = t.Kb = t.singleCoreK = k;
     t.baseM = base_m;
     t.baseN = base_n;
@@ -209,6 +215,7 @@ inline void FaultStride16BitA(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     TPipe pipe;
     MmI8 mm;
     TCubeTiling t = Tiling(1, 16, 70000);
+    t.singleCoreN = 1;  // the real width (310p: the tail copy's scratch kept apart from C, see Tiling)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     mm.SetOrgShape(1, 1, 70000, 70000, 16);
     mm.SetSingleShape(1, 1, 70000);
@@ -420,6 +427,7 @@ inline void FaultStride16BitBTransposed(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR
     TPipe pipe;
     MmI8T mm;
     TCubeTiling t = Tiling(1, 16, 70000);
+    t.singleCoreN = 1;  // the real width (310p: the tail copy's scratch kept apart from C, see Tiling)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
     mm.SetOrgShape(1, 16, 32, 70000, 16);
     mm.SetSingleShape(1, 1, 32);
@@ -676,7 +684,7 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     }
     TCubeTiling t = Tiling(m, n, k, 16, base_n, 32);
     t.N = n % 8 == 0 ? n : (n + 7) / 8 * 8;  // an ND int32 C needs 32-byte N dims on 310p
-    t.singleCoreN = n;
+    t.singleCoreN = (n % 16 != 0 && n % 8 == 0) ? n - 1 : n;  // the tail scratch reserved (Tiling)
     aqo_emu::Launcher launch(soc, "qmm_matmul_demo");
         launch.SetScheduleMode(1);  // as the host sets it for the matmul kernels (their preparation's SyncAll)
     MatmulTestLaunch setup(launch);

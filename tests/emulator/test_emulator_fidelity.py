@@ -117,6 +117,9 @@ EXPECTED = {
                                                      "outside the buffer"]),
     "matmul_c_block_neighbour": (("ascend310p",), ["core 1 writes byte 32 of GM buffer 'y'",
                                                    "which core 0 already wrote", "race"], 1),
+    # the tail copy's scratch is C row 0 unless the tiling's singleCoreN is not a multiple of 8
+    "matmul_tail_scratch_on_c": (("ascend310p",), ["takes the API's tail copy", "C tile's row 0",
+                                                   "singleCoreN (16) is not a multiple of 8"]),
     # older rules: DataCopyPad's padding and element lengths, the software SyncAll's workspaces, 310p C rows
     "datacopypad_pad_without_ispad": (ALL_SOCS, {
         "ascend910b": ["DataCopyPad GM->UB", "without isPad", "pad register"],

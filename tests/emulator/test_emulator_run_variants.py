@@ -517,6 +517,54 @@ def test_qlinear_matmul_with_large_accumulators_under_modeless_rounding(soc):
         np.testing.assert_array_equal(y, g)
 
 
+def _row_sums_to(targets: np.ndarray, k1: int, k2: int) -> np.ndarray:
+    """b values [k1 + k2, n] in [-128, 127] with 127 * sum(b[:k1, j]) + sum(b[k1:, j]) == targets[j]."""
+    b = np.empty((k1 + k2, targets.size), np.int64)
+    for j, t in enumerate(targets.tolist()):
+        s1 = t // 127
+        s2 = t - 127 * s1
+        for rows, total in ((slice(0, k1), s1), (slice(k1, k1 + k2), s2)):
+            count = rows.stop - rows.start
+            q, r = divmod(total, count)
+            col = np.full(count, q, np.int64)
+            col[:r] += 1
+            b[rows, j] = col
+    assert b.min() >= -128 and b.max() <= 127
+    assert (127 * b[:k1].sum(0) + b[k1:].sum(0) == targets).all()
+    return b
+
+
+@pytest.mark.parametrize("bt", [np.int8, np.uint8], ids=["cube", "vector_decode"])
+@pytest.mark.parametrize("rounding", ["nearest_even", "toward_zero"])
+def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rounding):
+    # 310p converts int32 -> float32 with a mode-less Cast whose rounding beyond 2^24 is undocumented; the kernels
+    # convert in two exact parts instead. Accumulators built at (k + 1/2) * 2^23 + d (float32 ulp 32 or 64 there) with a
+    # multiplier of 2^-23: y = rint(float32(acc) / 2^23) flips with the conversion's rounding of d, so any inexact
+    # conversion (toward zero here) changes y. Both paths: the cube epilogue (int8 b) and the vector decode (uint8 b).
+    k1, k2 = (29_984, 3_008)  # K and N multiples of 32: the vector decode path's panels on 310p (no DataCopyPad)
+    halves = [(kk + 0.5) * 2**23 for kk in (20, 50, -21, -51, 7, -7)]
+    offsets = (-64, -40, -33, -17, -16, -15, -1, 0, 1, 15, 16, 17, 31, 32, 33, 40)
+    targets = np.array([int(h) + d for h in halves for d in offsets], np.int64)
+    n = targets.size
+    b_vals = _row_sums_to(targets, k1, k2)
+    a = np.concatenate([np.full(k1, 127), np.ones(k2)]).astype(np.int8)[None, :]
+    if bt is np.uint8:
+        b, b_z = (b_vals + 128).astype(np.uint8), np.uint8(128)
+    else:
+        b, b_z = b_vals.astype(np.int8), np.int8(0)
+    args = (a, np.float32(1.0), np.int8(0), b, np.float32(2.0**-23), b_z, np.float32(1.0), np.int8(0))
+    t = tiling.plan_qlinear_matmul(a.shape, b.shape, soc="ascend310p", a_dtype="int8", b_dtype=np.dtype(bt).name)
+    assert t.tiling["exactConvert"] == 1
+    assert t.tiling["tiling_key"] == (1 if bt is np.uint8 else 0)
+    g = golden_qmm(*args)
+    # the cases are sensitive: a conversion toward zero gives another y on some of them
+    naive = np.clip(np.rint(_toward_zero_float32(targets) * np.float32(2.0**-23)), -128, 127).astype(np.int8)
+    assert (naive != g[0]).sum() >= 4
+    with emulator.run_options(modeless_rounding=rounding):
+        y = eqmm.qlinear_matmul(*args, soc="ascend310p")
+    np.testing.assert_array_equal(y, g)
+
+
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("at", INT_TYPES, ids=["s8", "u8"])
 def test_qlinear_matmul_vector_decode_under_the_run_variants(soc, at):
@@ -683,3 +731,17 @@ def test_qlinear_matmul_is_bitexact_when_div_flushes_subnormals(soc):
     with emulator.run_options(divide_subnormals="flushed"):
         y = eqmm.qlinear_matmul(*tiny, soc=soc)
     np.testing.assert_array_equal(y, golden_qmm(*tiny))
+
+
+@pytest.mark.parametrize("n", [8, 24, 40, 1000])
+def test_310p_blocks_ending_half_way_into_a_fractal_row(n):
+    # N = 8 (mod 16): the last block's width ends half way into a 16-column fractal row of the int32 C, so the
+    # Matmul API's write-back takes its tail copy, whose scratch must not be the staged tile's row 0 (the plan's
+    # tiling reserves it); with zero points C row 0 holds the column sums every output needs.
+    rng = np.random.default_rng(_seed("half-fractal", str(n)))
+    m, k = 20, 96
+    a = _rand_int(rng, np.int8, (m, k))
+    b = _rand_int(rng, np.int8, (k, n))
+    args = (a, np.float32(0.02), np.int8(3), b, np.float32(0.03), np.int8(-2), np.float32(0.5), np.int8(1))
+    y = eqmm.qlinear_matmul(*args, soc="ascend310p")
+    np.testing.assert_array_equal(y, golden_qmm(*args))

@@ -1011,12 +1011,15 @@ template <bool kOk> inline void DeqScaleRace(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 
 // C [8, 1] int32 (A [8, 32] x B [32, 1], int8 from x's bytes) with C at `c`: on ascend310p each row's tail copy
 // reads and rewrites the 32 bytes after the row, so the last row reaches 28 bytes past C.
-inline void MatmulColumn(GM_ADDR x, GM_ADDR c)
+// tilingN: the tiling's singleCoreN (1: not a multiple of 8, so the local workspace keeps the tail copy's scratch
+// apart from C).
+inline void MatmulColumn(GM_ADDR x, GM_ADDR c, int32_t tilingN = 1)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> ws;
     SmallMatmul mm;
     TCubeTiling tiling = SmallTiling();
+    tiling.singleCoreN = tilingN;
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &tiling);
     pipe.InitBuffer(ws, 65536);
     mm.SetLocalWorkspace(ws.Get<uint8_t>());
@@ -1030,7 +1033,7 @@ inline void MatmulColumn(GM_ADDR x, GM_ADDR c)
     mm.SetSingleShape(8, 1, 32);
     mm.SetTensorA(ag);
     mm.SetTensorB(bg);
-    mm.IterateAll(cg);  // FAULT(matmul_c_block_past_buffer) FAULT(matmul_c_block_neighbour)
+    mm.IterateAll(cg);  // FAULT(matmul_c_block_past_buffer) FAULT(matmul_c_block_neighbour) FAULT(matmul_tail_scratch_on_c)
     mm.End();
 }
 
@@ -1038,6 +1041,13 @@ inline void MatmulColumn(GM_ADDR x, GM_ADDR c)
 template <bool kOk> inline void MatmulCBlockPastBuffer(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
 {
     MatmulColumn(x, y + (kOk ? 1024 - 64 : 1024 - 32));
+}
+
+// The tiling's singleCoreN a multiple of 8 (16) for a C of width 1: the API's local workspace then has no room of its
+// own for the tail copy's 32-byte scratch, which is C row 0 of the staged tile. The twin's tiling has singleCoreN 1.
+template <bool kOk> inline void MatmulTailScratchOnC(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    MatmulColumn(x, y + 1024 - 64, kOk ? 1 : 16);
 }
 
 // Two cores' C [8, 1] side by side in y: core 0's last rows rewrite core 1's first ones. The twin leaves 32 bytes
@@ -1314,6 +1324,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("deq_scale_race", DeqScaleRace, 1),
         AQO_FIDELITY("matmul_c_block_past_buffer", MatmulCBlockPastBuffer, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("matmul_c_block_neighbour", MatmulCBlockNeighbour, 2, YInit::kData, false, kMix),
+        AQO_FIDELITY("matmul_tail_scratch_on_c", MatmulTailScratchOnC, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("datacopypad_pad_without_ispad", DataCopyPadWithoutIsPad, 1),
         AQO_FIDELITY("datacopypad_partial_element", DataCopyPadPartialElement, 1),
         AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),

@@ -1199,6 +1199,19 @@ private:
             const uint64_t w = std::min<uint64_t>(tiling_.baseN, j.n - c0);
             const uint64_t tail = w % fractal;
             if (tail == 0) continue;
+            if (static_cast<uint64_t>(tiling_.singleCoreN) % e == 0) {
+                // The tail copies go through the API's 32-byte NZ -> ND scratch, which SetLocalWorkspace places after
+                // the staged C tile only when the tiling's singleCoreN is not a multiple of 32 / sizeof(C)
+                // (matmul_local_workspace.h); otherwise it is the tile's first bytes, C row 0 of the block, which the
+                // tail copy overwrites before (or while) that row is written back.
+                aqo_emu::Fail(file, line,
+                              "Matmul C write-back on " + std::string(c.soc.name) + ": a block of width " +
+                                  std::to_string(w) + " (not a multiple of " + std::to_string(fractal) +
+                                  ") takes the API's tail copy, whose 32-byte scratch is the staged C tile's row 0: the "
+                                  "local workspace reserves it after the tile only when the tiling's singleCoreN (" +
+                                  std::to_string(tiling_.singleCoreN) + ") is not a multiple of " +
+                                  std::to_string(e) + "; " + shape);
+            }
             for (uint64_t i = 0; i < h; ++i) {
                 const uint64_t row = ((r0 + i) * j.ldc + c0) * s;
                 if (w * s <= 32) {
