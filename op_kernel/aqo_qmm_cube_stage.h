@@ -55,12 +55,24 @@ struct QmmAcc<fp8_e5m2_t> {
 
 // The Matmul object of a cube call: A [rows, K] and B [K, N] (TRANS: stored [N, K]) from GM, C to one of the worker's
 // C areas in GM (split SoCs: an asynchronous IterateAll per call; 310p: a synchronous IterateAll per call).
+// C's format: ND on the split SoCs (the fixpipe writes any width). ascend310p writes C back from UB, and for a block
+// width that is not whole 16-column fractal rows of the int32 C its ND tail copy is wrong (copy_cube_out_datacopy_
+// wrapper.h CopyLocal2GMNZ2NDRegMov: a 2-byte C's loop counts, so the row's last 8 columns come from the next row);
+// ND_ALIGN writes whole fractal rows instead, the padding columns into the C area's slack (cOrgN >= the call's
+// blocks, a multiple of 32), which the epilogue never uses.
+#if AQO_SOC_SPLIT_CORES
+constexpr CubeFormat kQmmCFormat = CubeFormat::ND;
+#else
+constexpr CubeFormat kQmmCFormat = CubeFormat::ND_ALIGN;
+#endif
+
 template <class AT, class BT, bool TRANS>
 struct QmmCube {
     using AccT = typename QmmAcc<AT>::T;
-    using CType = MatmulType<TPosition::GM, CubeFormat::ND, AccT>;
+    using CType = MatmulType<TPosition::GM, kQmmCFormat, AccT>;
+    using BiasType = MatmulType<TPosition::GM, CubeFormat::ND, AccT>;  // no bias
     using MM = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, AT>, MatmulType<TPosition::GM, CubeFormat::ND, BT, TRANS>,
-                      CType, CType, QmmCubeConfig::kNorm>;
+                      CType, BiasType, QmmCubeConfig::kNorm>;
 };
 
 // The y batch matrix `index` (row-major over batchDims) as matrix indices of a and b (numpy broadcasting).

@@ -282,6 +282,16 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
             t.cubeBCode = QMM_INT8;
         }
     }
+    // 310p's Matmul API reads an int8 B [K, N] from GM with a 32-bit int offset (CANN 8.1.RC1
+    // data_copy_wrapper_using_ub_nd.h, CopyND2NZWithTransData: row * baseK * orgN + col * baseN): one b matrix the
+    // kernel hands it unmapped must stay below 2^31 bytes, else the API reads at wrapped addresses. (A mapped uint8 b
+    // is handed over as a slab of the call's columns.)
+    if (!soc.split_architecture && t.mapB == 0 && !r.b_trans && k * n >= (uint64_t{1} << 31)) {
+        SetViolation(v, op, "b", &soc, "bytes of one b matrix (K x N) for the Matmul API's 32-bit B offset",
+                     "< 2147483648", Str(k * n) + " (K " + Str(k) + " x N " + Str(n) + ")",
+                     "split the product along N into parts below 2^31 / K columns each");
+        return false;
+    }
     t.aZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.a_zp;
     t.bZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.b_zp;
     t.aZpBatchStride = (t.aZpKind == QMM_PARAM_VECTOR && r.a_zp_batched) ? t.m : 0;
@@ -625,12 +635,8 @@ QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)
     c.M = c.singleCoreM = static_cast<int32_t>(t.baseM);
     // 310p: an ND int32 C needs its N (the C row stride) a 32-byte multiple.
     c.N = soc.split_architecture ? call_n : static_cast<int32_t>(t.cOrgN);
-    // 310p, N not a multiple of 16 (a block whose width ends inside a 16-column fractal row of the int32 C takes the
-    // API's tail copy): the API's local workspace places its 32-byte NZ -> ND tail scratch after the C block only
-    // when the tiling's singleCoreN is not a multiple of 8 (matmul_local_workspace.h SetWorkspace); otherwise the
-    // scratch is C row 0 of the staged block, which the tail copy then corrupts. The same number of base blocks, one
-    // column less (each call sets its real width).
-    c.singleCoreN = (!soc.split_architecture && t.n % 16 != 0) ? call_n - 1 : call_n;
+    // (310p writes C as ND_ALIGN, whole fractal rows: no tail copy, so no N-tail scratch in the local workspace.)
+    c.singleCoreN = call_n;
     c.Ka = c.Kb = c.singleCoreK = k;
     c.baseM = static_cast<int32_t>(t.baseM);
     c.baseN = static_cast<int32_t>(t.baseN);

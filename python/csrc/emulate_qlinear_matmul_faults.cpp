@@ -43,6 +43,9 @@ using GmI8T = MatmulType<TPosition::GM, CubeFormat::ND, int8_t, true>;  // B may
 using MmI8T = Matmul<GmI8, GmI8T, GmI32>;                                  // CFG_NORM: no intrinsic check
 using MmI8TChecked = Matmul<GmI8, GmI8T, GmI32, GmI32, Cfg::kNormChecked>;
 using MmI8Mdl = Matmul<GmI8, GmI8, GmI32, GmI32, Cfg::kMdlChecked>;
+using GmI32Align = MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, int32_t>;  // 310p: whole fractal rows of C
+using MmI8CheckedAlign = Matmul<GmI8, GmI8, GmI32Align, GmI32, Cfg::kNormChecked>;
+using MmI8TCheckedAlign = Matmul<GmI8, GmI8T, GmI32Align, GmI32, Cfg::kNormChecked>;
 using MmI8Ws = Matmul<GmI8, GmI8, UbI32, UbI32, Cfg::kNormChecked>;
 using MmU8I8 = Matmul<GmU8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
 using MmU8U8 = Matmul<GmU8, GmU8, GmI32, GmI32, Cfg::kNormChecked>;
@@ -663,7 +666,7 @@ std::vector<uint8_t> Bytes(const nb::bytes& b)
 nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes& b_in, bool a_unsigned,
                   bool b_unsigned, int32_t m, int32_t n, int32_t k, int32_t lda, int32_t ldb, int32_t ldc,
                   const std::string& config, const std::string& form, bool local_workspace, bool b_trans,
-                  int32_t base_n)
+                  int32_t base_n, bool c_align)
 {
     using namespace aqo_qmm_tests;
     if (!a_unsigned && b_unsigned) {
@@ -691,13 +694,24 @@ nb::bytes RunDemo(const std::string& soc, const nb::bytes& a_in, const nb::bytes
     uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gb = launch.AddGm("b", b.data(), b.size(), aqo_emu::GmAccess::kReadOnly);
     uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite, aqo_emu::GmInit::kData);
+    if (c_align && (a_unsigned || b_unsigned || config != "norm_checked")) {
+        throw nb::value_error("c_align: the int8 x int8 norm_checked demo");
+    }
     launch.Run(1, [&] {
         if (b_trans) {
             if (a_unsigned || b_unsigned) {
                 throw std::runtime_error("the transposed-B demo is int8 x int8");
             }
-            RunIterateAll<MmI8TChecked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
-                                                         local_workspace, true);
+            if (c_align) {
+                RunIterateAll<MmI8TCheckedAlign, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t,
+                                                                  f, local_workspace, true);
+            } else {
+                RunIterateAll<MmI8TChecked, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c.size() / 4, p, t, f,
+                                                             local_workspace, true);
+            }
+        } else if (c_align) {
+            RunIterateAll<MmI8CheckedAlign, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
+                                                             local_workspace);
         } else if (!a_unsigned && !b_unsigned) {
             if (config == "norm") {
                 RunIterateAll<MmI8, int8_t, int8_t>(ga, gb, gc, a.size(), b.size(), c_bytes / 4, p, t, f,
@@ -807,7 +821,9 @@ void RegisterQmmMatmulTests(nb::module_& m)
           nb::arg("b_unsigned"), nb::arg("m"), nb::arg("n"), nb::arg("k"), nb::arg("lda"), nb::arg("ldb"),
           nb::arg("ldc"), nb::arg("config") = "norm_checked", nb::arg("form") = "sync",
           nb::arg("local_workspace") = false, nb::arg("b_trans") = false, nb::arg("base_n") = 16,
-          "C = A B (int32 bytes) through the emulated Matmul API; b_trans: b holds B transposed, [n, ldb].");
+          nb::arg("c_align") = false,
+          "C = A B (int32 bytes) through the emulated Matmul API; b_trans: b holds B transposed, [n, ldb]; c_align: "
+          "C declared ND_ALIGN (ascend310p).");
     m.def(
         "qmm_matmul_l1_loads",
         [](uint64_t m_, uint64_t n, uint64_t k, uint32_t base_m, uint32_t base_n, uint32_t base_k, uint32_t step_m,

@@ -735,9 +735,10 @@ def test_qlinear_matmul_is_bitexact_when_div_flushes_subnormals(soc):
 
 @pytest.mark.parametrize("n", [8, 24, 40, 1000])
 def test_310p_blocks_ending_half_way_into_a_fractal_row(n):
-    # N = 8 (mod 16): the last block's width ends half way into a 16-column fractal row of the int32 C, so the
-    # Matmul API's write-back takes its tail copy, whose scratch must not be the staged tile's row 0 (the plan's
-    # tiling reserves it); with zero points C row 0 holds the column sums every output needs.
+    # N = 8 (mod 16): the last block's width ends half way into a 16-column fractal row of the int32 C. With C as ND
+    # the Matmul API's write-back would take its tail copy, whose scratch was the staged tile's row 0 under the
+    # tiling the plan once gave (with zero points C row 0 holds the column sums every output needs); the kernels
+    # declare C ND_ALIGN on 310p (whole fractal rows, no tail copy), and the emulator refuses the other two.
     rng = np.random.default_rng(_seed("half-fractal", str(n)))
     m, k = 20, 96
     a = _rand_int(rng, np.int8, (m, k))

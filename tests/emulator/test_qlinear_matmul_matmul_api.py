@@ -235,19 +235,46 @@ def test_transposed_b_is_read_as_n_by_k(soc):
 @pytest.mark.parametrize("base_n", [32, 64])
 @pytest.mark.parametrize("n", [17, 20, 33, 40, 7])
 def test_transposed_b_with_block_widths_ending_inside_a_fractal_row(soc, base_n, n):
-    # A block of width w > 16 with w % 16 in 1..7 (N = 17, 20, 33 with baseN 32 or 64) is the one 310p writes back
-    # past its width (whole 32-byte blocks, the padding columns garbage), through the emulator's write-order path:
-    # that path, too, must read a transposed B as [N, K]. Same values as for B stored [K, N].
+    # A block whose width ends inside a 16-column fractal row of the int32 C (N = 17, 20, 33, 40 with baseN 32 or
+    # 64). Split SoCs: the fixpipe writes any width, C as ND. ascend310p: C declared ND_ALIGN, whole fractal rows
+    # written (the padding columns garbage, in the row stride's slack), through the emulator's write-order path,
+    # which must read a transposed B as [N, K] too. Same values as for B stored [K, N].
     rng = np.random.default_rng(n * 100 + base_n)
     m, k = 10, 96
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
     bt = rng.integers(-128, 128, (n, k)).astype(np.int8)
     want = _reference(a, bt.T)
-    got = _demo(soc, a, bt, m, n, k, k, k, n, b_trans=True, local_workspace=soc == P, base_n=base_n)
+    align = soc == P
+    ldc = (n + 15) // 16 * 16 if align else n
+    kw = dict(local_workspace=align, base_n=base_n, c_align=align)
+    got = _demo(soc, a, bt, m, n, k, k, k, ldc, b_trans=True, **kw)[:, :n]
     np.testing.assert_array_equal(got, want)
     b = np.ascontiguousarray(bt.T)
-    got = _demo(soc, a, b, m, n, k, k, n, n, local_workspace=soc == P, base_n=base_n)
+    got = _demo(soc, a, b, m, n, k, k, n, ldc, **kw)[:, :n]
     np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("n, base_n", [(17, 32), (20, 64), (40, 64), (33, 64)])
+def test_310p_nd_c_block_widths_the_tail_copy_gets_wrong_are_refused(n, base_n):
+    # ascend310p, C declared ND: a block wider than 8 int32 columns whose width is not whole 16-column fractal rows
+    # takes the API's register-move tail copy, which fills the row's last 8 columns from the wrong fractal row for a
+    # 4-byte C: refused, with ND_ALIGN named as the way out.
+    rng = np.random.default_rng(n + base_n)
+    m, k = 10, 96
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    with pytest.raises(EmulatorError, match="register-move tail copy.*ND_ALIGN"):
+        _demo(P, a, b, m, n, k, k, n, (n + 7) // 8 * 8, local_workspace=True, base_n=base_n)
+
+
+def test_310p_nd_align_c_needs_whole_fractal_rows_of_row_stride():
+    # ND_ALIGN: the API writes rows at the 16-aligned stride but places blocks by orgKc; 24 is not whole fractal rows.
+    rng = np.random.default_rng(3)
+    m, k, n = 10, 96, 20
+    a = rng.integers(-128, 128, (m, k)).astype(np.int8)
+    b = rng.integers(-128, 128, (k, n)).astype(np.int8)
+    with pytest.raises(EmulatorError, match="ND_ALIGN.*orgKc 24 is not a multiple of 16"):
+        _demo(P, a, b, m, n, k, k, n, 24, local_workspace=True, base_n=32, c_align=True)
 
 
 def _loads(*args, **kw):

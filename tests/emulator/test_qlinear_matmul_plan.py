@@ -218,3 +218,21 @@ def test_310p_rounds_where_b_and_a_round_of_strips_pass_half_the_l2():
     assert plan(4096, 4096, 4096, core_num=1).tiling["roundRanges"] == 0
     for soc in ("ascend910b", "ascend910_95"):
         assert plan(4096, 4096, 4096, soc=soc).tiling["roundRanges"] == 0
+
+
+def test_310p_int8_b_matrix_stays_below_the_matmul_apis_32_bit_offset():
+    # 310p's Matmul API offsets an int8 b [K, N] with a 32-bit int (CopyND2NZWithTransData): one b matrix the kernel
+    # hands it unmapped stays below 2^31 bytes. A uint8 b goes through the slab of a call's columns, a transposed b
+    # through the other copy (64-bit offsets), and the split SoCs' cube copies are not this one.
+    k = 32768
+    ok = tiling.plan_qlinear_matmul((16, k), (k, 65535), soc="ascend310p")
+    assert ok.tiling["mapB"] == 0
+    with pytest.raises(ConstraintError) as e:
+        tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend310p")
+    msg = str(e.value)
+    for part in ("ascend310p", "'b'", "32-bit B offset", "< 2147483648", "2147483648 (K 32768 x N 65536)",
+                 "split the product along N"):
+        assert part in msg, (part, msg)
+    assert tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend310p", b_dtype="uint8").tiling["mapB"] == 1
+    tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend310p", b_trans=True)
+    tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend910b")

@@ -254,8 +254,11 @@ class Matmul {
     static_assert(C_TYPE::pos == TPosition::GM || kCInUb,
                   "emulated Matmul: C in GM, or in UB (VECIN / VECOUT / VECCALC) for the asynchronous Iterate form");
     static_assert(A_TYPE::format == CubeFormat::ND && B_TYPE::format == CubeFormat::ND &&
-                      C_TYPE::format == CubeFormat::ND,
-                  "emulated Matmul: ND layout only");
+                      (C_TYPE::format == CubeFormat::ND || C_TYPE::format == CubeFormat::ND_ALIGN),
+                  "emulated Matmul: ND layout only (C also ND_ALIGN, on ascend310p)");
+    // C as ND_ALIGN: ascend310p's write-back copies whole fractal rows (16 elements of a 4-byte C, else 32 bytes) and
+    // takes no tail copy (copy_cube_out_datacopy.h CopyLocal2GMNZ2NDOnTheFly: calcWidth = baseBlockWidth, tail = 0).
+    static constexpr bool kCAlign = C_TYPE::format == CubeFormat::ND_ALIGN;
     static_assert(!A_TYPE::isTrans, "emulated Matmul: a transposed A is not modelled (B may be: MatmulType's ISTRANS "
                                     "and SetTensorB(gm, true), B stored [N, K])");
     static_assert(A_TYPE::layout == LayoutMode::NONE && !A_TYPE::ibShare && !B_TYPE::ibShare,
@@ -1162,12 +1165,15 @@ private:
     //   * the whole fractal rows [0, w - w % 16) with one copy;
     //   * a tail with w * s <= 32: the 32 bytes at [w, w + e) are read into UB, the row's 32 bytes written at 0, the
     //     saved bytes written back at w: a read-modify-write of [w, w + e), past the block's right edge;
-    //   * a tail with w * s > 32 (4-byte C): the first 32 bytes of the tail fractal written at w - w % 16 (the cube's
-    //     values of the padding columns land in [w, w - w % 16 + 8) when w % 16 < 8), then the last 32 bytes at
-    //     [w - e, w).
+    //   * a tail with w * s > 32 (4-byte C): the register-move tail copy, whose loop counts are a 2-byte C's: the
+    //     row's last 8 columns get the wrong values, so the emulator refuses it;
+    //   * both tails go through a 32-byte scratch that the local workspace keeps apart from the C tile only when the
+    //     tiling's singleCoreN is not a multiple of e (else it is the tile's row 0): refused without it;
+    //   * C declared ND_ALIGN: no tail copy, every row whole fractal rows, the padding columns [w, w - w % 16 + 16)
+    //     written with the cube's values for columns beyond N.
     // Those accesses beyond the block's width are recorded here (bounds: the GM buffer, as on the device; ordering;
-    // another core's bytes). Returns true when some row writes padding columns: the caller then writes C in the
-    // device's order, padding columns garbage.
+    // another core's bytes). Returns true when some row writes padding columns (ND_ALIGN): the caller then writes C in
+    // the device's order, padding columns garbage.
     bool WriteBackBeyondWidth(aqo_emu::CoreContext& c, uint64_t cube, const Job& j, uint8_t* pc, const char* file,
                               int line, const std::string& shape)
     {
@@ -1199,6 +1205,36 @@ private:
             const uint64_t w = std::min<uint64_t>(tiling_.baseN, j.n - c0);
             const uint64_t tail = w % fractal;
             if (tail == 0) continue;
+            if constexpr (kCAlign) {
+                // Whole fractal rows: the padding columns [w, w - tail + fractal) get the cube's values for columns
+                // beyond N. The rows' stride is the aligned C width, and a block's row offset uses the unaligned one
+                // (copy_cube_out_datacopy.h): the two agree only when orgKc is whole fractal rows.
+                if (j.ldc % fractal != 0) {
+                    aqo_emu::Fail(file, line,
+                                  "Matmul C (ND_ALIGN) on " + std::string(c.soc.name) + ": orgKc " +
+                                      std::to_string(j.ldc) + " is not a multiple of " + std::to_string(fractal) +
+                                      " elements: the API writes rows at the aligned stride but places blocks by the "
+                                      "unaligned one; " + shape);
+                }
+                for (uint64_t i = 0; i < h; ++i) {
+                    const uint64_t row = ((r0 + i) * j.ldc + c0) * s;
+                    add(writes, row + w * s, row + (w - tail + fractal) * s);
+                }
+                overshoot = true;
+                continue;
+            }
+            if (s == 4 && w * s > 32) {
+                // CopyLocal2GMNZ2NDRegMov (copy_cube_out_datacopy_wrapper.h) writes the row's last 8 columns from a
+                // scratch it fills with 16 - w % 16 values of the previous fractal from column 8 + w % 16 on (its
+                // loop counts are a 2-byte C's): past that fractal row's end, i.e. the next row's values, then the
+                // tail fractal's columns at the wrong places.
+                aqo_emu::Fail(file, line,
+                              "Matmul C write-back on " + std::string(c.soc.name) + ": a block of width " +
+                                  std::to_string(w) + " (more than 8 int32 columns, not a multiple of 16) takes the "
+                                  "API's register-move tail copy, which fills the row's last 8 columns from the wrong "
+                                  "fractal row for a 4-byte C; declare C as CubeFormat::ND_ALIGN (whole fractal rows, "
+                                  "no tail copy) or keep every block width a multiple of 16 or at most 8; " + shape);
+            }
             if (static_cast<uint64_t>(tiling_.singleCoreN) % e == 0) {
                 // The tail copies go through the API's 32-byte NZ -> ND scratch, which SetLocalWorkspace places after
                 // the staged C tile only when the tiling's singleCoreN is not a multiple of 32 / sizeof(C)
@@ -1217,9 +1253,6 @@ private:
                 if (w * s <= 32) {
                     add(reads, row + w * s, row + (w + e) * s);
                     add(writes, row + w * s, row + (w + e) * s);
-                } else if (s == 4 && tail < 8) {
-                    add(writes, row + w * s, row + (w - tail + 8) * s);
-                    overshoot = true;
                 }
             }
         }
@@ -1277,10 +1310,11 @@ private:
                 uint8_t* row = pc + ((r0 + i) * j.ldc + c0) * 4;
                 std::memcpy(row, exact.data() + (r0 + i) * j.n + c0, w * 4);
                 aqo_emu::GmSetWritten(c, region, static_cast<uint64_t>(row - base), w * 4, true);
-                if (tail != 0 && w > 8 && tail < 8) {
-                    // Garbage: as good as never written (outputs: must be rewritten; reads: uninitialised).
-                    std::memset(row + w * 4, aqo_emu::kGmGarbage, (8 - tail) * 4);
-                    aqo_emu::GmSetWritten(c, region, static_cast<uint64_t>(row - base) + w * 4, (8 - tail) * 4,
+                if (kCAlign && tail != 0) {
+                    // The padding columns of the last fractal row (ND_ALIGN): garbage, as good as never written
+                    // (outputs: must be rewritten; reads: uninitialised).
+                    std::memset(row + w * 4, aqo_emu::kGmGarbage, (16 - tail) * 4);
+                    aqo_emu::GmSetWritten(c, region, static_cast<uint64_t>(row - base) + w * 4, (16 - tail) * 4,
                                           false);
                 }
             }
@@ -1295,6 +1329,12 @@ private:
         const bool own_request = cube == 0;
         if (own_request) {
             cube = aqo_emu::CubeRequestBegin(c, file, line);
+        }
+        if constexpr (kCAlign) {
+            if (IsSplit(c)) {
+                aqo_emu::Fail(file, line, std::string("Matmul: C as ND_ALIGN on ") + c.soc.name +
+                                              " (the fixpipe's aligned write-back) is not modelled");
+            }
         }
         UseLocalWorkspace(c, file, line, "Matmul (C write-back and ND-to-NZ staging)");
         if (!IsSplit(c)) {
