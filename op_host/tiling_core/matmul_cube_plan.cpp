@@ -347,7 +347,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         uint32_t max_bn = static_cast<uint32_t>(std::min<uint64_t>(kMaxBase, l0c / (static_cast<uint64_t>(base_m) * 4)));
         if (!soc.split_architecture) {
             max_bn = static_cast<uint32_t>(
-                std::min<uint64_t>(max_bn, (reserve - 32) / (static_cast<uint64_t>(base_m) * 4 + 64)));  // + N-tail scratch
+                std::min<uint64_t>(max_bn, (reserve - 32) / (static_cast<uint64_t>(base_m) * 4 + 64)));  // see bk below
         }
         // Without DataCopyPad the widths are whole 32-byte blocks of a 1-byte y (only the last block of a row can end in
         // a partial block, which the copy-out's back-off needs); else whole fractals.
@@ -466,7 +466,9 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // K: the largest 32-byte multiple (at most 256) that L0A and L0B hold twice.
     uint64_t bk = std::min<uint64_t>({256, l0a / 2 / base_m, l0b / 2 / bn});
     if (!soc.split_architecture) {
-        // The local workspace: the C block, B's staging (two K tiles) and the API's 32-byte N-tail scratch.
+        // The local workspace: the C block, B's staging (two K tiles) and 32 bytes the API's layout keeps for an
+        // N-tail scratch when the tiling's singleCoreN is not whole 32-byte blocks (C's ND_ALIGN write-back never
+        // uses it; the budget keeps the layout's worst case).
         bk = std::min<uint64_t>(bk, (reserve - static_cast<uint64_t>(base_m) * bn * 4 - 32) / (2ull * bn));
     }
     bk = std::max<uint64_t>(32, bk / 32 * 32);

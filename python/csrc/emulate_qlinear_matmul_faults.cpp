@@ -365,6 +365,22 @@ inline void FaultAsyncCWritten(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     mm.WaitIterateAll();  // FAULT: async_c_written
 }
 
+// ascend910b: a kernel buffer in the last 128 bytes of UB (196,608 bytes), where the Matmul client stages each
+// message to the cube.
+inline void FaultBufferUnderClientMessage(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);  // SetOrgShape: a message, UB still free
+    TBuf<TPosition::VECCALC> fill;
+    TBuf<TPosition::VECCALC> top;
+    pipe.InitBuffer(fill, 196608 - 64);
+    pipe.InitBuffer(top, 64);
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: buffer_under_client_message
+}
+
 inline void FaultAsyncAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
     TPipe pipe;
@@ -563,6 +579,7 @@ const FaultEntry kFaults[] = {
     {"async_a_changed", &FaultAsyncAChanged},
     {"async_c_written", &FaultAsyncCWritten},
     {"async_a_out_of_bounds", &FaultAsyncAOutOfBounds},
+    {"buffer_under_client_message", &FaultBufferUnderClientMessage},
     {"async_never_waited", &FaultAsyncNeverWaited},
     {"iterate_async_without_workspace", &FaultIterateAsyncWithoutWorkspace},
     {"iterate_async_c_in_gm", &FaultIterateAsyncCInGm},

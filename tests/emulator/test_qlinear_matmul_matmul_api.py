@@ -59,6 +59,7 @@ EXPECTED = {
     "async_a_changed": (SPLIT, "A of the asynchronous IterateAll started at"),
     "async_c_written": (SPLIT, "C of the asynchronous IterateAll started at"),
     "async_a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
+    "buffer_under_client_message": ((B,), "stages every message to the cube in the last 128 bytes of UB"),
     "async_never_waited": (SPLIT, "never waited for"),
     "iterate_async_without_workspace": (SPLIT, "Iterate<false> without SetWorkspace"),
     "iterate_async_c_in_gm": (SPLIT, "needs C in UB"),
@@ -267,14 +268,16 @@ def test_310p_nd_c_block_widths_the_tail_copy_gets_wrong_are_refused(n, base_n):
         _demo(P, a, b, m, n, k, k, n, (n + 7) // 8 * 8, local_workspace=True, base_n=base_n)
 
 
-def test_310p_nd_align_c_needs_whole_fractal_rows_of_row_stride():
-    # ND_ALIGN: the API writes rows at the 16-aligned stride but places blocks by orgKc; 24 is not whole fractal rows.
-    rng = np.random.default_rng(3)
-    m, k, n = 10, 96, 20
+@pytest.mark.parametrize("n, ldc", [(20, 24), (32, 40), (16, 24)])
+def test_310p_nd_align_c_needs_whole_fractal_rows_of_row_stride(n, ldc):
+    # ND_ALIGN: the API writes rows at the 16-aligned stride but places blocks by orgKc, so a stride that is not
+    # whole fractal rows is refused, also when every block's width is (N = 32, 16).
+    rng = np.random.default_rng(n)
+    m, k = 10, 96
     a = rng.integers(-128, 128, (m, k)).astype(np.int8)
     b = rng.integers(-128, 128, (k, n)).astype(np.int8)
-    with pytest.raises(EmulatorError, match="ND_ALIGN.*orgKc 24 is not a multiple of 16"):
-        _demo(P, a, b, m, n, k, k, n, 24, local_workspace=True, base_n=32, c_align=True)
+    with pytest.raises(EmulatorError, match=f"ND_ALIGN.*orgKc {ldc} is not a multiple of 16"):
+        _demo(P, a, b, m, n, k, k, n, ldc, local_workspace=True, base_n=32, c_align=True)
 
 
 def _loads(*args, **kw):

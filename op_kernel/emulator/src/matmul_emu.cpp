@@ -299,17 +299,16 @@ std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uin
     return out;
 }
 
-void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file, int line, const char* api)
+namespace {
+
+// Fails when a kernel queue or TBuf overlaps UB [lo, hi), which the Matmul API writes: `what(begin, end, kind, at)`
+// says what the API does there and what to do instead.
+template <class What>
+void CheckKernelBuffersClear(CoreContext& c, uint64_t lo, uint64_t hi, const char* file, int line, What what)
 {
     auto clash = [&](uint64_t begin, uint64_t end, const char* kind, const char* where_file, int where_line) {
-        if (begin < bytes && end > 0 && end > begin) {
-            Fail(file, line,
-                 std::string(api) + " on " + c.soc.name + ": no SetLocalWorkspace, so the Matmul API writes its "
-                     "staging through a tensor at UB address 0, bytes [0, " + std::to_string(bytes) +
-                     "), which overlaps the kernel's " + kind + " [" + std::to_string(begin) + ", " +
-                     std::to_string(end) + ") allocated at " + where_file + ":" + std::to_string(where_line) +
-                     " (on the device its data is overwritten): allocate a buffer of MatmulGetTmpBufSize bytes and "
-                     "pass it to SetLocalWorkspace");
+        if (begin < hi && end > lo && end > begin) {
+            Fail(file, line, what(begin, end, kind, std::string(where_file) + ":" + std::to_string(where_line)));
         }
     };
     for (const QueueState& q : c.queues) {
@@ -322,6 +321,40 @@ void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file
                                                                                              : nullptr;
         clash(b.offset, static_cast<uint64_t>(b.offset) + b.bytes, "TBuf", r ? r->file : "?", r ? r->line : 0);
     }
+}
+
+}  // namespace
+
+void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file, int line, const char* api)
+{
+    CheckKernelBuffersClear(c, 0, bytes, file, line,
+                            [&](uint64_t begin, uint64_t end, const char* kind, const std::string& at) {
+                                return std::string(api) + " on " + c.soc.name +
+                                       ": no SetLocalWorkspace, so the Matmul API writes its staging through a tensor "
+                                       "at UB address 0, bytes [0, " + std::to_string(bytes) +
+                                       "), which overlaps the kernel's " + kind + " [" + std::to_string(begin) +
+                                       ", " + std::to_string(end) + ") allocated at " + at +
+                                       " (on the device its data is overwritten): allocate a buffer of "
+                                       "MatmulGetTmpBufSize bytes and pass it to SetLocalWorkspace";
+                            });
+}
+
+void CheckMatmulClientMessageUb(CoreContext& c, const char* file, int line, const char* api)
+{
+    const uint64_t top = c.soc.ub_bytes;
+    const uint64_t lo = top > kMatmulClientMessageBytes ? top - kMatmulClientMessageBytes : 0;
+    CheckKernelBuffersClear(c, lo, top, file, line,
+                            [&](uint64_t begin, uint64_t end, const char* kind, const std::string& at) {
+                                return std::string(api) + " on " + c.soc.name +
+                                       ": the Matmul client stages every message to the cube in the last " +
+                                       std::to_string(kMatmulClientMessageBytes) + " bytes of UB, [" +
+                                       std::to_string(lo) + ", " + std::to_string(top) +
+                                       ") (kfc_comm_client.h: TOTAL_UB_SIZE - sizeof(KfcMsg)), which overlaps the "
+                                       "kernel's " + kind + " [" + std::to_string(begin) + ", " +
+                                       std::to_string(end) + ") allocated at " + at +
+                                       " (on the device its data is overwritten): keep the top of UB free";
+                            });
+    SetUbDefined(c, lo, top - lo, false);
 }
 
 uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n)

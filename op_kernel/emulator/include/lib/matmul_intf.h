@@ -213,6 +213,11 @@ std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uin
 // ascend310p without SetLocalWorkspace: fails when UB [0, bytes), where the API writes, overlaps a buffer the kernel
 // allocated (naming it and its InitBuffer line).
 void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file, int line, const char* api);
+// Split SoCs: the Matmul client writes each message to the cube through UB [ub - kMatmulClientMessageBytes, ub)
+// (CANN 8.1.RC1 kfc_comm_client.h: ubMsg = TOTAL_UB_SIZE - sizeof(KfcMsg), a 128-byte message, kfc_comm.h): fails
+// when a kernel buffer overlaps it; the bytes are undefined afterwards.
+constexpr uint64_t kMatmulClientMessageBytes = 128;
+void CheckMatmulClientMessageUb(CoreContext& c, const char* file, int line, const char* api);
 
 // FNV-1a of a byte range (snapshots of operands while an asynchronous computation is in flight).
 uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n);
@@ -351,7 +356,12 @@ public:
                                       " has " + std::to_string(have));
                 }
             };
-            over("L1 (depthA1 A tiles + depthB1 B tiles)", l1, c.soc.l1_bytes);
+            // Split SoCs: the KFC server keeps the last 128 bytes of L1 (KFC_L1_RESERVER_SIZE, CANN 8.1.RC1
+            // kernel_utils_constants.h TOTAL_L1_SIZE).
+            const uint64_t l1_have = split && c.soc.l1_bytes > 128 ? c.soc.l1_bytes - 128 : c.soc.l1_bytes;
+            over(split ? "L1 (depthA1 A tiles + depthB1 B tiles; the server's last 128 bytes kept)"
+                       : "L1 (depthA1 A tiles + depthB1 B tiles)",
+                 l1, l1_have);
             over("L0A", a_tile * db(t.dbL0A), c.soc.l0a_bytes);
             over("L0B", b_tile * db(t.dbL0B), c.soc.l0b_bytes);
             over("L0C", c_tile * db(t.dbL0C), c.soc.l0c_bytes);
@@ -851,9 +861,11 @@ private:
         if (!IsSplit(c)) {
             return;
         }
-        // KfcCommClient::PostMessage: an S_MTE3 pair on a fetched id before the message's copy to GM.
+        // KfcCommClient::PostMessage: an S_MTE3 pair on a fetched id before the message's copy to GM, which goes
+        // through the top of UB.
         aqo_emu::OrderApiFlagPair(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kS, aqo_emu::Pipe::kMte3), file, line,
                                   "the Matmul client (a message to the cube)");
+        aqo_emu::CheckMatmulClientMessageUb(c, file, line, "the Matmul client (a message to the cube)");
         while (!pending_.empty()) {
             Complete(c, file, line);
         }
@@ -1198,6 +1210,16 @@ private:
                 v.emplace_back(b, end);
             }
         };
+        if (kCAlign && j.ldc % fractal != 0) {
+            // ND_ALIGN writes every row at the aligned C width but places a block's rows by the unaligned one
+            // (copy_cube_out_datacopy.h CopyLocal2GMNZ2NDOnTheFly): the two agree only when orgKc is whole fractal
+            // rows, whatever the blocks' widths.
+            aqo_emu::Fail(file, line,
+                          "Matmul C (ND_ALIGN) on " + std::string(c.soc.name) + ": orgKc " + std::to_string(j.ldc) +
+                              " is not a multiple of " + std::to_string(fractal) +
+                              " elements: the API writes rows at the aligned stride but places blocks by the "
+                              "unaligned one; " + shape);
+        }
         for (const auto& blk : Blocks(c, j, file, line)) {
             const uint64_t r0 = static_cast<uint64_t>(blk.first) * tiling_.baseM;
             const uint64_t c0 = static_cast<uint64_t>(blk.second) * tiling_.baseN;
@@ -1207,15 +1229,7 @@ private:
             if (tail == 0) continue;
             if constexpr (kCAlign) {
                 // Whole fractal rows: the padding columns [w, w - tail + fractal) get the cube's values for columns
-                // beyond N. The rows' stride is the aligned C width, and a block's row offset uses the unaligned one
-                // (copy_cube_out_datacopy.h): the two agree only when orgKc is whole fractal rows.
-                if (j.ldc % fractal != 0) {
-                    aqo_emu::Fail(file, line,
-                                  "Matmul C (ND_ALIGN) on " + std::string(c.soc.name) + ": orgKc " +
-                                      std::to_string(j.ldc) + " is not a multiple of " + std::to_string(fractal) +
-                                      " elements: the API writes rows at the aligned stride but places blocks by the "
-                                      "unaligned one; " + shape);
-                }
+                // beyond N.
                 for (uint64_t i = 0; i < h; ++i) {
                     const uint64_t row = ((r0 + i) * j.ldc + c0) * s;
                     add(writes, row + w * s, row + (w - tail + fractal) * s);
