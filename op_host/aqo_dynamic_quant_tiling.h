@@ -33,7 +33,10 @@ TILING_DATA_FIELD_DEF(uint32_t, chunk);
 TILING_DATA_FIELD_DEF(uint32_t, numChunks);       // chunks per row: 1, or ceil(H / chunk)
 // x_in queue depth (2 = double buffered; pipelined: up to 4, loads run ahead)
 TILING_DATA_FIELD_DEF(uint32_t, xSlots);
-TILING_DATA_FIELD_DEF(uint32_t, ySlots);          // y_out / scale_out / offset_out queue depth
+TILING_DATA_FIELD_DEF(uint32_t, ySlots);          // y_out queue depth
+// scale_out / offset_out queue depth (every freed VECOUT buffer holds an MTE3_V event id until it is allocated again: 8
+// ids at most for y, scales, offsets)
+TILING_DATA_FIELD_DEF(uint32_t, scaleSlots);
 // sets of work / acc / row-stat buffers: 2 when the next group's statistics overlap this group's quantization
 // (pipelined), else 1
 TILING_DATA_FIELD_DEF(uint32_t, statSets);

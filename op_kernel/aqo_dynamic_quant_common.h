@@ -281,9 +281,9 @@ public:
         // Exactly the plan's UB map, in its order.
         pipe->InitBuffer(xQue_, p.xSlots, p.xBufBytes);
         pipe->InitBuffer(yQue_, p.ySlots, p.yBufBytes);
-        pipe->InitBuffer(scaleQue_, p.ySlots, p.scaleBufBytes);
+        pipe->InitBuffer(scaleQue_, p.scaleSlots, p.scaleBufBytes);
         if (p.offsetBufBytes != 0) {
-            pipe->InitBuffer(offsetQue_, p.ySlots, p.offsetBufBytes);
+            pipe->InitBuffer(offsetQue_, p.scaleSlots, p.offsetBufBytes);
         }
         if (p.smoothBufBytes != 0) {
             pipe->InitBuffer(smoothBuf_, p.smoothBufBytes);

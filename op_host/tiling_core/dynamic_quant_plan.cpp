@@ -35,6 +35,10 @@ constexpr uint32_t kPipelineMaxXSlots = 4;
 // y slots of the pipelined mode: a y slot is reused once its store has completed (a GM round trip after its bytes
 // moved), which two groups of compute do not always cover.
 constexpr uint32_t kPipelineYSlots = 3;
+// scale_out (offset_out) slots of the pipelined mode: one gathers while the other's store completes. More would
+// run out of event ids: every freed VECOUT buffer holds an MTE3_V id until it is allocated again, the pipe has 8,
+// and y's kPipelineYSlots buffers hold theirs too (3 + 2 scale + 2 offset = 7).
+constexpr uint32_t kPipelineScaleSlots = 2;
 // Rows of scales a pipelined core gathers in one scale_out slot before it stores them (one DMA per slot).
 constexpr uint64_t kPipelineScaleRows = 64;
 using aqo_dq_layout::kAccLanes;
@@ -63,11 +67,12 @@ uint64_t Blk(uint64_t bytes, uint64_t align) { return AlignUp(std::max<uint64_t>
 struct Layout {
     uint64_t x = 0, y = 0, scale = 0, offset = 0, smooth = 0, work = 0, tmp = 0, acc = 0, rowstat = 0, consts = 0;
     uint32_t x_slots = 1, y_slots = 1;
-    uint32_t stat_sets = 1;  // copies of work, acc and rowstat (pipelined: 2)
+    uint32_t scale_slots = 1;  // scale_out and offset_out buffers each
+    uint32_t stat_sets = 1;    // copies of work, acc and rowstat (pipelined: 2)
     uint64_t Total() const
     {
-        return x * x_slots + (y + scale + offset) * y_slots + smooth + (work + acc + rowstat) * stat_sets + tmp +
-               consts;
+        return x * x_slots + y * y_slots + (scale + offset) * scale_slots + smooth +
+               (work + acc + rowstat) * stat_sets + tmp + consts;
     }
 };
 
@@ -107,7 +112,7 @@ void FillCompute(const Shape& s, uint64_t n, uint64_t work_elems, Layout* l)
 Layout ResidentLayout(const Shape& s, uint64_t r, uint64_t chunk, uint32_t slots)
 {
     Layout l;
-    l.x_slots = l.y_slots = slots;
+    l.x_slots = l.y_slots = l.scale_slots = slots;
     l.x = Blk(r * s.cols_pad * s.ex, s.align);
     l.y = Blk(r * s.cols_pad * s.ey, s.align);
     l.scale = Blk((r + s.scale_carry) * sizeof(float), s.align);
@@ -127,6 +132,7 @@ Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t sc
     Layout l = ResidentLayout(s, r, 0, 2);
     l.x_slots = x_slots;
     l.y_slots = kPipelineYSlots;
+    l.scale_slots = kPipelineScaleSlots;
     l.stat_sets = 2;
     l.scale = Blk((scale_rows + s.scale_carry) * sizeof(float), s.align);
     if (s.asym) {
@@ -142,7 +148,7 @@ Layout PipelinedLayout(const Shape& s, uint64_t r, uint32_t x_slots, uint64_t sc
 Layout StreamLayout(const Shape& s, uint64_t group_rows, uint64_t c, uint32_t slots)
 {
     Layout l;
-    l.x_slots = l.y_slots = slots;
+    l.x_slots = l.y_slots = l.scale_slots = slots;
     l.x = Blk(c * s.ex * (s.smooth ? 2 : 1), s.align);
     l.y = Blk(c * s.ey, s.align);
     l.scale = Blk((group_rows + s.scale_carry) * sizeof(float), s.align);
@@ -376,6 +382,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.numChunks = static_cast<uint32_t>(num_chunks);
     t.xSlots = lay.x_slots;
     t.ySlots = lay.y_slots;
+    t.scaleSlots = lay.scale_slots;
     t.statSets = lay.stat_sets;
     t.scaleRows = static_cast<uint32_t>(scale_rows != 0 ? scale_rows : r);
     t.xBufBytes = static_cast<uint32_t>(lay.x);
@@ -456,8 +463,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     };
     add("x_in", lay.x, lay.x_slots);
     add("y_out", lay.y, lay.y_slots);
-    add("scale_out", lay.scale, lay.y_slots);
-    add("offset_out", lay.offset, lay.y_slots);
+    add("scale_out", lay.scale, lay.scale_slots);
+    add("offset_out", lay.offset, lay.scale_slots);
     add("smooth_f32", lay.smooth, 1);
     // the statistics sets: one buffer each holding stat_sets copies (the kernel's TBuf of workBytes x statSets)
     add("work_f32", lay.work * lay.stat_sets, 1);

@@ -35,7 +35,9 @@
                                        1 (the group at once), else a multiple of 64 below the row */                  \
     FIELD(uint32_t, numChunks)      /* chunks per row: 1, or ceil(H / chunk) */                                       \
     FIELD(uint32_t, xSlots)         /* x_in queue depth (2 = double buffered; pipelined: up to 4, loads run ahead) */\
-    FIELD(uint32_t, ySlots)         /* y_out / scale_out / offset_out queue depth */                                 \
+    FIELD(uint32_t, ySlots)         /* y_out queue depth */                                                          \
+    FIELD(uint32_t, scaleSlots)     /* scale_out / offset_out queue depth (every freed VECOUT buffer holds an MTE3_V  \
+                                       event id until it is allocated again: 8 ids at most for y, scales, offsets) */\
     FIELD(uint32_t, statSets)       /* sets of work / acc / row-stat buffers: 2 when the next group's statistics    \
                                        overlap this group's quantization (pipelined), else 1 */                      \
     FIELD(uint32_t, scaleRows)      /* rows of scales one scale_out slot gathers (pipelined: several groups; else    \

@@ -167,6 +167,22 @@ def test_double_buffered_rows_not_a_multiple_of_the_cores(soc, x, dst):
 
 
 @pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_many_rows_a_core_gather_and_store_scales_several_times(soc, x, dst):
+    # More than two scale_out (offset_out) gatherings a core: each freed VECOUT buffer holds an MTE3_V event id
+    # until it is allocated again and the pipe has 8, so y's, the scales' and the offsets' buffers together must stay
+    # within them at the core's end (the asymmetric modes once held 9 and ran out).
+    cores = SOCS[soc][3]
+    h = width(soc, 64)
+    dt = DTYPE[x]
+    d, asym = split_dst(dst)
+    rows = cores * 200 + 1
+    xs = np.concatenate([rand((rows - 10, h), dt, seed(soc, x, dst, 7)), special_rows(h, dt)])
+    t = tiling.plan_dynamic_quant(xs.shape, x, soc=soc, dst_type=d, asymmetric=asym).tiling
+    assert t["rowsPerCore"] > 2 * t["scaleRows"], t  # three gatherings at least
+    run(xs, None, dst, soc, mode="pipelined")
+
+
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
 def test_fewer_rows_than_cores(soc, x, dst):
     h = width(soc, 45)
     xs = special_rows(h, DTYPE[x])[:5]
