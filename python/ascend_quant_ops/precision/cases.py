@@ -367,6 +367,73 @@ def quant_matmul_cases(soc: str, spec: dict) -> List[Case]:
     return cases
 
 
+# --------------------------------------------------------------------------------------------- random cases
+# Shapes the random cases draw from: tails across the vector repeat and UB sizes, row counts from one row to many
+# rows a core (a core then gathers and stores its scales several times), matmul sizes across the base blocks and the
+# 16-column fractal rows.
+_RANDOM_DQ_TAILS = (7, 32, 64, 96, 128, 200, 256, 1000, 1024, 2048, 4096, 5000, 7168)
+_RANDOM_DQ_ROWS = (1, 3, 9, 50, 130, 400, 1000, 3000, 13000)
+_RANDOM_DQ_MAX_ELEMENTS = 3_000_000
+_RANDOM_QMM_M = (1, 2, 5, 16, 17, 64, 130, 300, 700)
+_RANDOM_QMM_K = (1, 7, 32, 64, 100, 259, 1000, 2048)
+_RANDOM_QMM_N = (1, 7, 8, 16, 17, 24, 33, 40, 96, 100, 1000, 1030, 4100)
+_RANDOM_QMM_MAX_MACS = 100_000_000
+
+
+def random_cases(count: int, seed: int, socs: Optional[List[str]] = None,
+                 ops: Optional[List[str]] = None) -> List[Case]:
+    """`count` "compare" cases drawn at random (from `seed`: the same list on every machine) over what each SoC's
+    table entry supports: DynamicQuant symmetric and asymmetric, smooth scales, special values, row counts up to
+    many rows a core; QLinearMatMul with int8 / uint8 operands and outputs, per-tensor / row / column parameters,
+    batches, sizes across the base blocks. Case ids end with "-r<seed>.<index>"."""
+    from .. import tiling
+
+    table = tiling.soc_table()
+    names = [table[tiling.canonical_soc(s)]["name"] for s in socs] if socs else list(table)
+    kinds = [op for op in (DQ, QMM) if ops is None or op in ops]
+    if not kinds or not names:
+        return []
+    rng = np.random.default_rng(seed)
+    pick = lambda seq: seq[int(rng.integers(0, len(seq)))]  # noqa: E731
+    cases: List[Case] = []
+    for index in range(count):
+        soc, op = pick(names), pick(kinds)
+        spec = table[soc]
+        made: List[Case] = []
+        if op == DQ:
+            dq = spec["dynamic_quant"]
+            x_dtype = pick(dq["x_dtypes"])
+            asym = bool(dq["asymmetric_implemented"]) and rng.random() < 0.4
+            dst = pick(dq["asymmetric_dst_types"] if asym else dq["dst_types"])
+            align = max(1, int(dq["tail_multiple"]))
+            limit = int(dq[f"max_tail_{x_dtype}"]) or None
+            h = -(-pick(_RANDOM_DQ_TAILS) // align) * align
+            h = min(h, limit // align * align) if limit else h
+            rows = max(1, min(pick(_RANDOM_DQ_ROWS), _RANDOM_DQ_MAX_ELEMENTS // h))
+            special = pick(("normal", "normal", "normal", "special_values", "ties", "wide_range"))
+            _dq_case(made, soc, "compare", "random", ["random"], shape=(rows, h), x_dtype=x_dtype, dst_type=dst,
+                     asymmetric=asym, smooth=bool(rng.random() < 0.3), special=special)
+        else:
+            q = spec["qlinear_matmul"]
+            ints = ["int8", "uint8"]
+            ta = pick([t for t in ints if t in q["a_dtypes"]])
+            tb = pick([t for t in ints if t in q["b_dtypes"]])
+            ty = pick([t for t in ints if t in q["y_dtypes"]])
+            m, k, n = pick(_RANDOM_QMM_M), pick(_RANDOM_QMM_K), pick(_RANDOM_QMM_N)
+            while m * k * n > _RANDOM_QMM_MAX_MACS:
+                m = max(1, m // 2)
+            batch = pick(((), (), (2,), (3, 1)))
+            b_batch = pick(((), batch))
+            a_param = pick(("tensor", "row")) if not batch else "tensor"  # per-row parameters: one a matrix
+            _qmm_case(made, soc, "compare", "random", ["random"], a_dtype=ta, b_dtype=tb, y_dtype=ty,
+                      a_shape=batch + (m, k), b_shape=b_batch + (k, n), a_param=a_param,
+                      b_param=pick(("tensor", "column")))
+        c = made[0]
+        c.id = f"{c.id}-r{seed}.{index}"
+        cases.append(c)
+    return cases
+
+
 def all_cases(socs: Optional[List[str]] = None, ops: Optional[List[str]] = None) -> List[Case]:
     """Every case for the given SoCs (default: all in the SoC table) and operators (default: all)."""
     from .. import tiling

@@ -1,10 +1,12 @@
 """`aqo precision`: run the precision suite on a backend and write JSON + HTML reports.
 
     aqo precision --backend emulator [--soc ascend910b ...] [--op dynamic_quant] [-k SUBSTRING] [--out DIR]
-                  [--list] [--json]
+                  [--list] [--json] [--random N [--seed S]]
 
 --backend npu|emulator|cpu. On "npu" the SoC defaults to the detected one (npu.detect_soc()) and the backend must
 be usable (npu.status() says why not); elsewhere every SoC of the SoC table is run unless --soc is given.
+--random N adds N cases drawn at random from what each SoC supports (DynamicQuant and QLinearMatMul shapes, dtypes
+and modes; --seed S, default 0, gives the same cases on every machine); --random N --only-random runs only them.
 Writes DIR/precision_<backend>.json and DIR/precision_<backend>.html (default DIR: precision_report/); DIR is
 checked to be writable before any case runs. --json prints the suite's summary and verdicts as JSON.
 Exit status: 0 all cases pass, 1 some fail or error, 2 a usage error (unknown SoC, unwritable --out, no case
@@ -33,6 +35,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--list", action="store_true", help="list the case ids and exit")
     p.add_argument("--json", action="store_true", help="print the summary and every case's verdict as JSON")
     p.add_argument("-q", "--quiet", action="store_true", help="no per-case progress lines")
+    p.add_argument("--random", type=int, default=0, metavar="N",
+                   help="add N cases drawn at random over each SoC's supported shapes, dtypes and modes")
+    p.add_argument("--seed", type=int, default=0, help="the random cases' seed (default 0)")
+    p.add_argument("--only-random", action="store_true", help="run the random cases only")
 
 
 def run(args) -> int:
@@ -56,7 +62,12 @@ def run(args) -> int:
             socs = [detected] if detected else None
         if detected and any(s != detected for s in socs or []) and not args.list:
             raise UsageError(f"--soc {socs} does not match the device ({detected})")
-    cases = precision.all_cases(socs, args.op)
+    if args.random < 0:
+        raise UsageError(f"--random: a number of cases, got {args.random}")
+    if args.only_random and args.random == 0:
+        raise UsageError("--only-random needs --random N")
+    cases = [] if args.only_random else precision.all_cases(socs, args.op)
+    cases += precision.random_cases(args.random, args.seed, socs, args.op)
     if args.select:
         cases = [c for c in cases if any(s in c.id for s in args.select)]
     if args.list:
