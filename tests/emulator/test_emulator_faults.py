@@ -99,8 +99,14 @@ EXPECTED = {
                                   "SetFlag<HardEvent::MTE2_S>"]),
     "missing_v_mte2": (ALL_SOCS, ["write-after-read (WAR)", "on pipe MTE2", "by Abs at",
                                   "SetFlag<HardEvent::V_MTE2>"]),
-    "missing_mte3_s": (ALL_SOCS, ["write-after-write (WAW)", "GM buffer 'y'", "by DataCopy UB->GM at",
+    # the SetValue's write-allocate fill reads the whole 64-byte line first: a RAW with the DMA still writing it
+    "missing_mte3_s": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'", "by DataCopy UB->GM at",
                                   "SetFlag<HardEvent::MTE3_S>"]),
+    # the scalar data cache: a line fill racing this core's DMA into other bytes of the line; another core's DMA
+    # into a line this core wrote back whole, unordered
+    "missing_line_fill_order": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'", "by DataCopy UB->GM at",
+                                           "SetFlag<HardEvent::MTE3_S>"]),
+    "missing_order_with_line_write_back": (ALL_SOCS, ["write-after-write (WAW)", "GM buffer 'y'", "core 0's"]),
     "missing_sync_all": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'", "core 0's write", "SyncAll()"]),
     "missing_pipe_all_before_matmul": (ALL_SOCS, ["read-after-write (RAW)", "GM buffer 'y'",
                                                   "on the cube (Matmul API)", "by DataCopy UB->GM at",
@@ -134,7 +140,8 @@ EXPECTED = {
 }
 
 # Faults that run on several cores: name -> (core that faults, block_dim).
-MULTI_CORE = {"gm_cross_core_race": (1, 2), "missing_sync_all": (1, 2), "sync_all_not_reached": (0, 2),
+MULTI_CORE = {"gm_cross_core_race": (1, 2), "missing_sync_all": (1, 2), "missing_order_with_line_write_back": (1, 2),
+              "sync_all_not_reached": (0, 2),
               "hardware_sync_all": (0, 2), "fault_while_others_wait": (2, 3)}
 
 

@@ -8,6 +8,7 @@
 #include <string>
 
 #include "emulator/emu_context.h"
+#include "emulator/emu_order.h"
 
 namespace aqo_emu {
 namespace {
@@ -29,6 +30,8 @@ uint64_t Mask(uint64_t line, uint64_t offset, uint64_t end)
     return (e - b == 64 ? ~0ull : ((1ull << (e - b)) - 1)) << b;
 }
 
+// A line fill reads the whole line from GM (its bytes at that moment): for the ordering checks a scalar read of every
+// byte of the line, so a fill racing a DMA of this core or another core's write into the line is a race.
 void LoadLine(CoreContext& c, const GmRegion& r, int region, uint64_t line, const char* file, int ln)
 {
     CoreContext::CachedLine& cl = c.dcache[Key(region, line)];
@@ -38,6 +41,7 @@ void LoadLine(CoreContext& c, const GmRegion& r, int region, uint64_t line, cons
     std::memcpy(cl.bytes, r.base + b, n);
     cl.file = file;
     cl.line = ln;
+    GmOrderOnly(c, region, b, n, false, nullptr);
 }
 
 }  // namespace
@@ -142,11 +146,28 @@ void DcacheOtherAccess(CoreContext& c, int region, uint64_t offset, uint64_t nby
 
 void DcacheCleanInvalidate(CoreContext& c, int region, uint64_t offset, bool entire, const char* file, int line)
 {
-    (void)file;
-    (void)line;
+    // A dirty line is written back whole (the documentation does not say the write-back is masked to the bytes the
+    // scalar unit wrote): its other bytes are the ones the fill read, so they must still be GM's, and for the ordering
+    // checks the write-back writes every byte of the line (another core's write into it then races).
     auto drop = [&](int rg, uint64_t ln) {
         GmRegion& r = (*c.gm)[rg];
         auto d = r.dirty.find(ln);
+        auto cached = c.dcache.find(Key(rg, ln));
+        if (d != r.dirty.end() && d->second.core == c.block_idx && cached != c.dcache.end()) {
+            const uint64_t b = ln * kDcacheLine;
+            const uint64_t n = std::min<uint64_t>(kDcacheLine, r.bytes - b);
+            for (uint64_t i = 0; i < n; ++i) {
+                if ((d->second.mask >> i & 1ull) == 0 && cached->second.bytes[i] != r.base[b + i]) {
+                    Fail(file, line,
+                         "DataCacheCleanAndInvalid writes back " + Where(r, ln) + ", filled at " +
+                             cached->second.file + ":" + std::to_string(cached->second.line) + ", whose byte " +
+                             std::to_string(b + i) + " GM changed since (a DMA, the cube or another core wrote it): "
+                             "the write-back of the whole line would put the old byte back; give the scalar-written "
+                             "data lines of their own, or order those writes before the line's fill");
+                }
+            }
+            GmOrderOnly(c, rg, b, n, true, r.base + b);
+        }
         if (d != r.dirty.end() && d->second.core == c.block_idx) r.dirty.erase(d);
         c.dcache.erase(Key(rg, ln));
     };

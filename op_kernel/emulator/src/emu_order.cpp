@@ -714,6 +714,11 @@ void TraceGmAccess(CoreContext& c, int region, uint64_t offset, uint64_t blocks,
     ++e.gm_count;
 }
 
+void GmOrderOnly(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool write, const uint8_t* new_bytes)
+{
+    GmOrderAccess(c, region, offset, nbytes, write, new_bytes);
+}
+
 void GmRead(CoreContext& c, int region, uint64_t offset, uint64_t nbytes)
 {
     RecordGmTouch(c, region, offset, nbytes, false, c.order.current_file, c.order.current_line, "");

@@ -823,7 +823,8 @@ template <bool kSync> inline void OrderVMte2(GM_ADDR x, GM_ADDR, GM_ADDR)
     DataCopy(t, xg, 64);  // FAULT(missing_v_mte2)
 }
 
-// MTE3 -> S on GM (WAW): the scalar unit overwrites GM bytes a DMA is writing, with other values.
+// MTE3 -> S on GM: the scalar unit overwrites GM bytes a DMA is writing, with other values (its data cache's fill of
+// the line reads them first: the race is reported as the fill's RAW).
 template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
 {
     TPipe pipe;
@@ -838,6 +839,46 @@ template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
     if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
     yg.SetValue(0, 2.0f);  // FAULT(missing_mte3_s)
     DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+}
+
+// The scalar data cache's line fill: SetValue on y[0] write-allocates the 64-byte line y[0, 16), which reads all of it,
+// while a DMA of this core is still writing y[8, 16) of that line (other bytes than the SetValue's). The twin waits
+// MTE3 -> S first.
+template <bool kSync> inline void OrderLineFillMte3(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[8], t, 8);
+    if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
+    yg.SetValue(0, 2.0f);  // FAULT(missing_line_fill_order)
+    DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+}
+
+// The write-back of a whole line across cores: core 0 writes y[0] with SetValue and cleans (the whole 64-byte line
+// y[0, 16) written back), core 1 writes y[8, 16) of the same line by DMA; nothing orders the two cores, so the
+// write-back may put core 0's old copy of y[8, 16) over core 1's. The twin's core 1 writes the next line, y[16, 24).
+template <bool kOk> inline void LineWriteBackAcrossCores(GM_ADDR, GM_ADDR y, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    if (GetBlockIdx() == 0) {
+        yg.SetValue(0, 2.0f);
+        DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
+        return;
+    }
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 8);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[kOk ? 16 : 8], t, 8);  // FAULT(missing_order_with_line_write_back)
 }
 
 // Two cores: core 1 reads GM that core 0 wrote; only SyncAll orders cores (software form: every SoC has it).
@@ -1137,6 +1178,8 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"missing_mte2_s", &OrderMte2S<false>},
         {"missing_v_mte2", &OrderVMte2<false>},
         {"missing_mte3_s", &OrderMte3S<false>},
+        {"missing_line_fill_order", &OrderLineFillMte3<false>},
+        {"missing_order_with_line_write_back", &LineWriteBackAcrossCores<false>, 2, true},
         {"missing_sync_all", &OrderCrossCore<false>, 2, true},
         {"missing_pipe_all_before_matmul", &OrderCube<false>, 1, false, true},
         {"sync_all_not_reached", &FaultSyncAllNotReached, 2, true},
@@ -1179,6 +1222,8 @@ inline const FaultEntry* CorrectTwins(size_t* count)
         {"missing_mte2_s_ok", &OrderMte2S<true>},
         {"missing_v_mte2_ok", &OrderVMte2<true>},
         {"missing_mte3_s_ok", &OrderMte3S<true>},
+        {"missing_line_fill_order_ok", &OrderLineFillMte3<true>},
+        {"missing_order_with_line_write_back_ok", &LineWriteBackAcrossCores<true>, 2, true},
         {"missing_sync_all_ok", &OrderCrossCore<true>, 2, true},
         {"missing_pipe_all_before_matmul_ok", &OrderCube<true>, 1, false, true},
         {"same_value_rewrite_ok", &OrderSameValueRewrite<true>},

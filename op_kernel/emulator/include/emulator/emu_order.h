@@ -50,6 +50,9 @@ void UbWrite(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand
 // cross-core write race (kReadWrite) and for ordering. new_bytes (writes): the bytes being written, so that a
 // rewrite of identical values is not reported.
 void GmRead(CoreContext& c, int region, uint64_t offset, uint64_t nbytes);
+// The ordering check alone (no statistics, no GM range record): accesses the kernel does not make itself, such as
+// the scalar data cache's whole-line fills and write-backs (emu_dcache.cpp).
+void GmOrderOnly(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool write, const uint8_t* new_bytes);
 void GmWrite(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, const uint8_t* new_bytes,
              const char* api);
 
