@@ -197,6 +197,28 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
          !ParamLayout("b_scale", b_param, req.b_shape, &req.b_param_batched))) {
         return ge::GRAPH_FAILED;
     }
+    // A zero point has its scale's layout (ONNX): the kernel reads as many zero points as scales, so a shorter one
+    // would be read past its end and a longer one ignored.
+    const gert::StorageShape* azs = context->GetInputShape(kAZeroPoint);
+    const gert::StorageShape* bzs = context->GetInputShape(kBZeroPoint);
+    const gert::StorageShape* yzs = context->GetInputShape(kYZeroPoint);
+    if (azs == nullptr || bzs == nullptr || yzs == nullptr) {
+        return ge::GRAPH_FAILED;
+    }
+    const struct {
+        const char* name;
+        std::vector<int64_t> zp, scale;
+    } zps[] = {{"a_zero_point", Dims(azs->GetStorageShape()), a_param},
+               {"b_zero_point", Dims(bzs->GetStorageShape()), b_param},
+               {"y_zero_point", Dims(yzs->GetStorageShape()), Dims(yss->GetStorageShape())}};
+    for (const auto& z : zps) {
+        if (Numel(z.zp) != Numel(z.scale)) {
+            std::fprintf(stderr, "[AqoQLinearMatMul] %s must have the shape of its scale: %lld elements, the scale "
+                         "has %lld\n", z.name, static_cast<long long>(Numel(z.zp)),
+                         static_cast<long long>(Numel(z.scale)));
+            return ge::GRAPH_FAILED;
+        }
+    }
 
     aqo::QLinearMatMulPlan plan;
     aqo::ConstraintViolation v;

@@ -32,6 +32,9 @@ using aqo_host::Dims;
 
 const char kOp[] = "AqoQuantMatMul";
 
+// IR indices. a_zero_point (an optional input) comes before b: an absent optional input is not counted by the
+// instance-indexed GetInputShape / GetInputDesc (tiling_context.h), so the required inputs are read by IR index
+// (GetRequiredInputShape / GetRequiredInputDesc) and the optional ones with GetOptionalInputShape.
 enum QmInput { kA = 0, kAScale, kAZeroPoint, kB, kBScale, kBZeroPoint, kBias };
 
 const aqo::DType kOperandDTypes[] = {aqo::DType::INT8, aqo::DType::UINT8};
@@ -121,10 +124,10 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
     req.soc = soc_short;
     req.overrides.core_num = platform.GetCoreNumAic();
     req.overrides.ub_size = aqo_host::UbBytes(platform);
-    const gert::StorageShape* as = context->GetInputShape(kA);
-    const gert::StorageShape* bs = context->GetInputShape(kB);
-    const gert::CompileTimeTensorDesc* ad = context->GetInputDesc(kA);
-    const gert::CompileTimeTensorDesc* bd = context->GetInputDesc(kB);
+    const gert::StorageShape* as = context->GetRequiredInputShape(kA);
+    const gert::StorageShape* bs = context->GetRequiredInputShape(kB);
+    const gert::CompileTimeTensorDesc* ad = context->GetRequiredInputDesc(kA);
+    const gert::CompileTimeTensorDesc* bd = context->GetRequiredInputDesc(kB);
     const gert::RuntimeAttrs* attrs = context->GetAttrs();
     const int64_t* out = attrs == nullptr ? nullptr : attrs->GetAttrPointer<int64_t>(0);
     if (as == nullptr || bs == nullptr || ad == nullptr || bd == nullptr || out == nullptr) {
@@ -149,8 +152,8 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     bool as_b = false, bs_b = false, az_b = false, bz_b = false;
-    req.a_scale_row = Layout(context->GetInputShape(kAScale), &as_b) == aqo::QMM_PARAM_VECTOR;
-    req.b_scale_column = Layout(context->GetInputShape(kBScale), &bs_b) == aqo::QMM_PARAM_VECTOR;
+    req.a_scale_row = Layout(context->GetRequiredInputShape(kAScale), &as_b) == aqo::QMM_PARAM_VECTOR;
+    req.b_scale_column = Layout(context->GetRequiredInputShape(kBScale), &bs_b) == aqo::QMM_PARAM_VECTOR;
     req.a_zp = Layout(context->GetOptionalInputShape(kAZeroPoint), &az_b);
     req.b_zp = Layout(context->GetOptionalInputShape(kBZeroPoint), &bz_b);
     req.bias = Layout(context->GetOptionalInputShape(kBias), &req.bias_batched);
@@ -180,8 +183,8 @@ namespace ge {
 // numpy.matmul: y = broadcast(a[:-2], b[:-2]) + [M] (unless a is 1-D) + [N] (unless b is 1-D).
 static graphStatus AqoQuantMatMulInferShape(gert::InferShapeContext* context)
 {
-    const gert::Shape* a = context->GetInputShape(kA);
-    const gert::Shape* b = context->GetInputShape(kB);
+    const gert::Shape* a = context->GetRequiredInputShape(kA);
+    const gert::Shape* b = context->GetRequiredInputShape(kB);
     gert::Shape* y = context->GetOutputShape(0);
     if (a == nullptr || b == nullptr || y == nullptr || a->GetDimNum() < 1 || b->GetDimNum() < 1) {
         return GRAPH_FAILED;

@@ -298,12 +298,19 @@ def _check_dynamic_quant(x: Tensor, smooth_scales: Optional[Tensor]) -> None:
 def _check_qlinear_matmul(*tensors) -> None:
     for name, t in zip(_QMM_ARGUMENTS, tensors):
         _require_tensor(QMM, name, t)
-    a, _, a_zero_point, b, _, b_zero_point, _, y_zero_point = tensors
+    a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point = tensors
     for data, zp, dname, zname in ((a, a_zero_point, "a", "a_zero_point"), (b, b_zero_point, "b", "b_zero_point")):
         dtypes.parse_dtype(data.dtype, op=QMM, argument=dname, allowed=dtypes.QLINEAR_MATMUL_TYPES)
         if zp.dtype != data.dtype:
             raise DTypeError(QMM, zname, f"must have the dtype of {dname}", expected=str(data.dtype),
                              actual=str(zp.dtype))
+    # A zero point has its scale's layout (ONNX; the kernel reads as many zero points as scales).
+    for scale, zp, zname, sname in ((a_scale, a_zero_point, "a_zero_point", "a_scale"),
+                                    (b_scale, b_zero_point, "b_zero_point", "b_scale"),
+                                    (y_scale, y_zero_point, "y_zero_point", "y_scale")):
+        if zp.numel() != scale.numel():
+            raise ConstraintError(QMM, zname, f"a zero point must have the shape of its scale ({sname})",
+                                  expected=list(scale.shape), actual=list(zp.shape))
     dtypes.parse_dtype(y_zero_point.dtype, op=QMM, argument="y_zero_point", allowed=dtypes.QLINEAR_MATMUL_TYPES)
     matmul_shape(list(a.shape), list(b.shape))
 

@@ -422,3 +422,21 @@ def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, re
         else:
             assert len(args) == 4, (op["op_type"], args)
     assert sorted(synchronising) == ["AqoQLinearMatMul", "AqoQuantMatMul"]
+
+
+@pytest.mark.parametrize("index", [0, 1, 2])
+def test_inputs_after_an_optional_one_are_read_by_ir_index(desc, repo, index):
+    # gert's GetInputShape / GetInputDesc take the index among the inputs present (an absent optional input is not
+    # counted: tiling_context.h, extended_kernel_context.h); GetRequiredInputShape / GetRequiredInputDesc /
+    # GetOptionalInputShape take the IR index. Once an optional input precedes a required one, the host code reads
+    # inputs by IR index only (the instance index of every later input shifts when the optional one is absent).
+    op = desc["ops"][index]
+    text = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+    kinds = [i["param_type"] for i in parse_opdef(text, op["op_type"])["inputs"]]
+    shifted = any(k == "optional" for k in kinds[:-1]) and any(
+        k == "required" for k in kinds[kinds.index("optional") + 1:]) if "optional" in kinds else False
+    instance = re.findall(r"\bGet(?:Input(?:Shape|Desc|Tensor|DataType))\s*\(", text)
+    if shifted:
+        assert not instance, f"{op['kernel']}.cpp reads inputs by instance index ({instance}) though an optional " \
+                             "input precedes a required one: use GetRequiredInput* / GetOptionalInput*"
+    assert index != 2 or shifted, "AqoQuantMatMul's optional a_zero_point precedes b (the case this test is for)"

@@ -122,6 +122,11 @@ def test_k_zero_and_empty_on_cpu():
      DTypeError, "a"),
     ({"y_zero_point": torch.tensor(0.0)}, DTypeError, "y_zero_point"),
     ({"a_scale": 0.5}, ConstraintError, "a_scale"),
+    # a zero point of another layout than its scale (the device kernel would read as many zero points as scales)
+    ({"a_scale": torch.ones(2), "a_zero_point": torch.tensor(0, dtype=torch.uint8)}, ConstraintError,
+     "a_zero_point"),
+    ({"b_zero_point": torch.zeros(4, dtype=torch.uint8)}, ConstraintError, "b_zero_point"),
+    ({"y_zero_point": torch.zeros(2, dtype=torch.uint8)}, ConstraintError, "y_zero_point"),
 ])
 def test_bad_input_is_typed(change, exc, argument):
     u8 = torch.uint8
@@ -173,3 +178,19 @@ def test_torch_compile_dynamic_shapes_qlinear_matmul():
         got = compiled(a, b)
         assert got.shape == (m, n)
         assert np.array_equal(got.numpy(), reference(a, params[0], params[1], b, *params[2:]))
+
+
+def test_device_path_check_refuses_a_zero_point_of_another_layout():
+    # The check that runs before a device kernel (which reads as many zero points as scales, past a shorter tensor's
+    # end), not only the CPU kernel's validation.
+    u8 = torch.uint8
+    ok = [torch.zeros(2, 3, dtype=u8), torch.ones(2), torch.zeros(2, dtype=u8), torch.zeros(3, 4, dtype=u8),
+          torch.ones(1, 4), torch.zeros(4, dtype=u8), torch.tensor(1.0), torch.tensor(0, dtype=u8)]
+    torch_ops._check_qlinear_matmul(*ok)
+    for index, short in ((2, torch.zeros(1, dtype=u8)), (5, torch.zeros(3, dtype=u8))):
+        bad = list(ok)
+        bad[index] = short
+        with pytest.raises(ConstraintError) as e:
+            torch_ops._check_qlinear_matmul(*bad)
+        assert e.value.argument == ("a_zero_point" if index == 2 else "b_zero_point")
+        assert "shape of its scale" in str(e.value)
