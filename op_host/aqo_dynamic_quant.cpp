@@ -105,21 +105,12 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     req.smooth = context->GetOptionalInputShape(1) != nullptr;
     // The outputs the caller allocated must be what the kernel writes: y of dst_type and, in the asymmetric modes,
     // an offset (uint8 zero points for a uint8 y, else float32), which the kernel writes through.
-    const gert::CompileTimeTensorDesc* yd = context->GetOutputDesc(0);
-    ge::DataType want_y = ge::DT_INT8;
-    if (yd == nullptr || !aqo_host::ToGe(req.dst_type, &want_y) || yd->GetDataType() != want_y) {
-        std::fprintf(stderr, "[AqoDynamicQuant] y's dtype %d is not dst_type's (%d)\n",
-                     yd == nullptr ? -1 : static_cast<int>(yd->GetDataType()), static_cast<int>(want_y));
+    if (!aqo_host::OutputHasDType(context, 0, req.dst_type, "AqoDynamicQuant", "y (dst_type)") ||
+        (req.asymmetric &&
+         !aqo_host::OutputHasDType(context, 2, req.dst_type == aqo::DType::UINT8 ? aqo::DType::UINT8
+                                                                                 : aqo::DType::FLOAT32,
+                                   "AqoDynamicQuant", "offset (asymmetric mode)"))) {
         return ge::GRAPH_FAILED;
-    }
-    if (req.asymmetric) {
-        const gert::CompileTimeTensorDesc* od = context->GetOutputDesc(2);
-        const ge::DataType want_offset = req.dst_type == aqo::DType::UINT8 ? ge::DT_UINT8 : ge::DT_FLOAT;
-        if (od == nullptr || od->GetDataType() != want_offset) {
-            std::fprintf(stderr, "[AqoDynamicQuant] asymmetric: the offset output must be given, dtype %d (got %d)\n",
-                         static_cast<int>(want_offset), od == nullptr ? -1 : static_cast<int>(od->GetDataType()));
-            return ge::GRAPH_FAILED;
-        }
     }
 
     aqo::DynamicQuantPlan plan;

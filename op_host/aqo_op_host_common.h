@@ -133,6 +133,21 @@ inline std::vector<int64_t> Dims(const gert::Shape& s)
     return d;
 }
 
+// Whether output `index` the caller allocated has dtype `want` (the kernel writes `want`'s bytes through it); logs
+// "[op] <what>" with both codes when not (an absent output counts as -1).
+inline bool OutputHasDType(gert::TilingContext* context, size_t index, aqo::DType want, const char* op,
+                           const char* what)
+{
+    const gert::CompileTimeTensorDesc* d = context->GetOutputDesc(index);
+    ge::DataType g = ge::DT_UNDEFINED;
+    if (d != nullptr && ToGe(want, &g) && d->GetDataType() == g) {
+        return true;
+    }
+    std::fprintf(stderr, "[%s] %s: dtype %d expected, got %d\n", op, what, static_cast<int>(g),
+                 d == nullptr ? -1 : static_cast<int>(d->GetDataType()));
+    return false;
+}
+
 // Hands the filled tiling data, the block count, the workspace size and the schedule mode (aqo::kScheduleMode*:
 // batch for a kernel that synchronises its cores) to the framework. workspace_bytes is everything: the caller adds
 // the framework's system workspace (GetLibApiWorkSpaceSize), which is always reserved.

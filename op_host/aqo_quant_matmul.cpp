@@ -152,11 +152,7 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     // The y the caller allocated must be of out_dtype: the kernel writes out_dtype's bytes.
-    const gert::CompileTimeTensorDesc* yd = context->GetOutputDesc(0);
-    ge::DataType want_y = ge::DT_FLOAT;
-    if (yd == nullptr || !aqo_host::ToGe(req.out_dtype, &want_y) || yd->GetDataType() != want_y) {
-        std::fprintf(stderr, "[AqoQuantMatMul] y's dtype %d is not out_dtype's (%d)\n",
-                     yd == nullptr ? -1 : static_cast<int>(yd->GetDataType()), static_cast<int>(want_y));
+    if (!aqo_host::OutputHasDType(context, 0, req.out_dtype, "AqoQuantMatMul", "y (out_dtype)")) {
         return ge::GRAPH_FAILED;
     }
     bool as_b = false, bs_b = false, az_b = false, bz_b = false;

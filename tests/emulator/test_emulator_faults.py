@@ -26,10 +26,9 @@ ALL_SOCS = ("ascend910b", "ascend310p", "ascend910_95")
 def _fault_lines() -> dict[str, int]:
     lines = {}
     for number, text in enumerate(KERNEL_FILE.read_text().splitlines(), start=1):
-        m = re.search(r"FAULT\((\w+)\)", text)
-        if m:
-            assert m.group(1) not in lines, f"marker {m.group(1)} appears twice"
-            lines[m.group(1)] = number
+        for name in re.findall(r"FAULT\((\w+)\)", text):  # one line may be the fault of several kernels
+            assert name not in lines, f"marker {name} appears twice"
+            lines[name] = number
     return lines
 
 

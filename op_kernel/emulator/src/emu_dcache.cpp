@@ -146,29 +146,20 @@ void DcacheOtherAccess(CoreContext& c, int region, uint64_t offset, uint64_t nby
 
 void DcacheCleanInvalidate(CoreContext& c, int region, uint64_t offset, bool entire, const char* file, int line)
 {
+    (void)file;
+    (void)line;
     // A dirty line is written back whole (the documentation does not say the write-back is masked to the bytes the
-    // scalar unit wrote): its other bytes are the ones the fill read, so they must still be GM's, and for the ordering
-    // checks the write-back writes every byte of the line (another core's write into it then races).
+    // scalar unit wrote): for the ordering checks the write-back writes every byte of the line, so another core's
+    // unordered write into it is a race. (Its other bytes are still the fill's: any other write into a dirty line is
+    // refused before, DcacheOtherAccess.)
     auto drop = [&](int rg, uint64_t ln) {
         GmRegion& r = (*c.gm)[rg];
         auto d = r.dirty.find(ln);
-        auto cached = c.dcache.find(Key(rg, ln));
-        if (d != r.dirty.end() && d->second.core == c.block_idx && cached != c.dcache.end()) {
+        if (d != r.dirty.end() && d->second.core == c.block_idx) {
             const uint64_t b = ln * kDcacheLine;
-            const uint64_t n = std::min<uint64_t>(kDcacheLine, r.bytes - b);
-            for (uint64_t i = 0; i < n; ++i) {
-                if ((d->second.mask >> i & 1ull) == 0 && cached->second.bytes[i] != r.base[b + i]) {
-                    Fail(file, line,
-                         "DataCacheCleanAndInvalid writes back " + Where(r, ln) + ", filled at " +
-                             cached->second.file + ":" + std::to_string(cached->second.line) + ", whose byte " +
-                             std::to_string(b + i) + " GM changed since (a DMA, the cube or another core wrote it): "
-                             "the write-back of the whole line would put the old byte back; give the scalar-written "
-                             "data lines of their own, or order those writes before the line's fill");
-                }
-            }
-            GmOrderOnly(c, rg, b, n, true, r.base + b);
+            GmOrderOnly(c, rg, b, std::min<uint64_t>(kDcacheLine, r.bytes - b), true, r.base + b);
+            r.dirty.erase(d);
         }
-        if (d != r.dirty.end() && d->second.core == c.block_idx) r.dirty.erase(d);
         c.dcache.erase(Key(rg, ln));
     };
     if (!entire) {

@@ -823,9 +823,10 @@ template <bool kSync> inline void OrderVMte2(GM_ADDR x, GM_ADDR, GM_ADDR)
     DataCopy(t, xg, 64);  // FAULT(missing_v_mte2)
 }
 
-// MTE3 -> S on GM: the scalar unit overwrites GM bytes a DMA is writing, with other values (its data cache's fill of
-// the line reads them first: the race is reported as the fill's RAW).
-template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
+// MTE3 -> S on GM: the scalar unit writes y[0] while a DMA of this core is still writing y[kAt, kAt + 8), with other
+// values. kAt 0: the same bytes; kAt 8: other bytes of the same 64-byte line, which SetValue's write-allocate fill of
+// the line reads all of (either way the race is reported as the fill's RAW). The twins wait MTE3 -> S first.
+template <bool kSync, uint32_t kAt> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
@@ -835,28 +836,9 @@ template <bool kSync> inline void OrderMte3S(GM_ADDR, GM_ADDR y, GM_ADDR)
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 8);
     WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg, t, 8);
+    DataCopy(yg[kAt], t, 8);
     if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
-    yg.SetValue(0, 2.0f);  // FAULT(missing_mte3_s)
-    DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
-}
-
-// The scalar data cache's line fill: SetValue on y[0] write-allocates the 64-byte line y[0, 16), which reads all of it,
-// while a DMA of this core is still writing y[8, 16) of that line (other bytes than the SetValue's). The twin waits
-// MTE3 -> S first.
-template <bool kSync> inline void OrderLineFillMte3(GM_ADDR, GM_ADDR y, GM_ADDR)
-{
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 256);
-    GlobalTensor<float> yg;
-    yg.SetGlobalBuffer((__gm__ float*)y, 256);
-    LocalTensor<float> t = b.Get<float>();
-    Duplicate(t, 1.0f, 8);
-    WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg[8], t, 8);
-    if (kSync) WaitPipe<HardEvent::MTE3_S>(pipe);
-    yg.SetValue(0, 2.0f);  // FAULT(missing_line_fill_order)
+    yg.SetValue(0, 2.0f);  // FAULT(missing_mte3_s) FAULT(missing_line_fill_order)
     DataCacheCleanAndInvalid<float, CacheLine::SINGLE_CACHE_LINE>(yg);
 }
 
@@ -1177,8 +1159,8 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"missing_v_mte3", &OrderVMte3<false>},
         {"missing_mte2_s", &OrderMte2S<false>},
         {"missing_v_mte2", &OrderVMte2<false>},
-        {"missing_mte3_s", &OrderMte3S<false>},
-        {"missing_line_fill_order", &OrderLineFillMte3<false>},
+        {"missing_mte3_s", &OrderMte3S<false, 0>},
+        {"missing_line_fill_order", &OrderMte3S<false, 8>},
         {"missing_order_with_line_write_back", &LineWriteBackAcrossCores<false>, 2, true},
         {"missing_sync_all", &OrderCrossCore<false>, 2, true},
         {"missing_pipe_all_before_matmul", &OrderCube<false>, 1, false, true},
@@ -1221,8 +1203,8 @@ inline const FaultEntry* CorrectTwins(size_t* count)
         {"missing_v_mte3_ok", &OrderVMte3<true>},
         {"missing_mte2_s_ok", &OrderMte2S<true>},
         {"missing_v_mte2_ok", &OrderVMte2<true>},
-        {"missing_mte3_s_ok", &OrderMte3S<true>},
-        {"missing_line_fill_order_ok", &OrderLineFillMte3<true>},
+        {"missing_mte3_s_ok", &OrderMte3S<true, 0>},
+        {"missing_line_fill_order_ok", &OrderMte3S<true, 8>},
         {"missing_order_with_line_write_back_ok", &LineWriteBackAcrossCores<true>, 2, true},
         {"missing_sync_all_ok", &OrderCrossCore<true>, 2, true},
         {"missing_pipe_all_before_matmul_ok", &OrderCube<true>, 1, false, true},
