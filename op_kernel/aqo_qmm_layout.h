@@ -1,8 +1,9 @@
-// The UB and workspace sizes the quantized matmuls' kernel stages (aqo_qmm_*.h) and their host plan (op_host/
-// tiling_core/matmul_cube_plan.cpp) must agree on, defined once. Plain C++11 with no AscendC dependency: the kernels
-// include it (from aqo_qmm_common.h), the plan as "../../op_kernel/aqo_qmm_layout.h" (the CANN project keeps the two
-// folders side by side, scripts/cann_project.py). No include guard, as the other aqo_qmm_*.h headers (the emulator's
-// runners include each kernel once per SoC, in its own namespace).
+// The UB and workspace sizes the quantized matmuls' kernel stages (aqo_qmm_*.h) and their host plans (op_host/
+// tiling_core/matmul_cube_plan.cpp, qlinear_matmul_vector_decode_plan.cpp) must agree on, defined once. Plain C++11
+// with no AscendC dependency: the kernels include it (from aqo_qmm_common.h), the plans as
+// "../../op_kernel/aqo_qmm_layout.h" (the CANN project keeps the two folders side by side, scripts/cann_project.py).
+// No include guard, as the other aqo_qmm_*.h headers (the emulator's runners include each kernel once per SoC, in its
+// own namespace).
 
 namespace aqo_qmm_layout {
 
@@ -11,5 +12,12 @@ namespace aqo_qmm_layout {
 constexpr unsigned kRowTermInts = 16;
 // The exact int32 -> float32 conversion's mask block, after a chunk's floats in the scratch (QmmInt32ToFloat).
 constexpr unsigned kSplitMaskBytes = 32;
+
+// The vector decode path's sums of a - a_zp (b's zero-point correction, aqo_qmm_vector_decode.h), per row of a: its
+// float32 lanes (one per panel row, 128 at most: kQmmVectorDecodePanelK), the reduced sum's block and that sum
+// broadcast over 8 blocks (Brcb's repeat), as float32 then int32 (the same bytes); then one block of ReduceSum's work.
+constexpr unsigned kVdSumLanes = 128;
+constexpr unsigned kVdSumRowBytes = kVdSumLanes * 4 + 32 + 256;
+constexpr unsigned kVdSumWorkBytes = 32;
 
 }  // namespace aqo_qmm_layout

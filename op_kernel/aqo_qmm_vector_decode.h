@@ -5,17 +5,23 @@
 //
 //   * a worker owns a contiguous range of y's column units (vdGranule columns, batch x vdGranules of them), cut into
 //     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows (double
-//     buffered: the next panel's DMA runs under this one's vector work) with the panel's columns of a's M rows;
-//   * per panel: b - b_zp in half, then float32 (exact: integers in [-255, 255]); a - a_zp likewise, each value
-//     broadcast over one 32-byte block (Brcb), so that one level-0 MulAddDst per 64 columns adds panel row k times
-//     a[m, k] to float32 sums row k for all k at once (the source's block stride 0 reads the block of row k in every
-//     block of iteration k); every 256 panels at most (and at the group's end) the float32 sums, exact integers
-//     below 2^24, have their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last
-//     flush: more halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
+//     buffered: the DMA of the panel two ahead goes out as soon as a panel's first casts free its buffers, so the
+//     pipe is not held by the scalar unit's issue of this panel's vector work) with the panel's columns of a's rows;
+//   * per panel: b in half, then float32 (exact: integers in [0, 255]); a - a_zp likewise (in [-255, 255]), each
+//     value broadcast over one 32-byte block (Brcb), then added to the row's lanes of a - a_zp; the products panel
+//     row k times a[m, k] go to float32 sums row k: one level-0 MulAddDst per 64 columns whose iteration k is panel
+//     row k (the source's block stride 0 reads the block of row k in every block of iteration k), or, for wide
+//     groups (beyond a repeat stride's 255 blocks) and few rows, one per panel row whose iterations are its 64-column
+//     pieces; every 256 panels at most (and at the group's end) the float32 sums, exact integers below 2^24, have
+//     their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last flush: more
+//     halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
+//   * b's zero point once a group (Correct): sum_k (a - a_zp)(b - b_zp) = sum_k (a - a_zp) b - b_zp sum_k (a - a_zp),
+//     the lanes' sum broadcast, times b_zp in int32 and subtracted from the int32 sums (no per-element subtraction);
 //   * b's scales (the epilogue's per-column parameters) load at the group's start, so their GM round trip is not
 //     part of the drain (per-row a scales still load in the epilogue);
-//   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), and the int32
-//     sums stay below 2^31 (K <= 33025, the plan's limit): no rounding or wrap, whatever the unit's modes;
+//   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), the lanes'
+//     sum of a - a_zp at most 255 K (< 2^24), and the int32 sums and b_zp times that sum stay below 2^31 (K <= 33025,
+//     the plan's limit): no rounding or wrap, whatever the unit's modes;
 //   * then the group's M rows through the requantization epilogue (aqo_qmm_requant_epilogue.h) and the copy-out;
 //   * split SoCs, one y matrix (vdSlices > 1): worker w sums an even share of K's rows (slice w % vdSlices) of
 //     column range w / vdSlices into the workspace ([vdSlices, M, N] int32), all workers meet at a SyncAll, then
@@ -25,13 +31,15 @@
 // (QmmZeroPointValue), aqo_qmm_cube_stage.h (QmmCall, QmmBatchOperands), aqo_qmm_requant_epilogue.h,
 // aqo_qmm_copy_out.h.
 
-// Elements of one 256-byte repeat of a float32 / half level-0 instruction.
+// Elements of one 256-byte repeat of a float32 level-0 instruction.
 constexpr uint32_t kQmmVdF32PerRepeat = 64;
-constexpr uint32_t kQmmVdHalfPerRepeat = 128;
 // Rows of a at most: the plan's kQmmVectorDecodeMaxM (qlinear_matmul_vector_decode_plan.h).
 constexpr uint32_t kQmmVdMaxRows = 6;
 // Panel buffers of b and a: the DMA of the next panel runs under this one's vector work.
 constexpr uint32_t kQmmVdInSlots = 2;
+// Groups cut at once: the one being summed and, with one panel a group, the kQmmVdInSlots whose panels are fetched
+// ahead (group i in ring entry i % kQmmVdRing).
+constexpr uint32_t kQmmVdRing = kQmmVdInSlots + 1;
 // Panels whose products a float32 sum takes before it is flushed into the int32 sums: 256 * 255 * 255 = 16646400
 // < 2^24, so every float32 sum stays an exact integer.
 constexpr uint32_t kQmmVdMaxPanelSums = 256;
@@ -75,6 +83,7 @@ public:
         pipe->InitBuffer(patternBuf_, t.ubVdPattern);
         pipe->InitBuffer(accBuf_, t.ubVdAcc);
         pipe->InitBuffer(zbBuf_, t.ubVdZb);
+        pipe->InitBuffer(aSumBuf_, t.m * aqo_qmm_layout::kVdSumRowBytes + aqo_qmm_layout::kVdSumWorkBytes);
         bHalf_ = bHalfBuf_.Get<half>();
         bF32_ = bF32Buf_.Get<float>();
         sums_ = sumsBuf_.Get<float>();
@@ -84,6 +93,10 @@ public:
         acc_ = accBuf_.Get<int32_t>();
         zbHalf_ = zbBuf_.Get<half>();
         zbIn_ = zbBuf_.Get<uint8_t>()[t.cStride * 2];
+        aLanes_ = aSumBuf_.Get<float>();
+        aSum_ = aLanes_[t.m * aqo_qmm_layout::kVdSumLanes];
+        aSumWide_ = aSum_[t.m * kQmmVdF32PerBlock];
+        aSumWork_ = aSumWide_[t.m * kQmmVdF32PerRepeat];
         epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
         out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
         // Set behind b's scales' DMA of a group, issued at the group's start; waited for by its epilogue.
@@ -91,6 +104,9 @@ public:
         worker_ = static_cast<uint64_t>(GetBlockIdx());
         workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
         aStride_ = AlignUp32(t.vdPanelK);
+        // Brcb writes whole repeats of 8 blocks: each row of a's pattern starts a whole repeat after the previous one.
+        patternRow_ = (t.vdPanelK + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+        patternRow_ *= kQmmVdF32PerBlock;
     }
 
     // One y matrix in K slices (split SoCs): this worker's slice of its column range into the workspace, a SyncAll,
@@ -155,9 +171,9 @@ private:
     }
 
     // The groups of units [u0, u1) one after the other, K rows [k0, k1) of each in panels. The panels' DMAs run
-    // kQmmVdInSlots - 1 panels ahead of the vector work (of this group or the next ones: the GM round trip of a DMA
-    // is longer than a panel's vector work). partial: the group's sums go to the workspace (this worker's K slice),
-    // else through the epilogue to y.
+    // kQmmVdInSlots panels ahead of the vector work (of this group or the next ones: the GM round trip of a DMA is
+    // longer than a panel's vector work), each sent as soon as a panel's first casts free its buffers. partial: the
+    // group's sums go to the workspace (this worker's K slice), else through the epilogue to y.
     __aicore__ inline void Groups(uint64_t u0, uint64_t u1, uint32_t k0, uint32_t k1, bool partial)
     {
         kBegin_ = k0;
@@ -172,12 +188,15 @@ private:
         fetchSlot_ = 0;
         fetchPanel_ = p0;
         fetchEnd_ = p0 >= p1;  // a slice without panels: its sums are 0
-        for (uint32_t d = 0; d + 1 < kQmmVdInSlots; ++d) {
-            Fetch(p0, p1);
+        fetchFirst_ = p0;
+        fetchLast_ = p1;
+        LoadZeroPoints(ring_[0]);  // ahead of the first panels, which the vector unit would otherwise wait for too
+        for (uint32_t d = 0; d < kQmmVdInSlots; ++d) {
+            Fetch();
         }
         while (done_ < made_) {
             // A copy: with one panel a group, the fetch cursor cuts the group after next into this slot meanwhile.
-            Group g = ring_[done_ % kQmmVdInSlots];
+            Group g = ring_[done_ % kQmmVdRing];
             ReadZeroPoints(&g);  // after the first panel's DMA went out
             if (!partial) {
                 // The epilogue's parameters now (their DMA's round trip hidden under the panels), before b's zero
@@ -185,18 +204,22 @@ private:
                 epi_.IssueColumns(g.call, g.call.n0, g.call.cols, paramsFlag_);
                 epi_.Prime();
             }
-            LoadZeroPoints(g);
-            ClearSums();
+            if (done_ != 0) {
+                LoadZeroPoints(g);
+            }
+            ClearSums(g.correct);
             ClearFloatSums();
             for (uint32_t p = p0; p < p1; ++p) {
-                Fetch(p0, p1);
-                Compute(g, p);
+                Compute(g, p);  // sends the DMA of the panel kQmmVdInSlots ahead once this one's buffers are free
             }
             if (summed_ != 0) {
                 FlushSums(g, false);  // the next group clears the float32 sums at its start
             }
+            if (g.correct) {
+                Correct(g);
+            }
             if (p0 >= p1) {
-                NextGroup(&ring_[made_ % kQmmVdInSlots]);  // no panels, no fetch cursor: the next group is cut here
+                NextGroup(&ring_[made_ % kQmmVdRing]);  // no panels, no fetch cursor: the next group is cut here
             }
             if (partial) {
                 WritePartial(g);
@@ -208,9 +231,10 @@ private:
     }
 
     // The next panel's DMA at the fetch cursor, which then moves on (to the next group's first panel after the last
-    // one: the group is cut then, into the ring's next slot, free since its group is done).
-    __aicore__ inline void Fetch(uint32_t p0, uint32_t p1)
+    // one: the group is cut then, into the ring's next slot, free since its group's copy was taken).
+    __aicore__ inline void Fetch()
     {
+        const uint32_t p0 = fetchFirst_, p1 = fetchLast_;
         if (fetchEnd_) {
             return;
         }
@@ -218,7 +242,7 @@ private:
         if (++fetchPanel_ < p1) {
             return;
         }
-        const uint32_t next = (fetchSlot_ + 1) % kQmmVdInSlots;
+        const uint32_t next = (fetchSlot_ + 1) % kQmmVdRing;
         if (NextGroup(&ring_[next])) {
             fetchSlot_ = next;
             fetchPanel_ = p0;
@@ -232,6 +256,7 @@ private:
         uint32_t stride;  // UB row stride of the group's panels: cols rounded up to 32
         int32_t za[kQmmVdMaxRows];  // a's zero points of the rows
         int32_t zb;       // b's zero point (per tensor)
+        bool correct;     // b has a zero point other than 0 (or per column): Correct subtracts zb * sum(a - a_zp)
     };
 
     // Cuts the next group of the units being cut into *g (made_ counts them); false when they are done.
@@ -270,6 +295,7 @@ private:
             g->za[i] = t.aZpKind == kQmmParamNone ? 0 : QmmZeroPointValue(aZpGm_.GetValue(at), t.aCode, 0);
         }
         g->zb = t.bZpKind == kQmmParamTensor ? QmmZeroPointValue(bZpGm_.GetValue(0), t.bCode, 0) : 0;
+        g->correct = t.bZpKind == kQmmParamVector || g->zb != 0;
     }
 
     // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and the
@@ -314,7 +340,7 @@ private:
             return;
         }
         const uint64_t base = (t.bZpBatchStride ? c.bj * t.n : 0) + c.n0;
-        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous group's panels still read zbHalf_'s block
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous group's Correct may still read zbHalf_'s block
         QmmCopyBytesIn(zbIn_, bZpGm_, base, c.cols, bZpElems_);
         aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
         PipeBarrier<PIPE_V>();
@@ -325,11 +351,16 @@ private:
         }
     }
 
-    // The group's sums start at 0 (after the previous group's epilogue or copy read them).
-    __aicore__ inline void ClearSums()
+    // The group's sums start at 0 (after the previous group's epilogue or copy read them), and its lanes of a - a_zp
+    // when b's zero point is corrected.
+    __aicore__ inline void ClearSums(bool lanes = false)
     {
         PipeBarrier<PIPE_V>();
         Duplicate(acc_, static_cast<int32_t>(0), t_->m * t_->cStride);
+        if (lanes) {
+            Duplicate(aLanes_, 0.0f, t_->m * aqo_qmm_layout::kVdSumLanes);
+            Duplicate(aSum_, 0.0f, t_->m * kQmmVdF32PerBlock);  // Brcb reads the sum's whole block (Correct)
+        }
     }
 
     __aicore__ inline void Compute(const Group& g, uint32_t p)
@@ -340,51 +371,70 @@ private:
         const uint32_t elems = kr * s;
         LocalTensor<uint8_t> bIn = bInQue_.template DeQue<uint8_t>();
         LocalTensor<AT> aIn = aInQue_.template DeQue<AT>();
-        // b - b_zp: half, then float32 (exact integers in [-255, 255]).
-        PipeBarrier<PIPE_V>();  // bHalf_ was the previous panel's int32 row sums
-        Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
-        PipeBarrier<PIPE_V>();
-        bInQue_.FreeTensor(bIn);
-        if (t.bZpKind == kQmmParamVector) {
-            // The zero points' row (src1 repeat stride 0) against every panel row, 128 columns per instruction.
-            const uint8_t rowBlocks = static_cast<uint8_t>(s * sizeof(half) / kBlockBytes);
-            for (uint32_t j = 0; j < s; j += kQmmVdHalfPerRepeat) {
-                const uint32_t mask = QmmMin(kQmmVdHalfPerRepeat, s - j);
-                Sub(bHalf_[j], bHalf_[j], zbHalf_[j], mask, static_cast<uint8_t>(kr),
-                    BinaryRepeatParams(1, 1, 1, rowBlocks, rowBlocks, 0));
-            }
-            PipeBarrier<PIPE_V>();
-        } else if (g.zb != 0) {
-            Adds(bHalf_, bHalf_, static_cast<half>(static_cast<float>(-g.zb)), elems);
-            PipeBarrier<PIPE_V>();
-        }
-        Cast(bF32_, bHalf_, RoundMode::CAST_NONE, elems);
-        // a - a_zp: half, float32, each value over a 32-byte block.
+        // b (b_zp is Correct's, once a group) and a - a_zp: half (exact integers in [-255, 255]), then float32, each
+        // value of a over a 32-byte block. The panel's buffers are free after the first casts: the DMA of the panel
+        // kQmmVdInSlots ahead goes out then.
         const uint32_t aElems = t.m * aStride_;
         const uint32_t kr8 = (kr + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+        PipeBarrier<PIPE_V>();  // bHalf_ and aHalf_ were read by the previous panel's steps
+        Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
         Cast(aHalf_, aIn, RoundMode::CAST_NONE, aElems);
         PipeBarrier<PIPE_V>();
+        bInQue_.FreeTensor(bIn);
         aInQue_.FreeTensor(aIn);
+        Fetch();
+        bool shifted = false;
         for (uint32_t i = 0; i < t.m; ++i) {
             if (g.za[i] != 0) {
                 Adds(aHalf_[i * aStride_], aHalf_[i * aStride_], static_cast<half>(static_cast<float>(-g.za[i])), kr8);
+                shifted = true;
             }
         }
-        PipeBarrier<PIPE_V>();
+        if (shifted) {
+            PipeBarrier<PIPE_V>();
+        }
+        Cast(bF32_, bHalf_, RoundMode::CAST_NONE, elems);
         Cast(aF32_, aHalf_, RoundMode::CAST_NONE, aElems);
         PipeBarrier<PIPE_V>();
+        if (g.correct) {
+            for (uint32_t i = 0; i < t.m; ++i) {  // the panel's a - a_zp into the row's lanes (Correct)
+                Add(aLanes_[i * aqo_qmm_layout::kVdSumLanes], aLanes_[i * aqo_qmm_layout::kVdSumLanes],
+                    aF32_[i * aStride_], static_cast<int32_t>(kr));
+            }
+        }
         for (uint32_t i = 0; i < t.m; ++i) {
-            Brcb(pattern_[i * t.vdPanelK * kQmmVdF32PerBlock], aF32_[i * aStride_],
-                 static_cast<uint8_t>(kr8 / kQmmVdF32PerBlock), BrcbRepeatParams(1, kQmmVdF32PerBlock));
+            Brcb(pattern_[i * patternRow_], aF32_[i * aStride_], static_cast<uint8_t>(kr8 / kQmmVdF32PerBlock),
+                 BrcbRepeatParams(1, kQmmVdF32PerBlock));
         }
         PipeBarrier<PIPE_V>();
-        // Per row of a: the products added to the row's float32 sums, one per panel row and column (iteration k:
-        // panel row k times the block of a[m, k], added to sums row k), one MulAddDst per 64 columns.
-        const uint8_t rowBlocks = static_cast<uint8_t>(s * sizeof(float) / kBlockBytes);
-        const uint8_t sumBlocks = static_cast<uint8_t>(t.cStride * sizeof(float) / kBlockBytes);
+        // Per row of a: the products added to the row's float32 sums, one per panel row and column (panel row k times
+        // the block of a[m, k], added to sums row k). Either one MulAddDst per 64 columns whose iteration k is panel
+        // row k (narrow groups of many rows), or one per panel row whose iterations are its 64-column pieces (wide
+        // groups: a row stride beyond the 255 blocks of a repeat stride, or fewer instructions). Either way every sum
+        // takes exactly the same product, so the two give the same bits.
+        const bool rowForm = RowForm(s, kr);
+        const uint8_t rowBlocks = static_cast<uint8_t>(rowForm ? 0 : s * sizeof(float) / kBlockBytes);
+        const uint8_t sumBlocks = static_cast<uint8_t>(rowForm ? 0 : t.cStride * sizeof(float) / kBlockBytes);
+        const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;  // s is a multiple of 32
         for (uint32_t i = 0; i < t.m; ++i) {
-            const LocalTensor<float> a = pattern_[i * t.vdPanelK * kQmmVdF32PerBlock];
+            const LocalTensor<float> a = pattern_[i * patternRow_];
             const LocalTensor<float> sums = sums_[i * t.vdPanelK * t.cStride];
+            if (rowForm) {
+                const uint8_t repeats = static_cast<uint8_t>(whole / kQmmVdF32PerRepeat);
+                for (uint32_t k = 0; k < kr; ++k) {
+                    const LocalTensor<float> ak = a[k * kQmmVdF32PerBlock];  // one block of a[m, k] for every piece
+                    if (repeats != 0) {
+                        MulAddDst(sums[k * t.cStride], bF32_[k * s], ak, kQmmVdF32PerRepeat, repeats,
+                                  BinaryRepeatParams(1, 1, 0, kQmmVdF32PerRepeat / kQmmVdF32PerBlock,
+                                                     kQmmVdF32PerRepeat / kQmmVdF32PerBlock, 0));
+                    }
+                    if (whole != s) {
+                        MulAddDst(sums[k * t.cStride + whole], bF32_[k * s + whole], ak, s - whole, 1,
+                                  BinaryRepeatParams(1, 1, 0, 0, 0, 0));
+                    }
+                }
+                continue;
+            }
             for (uint32_t j = 0; j < s; j += kQmmVdF32PerRepeat) {
                 const uint32_t mask = QmmMin(kQmmVdF32PerRepeat, s - j);
                 MulAddDst(sums[j], bF32_[j], a, mask, static_cast<uint8_t>(kr),
@@ -394,6 +444,16 @@ private:
         if (++summed_ == kQmmVdMaxPanelSums) {
             FlushSums(g, true);
         }
+    }
+
+    // Whether a panel's products (kr rows of s float32 columns) go one MulAddDst per panel row (iterations along the
+    // row) rather than one per 64 columns (iterations down the rows): when a row's 32-byte blocks would not fit a
+    // repeat stride's 255, or when it takes fewer instructions.
+    __aicore__ static inline bool RowForm(uint32_t s, uint32_t kr)
+    {
+        const uint32_t rowBlocks = s * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
+        const uint32_t pieces = (s + kQmmVdF32PerRepeat - 1) / kQmmVdF32PerRepeat;
+        return rowBlocks > 255 || kr * (s % kQmmVdF32PerRepeat != 0 ? 2u : 1u) < pieces;
     }
 
     // The float32 sums to 0 (each element sums one product of each panel since the last flush).
@@ -437,6 +497,60 @@ private:
         }
         if (clear) {
             ClearFloatSums();
+        }
+    }
+
+    // b's zero point, once a group: sum_k (a_k - za)(b_kn - zb_n) = sum_k (a_k - za) b_kn - zb_n sum_k (a_k - za).
+    // The panels multiplied b as it is; here each row's sum of a - za (its lanes: float32 integers, exact in any
+    // order while K * 255 < 2^24) is broadcast, converted to int32 and times zb (int32: |zb * sum| <= 255 * 255 * K
+    // < 2^31), then subtracted from the row's int32 sums. Every step is exact, so the sums are the golden's whatever
+    // the unit's rounding. Scratch: zb in float32 in bF32_'s first row, in int32 in bHalf_, the products in bF32_
+    // from its second row on (kp >= 4 M rows: room for them).
+    __aicore__ inline void Correct(const Group& g)
+    {
+        const TD& t = *t_;
+        const uint32_t s = g.stride;
+        const uint32_t lanes = aqo_qmm_layout::kVdSumLanes;
+        LocalTensor<int32_t> zbI = bHalf_.template ReinterpretCast<int32_t>();
+        LocalTensor<int32_t> prod = bF32_.template ReinterpretCast<int32_t>()[s];
+        LocalTensor<int32_t> wideI = aSumWide_.template ReinterpretCast<int32_t>();
+        PipeBarrier<PIPE_V>();  // the lanes' last Add, the flush's use of bF32_
+        for (uint32_t i = 0; i < t.m; ++i) {
+            if (i != 0) {
+                PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work block
+            }
+            ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * lanes], aSumWork_, static_cast<int32_t>(lanes));
+        }
+        if (t.bZpKind == kQmmParamVector) {
+            Cast(bF32_, zbHalf_, RoundMode::CAST_NONE, s);
+        } else {
+            Duplicate(zbI, g.zb, s);
+        }
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < t.m; ++i) {
+            Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
+        }
+        if (t.bZpKind == kQmmParamVector) {
+            Cast(zbI, bF32_, RoundMode::CAST_RINT, s);  // exact integers
+        }
+        PipeBarrier<PIPE_V>();
+        Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers
+        PipeBarrier<PIPE_V>();
+        // zb times the row's sum: the sum's block (block stride 0, repeat stride 0) against every 64 columns.
+        const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;
+        for (uint32_t i = 0; i < t.m; ++i) {
+            const LocalTensor<int32_t> sum = wideI[i * kQmmVdF32PerRepeat];
+            if (whole != 0) {
+                Mul(prod[i * s], zbI, sum, kQmmVdF32PerRepeat, static_cast<uint8_t>(whole / kQmmVdF32PerRepeat),
+                    BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+            }
+            if (whole != s) {
+                Mul(prod[i * s + whole], zbI[whole], sum, s - whole, 1, BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < t.m; ++i) {
+            Sub(acc_[i * t.cStride], acc_[i * t.cStride], prod[i * s], s);
         }
     }
 
@@ -536,17 +650,21 @@ private:
     GlobalTensor<int32_t> wsGm_;  // the slices' partial sums (vdSlices > 1)
     uint64_t aZpElems_ = 1, bZpElems_ = 1;
     TQue<QuePosition::VECIN, kQmmVdInSlots> bInQue_, aInQue_;
-    TBuf<TPosition::VECCALC> bHalfBuf_, bF32Buf_, sumsBuf_, aHalfBuf_, aF32Buf_, patternBuf_, accBuf_, zbBuf_;
+    TBuf<TPosition::VECCALC> bHalfBuf_, bF32Buf_, sumsBuf_, aHalfBuf_, aF32Buf_, patternBuf_, accBuf_, zbBuf_, aSumBuf_;
     LocalTensor<half> bHalf_, aHalf_, zbHalf_;
     LocalTensor<float> bF32_, sums_, aF32_, pattern_;
+    // b's zero-point correction (Correct): per row of a, the lanes summing a - a_zp, their sum, the sum over 8
+    // blocks; ReduceSum's work block.
+    LocalTensor<float> aLanes_, aSum_, aSumWide_, aSumWork_;
     LocalTensor<int32_t> acc_;
     LocalTensor<uint8_t> zbIn_;
     uint64_t worker_ = 0, workers_ = 0;
     uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
-    uint32_t aStride_ = 0, slice_ = 0;
+    uint32_t aStride_ = 0, patternRow_ = 0, slice_ = 0;
     uint32_t kBegin_ = 0, kEnd_ = 0;  // the K rows of the groups being summed
-    Group ring_[kQmmVdInSlots];  // the group being summed and the ones the fetch cursor has cut ahead
+    Group ring_[kQmmVdRing];  // the group being summed and the ones the fetch cursor has cut ahead
     uint32_t made_ = 0, done_ = 0, fetchSlot_ = 0, fetchPanel_ = 0;
+    uint32_t fetchFirst_ = 0, fetchLast_ = 0;  // the panels of every group being summed
     bool fetchEnd_ = false;
     uint32_t summed_ = 0;  // panels in the float32 sums since their last flush
     event_t paramsFlag_ = static_cast<event_t>(0);  // b's scales of the group arrived (Epilogue)

@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <string>
 
+#include "../../op_kernel/aqo_qmm_layout.h"
+
 namespace aqo {
 namespace {
 
@@ -20,12 +22,12 @@ void WorkerUnits(const QLinearMatMulTiling& t, uint64_t worker, uint64_t* begin,
 
 // UB of the path for group width g (columns, a multiple of 32): the kernel's buffers in InitBuffer order.
 struct VectorDecodeUb {
-    uint32_t m, b, a, b_half, b_f32, a_half, a_f32, pattern, acc, zb;       // the products' buffers
+    uint32_t m, b, a, b_half, b_f32, a_half, a_f32, pattern, acc, zb, a_sum;  // the products' buffers
     uint32_t col_f32, row_f32, multiplier, half, y_out;                       // the requantization epilogue's
     uint64_t Total() const
     {
-        return 2ull * b + 2ull * a + b_half + (1ull + m) * b_f32 + a_half + a_f32 + pattern + acc + zb + col_f32 +
-               row_f32 + 2ull * multiplier + half + 2ull * y_out;
+        return 2ull * b + 2ull * a + b_half + (1ull + m) * b_f32 + a_half + a_f32 + pattern + acc + zb + a_sum +
+               col_f32 + row_f32 + 2ull * multiplier + half + 2ull * y_out;
     }
 };
 
@@ -40,9 +42,10 @@ VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t y_bytes, bool
     u.b_f32 = kp * g * 4;                               // the same in float32; per row of a its float32 sums
     u.a_half = m * ka * 2;
     u.a_f32 = m * ka * 4;
-    u.pattern = m * kp * 32;                            // a - a_zp, each value broadcast over a 32-byte block
+    u.pattern = m * static_cast<uint32_t>(AlignUp(kp, 8)) * 32;  // a - a_zp, each value over a 32-byte block (Brcb: 8)
     u.acc = m * g * 4;                                  // the int32 sums of a group
     u.zb = g * 3;                                       // b's zero points of a group: half, then the uint8 staging
+    u.a_sum = m * aqo_qmm_layout::kVdSumRowBytes + aqo_qmm_layout::kVdSumWorkBytes;  // sums of a - a_zp (b_zp's term)
     u.col_f32 = g * 4;
     u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * 4, 32));
     u.multiplier = m * g * 4;
@@ -119,14 +122,14 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     t.vdSlices = static_cast<uint32_t>(slices);
     const uint64_t ranges = workers / slices;
     const uint64_t most_cols = std::min<uint64_t>(CeilDiv(t.unitCount, ranges) * t.vdGranule, t.n);
-    // The widest group that fits (level-0 repeat strides of a float32 row: at most 255 blocks, so <= 2040 columns),
-    // with the most panel rows (a multiple of 8, Brcb's; of 32 without DataCopyPad, whose panels are whole blocks of
-    // a's rows; at least 16, and 4 per row of a: the slices' sums are read through b's panel buffer).
+    // The widest group that fits (a float32 row of a wide group goes one instruction per panel row, its 64-column
+    // pieces the iterations: at most 255 of them, so <= 16320 columns; kQmmVectorDecodeMaxGroup below that), with the
+    // most panel rows: even ones with DataCopyPad, whole blocks of a's rows (32) without; at least 4 per row of a (the
+    // slices' int32 sums, M rows of a group, are read through b's panel buffer) and 4 at all.
     const uint64_t ub_usable = soc.split_architecture ? (soc.ub_bytes > 128 ? soc.ub_bytes - 128 : 0)
                                                       : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
-    const uint32_t kp_step = pad ? 8u : 32u;
-    // At least 16 rows, and 4 per row of a: the slices' int32 sums (M rows of a group) are read through a panel buffer.
-    const uint32_t kp_least = static_cast<uint32_t>(AlignUp(std::max<uint32_t>(16, 4 * m), kp_step));
+    const uint32_t kp_step = pad ? 2u : 32u;
+    const uint32_t kp_least = static_cast<uint32_t>(AlignUp(std::max<uint32_t>(4, 4 * m), kp_step));
     // The most panel rows for a width: a binary search over the steps (UB grows with the rows): O(log) on the launch
     // path, which plans in microseconds.
     auto most_rows = [&](uint32_t g) -> uint32_t {
@@ -141,15 +144,21 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
         }
         return lo == 0 ? 0u : kp_least + (lo - 1) * kp_step;
     };
-    uint32_t g = static_cast<uint32_t>(std::min<uint64_t>(AlignUp(most_cols, 32), 2016));
-    uint32_t kp = 0;
-    for (; g >= 32; g -= 32) {
-        kp = most_rows(g);
-        if (kp != 0) {
-            break;
+    // The widest group (a multiple of 32 columns) whose least panel rows fit: UB grows with the width, so a binary
+    // search over the widths too.
+    const uint32_t widest = static_cast<uint32_t>(std::min<uint64_t>(AlignUp(most_cols, 32), kQmmVectorDecodeMaxGroup));
+    uint32_t g = 0;
+    for (uint32_t lo = 1, hi = widest / 32; lo <= hi;) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (UbFor(m, mid * 32, kp_least, y_bytes, pad).Total() <= ub_usable) {
+            g = mid * 32;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
         }
     }
-    if (g < 32) {
+    const uint32_t kp = g == 0 ? 0u : most_rows(g);
+    if (kp == 0) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the vector decode path",
                      ">= " + Str(UbFor(m, 32, kp_least, y_bytes, pad).Total()) + " bytes",
                      Str(soc.ub_bytes) + " bytes", "use the SoC's real UB size (ub_size=None)");
@@ -204,11 +213,22 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     const struct {
         const char* name;
         uint32_t bytes, slots;
-    } ub[] = {{"b_in", u.b, 2},          {"a_in", u.a, 2},         {"b_half", u.b_half, 1},
-              {"b_f32", u.b_f32, 1},     {"sums_f32", u.m * u.b_f32, 1}, {"a_half", u.a_half, 1},
-              {"a_f32", u.a_f32, 1},     {"a_pattern", u.pattern, 1}, {"acc_i32", u.acc, 1},
-              {"zb", u.zb, 1},           {"b_scale_f32", u.col_f32, 1}, {"a_scale_f32", u.row_f32, 1},
-              {"multiplier_f32", u.multiplier, 1}, {"y_scale_f32", u.multiplier, 1}, {"half", u.half, 1},
+    } ub[] = {{"b_in", u.b, 2},
+              {"a_in", u.a, 2},
+              {"b_half", u.b_half, 1},
+              {"b_f32", u.b_f32, 1},
+              {"sums_f32", u.m * u.b_f32, 1},
+              {"a_half", u.a_half, 1},
+              {"a_f32", u.a_f32, 1},
+              {"a_pattern", u.pattern, 1},
+              {"acc_i32", u.acc, 1},
+              {"zb", u.zb, 1},
+              {"a_sums", u.a_sum, 1},
+              {"b_scale_f32", u.col_f32, 1},
+              {"a_scale_f32", u.row_f32, 1},
+              {"multiplier_f32", u.multiplier, 1},
+              {"y_scale_f32", u.multiplier, 1},
+              {"half", u.half, 1},
               {"y_out", u.y_out, 2}};
     uint32_t o = 0;
     for (const auto& x : ub) {

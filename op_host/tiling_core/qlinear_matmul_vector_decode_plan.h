@@ -32,11 +32,16 @@ constexpr uint32_t kQmmVectorDecodeMaxM = 6;
 // b rows per panel at most (UB decides below it).
 constexpr uint32_t kQmmVectorDecodePanelK = 128;
 // Columns a worker's range should have at least where K slices allow it: each panel row is one DMA burst, whose
-// fixed cost (the timeline's dma_burst_cycles) would otherwise dominate its bytes (decode: N / workers columns).
-constexpr uint64_t kQmmVectorDecodeMinBurst = 512;
+// fixed cost (the timeline's dma_burst_cycles) would otherwise weigh on its bytes (decode: N / workers columns; 2048
+// bytes move in about 128 cycles at a decode step's share of the GM bandwidth, against 8 of set-up).
+constexpr uint64_t kQmmVectorDecodeMinBurst = 2048;
 // The slices' partial sums go through the workspace (written and read once: 8 bytes per slice, row of a and column);
-// K slices are kept to at most 1/400 of b's bytes per row of a (2% of the traffic at most).
-constexpr uint64_t kQmmVectorDecodeSliceK = 400;
+// K slices are kept to at most 1/256 of b's rows per row of a (3.1% of b's bytes at most; with the zero points each
+// slice's worker reads for its columns, a decode step stays within 1.05x of the minimum traffic).
+constexpr uint64_t kQmmVectorDecodeSliceK = 256;
+// Columns of a group at most: a wide group's float32 rows go one MulAddDst per panel row, whose 64-column pieces are
+// the iterations (255 at most); UB limits it well below that.
+constexpr uint64_t kQmmVectorDecodeMaxGroup = 8192;
 // K at most: 33025 * 255 * 255 = 2147450625 < 2^31 (the int32 sums never wrap).
 constexpr uint64_t kQmmVectorDecodeMaxK = 33025;
 
