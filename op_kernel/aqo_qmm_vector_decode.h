@@ -178,7 +178,7 @@ private:
     {
         kBegin_ = k0;
         kEnd_ = k1;
-        const uint32_t p0 = 0, p1 = (k1 - k0 + t_->vdPanelK - 1) / t_->vdPanelK;
+        const uint32_t p0 = 0, p1 = PanelCount();
         u_ = u0;
         uEnd_ = u1;
         made_ = done_ = 0;
@@ -298,14 +298,21 @@ private:
         g->correct = t.bZpKind == kQmmParamVector || g->zb != 0;
     }
 
+    // The panels of K rows [kBegin_, kEnd_): vdPanelK rows each, the last one the rest.
+    __aicore__ inline uint32_t PanelCount() const { return (kEnd_ - kBegin_ + t_->vdPanelK - 1) / t_->vdPanelK; }
+
+    __aicore__ inline uint32_t PanelRow(uint32_t p) const { return kBegin_ + p * t_->vdPanelK; }
+
+    __aicore__ inline uint32_t PanelRows(uint32_t p) const { return QmmMin(t_->vdPanelK, kEnd_ - PanelRow(p)); }
+
     // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and the
     // same K range of a's M rows (rows aStride_ = vdPanelK rounded up to 32 bytes apart).
     __aicore__ inline void CopyIn(const Group& g, uint32_t p)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
-        const uint32_t k0 = kBegin_ + p * t.vdPanelK;
-        const uint32_t kr = QmmMin(t.vdPanelK, kEnd_ - k0);
+        const uint32_t k0 = PanelRow(p);
+        const uint32_t kr = PanelRows(p);
         const uint64_t bSrc = (c.bj * t.k + k0) * t.n + c.n0;
         const uint64_t aSrc = c.ai * t.m * t.k + k0;
         LocalTensor<uint8_t> bIn = bInQue_.template AllocTensor<uint8_t>();
@@ -367,7 +374,7 @@ private:
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
-        const uint32_t kr = QmmMin(t.vdPanelK, kEnd_ - (kBegin_ + p * t.vdPanelK));
+        const uint32_t kr = PanelRows(p);
         const uint32_t elems = kr * s;
         LocalTensor<uint8_t> bIn = bInQue_.template DeQue<uint8_t>();
         LocalTensor<AT> aIn = aInQue_.template DeQue<AT>();
@@ -413,8 +420,9 @@ private:
         // groups: a row stride beyond the 255 blocks of a repeat stride, or fewer instructions). Either way every sum
         // takes exactly the same product, so the two give the same bits.
         const bool rowForm = RowForm(s, kr);
-        const uint8_t rowBlocks = static_cast<uint8_t>(rowForm ? 0 : s * sizeof(float) / kBlockBytes);
-        const uint8_t sumBlocks = static_cast<uint8_t>(rowForm ? 0 : t.cStride * sizeof(float) / kBlockBytes);
+        const uint32_t rowStride = s * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;  // in 32-byte blocks
+        const uint32_t sumStride = t.cStride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
+        const bool stridesFit = rowStride <= 255 && sumStride <= 255;
         const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;  // s is a multiple of 32
         for (uint32_t i = 0; i < t.m; ++i) {
             const LocalTensor<float> a = pattern_[i * patternRow_];
@@ -428,17 +436,21 @@ private:
                                   BinaryRepeatParams(1, 1, 0, kQmmVdF32PerRepeat / kQmmVdF32PerBlock,
                                                      kQmmVdF32PerRepeat / kQmmVdF32PerBlock, 0));
                     }
-                    if (whole != s) {
+                    if (whole != s && !stridesFit) {
                         MulAddDst(sums[k * t.cStride + whole], bF32_[k * s + whole], ak, s - whole, 1,
                                   BinaryRepeatParams(1, 1, 0, 0, 0, 0));
                     }
                 }
-                continue;
+                if (whole == s || !stridesFit) {
+                    continue;
+                }
             }
-            for (uint32_t j = 0; j < s; j += kQmmVdF32PerRepeat) {
+            // The column form (iteration k: panel row k), for every 64 columns or the row form's 32-column tail.
+            for (uint32_t j = rowForm ? whole : 0; j < s; j += kQmmVdF32PerRepeat) {
                 const uint32_t mask = QmmMin(kQmmVdF32PerRepeat, s - j);
                 MulAddDst(sums[j], bF32_[j], a, mask, static_cast<uint8_t>(kr),
-                          BinaryRepeatParams(1, 1, 0, sumBlocks, rowBlocks, 1));
+                          BinaryRepeatParams(1, 1, 0, static_cast<uint8_t>(sumStride), static_cast<uint8_t>(rowStride),
+                                             1));
             }
         }
         if (++summed_ == kQmmVdMaxPanelSums) {
@@ -447,13 +459,14 @@ private:
     }
 
     // Whether a panel's products (kr rows of s float32 columns) go one MulAddDst per panel row (iterations along the
-    // row) rather than one per 64 columns (iterations down the rows): when a row's 32-byte blocks would not fit a
-    // repeat stride's 255, or when it takes fewer instructions.
-    __aicore__ static inline bool RowForm(uint32_t s, uint32_t kr)
+    // row) rather than one per 64 columns (iterations down the rows): when the sums' row stride (cStride >= s) would
+    // not fit a repeat stride's 255 blocks, or when it takes fewer instructions (a 32-column tail then goes in the
+    // column form, one instruction for all rows).
+    __aicore__ inline bool RowForm(uint32_t s, uint32_t kr) const
     {
-        const uint32_t rowBlocks = s * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
+        const uint32_t sumStride = t_->cStride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
         const uint32_t pieces = (s + kQmmVdF32PerRepeat - 1) / kQmmVdF32PerRepeat;
-        return rowBlocks > 255 || kr * (s % kQmmVdF32PerRepeat != 0 ? 2u : 1u) < pieces;
+        return sumStride > 255 || kr + (s % kQmmVdF32PerRepeat != 0 ? 1u : 0u) < pieces;
     }
 
     // The float32 sums to 0 (each element sums one product of each panel since the last flush).

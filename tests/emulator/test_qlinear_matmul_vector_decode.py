@@ -131,23 +131,27 @@ def test_six_rows_in_k_slices(soc):
 def test_wide_groups_of_few_panel_rows(soc, zps, b_param):
     # Few workers, so that a group is wider than a float32 row's repeat stride (2040 columns: one MulAddDst per panel
     # row, its 64-column pieces the iterations, a 32-column tail) with a panel of rows not a multiple of 8 (a's
-    # pattern rows a whole Brcb repeat apart); and K slices of wide column ranges. b's zero point is subtracted once
+    # pattern rows a whole Brcb repeat apart); a narrower group of few rows in the row form, its 32-column tail in one
+    # column-form instruction; and K slices of wide column ranges. b's zero point is subtracted once
     # a group (zb * sum(a - a_zp)); per tensor, per column, or 0.
     rng = np.random.default_rng(21)
     cases = [((1, 256), (256, 4160), 1), ((2, 1, 64), (2, 64, 4160), 1), ((1, 1024), (1024, 2080), 2),
-             ((3, 224), (224, 4128), 1)]
-    wide = False
+             ((3, 224), (224, 4128), 1), ((1, 256), (256, 2752), 1)]
+    wide = tail = False
     for a_shape, b_shape, cores in cases:
         t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
                                        b_param=b_param, core_num=cores).tiling
         assert t["tiling_key"] == VECTOR_DECODE
         wide = wide or (t["cStride"] > 2040 and t["vdPanelK"] % 8 != 0)
+        # A row-form group within the repeat stride: its 32-column tail goes in one column-form instruction.
+        g = t["cStride"]
+        tail = tail or (g <= 2040 and g % 64 == 32 and t["vdPanelK"] + 1 < g // 64)
         args = _operands(rng, a_shape, b_shape, "uint8", "tensor", b_param, zps)
         full = args + (np.float32(0.7), np.int8(3))
         y = eq.qlinear_matmul(*full, soc=soc, core_num=cores)
         np.testing.assert_array_equal(y, golden.qlinear_matmul(*full))
     # 310p's panels are whole 32-row blocks without DataCopyPad: its groups stay narrow.
-    assert wide == (soc != "ascend310p")
+    assert wide == tail == (soc != "ascend310p")
 
 
 @pytest.mark.parametrize("soc", SOCS)
