@@ -136,7 +136,8 @@ def test_wide_groups_of_few_panel_rows(soc, zps, b_param):
     # a group (zb * sum(a - a_zp)); per tensor, per column, or 0.
     rng = np.random.default_rng(21)
     cases = [((1, 256), (256, 4160), 1), ((2, 1, 64), (2, 64, 4160), 1), ((1, 1024), (1024, 2080), 2),
-             ((3, 224), (224, 4128), 1), ((1, 256), (256, 2752), 1)]
+             ((3, 224), (224, 4128), 1), ((1, 256), (256, 2752), 1),
+             ((1, 256), (256, 5472), 1)]  # a wide group, then one of 16 columns: more panel rows than pieces
     wide = tail = False
     for a_shape, b_shape, cores in cases:
         t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
