@@ -517,8 +517,8 @@ private:
     // The panels multiplied b as it is; here each row's sum of a - za (its lanes: float32 integers, exact in any
     // order while K * 255 < 2^24) is broadcast, converted to int32 and times zb (int32: |zb * sum| <= 255 * 255 * K
     // < 2^31), then subtracted from the row's int32 sums. Every step is exact, so the sums are the golden's whatever
-    // the unit's rounding. Scratch: zb in float32 in bF32_'s first row, in int32 in bHalf_, the products in bF32_
-    // from its second row on (kp >= 4 M rows: room for them).
+    // the unit's rounding. Scratch: zb in int32 in bHalf_, the products in bF32_ from its second row on (kp >= 4 M
+    // rows: room for them).
     __aicore__ inline void Correct(const Group& g)
     {
         const TD& t = *t_;
@@ -535,16 +535,13 @@ private:
             ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * lanes], aSumWork_, static_cast<int32_t>(lanes));
         }
         if (t.bZpKind == kQmmParamVector) {
-            Cast(bF32_, zbHalf_, RoundMode::CAST_NONE, s);
+            Cast(zbI, zbHalf_, RoundMode::CAST_RINT, s);  // exact integers
         } else {
-            Duplicate(zbI, g.zb, s);
+            Duplicate(zbI, g.zb, static_cast<int32_t>(s));
         }
         PipeBarrier<PIPE_V>();
         for (uint32_t i = 0; i < t.m; ++i) {
             Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
-        }
-        if (t.bZpKind == kQmmParamVector) {
-            Cast(zbI, bF32_, RoundMode::CAST_RINT, s);  // exact integers
         }
         PipeBarrier<PIPE_V>();
         Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers

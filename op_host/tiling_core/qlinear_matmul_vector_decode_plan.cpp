@@ -313,7 +313,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                       "mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
                       Str(t.cStride) + " columns; a float32 sum per panel row takes one product a panel for at most "
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
-                      Str(kQmmVectorDecodeMaxK) + ": below 2^31)");
+                      Str(kQmmVectorDecodeMaxK) + ": below 2^31); b's zero point once a group, b_zp times the sum of "
+                      "a - a_zp subtracted in int32");
     if (t.vdSlices > 1) {
         e.notes.push_back("K in " + Str(t.vdSlices) + " slices: each worker sums one slice of a column range into the "
                           "workspace, a SyncAll, then each worker adds the slices of its columns");

@@ -11,9 +11,11 @@
 // where N / workers columns would make short DMA bursts, K is cut into vdSlices slices too: worker w sums slice
 // w % vdSlices of its column range w / vdSlices (an even share of K rows) into the workspace ([vdSlices, M, N] int32),
 // a SyncAll, then every worker sums the slices of its own columns (units split over all workers) and requantizes.
-// Exactness: (a - a_zp) and (b - b_zp) are integers in [-255, 255]; a float32 sum takes one product per panel for
-// at most 256 panels (256 * 255 * 255 < 2^24), then goes to int32, where the rows and panels are summed (below 2^31:
-// K <= kQmmVectorDecodeMaxK), so no step rounds or wraps, whatever the unit's rounding mode.
+// Exactness: (a - a_zp) is an integer in [-255, 255] and b one in [0, 255]; a float32 sum takes one product per
+// panel for at most 256 panels (256 * 255 * 255 < 2^24), then goes to int32, where the rows and panels are summed;
+// b's zero point is applied once a group in int32, as b_zp times the sum of a - a_zp (a float32 integer below
+// 255 K < 2^24); every int32 value stays below 2^31 (K <= kQmmVectorDecodeMaxK), so no step rounds or wraps,
+// whatever the unit's rounding mode.
 //
 // C++11: included by qlinear_matmul_plan.cpp only.
 #ifndef AQO_TILING_CORE_QLINEAR_MATMUL_VECTOR_DECODE_PLAN_H

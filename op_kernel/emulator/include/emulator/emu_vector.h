@@ -449,17 +449,23 @@ AQO_EMU_SCALAR(Mins, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_li
                       a < b ? a : b))
 #undef AQO_EMU_SCALAR
 
-template <typename T, typename U>
-void Duplicate(const LocalTensor<T>& dst, const U& scalar, uint32_t count, AQO_EMU_SRC)
+// The 8.1 headers' Duplicate takes the scalar as const T& (kernel_operator_vec_duplicate_intf.h): T is deduced from
+// both arguments, so a scalar of another type (Duplicate(floatTensor, 0, n)) does not compile there, nor here.
+template <typename T>
+void Duplicate(const LocalTensor<T>& dst, const T& scalar, int32_t count, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     aqo_emu::CheckApiType<T, half, bfloat16_t, int16_t, uint16_t, int32_t, uint32_t, float>(
         c, aqo_file, aqo_line, "Duplicate", "half, bfloat16, int16, uint16, int32, uint32, float");
-    aqo_emu::CheckVecOperand(c, dst, count, aqo_file, aqo_line, "Duplicate", "dst");
-    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), count, aqo_file, aqo_line, "Duplicate");
-    aqo_emu::UbWrite(c, dst.byte_, uint64_t{count} * sizeof(T), "dst");
-    const T v = static_cast<T>(scalar);
-    for (uint64_t i = 0; i < count; ++i) {
+    if (count <= 0) {
+        aqo_emu::Fail(aqo_file, aqo_line, "Duplicate: count must be positive, got " + std::to_string(count));
+    }
+    const uint32_t n = static_cast<uint32_t>(count);
+    aqo_emu::CheckVecOperand(c, dst, n, aqo_file, aqo_line, "Duplicate", "dst");
+    aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecElementwise, sizeof(T), n, aqo_file, aqo_line, "Duplicate");
+    aqo_emu::UbWrite(c, dst.byte_, uint64_t{n} * sizeof(T), "dst");
+    const T v = scalar;
+    for (uint64_t i = 0; i < n; ++i) {
         aqo_emu::StoreUb<T>(c, dst.byte_ + i * sizeof(T), v);
     }
     c.stats->vector_ops++;

@@ -1,0 +1,39 @@
+"""The emulated AscendC API's signatures are as strict as the CANN 8.1.RC1 headers': a call the device compiler would
+reject (a template argument the headers' declaration cannot deduce) does not compile against the emulator either, so
+a kernel that builds and passes here cannot fail the device build on a type the emulator let through. Each case is a
+pair: the call as the headers accept it compiles, the rejected form does not."""
+from __future__ import annotations
+
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+CXX = shutil.which("c++") or shutil.which("g++")
+
+# (name, declaration in the 8.1 headers, accepted call, rejected call); `t` is a LocalTensor<float>.
+CASES = [
+    ("duplicate_scalar_type",
+     "Duplicate(const LocalTensor<T>&, const T& scalarValue, const int32_t& calCount) "
+     "(interface/kernel_operator_vec_duplicate_intf.h): the scalar's type is T",
+     "Duplicate(t, 0.0f, 64);", "Duplicate(t, 0, 64);"),
+]
+
+
+def _compiles(tmp_path, body: str) -> subprocess.CompletedProcess:
+    src = tmp_path / "call.cpp"
+    src.write_text('#include "kernel_operator.h"\nusing namespace AscendC;\n'
+                   f"void F(const LocalTensor<float>& t) {{ {body} }}\n")
+    return subprocess.run([CXX, "-std=c++17", "-fsyntax-only", f"-I{ROOT / 'op_kernel/emulator/include'}",
+                           f"-I{ROOT / 'op_kernel'}", str(src)], capture_output=True, text=True)
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
+@pytest.mark.parametrize("name,declaration,accepted,rejected", CASES, ids=[c[0] for c in CASES])
+def test_a_call_the_headers_reject_does_not_compile(tmp_path, name, declaration, accepted, rejected):
+    ok = _compiles(tmp_path, accepted)
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    bad = _compiles(tmp_path, rejected)
+    assert bad.returncode != 0, f"{rejected} compiles against the emulator; the headers declare {declaration}"
