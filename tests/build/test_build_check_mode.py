@@ -32,6 +32,9 @@ inline void PadCopy() {}
 #if defined(__DAV_C220_VEC__)
 inline void VectorOnly() {}
 #endif
+// Like an impl header instantiated with a type its intrinsics do not take (the 950's 8-bit floats on dav_c220).
+inline void Intrinsic(float*) {}
+template <typename T> inline void Convert(T* p) { Intrinsic(p); }
 }
 """
 
@@ -91,13 +94,42 @@ extern "C" __global__ __aicore__ void good(GM_ADDR x) { AscendC::Supported(); }
 """
 
 
-def test_clean_kernel_passes_every_pass_and_910_95_is_reported_not_checkable(tmp_path, toolkit):
+def test_clean_kernel_passes_every_pass_including_910_95_signatures(tmp_path, toolkit):
     kernel = source(tmp_path, "op_kernel/good.cpp", GOOD_KERNEL)
     rc, out, err = check("--toolkit", toolkit, kernel)
     assert rc == 0, out + err
     assert verdicts(out) == {"ascend910b/cpu-debug": "PASS", "ascend910b/aiv": "PASS", "ascend310p/aicore": "PASS",
-                             "ascend910_95": "NOT-CHECKABLE"}
-    assert "3 passed, 0 failed, 1 not checkable (ascend910_95)" in out
+                             "ascend910_95/signatures": "PASS"}
+    assert "4 passed, 0 failed, 0 not checkable (none)" in out
+
+
+# ascend910_95's pass: its code paths (__DAV_C310__) against the 8.1 signatures, the 8-bit float types stood in for.
+C310_KERNEL = """\
+#include "kernel_operator.h"
+extern "C" __global__ __aicore__ void k(GM_ADDR x)
+{{
+#if defined(__DAV_C310__)
+    {call}
+#endif
+}}
+"""
+
+
+@pytest.mark.parametrize("call, ok", [
+    ("AscendC::Supported();", True),
+    ("AscendC::NoSuchApi();", False),                       # an error in the 950-only code: the pass fails
+    ("fp8_e4m3fn_t* p = nullptr; AscendC::Convert(p);", True),  # the toolkit's own error for a stand-in type
+    ("int* p = nullptr; AscendC::Convert(p);", False),      # the same header error for another type is kept
+])
+def test_910_95_signatures_pass_checks_its_own_code_paths(tmp_path, toolkit, call, ok):
+    kernel = source(tmp_path, "op_kernel/k.cpp", C310_KERNEL.format(call=call))
+    rc, out, _ = check("--toolkit", toolkit, kernel)
+    expected = {"ascend910b/cpu-debug": "PASS", "ascend910b/aiv": "PASS", "ascend310p/aicore": "PASS",
+                "ascend910_95/signatures": "PASS" if ok else "FAIL"}
+    assert verdicts(out) == expected, out
+    assert rc == (0 if ok else 1)
+    if "fp8" in call:
+        assert "error(s) in the toolkit's dav_c220 headers for the stand-in 8-bit float types ignored" in out
 
 
 def test_api_unsupported_on_310p_fails_only_the_310p_pass(tmp_path, toolkit):
@@ -108,7 +140,7 @@ def test_api_unsupported_on_310p_fails_only_the_310p_pass(tmp_path, toolkit):
     rc, out, _ = check("--toolkit", toolkit, kernel)
     assert rc == 1
     assert verdicts(out) == {"ascend910b/cpu-debug": "PASS", "ascend910b/aiv": "PASS", "ascend310p/aicore": "FAIL",
-                             "ascend910_95": "NOT-CHECKABLE"}
+                             "ascend910_95/signatures": "PASS"}
     assert "error(unsupported-on-SoC)" in out and "PadCopy is an unsupported API on current device" in out
 
 

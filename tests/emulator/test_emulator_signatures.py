@@ -19,6 +19,22 @@ CASES = [
      "Duplicate(const LocalTensor<T>&, const T& scalarValue, const int32_t& calCount) "
      "(interface/kernel_operator_vec_duplicate_intf.h): the scalar's type is T",
      "Duplicate(t, 0.0f, 64);", "Duplicate(t, 0, 64);"),
+    ("adds_scalar_type",
+     "Adds(dst, src, const T& scalarValue, const int32_t& calCount), or a U with enable_if<IsSameType<PrimT<T>, U>> "
+     "(interface/kernel_operator_vec_binary_scalar_intf.h)",
+     "Adds(t, t, 0.5f, 64);", "Adds(t, t, 0.5, 64);"),
+    ("muls_scalar_type", "Muls: as Adds", "Muls(t, t, 2.0f, 64);", "Muls(t, t, 2, 64);"),
+    ("maxs_scalar_type", "Maxs: as Adds", "Maxs(t, t, 0.0f, 64);", "Maxs(t, t, 0, 64);"),
+    ("mins_scalar_type", "Mins: as Adds", "Mins(t, t, 1.0f, 64);", "Mins(t, t, 1.0, 64);"),
+    ("compare_scalar_type",
+     "CompareScalar(dst, const LocalTensor<T>& src0, const T src1Scalar, CMPMODE, uint32_t) "
+     "(interface/kernel_operator_vec_cmpsel_intf.h)",
+     "CompareScalar(t.ReinterpretCast<uint8_t>(), t, 1.0f, CMPMODE::LT, 64);",
+     "CompareScalar(t.ReinterpretCast<uint8_t>(), t, 1, CMPMODE::LT, 64);"),
+    ("select_scalar_type",
+     "Select(dst, selMask, src0, T src1Local, SELMODE, uint32_t) (interface/kernel_operator_vec_cmpsel_intf.h)",
+     "Select(t, t.ReinterpretCast<uint8_t>(), t, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);",
+     "Select(t, t.ReinterpretCast<uint8_t>(), t, 0, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);"),
 ]
 
 

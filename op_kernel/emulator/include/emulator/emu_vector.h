@@ -430,14 +430,15 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
     emu_detail::BitwiseOp(dst, src0, src1, count, [](T a, T b) { return a | b; }, aqo_file, aqo_line, "Or");
 }
 
-// Scalar forms: the scalar is converted to the operand type first (the instruction takes a T scalar).
+// Scalar forms: the scalar has the operand type, as the 8.1 headers declare it (const T&, or a U constrained to be
+// T: kernel_operator_vec_binary_scalar_intf.h), so a scalar of another type does not compile here either.
 #define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
-    template <typename T, typename U>                                                                             \
-    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const U& scalar, uint32_t count, AQO_EMU_SRC) \
+    template <typename T>                                                                                         \
+    void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
         aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);   \
-        const double b = aqo_emu::ReadOperand(aqo_ctx, static_cast<T>(scalar));                                  \
+        const double b = aqo_emu::ReadOperand(aqo_ctx, scalar);                                                   \
         aqo_emu::UnaryOp(dst, src, count, [&](double a, uint64_t i) { (void)i; return EXPR; }, aqo_file,          \
                          aqo_line, #NAME);                                                                        \
     }
@@ -942,12 +943,13 @@ void Compare(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const LocalT
         mode, &src1, aqo_file, aqo_line, "Compare");
 }
 
-template <typename T, typename U, typename S>
-void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const S& scalar, CMPMODE mode,
+// The scalar is a T (the 8.1 headers: const T src1Scalar, T deduced from src0 and the scalar).
+template <typename T, typename U>
+void CompareScalar(const LocalTensor<U>& dst, const LocalTensor<T>& src0, const T scalar, CMPMODE mode,
                    uint32_t count, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-    const double b = aqo_emu::ReadOperand(c, static_cast<T>(scalar));
+    const double b = aqo_emu::ReadOperand(c, scalar);
     emu_detail::CompareInto(dst, src0, count, [&](uint64_t) { return b; }, mode,
                             static_cast<const LocalTensor<T>*>(nullptr), aqo_file, aqo_line, "CompareScalar");
 }
@@ -971,16 +973,16 @@ void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const Loca
         &src1, aqo_file, aqo_line, "Select");
 }
 
-// Select(dst, mask, src0, scalar, VSEL_TENSOR_SCALAR_MODE, count): dst[i] = bit i ? src0[i] : scalar.
-template <typename T, typename U, typename S,
-          typename = typename std::enable_if<!std::is_same<S, LocalTensor<T>>::value>::type>
-void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, S scalar,
+// Select(dst, mask, src0, scalar, VSEL_TENSOR_SCALAR_MODE, count): dst[i] = bit i ? src0[i] : scalar. The scalar
+// is a T (the 8.1 headers: T src1Local, T deduced from dst, src0 and the scalar).
+template <typename T, typename U>
+void Select(const LocalTensor<T>& dst, const LocalTensor<U>& selMask, const LocalTensor<T>& src0, T scalar,
             SELMODE mode, uint32_t count, AQO_EMU_SRC)
 {
     if (mode != SELMODE::VSEL_TENSOR_SCALAR_MODE) {
         aqo_emu::Fail(aqo_file, aqo_line, "Select with a scalar needs SELMODE::VSEL_TENSOR_SCALAR_MODE");
     }
-    const T v = static_cast<T>(scalar);
+    const T v = scalar;
     emu_detail::SelectInto(
         dst, selMask, src0, count,
         [&](uint64_t, bool* ok) {
