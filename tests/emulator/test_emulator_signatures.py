@@ -31,6 +31,11 @@ CASES = [
      "(interface/kernel_operator_vec_cmpsel_intf.h)",
      "CompareScalar(t.ReinterpretCast<uint8_t>(), t, 1.0f, CMPMODE::LT, 64);",
      "CompareScalar(t.ReinterpretCast<uint8_t>(), t, 1, CMPMODE::LT, 64);"),
+    ("extra_argument",
+     "Duplicate's forms take (scalar, calCount) or (scalar, mask, repeatTimes, dstBlockStride, dstRepeatStride) "
+     "(interface/kernel_operator_vec_duplicate_intf.h); the emulator's hidden caller file / line arguments must not "
+     "absorb an extra literal",
+     "Duplicate(t, 0.0f, 64);", "Duplicate(t, 0.0f, 64, 0);"),
     ("select_scalar_type",
      "Select(dst, selMask, src0, T src1Local, SELMODE, uint32_t) (interface/kernel_operator_vec_cmpsel_intf.h)",
      "Select(t, t.ReinterpretCast<uint8_t>(), t, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);",

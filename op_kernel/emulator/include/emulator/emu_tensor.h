@@ -15,7 +15,19 @@
 #include "emulator/emu_order.h"
 #include "emulator/emu_types.h"
 
-#define AQO_EMU_SRC const char *aqo_file = __builtin_FILE(), int aqo_line = __builtin_LINE()
+namespace aqo_emu {
+// The caller's file as the API's hidden defaulted argument: a type of its own with an explicit constructor, so that an
+// extra argument a kernel passes by mistake (a literal 0, a string) does not compile as the file name, as it would not
+// against the headers (ReduceMax(d, s, w, 64, 1, 0) is another overload there). It reads as the name it holds.
+struct CallerFile {
+    explicit CallerFile(const char* f) : name(f) {}
+    operator const char*() const { return name; }
+    const char* name;
+};
+}  // namespace aqo_emu
+
+#define AQO_EMU_SRC \
+    aqo_emu::CallerFile aqo_file = aqo_emu::CallerFile(__builtin_FILE()), int aqo_line = __builtin_LINE()
 
 // The hardware pipes (a compiler enum in bisheng).
 enum pipe_t : int { PIPE_S = 0, PIPE_V, PIPE_M, PIPE_MTE1, PIPE_MTE2, PIPE_MTE3, PIPE_ALL, PIPE_MTE4, PIPE_MTE5,

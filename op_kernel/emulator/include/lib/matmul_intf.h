@@ -997,7 +997,7 @@ private:
         if (addr == nullptr || bytes == 0) {
             aqo_emu::Fail(file, line, "Matmul::SetWorkspace: no workspace (null address or 0 bytes)");
         }
-        workspace_.SetGlobalBuffer(reinterpret_cast<DstT*>(addr), bytes / sizeof(DstT), file, line);
+        workspace_.SetGlobalBuffer(reinterpret_cast<DstT*>(addr), bytes / sizeof(DstT), aqo_emu::CallerFile(file), line);
         workspace_.Region(c, file, line, "Matmul::SetWorkspace");
         ws_set_ = true;
     }
@@ -1029,7 +1029,7 @@ private:
             aqo_emu::CubeRequestWait(c, iter_requests_[r].handle, file, line);  // ordering: the core waits here
         }
         GlobalTensor<DstT> block = workspace_[iter_consumed_ * block_elems];
-        block.SetGlobalBuffer(workspace_.GetPhyAddr(iter_consumed_ * block_elems), block_elems, file, line);
+        block.SetGlobalBuffer(workspace_.GetPhyAddr(iter_consumed_ * block_elems), block_elems, aqo_emu::CallerFile(file), line);
         iter_consumed_++;
         if (iter_done_ && iter_consumed_ >= iter_blocks_.size()) {
             iter_active_ = false;
@@ -1465,7 +1465,7 @@ inline void AqoEmuRegistMatmul(const char* file, int line, TPipe* pipe, MM& mm, 
     if (pipe == nullptr) {
         aqo_emu::Fail(file, line, "REGIST_MATMUL_OBJ: no TPipe");
     }
-    mm.Init(tiling, pipe, file, line);
+    mm.Init(tiling, pipe, aqo_emu::CallerFile(file), line);
     AqoEmuRegistMatmul(file, line, pipe, rest...);
 }
 
