@@ -5,6 +5,7 @@ pair: the call as the headers accept it compiles, the rejected form does not."""
 from __future__ import annotations
 
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -36,6 +37,10 @@ CASES = [
      "(interface/kernel_operator_vec_duplicate_intf.h); the emulator's hidden caller file / line arguments must not "
      "absorb an extra literal",
      "Duplicate(t, 0.0f, 64);", "Duplicate(t, 0.0f, 64, 0);"),
+    ("global_set_value_const",
+     "GlobalTensor::SetValue(const uint64_t offset, PrimType value), not const (interface/kernel_tensor.h)",
+     "GlobalTensor<float> g; g.SetValue(0, 1.0f);",
+     "GlobalTensor<float> h; const GlobalTensor<float>& g = h; g.SetValue(0, 1.0f);"),
     ("select_scalar_type",
      "Select(dst, selMask, src0, T src1Local, SELMODE, uint32_t) (interface/kernel_operator_vec_cmpsel_intf.h)",
      "Select(t, t.ReinterpretCast<uint8_t>(), t, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);",
@@ -58,3 +63,17 @@ def test_a_call_the_headers_reject_does_not_compile(tmp_path, name, declaration,
     assert ok.returncode == 0, ok.stderr[-2000:]
     bad = _compiles(tmp_path, rejected)
     assert bad.returncode != 0, f"{rejected} compiles against the emulator; the headers declare {declaration}"
+
+
+def test_core_type_macros_are_used_only_as_the_device_allows():
+    # ASCEND_IS_AIV / ASCEND_IS_AIC / ASCEND_IS_NOT_*: on the device `constexpr(g_coreType == ...)`, valid only as
+    # `if ASCEND_IS_AIV {` (impl/utils/kernel_utils_macros.h); the CPU-debug headers and the emulator define an
+    # expression, so no compile check sees another use. A lint over the kernels' sources.
+    bad = []
+    for path in sorted((ROOT / "op_kernel").glob("*.[ch]*")):
+        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            code = line.split("//")[0]
+            for m in re.finditer(r"ASCEND_IS_[A-Z_]+", code):
+                if not re.search(r"\bif\s+" + re.escape(m.group(0)) + r"\s*\{", code):
+                    bad.append(f"{path.name}:{n}: {line.strip()}")
+    assert bad == [], bad

@@ -173,7 +173,9 @@ public:
         return v;
     }
 
-    template <typename V> void SetValue(uint64_t index, V value, AQO_EMU_SRC) const
+    // As the 8.1 headers declare it (interface/kernel_tensor.h): not const, the value a T (implicit conversions
+    // only).
+    void SetValue(uint64_t index, T value, AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         uint8_t* at = reinterpret_cast<uint8_t*>(ptr_ + index);
@@ -181,7 +183,7 @@ public:
         aqo_emu::CheckGmBounds(c, region, begin_, end_, at, sizeof(T), true, aqo_file, aqo_line,
                                "GlobalTensor::SetValue");
         aqo_emu::CheckGmElementAligned(c, region, at, sizeof(T), aqo_file, aqo_line, "GlobalTensor::SetValue");
-        const T v = static_cast<T>(value);
+        const T v = value;
         aqo_emu::Issue(c, aqo_emu::Pipe::kS, true, aqo_emu::InstrClass::kScalarGm, sizeof(T), 1, 0, aqo_file,
                        aqo_line, "GlobalTensor::SetValue");
         const uint64_t offset = static_cast<uint64_t>(at - (*c.gm)[region].base);
