@@ -433,7 +433,7 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
 // Scalar forms: the scalar has the operand type, as the 8.1 headers declare it (const T&, or a U constrained to be
 // T: kernel_operator_vec_binary_scalar_intf.h), so a scalar of another type does not compile here either.
 #define AQO_EMU_SCALAR(NAME, EXPR)                                                                                \
-    template <typename T>                                                                                         \
+    template <typename T, bool isSetMask = true>                                                                  \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
