@@ -40,6 +40,9 @@ constexpr uint32_t kQmmVdInSlots = 2;
 // Groups cut at once: the one being summed and, with one panel a group, the kQmmVdInSlots whose panels are fetched
 // ahead (group i in ring entry i % kQmmVdRing).
 constexpr uint32_t kQmmVdRing = kQmmVdInSlots + 1;
+// Correct's preparation steps (the sums of a - a_zp and b's zero points in int32, the sums broadcast, in int32, the
+// products), each after a barrier: they go beside the group's last flush.
+constexpr uint32_t kQmmVdCorrectPrepSteps = 4;
 // Panels whose products a float32 sum takes before it is flushed into the int32 sums: 256 * 255 * 255 = 16646400
 // < 2^24, so every float32 sum stays an exact integer.
 constexpr uint32_t kQmmVdMaxPanelSums = 256;
@@ -213,10 +216,9 @@ private:
                 Compute(g, p);  // sends the DMA of the panel kQmmVdInSlots ahead once this one's buffers are free
             }
             if (summed_ != 0) {
-                FlushSums(g, false);  // the next group clears the float32 sums at its start
-            }
-            if (g.correct) {
-                Correct(g);
+                FlushSums(g, false, g.correct);  // the next group clears the float32 sums at its start
+            } else if (g.correct) {
+                Correct(g);  // the sums were flushed at the group's last 256-panel mark (or it has no panels)
             }
             if (p0 >= p1) {
                 NextGroup(&ring_[made_ % kQmmVdRing]);  // no panels, no fetch cursor: the next group is cut here
@@ -482,31 +484,50 @@ private:
     // int32 (exact integers below 2^24: any rounding mode gives them) into bF32_'s bytes and summed there by halving
     // int32 Adds (the partial sums pass 2^24: float32 would round them; int32 stays exact below 2^31), then added to
     // the row's sums. The float32 sums are cleared when more panels of the group follow (`clear`).
-    __aicore__ inline void FlushSums(const Group& g, bool clear)
+    __aicore__ inline void FlushSums(const Group& g, bool clear, bool correct = false)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
         LocalTensor<int32_t> rows32 = bF32_.template ReinterpretCast<int32_t>();
+        // The float32 halvings of every row of a, one barrier each, with Correct's preparation beside them (its own
+        // buffers: independent instructions between the same barriers).
+        uint32_t rows = t.vdPanelK;
+        uint64_t bound = static_cast<uint64_t>(summed_) * kQmmVdMaxProduct;  // |every sum| at most
+        uint32_t prep = correct ? 0u : kQmmVdCorrectPrepSteps;
+        for (;;) {
+            const bool halve = rows > 1 && 2 * bound < kQmmVdF32Exact;
+            if (!halve && prep == kQmmVdCorrectPrepSteps) {
+                break;
+            }
+            PipeBarrier<PIPE_V>();
+            if (halve) {
+                const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
+                for (uint32_t i = 0; i < t.m; ++i) {
+                    const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
+                    Add(f, f, f[(rows - top) * t.cStride], top * t.cStride);
+                }
+                rows -= top;
+                bound *= 2;
+            }
+            if (prep != kQmmVdCorrectPrepSteps) {
+                CorrectStep(g, prep++);
+            }
+        }
         for (uint32_t i = 0; i < t.m; ++i) {
             const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
-            uint32_t rows = t.vdPanelK;
-            uint64_t bound = static_cast<uint64_t>(summed_) * kQmmVdMaxProduct;  // |every sum| at most
-            for (; rows > 1 && 2 * bound < kQmmVdF32Exact; bound *= 2) {
-                const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
-                PipeBarrier<PIPE_V>();
-                Add(f, f, f[(rows - top) * t.cStride], top * t.cStride);
-                rows -= top;
-            }
             PipeBarrier<PIPE_V>();  // bF32_ read by the last panel's products / the previous row's sums
             Cast(rows32, f, RoundMode::CAST_RINT, rows * t.cStride);
             PipeBarrier<PIPE_V>();
-            while (rows > 1) {
-                const uint32_t top = rows / 2;
-                Add(rows32, rows32, rows32[(rows - top) * t.cStride], top * t.cStride);
+            for (uint32_t r = rows; r > 1;) {
+                const uint32_t top = r / 2;
+                Add(rows32, rows32, rows32[(r - top) * t.cStride], top * t.cStride);
                 PipeBarrier<PIPE_V>();
-                rows -= top;
+                r -= top;
             }
             Add(acc_[i * t.cStride], acc_[i * t.cStride], rows32, s);
+        }
+        if (correct) {
+            CorrectFinish(g);
         }
         if (clear) {
             ClearFloatSums();
@@ -517,47 +538,66 @@ private:
     // The panels multiplied b as it is; here each row's sum of a - za (its lanes: float32 integers, exact in any
     // order while K * 255 < 2^24) is broadcast, converted to int32 and times zb (int32: |zb * sum| <= 255 * 255 * K
     // < 2^31), then subtracted from the row's int32 sums. Every step is exact, so the sums are the golden's whatever
-    // the unit's rounding. Scratch: zb in int32 in bHalf_, the products in bF32_ from its second row on (kp >= 4 M
-    // rows: room for them).
+    // the unit's rounding. The preparation (CorrectStep 0 .. kQmmVdCorrectPrepSteps - 1, a PipeBarrier<PIPE_V>
+    // before each) goes beside the group's last flush (FlushSums); scratch in bHalf_ only (zb in int32, then the
+    // product of each row of a: kp >= 4 M >= 2 (M + 1) rows of half give them room).
     __aicore__ inline void Correct(const Group& g)
+    {
+        for (uint32_t k = 0; k < kQmmVdCorrectPrepSteps; ++k) {
+            PipeBarrier<PIPE_V>();
+            CorrectStep(g, k);
+        }
+        CorrectFinish(g);
+    }
+
+    __aicore__ inline void CorrectStep(const Group& g, uint32_t k)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
-        const uint32_t lanes = aqo_qmm_layout::kVdSumLanes;
         LocalTensor<int32_t> zbI = bHalf_.template ReinterpretCast<int32_t>();
-        LocalTensor<int32_t> prod = bF32_.template ReinterpretCast<int32_t>()[s];
+        LocalTensor<int32_t> prod = zbI[s];
         LocalTensor<int32_t> wideI = aSumWide_.template ReinterpretCast<int32_t>();
-        PipeBarrier<PIPE_V>();  // the lanes' last Add, the flush's use of bF32_
-        for (uint32_t i = 0; i < t.m; ++i) {
-            if (i != 0) {
-                PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work block
+        if (k == 0) {
+            for (uint32_t i = 0; i < t.m; ++i) {
+                if (i != 0) {
+                    PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work block
+                }
+                ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * aqo_qmm_layout::kVdSumLanes], aSumWork_,
+                          static_cast<int32_t>(aqo_qmm_layout::kVdSumLanes));
             }
-            ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * lanes], aSumWork_, static_cast<int32_t>(lanes));
-        }
-        if (t.bZpKind == kQmmParamVector) {
-            Cast(zbI, zbHalf_, RoundMode::CAST_RINT, s);  // exact integers
+            if (t.bZpKind == kQmmParamVector) {
+                Cast(zbI, zbHalf_, RoundMode::CAST_RINT, s);  // exact integers
+            } else {
+                Duplicate(zbI, g.zb, static_cast<int32_t>(s));
+            }
+        } else if (k == 1) {
+            for (uint32_t i = 0; i < t.m; ++i) {
+                Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
+            }
+        } else if (k == 2) {
+            Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers
         } else {
-            Duplicate(zbI, g.zb, static_cast<int32_t>(s));
-        }
-        PipeBarrier<PIPE_V>();
-        for (uint32_t i = 0; i < t.m; ++i) {
-            Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
-        }
-        PipeBarrier<PIPE_V>();
-        Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers
-        PipeBarrier<PIPE_V>();
-        // zb times the row's sum: the sum's block (block stride 0, repeat stride 0) against every 64 columns.
-        const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;
-        for (uint32_t i = 0; i < t.m; ++i) {
-            const LocalTensor<int32_t> sum = wideI[i * kQmmVdF32PerRepeat];
-            if (whole != 0) {
-                Mul(prod[i * s], zbI, sum, kQmmVdF32PerRepeat, static_cast<uint8_t>(whole / kQmmVdF32PerRepeat),
-                    BinaryRepeatParams(1, 1, 0, 8, 8, 0));
-            }
-            if (whole != s) {
-                Mul(prod[i * s + whole], zbI[whole], sum, s - whole, 1, BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+            // zb times the row's sum: the sum's block (block stride 0, repeat stride 0) against every 64 columns.
+            const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;
+            for (uint32_t i = 0; i < t.m; ++i) {
+                const LocalTensor<int32_t> sum = wideI[i * kQmmVdF32PerRepeat];
+                if (whole != 0) {
+                    Mul(prod[i * s], zbI, sum, kQmmVdF32PerRepeat, static_cast<uint8_t>(whole / kQmmVdF32PerRepeat),
+                        BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+                }
+                if (whole != s) {
+                    Mul(prod[i * s + whole], zbI[whole], sum, s - whole, 1, BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+                }
             }
         }
+    }
+
+    // The products subtracted from the row's int32 sums (after the flush's last Add into them).
+    __aicore__ inline void CorrectFinish(const Group& g)
+    {
+        const TD& t = *t_;
+        const uint32_t s = g.stride;
+        LocalTensor<int32_t> prod = bHalf_.template ReinterpretCast<int32_t>()[s];
         PipeBarrier<PIPE_V>();
         for (uint32_t i = 0; i < t.m; ++i) {
             Sub(acc_[i * t.cStride], acc_[i * t.cStride], prod[i * s], s);

@@ -156,6 +156,20 @@ def test_wide_groups_of_few_panel_rows(soc, zps, b_param):
 
 
 @pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("b_param", ["tensor", "column"])
+def test_b_zero_point_when_the_last_flush_falls_on_the_groups_end(soc, b_param):
+    # 256 panels of 128 rows exactly (K = 32768, a batch: no K slices): the float32 sums are flushed at the 256th
+    # panel, so the group ends with nothing left to flush and b's zero point is applied on its own (Correct).
+    rng = np.random.default_rng(17)
+    a_shape, b_shape = (2, 1, 32768), (2, 32768, 32)
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
+                                   b_param=b_param).tiling
+    assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] == 1 and 32768 == 256 * t["vdPanelK"]
+    args = _operands(rng, a_shape, b_shape, "uint8", "tensor", b_param, "random")
+    _check(soc, args, y_scale=900.0, y_zp=0)
+
+
+@pytest.mark.parametrize("soc", SOCS)
 def test_exact_at_the_limits_of_the_panels_and_the_int32_sums(soc):
     # Every product at its extreme, (0 - 255) * (255 - 0) or 255 * 255: a panel of 128 rows sums to 8323200 < 2^24,
     # and K = 33024 rows sum to about +-2^31 (K <= 33025: no wrap). y = acc / 2^24 keeps y in range.
