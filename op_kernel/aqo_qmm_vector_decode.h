@@ -423,8 +423,8 @@ private:
         // takes exactly the same product, so the two give the same bits.
         const bool rowForm = RowForm(s, kr);
         const uint32_t rowStride = s * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;  // in 32-byte blocks
-        const uint32_t sumStride = t.cStride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
-        const bool stridesFit = rowStride <= 255 && sumStride <= 255;
+        const uint32_t sumStride = SumStride();
+        const bool stridesFit = sumStride <= 255;  // and so rowStride (s <= cStride)
         const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;  // s is a multiple of 32
         for (uint32_t i = 0; i < t.m; ++i) {
             const LocalTensor<float> a = pattern_[i * patternRow_];
@@ -466,9 +466,14 @@ private:
     // column form, one instruction for all rows).
     __aicore__ inline bool RowForm(uint32_t s, uint32_t kr) const
     {
-        const uint32_t sumStride = t_->cStride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
         const uint32_t pieces = (s + kQmmVdF32PerRepeat - 1) / kQmmVdF32PerRepeat;
-        return sumStride > 255 || kr + (s % kQmmVdF32PerRepeat != 0 ? 1u : 0u) < pieces;
+        return SumStride() > 255 || kr + (s % kQmmVdF32PerRepeat != 0 ? 1u : 0u) < pieces;
+    }
+
+    // The float32 sums' row stride in 32-byte blocks (cStride columns).
+    __aicore__ inline uint32_t SumStride() const
+    {
+        return t_->cStride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
     }
 
     // The float32 sums to 0 (each element sums one product of each panel since the last flush).
