@@ -134,10 +134,13 @@ public:
             Group g;
             bool have = NextGroup(&g);
             const uint64_t after = u_;
-            if (have) {
-                epi_.IssueColumns(g.call, g.call.n0, g.call.cols, paramsFlag_);
-            }
+            earlyColumns_ = have;  // issued by Groups behind the first panel's DMA
+            earlyCall_ = g.call;
             Groups(r0, r1, k0, k1, true);
+            if (earlyColumns_) {
+                epi_.IssueColumns(g.call, g.call.n0, g.call.cols, paramsFlag_);  // a slice without groups
+                earlyColumns_ = false;
+            }
             u_ = after;
             uEnd_ = u1;
             if (have) {
@@ -193,8 +196,17 @@ private:
         fetchEnd_ = p0 >= p1;  // a slice without panels: its sums are 0
         fetchFirst_ = p0;
         fetchLast_ = p1;
-        LoadZeroPoints(ring_[0]);  // ahead of the first panels, which the vector unit would otherwise wait for too
-        for (uint32_t d = 0; d < kQmmVdInSlots; ++d) {
+        // The first panel's DMA first (the stream is the critical path from the launch on), then, for a K slice,
+        // the epilogue's columns of this worker (needed only after the SyncAll, but their DMA waits for the vector
+        // unit's earlier work: none yet) and the first group's zero points (ahead of the next panels, which the
+        // vector unit would otherwise wait for too).
+        Fetch();
+        if (earlyColumns_) {
+            epi_.IssueColumns(earlyCall_, earlyCall_.n0, earlyCall_.cols, paramsFlag_);
+            earlyColumns_ = false;
+        }
+        LoadZeroPoints(ring_[0]);
+        for (uint32_t d = 1; d < kQmmVdInSlots; ++d) {
             Fetch();
         }
         while (done_ < made_) {
@@ -717,6 +729,8 @@ private:
     uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
     uint32_t aStride_ = 0, patternRow_ = 0, slice_ = 0;
     uint32_t kBegin_ = 0, kEnd_ = 0;  // the K rows of the groups being summed
+    QmmCall earlyCall_;          // the epilogue's first group of a K slice worker, its columns' DMA
+    bool earlyColumns_ = false;  // ... not issued yet (Groups issues it behind its first panel)
     Group ring_[kQmmVdRing];  // the group being summed and the ones the fetch cursor has cut ahead
     uint32_t made_ = 0, done_ = 0, fetchSlot_ = 0, fetchPanel_ = 0;
     uint32_t fetchFirst_ = 0, fetchLast_ = 0;  // the panels of every group being summed
