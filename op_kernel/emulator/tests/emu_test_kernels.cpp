@@ -373,7 +373,7 @@ inline void FaultCastNaNToInt(GM_ADDR, GM_ADDR, GM_ADDR)
     Cast(ti, t, RoundMode::CAST_RINT, 64);  // FAULT(cast_nan_to_int)
 }
 
-// half -> int8 of 200: out of range, overflow behaviour not documented (except in 310p saturation mode).
+// half -> int8 of 200: out of range, overflow behaviour not documented (ascend310p's saturation mode included).
 inline void FaultCastOutOfRange(GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;

@@ -744,16 +744,14 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             }
             const double lo = static_cast<double>(std::numeric_limits<D>::min());
             const double hi = static_cast<double>(std::numeric_limits<D>::max());
+            // Every SoC, ascend310p's saturation mode included: its documented saturation is of floating-point
+            // results; what a float -> integer conversion makes of a value beyond the integer type is not stated.
             if (r < lo || r > hi) {
-                if (c.soc.saturation_mode) {
-                    r = r < lo ? lo : hi;
-                } else {
-                    aqo_emu::Fail(aqo_file, aqo_line,
-                                  std::string("Cast ") + aqo_emu::ElemTypeName(aqo_emu::ElemTraits<S>::kId) + " -> " +
-                                      aqo_emu::ElemTypeName(aqo_emu::ElemTraits<D>::kId) + ": element " +
-                                      std::to_string(i) + " = " + std::to_string(v) +
-                                      " is out of range; overflow behaviour is not documented, clip first");
-                }
+                aqo_emu::Fail(aqo_file, aqo_line,
+                              std::string("Cast ") + aqo_emu::ElemTypeName(aqo_emu::ElemTraits<S>::kId) + " -> " +
+                                  aqo_emu::ElemTypeName(aqo_emu::ElemTraits<D>::kId) + ": element " +
+                                  std::to_string(i) + " = " + std::to_string(v) +
+                                  " is out of range; overflow behaviour is not documented, clip first");
             }
             aqo_emu::StoreUb<D>(c, d, static_cast<D>(r));
         }
