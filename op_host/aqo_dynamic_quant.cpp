@@ -123,9 +123,9 @@ static ge::graphStatus AqoDynamicQuantTilingFunc(gert::TilingContext* context)
     AqoDynamicQuantTilingData td;
     aqo::FillDynamicQuantTilingData(plan.tiling, &td);
     context->SetTilingKey(plan.tiling_key);
-    // The kernel needs no workspace of its own; the framework's system workspace is always reserved.
-    return aqo_host::SaveTiling(context, td, plan.block_dim,
-                                platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes);
+    // The kernel needs no workspace of its own; the system workspace is always reserved.
+    const uint64_t workspace = aqo_host::SystemWorkspace(platform, plan.system_workspace_bytes) + plan.workspace_bytes;
+    return aqo_host::SaveTiling(context, td, plan.block_dim, workspace);
 }
 
 }  // namespace optiling

@@ -148,9 +148,19 @@ inline bool OutputHasDType(gert::TilingContext* context, size_t index, aqo::DTyp
     return false;
 }
 
+// The system workspace to reserve before the kernel's own: the framework's figure (GetLibApiWorkSpaceSize, what a
+// TilingFunc adds) or, if larger, what the kernel's GetUserWorkspace skips on the device (the headers' fixed
+// RESERVED_WORKSPACE: the plan's system_workspace_bytes, from the SoC table). The two agree on the toolkit's devices;
+// the larger keeps the kernel's area clear of the system's whichever one the device reports.
+inline uint64_t SystemWorkspace(platform_ascendc::PlatformAscendC& platform, uint64_t kernel_skips)
+{
+    const uint64_t lib = platform.GetLibApiWorkSpaceSize();
+    return lib > kernel_skips ? lib : kernel_skips;
+}
+
 // Hands the filled tiling data, the block count, the workspace size and the schedule mode (aqo::kScheduleMode*:
 // batch for a kernel that synchronises its cores) to the framework. workspace_bytes is everything: the caller adds
-// the framework's system workspace (GetLibApiWorkSpaceSize), which is always reserved.
+// the system workspace (SystemWorkspace), which is always reserved.
 template <class TilingDataT>
 inline ge::graphStatus SaveTiling(gert::TilingContext* context, TilingDataT& td, uint32_t block_dim,
                                   uint64_t workspace_bytes, uint32_t schedule_mode = aqo::kScheduleModeNormal)

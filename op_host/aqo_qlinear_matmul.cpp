@@ -247,8 +247,8 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     // The kernel's branch: the cube path, or the vector decode path (a short a against a uint8 b).
     context->SetTilingKey(plan.tiling_key);
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
-    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
-                                aqo::QLinearMatMulScheduleMode(t));
+    const uint64_t workspace = aqo_host::SystemWorkspace(platform, plan.system_workspace_bytes) + plan.workspace_bytes;
+    return aqo_host::SaveTiling(context, td, t.usedCores, workspace, aqo::QLinearMatMulScheduleMode(t));
 }
 
 }  // namespace optiling

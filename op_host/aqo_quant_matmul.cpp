@@ -176,8 +176,8 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
     if (!aqo_host::FillCubeTiling(kOp, platform, plan.cube, t, &td.cubeTiling)) {
         return ge::GRAPH_FAILED;
     }
-    return aqo_host::SaveTiling(context, td, t.usedCores, platform.GetLibApiWorkSpaceSize() + plan.workspace_bytes,
-                                aqo::CubeStageScheduleMode(t));
+    const uint64_t workspace = aqo_host::SystemWorkspace(platform, plan.system_workspace_bytes) + plan.workspace_bytes;
+    return aqo_host::SaveTiling(context, td, t.usedCores, workspace, aqo::CubeStageScheduleMode(t));
 }
 
 }  // namespace optiling

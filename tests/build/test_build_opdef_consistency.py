@@ -424,6 +424,25 @@ def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, re
     assert sorted(synchronising) == ["AqoQLinearMatMul", "AqoQuantMatMul"]
 
 
+def test_the_workspace_reserves_what_the_kernels_user_workspace_skips(desc, repo):
+    """The kernel finds its own workspace with GetUserWorkspace, which on the device skips the headers' fixed
+    RESERVED_WORKSPACE (the SoC table's system_workspace_bytes); the framework's GetLibApiWorkSpaceSize is what a
+    TilingFunc is told to add. Every TilingFunc reserves the larger of the two (aqo_host::SystemWorkspace) ahead of the
+    plan's own bytes, so the kernel's area never overlaps the system's whichever figure the device reports."""
+    common = strip_comments((repo / "op_host" / "aqo_op_host_common.h").read_text(encoding="utf-8"))
+    helper = _function_body(common, "SystemWorkspace")
+    assert "GetLibApiWorkSpaceSize()" in helper and re.search(r"lib\s*>\s*kernel_skips", helper), helper
+    for op in desc["ops"]:
+        host = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+        body = _function_body(host, f"{op['op_type']}TilingFunc")
+        assert "GetLibApiWorkSpaceSize" not in body, op["op_type"]
+        reserved = re.search(r"workspace\s*=\s*aqo_host::SystemWorkspace\(platform,\s*plan\.system_workspace_bytes\)"
+                             r"\s*\+\s*plan\.workspace_bytes;", body)
+        assert reserved, op["op_type"]
+        save = re.search(r"SaveTiling\((.*?)\);", body, re.S)
+        assert save and [a.strip() for a in save.group(1).split(",")][3] == "workspace", op["op_type"]
+
+
 @pytest.mark.parametrize("index", [0, 1, 2])
 def test_inputs_after_an_optional_one_are_read_by_ir_index(desc, repo, index):
     # gert's GetInputShape / GetInputDesc take the index among the inputs present (an absent optional input is not
