@@ -73,7 +73,7 @@ struct QLinearMatMulPlan {
     PlanExplanation explanation;
     uint64_t workspace_bytes = 0;  // user workspace (all workers), after the system workspace
     // The SoC's system workspace (framework, Matmul API messages) that the launch reserves before the user part
-    // (SoC table default; a TilingFunc adds the device's GetLibApiWorkSpaceSize instead).
+    // (SoC table; a TilingFunc reserves the larger of this and the device's GetLibApiWorkSpaceSize).
     uint64_t system_workspace_bytes = 0;
     uint64_t y_elements = 0;
 };

@@ -26,8 +26,8 @@ const DTypeSet kE5M2 = DTypeBit(DType::FLOAT8_E5M2);
 //   impl/utils/kernel_utils_constants.h); the 950's headers are not public, so it is taken to have the same field.
 // - System workspace: RESERVED_WORKSPACE of CANN 8.1.RC1's AscendC headers (impl/utils/kernel_utils_constants.h:
 //   2 MiB for __CCE_AICORE__ 200 (310p), 16 MiB for 220 (910b)), which GetUserWorkspace skips; the 950's headers are
-//   not public, so it is taken to reserve 16 MiB like every newer core there (the device's GetLibApiWorkSpaceSize
-//   is what a TilingFunc adds).
+//   not public, so it is taken to reserve 16 MiB like every newer core there (a TilingFunc reserves the larger of
+//   this and the device's GetLibApiWorkSpaceSize).
 // - DynamicQuant limits: ATB's DynamicQuant operation documentation (ascend-transformer-boost, elewise operation
 //   ELEWISE_DYNAMIC_QUANT): ascend910b float16 tail <= 26624, bfloat16 <= 7552, symmetric only; ascend310p tail
 //   32-aligned and <= 4096, symmetric only, no bfloat16; ascend910_95 rank > 1, symmetric only. This package's kernel

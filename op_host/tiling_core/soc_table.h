@@ -61,8 +61,8 @@ struct SocSpec {
     uint32_t copy_block_bytes;   // DataCopy length unit: 32 bytes
     uint32_t dma_max_block_count;  // DataCopy / DataCopyPad blockCount (bursts per copy): a 12-bit field
     // The system workspace at the start of every kernel's workspace (framework, Matmul API messages): a kernel's
-    // own data starts after it (GetUserWorkspace). A TilingFunc asks the device (GetLibApiWorkSpaceSize); this is
-    // the default the emulator and the plans use.
+    // own data starts after it (GetUserWorkspace). The emulator and the plans use this; a TilingFunc reserves the
+    // larger of it and the device's GetLibApiWorkSpaceSize (aqo_host::SystemWorkspace).
     uint32_t system_workspace_bytes;
     bool saturation_only_float;  // 310p: Inf -> max, NaN -> 0 (no IEEE Inf/NaN mode)
     bool has_bfloat16;
