@@ -143,6 +143,8 @@ EXPECTED = {
     "level0_accumulate_src0_on_src1": (ALL_SOCS, ["Max", "src0 sharing no byte with src1"]),
     # ReduceSum's documented work minimum (ascend310p writes it)
     "reduce_sum_work_too_small": (ALL_SOCS, ["ReduceSum", "work (documented minimum: 1 element per 256-byte repeat"]),
+    # ascend910b's ReduceSum stores one sum per repeat in dst (ascend910_95 held to it; ascend310p writes dst[0] only)
+    "reduce_sum_dst_one_per_repeat": (("ascend910b", "ascend910_95"), ["ReduceSum", "dst"]),
     # an empty count form
     "count_zero": (ALL_SOCS, ["Adds: count 0", "not documented"]),
     # GM addresses aligned to the element type (DMA and scalar)

@@ -1224,11 +1224,30 @@ template <bool kOk> inline void ReduceSumWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR,
     TBuf<TPosition::VECCALC> d;
     pipe.InitBuffer(b, 640 * sizeof(float));
     pipe.InitBuffer(w, (kOk ? 16 : 8) * sizeof(float));
-    pipe.InitBuffer(d, 32);
+    pipe.InitBuffer(d, 64);  // one float per repeat (10; ReduceSumDstOnePerRepeat)
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 640);
     PipeBarrier<PIPE_V>();
     ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_work_too_small)
+}
+
+// ReduceSum of 640 floats (10 repeats) into a dst buffer of 8 floats: ascend910b's count form stores one sum per
+// repeat in dst before the total goes to dst[0] (dav_c220 ReduceSumImpl: counter-mode vcadd, destination repeat
+// stride one element), so the last two would land past the buffer. The twin's dst holds 16. ascend310p writes dst[0]
+// only (its fault case is the twin's).
+template <bool kOk> inline void ReduceSumDstOnePerRepeat(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 640 * sizeof(float));
+    pipe.InitBuffer(w, 16 * sizeof(float));
+    pipe.InitBuffer(d, (kOk ? 16 : 8) * sizeof(float));
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 640);
+    PipeBarrier<PIPE_V>();
+    ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_dst_one_per_repeat)
 }
 
 // A vector count form with count 0 (an empty vector mask: undocumented). The twin copies one block.
@@ -1335,6 +1354,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("level0_accumulate_dst_stride", Level0AccumulateDstStride, 1),
         AQO_FIDELITY("level0_accumulate_src0_on_src1", Level0AccumulateSrc0OnSrc1, 1),
         AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
+        AQO_FIDELITY("reduce_sum_dst_one_per_repeat", ReduceSumDstOnePerRepeat, 1),
         AQO_FIDELITY("count_zero", CountZero, 1),
         AQO_FIDELITY("gm_element_misaligned", GmElementMisaligned, 1),
         AQO_FIDELITY("gm_scalar_misaligned", GmScalarMisaligned, 1),

@@ -1304,7 +1304,11 @@ inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     const uint32_t n_pad = (t.n * sizeof(T) + 31) / 32 * 32 / sizeof(T);
     pipe.InitBuffer(b, n_pad * sizeof(T));
     pipe.InitBuffer(w, n_pad * sizeof(T) + 64);
-    pipe.InitBuffer(o, 32);
+    // ReduceSum's dst on ascend910b holds one element per 256-byte repeat (only dst[0] is the result)
+    const uint32_t o_bytes = (n_pad * sizeof(T) / 256 + 1) * sizeof(T);
+    pipe.InitBuffer(o, (o_bytes + 31) / 32 * 32);
+    TBuf<TPosition::VECCALC> q;
+    pipe.InitBuffer(q, 32);
     GlobalTensor<T> xg;
     GlobalTensor<T> yg;
     xg.SetGlobalBuffer((__gm__ T*)x, n_pad);
@@ -1312,8 +1316,10 @@ inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     LocalTensor<T> a = b.Get<T>();
     LocalTensor<T> wk = w.Get<T>();
     LocalTensor<T> r = o.Get<T>();
+    LocalTensor<T> sum = q.Get<T>();
     DataCopy(a, xg, n_pad);
     Duplicate(r, static_cast<T>(0.0f), 32 / sizeof(T));
+    Duplicate(sum, static_cast<T>(0.0f), 32 / sizeof(T));
     WaitPipe<HardEvent::MTE2_V>(pipe);
     PipeBarrier<PIPE_V>();  // the reduction writes r after the Duplicate
     switch (t.mode) {
@@ -1322,6 +1328,14 @@ inline void DemoReduce(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         case 2: ReduceSum(r, a, wk, static_cast<int32_t>(t.n)); break;
         case 3: ReduceMax(r, a, wk, static_cast<int32_t>(t.n), true); break;
         default: break;
+    }
+    if (t.mode == 2) {
+        // only dst[0] is the sum: it goes to a block of its own
+        WaitPipe<HardEvent::V_S>(pipe);
+        sum.SetValue(0, r.GetValue(0));
+        WaitPipe<HardEvent::S_MTE3>(pipe);
+        DataCopy(yg, sum, 32 / sizeof(T));
+        return;
     }
     WaitPipe<HardEvent::V_MTE3>(pipe);
     DataCopy(yg, r, 32 / sizeof(T));

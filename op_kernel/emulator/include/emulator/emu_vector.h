@@ -582,7 +582,18 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         aqo_emu::Fail(aqo_file, aqo_line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
     aqo_emu::CheckVecOperand(c, src, static_cast<uint64_t>(count), aqo_file, aqo_line, api, "src");
-    aqo_emu::CheckVecOperand(c, dst, 1, aqo_file, aqo_line, api, "dst");
+    // dst's footprint. ascend910b (and ascend910_95, held to it): the count form is one counter-mode vcadd with a
+    // destination repeat stride of one element (dav_c220 ReduceSumImpl; DEFAULT_REDUCE_DST_REP_SRIDE = 1), which
+    // stores one sum per 256-byte repeat at dst[0], dst[1], ... (the C API's repeat reduce-sum page) before the scalar
+    // unit writes the total into dst[0]; so dst must hold one element per repeat, and dst[1..) end up holding values
+    // no kernel may read (left undefined here). ascend310p (dav_m200) reduces through work and writes dst[0] only.
+    const uint64_t dst_elems =
+        c.soc.id == aqo_emu::SocId::kAscend310P
+            ? 1
+            : (static_cast<uint64_t>(count) * sizeof(T) + 255) / 256;
+    aqo_emu::CheckVecOperand(c, dst, dst_elems, aqo_file, aqo_line, api, "dst");
+    aqo_emu::CheckOverlap(dst.byte_, dst_elems * sizeof(T), src.byte_, static_cast<uint64_t>(count) * sizeof(T),
+                          aqo_file, aqo_line, api, "src");
     aqo_emu::CheckRecord(c, work.record_, aqo_file, aqo_line, api, "work");
     aqo_emu::CheckUbAligned(c, work.byte_, aqo_file, aqo_line, api, "work");
     {
@@ -600,7 +611,7 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
                           aqo_line, api);
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
         aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
-        aqo_emu::UbWrite(c, dst.byte_, sizeof(T), "dst");
+        aqo_emu::UbWrite(c, dst.byte_, dst_elems * sizeof(T), "dst");
         aqo_emu::ReductionFlagPairs(c, aqo_file, aqo_line, api);
     }
     std::vector<double> v(static_cast<size_t>(count));
@@ -640,6 +651,9 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         result = r;
     }
     aqo_emu::StoreUb<T>(c, dst.byte_, aqo_emu::MakeResult<T>(c, result, aqo_file, aqo_line, api));
+    if (dst_elems > 1) {
+        aqo_emu::SetUbDefined(c, dst.byte_ + sizeof(T), (dst_elems - 1) * sizeof(T), false);
+    }
     c.stats->vector_ops++;
 }
 
