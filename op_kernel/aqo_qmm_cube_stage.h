@@ -842,7 +842,9 @@ private:
 
     // The sums of the step's rows (nr rows of `padded` values in prepHalf_, `len` of them real), rows r.. of the
     // piece: float32 sums of at most prepChunk integers of at most 255 in magnitude are exact in any order (< 2^24).
-    // vecSums (a row is one step): each row's sum stays in its row-term slot of rt_ (read once by WriteRowTerms);
+    // vecSums (a row is one step): each row's sum stays in its row-term slot of rt_ (read once by WriteRowTerms; on
+    // split SoCs ReduceSum also writes one float per 256-byte repeat after dst: the later rows' slots, which their own
+    // sums then overwrite, and past the last slot, which rt_'s buffer holds: aqo_qmm_layout.h RowSumSpillBytes);
     // else they are added to ra_[r..] by the scalar unit, which combines a row's segments in 32-bit wrap-around.
     __aicore__ inline void RowSums(uint32_t nr, uint32_t padded, uint32_t len, uint32_t r, bool vecSums)
     {

@@ -10,6 +10,17 @@ namespace aqo_qmm_layout {
 // The zero-point correction's row terms of one row, in UB and in the workspace: -(RA - K za') broadcast over one
 // 32-byte block, then -za' over the next (int32).
 constexpr unsigned kRowTermInts = 16;
+// Bytes past a row's 64-byte row-term slot that the cube stage's row sums may write on split SoCs (RowSums, a whole
+// row of `row_floats` floats in one ReduceSum): there the count form stores one sum per 256-byte repeat from dst on
+// (dav_c220 ReduceSumImpl, a counter-mode vcadd with a one-element destination repeat stride) before the total goes
+// to dst[0], so the last row's sums reach past its slot; the row terms' UB buffer holds them (rounded to 32 bytes).
+constexpr unsigned RowSumSpillBytes(unsigned row_floats)
+{
+    // (C++11 constexpr: one return) sums = (row_floats + 63) / 64 floats from the slot's start
+    return (row_floats + 63) / 64 * 4 <= kRowTermInts * 4
+               ? 0
+               : ((row_floats + 63) / 64 * 4 - kRowTermInts * 4 + 31) / 32 * 32;
+}
 // The exact int32 -> float32 conversion's mask block, after a chunk's floats in the scratch (QmmInt32ToFloat).
 constexpr unsigned kSplitMaskBytes = 32;
 

@@ -577,7 +577,10 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubMatmulWs = reserve;
     t.ubColI32 = t.cStride * 4;
     t.ubRowI32 = static_cast<uint32_t>(AlignUp(base_m, 32) * 4);  // whole 32-element steps of a strip's rows
-    t.ubRowTerms = (za_may || zb_may) ? t.raStripBytes : 0;
+    // The row terms, and on split SoCs the row sums' spill past the last row's slot when a row is one preparation
+    // step (the kernel's vecSums: kPad <= prepChunk; its ReduceSum writes one float per 256-byte repeat).
+    const uint32_t spill = soc.split_architecture && t.kPad <= t.prepChunk ? aqo_qmm_layout::RowSumSpillBytes(t.kPad) : 0;
+    t.ubRowTerms = (za_may || zb_may) ? t.raStripBytes + spill : 0;
     t.ubPrepIn = 2 * t.prepChunk;  // a's preparation loads double buffered
     t.ubPrepHalf = t.prepChunk * 2;
     t.ubPrepOut = t.prepChunk;

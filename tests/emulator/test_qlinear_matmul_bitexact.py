@@ -134,6 +134,26 @@ def test_one_strip_prepared_per_worker(soc, mkn, a_kind, at):
         assert len(np.unique(y)) > 20
 
 
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+@pytest.mark.parametrize("mkn", [(2, 4096, 512), (3, 4096, 16), (5, 4096, 16), (3, 1100, 16)],
+                         ids=lambda c: "x".join(map(str, c)))
+def test_row_sums_of_long_rows_fit_their_buffer(soc, mkn):
+    """A row of a in one preparation step (K <= 4096) has its sum by one ReduceSum, which on split SoCs stores one
+    float per 256-byte repeat from its row-term slot on: the last row's reach past the strip's slots, which the row
+    terms' buffer holds (the emulator refuses a write outside it; these few-row strips failed before)."""
+    m, k, n = mkn
+    rng = np.random.default_rng(zlib.crc32(f"row sums {soc} {mkn}".encode()))
+    t = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, a_dtype="uint8", b_dtype="int8", y_dtype="uint8").tiling
+    sums_bytes = -(-t["kPad"] // 64) * 4  # one float per 256-byte repeat of the row
+    spill = max(0, -(-(sums_bytes - 64) // 32) * 32)
+    assert k <= 1024 or spill > 0
+    assert t["ubRowTerms"] == t["raStripBytes"] + spill
+    a, a_s, a_z, b, b_s, b_z, y_s, y_z = _case(rng, np.uint8, np.int8, np.uint8, "tensor", "tensor", (m, k), (k, n))
+    b_z = np.int8(-5)
+    args = (a, a_s, a_z, b, b_s, b_z, y_s, y_z)
+    np.testing.assert_array_equal(emu.qlinear_matmul(*args, soc=soc), golden(*args))
+
+
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("a_shape,b_shape", [
     ((2, 1, 19, 33), (3, 33, 50)),      # a's batch 1 broadcast against b's 3, and b lacks the leading dim
