@@ -117,6 +117,8 @@ TILING_DATA_FIELD_DEF(float, yMax);                     // float8 y: saturation 
 // int8 / uint8 y: saturation range (dtype table int_min / int_max)
 TILING_DATA_FIELD_DEF(float, yQMin);
 TILING_DATA_FIELD_DEF(float, yQMax);                    // float8 y: 0, 0
+// float8 y: the bit pattern of a NaN y (dtype table nan_code); else 0
+TILING_DATA_FIELD_DEF(uint32_t, yNanCode);
 // vector decode (tiling key 1): b rows per panel (float32 sums stay exact)
 TILING_DATA_FIELD_DEF(uint32_t, vdPanelK);
 // columns per unit of the workers' split (unitCount = batch x vdGranules)

@@ -242,22 +242,19 @@ private:
         return anyNaN;
     }
 
-    // Writes the float8 NaN code (the vector unit's conversion of a float NaN) where ReplaceNonFinite flagged NaN.
+    // Writes the NaN code of y's type (the tiling's, from the dtype table) where ReplaceNonFinite flagged NaN: not a
+    // conversion of a float NaN, whose result on ascend910_95 depends on the saturation control bits (NaN -> 0 in the
+    // default saturation mode).
     __aicore__ inline void RestoreNaN(const LocalTensor<YT>& y, const LocalTensor<int32_t>& flags, uint32_t rows,
                                       uint32_t cols)
     {
-        const uint32_t kNaNProbe = 8;  // one 32-byte block of float
-        LocalTensor<float> probe = half_.template ReinterpretCast<float>();  // half_ is free with a float8 y
-        PipeBarrier<PIPE_ALL>();
-        Duplicate(probe, BitsToFloat(0x7FC00000u), kNaNProbe);
-        LocalTensor<YT> code = half_[16].template ReinterpretCast<YT>();
-        PipeBarrier<PIPE_V>();
-        Float8Out<YT>::Cast(code, probe, kNaNProbe);
+        const LocalTensor<uint8_t> yb = y.template ReinterpretCast<uint8_t>();
+        const uint8_t code = static_cast<uint8_t>(t_->yNanCode);
         PipeBarrier<PIPE_ALL>();
         for (uint32_t i = 0; i < rows; ++i) {
             for (uint32_t j = 0; j < cols; ++j) {
                 if (flags.GetValue(i * t_->cStride + j) != 0) {
-                    y.SetValue(i * t_->cStride + j, code.GetValue(0));
+                    yb.SetValue(i * t_->cStride + j, code);
                 }
             }
         }

@@ -37,6 +37,7 @@ struct DTypeInfo {
     double finite_max;     // floating-point types: the largest finite value (float16 65504, ...); 0 for integers
     int64_t int_min;       // integer types: the representable range [int_min, int_max]; 0 / 0 for floats
     int64_t int_max;
+    uint32_t nan_code;     // 8-bit float types: the bit pattern of a positive NaN as the golden writes it; 0 otherwise
 };
 
 // All entries, indexed by static_cast<int>(DType).

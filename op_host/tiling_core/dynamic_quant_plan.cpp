@@ -45,23 +45,6 @@ using aqo_dq_layout::kAccLanes;
 // Rows of scales a streamed (multi-pass) core stores at once.
 constexpr uint64_t kStreamScaleRows = 64;
 
-// The bit pattern of a positive NaN in each float dst type, as the golden writes it (golden/dynamic_quant.py:
-// 0x7F float8_e4m3fn, 0x7E float8_e5m2 (ml_dtypes' quiet NaN), 0x80 hifloat8 (docs/references.md#hifloat8)); int8
-// and uint8 have no NaN (0).
-uint32_t NanCode(DType dst)
-{
-    switch (dst) {
-        case DType::FLOAT8_E4M3FN:
-            return 0x7Fu;
-        case DType::FLOAT8_E5M2:
-            return 0x7Eu;
-        case DType::HIFLOAT8:
-            return 0x80u;
-        default:
-            return 0u;
-    }
-}
-
 uint64_t Blk(uint64_t bytes, uint64_t align) { return AlignUp(std::max<uint64_t>(bytes, 1), align); }
 
 struct Layout {
@@ -404,7 +387,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     t.quantRange = static_cast<float>(qmax - qmin);
     t.clipHi = static_cast<float>(qmax);
     t.clipLo = static_cast<float>(qmin);
-    t.nanCode = NanCode(req.dst_type);
+    t.nanCode = GetDTypeInfo(req.dst_type).nan_code;
     // Saturation mode (docs/references.md#saturation-mode) turns Inf into the largest float16 and NaN into 0
     // (docs/design.md); a finite row's maximum is then at most 65504 (times a smooth scale's 65504).
     const double half_max = GetDTypeInfo(DType::FLOAT16).finite_max;

@@ -87,6 +87,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     t.yMax = yi.is_float ? static_cast<float>(yi.quant_max) : 0.0f;
     t.yQMin = yi.is_float ? 0.0f : static_cast<float>(yi.int_min);  // exact in float32 for 8-bit types
     t.yQMax = yi.is_float ? 0.0f : static_cast<float>(yi.int_max);
+    t.yNanCode = yi.nan_code;
     t.aParamKind = r.a_param == QuantParamKind::ROW ? 1 : 0;
     t.bParamKind = r.b_param == QuantParamKind::COLUMN ? 1 : 0;
     t.aParamBatchStride = (t.aParamKind != 0 && r.a_param_batched) ? t.m : 0;

@@ -38,6 +38,7 @@
     FIELD(float, yMax)                 /* float8 y: saturation bound (dtype table quant_max); else 0 */               \
     FIELD(float, yQMin)                /* int8 / uint8 y: saturation range (dtype table int_min / int_max) */        \
     FIELD(float, yQMax)                /* float8 y: 0, 0 */                                                          \
+    FIELD(uint32_t, yNanCode)          /* float8 y: the bit pattern of a NaN y (dtype table nan_code); else 0 */     \
     FIELD(uint32_t, vdPanelK)          /* vector decode (tiling key 1): b rows per panel (float32 sums stay exact) */ \
     FIELD(uint32_t, vdGranule)         /* columns per unit of the workers' split (unitCount = batch x vdGranules) */  \
     FIELD(uint32_t, vdGranules)        /* units per y batch matrix: N / vdGranule rounded up */                       \

@@ -27,7 +27,7 @@ FLOAT8_E5M2 = "float8_e5m2"
 FLOAT8_E4M3FNUZ = "float8_e4m3fnuz"
 FLOAT8_E5M2FNUZ = "float8_e5m2fnuz"
 
-#: name -> dict(name, bytes, is_float, is_signed, quant_max, atb_code, finite_max, int_min, int_max), from the
+#: name -> dict(name, bytes, is_float, is_signed, quant_max, atb_code, finite_max, int_min, int_max, nan_code), from the
 #: compiled table.
 TABLE: Dict[str, dict] = {row["name"]: row for row in _native.dtype_table()}
 

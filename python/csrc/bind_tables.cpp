@@ -28,11 +28,12 @@ void RegisterTables(nb::module_& m)
                 d["finite_max"] = t[i].finite_max;
                 d["int_min"] = t[i].int_min;
                 d["int_max"] = t[i].int_max;
+                d["nan_code"] = t[i].nan_code;
                 out.append(d);
             }
             return out;
         },
-        "The package's dtype table: one dict per dtype (name, bytes, is_float, is_signed, quant_max, atb_code,\nfinite_max for float types, int_min / int_max for integer types).");
+        "The package's dtype table: one dict per dtype (name, bytes, is_float, is_signed, quant_max, atb_code,\nfinite_max for float types, int_min / int_max for integer types, nan_code for 8-bit float types).");
 }
 
 aqo_bind::Registrar kRegisterTables("tables", &RegisterTables);

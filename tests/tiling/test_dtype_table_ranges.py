@@ -45,3 +45,28 @@ def test_dynamic_quant_plan_hands_the_saturation_bound_to_the_kernel(soc, expect
 
     plan = tiling.plan_dynamic_quant((2, 64), "float16", soc=soc).to_dict()["tiling"]
     assert plan["satMax"] == expected
+
+
+@pytest.mark.parametrize("name", sorted(TABLE))
+def test_nan_code_is_the_golden_conversion_of_nan(name):
+    """The 8-bit float types' NaN bit pattern, which the kernels write themselves (DynamicQuant's nanCode,
+    QLinearMatMul's yNanCode): ml_dtypes' / en_dtypes' conversion of a float32 NaN; 0 for every other type."""
+    row = TABLE[name]
+    if not (row["is_float"] and row["bytes"] == 1):
+        assert row["nan_code"] == 0
+        return
+    if name == "hifloat8":
+        en_dtypes = pytest.importorskip("en_dtypes")
+        dtype = en_dtypes.hifloat8
+    else:
+        dtype = dtypes.numpy_dtype(name)
+    assert row["nan_code"] == int(np.float32([np.nan]).astype(dtype).view(np.uint8)[0])
+
+
+@pytest.mark.parametrize("y", ["int8", "float8_e4m3fn", "float8_e5m2"])
+def test_qlinear_matmul_plan_hands_the_nan_code_to_the_kernel(y):
+    from ascend_quant_ops import tiling
+
+    plan = tiling.plan_qlinear_matmul((4, 8), (8, 4), a_dtype="float8_e4m3fn", b_dtype="float8_e4m3fn", y_dtype=y,
+                                      soc="ascend910_95").to_dict()["tiling"]
+    assert plan["yNanCode"] == TABLE[y]["nan_code"]

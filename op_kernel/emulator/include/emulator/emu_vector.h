@@ -735,6 +735,25 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             const bool fp8 = aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E4M3FN ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E5M2 ||
                              aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kHiFloat8;
+            // ascend910_95's conversions to the 8-bit float types follow its control register (the AscendC
+            // documentation's SetCtrlSpr and Reg Cast pages): in the default saturation mode NaN becomes 0 and overflow
+            // +-max, otherwise NaN stays NaN and overflow gives Inf / NaN. Which mode a launch runs in is not stated,
+            // so the element converted from NaN, Inf or a value that rounds beyond the type's largest finite value is
+            // left undefined: a kernel must clip first, or overwrite it (the NaN code) before anything reads it. (A
+            // value that rounds to +-max, e.g. 448.00003 to e4m3fn, is the same in both modes.)
+            if (fp8) {
+                bool unstated = std::isnan(v) || std::isinf(v);
+                if (!unstated) {
+                    aqo_emu::OverflowPolicy ieee;  // no saturation: an overflow shows as a non-finite code
+                    const D r = D::FromBits(static_cast<decltype(D().bits_)>(
+                        aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, ieee)));
+                    unstated = !std::isfinite(aqo_emu::ToDouble(r));
+                }
+                if (unstated) {
+                    aqo_emu::SetUbDefined(c, d, sizeof(D), false);
+                    continue;
+                }
+            }
             p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, as OPSNN sets it)
             p.nan_to_zero = c.soc.saturation_mode;
             aqo_emu::StoreUb<D>(c, d, D::FromBits(static_cast<decltype(D().bits_)>(
