@@ -231,9 +231,11 @@ void BinaryOp(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
 }
 
 // Div's result as a double (exactly representable in T when perturbed). The documentation does not say that the
-// vector unit's division is correctly rounded; RunOptions::perturbed_divide makes every quotient that is not exactly
-// representable the farther of its two neighbours (1 ulp off, deterministic), so that tests can require kernels to
-// meet their precision criteria under it. NaN, Inf, zero and exact quotients are not perturbed.
+// vector unit's division is correctly rounded (the 950's Div page gives a bound of 1 ulp, which does not promise
+// that an exact quotient comes back exact); RunOptions::perturbed_divide makes every quotient that is not exactly
+// representable the farther of its two neighbours, and every exact nonzero finite quotient its neighbour toward
+// zero (1 ulp off, deterministic), so that tests can require kernels to meet their precision criteria under it.
+// NaN, Inf and zero quotients are not perturbed.
 template <typename T> inline double DivideResult(const CoreContext& c, double a, double b)
 {
     const double q = a / b;
@@ -251,7 +253,18 @@ template <typename T> inline double DivideResult(const CoreContext& c, double a,
     } else {
         return q;  // integer division is exact or refused (MakeResult)
     }
-    if (lo == hi) return q;  // exactly representable
+    if (lo == hi) {
+        // exactly representable: its neighbour toward zero (the previous value of the type's magnitude)
+        double toward;
+        if constexpr (std::is_same<T, float>::value) {
+            toward = static_cast<double>(std::nextafter(static_cast<float>(q), 0.0f));
+        } else {
+            const FloatFormat f = ElemTraits<T>::kFormat;
+            const double step = q > 0 ? q * (1.0 - 1e-9) : q * (1.0 - 1e-9);  // just inside, toward zero
+            toward = DecodeFloat(f, EncodeFloat(f, step, Rounding::kTowardZero));
+        }
+        return toward;
+    }
     const double far = nearest == lo ? hi : lo;
     return std::isfinite(far) ? far : nearest;
 }
