@@ -421,6 +421,14 @@ def test_datacopypad_padding_layout(rows, cols, gap, left, right):
     assert stats["dma_gm_to_ub"] == 1 and stats["dma_ub_to_gm"] == 2
 
 
+def test_datacopypad_of_zero_bytes_writes_nothing():
+    """DataCopyPad with blockLen 0 is a no-operation (documented for Atlas A2 / A3 and 950): its padding is not
+    written either, so the demo kernel's copy of the padded rows to GM reads UB nothing wrote."""
+    x = np.arange(16, dtype=np.float32)
+    with pytest.raises(EmulatorError, match="never written"):
+        _native.emulator_demo_datacopypad(x.tobytes(), 2, 0, 0, 8, 0, -7.5, "ascend910b")
+
+
 @pytest.mark.parametrize("block_dim", [1, 3])
 def test_double_buffered_pipeline(block_dim):
     tile, tiles = 64, 10

@@ -134,6 +134,12 @@ void CopyGmToUb(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const Global
     aqo_emu::Issue(c, aqo_emu::Pipe::kMte2, false, aqo_emu::InstrClass::kDmaGmToUb, sizeof(T), count * gm_block,
                    count, file, line, api);
     const uint64_t gm_first = static_cast<uint64_t>(gm - (*c.gm)[region].base);
+    if (gm_block == 0) {
+        // DataCopyPad with blockLen 0 is a no-operation (documented for Atlas A2 / A3 and 950): not even its padding
+        // is written, so a kernel that relied on the padding reads undefined UB.
+        c.stats->dma_gm_to_ub++;
+        return;
+    }
     aqo_emu::TraceGmAccess(c, region, gm_first, count, gm_block, gm_block + gm_gap, false);
     for (uint32_t b = 0; b < count; ++b) {
         aqo_emu::GmRead(c, region, gm_first + b * (gm_block + gm_gap), gm_block);
