@@ -102,9 +102,12 @@ constexpr uint8_t kPrepPositiveZero = 2;
 // maximum or minimum goes beyond it held NaN or Inf (or values of at least 2^127: bfloat16 only), and is computed by
 // the scalar unit.
 constexpr float kSuspectMax = 1.70141173e38f;  // 0x7EFFFFFF
-// An int8 row of the vector path whose offset is at most this in magnitude needs no clip before its conversion:
-// with |offset| <= 2^14 the quotients v / scale are at most 2^15 in magnitude, so the two roundings of
-// v / scale + offset are each below 2^-8 and y stays within [-128.01, 127.01] (the exact values span [-128, 127]).
+// An asymmetric row of the vector path whose offset is at most this in magnitude needs no clip before its conversion:
+// int8: with |offset| <= 2^14 the quotients v / scale are at most 2^15 in magnitude, so the two roundings of
+// v / scale + offset are each below 2^-8 and y stays within [-128.01, 127.01] (the exact values span [-128, 127]);
+// the float types (exact values within +-dmax, quotients below 2^14 + 2 dmax <= 2^17): the roundings stay below
+// 2^-5, far inside the half step beyond dmax at which the conversion would overflow (448 + 16, 57344 + 2048,
+// 32768 + 4096). A larger offset (a row whose range is small against its values) is clipped.
 constexpr float kNoClipOffset = 16384.0f;
 
 // The golden's scalar computation of an asymmetric row (RowKind::FALLBACK): its statistics with NaN propagating
@@ -756,8 +759,8 @@ protected:
     }
 
     // The asymmetric vector path after q = v / scale (count elements in q), ob the row's offset block:
-    //   float offset: q + offset, then (int8) the clip to [-128, 127] (the float types saturate in their conversion,
-    //                 which is the golden's clip);
+    //   float offset: q + offset, then the clip to [qmin, qmax] (int8 [-128, 127]; the float types +-dmax, the golden's
+    //                 clip: their conversion's overflow behaviour depends on the 950's saturation control bits);
     //   zero point:   clip(round_half_even(q) + zero point, 0, 255), with q first clipped to +-256 (which changes no
     //                 result) so that the integer conversion never meets Inf.
     // scratch: float32-sized room beside q. The clip is left to AsymClip (over runs of rows).
@@ -780,14 +783,14 @@ protected:
         AddBlock(q, q, ob, count);
     }
 
-    // The clip before an integer conversion (int8 and uint8): [clipLo, clipHi].
+    // The clip before the conversion: [clipLo, clipHi] (int8, uint8; the float types +-dmax, as the golden clips: the
+    // rounding of v / scale + offset can pass dmax when the offset is large, and what the 950's conversion makes of
+    // an overflow depends on its saturation control bits).
     __aicore__ inline void AsymClip(const LocalTensor<float>& q, uint32_t count)
     {
-        if constexpr (!Float8Out<YT>::kIsFloat) {
-            Maxs(q, q, p_.clipLo, count);
-            PipeBarrier<PIPE_V>();
-            Mins(q, q, p_.clipHi, count);
-        }
+        Maxs(q, q, p_.clipLo, count);
+        PipeBarrier<PIPE_V>();
+        Mins(q, q, p_.clipHi, count);
     }
 
     // After the V -> S wait that follows RowHiLo: the kinds of n rows (NORMAL: finite, to be refined; ZERO;

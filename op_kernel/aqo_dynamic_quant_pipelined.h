@@ -536,9 +536,9 @@ private:
                 }
                 prep = prep || this->divPrep_[i] != kPrepNone;
                 // symmetric: a subnormal scale (bfloat16 rows near the underflow threshold) loses the relative
-                // precision that otherwise keeps |v / scale| within dmax; int8 offsets: see kNoClipOffset
-                clip_ = clip_ || (asym_ ? (!Float8Out<YT>::kIsFloat && !zp_ &&
-                                           !(r.offset <= kNoClipOffset && r.offset >= -kNoClipOffset))
+                // precision that otherwise keeps |v / scale| within dmax; offsets (int8 and the float types, whose
+                // conversion's overflow depends on the 950's saturation control bits): see kNoClipOffset
+                clip_ = clip_ || (asym_ ? (!zp_ && !(r.offset <= kNoClipOffset && r.offset >= -kNoClipOffset))
                                         : r.scale < kFloatMin);
             }
         }
@@ -627,7 +627,7 @@ private:
     // ----- the mode's quantization steps -----
     // y of a group's NORMAL rows as a list of steps, each after a PipeBarrier<PIPE_V>:
     //   symmetric:   DIV (v / scale), [CLIP_LO, CLIP_HI: a subnormal scale], CONV 0 .. kCastOutSteps - 1;
-    //   float offset: DIV, ADD_OFFSET, [CLIP_LO, CLIP_HI: int8 with a large offset], CONV ...;
+    //   float offset: DIV, ADD_OFFSET, [CLIP_LO, CLIP_HI: a large offset], CONV ...;
     //   zero point:  DIV, ZP_RINT (round half to even into int32, in place), ZP_DEQ (int32 -> half, exact, into the
     //                scratch), ZP_ADD (+ the zero point), ZP_MAX / ZP_MIN (the clip to [0, 255]), ZP_OUT (-> uint8).
     // The float types' conversion saturates, which is the golden's clip.

@@ -529,7 +529,8 @@ private:
                 this->AddBlock(work_[i * p_.colsPad], work_[i * p_.colsPad], offsetBlocks_[i * kBlockFloats], p_.cols);
             }
         }
-        if constexpr (!Float8Out<YT>::kIsFloat) {
+        {
+            // the clip to [qmin, qmax] (the float types too: see AsymClip)
             PipeBarrier<PIPE_V>();
             for (a = 0; NextNormalRun(kinds, n, a, b); a = b) {
                 Maxs(work_[a * p_.colsPad], work_[a * p_.colsPad], p_.clipLo, (b - a) * p_.colsPad);

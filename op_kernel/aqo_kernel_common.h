@@ -110,10 +110,11 @@ __aicore__ inline void CopyOutExact(GlobalTensor<T> dst, const LocalTensor<T>& s
 }
 
 // ---------------------------------------------------------------------------------------------------------------
-// ascend910_95 only: hifloat8 / float8 outputs. The kernels clip to the format's range before they cast, so the
-// saturating cast never meets an out-of-range value; float8 rounds to nearest even (RINT), hifloat8 ties away from
-// zero (ROUND), as OPSNN's 950 kernels do (docs/references.md#dynamicquant-implementations). kIsFloat is false for
-// every other output type.
+// ascend910_95 only: hifloat8 / float8 outputs. What the conversion makes of NaN, Inf and an overflow depends on the
+// 950's saturation control bits (docs/references.md#float8-conversion-control), so the kernels clip a value that
+// rounding could carry past the format's range before they cast and write the NaN code over a NaN's byte; float8
+// rounds to nearest even (RINT), hifloat8 ties away from zero (ROUND), as OPSNN's 950 kernels do
+// (docs/references.md#dynamicquant-implementations). kIsFloat is false for every other output type.
 // ---------------------------------------------------------------------------------------------------------------
 template <typename YT>
 struct Float8Out {

@@ -14,7 +14,7 @@ import ml_dtypes
 import numpy as np
 import pytest
 
-from ascend_quant_ops import _native, tiling
+from ascend_quant_ops import _native, dtypes, tiling
 from ascend_quant_ops.golden import dynamic_quant as golden_mod
 
 if not hasattr(_native, "emulate_dynamic_quant"):  # pragma: no cover - build without the runner
@@ -367,3 +367,37 @@ def test_910b_resident_single_buffered_many_iterations():
     x = rand((40, 3000), BF16, seed=18)
     x[17] = 0
     run(x, soc="ascend910b", core_num=3, ub_size=20000, expect_slots=1)
+
+
+# ------------------------------------------------------------------ float8 asymmetric rows with a large offset
+def _large_offset_rows(shape):
+    """Rows whose float32 values (x times the smooth scales) span 1 around 1.59e6: the offset dmax - hi / scale is
+    about -1.4e9 (an ulp of 128), so v / scale + offset rounds up to about 64 past +-dmax; the golden clips to dmax."""
+    x = np.resize(np.float16([1029, 1031]), shape).astype(np.float16)
+    smooth = np.resize(np.float16([1546, 1543]), shape[-1:]).astype(np.float16)
+    return x, smooth
+
+
+@pytest.mark.parametrize("dst", FLOAT_DSTS)
+@pytest.mark.parametrize("shape,mode", [((1, 2), "pipelined"), ((200, 64), "pipelined"), ((30, 1504), "single_pass"),
+                                        ((8, 60000), "multi_pass")], ids=["one_row", "rows", "resident", "long_rows"])
+def test_float8_asymmetric_rows_with_a_large_offset_are_clipped(dst, shape, mode):
+    """What the 950's float8 conversion makes of an overflow depends on its saturation control bits, so the kernel
+    clips v / scale + offset to +-dmax itself (the golden's clip) where the offset is large, in every mode; the
+    emulator leaves an overflowing conversion's byte undefined, and its copy to GM fails without the clip."""
+    x, smooth = _large_offset_rows(shape)
+    kw = {}
+    if mode == "single_pass":  # the resident class: a UB where the pipelined mode's buffers no longer fit
+        for size in range(tiling.soc_spec("ascend910_95")["ub_bytes"], 4096, -256):
+            p = tiling.plan_dynamic_quant(shape, "float16", soc="ascend910_95", dst_type=dst, smooth=True,
+                                          asymmetric=True, ub_size=size, core_num=2)
+            if p.explanation["mode"] == "single_pass":
+                kw = {"ub_size": size, "core_num": 2}
+                break
+        assert kw, "no UB size selects the resident class"
+    got = edq.dynamic_quant(x, smooth, dst_type=dst, asymmetric=True, soc="ascend910_95", **kw)
+    assert edq.last_run_stats()["plan"]["mode"] == mode
+    want = golden_mod.dynamic_quant(x, smooth, dst_type=dst, asymmetric=True)
+    assert float(np.abs(want[0].astype(np.float32)).max()) == dtypes.dmax(dst)  # the clip is in play
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
