@@ -191,6 +191,18 @@ const char* FloatFormatName(FloatFormat format) { return kSpecs[static_cast<int>
 
 double FloatFormatMax(FloatFormat format) { return GetTable(format).finite.back().first; }
 
+double FloatFormatLeastNormal(FloatFormat format)
+{
+    switch (format) {
+        case FloatFormat::kFloat16: return std::ldexp(1.0, -14);
+        case FloatFormat::kBFloat16: return std::ldexp(1.0, -126);
+        case FloatFormat::kFloat8E4M3FN: return std::ldexp(1.0, -6);
+        case FloatFormat::kFloat8E5M2: return std::ldexp(1.0, -14);
+        case FloatFormat::kHiFloat8: return std::ldexp(1.0, -15);
+        default: return 0.0;
+    }
+}
+
 double DecodeFloat(FloatFormat format, uint16_t code)
 {
     const std::vector<double>& t = DecodeTable(format);

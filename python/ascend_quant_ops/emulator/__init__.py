@@ -69,13 +69,15 @@ def _choice(name, value, table):
 
 
 @contextlib.contextmanager
-def run_options(*, divide="exact", divide_subnormals="kept", saturation_inf="float16_max", saturation_nan="zero",
-                modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
+def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", saturation_inf="float16_max",
+                saturation_nan="zero", modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
     divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
     divide_subnormals: Div's subnormal operands and quotients "kept" (IEEE) or "flushed" to zero (as ascend910_95's
     Div is documented to do; a subnormal divisor then fails as a division by zero).
+    vector_subnormals: every float operation of the vector unit (arithmetic, compares, reductions, Cast, MulAddDst)
+    with subnormal operands or results "kept" (IEEE) or "flushed" to zero (undocumented on ascend910b / ascend310p).
     saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
     ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
     modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
@@ -84,6 +86,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", saturation_inf="flo
     _native.emulator_set_run_options(
         perturbed_divide=_choice("divide", divide, _DIVIDE),
         divide_flushes_subnormals=_choice("divide_subnormals", divide_subnormals, _SUBNORMALS),
+        vector_flushes_subnormals=_choice("vector_subnormals", vector_subnormals, _SUBNORMALS),
         saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
         saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
         modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),

@@ -87,6 +87,12 @@ struct RunOptions {
     // them in the high-level APIs); the other SoCs' behaviour is not documented. A subnormal divisor flushed to 0 is
     // then a division by zero (refused); the quotient's tininess is judged before rounding.
     bool divide_flushes_subnormals = false;
+    // Every float operation of the vector unit (arithmetic, compares, reductions, Cast, MulAddDst) with subnormal
+    // operands or results on ascend910b and ascend310p: IEEE (false), or flushed to zero, sign kept (true). Nothing
+    // public says what their units do; the 950's Add / Mul are documented to keep subnormals (its register-level
+    // precision appendix), so the variant leaves the 950 as it is. Bit moves (DataCopy, Duplicate, Brcb, And / Or)
+    // are not affected.
+    bool vector_flushes_subnormals = false;
     // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
     // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
     int saturation_inf = 0;

@@ -32,6 +32,9 @@ uint16_t EncodeFloat(FloatFormat format, double x, Rounding rounding, OverflowPo
 double DecodeFloat(FloatFormat format, uint16_t code);
 // Largest finite value of the format.
 double FloatFormatMax(FloatFormat format);
+// The smallest normal magnitude (below it the format's values are subnormal): float16 2^-14, bfloat16 2^-126, e4m3fn
+// 2^-6, e5m2 2^-14, HiFloat8 2^-15 (its denormals are 2^(M-23) for M = 1..7).
+double FloatFormatLeastNormal(FloatFormat format);
 const char* FloatFormatName(FloatFormat format);
 
 // float32 from a double with the given rounding (IEEE overflow: to Inf, or to FLT_MAX when rounding toward

@@ -69,7 +69,32 @@ template <typename T> inline double TypeMax()
     }
 }
 
-// The value the vector unit reads: in saturation mode Inf reads as +-max of the type, NaN as 0.
+// The smallest normal magnitude of a float type (0 for the others).
+template <typename T> inline double LeastNormal()
+{
+    if constexpr (std::is_same<T, float>::value) {
+        return static_cast<double>(std::numeric_limits<float>::min());
+    } else if constexpr (ElemTraits<T>::kIsFloat) {
+        return FloatFormatLeastNormal(ElemTraits<T>::kFormat);
+    } else {
+        return 0.0;
+    }
+}
+
+// v, or a zero of its sign where the run's variant flushes the vector unit's subnormals
+// (RunOptions::vector_flushes_subnormals: ascend910b and ascend310p, where nothing public says; the 950's Add / Mul
+// are documented to keep them) and v is a nonzero value below T's smallest normal magnitude.
+template <typename T> inline double VectorFlush(const CoreContext& c, double v)
+{
+    if (!c.options.vector_flushes_subnormals || c.soc.id == SocId::kAscend910_95 || !(v != 0.0) ||
+        !(std::fabs(v) < LeastNormal<T>())) {
+        return v;
+    }
+    return std::copysign(0.0, v);
+}
+
+// The value the vector unit reads: in saturation mode Inf reads as +-max of the type, NaN as 0; a subnormal as a zero
+// under the flushing variant.
 template <typename T> inline double ReadOperand(const CoreContext& c, T v)
 {
     double d = ToDouble(v);
@@ -78,6 +103,7 @@ template <typename T> inline double ReadOperand(const CoreContext& c, T v)
             if (std::isnan(d)) return 0.0;
             if (std::isinf(d)) return d > 0 ? TypeMax<T>() : -TypeMax<T>();
         }
+        d = VectorFlush<T>(c, d);
     }
     return d;
 }
@@ -100,9 +126,39 @@ inline double SaturatedHalfToFloat(const CoreContext& c, double raw)
     return raw;
 }
 
+// A result of type T written as a zero of its sign when it is subnormal and the run's variant flushes them.
+template <typename T> inline T FlushedResult(const CoreContext& c, T r)
+{
+    const double v = ToDouble(r);
+    const double f = VectorFlush<T>(c, v);
+    if (f == v || std::isnan(v)) return r;
+    if constexpr (std::is_same<T, float>::value) {
+        return static_cast<float>(f);
+    } else {
+        return T::FromBits(static_cast<decltype(T().bits_)>(EncodeFloat(ElemTraits<T>::kFormat, f, Rounding::kNearestEven,
+                                                                        OverflowPolicy())));
+    }
+}
+
+template <typename T> inline T MakeResultIeee(const CoreContext& c, double x, const char* file, int line,
+                                              const char* api);
+
 // An arithmetic result x (exact, as a double) stored in type T: rounded to nearest even; saturated in
-// saturation mode; integer results out of range refused.
+// saturation mode; integer results out of range refused; a subnormal float result flushed under the variant.
 template <typename T> inline T MakeResult(const CoreContext& c, double x, const char* file, int line, const char* api)
+{
+    if constexpr (ElemTraits<T>::kIsFloat) {
+        if (c.options.vector_flushes_subnormals) {
+            // tininess after rounding: a result that rounds to a subnormal of T is written as a zero of its sign
+            return FlushedResult<T>(c, MakeResultIeee<T>(c, x, file, line, api));
+        }
+        return MakeResultIeee<T>(c, x, file, line, api);
+    } else {
+        return MakeResultIeee<T>(c, x, file, line, api);
+    }
+}
+
+template <typename T> inline T MakeResultIeee(const CoreContext& c, double x, const char* file, int line, const char* api)
 {
     if constexpr (ElemTraits<T>::kIsFloat) {
         if (c.soc.saturation_mode) {
@@ -260,7 +316,7 @@ template <typename T> inline double DivideResult(const CoreContext& c, double a,
             toward = static_cast<double>(std::nextafter(static_cast<float>(q), 0.0f));
         } else {
             const FloatFormat f = ElemTraits<T>::kFormat;
-            const double step = q > 0 ? q * (1.0 - 1e-9) : q * (1.0 - 1e-9);  // just inside, toward zero
+            const double step = q * (1.0 - 1e-9);  // just inside the value, toward zero
             toward = DecodeFloat(f, EncodeFloat(f, step, Rounding::kTowardZero));
         }
         return toward;
@@ -722,7 +778,7 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             values[i] = 0.0;
         } else if (sat_half_to_float) {
             const double raw = aqo_emu::ToDouble(aqo_emu::LoadUb<S>(c, s));
-            values[i] = aqo_emu::SaturatedHalfToFloat(c, raw);
+            values[i] = aqo_emu::VectorFlush<S>(c, aqo_emu::SaturatedHalfToFloat(c, raw));
         } else {
             values[i] = aqo_emu::ReadOperand(c, aqo_emu::LoadUb<S>(c, s));
         }
@@ -742,7 +798,7 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             if (c.soc.saturation_mode && std::isinf(f) && !sat_half_to_float) {
                 f = v > 0 ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
             }
-            aqo_emu::StoreUb<D>(c, d, f);
+            aqo_emu::StoreUb<D>(c, d, aqo_emu::FlushedResult<float>(c, f));
         } else if constexpr (aqo_emu::ElemTraits<D>::kIsFloat) {
             aqo_emu::OverflowPolicy p;
             const bool fp8 = aqo_emu::ElemTraits<D>::kFormat == aqo_emu::FloatFormat::kFloat8E4M3FN ||
@@ -769,8 +825,8 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             }
             p.saturate = c.soc.saturation_mode || fp8;  // fp8 / hif8 casts saturate (SatMode::SAT, as OPSNN sets it)
             p.nan_to_zero = c.soc.saturation_mode;
-            aqo_emu::StoreUb<D>(c, d, D::FromBits(static_cast<decltype(D().bits_)>(
-                                          aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p))));
+            aqo_emu::StoreUb<D>(c, d, aqo_emu::FlushedResult<D>(c, D::FromBits(static_cast<decltype(D().bits_)>(
+                                          aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p)))));
         } else {
             double r;
             if (std::isnan(v) || std::isinf(v)) {
