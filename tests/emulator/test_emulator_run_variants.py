@@ -98,19 +98,27 @@ def _flush(v: np.ndarray, dtype) -> np.ndarray:
     return np.where((v != 0) & (np.abs(v) < tiny), np.copysign(np.zeros_like(v), v), v)
 
 
+def _subnormal_operands(rng, dtype, second):
+    """Operands a, b of a binary op: a's first 64 values subnormal, its next 64 normal but so small that with b =
+    `second` there the result is subnormal; the rest ordinary."""
+    tiny = float(np.finfo(dtype).tiny)
+    n = 256 if dtype is np.float32 else 512
+    a = (rng.standard_normal(n) * 4).astype(dtype)
+    b = (rng.standard_normal(n) + 3).astype(dtype)
+    a[:64] = (rng.standard_normal(64) * tiny / 4).astype(dtype)
+    a[64:128] = (rng.standard_normal(64) * tiny * 2).astype(dtype)
+    b[64:128] = second
+    assert (np.abs(a[:64]) < tiny).all() and (a[:64] != 0).any()
+    return a, b
+
+
 @pytest.mark.parametrize("dtype", [np.float32, np.float16], ids=["float32", "float16"])
 @pytest.mark.parametrize("soc", SOCS)
 def test_divide_flushing_subnormals(soc, dtype):
     """Subnormal dividends read as zeros, subnormal quotients written as zeros (sign kept); normal ones exact."""
     rng = np.random.default_rng(_seed("ftz", soc, dtype.__name__))
     tiny = float(np.finfo(dtype).tiny)
-    n = 256 if dtype is np.float32 else 512
-    a = (rng.standard_normal(n) * 4).astype(dtype)
-    b = (rng.standard_normal(n) + 3).astype(dtype)
-    a[:64] = (rng.standard_normal(64) * tiny / 4).astype(dtype)  # subnormal dividends
-    a[64:128] = (rng.standard_normal(64) * tiny * 2).astype(dtype)  # normal ones, subnormal quotients when / 3
-    b[64:128] = 3.0
-    assert (np.abs(a[:64]) < tiny).all() and (a[:64] != 0).any()
+    a, b = _subnormal_operands(rng, dtype, 3.0)  # subnormal dividends; normal ones with subnormal quotients
     q = _flush(a.astype(np.float64), dtype) / b.astype(np.float64)
     want = _flush(q, dtype).astype(dtype)
     with demo_options(divide_flushes_subnormals=True):
@@ -763,14 +771,7 @@ def test_vector_flushing_subnormals(soc, dtype):
     result as a zero, signs kept, on ascend910b and ascend310p; normal operands with normal results are exact as
     before. ascend910_95's Add / Mul are documented to keep subnormals: the variant leaves it IEEE."""
     rng = np.random.default_rng(_seed("vftz", soc, dtype.__name__))
-    tiny = float(np.finfo(dtype).tiny)
-    n = 256 if dtype is np.float32 else 512
-    a = (rng.standard_normal(n) * 4).astype(dtype)
-    b = (rng.standard_normal(n) + 3).astype(dtype)
-    a[:64] = (rng.standard_normal(64) * tiny / 4).astype(dtype)  # subnormal operands
-    a[64:128] = (rng.standard_normal(64) * tiny * 2).astype(dtype)  # normal ones, subnormal products when * 0.25
-    b[64:128] = 0.25
-    assert (np.abs(a[:64]) < tiny).all() and (a[:64] != 0).any()
+    a, b = _subnormal_operands(rng, dtype, 0.25)  # subnormal operands; normal ones with subnormal products
     p = _flush(a.astype(np.float64), dtype) * b.astype(np.float64)
     want = _flush(p.astype(dtype), dtype)
     if soc == "ascend910_95":
