@@ -49,8 +49,9 @@ Arithmetic. Every step is one IEEE float32 operation (correctly rounded), in thi
     int8                 round half to even, then clip to [-128, 127]
     float8_e4m3fn / e5m2 clip to [-dmax, dmax], then round to nearest even
     hifloat8             clip to [-32768, 32768], then round to nearest, ties away from zero
-  Clipping first makes the casts saturate as the 950 hardware does (ml_dtypes and en_dtypes do not saturate:
-  e4m3fn overflow gives NaN, hifloat8 overflow gives Inf).
+  Clipping first makes the casts saturate (ml_dtypes and en_dtypes do not saturate: e4m3fn overflow gives NaN,
+  hifloat8 overflow gives Inf); the kernels clip the same way, since the 950's own conversion saturates only in its
+  default control-register mode.
 
 Edge cases
   * Zero scale. A row whose scale is 0 gives y = 0 (and offset = 0): all-zero rows, in asymmetric mode every

@@ -22,7 +22,7 @@ enum class Rounding : int { kNearestEven = 0, kNearestAway, kTowardZero, kDown, 
 
 // What happens to values beyond the format's largest finite value and to NaN.
 struct OverflowPolicy {
-    bool saturate = false;     // finite overflow and +-Inf become +-max (310p saturation mode, fp8/hif8 SatMode)
+    bool saturate = false;     // finite overflow and +-Inf become +-max (310p saturation mode)
     bool nan_to_zero = false;  // NaN becomes +0 (310p saturation mode)
 };
 
