@@ -1216,38 +1216,34 @@ template <bool kOk> inline void Level0AccumulateSrc0OnSrc1(GM_ADDR, GM_ADDR, GM_
 
 // ReduceSum of 640 floats (10 repeats) with a work buffer of 8 floats: the documented minimum is 16 (one element per
 // repeat, rounded up to whole 32-byte blocks); ascend310p writes all 10. The twin gives 16.
-template <bool kOk> inline void ReduceSumWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+// ReduceSum of 640 floats (10 repeats) with a work buffer of `workFloats` and a dst buffer of `dstFloats`.
+inline void ReduceSum640(uint32_t workFloats, uint32_t dstFloats)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> b;
     TBuf<TPosition::VECCALC> w;
     TBuf<TPosition::VECCALC> d;
     pipe.InitBuffer(b, 640 * sizeof(float));
-    pipe.InitBuffer(w, (kOk ? 16 : 8) * sizeof(float));
-    pipe.InitBuffer(d, 64);  // one float per repeat (10; ReduceSumDstOnePerRepeat)
+    pipe.InitBuffer(w, workFloats * sizeof(float));
+    pipe.InitBuffer(d, dstFloats * sizeof(float));
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 640);
     PipeBarrier<PIPE_V>();
-    ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_work_too_small)
+    ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_work_too_small) FAULT(reduce_sum_dst_one_per_repeat)
 }
 
-// ReduceSum of 640 floats (10 repeats) into a dst buffer of 8 floats: ascend910b's count form stores one sum per
-// repeat in dst before the total goes to dst[0] (dav_c220 ReduceSumImpl: counter-mode vcadd, destination repeat
-// stride one element), so the last two would land past the buffer. The twin's dst holds 16. ascend310p writes dst[0]
-// only (its fault case is the twin's).
+// work below the documented minimum (10 floats, rounded to 16); dst holds one float per repeat.
+template <bool kOk> inline void ReduceSumWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    ReduceSum640(kOk ? 16 : 8, 16);
+}
+
+// dst of 8 floats: ascend910b's count form stores one sum per repeat in dst before the total goes to dst[0]
+// (dav_c220 ReduceSumImpl: counter-mode vcadd, destination repeat stride one element), so the last two would land
+// past the buffer. The twin's dst holds 16. ascend310p writes dst[0] only (its fault case is the twin's).
 template <bool kOk> inline void ReduceSumDstOnePerRepeat(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    TBuf<TPosition::VECCALC> w;
-    TBuf<TPosition::VECCALC> d;
-    pipe.InitBuffer(b, 640 * sizeof(float));
-    pipe.InitBuffer(w, 16 * sizeof(float));
-    pipe.InitBuffer(d, (kOk ? 16 : 8) * sizeof(float));
-    LocalTensor<float> t = b.Get<float>();
-    Duplicate(t, 1.0f, 640);
-    PipeBarrier<PIPE_V>();
-    ReduceSum(d.Get<float>(), t, w.Get<float>(), 640);  // FAULT(reduce_sum_dst_one_per_repeat)
+    ReduceSum640(16, kOk ? 16 : 8);
 }
 
 // A vector count form with count 0 (an empty vector mask: undocumented). The twin copies one block.

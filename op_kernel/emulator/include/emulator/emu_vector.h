@@ -129,6 +129,7 @@ inline double SaturatedHalfToFloat(const CoreContext& c, double raw)
 // A result of type T written as a zero of its sign when it is subnormal and the run's variant flushes them.
 template <typename T> inline T FlushedResult(const CoreContext& c, T r)
 {
+    if (!c.options.vector_flushes_subnormals) return r;
     const double v = ToDouble(r);
     const double f = VectorFlush<T>(c, v);
     if (f == v || std::isnan(v)) return r;
@@ -147,15 +148,12 @@ template <typename T> inline T MakeResultIeee(const CoreContext& c, double x, co
 // saturation mode; integer results out of range refused; a subnormal float result flushed under the variant.
 template <typename T> inline T MakeResult(const CoreContext& c, double x, const char* file, int line, const char* api)
 {
+    const T r = MakeResultIeee<T>(c, x, file, line, api);
     if constexpr (ElemTraits<T>::kIsFloat) {
-        if (c.options.vector_flushes_subnormals) {
-            // tininess after rounding: a result that rounds to a subnormal of T is written as a zero of its sign
-            return FlushedResult<T>(c, MakeResultIeee<T>(c, x, file, line, api));
-        }
-        return MakeResultIeee<T>(c, x, file, line, api);
-    } else {
-        return MakeResultIeee<T>(c, x, file, line, api);
+        // tininess after rounding: a result that rounds to a subnormal of T is written as a zero of its sign
+        return FlushedResult<T>(c, r);
     }
+    return r;
 }
 
 template <typename T> inline T MakeResultIeee(const CoreContext& c, double x, const char* file, int line, const char* api)
@@ -810,23 +808,15 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             // so the element converted from NaN, Inf or a value that rounds beyond the type's largest finite value is
             // left undefined: a kernel must clip first, or overwrite it (the NaN code) before anything reads it. (A
             // value that rounds to +-max, e.g. 448.00003 to e4m3fn, is the same in both modes.)
-            if (fp8) {
-                bool unstated = std::isnan(v) || std::isinf(v);
-                if (!unstated) {
-                    aqo_emu::OverflowPolicy ieee;  // no saturation: an overflow shows as a non-finite code
-                    const D r = D::FromBits(static_cast<decltype(D().bits_)>(
-                        aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, ieee)));
-                    unstated = !std::isfinite(aqo_emu::ToDouble(r));
-                }
-                if (unstated) {
-                    aqo_emu::SetUbDefined(c, d, sizeof(D), false);
-                    continue;
-                }
-            }
-            p.saturate = c.soc.saturation_mode;  // fp8 / hif8: an overflow never gets here (left undefined above)
+            p.saturate = c.soc.saturation_mode;  // fp8 / hif8 (ascend910_95 only): IEEE, an overflow is non-finite
             p.nan_to_zero = c.soc.saturation_mode;
-            aqo_emu::StoreUb<D>(c, d, aqo_emu::FlushedResult<D>(c, D::FromBits(static_cast<decltype(D().bits_)>(
-                                          aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p)))));
+            const D r = D::FromBits(static_cast<decltype(D().bits_)>(
+                aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p)));
+            if (fp8 && !std::isfinite(aqo_emu::ToDouble(r))) {
+                aqo_emu::SetUbDefined(c, d, sizeof(D), false);  // from NaN, Inf or a value rounding past +-max
+                continue;
+            }
+            aqo_emu::StoreUb<D>(c, d, aqo_emu::FlushedResult<D>(c, r));
         } else {
             double r;
             if (std::isnan(v) || std::isinf(v)) {
