@@ -282,6 +282,20 @@ inline void FaultLocalWorkspaceReadAfterUse(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_
     (void)w.GetValue(0);  // FAULT: local_workspace_read_after_use
 }
 
+// 310p: the Matmul API's Init takes its queues and L0 buffers from the kernel's TPipe, which manages 64 in all; with
+// them, 30 double-buffered queues of the kernel's are too many (split SoCs: the API's buffers are the cube core's).
+inline void FaultTPipeBuffersWithMatmulApi(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TQue<QuePosition::VECIN, 2> q[30];
+    for (int i = 0; i < 30; ++i) {
+        pipe.InitBuffer(q[i], 2, 32);  // FAULT: tpipe_buffers_with_matmul_api
+    }
+}
+
 // Split SoCs: SetOrgShape is a message to the cube, which drops the pending single shape.
 inline void FaultSetOrgShapeAfterSingleShape(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -571,6 +585,7 @@ const FaultEntry kFaults[] = {
     {"local_workspace_missing", &FaultLocalWorkspaceMissing},
     {"local_workspace_too_small", &FaultLocalWorkspaceTooSmall},
     {"local_workspace_read_after_use", &FaultLocalWorkspaceReadAfterUse},
+    {"tpipe_buffers_with_matmul_api", &FaultTPipeBuffersWithMatmulApi},
     {"set_org_shape_after_single_shape", &FaultSetOrgShapeAfterSingleShape},
     {"iterate_all_without_new_tensors", &FaultIterateAllWithoutNewTensors},
     {"wait_after_sync", &FaultWaitAfterSync},

@@ -145,6 +145,9 @@ EXPECTED = {
     "reduce_sum_work_too_small": (ALL_SOCS, ["ReduceSum", "work (documented minimum: 1 element per 256-byte repeat"]),
     # ascend910b's ReduceSum stores one sum per repeat in dst (ascend910_95 held to it; ascend310p writes dst[0] only)
     "reduce_sum_dst_one_per_repeat": (("ascend910b", "ascend910_95"), ["ReduceSum", "dst"]),
+    # a reduction's work area sharing bytes with src (its first step writes work from src in one instruction)
+    "reduce_sum_work_on_src": (ALL_SOCS, ["ReduceSum: work UB", "shares bytes with src"]),
+    "reduce_max_work_on_src": (ALL_SOCS, ["ReduceMax: work UB", "shares bytes with src"]),
     # an empty count form
     "count_zero": (ALL_SOCS, ["Adds: count 0", "not documented"]),
     # GM addresses aligned to the element type (DMA and scalar)

@@ -26,9 +26,10 @@ CASES = [
      "(interface/kernel_operator_vec_binary_scalar_intf.h)",
      "Adds(t, t, 0.5f, 64);", "Adds(t, t, 0.5, 64);"),
     ("muls_scalar_type", "Muls: as Adds", "Muls(t, t, 2.0f, 64);", "Muls(t, t, 2, 64);"),
+    # (isSetMask = false, one repeat under the current mask in 8.1, is refused by the emulator: not modelled)
     ("maxs_is_set_mask", "Maxs<T, bool isSetMask = true>: explicit template arguments (a T given, the scalar then "
      "converts as a function argument does)",
-     "Maxs<float, false>(t, t, 0, 64);", None),
+     "Maxs<float, true>(t, t, 0, 64);", None),
     ("maxs_scalar_type", "Maxs: as Adds", "Maxs(t, t, 0.0f, 64);", "Maxs(t, t, 0, 64);"),
     ("mins_scalar_type", "Mins: as Adds", "Mins(t, t, 1.0f, 64);", "Mins(t, t, 1.0, 64);"),
     ("compare_scalar_type",

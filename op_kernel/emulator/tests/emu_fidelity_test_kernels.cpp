@@ -1246,6 +1246,37 @@ template <bool kOk> inline void ReduceSumDstOnePerRepeat(GM_ADDR, GM_ADDR, GM_AD
     ReduceSum640(16, kOk ? 16 : 8);
 }
 
+// A reduction whose work area starts inside src: its first step writes work from src in one instruction (dav_c220 /
+// dav_m200 ReduceImplFirstStep, ReduceSumFirstStep), a partial overlap the address-overlap rule forbids. The twin's
+// work is its own buffer.
+template <bool kOk, bool kSum> inline void ReduceWorkOnSrc(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> w;
+    TBuf<TPosition::VECCALC> d;
+    pipe.InitBuffer(b, 256 * sizeof(float));
+    pipe.InitBuffer(w, 16 * sizeof(float));
+    pipe.InitBuffer(d, 16 * sizeof(float));
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 256);
+    PipeBarrier<PIPE_V>();
+    const LocalTensor<float> work = kOk ? w.Get<float>() : t[192];
+    if constexpr (kSum) {
+        ReduceSum(d.Get<float>(), t, work, 256);  // FAULT(reduce_sum_work_on_src)
+    } else {
+        ReduceMax(d.Get<float>(), t, work, 256, false);  // FAULT(reduce_max_work_on_src)
+    }
+}
+template <bool kOk> inline void ReduceSumWorkOnSrc(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR w)
+{
+    ReduceWorkOnSrc<kOk, true>(x, y, z, w);
+}
+template <bool kOk> inline void ReduceMaxWorkOnSrc(GM_ADDR x, GM_ADDR y, GM_ADDR z, GM_ADDR w)
+{
+    ReduceWorkOnSrc<kOk, false>(x, y, z, w);
+}
+
 // A vector count form with count 0 (an empty vector mask: undocumented). The twin copies one block.
 template <bool kOk> inline void CountZero(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -1351,6 +1382,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("level0_accumulate_src0_on_src1", Level0AccumulateSrc0OnSrc1, 1),
         AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
         AQO_FIDELITY("reduce_sum_dst_one_per_repeat", ReduceSumDstOnePerRepeat, 1),
+        AQO_FIDELITY("reduce_sum_work_on_src", ReduceSumWorkOnSrc, 1),
+        AQO_FIDELITY("reduce_max_work_on_src", ReduceMaxWorkOnSrc, 1),
         AQO_FIDELITY("count_zero", CountZero, 1),
         AQO_FIDELITY("gm_element_misaligned", GmElementMisaligned, 1),
         AQO_FIDELITY("gm_scalar_misaligned", GmScalarMisaligned, 1),

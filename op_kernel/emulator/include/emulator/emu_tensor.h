@@ -608,21 +608,31 @@ public:
 
     // TPipe manages at most 64 buffers (QBUF_MAX_LEN in the 8.1 headers: a queue's InitBuffer counts its `num`
     // buffers, a TBuf one; the count must stay in (0, 64], else the TPipe's buffer table overflows).
-    void CountBuffers(uint32_t num, const char* file, int line)
+    // On ascend310p the Matmul API's Init takes its own queues and L0 buffers from the same TPipe (CountApiBuffers).
+    void CountBuffers(uint32_t num, const char* file, int line, const char* api = "TPipe::InitBuffer")
     {
         buffers_ += num;
         if (buffers_ > 64) {
+            const std::string share =
+                api_buffers_ != 0 ? " (" + std::to_string(api_buffers_) + " of them the Matmul API's)" : "";
             aqo_emu::Fail(file, line,
-                          "TPipe::InitBuffer: " + std::to_string(buffers_) + " buffers managed by one TPipe; at most "
-                          "64 (QBUF_MAX_LEN: queue buffers count num each, a TBuf one)");
+                          std::string(api) + ": " + std::to_string(buffers_) + " buffers managed by one TPipe" +
+                              share + "; at most 64 (QBUF_MAX_LEN: queue buffers count num each, a TBuf one)");
         }
     }
+    void CountApiBuffers(uint32_t num, const char* file, int line)
+    {
+        api_buffers_ += num;
+        CountBuffers(num, file, line, "Matmul::Init (its queues and L0 buffers on this TPipe)");
+    }
     uint32_t buffers_ = 0;
+    uint32_t api_buffers_ = 0;
 
     // Releases every buffer: the UB can be carved up again (records die, so stale tensors are caught).
     void Reset(AQO_EMU_SRC)
     {
         buffers_ = 0;
+        api_buffers_ = 0;
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         WaitFreeEvents(c, aqo_file, aqo_line);
         for (aqo_emu::AllocRecord& r : c.records) {

@@ -215,6 +215,20 @@ inline void CheckOverlap(uint64_t dst, uint64_t dst_bytes, uint64_t src, uint64_
     }
 }
 
+// Operands of different footprints that one instruction reads and writes (a reduction's first step writes work from
+// src in one vcmax / vcadd): not even a complete overlap is the same operand there, so any shared byte is refused.
+inline void CheckDisjoint(uint64_t a, uint64_t a_bytes, uint64_t b, uint64_t b_bytes, const char* file, int line,
+                          const char* api, const char* a_name, const char* b_name)
+{
+    if (a < b + b_bytes && b < a + a_bytes) {
+        Fail(file, line,
+             std::string(api) + ": " + a_name + " UB [" + std::to_string(a) + ", " + std::to_string(a + a_bytes) +
+                 ") shares bytes with " + b_name + " [" + std::to_string(b) + ", " + std::to_string(b + b_bytes) +
+                 "); the reduction's first step writes one from the other in a single instruction (documented "
+                 "address-overlap rule)");
+    }
+}
+
 // A vector instruction of `count` elements of elem_bytes on the V pipe (emu_order.h); the caller then declares its
 // reads and writes.
 inline void VecIssue(CoreContext& c, InstrClass cls, uint64_t elem_bytes, uint64_t count, const char* file, int line,
@@ -503,6 +517,8 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
     template <typename T, bool isSetMask = true>                                                                  \
     void NAME(const LocalTensor<T>& dst, const LocalTensor<T>& src, const T& scalar, uint32_t count, AQO_EMU_SRC) \
     {                                                                                                             \
+        /* 8.1's isSetMask = false count form runs one repeat under the current mask, not `count` elements */    \
+        static_assert(isSetMask, #NAME ": the isSetMask = false count form is not modelled");                    \
         aqo_emu::CoreContext& aqo_ctx = aqo_emu::Ctx(aqo_file, aqo_line);                                         \
         aqo_emu::CheckApiType<T, AQO_EMU_ARITH_TYPES>(aqo_ctx, aqo_file, aqo_line, #NAME, AQO_EMU_ARITH_LIST);   \
         const double b = aqo_emu::ReadOperand(aqo_ctx, scalar);                                                   \
@@ -570,6 +586,13 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         const uint64_t need = (repeats * 2 + per_block - 1) / per_block * per_block;
         aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
                               "work (documented minimum: 2 elements per 256-byte repeat, 32-byte rounded)");
+        // The first step writes work from src (dav_c220 / dav_m200 ReduceImplFirstStep); with calIndex and one
+        // repeat dst comes straight from src. dst may share work (the ReduceMax page), so only src is kept apart;
+        // without calIndex the emulator keeps dst off src too (stricter than needed: no kernel needs it).
+        const uint64_t src_bytes = static_cast<uint64_t>(count) * sizeof(T);
+        aqo_emu::CheckDisjoint(work.byte_, need * sizeof(T), src.byte_, src_bytes, file, line, api, "work", "src");
+        aqo_emu::CheckDisjoint(dst.byte_, (cal_index ? 2 : 1) * sizeof(T), src.byte_, src_bytes, file, line, api,
+                               "dst", "src");
         aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), file, line,
                           api);
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
@@ -674,6 +697,9 @@ void ReduceSum(const LocalTensor<T>& dst, const LocalTensor<T>& src, const Local
         const uint64_t work_bytes = (repeats + per_block - 1) / per_block * per_block * sizeof(T);
         aqo_emu::CheckUbRange(c, work.record_, work.byte_, work_bytes, aqo_file, aqo_line, api,
                               "work (documented minimum: 1 element per 256-byte repeat, 32-byte rounded)");
+        // ascend310p's first step writes work from src in one vcadd (dav_m200 ReduceSumFirstStep); held on every SoC.
+        aqo_emu::CheckDisjoint(work.byte_, work_bytes, src.byte_, static_cast<uint64_t>(count) * sizeof(T), aqo_file,
+                               aqo_line, api, "work", "src");
         aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), aqo_file,
                           aqo_line, api);
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");

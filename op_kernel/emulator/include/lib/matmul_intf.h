@@ -398,6 +398,11 @@ public:
                                         : "") +
                               "; map uint8 operands to int8 (v ^ 0x80, zero point - 128)");
         }
+        if (!split) {
+            // ascend310p: MatmulImpl runs on this core and its Init takes buffers from the kernel's TPipe, which manages
+            // 64 in all (split SoCs: the cube core's server has its own).
+            pipe->CountApiBuffers(ApiTPipeBuffers(t), aqo_file, aqo_line);
+        }
         tiling_ = t;
         inited_ = true;
         org_m_ = t.M;
@@ -408,6 +413,31 @@ public:
         single_m_ = t.singleCoreM;
         single_n_ = t.singleCoreN;
         single_k_ = t.singleCoreK;
+    }
+
+    // The buffers 310p's MatmulImpl::Init takes from the TPipe (CANN 8.1.RC1 highlevel_api/impl/matmul): the L0 pool's
+    // two TBufs (tbuf_pool_l0_base.h Init), the A1 / B1 queues (cube_in_buffer_normal.h for NORM: a cache queue of one
+    // and / or a double-buffered queue; cube_in_buffer_double_buffer.h for MDL: a queue of one or two) and CO1's
+    // (cube_out_buffer_no_unit_flag.h: two with dbL0C 2, else one).
+    uint32_t ApiTPipeBuffers(const TCubeTiling& t) const
+    {
+        const int64_t k_iter = (static_cast<int64_t>(t.singleCoreK) + t.baseK - 1) / t.baseK;
+        auto operand = [&](int32_t depth, int32_t major, int32_t step_k) -> uint32_t {
+            if (kCfg.doMultiDataLoad) {
+                const int32_t step = std::max(1, major * step_k);
+                return ((depth / step - 1) & 1) == 0 ? 1u : 2u;
+            }
+            const bool full = !(depth < k_iter * major);
+            if (depth > 2) {
+                return full ? 1u : 3u;  // the cache queue alone, or it and the double-buffered queue
+            }
+            if (!full) {
+                return static_cast<uint32_t>(depth);
+            }
+            return k_iter == 1 && depth == 2 ? 2u : 1u;
+        };
+        return 2u + operand(t.depthA1, t.stepM, t.stepKa) + operand(t.depthB1, t.stepN, t.stepKb) +
+               (t.dbL0C == 2 ? 2u : 1u);
     }
 
     void SetOrgShape(int orgM, int orgN, int orgK, AQO_EMU_SRC)
