@@ -61,6 +61,19 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
 // correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
 // kSplitMaskBytes; the plans size the scratch with it).
 
+// Row 0 of `pattern` (`stride` floats, finite) replicated over rows 1 .. rows - 1, doubling the rows done. Muls by 1
+// copies the bits of a finite float exactly, on the vector pipe by definition: a UB -> UB DataCopy would run on the
+// vector pipe by the API pages but on MTE3 by the C-API overview, and its ordering against the vector work around it
+// would depend on which.
+__aicore__ inline void QmmReplicateRow(const LocalTensor<float>& pattern, uint32_t stride, uint32_t rows)
+{
+    for (uint32_t have = 1; have < rows; have *= 2) {
+        const uint32_t more = have < rows - have ? have : rows - have;
+        PipeBarrier<PIPE_V>();
+        Muls(pattern[have * stride], pattern, 1.0f, more * stride);
+    }
+}
+
 __aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
                                                      uint32_t elems, bool exact)
 {

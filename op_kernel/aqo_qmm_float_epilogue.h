@@ -97,11 +97,7 @@ public:
         }
         PipeBarrier<PIPE_V>();
         Muls(pattern_, col_, aScale0_, stride);  // float32(a_scale * b_scale[n]) (the product commutes exactly)
-        for (uint32_t have = 1; have < t_->rowsPerChunk; have *= 2) {
-            const uint32_t more = QmmMin(have, t_->rowsPerChunk - have);
-            PipeBarrier<PIPE_V>();
-            DataCopy(pattern_[have * stride], pattern_, more * stride);
-        }
+        QmmReplicateRow(pattern_, stride, t_->rowsPerChunk);  // over the chunk's rows
     }
 
     // y of a chunk: `f` holds float32(acc) of `rows` rows (strip rows r0..), row stride cStride. Returns y (DeQue'd

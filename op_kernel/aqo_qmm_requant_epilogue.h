@@ -173,12 +173,7 @@ private:
         Muls(pattern_, col_, aScale0_, stride);  // a_scale * b_scale[n] (commutes exactly)
         PipeBarrier<PIPE_V>();
         Div(pattern_, pattern_, ysPattern_, stride);
-        // Replicated over the chunk's rows (UB -> UB copies doubling the rows done).
-        for (uint32_t have = 1; have < t_->rowsPerChunk; have *= 2) {
-            const uint32_t more = QmmMin(have, t_->rowsPerChunk - have);
-            PipeBarrier<PIPE_V>();
-            DataCopy(pattern_[have * stride], pattern_, more * stride);
-        }
+        QmmReplicateRow(pattern_, stride, t_->rowsPerChunk);  // over the chunk's rows
     }
 
     // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.

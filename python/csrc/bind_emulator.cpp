@@ -167,7 +167,8 @@ void RegisterEmulator(nb::module_& m)
     m.def(
         "emulator_set_run_options",
         [](bool perturbed_divide, int saturation_inf, int saturation_nan, int modeless_rounding, bool record_trace,
-           bool check_ordering, bool divide_flushes_subnormals, bool vector_flushes_subnormals) {
+           bool check_ordering, bool divide_flushes_subnormals, bool vector_flushes_subnormals,
+           bool ub_copy_on_mte3) {
             if (saturation_inf < 0 || saturation_inf > 2 || saturation_nan < 0 || saturation_nan > 1 ||
                 modeless_rounding < 0 || modeless_rounding > 1) {
                 throw nb::value_error("emulator run options: saturation_inf 0..2, saturation_nan 0..1, "
@@ -177,6 +178,7 @@ void RegisterEmulator(nb::module_& m)
             o.perturbed_divide = perturbed_divide;
             o.divide_flushes_subnormals = divide_flushes_subnormals;
             o.vector_flushes_subnormals = vector_flushes_subnormals;
+            o.ub_copy_on_mte3 = ub_copy_on_mte3;
             o.saturation_inf = saturation_inf;
             o.saturation_nan = saturation_nan;
             o.modeless_rounding = modeless_rounding;
@@ -187,6 +189,7 @@ void RegisterEmulator(nb::module_& m)
         nb::arg("perturbed_divide") = false, nb::arg("saturation_inf") = 0, nb::arg("saturation_nan") = 0,
         nb::arg("modeless_rounding") = 0, nb::arg("record_trace") = true, nb::arg("check_ordering") = true,
         nb::arg("divide_flushes_subnormals") = false, nb::arg("vector_flushes_subnormals") = false,
+        nb::arg("ub_copy_on_mte3") = false,
         "Sets this thread's run options for the emulator launches that follow (emu_context.h RunOptions).");
 
     m.def(
@@ -197,6 +200,7 @@ void RegisterEmulator(nb::module_& m)
             d["perturbed_divide"] = o.perturbed_divide;
             d["divide_flushes_subnormals"] = o.divide_flushes_subnormals;
             d["vector_flushes_subnormals"] = o.vector_flushes_subnormals;
+            d["ub_copy_on_mte3"] = o.ub_copy_on_mte3;
             d["saturation_inf"] = o.saturation_inf;
             d["saturation_nan"] = o.saturation_nan;
             d["modeless_rounding"] = o.modeless_rounding;

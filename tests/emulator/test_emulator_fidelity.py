@@ -11,6 +11,7 @@ which must pass on every SoC.
 """
 from __future__ import annotations
 
+import contextlib
 import pathlib
 import re
 
@@ -148,6 +149,8 @@ EXPECTED = {
     # a reduction's work area sharing bytes with src (its first step writes work from src in one instruction)
     "reduce_sum_work_on_src": (ALL_SOCS, ["ReduceSum: work UB", "shares bytes with src"]),
     "reduce_max_work_on_src": (ALL_SOCS, ["ReduceMax: work UB", "shares bytes with src"]),
+    # a UB -> UB copy ordered for the vector pipe only, under the variant that runs it on MTE3 (RUN_OPTIONS)
+    "ub_copy_after_vector_barrier_only": (ALL_SOCS, ["read-after-write (RAW) race", "on pipe MTE3"]),
     # an empty count form
     "count_zero": (ALL_SOCS, ["Adds: count 0", "not documented"]),
     # GM addresses aligned to the element type (DMA and scalar)
@@ -211,6 +214,29 @@ def test_every_fault_kernel_has_a_marker_an_expectation_and_a_twin():
     assert {n + "_ok" for n in faults} == names - faults, "every fault kernel needs a correct twin"
 
 
+# Faults of a run variant (emulator RunOptions for the testing module's copy): the kernel and its twin run under it;
+# the fault kernel passes without it.
+RUN_OPTIONS = {"ub_copy_after_vector_barrier_only": {"ub_copy_on_mte3": True}}
+
+
+@contextlib.contextmanager
+def _run_options(name):
+    base = name[:-3] if name.endswith("_ok") else name
+    old = _testing.emulator_run_options()
+    _testing.emulator_set_run_options(**{**old, **RUN_OPTIONS.get(base, {})})
+    try:
+        yield
+    finally:
+        _testing.emulator_set_run_options(**old)
+
+
+@pytest.mark.parametrize("soc", ALL_SOCS)
+@pytest.mark.parametrize("name", sorted(RUN_OPTIONS))
+def test_a_variant_fault_passes_without_its_variant(name, soc):
+    _testing.emulator_fidelity_run(name, soc)
+    assert _testing.emulator_last_run_stats()["completed"] is True
+
+
 _CASES = [(name, soc) for name in sorted(EXPECTED) for soc in ALL_SOCS]
 
 
@@ -222,7 +248,7 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
         _testing.emulator_fidelity_run(name, soc)
         assert _testing.emulator_last_run_stats()["completed"] is True
         return
-    with pytest.raises(EmulatorError) as info:
+    with pytest.raises(EmulatorError) as info, _run_options(name):
         _testing.emulator_fidelity_run(name, soc)
     err = info.value
     message = str(err)
@@ -248,5 +274,6 @@ def test_fault_is_caught_at_the_kernel_line(name, soc):
 def test_correct_twin_passes(name, soc):
     if soc not in TWIN_SOCS.get(name, ALL_SOCS):
         pytest.skip(f"{name} uses what {soc} does not have (its fault test covers {soc})")
-    _testing.emulator_fidelity_run(name, soc)
+    with _run_options(name):
+        _testing.emulator_fidelity_run(name, soc)
     assert _testing.emulator_last_run_stats()["completed"] is True

@@ -847,3 +847,56 @@ def test_qlinear_matmul_integer_paths_when_the_vector_unit_flushes_subnormals(so
         with emulator.run_options(vector_subnormals="flushed"):
             y = eqmm.qlinear_matmul(*args, soc=soc)
         np.testing.assert_array_equal(y, golden_qmm(*args))
+
+
+# ------------------------------------------------------------------------ UB -> UB copies on the vector pipe or MTE3
+# The DataCopy / asc_copy_ub2ub pages put a UB -> UB copy on the vector pipe, the C-API overview on MTE3; nothing says
+# which for ascend310p. Under ub_copy_pipe="mte3" an unordered copy is a race the ordering checks refuse (the fidelity
+# kernel ub_copy_after_vector_barrier_only shows the variant acts); every kernel path runs bit-exact under it.
+@pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c in DQ_COMBOS for p in _dq_paths(c[2])],
+                         ids=[f"{i}-{p}" for c, i in zip(DQ_COMBOS, DQ_IDS) for p in _dq_paths(c[2])])
+def test_dynamic_quant_is_bitexact_when_ub_copies_run_on_mte3(soc, x, dst, path):
+    _assert_dq_bitexact_under(_dq_case(soc, x, dst, path), soc, dst, path, ub_copy_pipe="mte3")
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("at,bt,yt", TYPE_COMBOS, ids=TYPE_IDS)
+def test_qlinear_matmul_is_bitexact_when_ub_copies_run_on_mte3(soc, at, bt, yt):
+    rng = np.random.default_rng(_seed("ubcopy-qmm", soc, TYPE_IDS[TYPE_COMBOS.index((at, bt, yt))]))
+    # the cube path with every parameter kind (per-column b: the epilogue's replicated multiplier) and the decode path
+    cases = [(kinds, ((37, 70), (70, 96))) for kinds in KINDS] + [(("tensor", "column"), ((1, 4096), (4096, 96)))]
+    for (a_kind, b_kind), (a_shape, b_shape) in cases:
+        args = _qmm_case(rng, at, bt, yt, a_kind, b_kind, a_shape, b_shape)
+        with emulator.run_options(ub_copy_pipe="mte3"):
+            y = eqmm.qlinear_matmul(*args, soc=soc)
+        np.testing.assert_array_equal(y, golden_qmm(*args), f"{soc} {a_kind}/{b_kind} {a_shape} x {b_shape}")
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_quant_matmul_is_bitexact_when_ub_copies_run_on_mte3(soc):
+    # The float epilogue's per-column scale replicated over a chunk's rows (a per-tensor a scale), with a bias.
+    from ascend_quant_ops import api
+    from ascend_quant_ops.golden import quant_matmul as golden_quant_matmul
+    rng = np.random.default_rng(_seed("ubcopy-quant-matmul", soc))
+    m, k, n = 37, 70, 96
+    a = _rand_int(rng, np.int8, (m, k))
+    b = _rand_int(rng, np.int8, (k, n))
+    args = (a, np.float32(0.02), np.int8(3), b, rng.uniform(0.01, 0.05, (n,)).astype(np.float32), np.int8(-2))
+    bias = rng.uniform(-1, 1, (n,)).astype(np.float32)
+    with emulator.run_options(ub_copy_pipe="mte3"):
+        y = api.quant_matmul(*args, bias=bias, soc=soc, backend="emulator")
+    want = golden_quant_matmul.quant_matmul(*args, bias=bias)
+    np.testing.assert_array_equal(np.asarray(y).view(np.uint8), want.view(np.uint8))
+
+
+@pytest.mark.parametrize("yt", [ml_dtypes.float8_e4m3fn, ml_dtypes.float8_e5m2], ids=["e4m3fn", "e5m2"])
+def test_qlinear_matmul_float8_is_bitexact_when_ub_copies_run_on_mte3(yt):
+    rng = np.random.default_rng(_seed("ubcopy-qmm8", str(yt)))
+    m, k, n = 37, 70, 90
+    a = rng.uniform(-4, 4, (m, k)).astype(ml_dtypes.float8_e4m3fn)
+    b = rng.uniform(-4, 4, (k, n)).astype(ml_dtypes.float8_e5m2)
+    args = (a, np.float32(0.02), ml_dtypes.float8_e4m3fn(0), b, rng.uniform(0.01, 0.05, (n,)).astype(np.float32),
+            np.zeros((n,), ml_dtypes.float8_e5m2), np.float32(0.003), yt(0))
+    with emulator.run_options(ub_copy_pipe="mte3"):
+        y = eqmm.qlinear_matmul(*args, soc="ascend910_95")
+    np.testing.assert_array_equal(y.view(np.uint8), golden_qmm(*args).view(np.uint8))

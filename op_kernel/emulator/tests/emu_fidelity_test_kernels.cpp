@@ -870,6 +870,32 @@ template <bool kOk> inline void UbCopyOverlap(GM_ADDR x, GM_ADDR, GM_ADDR, GM_AD
     DataCopy(dst, t, 64);  // FAULT(ub_copy_overlap)
 }
 
+// A UB -> UB DataCopy of a vector result ordered by PipeBarrier<PIPE_V> alone: right if the copy runs on the vector
+// pipe (the DataCopy and asc_copy_ub2ub pages), a race if it runs on MTE3 (the C-API overview's pipe list). Faults
+// under the run variant ub_copy_on_mte3 (the test sets it). The twin also waits V -> MTE3 before the copy and MTE3 ->
+// V before the vector unit reads its result, which orders it under both.
+template <bool kOk> inline void UbCopyAfterVectorBarrierOnly(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    TBuf<TPosition::VECCALC> o;
+    pipe.InitBuffer(b, 256);
+    pipe.InitBuffer(o, 256);
+    LocalTensor<float> t = b.Get<float>();
+    LocalTensor<float> u = o.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    PipeBarrier<PIPE_V>();
+    if (kOk) {
+        WaitPipe<HardEvent::V_MTE3>(pipe);
+    }
+    DataCopy(u, t, 64);  // FAULT(ub_copy_after_vector_barrier_only)
+    PipeBarrier<PIPE_V>();
+    if (kOk) {
+        WaitPipe<HardEvent::MTE3_V>(pipe);
+    }
+    Adds(t, u, 1.0f, 64);
+}
+
 // Select's mask at a UB address that is not 32-byte aligned. The twin's mask is aligned.
 template <bool kOk> inline void SelectMaskUnaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -1383,6 +1409,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
         AQO_FIDELITY("reduce_sum_dst_one_per_repeat", ReduceSumDstOnePerRepeat, 1),
         AQO_FIDELITY("reduce_sum_work_on_src", ReduceSumWorkOnSrc, 1),
+        AQO_FIDELITY("ub_copy_after_vector_barrier_only", UbCopyAfterVectorBarrierOnly, 1),
         AQO_FIDELITY("reduce_max_work_on_src", ReduceMaxWorkOnSrc, 1),
         AQO_FIDELITY("count_zero", CountZero, 1),
         AQO_FIDELITY("gm_element_misaligned", GmElementMisaligned, 1),

@@ -60,6 +60,7 @@ _SATURATION_NAN = {"zero": 0, "nan": 1}
 _MODELESS = {"nearest_even": 0, "toward_zero": 1}
 _DIVIDE = {"exact": False, "perturbed": True}
 _SUBNORMALS = {"kept": False, "flushed": True}
+_UB_COPY_PIPE = {"vector": False, "mte3": True}
 
 
 def _choice(name, value, table):
@@ -69,8 +70,9 @@ def _choice(name, value, table):
 
 
 @contextlib.contextmanager
-def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", saturation_inf="float16_max",
-                saturation_nan="zero", modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
+def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", ub_copy_pipe="vector",
+                saturation_inf="float16_max", saturation_nan="zero", modeless_rounding="nearest_even",
+                check_ordering=True, record_trace=True):
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
     divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
@@ -78,6 +80,8 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
     Div is documented to do; a subnormal divisor then fails as a division by zero).
     vector_subnormals: every float operation of the vector unit (arithmetic, compares, reductions, Cast, MulAddDst)
     with subnormal operands or results "kept" (IEEE) or "flushed" to zero (undocumented on ascend910b / ascend310p).
+    ub_copy_pipe: the pipe of a UB -> UB DataCopy, "vector" (the DataCopy / asc_copy_ub2ub API pages) or "mte3" (the
+    C-API overview's pipe list); the docs disagree, so the kernels are checked under both.
     saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
     ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
     modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
@@ -87,6 +91,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
         perturbed_divide=_choice("divide", divide, _DIVIDE),
         divide_flushes_subnormals=_choice("divide_subnormals", divide_subnormals, _SUBNORMALS),
         vector_flushes_subnormals=_choice("vector_subnormals", vector_subnormals, _SUBNORMALS),
+        ub_copy_on_mte3=_choice("ub_copy_pipe", ub_copy_pipe, _UB_COPY_PIPE),
         saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
         saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
         modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),

@@ -93,6 +93,10 @@ struct RunOptions {
     // precision appendix), so the variant leaves the 950 as it is. Bit moves (DataCopy, Duplicate, Brcb, And / Or)
     // are not affected.
     bool vector_flushes_subnormals = false;
+    // The pipe of a UB -> UB DataCopy: the vector pipe (false; the API pages of DataCopy and asc_copy_ub2ub), or MTE3
+    // (true; the C-API overview lists UB -> UB moves under PIPE_MTE3). The docs disagree and nothing states it for
+    // ascend310p, so a kernel must order its UB -> UB copies correctly under both.
+    bool ub_copy_on_mte3 = false;
     // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
     // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
     int saturation_inf = 0;

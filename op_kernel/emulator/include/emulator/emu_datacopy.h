@@ -25,6 +25,11 @@
 #include "emulator/emu_order.h"
 #include "emulator/emu_tensor.h"
 
+namespace aqo_emu {
+// The pipe a UB -> UB DataCopy runs on in this run (RunOptions::ub_copy_on_mte3: the docs disagree).
+inline Pipe UbCopyPipe(const CoreContext& c) { return c.options.ub_copy_on_mte3 ? Pipe::kMte3 : Pipe::kV; }
+}  // namespace aqo_emu
+
 namespace AscendC {
 
 struct DataCopyParams {
@@ -279,7 +284,7 @@ template <typename T> void DataCopy(const LocalTensor<T>& dst, const LocalTensor
     aqo_emu::CheckUbRange(c, dst.record_, dst.byte_, bytes, aqo_file, aqo_line, api, "dst");
     aqo_emu::CheckUbRange(c, src.record_, src.byte_, bytes, aqo_file, aqo_line, api, "src");
     emu_detail::CheckUbCopyOverlap(dst.byte_, bytes, src.byte_, bytes, aqo_file, aqo_line, api);
-    aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), bytes, 1, aqo_file,
+    aqo_emu::Issue(c, aqo_emu::UbCopyPipe(c), false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), bytes, 1, aqo_file,
                    aqo_line, api);
     aqo_emu::UbRead(c, src.byte_, bytes, "src");
     aqo_emu::UbWrite(c, dst.byte_, bytes, "dst");
@@ -331,7 +336,7 @@ void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCo
         emu_detail::CheckUbCopyOverlap(dst.byte_, last * (block + p.dstStride * 32ull) + block, src.byte_,
                                        last * (block + p.srcStride * 32ull) + block, aqo_file, aqo_line, api);
     }
-    aqo_emu::Issue(c, aqo_emu::Pipe::kV, false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), p.blockCount * block,
+    aqo_emu::Issue(c, aqo_emu::UbCopyPipe(c), false, aqo_emu::InstrClass::kDmaUbToUb, sizeof(T), p.blockCount * block,
                    p.blockCount, aqo_file, aqo_line, api);
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         aqo_emu::UbRead(c, src.byte_ + b * (block + p.srcStride * 32ull), block, "src");
