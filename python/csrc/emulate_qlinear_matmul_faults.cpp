@@ -415,6 +415,25 @@ inline void FaultAsyncNeverWaited(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
     mm.template IterateAll<false>(Gm<int32_t>(c, 256), 0, false, true);  // FAULT: async_never_waited
 }
 
+// Split SoCs: each asynchronous IterateAll with waitIterateAll is notified through one cross-core flag, whose counter
+// holds 0..15 (the CrossCoreSetFlag page); a 16th in flight could overflow it (the device stops with an error). C areas
+// of 256 int32 in c, then in w.
+inline void FaultAsyncPastTheFlagCounter(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR w)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    for (int i = 0; i < 16; ++i) {
+        Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+        GM_ADDR out = i < 8 ? c + i * 1024 : w + (i - 8) * 1024;
+        mm.template IterateAll<false>(Gm<int32_t>(out, 256), 0, false, true);  // FAULT: async_past_the_flag_counter
+    }
+    for (int i = 0; i < 16; ++i) {
+        mm.WaitIterateAll();
+    }
+}
+
 // Split SoCs: an asynchronous IterateAll without waitIterateAll = true is never notified, so WaitIterateAll hangs.
 inline void FaultWaitWithoutNotify(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
@@ -596,6 +615,7 @@ const FaultEntry kFaults[] = {
     {"async_a_out_of_bounds", &FaultAsyncAOutOfBounds},
     {"buffer_under_client_message", &FaultBufferUnderClientMessage},
     {"async_never_waited", &FaultAsyncNeverWaited},
+    {"async_past_the_flag_counter", &FaultAsyncPastTheFlagCounter},
     {"iterate_async_without_workspace", &FaultIterateAsyncWithoutWorkspace},
     {"iterate_async_c_in_gm", &FaultIterateAsyncCInGm},
     {"get_tensor_c_workspace_on_310p", &FaultGetTensorCWorkspaceOn310p},

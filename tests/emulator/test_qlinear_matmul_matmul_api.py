@@ -62,6 +62,7 @@ EXPECTED = {
     "async_a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
     "buffer_under_client_message": ((B,), "stages every message to the cube in the last 128 bytes of UB"),
     "async_never_waited": (SPLIT, "never waited for"),
+    "async_past_the_flag_counter": (SPLIT, "16 asynchronous IterateAll notifications in flight"),
     "iterate_async_without_workspace": (SPLIT, "Iterate<false> without SetWorkspace"),
     "iterate_async_c_in_gm": (SPLIT, "needs C in UB"),
     "get_tensor_c_workspace_on_310p": ((P,), "has no GetTensorC returning the workspace block"),

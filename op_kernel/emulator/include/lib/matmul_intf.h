@@ -35,7 +35,8 @@
 // 910b; taken the same on 950), the client's message rules on split SoCs (SetOrgShape after SetSingleShape /
 // SetTensorA / SetTensorB drops them; IterateAll / a first Iterate need SetTensorA / SetTensorB since the last
 // message), WaitIterateAll without an asynchronous IterateAll in flight or after a synchronous one, an asynchronous
-// IterateAll to be waited for whose C is not continuous in GM (row stride != its width), A / B / C
+// IterateAll to be waited for whose C is not continuous in GM (row stride != its width), more than 15 of them in
+// flight (the cross-core flag that notifies them counts 0..15), A / B / C
 // touched while an asynchronous computation is in flight, a kernel ending with one in flight, Iterate<false>
 // without SetWorkspace or with C in GM, GetTensorC of the wrong mode / beyond the blocks / before Iterate,
 // Iterate again before GetTensorC of a synchronous block, forms ascend310p's MatmulImpl does not have, the 310p local
@@ -606,6 +607,20 @@ public:
                               "orgKc " + std::to_string(job.ldc) + " != single N " + std::to_string(job.n) + ", " +
                                   ShapeText() + "); WaitIterateAll supports a continuous output only: set orgKc to "
                                   "the single N");
+            }
+            if (waitIterateAll) {
+                // The cube notifies each one through a cross-core flag whose counter holds 0..15 (the
+                // CrossCoreSetFlag page: past that the device stops with an error); the cube may finish them all
+                // before the client waits.
+                const size_t notified = static_cast<size_t>(
+                    std::count(unwaited_notify_.begin(), unwaited_notify_.end(), true));
+                if (notified >= kMaxPendingNotifications) {
+                    aqo_emu::Fail(aqo_file, aqo_line,
+                                  "Matmul::IterateAll<false> with waitIterateAll: " + std::to_string(notified + 1) +
+                                      " asynchronous IterateAll notifications in flight; the cross-core flag that "
+                                      "carries them counts 0..15, so at most 15 may be unwaited (WaitIterateAll "
+                                      "first)");
+                }
             }
             Pending p;
             p.job = job;
@@ -1474,6 +1489,7 @@ private:
     // Iterate sequence.
     bool iter_active_ = false;
     bool iter_async_ = false;
+    static constexpr size_t kMaxPendingNotifications = 15;
     bool iter_done_ = false;
     bool iter_block_pending_ = false;  // sync: the current block awaits GetTensorC
     Job iter_job_;
