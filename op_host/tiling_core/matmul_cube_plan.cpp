@@ -292,6 +292,14 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
                      "split the product along N into parts below 2^31 / K columns each");
         return false;
     }
+    if (!float8 && k > kCubeInt32MaxK) {
+        SetViolation(v, op, "a", &soc, "K (a[-1]) of the NPU kernel's integer cube product (its int32 accumulator "
+                     "saturates, so no partial sum of int8 x int8 products may leave int32)",
+                     "<= " + Str(kCubeInt32MaxK), Str(k),
+                     "split K into parts of at most " + Str(kCubeInt32MaxK) + " and add their int32 accumulators "
+                     "(wrapping), or compute on the CPU");
+        return false;
+    }
     t.aZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.a_zp;
     t.bZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.b_zp;
     t.aZpBatchStride = (t.aZpKind == QMM_PARAM_VECTOR && r.a_zp_batched) ? t.m : 0;

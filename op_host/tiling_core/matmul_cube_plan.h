@@ -61,6 +61,13 @@ enum QmmParamKind : uint32_t { QMM_PARAM_NONE = 0, QMM_PARAM_TENSOR = 1, QMM_PAR
 // Blocks of one cube call at most (one N step of the Matmul tiling; the C areas hold this many blocks).
 const uint32_t kQmmMaxCallBlocks = 13;
 
+// K of an integer cube product at most: integer Mmad only saturates (AscendC Mmad and L0C -> GM pages) and its order
+// along K is not documented, so every partial sum of the cube's int32 accumulator must stay in int32 whatever the
+// values: K products of int8 x int8 operands (|product| <= 2^14; uint8 operands are mapped to int8 first) add up to
+// at most 2^14 K <= 2^31 - 1. The wrapped int32 result the operators define comes from the exact corrections around
+// the cube's product, not from the cube itself.
+const uint64_t kCubeInt32MaxK = 131071;
+
 // The schedule mode of a launch of the stage: batch where its prepared operands are shared (the kernel may
 // SyncAll its vector cores; whether it does depends on the zero points' values, which the plan cannot see).
 template <class CubeTiling>

@@ -133,16 +133,21 @@ def test_asynchronous_iterate_all_then_wait(soc):
     np.testing.assert_array_equal(_demo(soc, a, b, m, n, k, k, n, n, form="async"), _reference(a, b))
 
 
-def test_int32_accumulator_wraps_modulo_2_pow_32():
-    # 127 * 127 * 140000 = 2,258,060,000 > 2^31 - 1: the cube's accumulator wraps (ONNX: "accumulation may
-    # overflow if and only if in 32 bits"). K = 140000 is also a row stride past 16 bits: the checked config.
+def test_int32_accumulation_that_may_leave_int32_is_refused():
+    # Integer Mmad only saturates and its order along K is not documented: 127 * 127 * 140000 = 2,258,060,000 >
+    # 2^31 - 1, so some partial sum may leave int32 and C is not the wrapped sum. Refused; the same K with products
+    # whose magnitudes add up to less is exact. K = 140000 is also a row stride past 16 bits: the checked config.
     k = 140000
     a = np.full((1, k), 127, np.int8)
     b = np.full((k, 8), 127, np.int8)
-    c = _demo(B, a, b, 1, 8, k, k, 8, 8)
-    assert (c == 127 * 127 * k - 2**32).all()
+    with pytest.raises(EmulatorError, match=r"magnitudes add up to 2258060000 > 2\^31 - 1.*integer Mmad saturates"):
+        _demo(B, a, b, 1, 8, k, k, 8, 8)
+    b_small = np.full((k, 8), 100, np.int8)
+    b_small[::2] = -100
+    a_small = np.ones((1, k), np.int8)
+    np.testing.assert_array_equal(_demo(B, a_small, b_small, 1, 8, k, k, 8, 8)[:, :8], _reference(a_small, b_small))
     with pytest.raises(EmulatorError, match="row stride"):
-        _demo(B, a, b, 1, 8, k, k, 8, 8, config="norm")
+        _demo(B, a_small, b_small, 1, 8, k, k, 8, 8, config="norm")
 
 
 @pytest.mark.parametrize("soc", ALL)

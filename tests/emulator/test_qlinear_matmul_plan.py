@@ -90,15 +90,32 @@ def test_batch_rank_beyond_the_kernel_tiling_is_refused():
     assert "batch" in e.value.constraint
 
 
+def test_integer_cube_k_stays_within_the_int32_accumulator():
+    # Integer Mmad only saturates: K int8 x int8 products (|p| <= 2^14) stay in int32 up to K = 131071, on every SoC
+    # and for both matrix operators; float8 operands (float32 accumulation) and the vector decode are not limited so.
+    for soc in ("ascend910b", "ascend310p", "ascend910_95"):
+        tiling.plan_qlinear_matmul((4, 131071), (131071, 16), soc=soc)
+        with pytest.raises(ConstraintError) as e:
+            tiling.plan_qlinear_matmul((4, 131072), (131072, 16), soc=soc, a_dtype="uint8")
+        msg = str(e.value)
+        for part in (soc, "'a'", "int32 accumulator", "<= 131071", "131072", "split K into parts of at most 131071"):
+            assert part in msg, (part, msg)
+        with pytest.raises(ConstraintError, match="int32 accumulator"):
+            tiling.plan_quant_matmul((4, 131072), (131072, 16), soc=soc)
+    tiling.plan_qlinear_matmul((4, 140000), (140000, 16), soc="ascend910_95", a_dtype="float8_e4m3fn",
+                               b_dtype="float8_e4m3fn", y_dtype="float8_e4m3fn")
+
+
 def test_workspace_beyond_32_bits_is_planned():
     # uint8 b mapped once into the shared workspace: K x N bytes, past 4 GiB: the tiling's offsets are 64-bit, so the
     # plan refuses nothing the kernel can address.
-    p = tiling.plan_qlinear_matmul((4, 100_000_000), (100_000_000, 512), soc="ascend910b", b_dtype="uint8")
+    k = 131071  # the integer cube's K at most
+    p = tiling.plan_qlinear_matmul((4, k), (k, 40_000), soc="ascend910b", b_dtype="uint8")
     t = p.tiling
-    assert t["prepBBytes"] >= 100_000_000 * 512 > 2**32 and t["wsCOffset"] > 2**32
-    # Only a workspace past the 2^48-byte limit of any tensor is refused: a and b of 2^47 bytes, both mapped.
+    assert t["prepBBytes"] >= k * 40_000 > 2**32 and t["wsCOffset"] > 2**32
+    # Only a workspace past the 2^48-byte limit of any tensor is refused: a and b of about 2^48 bytes, both mapped.
     with pytest.raises(ConstraintError) as e:
-        tiling.plan_qlinear_matmul((65536, 2**31 - 1), (2**31 - 1, 65536), soc="ascend910b", b_dtype="uint8",
+        tiling.plan_qlinear_matmul((2**31 - 1, k), (k, 65536), soc="ascend910b", b_dtype="uint8",
                                    a_dtype="uint8")
     assert "workspace" in e.value.constraint and e.value.limit == "<= 2^48"
 

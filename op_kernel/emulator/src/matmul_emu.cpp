@@ -97,6 +97,43 @@ void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8
     }
 }
 
+bool MatmulInt32MayLeaveRange(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed,
+                              uint64_t ldb, uint32_t m, uint32_t n, uint32_t k, bool b_trans, MatmulRangeRisk* risk)
+{
+    const uint64_t amax = a_signed ? 128 : 255, bmax = b_signed ? 128 : 255;
+    if (amax * bmax * k <= 0x7FFFFFFFull) {
+        return false;  // no sum of k products can pass 2^31 - 1 in any order
+    }
+    auto mag = [](uint8_t v, bool is_signed) -> uint64_t {
+        const int64_t x = is_signed ? static_cast<int64_t>(static_cast<int8_t>(v)) : static_cast<int64_t>(v);
+        return static_cast<uint64_t>(x < 0 ? -x : x);
+    };
+    std::vector<uint64_t> row(n);
+    for (uint32_t i = 0; i < m; ++i) {
+        std::fill(row.begin(), row.end(), uint64_t{0});
+        const uint8_t* ai = a + static_cast<uint64_t>(i) * lda;
+        for (uint32_t kk = 0; kk < k; ++kk) {
+            const uint64_t av = mag(ai[kk], a_signed);
+            if (av == 0) {
+                continue;
+            }
+            for (uint32_t j = 0; j < n; ++j) {
+                const uint8_t bv = b_trans ? b[static_cast<uint64_t>(j) * ldb + kk] : b[static_cast<uint64_t>(kk) * ldb + j];
+                row[j] += av * mag(bv, b_signed);
+            }
+        }
+        for (uint32_t j = 0; j < n; ++j) {
+            if (row[j] > 0x7FFFFFFFull) {
+                risk->row = i;
+                risk->col = j;
+                risk->magnitude = row[j];
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
                   float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)
 {

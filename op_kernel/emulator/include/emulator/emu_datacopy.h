@@ -16,7 +16,8 @@
 //   CheckDataCopyParams / CheckDataCopyPadParams): DataCopy blockCount 1..4095 (12 bits) and blockLen 1..65535
 //   blocks (the count form is one block of count * sizeof(T) / 32 blocks); DataCopyPad blockCount 0..4095 and
 //   blockLen 0..2097151 bytes (21 bits). The stride fields are as wide as the structs' types.
-// - GM -> UB runs on MTE2, UB -> GM on MTE3, UB -> UB on V (emu_order.h checks every block against the other pipes).
+// - GM -> UB runs on MTE2, UB -> GM on MTE3, UB -> UB on V (or MTE3 in the ub_copy_on_mte3 run variant: the docs
+//   disagree); emu_order.h checks every block against the other pipes.
 #pragma once
 
 #include <cstdint>

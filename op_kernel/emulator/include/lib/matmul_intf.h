@@ -158,6 +158,16 @@ MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line);
 // B's layout (a defaulted false once made the 310p write-order path read a transposed B as [K, N]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
                       int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans);
+// Integer Mmad has only a saturating mode (the Mmad and L0C -> GM pages: "integer types have only the saturation
+// mode"; asc_get_status bit 10 flags the cube's accumulation overflow) and its order along K is not documented: where
+// an element's products' magnitudes add up past 2^31 - 1 some partial sum may leave int32, and C is not the wrapped
+// sum. True (and the first such element) when that can happen; never for k * |a|max * |b|max <= 2^31 - 1.
+struct MatmulRangeRisk {
+    uint32_t row = 0, col = 0;
+    uint64_t magnitude = 0;
+};
+bool MatmulInt32MayLeaveRange(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed,
+                              uint64_t ldb, uint32_t m, uint32_t n, uint32_t k, bool b_trans, MatmulRangeRisk* risk);
 // Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
 // every e4m3fn product sum up to K = 65536; IEEE NaN / Inf propagation). The device accumulates in float32 in
 // its own order: the emulator models the exact result, not the device's rounding (see the tests' tolerance).
@@ -1345,6 +1355,23 @@ private:
         return overshoot;
     }
 
+    // Refuses a product whose int32 accumulation may leave int32 (MatmulInt32MayLeaveRange): the cube saturates.
+    void CheckInt32Range(const Job& j, const uint8_t* pa, const uint8_t* pb, const char* file, int line) const
+    {
+        aqo_emu::MatmulRangeRisk r;
+        if (aqo_emu::MatmulInt32MayLeaveRange(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value,
+                                              j.ldb, static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n),
+                                              static_cast<uint32_t>(j.k), j.b_trans, &r)) {
+            aqo_emu::Fail(file, line,
+                          "Matmul: C[" + std::to_string(r.row) + ", " + std::to_string(r.col) + "] sums " +
+                              std::to_string(j.k) + " products whose magnitudes add up to " +
+                              std::to_string(r.magnitude) + " > 2^31 - 1: a partial sum may leave int32, where "
+                              "integer Mmad saturates (documented; its order along K is not), so C would not be "
+                              "the wrapped sum; keep a cube call's K at most 131071 for int8 x int8 (" +
+                              ShapeText() + ")");
+        }
+    }
+
     // C computed, then written in the device's order (blocks in iteration order, rows in order), the padding columns
     // a row's tail copy writes past the width holding garbage (the cube's values for columns beyond N).
     void ComputeIn310pWriteOrder(aqo_emu::CoreContext& c, const Job& j, const uint8_t* pa, const uint8_t* pb,
@@ -1354,6 +1381,7 @@ private:
         // widths only; how the API reads B into L1 (copy_cube_in_params.h: a transposed B's org height is orgN, its
         // width orgKb) does not change which values C holds.
         std::vector<int32_t> exact(j.m * j.n);
+        CheckInt32Range(j, pa, pb, file, line);
         aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
                                   exact.data(), j.n, static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n),
                                   static_cast<uint32_t>(j.k), j.b_trans);
@@ -1433,6 +1461,7 @@ private:
                                   static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),
                                   j.b_trans);
         } else {
+            CheckInt32Range(j, pa, pb, file, line);
             aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
                                       reinterpret_cast<int32_t*>(pc), j.ldc, static_cast<uint32_t>(j.m),
                                       static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k), j.b_trans);
