@@ -126,8 +126,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     // pieces the iterations: at most 255 of them, so <= 16320 columns; kQmmVectorDecodeMaxGroup below that), with the
     // most panel rows: even ones with DataCopyPad, whole blocks of a's rows (32) without; at least 4 per row of a (the
     // slices' int32 sums, M rows of a group, are read through b's panel buffer) and 4 at all.
-    const uint64_t ub_usable = soc.split_architecture ? (soc.ub_bytes > 128 ? soc.ub_bytes - 128 : 0)
-                                                      : std::min<uint64_t>(soc.ub_bytes, 248u * 1024u);
+    const uint64_t ub_usable = KernelUbBytes(soc, true);
     const uint32_t kp_step = pad ? 2u : 32u;
     const uint32_t kp_least = static_cast<uint32_t>(AlignUp(std::max<uint32_t>(4, 4 * m), kp_step));
     // The most panel rows for a width: a binary search over the steps (UB grows with the rows): O(log) on the launch

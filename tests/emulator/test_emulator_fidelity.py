@@ -91,6 +91,8 @@ EXPECTED = {
                                             "whole line"], 1),
     "dcci_dst_on_310p": (("ascend310p",), ["DcciDst", "not available on ascend310p"]),
     # the top 8 KiB of UB are the API's scratch (TMP_UB_OFFSET)
+    # ascend910_95's level-0 forms take 8 KiB of UB (held to be the top); the count forms and the other SoCs' none
+    "level0_scratch_on_950": (("ascend910_95",), ["Max on ascend910_95 takes 8 KiB of UB", "holds kernel data"]),
     "ub_scratch_with_select": (ALL_SOCS, ["Select writes the AscendC API's scratch", "TMP_UB_OFFSET",
                                           "holds kernel data"]),
     # ReduceSum: only sums no order of additions can change

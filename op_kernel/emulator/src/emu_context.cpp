@@ -75,6 +75,7 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.cube_cores = spec.cube_cores;
     m.vector_cores = spec.vector_cores;
     m.system_workspace_bytes = spec.system_workspace_bytes;
+    m.level0_scratch_bytes = spec.vector_level0_scratch_bytes;
     // float8 / hifloat8 data paths exist where the SoC table lists such a dtype for some operator (ascend910_95
     // only), read from the table rather than restated.
     const aqo::DTypeSet narrow = aqo::DTypeBit(aqo::DType::FLOAT8_E4M3FN) | aqo::DTypeBit(aqo::DType::FLOAT8_E5M2) |
@@ -261,6 +262,21 @@ void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const c
         }
     }
     UbWrite(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
+}
+
+void ApiScratchTake(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api)
+{
+    const uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes;
+    for (uint64_t i = 0; i < nbytes; ++i) {
+        if (c.ub_defined[at + i]) {
+            Fail(file, line,
+                 std::string(api) + " on " + c.soc.name + " takes " + std::to_string(nbytes / 1024) +
+                     " KiB of UB for its implementation (the level-0 form's pages; where is not documented, held to "
+                     "be the top of UB, [" + std::to_string(at) + ", " + std::to_string(at + nbytes) +
+                     ")), where byte " + std::to_string(at + i) + " holds kernel data; keep kernel buffers below " +
+                     std::to_string(at) + " on this SoC");
+        }
+    }
 }
 
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes)

@@ -770,6 +770,33 @@ template <bool kOk> inline void DcciDstOn310p(GM_ADDR, GM_ADDR y, GM_ADDR, GM_AD
 // The top 8 KiB of UB are the API's scratch
 // ---------------------------------------------------------------------------------------------------------------
 
+// A TBuf in the top 8 KiB of UB holding data, then a level-0 Max elsewhere: on ascend910_95 the level-0 forms take
+// 8 KiB of UB for their implementation, where is not documented (held to be the top); the count forms take none,
+// and the other SoCs' level-0 forms none. The twin keeps its buffers below the top 8 KiB.
+template <bool kOk> inline void Level0ScratchOn950(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(FidelityTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> a;
+    TBuf<TPosition::VECCALC> filler;
+    TBuf<TPosition::VECCALC> top;
+    pipe.InitBuffer(a, 256);
+    pipe.InitBuffer(filler, t.ubBytes - 8192 - 256 - (kOk ? 8192 : 0));
+    pipe.InitBuffer(top, 8192);  // kOk: [ub - 16 KiB, ub - 8 KiB); else the top 8 KiB
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> kept = top.Get<float>();
+    LocalTensor<float> v = a.Get<float>();
+    DataCopy(kept, xg, 64);
+    DataCopy(v, xg[64], 64);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    Max(v, v, kept, 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_scratch_on_950)
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, v, 64);
+}
+
 // A TBuf in the top 8 KiB of UB holding data, then a count-form Select elsewhere: the API's scratch overwrites it.
 // The twin keeps its buffers below the top 8 KiB.
 template <bool kOk> inline void UbScratchWithSelect(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling)
@@ -1409,6 +1436,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
         AQO_FIDELITY("reduce_sum_dst_one_per_repeat", ReduceSumDstOnePerRepeat, 1),
         AQO_FIDELITY("reduce_sum_work_on_src", ReduceSumWorkOnSrc, 1),
+        AQO_FIDELITY("level0_scratch_on_950", Level0ScratchOn950, 1),
         AQO_FIDELITY("ub_copy_after_vector_barrier_only", UbCopyAfterVectorBarrierOnly, 1),
         AQO_FIDELITY("reduce_max_work_on_src", ReduceMaxWorkOnSrc, 1),
         AQO_FIDELITY("count_zero", CountZero, 1),
