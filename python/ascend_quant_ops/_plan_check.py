@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Optional, Sequence, Tuple
 
-from . import tiling
+import numpy as np
+
+from . import _convert, tiling
 from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL
 from .errors import ConstraintError, DTypeError
 
@@ -89,8 +91,30 @@ def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str,
                                       y_dtype=y_dtype, a_param=a_param, b_param=b_param)
 
 
+def float8_operands_without_nan(op: str, named, soc: str) -> None:
+    """The NPU kernels give float8 operands to the cube, which the AscendC Mmad page says must not be given NaN (an
+    execution error may result): a NaN in a float8 operand is refused before the kernel runs. `named`: (argument name,
+    array) pairs; arrays of other types are skipped. numpy arrays or torch tensors (then checked where they live)."""
+    for name, data in named:
+        if not str(getattr(data, "dtype", "")).startswith("float8"):
+            continue
+        if _convert.is_torch_tensor(data):
+            has_nan = bool(data.float().isnan().any())
+            first = "some element"
+        else:
+            values = np.asarray(data).astype(np.float32)
+            where = np.argwhere(np.isnan(values))
+            has_nan = where.size != 0
+            first = f"index {tuple(int(i) for i in where[0])}" if has_nan else ""
+        if has_nan:
+            raise ConstraintError(op, name, "float8 operands of the NPU kernel without NaN (the cube may fault on a "
+                                  "NaN input: the AscendC Mmad page)", expected="no NaN", actual=f"NaN at {first}",
+                                  soc=soc, suggestion="use backend='cpu' (the exact reference propagates NaN)")
+
+
 def qlinear_matmul_operands(p, soc: str, *, plan: bool = True):
     """qlinear_matmul() for validated operands (golden.qlinear_matmul.QLinearMatMulOperands)."""
+    float8_operands_without_nan(QLINEAR_MATMUL, (("a", p.a), ("b", p.b)), soc)
     return qlinear_matmul(p.a.shape, p.b.shape, p.a_type, p.b_type, p.out_type, p.a_param, p.b_param, p.y_param,
                           soc, plan=plan, a_param_shape=p.a_scale.shape, b_param_shape=p.b_scale.shape)
 

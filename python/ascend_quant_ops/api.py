@@ -186,6 +186,7 @@ def qlinear_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, 
     if backend == "npu":
         torch_ops = _torch_ops()
         torch_ops.check_on_device(QMM, *args)
+        _plan_check.float8_operands_without_nan(QMM, (("a", a), ("b", b)), soc)
         if soc is not None:
             kinds = [_plan_check.param_kind(int(t.numel()), op) for t, op in ((a_scale, "a"), (b_scale, "b"),
                                                                               (y_scale, "y"))]

@@ -193,6 +193,25 @@ inline void FaultFloat8WithoutCubePath(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);  // FAULT: float8_without_cube_path
 }
 
+// ascend910_95: a NaN among the float8 operands (the Mmad page: the cube should not be given NaN inputs; an execution
+// error may result). The buffers hold code 0x01 (a subnormal in both formats); one byte of A is made NaN.
+inline void FaultFloat8NaNOperand(GM_ADDR, GM_ADDR b, GM_ADDR c, GM_ADDR w)
+{
+    TPipe pipe;
+    MmF8 mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    GlobalTensor<uint8_t> wa = Gm<uint8_t>(w, 512);
+    wa.SetValue(37, 0x7F);  // float8_e4m3fn NaN
+    DataCacheCleanAndInvalid<uint8_t, CacheLine::ENTIRE_DATA_CACHE>(wa);  // the cube reads GM
+    PipeBarrier<PIPE_ALL>();
+    mm.SetOrgShape(16, 16, 32);
+    mm.SetSingleShape(16, 16, 32);
+    mm.SetTensorA(Gm<fp8_e4m3fn_t>(w, 512));
+    mm.SetTensorB(Gm<fp8_e5m2_t>(b, 512));
+    mm.IterateAll(Gm<float>(c, 256));  // FAULT: float8_nan_operand
+}
+
 inline void FaultUseBeforeInit(GM_ADDR a, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     MmI8Checked mm;
@@ -597,6 +616,7 @@ const FaultEntry kFaults[] = {
     {"trans_length_zero", &FaultTransLengthZero},
     {"uint8_without_cube_path", &FaultUint8OnInt8Cube},
     {"float8_without_cube_path", &FaultFloat8WithoutCubePath},
+    {"float8_nan_operand", &FaultFloat8NaNOperand},
     {"use_before_init", &FaultUseBeforeInit},
     {"single_shape_larger_than_org", &FaultSingleLargerThanOrg},
     {"stride_16bit_a", &FaultStride16BitA},

@@ -43,6 +43,7 @@ EXPECTED = {
     "trans_length_zero": ((P,), "transLength 0"),
     "uint8_without_cube_path": (ALL, "has no uint8 x int8 path"),
     "float8_without_cube_path": ((B, P), "has no float8 path"),
+    "float8_nan_operand": ((C,), "float8 operand A[1, 5] is NaN"),
     "use_before_init": (ALL, "before Init"),
     "single_shape_larger_than_org": (ALL, "must be positive and fit the org shape"),
     "stride_16bit_a": (SPLIT, "A's row stride (orgKa, K) = 70000"),

@@ -134,6 +134,35 @@ bool MatmulInt32MayLeaveRange(const uint8_t* a, bool a_signed, uint64_t lda, con
     return false;
 }
 
+bool MatmulFloat8FindNaN(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb,
+                         uint64_t ldb, uint32_t m, uint32_t n, uint32_t k, bool b_trans, MatmulNaNOperand* at)
+{
+    bool nan_a[256], nan_b[256];
+    for (int v = 0; v < 256; ++v) {
+        const double da = DecodeFloat(fa, static_cast<uint16_t>(v)), db = DecodeFloat(fb, static_cast<uint16_t>(v));
+        nan_a[v] = da != da;
+        nan_b[v] = db != db;
+    }
+    for (uint32_t i = 0; i < m; ++i) {
+        for (uint32_t kk = 0; kk < k; ++kk) {
+            if (nan_a[a[static_cast<uint64_t>(i) * lda + kk]]) {
+                *at = MatmulNaNOperand{'A', i, kk};
+                return true;
+            }
+        }
+    }
+    for (uint32_t kk = 0; kk < k; ++kk) {
+        for (uint32_t j = 0; j < n; ++j) {
+            const uint8_t bv = b_trans ? b[static_cast<uint64_t>(j) * ldb + kk] : b[static_cast<uint64_t>(kk) * ldb + j];
+            if (nan_b[bv]) {
+                *at = MatmulNaNOperand{'B', kk, j};
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
                   float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)
 {

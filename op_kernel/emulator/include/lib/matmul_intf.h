@@ -166,6 +166,14 @@ struct MatmulRangeRisk {
     uint32_t row = 0, col = 0;
     uint64_t magnitude = 0;
 };
+// The AscendC Mmad page: "Mmad should avoid NaN inputs, otherwise an execution error may result". The first NaN
+// operand of a float8 product, if any (which matrix, row, column).
+struct MatmulNaNOperand {
+    char matrix = 'A';
+    uint32_t row = 0, col = 0;
+};
+bool MatmulFloat8FindNaN(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb,
+                         uint64_t ldb, uint32_t m, uint32_t n, uint32_t k, bool b_trans, MatmulNaNOperand* at);
 bool MatmulInt32MayLeaveRange(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed,
                               uint64_t ldb, uint32_t m, uint32_t n, uint32_t k, bool b_trans, MatmulRangeRisk* risk);
 // Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
@@ -1456,6 +1464,17 @@ private:
         if (overshoot) {
             if constexpr (!kFloat8) ComputeIn310pWriteOrder(c, j, pa, pb, pc, file, line);
         } else if constexpr (kFloat8) {
+            aqo_emu::MatmulNaNOperand nan_at;
+            if (aqo_emu::MatmulFloat8FindNaN(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
+                                             aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, static_cast<uint32_t>(j.m),
+                                             static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k), j.b_trans,
+                                             &nan_at)) {
+                aqo_emu::Fail(file, line,
+                              std::string("Matmul: float8 operand ") + nan_at.matrix + "[" +
+                                  std::to_string(nan_at.row) + ", " + std::to_string(nan_at.col) + "] is NaN; the "
+                                  "AscendC Mmad page says the cube should not be given NaN inputs (an execution "
+                                  "error may result): keep NaN out of the operands (" + ShapeText() + ")");
+            }
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
                                   static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),
