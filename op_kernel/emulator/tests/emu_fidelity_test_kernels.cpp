@@ -770,6 +770,35 @@ template <bool kOk> inline void DcciDstOn310p(GM_ADDR, GM_ADDR y, GM_ADDR, GM_AD
 // The top 8 KiB of UB are the API's scratch
 // ---------------------------------------------------------------------------------------------------------------
 
+// The top-of-UB kernels' set-up. The constructor allocates `v` (256 bytes); the caller may allocate buffers of its
+// own (`before` bytes in all); Place then fills UB up to `kept`, 8 KiB: the top 8 KiB of UB, or (the twin) the 8 KiB
+// just below them, and loads x[0, 64) into kept and x[64, 128) into v.
+template <bool kOk> struct TopOfUbData {
+    TopOfUbData(TPipe& pipe, GM_ADDR x, GM_ADDR y) : pipe_(pipe)
+    {
+        pipe_.InitBuffer(a_, 256);
+        xg_.SetGlobalBuffer((__gm__ float*)x, 256);
+        yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    }
+    void Place(uint32_t ub_bytes, uint32_t before)
+    {
+        pipe_.InitBuffer(filler_, ub_bytes - 8192 - 256 - before - (kOk ? 8192 : 0));
+        pipe_.InitBuffer(top_, 8192);  // kOk: [ub - 16 KiB, ub - 8 KiB); else the top 8 KiB
+        kept = top_.Get<float>();
+        v = a_.Get<float>();
+        DataCopy(kept, xg_, 64);
+        DataCopy(v, xg_[64], 64);
+        WaitPipe<HardEvent::MTE2_V>(pipe_);
+    }
+    GlobalTensor<float> yg;
+    LocalTensor<float> kept, v;
+
+private:
+    TPipe& pipe_;
+    TBuf<TPosition::VECCALC> a_, filler_, top_;
+    GlobalTensor<float> xg_;
+};
+
 // A TBuf in the top 8 KiB of UB holding data, then a level-0 Max elsewhere: on ascend910_95 the level-0 forms take
 // 8 KiB of UB for their implementation, where is not documented (held to be the top); the count forms take none,
 // and the other SoCs' level-0 forms none. The twin keeps its buffers below the top 8 KiB.
@@ -777,24 +806,11 @@ template <bool kOk> inline void Level0ScratchOn950(GM_ADDR x, GM_ADDR y, GM_ADDR
 {
     GET_TILING_DATA_WITH_STRUCT(FidelityTiling, t, tiling);
     TPipe pipe;
-    TBuf<TPosition::VECCALC> a;
-    TBuf<TPosition::VECCALC> filler;
-    TBuf<TPosition::VECCALC> top;
-    pipe.InitBuffer(a, 256);
-    pipe.InitBuffer(filler, t.ubBytes - 8192 - 256 - (kOk ? 8192 : 0));
-    pipe.InitBuffer(top, 8192);  // kOk: [ub - 16 KiB, ub - 8 KiB); else the top 8 KiB
-    GlobalTensor<float> xg;
-    GlobalTensor<float> yg;
-    xg.SetGlobalBuffer((__gm__ float*)x, 256);
-    yg.SetGlobalBuffer((__gm__ float*)y, 256);
-    LocalTensor<float> kept = top.Get<float>();
-    LocalTensor<float> v = a.Get<float>();
-    DataCopy(kept, xg, 64);
-    DataCopy(v, xg[64], 64);
-    WaitPipe<HardEvent::MTE2_V>(pipe);
-    Max(v, v, kept, 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_scratch_on_950)
+    TopOfUbData<kOk> d(pipe, x, y);
+    d.Place(t.ubBytes, 0);
+    Max(d.v, d.v, d.kept, 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_scratch_on_950)
     WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg, v, 64);
+    DataCopy(d.yg, d.v, 64);
 }
 
 // A TBuf in the top 8 KiB of UB holding data, then a count-form Select elsewhere: the API's scratch overwrites it.
@@ -803,33 +819,20 @@ template <bool kOk> inline void UbScratchWithSelect(GM_ADDR x, GM_ADDR y, GM_ADD
 {
     GET_TILING_DATA_WITH_STRUCT(FidelityTiling, t, tiling);
     TPipe pipe;
-    TBuf<TPosition::VECCALC> a;
+    TopOfUbData<kOk> d(pipe, x, y);
     TBuf<TPosition::VECCALC> m;
     TBuf<TPosition::VECCALC> o;
-    TBuf<TPosition::VECCALC> filler;
-    TBuf<TPosition::VECCALC> top;
-    pipe.InitBuffer(a, 256);
     pipe.InitBuffer(m, 32);
     pipe.InitBuffer(o, 256);
-    pipe.InitBuffer(filler, t.ubBytes - 8192 - 544 - (kOk ? 8192 : 0));
-    pipe.InitBuffer(top, 8192);  // kOk: [ub - 16 KiB, ub - 8 KiB); else the top 8 KiB
-    GlobalTensor<float> xg;
-    GlobalTensor<float> yg;
-    xg.SetGlobalBuffer((__gm__ float*)x, 256);
-    yg.SetGlobalBuffer((__gm__ float*)y, 256);
-    LocalTensor<float> kept = top.Get<float>();
-    LocalTensor<float> v = a.Get<float>();
-    DataCopy(kept, xg, 64);
-    DataCopy(v, xg[64], 64);
-    WaitPipe<HardEvent::MTE2_V>(pipe);
+    d.Place(t.ubBytes, 288);
     LocalTensor<uint8_t> mask = m.Get<uint8_t>();
-    CompareScalar(mask, v, 0.0f, CMPMODE::GT, 64);
+    CompareScalar(mask, d.v, 0.0f, CMPMODE::GT, 64);
     PipeBarrier<PIPE_V>();
-    Select(o.Get<float>(), mask, v, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);  // FAULT(ub_scratch_with_select)
+    Select(o.Get<float>(), mask, d.v, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);  // FAULT(ub_scratch_with_select)
     PipeBarrier<PIPE_V>();
-    Add(o.Get<float>(), o.Get<float>(), kept, 64);
+    Add(o.Get<float>(), o.Get<float>(), d.kept, 64);
     WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg, o.Get<float>(), 64);
+    DataCopy(d.yg, o.Get<float>(), 64);
 }
 
 // ---------------------------------------------------------------------------------------------------------------
