@@ -169,6 +169,15 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
   TORCH_CHECK(a_zero_point.scalar_type() == a.scalar_type() && b_zero_point.scalar_type() == b.scalar_type(),
               "qlinear_matmul: zero points must have their operand's dtype");
   const c10::DeviceGuard guard(a.device());
+  // The cube must not be given NaN (the AscendC Mmad page: an execution error may result), as the Python API checks.
+  for (const auto& named : {std::make_pair("a", &a), std::make_pair("b", &b)}) {
+    const at::Tensor& t = *named.second;
+    if (t.scalar_type() == at::ScalarType::Float8_e4m3fn || t.scalar_type() == at::ScalarType::Float8_e5m2) {
+      TORCH_CHECK(!t.to(at::kFloat).isnan().any().item<bool>(), "qlinear_matmul: argument '", named.first,
+                  "': float8 operands of the NPU kernel without NaN (the cube may fault on a NaN input: the AscendC "
+                  "Mmad page); compute on the CPU backend");
+    }
+  }
   const std::vector<int64_t> shape = MatmulShape(a, b);
   at::Tensor y = at::empty(shape, a.options().dtype(y_zero_point.scalar_type()));
   if (y.numel() == 0) {
