@@ -190,7 +190,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     const uint64_t cols = static_cast<uint64_t>(req.shape.back());
     const uint32_t align = soc.ub_align_bytes;
     const uint32_t block = soc.copy_block_bytes;
-    const uint64_t ub = KernelUbBytes(soc, false);  // 950: the level-0 forms' scratch at the top kept free
+    const uint64_t ub = KernelUbBytes(soc, false);
     const uint32_t cores = KernelCores(soc, op);
 
     // Asymmetric modes: OPSNN's float offset for int8 and the float types, ONNX's integer zero point for uint8.
@@ -341,13 +341,8 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
     }
     if (!found) {
         Layout min_l = StreamLayout(s, 1, kChunkAlign, 1);
-        const std::string kept = soc.vector_level0_scratch_bytes == 0
-                                     ? std::string()
-                                     : " (UB " + Bytes(soc.ub_bytes) + " less the top " +
-                                           Bytes(soc.vector_level0_scratch_bytes) +
-                                           " kept free for the level-0 vector forms' scratch)";
         SetViolation(v, op, "x", &soc, "unified buffer: the smallest DynamicQuant layout does not fit",
-                     "<= " + Bytes(ub) + kept, Bytes(min_l.Total()),
+                     "<= " + Bytes(ub), Bytes(min_l.Total()),
                      "use a SoC with a larger unified buffer (ub_size override too small?)");
         return false;
     }
@@ -429,7 +424,7 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
              : (t.numChunks > 1 ? "row_resident_chunked" : "single_pass");
     e.core_capacity = cores;
     e.used_cores = used;
-    e.ub_capacity = soc.ub_bytes;
+    e.ub_capacity = static_cast<uint32_t>(ub);
     e.work_unit = "row";
     e.total_work = rows;
     e.balance_unit = 1;
@@ -523,10 +518,6 @@ bool PlanDynamicQuant(const DynamicQuantRequest& req, DynamicQuantPlan* plan, Co
                         Bytes(ub));
     } else {
         notes.push_back("UB use " + Bytes(lay.Total()) + " of " + Bytes(ub));
-    }
-    if (soc.vector_level0_scratch_bytes != 0) {
-        notes.push_back("the top " + Bytes(soc.vector_level0_scratch_bytes) + " of UB kept free: the level-0 vector "
-                        "forms' scratch on this SoC (its place is not documented)");
     }
     if (!soc.has_data_copy_pad) {
         const std::string what = asym == 2 ? "scales and zero points" : (asym ? "scales and offsets" : "scales");

@@ -597,8 +597,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t fixed = reserve + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubRowTerms + t.ubPrepIn + t.ubPrepHalf +
                            t.ubPrepOut + r.epilogue_fixed_bytes + static_cast<uint64_t>(t.prepChunk) * 5 + 1024;
     const uint64_t per_elem = 12ull + r.epilogue_bytes_per_element;
-    // UB the kernel may use (KernelUbBytes: the Matmul client's message block, 310p's API area, 950's level-0
-    // scratch at the top kept free).
+    // UB the kernel may use (KernelUbBytes: the Matmul client's message block, 310p's API area).
     const uint64_t ub_usable = KernelUbBytes(soc, true);
     const uint64_t avail = ub_usable > fixed ? ub_usable - fixed : 0;
     const uint64_t max_elems = std::min<uint64_t>(avail / per_elem, 8192);

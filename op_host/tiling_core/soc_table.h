@@ -47,11 +47,6 @@ struct SocSpec {
     uint32_t vector_cores;   // vector cores (910b/950: 2 per cube core; 310p: 7 vector-only cores, Cast unsupported)
     bool split_architecture; // separate cube and vector cores, 1 cube : 2 vector (910b, 950)
     uint32_t ub_bytes;       // unified buffer per core
-    // UB the vector unit's level-0 forms (mask / repeat parameters) take on the SoC for their implementation: 950's
-    // Add / Mul / Div / Max / Min / MulAddDst pages: "tensor high-dimension slicing computation occupies 8KB of
-    // Unified Buffer" (the count forms none), without saying where. The kernels' plans keep the top of UB this free;
-    // the emulator writes it at every such instruction. 0: none.
-    uint32_t vector_level0_scratch_bytes;
 
     // The block-dim capacity of each operator's kernel: the cores it is launched on.
     // DynamicQuant: the vector cores on 910b/950; the AI cores on 310p (Cast is unsupported on the 310p
@@ -96,16 +91,14 @@ struct SocSpec {
     DTypeSet quant_matmul_out_dtypes;
 };
 
-// UB a kernel may allocate: the SoC's (or the device's) UB less what the APIs it calls take at its top: the vector
-// level-0 forms' scratch (vector_level0_scratch_bytes), the Matmul client's 128-byte message block (split SoCs,
-// kernels with a Matmul object: kfc_comm_client.h, TOTAL_UB_SIZE - sizeof(KfcMsg)), and for the Matmul kernels on
-// 310p the API's temporary area from TMP_UB_OFFSET (248 KiB) on (CANN 8.1.RC1 headers).
+// UB a kernel may allocate: the SoC's (or the device's) UB less what the APIs it calls take at its top: the Matmul
+// client's 128-byte message block (split SoCs, kernels with a Matmul object: kfc_comm_client.h, TOTAL_UB_SIZE -
+// sizeof(KfcMsg)), and for the Matmul kernels on 310p the API's temporary area from TMP_UB_OFFSET (248 KiB) on (CANN
+// 8.1.RC1 headers). (ascend910_95's API temporary area, which its level-0 vector forms use, starts where the UB the
+// platform reports ends: asc-devkit's constants for that architecture put TMP_UB_OFFSET at TOTAL_UB_SIZE, 248 KiB.)
 inline uint64_t KernelUbBytes(const SocSpec& soc, bool matmul)
 {
-    uint64_t top = soc.vector_level0_scratch_bytes;
-    if (matmul && soc.split_architecture && top < 128) {
-        top = 128;
-    }
+    const uint64_t top = matmul && soc.split_architecture ? 128 : 0;
     uint64_t ub = soc.ub_bytes > top ? soc.ub_bytes - top : 0;
     if (matmul && !soc.split_architecture && ub > 248u * 1024u) {
         ub = 248u * 1024u;

@@ -40,7 +40,6 @@ nb::dict SpecToDict(const aqo::SocSpec& s)
     d["vector_cores"] = s.vector_cores;
     d["split_architecture"] = s.split_architecture;
     d["ub_bytes"] = s.ub_bytes;
-    d["vector_level0_scratch_bytes"] = s.vector_level0_scratch_bytes;
     d["dynamic_quant_cores"] = s.dynamic_quant_cores;
     d["qlinear_matmul_cores"] = s.qlinear_matmul_cores;
     d["has_data_copy_pad"] = s.has_data_copy_pad;

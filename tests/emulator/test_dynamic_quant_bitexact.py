@@ -219,8 +219,7 @@ def test_chunked_rows_with_one_x_slot_in_pieces(soc, dst):
     h = 3008  # 310p: a multiple of 32 (no DataCopyPad)
     x = np.concatenate([rand((4, h), F16, seed=31), special_rows(h, F16), rand((3, h), F16, seed=32)])
     seen = set()
-    spec = tiling.soc_spec(soc)  # (ascend910_95 keeps the top 8 KiB free for its level-0 forms' scratch)
-    for ub in range(spec["ub_bytes"] // 32 * 32, 4095 + spec["vector_level0_scratch_bytes"], -32 * 64):
+    for ub in range(tiling.soc_spec(soc)["ub_bytes"] // 32 * 32, 4095, -32 * 64):
         p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=2, ub_size=ub)
         chunks = p.tiling["numChunks"]
         if p.explanation["mode"] != "row_resident_chunked" or p.tiling["xSlots"] != 1:
@@ -360,9 +359,7 @@ def test_950_multi_pass_single_and_double_buffered(ub_size, slots):
     # the smallest UBs: 11 chunks of 64 per row, one x slot (no prefetch) or two (chunk c + 1 copied during c)
     x = np.concatenate([rand((3, 700), F16, seed=16), special_rows(700, F16)])
     smooth = (np.random.default_rng(17).random(700) + 0.5).astype(F16)
-    # (plus the top 8 KiB the plan keeps free for the 950's level-0 forms' scratch)
-    scratch = tiling.soc_spec("ascend910_95")["vector_level0_scratch_bytes"]
-    run(x, smooth, dst="float8_e5m2", soc="ascend910_95", ub_size=ub_size + scratch, expect_mode="multi_pass",
+    run(x, smooth, dst="float8_e5m2", soc="ascend910_95", ub_size=ub_size, expect_mode="multi_pass",
         expect_slots=slots)
 
 

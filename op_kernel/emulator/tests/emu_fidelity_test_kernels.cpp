@@ -770,7 +770,7 @@ template <bool kOk> inline void DcciDstOn310p(GM_ADDR, GM_ADDR y, GM_ADDR, GM_AD
 // The top 8 KiB of UB are the API's scratch
 // ---------------------------------------------------------------------------------------------------------------
 
-// The top-of-UB kernels' set-up. The constructor allocates `v` (256 bytes); the caller may allocate buffers of its
+// The top-of-UB kernel's set-up. The constructor allocates `v` (256 bytes); the caller may allocate buffers of its
 // own (`before` bytes in all); Place then fills UB up to `kept`, 8 KiB: the top 8 KiB of UB, or (the twin) the 8 KiB
 // just below them, and loads x[0, 64) into kept and x[64, 128) into v.
 template <bool kOk> struct TopOfUbData {
@@ -798,20 +798,6 @@ private:
     TBuf<TPosition::VECCALC> a_, filler_, top_;
     GlobalTensor<float> xg_;
 };
-
-// A TBuf in the top 8 KiB of UB holding data, then a level-0 Max elsewhere: on ascend910_95 the level-0 forms take
-// 8 KiB of UB for their implementation, where is not documented (held to be the top); the count forms take none,
-// and the other SoCs' level-0 forms none. The twin keeps its buffers below the top 8 KiB.
-template <bool kOk> inline void Level0ScratchOn950(GM_ADDR x, GM_ADDR y, GM_ADDR, GM_ADDR tiling)
-{
-    GET_TILING_DATA_WITH_STRUCT(FidelityTiling, t, tiling);
-    TPipe pipe;
-    TopOfUbData<kOk> d(pipe, x, y);
-    d.Place(t.ubBytes, 0);
-    Max(d.v, d.v, d.kept, 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_scratch_on_950)
-    WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(d.yg, d.v, 64);
-}
 
 // A TBuf in the top 8 KiB of UB holding data, then a count-form Select elsewhere: the API's scratch overwrites it.
 // The twin keeps its buffers below the top 8 KiB.
@@ -1439,7 +1425,6 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("reduce_sum_work_too_small", ReduceSumWorkTooSmall, 1),
         AQO_FIDELITY("reduce_sum_dst_one_per_repeat", ReduceSumDstOnePerRepeat, 1),
         AQO_FIDELITY("reduce_sum_work_on_src", ReduceSumWorkOnSrc, 1),
-        AQO_FIDELITY("level0_scratch_on_950", Level0ScratchOn950, 1),
         AQO_FIDELITY("ub_copy_after_vector_barrier_only", UbCopyAfterVectorBarrierOnly, 1),
         AQO_FIDELITY("reduce_max_work_on_src", ReduceMaxWorkOnSrc, 1),
         AQO_FIDELITY("count_zero", CountZero, 1),

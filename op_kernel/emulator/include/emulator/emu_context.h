@@ -68,7 +68,6 @@ struct SocModel {
     uint32_t cube_cores = 0;        // the SoC table's cube cores (310p: the AI cores)
     uint32_t vector_cores = 0;      // the SoC table's vector cores (910b / 950: 2 per cube core)
     uint64_t system_workspace_bytes = 0;  // RESERVED_WORKSPACE: the framework's part at the workspace's start
-    uint32_t level0_scratch_bytes = 0;    // UB a level-0 vector form takes (the SoC table; 950: 8 KiB, where unsaid)
 };
 
 // Builds the model of a SoC name ("ascend910b", "ascend310p", "ascend910_95", "ascend950", variants) from the
@@ -491,9 +490,6 @@ void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line
 // it wrote there).
 void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api);
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes);
-// An API that uses the scratch internally, ordered by the API itself (950's level-0 forms): fails when kernel data
-// lives in its first nbytes (not an access the kernel orders).
-void ApiScratchTake(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api);
 
 // True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,
 // float16, bfloat16): all terms are integer multiples of one power of two q, sum |x| <= 2^p q (p: the type's

@@ -344,15 +344,6 @@ inline void IssueElementwise(CoreContext& c, const BinaryOperands& ops, uint64_t
 
 enum class BinaryKind { kAdd, kSub, kMul, kDiv, kMax, kMin };
 
-// The UB a level-0 form takes for its implementation where the SoC's pages say so (950: 8 KiB, place unsaid): held to
-// be the top of UB, the API's scratch, so a kernel that keeps data there fails (the API orders its own use).
-inline void Level0Scratch(CoreContext& c, const char* file, int line, const char* api)
-{
-    if (c.soc.level0_scratch_bytes != 0) {
-        ApiScratchTake(c, c.soc.level0_scratch_bytes, file, line, api);
-    }
-}
-
 inline const char* BinaryName(BinaryKind k)
 {
     switch (k) {
@@ -392,7 +383,6 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
                     file, line, api);
     Issue(c, Pipe::kV, false, kind == BinaryKind::kDiv ? InstrClass::kVecDiv : InstrClass::kVecElementwise, sizeof(T),
           repeats * mask, static_cast<uint32_t>(repeats), file, line, api);
-    Level0Scratch(c, file, line, api);
     DeclareAccesses(c, o0, repeats, mask, false);
     DeclareAccesses(c, o1, repeats, mask, false);
     DeclareAccesses(c, od, repeats, mask, true);
@@ -489,7 +479,6 @@ void MulAddDst(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>
     const BinaryOperands ops = CheckBinaryOperands(c, dst, src0, src1, mask, repeats, p, file, line, api);
     const Operand &od = ops.dst, &o0 = ops.src0, &o1 = ops.src1;
     IssueElementwise(c, ops, repeats, mask, sizeof(T), true, file, line, api);
-    Level0Scratch(c, file, line, api);
     std::vector<double> a(mask), b(mask), d(mask);
     std::vector<uint8_t> def(mask);
     for (uint64_t r = 0; r < repeats; ++r) {
