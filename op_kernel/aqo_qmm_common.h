@@ -61,8 +61,9 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
 // correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
 // kSplitMaskBytes; the plans size the scratch with it).
 
-// Row 0 of `pattern` (`stride` floats, finite) replicated over rows 1 .. rows - 1, doubling the rows done. Muls by 1
-// copies the bits of a finite float exactly, on the vector pipe by definition: a UB -> UB DataCopy would run on the
+// Row 0 of `pattern` (`stride` floats) replicated over rows 1 .. rows - 1, doubling the rows done. Muls by 1 copies
+// every float exactly (a NaN may come back as the unit's NaN: the products it meets are NaN either way), on the vector
+// pipe by definition: a UB -> UB DataCopy would run on the
 // vector pipe by the API pages but on MTE3 by the C-API overview, and its ordering against the vector work around it
 // would depend on which.
 __aicore__ inline void QmmReplicateRow(const LocalTensor<float>& pattern, uint32_t stride, uint32_t rows)

@@ -296,8 +296,8 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         SetViolation(v, op, "a", &soc, "K (a[-1]) of the NPU kernel's integer cube product (its int32 accumulator "
                      "saturates, so no partial sum of int8 x int8 products may leave int32)",
                      "<= " + Str(kCubeInt32MaxK), Str(k),
-                     "split K into parts of at most " + Str(kCubeInt32MaxK) + " and add their int32 accumulators "
-                     "(wrapping), or compute on the CPU");
+                     "compute on the CPU backend (without soc=): the NPU's integer cube path takes K up to " +
+                         Str(kCubeInt32MaxK));
         return false;
     }
     t.aZpKind = float8 ? static_cast<uint32_t>(QMM_PARAM_NONE) : r.a_zp;

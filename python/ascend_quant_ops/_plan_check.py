@@ -17,7 +17,7 @@ from typing import Optional, Sequence, Tuple
 
 import numpy as np
 
-from . import _convert, tiling
+from . import _convert, dtypes, tiling
 from ._opnames import DYNAMIC_QUANT, QLINEAR_MATMUL, QUANT_MATMUL
 from .errors import ConstraintError, DTypeError
 
@@ -91,25 +91,36 @@ def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str,
                                       y_dtype=y_dtype, a_param=a_param, b_param=b_param)
 
 
-def float8_operands_without_nan(op: str, named, soc: str) -> None:
+# The NaN bit patterns of the float8 formats the NPUs take (sign bit cleared): e4m3fn has one (0x7F), e5m2 an all-ones
+# exponent with a non-zero mantissa (0x7D..0x7F).
+_FLOAT8_NAN = {dtypes.FLOAT8_E4M3FN: lambda m: m == 0x7F, dtypes.FLOAT8_E5M2: lambda m: m > 0x7C}
+
+
+def float8_operands_without_nan(op: str, named, soc: Optional[str]) -> None:
     """The NPU kernels give float8 operands to the cube, which the AscendC Mmad page says must not be given NaN (an
     execution error may result): a NaN in a float8 operand is refused before the kernel runs. `named`: (argument name,
-    array) pairs; arrays of other types are skipped. numpy arrays or torch tensors (then checked where they live)."""
+    array) pairs, numpy arrays or torch tensors (checked where they live, on their bytes); other types are skipped."""
     for name, data in named:
-        if not str(getattr(data, "dtype", "")).startswith("float8"):
+        is_nan = _FLOAT8_NAN.get(dtypes.dtype_name(getattr(data, "dtype", None)))
+        if is_nan is None:
             continue
         if _convert.is_torch_tensor(data):
-            has_nan = bool(data.float().isnan().any())
-            first = "some element"
+            import torch
+
+            magnitude = data.contiguous().view(torch.uint8) & 0x7F
+            hits = is_nan(magnitude)
+            found = bool(hits.any())
+            where = tuple(int(i) for i in torch.nonzero(hits.reshape(data.shape))[0]) if found else ()
         else:
-            values = np.asarray(data).astype(np.float32)
-            where = np.argwhere(np.isnan(values))
-            has_nan = where.size != 0
-            first = f"index {tuple(int(i) for i in where[0])}" if has_nan else ""
-        if has_nan:
+            magnitude = np.ascontiguousarray(data).view(np.uint8) & 0x7F
+            hits = np.argwhere(is_nan(magnitude))
+            found = hits.size != 0
+            where = tuple(int(i) for i in hits[0]) if found else ()
+        if found:
             raise ConstraintError(op, name, "float8 operands of the NPU kernel without NaN (the cube may fault on a "
-                                  "NaN input: the AscendC Mmad page)", expected="no NaN", actual=f"NaN at {first}",
-                                  soc=soc, suggestion="use backend='cpu' (the exact reference propagates NaN)")
+                                  "NaN input: the AscendC Mmad page)", expected="no NaN", actual=f"NaN at index {where}",
+                                  soc=soc, suggestion="use backend='cpu' without soc= (the exact reference propagates "
+                                  "NaN)")
 
 
 def qlinear_matmul_operands(p, soc: str, *, plan: bool = True):

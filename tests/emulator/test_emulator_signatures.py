@@ -85,6 +85,17 @@ def test_a_call_the_headers_reject_does_not_compile(tmp_path, name, declaration,
     assert bad.returncode != 0, f"{rejected} compiles against the emulator; the headers declare {declaration}"
 
 
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
+def test_scalar_count_forms_without_set_mask_are_refused(tmp_path):
+    # 8.1's isSetMask = false count form of Adds / Muls / Maxs / Mins runs one repeat under the current mask, not
+    # `count` elements: the emulator does not model it, so such a call does not compile (the true form does).
+    for name in ("Adds", "Muls", "Maxs", "Mins"):
+        ok = _compiles(tmp_path, f"{name}<float, true>(t, t, 1.0f, 64);")
+        assert ok.returncode == 0, ok.stderr[-2000:]
+        bad = _compiles(tmp_path, f"{name}<float, false>(t, t, 1.0f, 64);")
+        assert bad.returncode != 0 and "isSetMask = false count form is not modelled" in bad.stderr, name
+
+
 def test_core_type_macros_are_used_only_as_the_device_allows():
     # ASCEND_IS_AIV / ASCEND_IS_AIC / ASCEND_IS_NOT_*: on the device `constexpr(g_coreType == ...)`, valid only as
     # `if ASCEND_IS_AIV {` (impl/utils/kernel_utils_macros.h); the CPU-debug headers and the emulator define an

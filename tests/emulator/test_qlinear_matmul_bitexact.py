@@ -386,10 +386,31 @@ def test_float8_nan_operands_are_refused(operand):
     args = (a, np.float32(1), f8(0), b, np.float32(1), f8(0), np.float32(0.1), f8(0))
     with pytest.raises(ConstraintError) as e:
         api.qlinear_matmul(*args, soc="ascend910_95", backend="emulator")
-    for part in ("ascend910_95", f"'{operand}'", "without NaN", "Mmad", "NaN at index (1, 2)", "backend='cpu'"):
+    for part in ("ascend910_95", f"'{operand}'", "without NaN", "Mmad", "NaN at index (1, 2)",
+                 "backend='cpu' without soc="):
         assert part in str(e.value), (part, str(e.value))
     # (the emulated cube's own refusal: the Matmul API fault kernel float8_nan_operand)
     assert np.isnan(api.qlinear_matmul(*args, backend="cpu").astype(np.float32)).any()
+
+
+@pytest.mark.parametrize("name", ["float8_e4m3fn", "float8_e5m2"])
+def test_float8_nan_check_reads_numpy_and_torch_operands_by_their_bits(name):
+    # The npu backend hands the check torch tensors: every NaN code of the format is found there as in numpy (by the
+    # bytes, no float conversion), and finite codes, +-Inf (e5m2) and other operand types pass.
+    import ml_dtypes
+    import torch
+    from ascend_quant_ops import _plan_check
+
+    codes = np.arange(256, dtype=np.uint8)
+    values = codes.view(getattr(ml_dtypes, name)).reshape(16, 16)
+    nan = np.isnan(values.astype(np.float32))
+    assert nan.sum() == (2 if name == "float8_e4m3fn" else 6)
+    for data in (values, torch.from_numpy(codes.copy()).view(getattr(torch, name)).reshape(16, 16)):
+        with pytest.raises(ConstraintError, match=r"NaN at index \(7, 13\)|NaN at index \(7, 15\)"):
+            _plan_check.float8_operands_without_nan("qlinear_matmul", [("b", data)], "ascend910_95")
+        finite = data[~nan] if isinstance(data, np.ndarray) else data[torch.from_numpy(~nan)]
+        _plan_check.float8_operands_without_nan("qlinear_matmul", [("b", finite)], "ascend910_95")
+    _plan_check.float8_operands_without_nan("qlinear_matmul", [("a", np.full(4, 255, np.uint8))], "ascend910_95")
 
 
 def test_per_column_output_parameters_are_refused():

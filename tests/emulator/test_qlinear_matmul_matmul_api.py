@@ -79,8 +79,8 @@ EXPECTED = {
 }
 # Faults that exist only where their rule applies pass on the other SoCs (the same use is fine there).
 PASS_ELSEWHERE = {"mdl_depth_not_multiple", "trans_length_zero", "stride_16bit_a", "stride_16bit_b",
-                  "local_workspace_missing", "tpipe_buffers_with_matmul_api", "set_org_shape_after_single_shape", "iterate_all_without_new_tensors",
-                  "async_never_waited", "stride_16bit_b_transposed"}
+                  "local_workspace_missing", "tpipe_buffers_with_matmul_api", "set_org_shape_after_single_shape",
+                  "iterate_all_without_new_tensors", "async_never_waited", "stride_16bit_b_transposed"}
 
 
 def test_every_fault_kernel_has_a_marker_and_an_expectation():

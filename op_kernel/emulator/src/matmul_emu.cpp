@@ -35,7 +35,9 @@ MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line)
     return s[block];
 }
 
-// The cube's int32 accumulator wraps modulo 2^32; unsigned 32-bit arithmetic is exactly that (and defined C++).
+// The exact sum modulo 2^32 (unsigned 32-bit arithmetic: defined C++). The cube's int32 accumulator gives that
+// only while no partial sum leaves int32 (integer Mmad saturates): the callers refuse the other products first
+// (MatmulInt32MayLeaveRange).
 // B element (kk, j) is b[kk * ldb + j], or b[j * ldb + kk] when b_trans (B stored [N, K]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
                       int32_t* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)

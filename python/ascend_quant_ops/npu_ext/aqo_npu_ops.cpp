@@ -169,11 +169,15 @@ at::Tensor QLinearMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, cons
   TORCH_CHECK(a_zero_point.scalar_type() == a.scalar_type() && b_zero_point.scalar_type() == b.scalar_type(),
               "qlinear_matmul: zero points must have their operand's dtype");
   const c10::DeviceGuard guard(a.device());
-  // The cube must not be given NaN (the AscendC Mmad page: an execution error may result), as the Python API checks.
+  // The cube must not be given NaN (the AscendC Mmad page: an execution error may result), as the Python API checks:
+  // read from the bytes (sign cleared), e4m3fn's NaN is 0x7F, e5m2's 0x7D..0x7F.
   for (const auto& named : {std::make_pair("a", &a), std::make_pair("b", &b)}) {
     const at::Tensor& t = *named.second;
-    if (t.scalar_type() == at::ScalarType::Float8_e4m3fn || t.scalar_type() == at::ScalarType::Float8_e5m2) {
-      TORCH_CHECK(!t.to(at::kFloat).isnan().any().item<bool>(), "qlinear_matmul: argument '", named.first,
+    const bool e4m3 = t.scalar_type() == at::ScalarType::Float8_e4m3fn;
+    if (e4m3 || t.scalar_type() == at::ScalarType::Float8_e5m2) {
+      const at::Tensor magnitude = at::bitwise_and(t.contiguous().view(at::kByte), 0x7F);
+      const at::Tensor nan = e4m3 ? magnitude.eq(0x7F) : magnitude.gt(0x7C);
+      TORCH_CHECK(!nan.any().item<bool>(), "qlinear_matmul: argument '", named.first,
                   "': float8 operands of the NPU kernel without NaN (the cube may fault on a NaN input: the AscendC "
                   "Mmad page); compute on the CPU backend");
     }

@@ -153,7 +153,8 @@ void ResetMatmulStats(uint32_t blocks);
 const std::vector<MatmulCoreStats>& MatmulStats();
 MatmulCoreStats& MatmulStatsOf(uint32_t block, const char* file, int line);
 
-// C[i, j] = sum_k A[i, k] * B[k, j] in 32-bit wrap-around arithmetic (src/matmul_emu.cpp). b_trans: B is stored
+// C[i, j] = sum_k A[i, k] * B[k, j] modulo 2^32 (src/matmul_emu.cpp; the cube's value only where no partial sum
+// leaves int32, which the callers check first with MatmulInt32MayLeaveRange). b_trans: B is stored
 // transposed, [N, K] with row stride ldb (B[k, j] = b[j * ldb + k]). No default for b_trans: every caller states
 // B's layout (a defaulted false once made the 310p write-order path read a transposed B as [K, N]).
 void MatmulExactInt32(const uint8_t* a, bool a_signed, uint64_t lda, const uint8_t* b, bool b_signed, uint64_t ldb,
