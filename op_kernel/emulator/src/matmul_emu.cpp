@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <string>
+#include <limits>
 #include <vector>
 
 #include "emulator/emu_context.h"
@@ -166,7 +167,7 @@ bool MatmulFloat8FindNaN(const uint8_t* a, FloatFormat fa, uint64_t lda, const u
 }
 
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
-                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans)
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans, bool saturate)
 {
     // Decode tables: 256 values per format.
     double ta[256], tb[256];
@@ -187,7 +188,13 @@ void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t*
         }
         float* ci = c + static_cast<uint64_t>(i) * ldc;
         for (uint32_t j = 0; j < n; ++j) {
-            ci[j] = static_cast<float>(row[j]);
+            float v = static_cast<float>(row[j]);
+            if (saturate && v != v) {
+                v = 0.0f;
+            } else if (saturate && v - v != 0.0f) {
+                v = v > 0.0f ? std::numeric_limits<float>::max() : -std::numeric_limits<float>::max();
+            }
+            ci[j] = v;
         }
     }
 }

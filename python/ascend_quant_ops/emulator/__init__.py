@@ -61,6 +61,7 @@ _MODELESS = {"nearest_even": 0, "toward_zero": 1}
 _DIVIDE = {"exact": False, "perturbed": True}
 _SUBNORMALS = {"kept": False, "flushed": True}
 _UB_COPY_PIPE = {"vector": False, "mte3": True}
+_CUBE_FLOAT = {"ieee": False, "saturate": True}
 
 
 def _choice(name, value, table):
@@ -71,8 +72,8 @@ def _choice(name, value, table):
 
 @contextlib.contextmanager
 def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", ub_copy_pipe="vector",
-                saturation_inf="float16_max", saturation_nan="zero", modeless_rounding="nearest_even",
-                check_ordering=True, record_trace=True):
+                cube_float="ieee", saturation_inf="float16_max", saturation_nan="zero",
+                modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
     divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
@@ -82,6 +83,8 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
     with subnormal operands or results "kept" (IEEE) or "flushed" to zero (undocumented on ascend910b / ascend310p).
     ub_copy_pipe: the pipe of a UB -> UB DataCopy, "vector" (the DataCopy / asc_copy_ub2ub API pages) or "mte3" (the
     C-API overview's pipe list); the docs disagree, so the kernels are checked under both.
+    cube_float: the 950 cube's float results "ieee" or "saturate" (Inf -> +-max, NaN -> 0: the Mmad page's CTRL[48]
+    mode, whose value at launch is not documented).
     saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
     ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
     modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
@@ -92,6 +95,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
         divide_flushes_subnormals=_choice("divide_subnormals", divide_subnormals, _SUBNORMALS),
         vector_flushes_subnormals=_choice("vector_subnormals", vector_subnormals, _SUBNORMALS),
         ub_copy_on_mte3=_choice("ub_copy_pipe", ub_copy_pipe, _UB_COPY_PIPE),
+        cube_float_saturates=_choice("cube_float", cube_float, _CUBE_FLOAT),
         saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
         saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
         modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),

@@ -97,6 +97,9 @@ struct RunOptions {
     // (true; the C-API overview lists UB -> UB moves under PIPE_MTE3). The docs disagree and nothing states it for
     // ascend310p, so a kernel must order its UB -> UB copies correctly under both.
     bool ub_copy_on_mte3 = false;
+    // The 950 cube's float results: IEEE (false), or its saturation mode (true: Inf -> +-max, NaN -> 0), which the
+    // Mmad page ties to the CTRL[48] bit without saying which value a launch starts with.
+    bool cube_float_saturates = false;
     // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
     // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
     int saturation_inf = 0;

@@ -180,8 +180,10 @@ bool MatmulInt32MayLeaveRange(const uint8_t* a, bool a_signed, uint64_t lda, con
 // Float8 operands (ascend910_95): C[i, j] = float32(sum_k A[i, k] * B[k, j]) with the sum in float64 (exact for
 // every e4m3fn product sum up to K = 65536; IEEE NaN / Inf propagation). The device accumulates in float32 in
 // its own order: the emulator models the exact result, not the device's rounding (see the tests' tolerance).
+// saturate: the cube's float results in its saturation mode (the Mmad page: with CTRL[48] set, Inf -> +-max and
+// NaN -> 0; which mode a launch starts in is not documented: RunOptions::cube_float_saturates).
 void MatmulFloat8(const uint8_t* a, FloatFormat fa, uint64_t lda, const uint8_t* b, FloatFormat fb, uint64_t ldb,
-                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans);
+                  float* c, uint64_t ldc, uint32_t m, uint32_t n, uint32_t k, bool b_trans, bool saturate = false);
 
 // What the API's copies into L1 load from GM for one base block (its K loop), after the L1 cache's hits.
 struct MatmulBlockLoad {
@@ -1479,7 +1481,7 @@ private:
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
                                   static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),
-                                  j.b_trans);
+                                  j.b_trans, c.options.cube_float_saturates);
         } else {
             CheckInt32Range(j, pa, pb, file, line);
             aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
