@@ -955,3 +955,41 @@ def test_qlinear_matmul_float8_y_of_nan_accumulators_when_the_cube_saturates():
     with emulator.run_options(cube_float="saturate"):
         y = eqmm.qlinear_matmul(*args, soc="ascend910_95")
     np.testing.assert_array_equal(np.isnan(y.astype(np.float32)), np.isnan(g.astype(np.float32)))
+
+
+# ------------------------------------------------------------------------ Max / Min of +0 against -0
+# Nothing documents which zero Max / Min return for +0 against -0: the emulator gives the second operand, the
+# variant zero_tie="first" the first. The kernels' maxima and minima feed only sign-blind steps (ranges, clips,
+# integer conversions), so every output is the same under both.
+@pytest.mark.parametrize("mode", [4, 5], ids=["Max", "Min"])
+def test_signed_zero_ties_follow_the_variant(mode):
+    a = np.array([0.0, -0.0] * 32, np.float32)
+    b = np.array([-0.0, 0.0] * 32, np.float32)
+
+    def run(**options):
+        with demo_options(**options):
+            y = _testing.emulator_demo_elementwise(a.tobytes(), b.tobytes(), "float32", mode, 0.0, "ascend910b")
+        return np.signbit(np.frombuffer(y, np.float32))
+
+    np.testing.assert_array_equal(run(), np.signbit(b))
+    np.testing.assert_array_equal(run(zero_tie_first=True), np.signbit(a))
+
+
+ZERO_TIE_DQ = [(s, x, d) for s, x, d in DQ_COMBOS if d.startswith("asym")]
+
+
+@pytest.mark.parametrize("soc,x,dst,path", [c + (p,) for c in ZERO_TIE_DQ for p in _dq_paths(c[2])],
+                         ids=[f"{c[0]}-{c[1]}-{c[2]}-{p}" for c in ZERO_TIE_DQ for p in _dq_paths(c[2])])
+def test_dynamic_quant_is_bitexact_when_signed_zero_ties_give_the_first(soc, x, dst, path):
+    # the asymmetric modes widen each row's range to contain 0 (Maxs(hi, 0), Mins(lo, 0)): rows of -0 and +0 meet it
+    _assert_dq_bitexact_under(_dq_case(soc, x, dst, path, tiny=True), soc, dst, path, zero_tie="first")
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_qlinear_matmul_is_bitexact_when_signed_zero_ties_give_the_first(soc):
+    rng = np.random.default_rng(_seed("zero-tie-qmm", soc))
+    for (a_kind, b_kind), (a_shape, b_shape) in [(k, ((37, 70), (70, 96))) for k in KINDS]:
+        args = _qmm_case(rng, np.uint8, np.int8, np.int8, a_kind, b_kind, a_shape, b_shape)
+        with emulator.run_options(zero_tie="first"):
+            y = eqmm.qlinear_matmul(*args, soc=soc)
+        np.testing.assert_array_equal(y, golden_qmm(*args))

@@ -62,6 +62,7 @@ _DIVIDE = {"exact": False, "perturbed": True}
 _SUBNORMALS = {"kept": False, "flushed": True}
 _UB_COPY_PIPE = {"vector": False, "mte3": True}
 _CUBE_FLOAT = {"ieee": False, "saturate": True}
+_ZERO_TIE = {"second": False, "first": True}
 
 
 def _choice(name, value, table):
@@ -72,7 +73,7 @@ def _choice(name, value, table):
 
 @contextlib.contextmanager
 def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", ub_copy_pipe="vector",
-                cube_float="ieee", saturation_inf="float16_max", saturation_nan="zero",
+                cube_float="ieee", zero_tie="second", saturation_inf="float16_max", saturation_nan="zero",
                 modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
@@ -85,6 +86,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
     C-API overview's pipe list); the docs disagree, so the kernels are checked under both.
     cube_float: the 950 cube's float results "ieee" or "saturate" (Inf -> +-max, NaN -> 0: the Mmad page's CTRL[48]
     mode, whose value at launch is not documented).
+    zero_tie: what Max / Min give for +0 against -0, the "second" operand or the "first" (the sign is undocumented).
     saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
     ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
     modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
@@ -96,6 +98,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
         vector_flushes_subnormals=_choice("vector_subnormals", vector_subnormals, _SUBNORMALS),
         ub_copy_on_mte3=_choice("ub_copy_pipe", ub_copy_pipe, _UB_COPY_PIPE),
         cube_float_saturates=_choice("cube_float", cube_float, _CUBE_FLOAT),
+        zero_tie_first=_choice("zero_tie", zero_tie, _ZERO_TIE),
         saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
         saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
         modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),

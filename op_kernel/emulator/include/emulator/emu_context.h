@@ -100,6 +100,9 @@ struct RunOptions {
     // The 950 cube's float results: IEEE (false), or its saturation mode (true: Inf -> +-max, NaN -> 0), which the
     // Mmad page ties to the CTRL[48] bit without saying which value a launch starts with.
     bool cube_float_saturates = false;
+    // Max / Min of +0 and -0 (equal values): the second operand (false), or the first (true); nothing documents
+    // the sign of the result.
+    bool zero_tie_first = false;
     // ascend310p saturation mode: what a Cast from float16 makes of +-Inf (0: +-65504, float16's max; 1: +-Inf;
     // 2: +-max of the destination type) and of NaN (0: 0; 1: NaN). Only these conversions vary.
     int saturation_inf = 0;

@@ -411,6 +411,17 @@ inline void RefuseNaNOrder(const CoreContext& c, double a, double b, uint64_t i,
     }
 }
 
+// Max / Min of two values (NaN refused first): equal values give the second operand, or the first in the run variant
+// zero_tie_first. They differ only for +0 against -0, whose result sign nothing documents.
+inline double PickMax(const CoreContext& c, double a, double b)
+{
+    return a > b ? a : (b > a ? b : (c.options.zero_tie_first ? a : b));
+}
+inline double PickMin(const CoreContext& c, double a, double b)
+{
+    return a < b ? a : (b < a ? b : (c.options.zero_tie_first ? a : b));
+}
+
 }  // namespace aqo_emu
 
 namespace aqo_emu {
@@ -461,9 +472,9 @@ AQO_EMU_BINARY(Sub, a - b)
 AQO_EMU_BINARY(Mul, a * b)
 AQO_EMU_BINARY(Div, aqo_emu::CheckedDivide<T>(aqo_ctx, a, b, i, aqo_file, aqo_line, "Div"))
 AQO_EMU_BINARY(Max, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Max"),
-                     a > b ? a : b))
+                     aqo_emu::PickMax(aqo_ctx, a, b)))
 AQO_EMU_BINARY(Min, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Min"),
-                     a < b ? a : b))
+                     aqo_emu::PickMin(aqo_ctx, a, b)))
 #undef AQO_EMU_BINARY
 
 // Bitwise And / Or of 16-bit integers (the AscendC API's types for them: int16_t, uint16_t; every SoC).
@@ -528,9 +539,9 @@ void Or(const LocalTensor<T>& dst, const LocalTensor<T>& src0, const LocalTensor
 AQO_EMU_SCALAR(Adds, a + b)
 AQO_EMU_SCALAR(Muls, a * b)
 AQO_EMU_SCALAR(Maxs, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Maxs"),
-                      a > b ? a : b))
+                      aqo_emu::PickMax(aqo_ctx, a, b)))
 AQO_EMU_SCALAR(Mins, (aqo_emu::RefuseNaNOrder(aqo_ctx, a, b, i, aqo_file, aqo_line, "Mins"),
-                      a < b ? a : b))
+                      aqo_emu::PickMin(aqo_ctx, a, b)))
 #undef AQO_EMU_SCALAR
 
 // The 8.1 headers' Duplicate takes the scalar as const T& (kernel_operator_vec_duplicate_intf.h): T is deduced from

@@ -412,11 +412,11 @@ void Binary(BinaryKind kind, const AscendC::LocalTensor<T>& dst, const AscendC::
                 case BinaryKind::kDiv: v = CheckedDivide<T>(c, a[e], b[e], r * per_repeat + e, file, line, api); break;
                 case BinaryKind::kMax:
                     RefuseNaNOrder(c, a[e], b[e], r * per_repeat + e, file, line, api);
-                    v = a[e] > b[e] ? a[e] : b[e];
+                    v = PickMax(c, a[e], b[e]);
                     break;
                 case BinaryKind::kMin:
                     RefuseNaNOrder(c, a[e], b[e], r * per_repeat + e, file, line, api);
-                    v = a[e] < b[e] ? a[e] : b[e];
+                    v = PickMin(c, a[e], b[e]);
                     break;
             }
             StoreUb<T>(c, d, MakeResult<T>(c, v, file, line, api));
