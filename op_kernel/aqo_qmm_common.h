@@ -69,7 +69,7 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
 __aicore__ inline void QmmReplicateRow(const LocalTensor<float>& pattern, uint32_t stride, uint32_t rows)
 {
     for (uint32_t have = 1; have < rows; have *= 2) {
-        const uint32_t more = have < rows - have ? have : rows - have;
+        const uint32_t more = QmmMin(have, rows - have);
         PipeBarrier<PIPE_V>();
         Muls(pattern[have * stride], pattern, 1.0f, more * stride);
     }
