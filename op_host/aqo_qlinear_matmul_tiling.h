@@ -121,6 +121,8 @@ TILING_DATA_FIELD_DEF(float, yQMax);                    // float8 y: 0, 0
 TILING_DATA_FIELD_DEF(uint32_t, yNanCode);
 // vector decode (tiling key 1): b rows per panel (float32 sums stay exact)
 TILING_DATA_FIELD_DEF(uint32_t, vdPanelK);
+// a rows per DMA (a multiple of vdPanelK): a loaded once per chunk
+TILING_DATA_FIELD_DEF(uint32_t, vdAChunkK);
 // columns per unit of the workers' split (unitCount = batch x vdGranules)
 TILING_DATA_FIELD_DEF(uint32_t, vdGranule);
 TILING_DATA_FIELD_DEF(uint32_t, vdGranules);            // units per y batch matrix: N / vdGranule rounded up

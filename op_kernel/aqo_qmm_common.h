@@ -2,6 +2,9 @@
 // aqo_qmm_*_epilogue.h, aqo_qmm_copy_out.h): the tiling's codes and a GM -> UB byte copy that works with and without
 // DataCopyPad. Included by the kernels' entry files inside their namespace, after aqo_kernel_common.h (no include
 // guard: see aqo_kernel_common.h).
+#ifndef AQO_QMM_LAYOUT_FN
+#define AQO_QMM_LAYOUT_FN __aicore__ inline
+#endif
 #include "aqo_qmm_layout.h"
 
 // Operand codes of the tiling (aqo::QmmOperandCode; the emulator runners static_assert that they agree).

@@ -3,7 +3,11 @@
 // with no AscendC dependency: the kernels include it (from aqo_qmm_common.h), the plans as
 // "../../op_kernel/aqo_qmm_layout.h" (the CANN project keeps the two folders side by side, scripts/cann_project.py).
 // No include guard, as the other aqo_qmm_*.h headers (the emulator's runners include each kernel once per SoC, in its
-// own namespace).
+// own namespace). The functions both sides call at run time are AQO_QMM_LAYOUT_FN: __aicore__ inline in the kernels
+// (aqo_qmm_common.h defines it before the include), inline on the host.
+#ifndef AQO_QMM_LAYOUT_FN
+#define AQO_QMM_LAYOUT_FN inline
+#endif
 
 namespace aqo_qmm_layout {
 
@@ -30,5 +34,47 @@ constexpr unsigned kSplitMaskBytes = 32;
 constexpr unsigned kVdSumLanes = 128;
 constexpr unsigned kVdSumRowBytes = kVdSumLanes * 4 + 32 + 256;
 constexpr unsigned kVdSumWorkBytes = 32;
+
+// The vector decode path's panels of a worker's rows of K (aqo_qmm_vector_decode.h), counted from the end: with
+// DataCopyPad the last ones are short, kVdTailFirst rows, each one before it half as long again (5, 8, 12, 18, ...)
+// while below kp rows; those before kp rows; the first one the rest. The last panel's vector work is what follows the
+// stream's last byte, so a short one ends the sums sooner; each short panel's vector work still fits under the DMA of
+// the next (a row of b's vector work takes about 2/3 of its DMA's time in the timeline model), and the shortest keeps
+// its DMA longer than the GM round trip of the one before (with two panel buffers, a shorter DMA would leave MTE2
+// idle: 5 of a decode step's rows of at least 1 KiB take longer than the model's 400 cycles). Without DataCopyPad the
+// panels stay whole vdPanelK rows (a's chunks, whole panels, are whole 32-byte blocks of its rows there).
+constexpr unsigned kVdTailFirst = 5;
+constexpr unsigned kVdTailMax = 12;  // short panels at most: 5 x 1.5^11 > 128 rows, the panel rows at most
+
+// Fills ends[q] with the rows of the last q + 1 short panels and returns their count.
+AQO_QMM_LAYOUT_FN unsigned VdTailPanels(unsigned kp, bool pad, unsigned* ends)
+{
+    unsigned n = 0, rows = 0;
+    for (unsigned r = kVdTailFirst; pad && r < kp && n < kVdTailMax; r += (r + 1) / 2) {
+        rows += r;
+        ends[n++] = rows;
+    }
+    return n;
+}
+
+// The rows of the last q + 1 panels, given VdTailPanels' ends and count.
+AQO_QMM_LAYOUT_FN unsigned VdRowsFromEnd(unsigned q, unsigned kp, const unsigned* ends, unsigned tail)
+{
+    return q < tail ? ends[q] : (tail == 0 ? 0u : ends[tail - 1]) + (q - tail + 1) * kp;
+}
+
+// The panels of `rows` rows of K.
+AQO_QMM_LAYOUT_FN unsigned VdPanelCount(unsigned rows, unsigned kp, const unsigned* ends, unsigned tail)
+{
+    const unsigned short_rows = tail == 0 ? 0u : ends[tail - 1];
+    if (rows > short_rows) {
+        return tail + (rows - short_rows + kp - 1) / kp;
+    }
+    unsigned n = 0;
+    while (n < tail && ends[n] < rows) {
+        ++n;
+    }
+    return rows == 0 ? 0u : n + 1;
+}
 
 }  // namespace aqo_qmm_layout

@@ -4,11 +4,14 @@
 // written and read again); here b is read once, by the core that needs it, and multiplied where it lands.
 //
 //   * a worker owns a contiguous range of y's column units (vdGranule columns, batch x vdGranules of them), cut into
-//     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows (double
-//     buffered: the DMA of the panel two ahead goes out as soon as a panel's first casts free its buffers, so the
-//     pipe is not held by the scalar unit's issue of this panel's vector work) with the panel's columns of a's rows;
-//   * per panel: b in half, then float32 (exact: integers in [0, 255]); a - a_zp likewise (in [-255, 255]), each
-//     value broadcast over one 32-byte block (Brcb), then added to the row's lanes of a - a_zp; the products panel
+//     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows, the last ones
+//     shorter (aqo_qmm_layout.h VdTailPanels: the vector work after the stream's last byte is a short panel's),
+//     double buffered (the DMA of the panel two ahead goes out as soon as a panel's first casts free its buffers, so
+//     the pipe is not held by the scalar unit's issue of this panel's vector work); a's rows come with the first
+//     panel of each chunk of vdAChunkK / vdPanelK panels (one chunk for a decode step's K slice);
+//   * per chunk: a - a_zp in half, then float32 (integers in [-255, 255]), added to the row's lanes of a - a_zp;
+//     per panel: b in half, then float32 (exact: integers in [0, 255]); the panel's values of a each broadcast over
+//     one 32-byte block (Brcb); the products panel
 //     row k times a[m, k] go to float32 sums row k: one level-0 MulAddDst per 64 columns whose iteration k is panel
 //     row k (the source's block stride 0 reads the block of row k in every block of iteration k), or, for wide
 //     groups (beyond a repeat stride's 255 blocks) and few rows, one per panel row whose iterations are its 64-column
@@ -16,7 +19,8 @@
 //     their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last flush: more
 //     halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
 //   * b's zero point once a group (Correct): sum_k (a - a_zp)(b - b_zp) = sum_k (a - a_zp) b - b_zp sum_k (a - a_zp),
-//     the lanes' sum broadcast, times b_zp in int32 and subtracted from the int32 sums (no per-element subtraction);
+//     the lanes' sum broadcast, times b_zp in int32 and subtracted from the int32 sums (no per-element subtraction)
+//     as soon as the last chunk of a is in, under the DMAs of the panels that follow, not after the last one;
 //   * b's scales (the epilogue's per-column parameters) load at the group's start, so their GM round trip is not
 //     part of the drain (per-row a scales still load in the epilogue);
 //   * exact in every step: |products| <= 255 * 255, a float32 sum takes at most 256 of them (< 2^24), the lanes'
@@ -35,14 +39,11 @@
 constexpr uint32_t kQmmVdF32PerRepeat = 64;
 // Rows of a at most: the plan's kQmmVectorDecodeMaxM (qlinear_matmul_vector_decode_plan.h).
 constexpr uint32_t kQmmVdMaxRows = 6;
-// Panel buffers of b and a: the DMA of the next panel runs under this one's vector work.
+// Panel buffers of b (and chunk buffers of a): the DMA of the next panel runs under this one's vector work.
 constexpr uint32_t kQmmVdInSlots = 2;
 // Groups cut at once: the one being summed and, with one panel a group, the kQmmVdInSlots whose panels are fetched
 // ahead (group i in ring entry i % kQmmVdRing).
 constexpr uint32_t kQmmVdRing = kQmmVdInSlots + 1;
-// Correct's preparation steps (the sums of a - a_zp and b's zero points in int32, the sums broadcast, in int32, the
-// products), each after a barrier: they go beside the group's last flush.
-constexpr uint32_t kQmmVdCorrectPrepSteps = 4;
 // Panels whose products a float32 sum takes before it is flushed into the int32 sums: 256 * 255 * 255 = 16646400
 // < 2^24, so every float32 sum stays an exact integer.
 constexpr uint32_t kQmmVdMaxPanelSums = 256;
@@ -106,10 +107,16 @@ public:
         paramsFlag_ = static_cast<event_t>(pipe->template AllocEventID<HardEvent::MTE2_V>());
         worker_ = static_cast<uint64_t>(GetBlockIdx());
         workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
-        aStride_ = AlignUp32(t.vdPanelK);
-        // Brcb writes whole repeats of 8 blocks: each row of a's pattern starts a whole repeat after the previous one.
+        aStride_ = AlignUp32(t.vdAChunkK);
+        // Brcb writes whole repeats of 8 blocks: each row of a's pattern starts a whole repeat after the previous one;
+        // a panel's pattern starts up to 7 blocks in when its values of a do not start a block of the chunk (the
+        // plan's VectorDecodeUb).
         patternRow_ = (t.vdPanelK + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+        if (t.vdAChunkK > t.vdPanelK) {
+            patternRow_ += kQmmVdF32PerBlock;
+        }
         patternRow_ *= kQmmVdF32PerBlock;
+        PlanTail();
     }
 
     // One y matrix in K slices (split SoCs): this worker's slice of its column range into the workspace, a SyncAll,
@@ -182,8 +189,7 @@ private:
     // group's sums go to the workspace (this worker's K slice), else through the epilogue to y.
     __aicore__ inline void Groups(uint64_t u0, uint64_t u1, uint32_t k0, uint32_t k1, bool partial)
     {
-        kBegin_ = k0;
-        kEnd_ = k1;
+        SetRows(k0, k1);
         const uint32_t p0 = 0, p1 = PanelCount();
         u_ = u0;
         uEnd_ = u1;
@@ -228,9 +234,7 @@ private:
                 Compute(g, p);  // sends the DMA of the panel kQmmVdInSlots ahead once this one's buffers are free
             }
             if (summed_ != 0) {
-                FlushSums(g, false, g.correct);  // the next group clears the float32 sums at its start
-            } else if (g.correct) {
-                Correct(g);  // the sums were flushed at the group's last 256-panel mark (or it has no panels)
+                FlushSums(g, false);  // the next group clears the float32 sums at its start
             }
             if (p0 >= p1) {
                 NextGroup(&ring_[made_ % kQmmVdRing]);  // no panels, no fetch cursor: the next group is cut here
@@ -312,44 +316,100 @@ private:
         g->correct = t.bZpKind == kQmmParamVector || g->zb != 0;
     }
 
-    // The panels of K rows [kBegin_, kEnd_): vdPanelK rows each, the last one the rest.
-    __aicore__ inline uint32_t PanelCount() const { return (kEnd_ - kBegin_ + t_->vdPanelK - 1) / t_->vdPanelK; }
+    // The panels of K rows [kBegin_, kEnd_): aqo_qmm_layout.h VdTailPanels (a short last panel ends the sums soon
+    // after the stream's last byte).
+    __aicore__ inline void PlanTail()
+    {
+        tailLen_ = aqo_qmm_layout::VdTailPanels(t_->vdPanelK, AQO_SOC_HAS_DATACOPYPAD != 0, tailEnd_);
+    }
 
-    __aicore__ inline uint32_t PanelRow(uint32_t p) const { return kBegin_ + p * t_->vdPanelK; }
+    // Rows of the last q + 1 panels.
+    __aicore__ inline uint32_t TailRows(uint32_t q) const
+    {
+        return aqo_qmm_layout::VdRowsFromEnd(q, t_->vdPanelK, tailEnd_, tailLen_);
+    }
 
-    __aicore__ inline uint32_t PanelRows(uint32_t p) const { return QmmMin(t_->vdPanelK, kEnd_ - PanelRow(p)); }
+    // Sets the K rows being summed and their panel count.
+    __aicore__ inline void SetRows(uint32_t k0, uint32_t k1)
+    {
+        kBegin_ = k0;
+        kEnd_ = k1;
+        panels_ = aqo_qmm_layout::VdPanelCount(k1 - k0, t_->vdPanelK, tailEnd_, tailLen_);
+    }
 
-    // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and the
-    // same K range of a's M rows (rows aStride_ = vdPanelK rounded up to 32 bytes apart).
+    __aicore__ inline uint32_t PanelCount() const { return panels_; }
+
+    // Panel p's first row and its rows (panel panels_ - 1 is the last).
+    __aicore__ inline uint32_t PanelRow(uint32_t p) const
+    {
+        const uint32_t fromEnd = TailRows(panels_ - 1 - p);
+        return kEnd_ - kBegin_ > fromEnd ? kEnd_ - fromEnd : kBegin_;
+    }
+
+    __aicore__ inline uint32_t PanelEnd(uint32_t p) const
+    {
+        return p + 1 == panels_ ? kEnd_ : PanelRow(p + 1);
+    }
+
+    __aicore__ inline uint32_t PanelRows(uint32_t p) const { return PanelEnd(p) - PanelRow(p); }
+
+    // a's chunks: vdAChunkK / vdPanelK panels each (at most vdAChunkK rows), the last one the rest.
+    __aicore__ inline uint32_t ChunkPanels() const { return t_->vdAChunkK / t_->vdPanelK; }
+
+    __aicore__ inline bool ChunkStart(uint32_t p) const { return p % ChunkPanels() == 0; }
+
+    // Panel p's first row from its chunk's first.
+    __aicore__ inline uint32_t ChunkOffset(uint32_t p) const { return PanelRow(p) - PanelRow(p - p % ChunkPanels()); }
+
+    // The rows of the chunk that panel p starts.
+    __aicore__ inline uint32_t ChunkRows(uint32_t p) const
+    {
+        return PanelEnd(QmmMin(p + ChunkPanels(), panels_) - 1) - PanelRow(p);
+    }
+
+    // Whether panel p lies in the group's last chunk of a.
+    __aicore__ inline bool LastChunk(uint32_t p) const { return p - p % ChunkPanels() + ChunkPanels() >= panels_; }
+
+    // Panel p of the group (from row kBegin_ on): its rows of b (kr x cols, rows `stride` bytes apart in UB) and, when
+    // it starts a chunk, the chunk's K range of a's M rows (rows aStride_ = vdAChunkK rounded up to 32 bytes apart).
     __aicore__ inline void CopyIn(const Group& g, uint32_t p)
     {
         const TD& t = *t_;
         const QmmCall& c = g.call;
         const uint32_t k0 = PanelRow(p);
         const uint32_t kr = PanelRows(p);
+        const bool chunk = ChunkStart(p);
+        const uint32_t ka = chunk ? ChunkRows(p) : 0u;
         const uint64_t bSrc = (c.bj * t.k + k0) * t.n + c.n0;
         const uint64_t aSrc = c.ai * t.m * t.k + k0;
         LocalTensor<uint8_t> bIn = bInQue_.template AllocTensor<uint8_t>();
-        LocalTensor<AT> aIn = aInQue_.template AllocTensor<AT>();
 #if AQO_SOC_HAS_DATACOPYPAD
         DataCopyExtParams bPrm(static_cast<uint16_t>(kr), c.cols, t.n - c.cols, 0, 0);
         DataCopyPadExtParams<uint8_t> bPad(true, 0, static_cast<uint8_t>(g.stride - c.cols), 0);
         DataCopyPad(bIn, bGm_[bSrc], bPrm, bPad);
-        DataCopyExtParams aPrm(static_cast<uint16_t>(t.m), kr, t.k - kr, (aStride_ - AlignUp32(kr)) / kBlockBytes, 0);
-        DataCopyPadExtParams<AT> aPad(true, 0, static_cast<uint8_t>(AlignUp32(kr) - kr), 0);
-        DataCopyPad(aIn, aGm_[aSrc], aPrm, aPad);
+        if (chunk) {
+            LocalTensor<AT> aIn = aInQue_.template AllocTensor<AT>();
+            DataCopyExtParams aPrm(static_cast<uint16_t>(t.m), ka, t.k - ka, (aStride_ - AlignUp32(ka)) / kBlockBytes,
+                                   0);
+            DataCopyPadExtParams<AT> aPad(true, 0, static_cast<uint8_t>(AlignUp32(ka) - ka), 0);
+            DataCopyPad(aIn, aGm_[aSrc], aPrm, aPad);
+            aInQue_.EnQue(aIn);
+        }
 #else
-        // The plan: N, K and so every panel's columns and rows are whole 32-byte blocks here.
+        // The plan: N, K and so every panel's and chunk's columns and rows are whole 32-byte blocks here.
         DataCopyParams bPrm(static_cast<uint16_t>(kr), static_cast<uint16_t>(c.cols / kBlockBytes),
                             static_cast<uint16_t>((t.n - c.cols) / kBlockBytes), 0);
         DataCopy(bIn, bGm_[bSrc], bPrm);
-        DataCopyParams aPrm(static_cast<uint16_t>(t.m), static_cast<uint16_t>(kr / kBlockBytes),
-                            static_cast<uint16_t>((t.k - kr) / kBlockBytes),
-                            static_cast<uint16_t>((aStride_ - kr) / kBlockBytes));
-        DataCopy(aIn, aGm_[aSrc], aPrm);
+        if (chunk) {
+            LocalTensor<AT> aIn = aInQue_.template AllocTensor<AT>();
+            DataCopyParams aPrm(static_cast<uint16_t>(t.m), static_cast<uint16_t>(ka / kBlockBytes),
+                                static_cast<uint16_t>((t.k - ka) / kBlockBytes),
+                                static_cast<uint16_t>((aStride_ - ka) / kBlockBytes));
+            DataCopy(aIn, aGm_[aSrc], aPrm);
+            aInQue_.EnQue(aIn);
+        }
 #endif
         bInQue_.EnQue(bIn);
-        aInQue_.EnQue(aIn);
     }
 
     // Per-column zero points of b in half.
@@ -390,24 +450,35 @@ private:
         const uint32_t s = g.stride;
         const uint32_t kr = PanelRows(p);
         const uint32_t elems = kr * s;
+        // A chunk's first panel brings its rows of a too: ka of them, the chunk's float32 a - a_zp (aF32_) serving
+        // every panel of the chunk from offset `off` on.
+        const uint32_t off = ChunkOffset(p);
+        const uint32_t ka = ChunkStart(p) ? ChunkRows(p) : 0u;
         LocalTensor<uint8_t> bIn = bInQue_.template DeQue<uint8_t>();
-        LocalTensor<AT> aIn = aInQue_.template DeQue<AT>();
+        LocalTensor<AT> aIn;
+        if (ka != 0) {
+            aIn = aInQue_.template DeQue<AT>();
+        }
         // b (b_zp is Correct's, once a group) and a - a_zp: half (exact integers in [-255, 255]), then float32, each
         // value of a over a 32-byte block. The panel's buffers are free after the first casts: the DMA of the panel
         // kQmmVdInSlots ahead goes out then.
         const uint32_t aElems = t.m * aStride_;
-        const uint32_t kr8 = (kr + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
-        PipeBarrier<PIPE_V>();  // bHalf_ and aHalf_ were read by the previous panel's steps
+        const uint32_t ka8 = (ka + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
+        PipeBarrier<PIPE_V>();  // bHalf_, aHalf_ and aF32_ were read by the previous panel's steps
         Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
-        Cast(aHalf_, aIn, RoundMode::CAST_NONE, aElems);
+        if (ka != 0) {
+            Cast(aHalf_, aIn, RoundMode::CAST_NONE, aElems);
+        }
         PipeBarrier<PIPE_V>();
         bInQue_.FreeTensor(bIn);
-        aInQue_.FreeTensor(aIn);
+        if (ka != 0) {
+            aInQue_.FreeTensor(aIn);
+        }
         Fetch();
         bool shifted = false;
-        for (uint32_t i = 0; i < t.m; ++i) {
+        for (uint32_t i = 0; i < t.m && ka != 0; ++i) {
             if (g.za[i] != 0) {
-                Adds(aHalf_[i * aStride_], aHalf_[i * aStride_], static_cast<half>(static_cast<float>(-g.za[i])), kr8);
+                Adds(aHalf_[i * aStride_], aHalf_[i * aStride_], static_cast<half>(static_cast<float>(-g.za[i])), ka8);
                 shifted = true;
             }
         }
@@ -415,16 +486,28 @@ private:
             PipeBarrier<PIPE_V>();
         }
         Cast(bF32_, bHalf_, RoundMode::CAST_NONE, elems);
-        Cast(aF32_, aHalf_, RoundMode::CAST_NONE, aElems);
+        if (ka != 0) {
+            Cast(aF32_, aHalf_, RoundMode::CAST_NONE, aElems);
+        }
         PipeBarrier<PIPE_V>();
-        if (g.correct) {
-            for (uint32_t i = 0; i < t.m; ++i) {  // the panel's a - a_zp into the row's lanes (Correct)
-                Add(aLanes_[i * aqo_qmm_layout::kVdSumLanes], aLanes_[i * aqo_qmm_layout::kVdSumLanes],
-                    aF32_[i * aStride_], static_cast<int32_t>(kr));
+        if (ka != 0 && g.correct) {
+            // The chunk's a - a_zp into the row's lanes (Correct), kVdSumLanes values an Add.
+            for (uint32_t j = 0; j < ka; j += aqo_qmm_layout::kVdSumLanes) {
+                if (j != 0) {
+                    PipeBarrier<PIPE_V>();
+                }
+                for (uint32_t i = 0; i < t.m; ++i) {
+                    Add(aLanes_[i * aqo_qmm_layout::kVdSumLanes], aLanes_[i * aqo_qmm_layout::kVdSumLanes],
+                        aF32_[i * aStride_ + j], static_cast<int32_t>(QmmMin(aqo_qmm_layout::kVdSumLanes, ka - j)));
+                }
             }
         }
+        // The panel's values of a from the block holding the first (Brcb reads whole blocks): its pattern starts
+        // `lead` blocks in.
+        const uint32_t lead = off % kQmmVdF32PerBlock;
+        const uint32_t brcbRepeats = (lead + kr + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock;
         for (uint32_t i = 0; i < t.m; ++i) {
-            Brcb(pattern_[i * patternRow_], aF32_[i * aStride_], static_cast<uint8_t>(kr8 / kQmmVdF32PerBlock),
+            Brcb(pattern_[i * patternRow_], aF32_[i * aStride_ + off - lead], static_cast<uint8_t>(brcbRepeats),
                  BrcbRepeatParams(1, kQmmVdF32PerBlock));
         }
         PipeBarrier<PIPE_V>();
@@ -439,7 +522,7 @@ private:
         const bool stridesFit = sumStride <= 255;  // and so rowStride (s <= cStride)
         const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;  // s is a multiple of 32
         for (uint32_t i = 0; i < t.m; ++i) {
-            const LocalTensor<float> a = pattern_[i * patternRow_];
+            const LocalTensor<float> a = pattern_[i * patternRow_ + lead * kQmmVdF32PerBlock];
             const LocalTensor<float> sums = sums_[i * t.vdPanelK * t.cStride];
             if (rowForm) {
                 const uint8_t repeats = static_cast<uint8_t>(whole / kQmmVdF32PerRepeat);
@@ -466,6 +549,9 @@ private:
                           BinaryRepeatParams(1, 1, 0, static_cast<uint8_t>(sumStride), static_cast<uint8_t>(rowStride),
                                              1));
             }
+        }
+        if (ka != 0 && g.correct && LastChunk(p)) {
+            Correct(g);  // every value of a is in the lanes: b's zero-point term now, under the DMAs of the rest
         }
         if (++summed_ == kQmmVdMaxPanelSums) {
             FlushSums(g, true);
@@ -501,34 +587,23 @@ private:
     // int32 (exact integers below 2^24: any rounding mode gives them) into bF32_'s bytes and summed there by halving
     // int32 Adds (the partial sums pass 2^24: float32 would round them; int32 stays exact below 2^31), then added to
     // the row's sums. The float32 sums are cleared when more panels of the group follow (`clear`).
-    __aicore__ inline void FlushSums(const Group& g, bool clear, bool correct = false)
+    __aicore__ inline void FlushSums(const Group& g, bool clear)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
         LocalTensor<int32_t> rows32 = bF32_.template ReinterpretCast<int32_t>();
-        // The float32 halvings of every row of a, one barrier each, with Correct's preparation beside them (its own
-        // buffers: independent instructions between the same barriers).
+        // The float32 halvings of every row of a, one barrier each.
         uint32_t rows = t.vdPanelK;
         uint64_t bound = static_cast<uint64_t>(summed_) * kQmmVdMaxProduct;  // |every sum| at most
-        uint32_t prep = correct ? 0u : kQmmVdCorrectPrepSteps;
-        for (;;) {
-            const bool halve = rows > 1 && 2 * bound < kQmmVdF32Exact;
-            if (!halve && prep == kQmmVdCorrectPrepSteps) {
-                break;
-            }
+        while (rows > 1 && 2 * bound < kQmmVdF32Exact) {
             PipeBarrier<PIPE_V>();
-            if (halve) {
-                const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
-                for (uint32_t i = 0; i < t.m; ++i) {
-                    const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
-                    Add(f, f, f[(rows - top) * t.cStride], top * t.cStride);
-                }
-                rows -= top;
-                bound *= 2;
+            const uint32_t top = rows / 2;  // rows [rows - top, rows) onto rows [0, top)
+            for (uint32_t i = 0; i < t.m; ++i) {
+                const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
+                Add(f, f, f[(rows - top) * t.cStride], top * t.cStride);
             }
-            if (prep != kQmmVdCorrectPrepSteps) {
-                CorrectStep(g, prep++);
-            }
+            rows -= top;
+            bound *= 2;
         }
         for (uint32_t i = 0; i < t.m; ++i) {
             const LocalTensor<float> f = sums_[i * t.vdPanelK * t.cStride];
@@ -543,78 +618,58 @@ private:
             }
             Add(acc_[i * t.cStride], acc_[i * t.cStride], rows32, s);
         }
-        if (correct) {
-            CorrectFinish(g);
-        }
         if (clear) {
             ClearFloatSums();
         }
     }
 
     // b's zero point, once a group: sum_k (a_k - za)(b_kn - zb_n) = sum_k (a_k - za) b_kn - zb_n sum_k (a_k - za).
-    // The panels multiplied b as it is; here each row's sum of a - za (its lanes: float32 integers, exact in any
-    // order while K * 255 < 2^24) is broadcast, converted to int32 and times zb (int32: |zb * sum| <= 255 * 255 * K
-    // < 2^31), then subtracted from the row's int32 sums. Every step is exact, so the sums are the golden's whatever
-    // the unit's rounding. The preparation (CorrectStep 0 .. kQmmVdCorrectPrepSteps - 1, a PipeBarrier<PIPE_V>
-    // before each) goes beside the group's last flush (FlushSums); scratch in bHalf_ only (zb in int32, then the
-    // product of each row of a: kp >= 4 M >= 2 (M + 1) rows of half give them room).
+    // The panels multiply b as it is; here, as soon as the group's last chunk of a is in the lanes (float32 integers,
+    // exact in any order while K * 255 < 2^24), each row's sum of a - za is broadcast, converted to int32 and times zb
+    // (int32: |zb * sum| <= 255 * 255 * K < 2^31), then subtracted from the row's int32 sums before the flushes add
+    // the products: every value they pass through is sum over the flushed rows of (a - za)(b - zb) minus zb times the
+    // sum of a - za over the others, at most 255 * 255 * K too. Every step is exact, so the sums are the golden's
+    // whatever the unit's rounding. Scratch in bHalf_ only (zb in int32, then the product of each row of a: kp >= 4 M
+    // >= 2 (M + 1) rows of half give them room), between a panel's float32 cast of b and the next panel's cast.
     __aicore__ inline void Correct(const Group& g)
-    {
-        for (uint32_t k = 0; k < kQmmVdCorrectPrepSteps; ++k) {
-            PipeBarrier<PIPE_V>();
-            CorrectStep(g, k);
-        }
-        CorrectFinish(g);
-    }
-
-    __aicore__ inline void CorrectStep(const Group& g, uint32_t k)
     {
         const TD& t = *t_;
         const uint32_t s = g.stride;
         LocalTensor<int32_t> zbI = bHalf_.template ReinterpretCast<int32_t>();
         LocalTensor<int32_t> prod = zbI[s];
         LocalTensor<int32_t> wideI = aSumWide_.template ReinterpretCast<int32_t>();
-        if (k == 0) {
-            for (uint32_t i = 0; i < t.m; ++i) {
-                if (i != 0) {
-                    PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work block
-                }
-                ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * aqo_qmm_layout::kVdSumLanes], aSumWork_,
-                          static_cast<int32_t>(aqo_qmm_layout::kVdSumLanes));
+        PipeBarrier<PIPE_V>();  // the lanes' last Add; bHalf_ read by the panel's cast
+        for (uint32_t i = 0; i < t.m; ++i) {
+            if (i != 0) {
+                PipeBarrier<PIPE_V>();  // the rows share ReduceSum's work block
             }
-            if (t.bZpKind == kQmmParamVector) {
-                Cast(zbI, zbHalf_, RoundMode::CAST_RINT, s);  // exact integers
-            } else {
-                Duplicate(zbI, g.zb, static_cast<int32_t>(s));
-            }
-        } else if (k == 1) {
-            for (uint32_t i = 0; i < t.m; ++i) {
-                Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
-            }
-        } else if (k == 2) {
-            Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers
+            ReduceSum(aSum_[i * kQmmVdF32PerBlock], aLanes_[i * aqo_qmm_layout::kVdSumLanes], aSumWork_,
+                      static_cast<int32_t>(aqo_qmm_layout::kVdSumLanes));
+        }
+        if (t.bZpKind == kQmmParamVector) {
+            Cast(zbI, zbHalf_, RoundMode::CAST_RINT, s);  // exact integers
         } else {
-            // zb times the row's sum: the sum's block (block stride 0, repeat stride 0) against every 64 columns.
-            const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;
-            for (uint32_t i = 0; i < t.m; ++i) {
-                const LocalTensor<int32_t> sum = wideI[i * kQmmVdF32PerRepeat];
-                if (whole != 0) {
-                    Mul(prod[i * s], zbI, sum, kQmmVdF32PerRepeat, static_cast<uint8_t>(whole / kQmmVdF32PerRepeat),
-                        BinaryRepeatParams(1, 1, 0, 8, 8, 0));
-                }
-                if (whole != s) {
-                    Mul(prod[i * s + whole], zbI[whole], sum, s - whole, 1, BinaryRepeatParams(1, 1, 0, 8, 8, 0));
-                }
+            Duplicate(zbI, g.zb, static_cast<int32_t>(s));
+        }
+        PipeBarrier<PIPE_V>();
+        for (uint32_t i = 0; i < t.m; ++i) {
+            Brcb(aSumWide_[i * kQmmVdF32PerRepeat], aSum_[i * kQmmVdF32PerBlock], 1, BrcbRepeatParams(1, 8));
+        }
+        PipeBarrier<PIPE_V>();
+        Cast(wideI, aSumWide_, RoundMode::CAST_RINT, t.m * kQmmVdF32PerRepeat);  // exact integers
+        PipeBarrier<PIPE_V>();
+        // zb times the row's sum: the sum's block (block stride 0, repeat stride 0) against every 64 columns.
+        const uint32_t whole = s / kQmmVdF32PerRepeat * kQmmVdF32PerRepeat;
+        for (uint32_t i = 0; i < t.m; ++i) {
+            const LocalTensor<int32_t> sum = wideI[i * kQmmVdF32PerRepeat];
+            if (whole != 0) {
+                Mul(prod[i * s], zbI, sum, kQmmVdF32PerRepeat, static_cast<uint8_t>(whole / kQmmVdF32PerRepeat),
+                    BinaryRepeatParams(1, 1, 0, 8, 8, 0));
+            }
+            if (whole != s) {
+                Mul(prod[i * s + whole], zbI[whole], sum, s - whole, 1, BinaryRepeatParams(1, 1, 0, 8, 8, 0));
             }
         }
-    }
-
-    // The products subtracted from the row's int32 sums (after the flush's last Add into them).
-    __aicore__ inline void CorrectFinish(const Group& g)
-    {
-        const TD& t = *t_;
-        const uint32_t s = g.stride;
-        LocalTensor<int32_t> prod = bHalf_.template ReinterpretCast<int32_t>()[s];
         PipeBarrier<PIPE_V>();
         for (uint32_t i = 0; i < t.m; ++i) {
             Sub(acc_[i * t.cStride], acc_[i * t.cStride], prod[i * s], s);
@@ -728,7 +783,9 @@ private:
     uint64_t worker_ = 0, workers_ = 0;
     uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
     uint32_t aStride_ = 0, patternRow_ = 0, slice_ = 0;
-    uint32_t kBegin_ = 0, kEnd_ = 0;  // the K rows of the groups being summed
+    uint32_t kBegin_ = 0, kEnd_ = 0, panels_ = 0;  // the K rows of the groups being summed, their panels
+    unsigned tailEnd_[aqo_qmm_layout::kVdTailMax] = {};  // rows of the last 1, 2, ... short panels
+    uint32_t tailLen_ = 0;
     QmmCall earlyCall_;          // the epilogue's first group of a K slice worker, its columns' DMA
     bool earlyColumns_ = false;  // ... not issued yet (Groups issues it behind its first panel)
     Group ring_[kQmmVdRing];  // the group being summed and the ones the fetch cursor has cut ahead

@@ -40,6 +40,7 @@
     FIELD(float, yQMax)                /* float8 y: 0, 0 */                                                          \
     FIELD(uint32_t, yNanCode)          /* float8 y: the bit pattern of a NaN y (dtype table nan_code); else 0 */     \
     FIELD(uint32_t, vdPanelK)          /* vector decode (tiling key 1): b rows per panel (float32 sums stay exact) */ \
+    FIELD(uint32_t, vdAChunkK)         /* a rows per DMA (a multiple of vdPanelK): a loaded once per chunk */        \
     FIELD(uint32_t, vdGranule)         /* columns per unit of the workers' split (unitCount = batch x vdGranules) */  \
     FIELD(uint32_t, vdGranules)        /* units per y batch matrix: N / vdGranule rounded up */                       \
     FIELD(uint32_t, vdSlices)          /* K slices (split SoCs, one y matrix): partial sums via the workspace */     \

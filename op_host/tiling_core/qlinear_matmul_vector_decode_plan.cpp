@@ -20,7 +20,8 @@ void WorkerUnits(const QLinearMatMulTiling& t, uint64_t worker, uint64_t* begin,
     *end = *begin + q + (worker < rem ? 1 : 0);
 }
 
-// UB of the path for group width g (columns, a multiple of 32): the kernel's buffers in InitBuffer order.
+// UB of the path for group width g (columns, a multiple of 32), kp panel rows of b and kc chunk rows of a (a multiple
+// of kp): the kernel's buffers in InitBuffer order.
 struct VectorDecodeUb {
     uint32_t m, b, a, b_half, b_f32, a_half, a_f32, pattern, acc, zb, a_sum;  // the products' buffers
     uint32_t col_f32, row_f32, multiplier, half, y_out;                       // the requantization epilogue's
@@ -31,18 +32,21 @@ struct VectorDecodeUb {
     }
 };
 
-VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t y_bytes, bool pad)
+VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t kc, uint32_t y_bytes, bool pad)
 {
-    const uint32_t ka = static_cast<uint32_t>(AlignUp(kp, 32));  // a's rows in UB
+    const uint32_t ka = static_cast<uint32_t>(AlignUp(kc, 32));  // a's rows in UB
+    // A panel's values of a start anywhere in the chunk (the last panels are shorter); Brcb reads from the 8-value
+    // block holding the first, so its pattern may start up to 7 blocks in (more than one panel a chunk).
+    const uint32_t shift = kc > kp ? 8u : 0u;
     VectorDecodeUb u;
     u.m = m;
     u.b = kp * g;                                       // a panel of b, uint8, rows g bytes apart
-    u.a = m * ka;                                       // the panel's columns of a's rows
+    u.a = m * ka;                                       // the chunk's columns of a's rows
     u.b_half = kp * g * 2;                              // b - b_zp in half (exact)
     u.b_f32 = kp * g * 4;                               // the same in float32; per row of a its float32 sums
     u.a_half = m * ka * 2;
     u.a_f32 = m * ka * 4;
-    u.pattern = m * static_cast<uint32_t>(AlignUp(kp, 8)) * 32;  // a - a_zp, each value over a 32-byte block (Brcb: 8)
+    u.pattern = m * (static_cast<uint32_t>(AlignUp(kp, 8)) + shift) * 32;  // a - a_zp, each value over a 32-byte block
     u.acc = m * g * 4;                                  // the int32 sums of a group
     u.zb = g * 3;                                       // b's zero points of a group: half, then the uint8 staging
     u.a_sum = m * aqo_qmm_layout::kVdSumRowBytes + aqo_qmm_layout::kVdSumWorkBytes;  // sums of a - a_zp (b_zp's term)
@@ -135,7 +139,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
         uint32_t lo = 0, hi = (kQmmVectorDecodePanelK - kp_least) / kp_step + 1;  // candidates kp_least + i * step
         while (lo < hi) {
             const uint32_t mid = (lo + hi) / 2;
-            if (UbFor(m, g, kp_least + mid * kp_step, y_bytes, pad).Total() <= ub_usable) {
+            if (UbFor(m, g, kp_least + mid * kp_step, kp_least + mid * kp_step, y_bytes, pad).Total() <= ub_usable) {
                 lo = mid + 1;
             } else {
                 hi = mid;
@@ -149,7 +153,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     uint32_t g = 0;
     for (uint32_t lo = 1, hi = widest / 32; lo <= hi;) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (UbFor(m, mid * 32, kp_least, y_bytes, pad).Total() <= ub_usable) {
+        if (UbFor(m, mid * 32, kp_least, kp_least, y_bytes, pad).Total() <= ub_usable) {
             g = mid * 32;
             lo = mid + 1;
         } else {
@@ -159,12 +163,32 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     const uint32_t kp = g == 0 ? 0u : most_rows(g);
     if (kp == 0) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the vector decode path",
-                     ">= " + Str(UbFor(m, 32, kp_least, y_bytes, pad).Total()) + " bytes",
+                     ">= " + Str(UbFor(m, 32, kp_least, kp_least, y_bytes, pad).Total()) + " bytes",
                      Str(soc.ub_bytes) + " bytes", "use the SoC's real UB size (ub_size=None)");
         return false;
     }
     t.vdPanelK = kp;
-    const VectorDecodeUb u = UbFor(m, g, kp, y_bytes, pad);
+    // a's chunk: the most panels (vdPanelK rows of a each in UB) of a worker's K range (a K slice's at most) that still
+    // fit, so that a is read in as few DMAs as UB allows (one a group in a decode step) and b's zero-point term is
+    // ready after the first panel of the last chunk, not after the group's last panel. The range's panels: the
+    // kernel's (aqo_qmm_layout.h VdPanelCount, its short last panels included).
+    const uint64_t range_rows = CeilDiv(t.k, slices);
+    unsigned tail_ends[aqo_qmm_layout::kVdTailMax];
+    const unsigned tail = aqo_qmm_layout::VdTailPanels(kp, pad, tail_ends);
+    const uint32_t range_panels =
+        aqo_qmm_layout::VdPanelCount(static_cast<unsigned>(range_rows), kp, tail_ends, tail);
+    uint32_t chunk_panels = 1;
+    for (uint32_t lo = 2, hi = range_panels; lo <= hi;) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (UbFor(m, g, kp, mid * kp, y_bytes, pad).Total() <= ub_usable) {
+            chunk_panels = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    t.vdAChunkK = chunk_panels * kp;
+    const VectorDecodeUb u = UbFor(m, g, kp, t.vdAChunkK, y_bytes, pad);
     t.ubVdB = u.b;
     t.ubVdA = u.a;
     t.ubVdBHalf = u.b_half;
@@ -208,7 +232,7 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     e.balance_unit = t.workersPerCore;
     e.passes = 1;
     const bool pad = soc.has_data_copy_pad;
-    const VectorDecodeUb u = UbFor(t.m, t.cStride, t.vdPanelK, DTypeBytes(r.y_dtype), pad);
+    const VectorDecodeUb u = UbFor(t.m, t.cStride, t.vdPanelK, t.vdAChunkK, DTypeBytes(r.y_dtype), pad);
     const struct {
         const char* name;
         uint32_t bytes, slots;
@@ -310,10 +334,10 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     }
     e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against a uint8 b, on the vector cores alone (no "
                       "mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
-                      Str(t.cStride) + " columns; a float32 sum per panel row takes one product a panel for at most "
+                      Str(t.cStride) + " columns, a in chunks of " + Str(t.vdAChunkK) + " rows; a float32 sum per panel row takes one product a panel for at most "
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31); b's zero point once a group, b_zp times the sum of "
-                      "a - a_zp subtracted in int32");
+                      "a - a_zp subtracted in int32 as soon as the group's last chunk of a is in");
     if (t.vdSlices > 1) {
         e.notes.push_back("K in " + Str(t.vdSlices) + " slices: each worker sums one slice of a column range into the "
                           "workspace, a SyncAll, then each worker adds the slices of its columns");

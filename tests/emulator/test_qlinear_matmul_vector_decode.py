@@ -125,6 +125,43 @@ def test_six_rows_in_k_slices(soc):
     _check(soc, _operands(rng, a_shape, b_shape, "int8", "tensor", "column", "random"))
 
 
+def _panel_count(rows, kp, pad):
+    """The panels of `rows` rows of K, as the path documents them: from the end, with DataCopyPad, short panels of
+    5, 8, 12, 18, ... rows (each half as long again) while below kp rows, then kp rows each, the first panel the
+    rest."""
+    ends, r = [], 5
+    while pad and r < kp and len(ends) < 12:
+        ends.append((ends[-1] if ends else 0) + r)
+        r += (r + 1) // 2
+    short = ends[-1] if ends else 0
+    if rows > short:
+        return len(ends) + -(-(rows - short) // kp)
+    return 0 if rows == 0 else next(i for i, e in enumerate(ends) if e >= rows) + 1
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("b_param", ["tensor", "column"])
+def test_a_in_chunks_and_short_last_panels(soc, b_param):
+    # a comes a chunk of whole panels at a time (vdAChunkK rows): several chunks with a partial last one where UB is
+    # short (six rows of a, a long K), one chunk of a K slice in a decode step. b's zero-point term is subtracted as
+    # soon as the last chunk is in, before the flushes add the products. The last panels of a worker's rows are
+    # short, so a panel's values of a start anywhere in its chunk (its pattern from the block holding the first).
+    rng = np.random.default_rng(31)
+    pad = tiling.soc_table()[soc]["has_data_copy_pad"]
+    chunks_seen = set()
+    for a_shape, b_shape in (((2, 6, 3008), (2, 3008, 64)), ((1, 4096), (4096, 1024))):
+        t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
+                                       b_param=b_param).tiling
+        assert t["tiling_key"] == VECTOR_DECODE and t["vdAChunkK"] % t["vdPanelK"] == 0
+        panels = _panel_count(-(-a_shape[-1] // t["vdSlices"]), t["vdPanelK"], pad)
+        chunks = -(-panels // (t["vdAChunkK"] // t["vdPanelK"]))
+        # short last panels with DataCopyPad (whole ones without)
+        assert (panels > -(-a_shape[-1] // t["vdSlices"] // t["vdPanelK"])) == pad
+        chunks_seen.add(chunks > 1)
+        _check(soc, _operands(rng, a_shape, b_shape, "uint8", "tensor", b_param, "random"), y_scale=40.0)
+    assert chunks_seen == {True, False} or (soc == "ascend910_95" and chunks_seen == {True})
+
+
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("zps", ["random", "b0", "0"])
 @pytest.mark.parametrize("b_param", ["tensor", "column"])
@@ -158,15 +195,21 @@ def test_wide_groups_of_few_panel_rows(soc, zps, b_param):
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("b_param", ["tensor", "column"])
 def test_b_zero_point_when_the_last_flush_falls_on_the_groups_end(soc, b_param):
-    # 256 panels of 128 rows exactly (K = 32768, a batch: no K slices): the float32 sums are flushed at the 256th
-    # panel, so the group ends with nothing left to flush and b's zero point is applied on its own (Correct).
+    # 256 panels exactly (panels of 128 rows and, with DataCopyPad, the short last ones; a batch: no K slices): the
+    # float32 sums are flushed at the 256th panel, so the group ends with nothing left to flush, b's zero-point term
+    # subtracted long before (once a's last chunk was in). A row more (a block of rows without DataCopyPad): a 257th
+    # panel, flushed at the group's end.
     rng = np.random.default_rng(17)
-    a_shape, b_shape = (2, 1, 32768), (2, 32768, 32)
-    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
-                                   b_param=b_param).tiling
-    assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] == 1 and 32768 == 256 * t["vdPanelK"]
-    args = _operands(rng, a_shape, b_shape, "uint8", "tensor", b_param, "random")
-    _check(soc, args, y_scale=900.0, y_zp=0)
+    pad = tiling.soc_table()[soc]["has_data_copy_pad"]
+    step = 1 if pad else 32
+    k = max(k for k in range(29984, 33024, step) if _panel_count(k, 128, pad) == 256)
+    for k in (k, k + step):
+        a_shape, b_shape = (2, 1, k), (2, k, 32)
+        t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
+                                       b_param=b_param).tiling
+        assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] == 1 and t["vdPanelK"] == 128
+        args = _operands(rng, a_shape, b_shape, "uint8", "tensor", b_param, "random")
+        _check(soc, args, y_scale=900.0, y_zp=0)
 
 
 @pytest.mark.parametrize("soc", SOCS)
