@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark (not a test): host time of one tiling call of each operator (aqo::PlanDynamicQuant,
 # aqo::PlanQLinearMatMul, aqo::PlanQuantMatMul: what the CANN TilingFuncs call on every launch, with explain = false),
-# for shapes on every SoC up to (131072, 131072) x (131072, 131072); also the time with the explanation (Python,
-# scripts) and its number of GM ranges (O(cores)). Target: under 2 us per call on the launch path, every shape.
+# for shapes on every SoC up to (131072, 131071) x (131071, 131072) (K at the integer cube's limit); also the time
+# with the explanation (Python, scripts) and its number of GM ranges (O(cores)). Target: under 2 us per call on the
+# launch path, every shape.
 #
 # Compiles scripts/bench_tiling_main.cpp and every op_host/tiling_core/*.cpp with g++ -O2 (no CANN, no Python),
 # then prints ns per call: the best of 5 rounds, each round the mean over enough calls to last about 0.1 s.
