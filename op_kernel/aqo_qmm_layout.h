@@ -4,8 +4,13 @@
 // "../../op_kernel/aqo_qmm_layout.h" (the CANN project keeps the two folders side by side, scripts/cann_project.py).
 // No include guard, as the other aqo_qmm_*.h headers (the emulator's runners include each kernel once per SoC, in its
 // own namespace). The functions both sides call at run time are AQO_QMM_LAYOUT_FN: __aicore__ inline in the kernels
-// (aqo_qmm_common.h defines it before the include), inline on the host.
+// (aqo_qmm_common.h defines it before the include), inline on the host. A kernel translation unit (bisheng's device
+// pass and the emulator's both define __CCE_AICORE__) that reaches this header another way fails to compile here,
+// rather than on the device for the functions' missing __aicore__.
 #ifndef AQO_QMM_LAYOUT_FN
+#ifdef __CCE_AICORE__
+#error "aqo_qmm_layout.h: a kernel includes it through aqo_qmm_common.h, which makes its functions __aicore__"
+#endif
 #define AQO_QMM_LAYOUT_FN inline
 #endif
 
@@ -29,9 +34,10 @@ constexpr unsigned RowSumSpillBytes(unsigned row_floats)
 constexpr unsigned kSplitMaskBytes = 32;
 
 // The vector decode path's sums of a - a_zp (b's zero-point correction, aqo_qmm_vector_decode.h), per row of a: its
-// float32 lanes (one per panel row, 128 at most: kQmmVectorDecodePanelK), the reduced sum's block and that sum
-// broadcast over 8 blocks (Brcb's repeat), as float32 then int32 (the same bytes); then one block of ReduceSum's work.
-constexpr unsigned kVdSumLanes = 128;
+// float32 lanes (one 256-byte repeat, accumulating a chunk's values 64 at a time), the reduced sum's block and that
+// sum broadcast over 8 blocks (Brcb's repeat), as float32 then int32 (the same bytes); then one block of ReduceSum's
+// work.
+constexpr unsigned kVdSumLanes = 64;
 constexpr unsigned kVdSumRowBytes = kVdSumLanes * 4 + 32 + 256;
 constexpr unsigned kVdSumWorkBytes = 32;
 

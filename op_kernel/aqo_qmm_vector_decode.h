@@ -109,10 +109,10 @@ public:
         workers_ = static_cast<uint64_t>(t.usedCores) * t.workersPerCore;
         aStride_ = AlignUp32(t.vdAChunkK);
         // Brcb writes whole repeats of 8 blocks: each row of a's pattern starts a whole repeat after the previous one;
-        // a panel's pattern starts up to 7 blocks in when its values of a do not start a block of the chunk (the
-        // plan's VectorDecodeUb).
+        // a panel's pattern starts up to 7 blocks in when its values of a do not start a block of the chunk (with
+        // DataCopyPad; without it every panel starts a multiple of 32 rows in: the plan's VectorDecodeUb).
         patternRow_ = (t.vdPanelK + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
-        if (t.vdAChunkK > t.vdPanelK) {
+        if (AQO_SOC_HAS_DATACOPYPAD && t.vdAChunkK > t.vdPanelK) {
             patternRow_ += kQmmVdF32PerBlock;
         }
         patternRow_ *= kQmmVdF32PerBlock;
@@ -491,14 +491,24 @@ private:
         }
         PipeBarrier<PIPE_V>();
         if (ka != 0 && g.correct) {
-            // The chunk's a - a_zp into the row's lanes (Correct), kVdSumLanes values an Add.
-            for (uint32_t j = 0; j < ka; j += aqo_qmm_layout::kVdSumLanes) {
+            // The chunk's a - a_zp into the row's 64 lanes (Correct): the documented accumulation form (the lanes are
+            // dst and src1, both with repeat stride 0: iteration r adds the chunk's r-th 64 values to what r - 1
+            // left), 255 iterations an instruction, then the masked rest; the rows' instructions between the same
+            // barriers.
+            const uint32_t whole = ka / kQmmVdF32PerRepeat;
+            const uint32_t instrs = (whole + kQmmMaxRepeat - 1) / kQmmMaxRepeat + (ka % kQmmVdF32PerRepeat != 0 ? 1u : 0u);
+            for (uint32_t j = 0; j < instrs; ++j) {
                 if (j != 0) {
                     PipeBarrier<PIPE_V>();
                 }
+                const bool rest = j * kQmmMaxRepeat >= whole;  // the masked rest after the whole iterations
+                const uint32_t off = (rest ? whole : j * kQmmMaxRepeat) * kQmmVdF32PerRepeat;
+                const uint32_t reps = rest ? 1u : QmmMin(kQmmMaxRepeat, whole - j * kQmmMaxRepeat);
+                const uint32_t mask = rest ? ka % kQmmVdF32PerRepeat : kQmmVdF32PerRepeat;
                 for (uint32_t i = 0; i < t.m; ++i) {
-                    Add(aLanes_[i * aqo_qmm_layout::kVdSumLanes], aLanes_[i * aqo_qmm_layout::kVdSumLanes],
-                        aF32_[i * aStride_ + j], static_cast<int32_t>(QmmMin(aqo_qmm_layout::kVdSumLanes, ka - j)));
+                    const LocalTensor<float> lanes = aLanes_[i * aqo_qmm_layout::kVdSumLanes];
+                    Add(lanes, aF32_[i * aStride_ + off], lanes, mask, static_cast<uint8_t>(reps),
+                        BinaryRepeatParams(1, 1, 1, 0, kQmmVdF32PerRepeat / kQmmVdF32PerBlock, 0));
                 }
             }
         }

@@ -35,9 +35,10 @@ struct VectorDecodeUb {
 VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t kc, uint32_t y_bytes, bool pad)
 {
     const uint32_t ka = static_cast<uint32_t>(AlignUp(kc, 32));  // a's rows in UB
-    // A panel's values of a start anywhere in the chunk (the last panels are shorter); Brcb reads from the 8-value
-    // block holding the first, so its pattern may start up to 7 blocks in (more than one panel a chunk).
-    const uint32_t shift = kc > kp ? 8u : 0u;
+    // A panel's values of a start anywhere in the chunk (with DataCopyPad the last panels are shorter); Brcb reads
+    // from the 8-value block holding the first, so its pattern may start up to 7 blocks in (more than one panel a
+    // chunk). Without DataCopyPad every panel starts a multiple of 32 rows into its chunk.
+    const uint32_t shift = kc > kp && pad ? 8u : 0u;
     VectorDecodeUb u;
     u.m = m;
     u.b = kp * g;                                       // a panel of b, uint8, rows g bytes apart
