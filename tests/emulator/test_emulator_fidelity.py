@@ -130,6 +130,13 @@ EXPECTED = {
         "ascend910b": ["blockLen 6 bytes is not a whole number of elements"],
         "ascend910_95": ["blockLen 6 bytes is not a whole number of elements"],
         "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    # ascend910_95's DataCopyPad: the UB-side stride within [0, 65535] blocks
+    "datacopypad_ub_stride_gm_to_ub": (("ascend910_95", "ascend310p"), {
+        "ascend910_95": ["DataCopyPad GM->UB", "dstStride 65536 blocks", "[0, 65535]"],
+        "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    "datacopypad_ub_stride_ub_to_gm": (("ascend910_95", "ascend310p"), {
+        "ascend910_95": ["DataCopyPad UB->GM", "srcStride 65536 blocks", "[0, 65535]"],
+        "ascend310p": ["DataCopyPad", "ascend310p"]}),
     "software_sync_all_ub_too_small": (ALL_SOCS, ["SyncAll(gmWorkspace, ubWorkspace, usedCores)",
                                                   "ubWorkspace (8 int32 per core)"]),
     "software_sync_all_unzeroed_workspace": (ALL_SOCS, ["counter in gmWorkspace", "never written in this launch",
@@ -200,6 +207,8 @@ TWIN_SOCS = {
     "sync_all_false_with_matmul_ok": SPLIT_SOCS,
     "datacopypad_pad_without_ispad_ok": SPLIT_SOCS,
     "datacopypad_partial_element_ok": SPLIT_SOCS,
+    "datacopypad_ub_stride_gm_to_ub_ok": SPLIT_SOCS,
+    "datacopypad_ub_stride_ub_to_gm_ok": SPLIT_SOCS,
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
     "mix_path_without_cube_guard_ok": SPLIT_SOCS,

@@ -1130,6 +1130,34 @@ template <bool kOk> inline void DataCopyPadPartialElement(GM_ADDR x, GM_ADDR, GM
     DataCopyPad(b.Get<float>(), xg, p, pad);  // FAULT(datacopypad_partial_element)
 }
 
+// ascend910_95's UB-side stride of a DataCopyPad is at most 65535 blocks (2^32 - 1 on ascend910b): one block, so the
+// stride moves nothing and only the field's range is at stake. The twins give 65535.
+template <bool kOk> inline void DataCopyPadUbStrideGmToUb(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 256);
+    DataCopyExtParams p(1, 8 * sizeof(float), 0, kOk ? 65535 : 65536, 0);
+    DataCopyPadExtParams<float> pad(false, 0, 0, 0.0f);
+    DataCopyPad(b.Get<float>(), xg, p, pad);  // FAULT(datacopypad_ub_stride_gm_to_ub)
+}
+
+template <bool kOk> inline void DataCopyPadUbStrideUbToGm(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopyExtParams p(1, 64 * sizeof(float), kOk ? 65535 : 65536, 0, 0);
+    DataCopyPad(yg, t, p);  // FAULT(datacopypad_ub_stride_ub_to_gm)
+}
+
 // The software SyncAll with a UB workspace of one 32-byte slot for two cores. The twin gives 8 int32 per core.
 template <bool kOk> inline void SoftwareSyncAllUbTooSmall(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
 {
@@ -1415,6 +1443,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("matmul_tail_scratch_on_c", MatmulTailScratchOnC, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("datacopypad_pad_without_ispad", DataCopyPadWithoutIsPad, 1),
         AQO_FIDELITY("datacopypad_partial_element", DataCopyPadPartialElement, 1),
+        AQO_FIDELITY("datacopypad_ub_stride_gm_to_ub", DataCopyPadUbStrideGmToUb, 1),
+        AQO_FIDELITY("datacopypad_ub_stride_ub_to_gm", DataCopyPadUbStrideUbToGm, 1),
         AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),
         AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2),
         AQO_FIDELITY("matmul_c_rows_not_32_bytes", MatmulCRowsNot32Bytes, 1, YInit::kData, false, kMix),

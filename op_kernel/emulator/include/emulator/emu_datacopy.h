@@ -15,7 +15,9 @@
 // - The DMA instruction's fields (CANN 8.1 basic_api/impl/dav_c220|dav_m200/kernel_operator_data_copy_impl.h,
 //   CheckDataCopyParams / CheckDataCopyPadParams): DataCopy blockCount 1..4095 (12 bits) and blockLen 1..65535
 //   blocks (the count form is one block of count * sizeof(T) / 32 blocks); DataCopyPad blockCount 0..4095 and
-//   blockLen 0..2097151 bytes (21 bits). The stride fields are as wide as the structs' types.
+//   blockLen 0..2097151 bytes (21 bits). The stride fields are as wide as the structs' types; on ascend910_95 the
+//   UB-side stride of a DataCopyPad is at most 65535 blocks (asc-devkit DataCopyPad pages, constraints: GM -> UB
+//   dstStride in [0, 65535], UB -> GM srcStride in [0, 65535] for Ascend 950PR / 950DT).
 // - GM -> UB runs on MTE2, UB -> GM on MTE3, UB -> UB on V (or MTE3 in the ub_copy_on_mte3 run variant: the docs
 //   disagree); emu_order.h checks every block against the other pipes.
 #pragma once
@@ -95,6 +97,18 @@ inline void CheckDataCopyFields(uint64_t block_count, uint64_t block_len_blocks,
     if (block_len_blocks < 1 || block_len_blocks > kMaxBlockLenBlocks) {
         aqo_emu::Fail(file, line, std::string(api) + ": blockLen " + std::to_string(block_len_blocks) +
                                       " blocks of 32 bytes outside 1..65535 (the instruction's 16-bit burst length)");
+    }
+}
+
+// ascend910_95's DataCopyPad: the UB-side stride (GM -> UB dstStride, UB -> GM srcStride) in [0, 65535] blocks.
+inline void CheckDataCopyPadUbStride(const aqo_emu::CoreContext& c, uint64_t ub_stride_blocks, const char* field,
+                                     const char* file, int line, const char* api)
+{
+    if (c.soc.id == aqo_emu::SocId::kAscend910_95 && ub_stride_blocks > 65535) {
+        aqo_emu::Fail(file, line,
+                      std::string(api) + ": " + field + " " + std::to_string(ub_stride_blocks) +
+                          " blocks is outside [0, 65535], its range on " + c.soc.name +
+                          " (the DataCopyPad page's constraints; 2^32 - 1 on ascend910b)");
     }
 }
 
@@ -363,6 +377,7 @@ void DataCopyPad(const LocalTensor<T>& dst, const GlobalTensor<T>& src, const Da
     emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
     const char* api = "DataCopyPad GM->UB";
     emu_detail::CheckDataCopyPadFields(p.blockCount, p.blockLen, aqo_file, aqo_line, api);
+    emu_detail::CheckDataCopyPadUbStride(c, p.dstStride, "dstStride", aqo_file, aqo_line, api);
     const uint32_t left = pad.leftPadding * sizeof(T);
     const uint32_t right = pad.rightPadding * sizeof(T);
     if (left > 32 || right > 32) {
@@ -389,6 +404,7 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
     emu_detail::CheckDataCopyPadFields(p.blockCount, p.blockLen, aqo_file, aqo_line, "DataCopyPad UB->GM");
+    emu_detail::CheckDataCopyPadUbStride(c, p.srcStride, "srcStride", aqo_file, aqo_line, "DataCopyPad UB->GM");
     const uint64_t ub_block = aqo_emu::AlignUp32(p.blockLen);
     emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen, p.dstStride, ub_block, p.srcStride * 32ull,
                               aqo_file, aqo_line, "DataCopyPad UB->GM");
