@@ -920,11 +920,12 @@ private:
             }
             if (t == 0) {
                 ReleaseHeld(g);
-                // The scales (complete since the classification) go out while the first parts convert, ahead of the y
-                // parts, whose last one ends the launch.
-                StoreScales(g);
             }
         }
+        // The scales (complete since the classification) go out ahead of the last y part, whose store ends the
+        // launch; issued after every part's steps, so that the scalar unit's part of it (without DataCopyPad it
+        // gathers a partial block's scales by GetValue / SetValue) runs while the vector unit converts the parts.
+        StoreScales(g);
         yQue_.EnQue(y);
         PartBounds(n, parts, parts - 1, r0, r1, c0, c1);
         CopyOut(g, r0, c0, false);
