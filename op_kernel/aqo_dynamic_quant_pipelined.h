@@ -922,13 +922,13 @@ private:
                 ReleaseHeld(g);
             }
         }
-        // The scales (complete since the classification) go out ahead of the last y part, whose store ends the
-        // launch; issued after every part's steps, so that the scalar unit's part of it (without DataCopyPad it
-        // gathers a partial block's scales by GetValue / SetValue) runs while the vector unit converts the parts.
-        StoreScales(g);
         yQue_.EnQue(y);
         PartBounds(n, parts, parts - 1, r0, r1, c0, c1);
         CopyOut(g, r0, c0, false);
+        // The scales (complete since the classification) last: the y parts' stores go out as soon as the vector unit
+        // has them, while the scalar unit's share of the scales' store (without DataCopyPad it gathers a partial
+        // block's scales by GetValue / SetValue, then waits S -> MTE3) would hold the last part's store back.
+        StoreScales(g);
     }
 
     // y rows [r0, n) of group g from column c0 on (the whole group: 0, 0), then the gathered scales if g ends them
