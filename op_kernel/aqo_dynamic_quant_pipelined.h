@@ -216,8 +216,10 @@ private:
             // the flags and frees it).
             firstX_ = xQue_.template AllocTensor<XT>();
             for (uint32_t k = 0; k < firstPieces_; ++k) {
-                const uint32_t at = PieceCol(k);
-                this->CopyRowsIn(firstX_[at], xGm_[GroupRow(0) * p_.cols + at], 1, PieceCol(k + 1) - at, p_.colsPad);
+                uint32_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+                PieceBounds(k, r0, r1, c0, c1);
+                this->CopyRowsIn(firstX_[r0 * p_.colsPad + c0], xGm_[(GroupRow(0) + r0) * p_.cols + c0], r1 - r0,
+                                 c1 - c0, p_.colsPad);
                 SetFlag<HardEvent::MTE2_V>(pieceFlag_[k]);
             }
             return;
@@ -236,20 +238,40 @@ private:
         }
     }
 
-    // The first group is loaded and its statistics begun by column pieces when it is one long row (without smooth
-    // scales, whose staged row shares the x queue): its first vector instructions then wait for a piece's load
-    // instead of the row's, and the later pieces load under the earlier pieces' float32 copy and statistics steps.
-    // Pieces of at least 1024 elements, at most kMaxPieces.
+    // The first group is loaded and its statistics begun by pieces (without smooth scales, whose staged row shares
+    // the x queue): by rows when it has several rows of at least kMinPieceCols elements, by column pieces of at least
+    // that many when it is one long row. Its first vector instructions then wait for a piece's load instead of the
+    // group's, and the later pieces load under the earlier pieces' float32 copy and statistics steps. At most
+    // kMaxPieces.
     static constexpr uint32_t kMaxPieces = 4;
     static constexpr uint32_t kMinPieceCols = 1024;
 
     __aicore__ inline uint32_t FirstPieces() const
     {
-        if (p_.hasSmooth != 0 || GroupRows(0) != 1) {
+        if (p_.hasSmooth != 0) {
             return 1;
         }
-        const uint32_t k = p_.cols / kMinPieceCols;
+        const uint32_t n = GroupRows(0);
+        const uint32_t k = n >= 2 ? (p_.cols >= kMinPieceCols ? n : 1u) : p_.cols / kMinPieceCols;
         return k < 2 ? 1 : (k > kMaxPieces ? kMaxPieces : k);
+    }
+
+    // Piece k of group 0: its rows [r0, r1) and columns [c0, c1), by rows when the group has several (whole rows,
+    // an even share each), else by columns (PieceCol).
+    __aicore__ inline void PieceBounds(uint32_t k, uint32_t& r0, uint32_t& r1, uint32_t& c0, uint32_t& c1) const
+    {
+        const uint32_t n = GroupRows(0);
+        if (n >= 2) {
+            r0 = n * k / firstPieces_;
+            r1 = n * (k + 1) / firstPieces_;
+            c0 = 0;
+            c1 = p_.cols;
+            return;
+        }
+        r0 = 0;
+        r1 = 1;
+        c0 = PieceCol(k);
+        c1 = PieceCol(k + 1);
     }
 
     // The first column of piece k (k = firstPieces_: the row's end): multiples of 64 elements (256-byte aligned
@@ -264,19 +286,17 @@ private:
     __aicore__ inline void FirstGroupByPieces()
     {
         const LocalTensor<float> w = this->WorkSet(0);
-        InitAccumulators(0, 1);
-        WaitFlag<HardEvent::MTE2_V>(pieceFlag_[0]);
-        Cast(w, firstX_, RoundMode::CAST_NONE, PieceCol(1));
+        InitAccumulators(0, GroupRows(0));
+        CastPiece(w, 0);
         for (uint32_t k = 0; k < firstPieces_; ++k) {
-            const uint32_t at = PieceCol(k);
-            const uint32_t len = PieceCol(k + 1) - at;
+            uint32_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+            PieceBounds(k, r0, r1, c0, c1);
+            const uint32_t len = c1 - c0;
             for (uint32_t j = 0; j < TmpSteps(len); ++j) {
                 PipeBarrier<PIPE_V>();
-                TmpStep(0, j, 0, 1, at, len);
+                TmpStep(0, j, r0, r1, c0, len);
                 if (j == 1 && k + 1 < firstPieces_) {
-                    const uint32_t nx = PieceCol(k + 1);
-                    WaitFlag<HardEvent::MTE2_V>(pieceFlag_[k + 1]);
-                    Cast(w[nx], firstX_[nx], RoundMode::CAST_NONE, PieceCol(k + 2) - nx);
+                    CastPiece(w, k + 1);
                 }
             }
         }
@@ -288,6 +308,16 @@ private:
         } else {
             Release(firstX_);
         }
+    }
+
+    // Piece k's float32 copy, once its load is in (whole rows: the rows' padding too, as LoadV).
+    __aicore__ inline void CastPiece(const LocalTensor<float>& w, uint32_t k)
+    {
+        uint32_t r0 = 0, r1 = 0, c0 = 0, c1 = 0;
+        PieceBounds(k, r0, r1, c0, c1);
+        const uint32_t at = r0 * p_.colsPad + c0;
+        WaitFlag<HardEvent::MTE2_V>(pieceFlag_[k]);
+        Cast(w[at], firstX_[at], RoundMode::CAST_NONE, GroupRows(0) >= 2 ? (r1 - r0) * p_.colsPad : c1 - c0);
     }
 
     // x slot of a group is free: the next load goes out at once.

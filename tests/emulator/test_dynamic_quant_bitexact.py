@@ -181,6 +181,21 @@ def test_pipelined_one_row_groups_first_pieces_and_last_parts(soc, dst):
         run(x, dst=dst, soc=soc, core_num=1)
 
 
+@pytest.mark.parametrize("soc,dst", ONE_ROW_CASES, ids=[f"{s}-{d}" for s, d in ONE_ROW_CASES])
+def test_pipelined_first_group_in_row_pieces(soc, dst):
+    # One core, groups of several 2048-wide rows: the first group is loaded and its statistics begun row by row (a
+    # DMA and a flag a row), each row's statistics waiting for its own load only. Each special row sits in the first
+    # group in turn, at each of its rows.
+    h = 2048
+    specials = special_rows(h, F16)
+    for k in range(len(specials)):
+        x = rand((24, h), F16, seed=80 + k)
+        x[k % 3] = specials[k]
+        p = tiling.plan_dynamic_quant(x.shape, "float16", soc=soc, dst_type=dst, core_num=1)
+        assert p.explanation["mode"] == "pipelined" and p.tiling["rowsPerIter"] >= 3, p.tiling
+        run(x, dst=dst, soc=soc, core_num=1)
+
+
 def test_910b_float16_limit_26624_row_resident_chunked():
     x = rand((3, 26624), F16, seed=1)
     x[1] = 0
