@@ -13,8 +13,9 @@
 //     flag, beside the float32 copy of the group after it (FinishConvert);
 //   * one scale_out (offset_out) slot gathers the scales (offsets) of scaleRows rows (several groups) and is stored
 //     at once;
-//   * the fill: a first group of one long row is loaded in column pieces with a flag each (FirstGroupByPieces), and
-//     group 1's float32 copy waits for group 0's division when its rows arrive late (LateSecondGroup);
+//   * the fill: a first group of several rows is loaded in pieces of whole rows, one of one long row in column pieces
+//     (a flag each: FirstGroupByPieces), and group 1's float32 copy waits for group 0's division when its rows arrive
+//     late (LateSecondGroup);
 //   * the drain: the core's last group is converted and stored in parts, software-pipelined (QuantizeLast).
 // ascend310p keeps a group's x slot until its rows are classified: a row whose maximum reached the saturation
 // bound is sanitized in place and computed again, as in the resident mode.
@@ -81,7 +82,7 @@ public:
         groups_ = static_cast<uint32_t>((rowEnd_ - rowBegin_ + p_.rowsPerIter - 1) / p_.rowsPerIter);
         loaded_ = 0;
         firstPieces_ = FirstPieces();
-        for (uint32_t k = 0; k < firstPieces_; ++k) {
+        for (uint32_t k = 0; firstPieces_ > 1 && k < firstPieces_; ++k) {  // released by FirstGroupByPieces
             pieceFlag_[k] = static_cast<event_t>(pipe_->template AllocEventID<HardEvent::MTE2_V>());
         }
         const bool smooth = p_.hasSmooth != 0;
@@ -281,8 +282,9 @@ private:
         return k >= firstPieces_ ? p_.cols : p_.cols / firstPieces_ / kAccLanes * kAccLanes * k;
     }
 
-    // Group 0's statistics up to its accumulated lanes, piece by piece (LoadGroup and the TmpSteps of a split row):
-    // each piece's copy goes out beside the previous piece's second statistics step.
+    // Group 0's statistics up to its accumulated lanes, piece by piece (LoadGroup and the TmpSteps of a split group:
+    // its rows, or a one-row group's columns): each piece's copy goes out beside the previous piece's second
+    // statistics step.
     __aicore__ inline void FirstGroupByPieces()
     {
         const LocalTensor<float> w = this->WorkSet(0);
@@ -372,7 +374,8 @@ private:
     }
 
     // Statistics step j of rows [r0, r1) of group g (set g % 2) over columns [c0, c0 + len) (whole rows: c0 = 0, len
-    // = cols; a first group's piece: one row), after a PipeBarrier<PIPE_V>. Every step reads or writes tmp_:
+    // = cols; a first group's piece: its rows, or columns of a one-row group), after a PipeBarrier<PIPE_V>. Every step
+    // reads or writes tmp_:
     //   symmetric:  0 the magnitude bits, then the accumulation segments of their per-row maxima;
     //   asymmetric: 0 .. 2 SignedFiniteStep, then the accumulation segments of the signed maxima and minima.
     __aicore__ inline void TmpStep(uint32_t g, uint32_t j, uint32_t r0, uint32_t r1, uint32_t c0, uint32_t len)
@@ -1006,7 +1009,7 @@ private:
     bool staged_ = false;             // the smooth row holds an x slot
     bool scalarY_ = false;            // the scalar unit wrote bytes of y_ (float8 Inf rows, FALLBACK rows)
     QOp lastOp_ = QOp::DIV;           // the step FinishConvert issues
-    uint32_t firstPieces_ = 1;        // group 0 loaded by column pieces (FirstPieces)
+    uint32_t firstPieces_ = 1;        // group 0 loaded in pieces: rows or columns (FirstPieces)
     event_t pieceFlag_[kMaxPieces] = {};
     LocalTensor<XT> firstX_;          // group 0's x slot when split (not queued)
     LocalTensor<YT> y_;               // the y slot of the group being quantized (its last step: FinishConvert)

@@ -183,6 +183,26 @@ def test_many_rows_a_core_gather_and_store_scales_several_times(soc, x, dst):
 
 
 @pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
+def test_first_group_in_row_pieces(soc, x, dst):
+    # One core, a first group of several rows of at least 1024 elements: loaded and its statistics begun in pieces of
+    # whole rows (at most 4 pieces, so a piece may hold several rows), with the special rows inside it; rows whose
+    # UB stride is padded past the tail where DataCopyPad exists (1030 elements).
+    dt = DTYPE[x]
+    d, asym = split_dst(dst)
+    h = width(soc, 1030)
+    specials = special_rows(h, dt)
+    rows = 64 if (soc, dst) == ("ascend310p", "asym:uint8") else 48  # groups of rows / 8 rows at least
+    xs = rand((rows, h), dt, seed(soc, x, dst, 11))
+    t = tiling.plan_dynamic_quant(xs.shape, x, soc=soc, dst_type=d, asymmetric=asym, core_num=1).tiling
+    n = t["rowsPerIter"]
+    assert n >= 5, t  # some pieces hold two rows or more
+    for k in range(0, len(specials), n):  # every special row in the first group, at each of its positions
+        part = specials[k:k + n]
+        xs[:len(part)] = part
+        run(xs, None, dst, soc, mode="pipelined", core_num=1)
+
+
+@pytest.mark.parametrize("soc,x,dst", COMBOS, ids=IDS)
 def test_fewer_rows_than_cores(soc, x, dst):
     h = width(soc, 45)
     xs = special_rows(h, DTYPE[x])[:5]

@@ -204,6 +204,8 @@ edq = importlib.import_module("ascend_quant_ops.emulator.dynamic_quant")
     ((100, 4096), np.float16, "ascend310p", {}),
     ((37, 4096), np.float16, "ascend310p", {"ub_size": 16384, "smooth": True}),  # multi-pass, 9 / 10 rows a core
     ((3, 100003), np.float16, "ascend910_95", {}),
+    ((64, 1024), np.float16, "ascend910b", {"core_num": 1}),  # pipelined, the first group in pieces of rows
+    ((48, 1030), ml_dtypes.bfloat16, "ascend910_95", {"core_num": 1}),  # the same, padded rows
     ((7, 3000), ml_dtypes.bfloat16, "ascend910_95", {"ub_size": 16384, "smooth": True}),
 ])
 def test_emulator_traffic_matches_plan(shape, dtype, soc, kw):
