@@ -257,29 +257,13 @@ private:
         return k < 2 ? 1 : (k > kMaxPieces ? kMaxPieces : k);
     }
 
-    // Piece k of group 0: its rows [r0, r1) and columns [c0, c1), by rows when the group has several (whole rows,
-    // an even share each), else by columns (PieceCol).
+    // Piece k of group 0: its rows [r0, r1) and columns [c0, c1), cut as the last group's parts are (PartBounds: an
+    // even share of whole rows when the group has several, else column ranges at multiples of 64 elements, so that
+    // every piece starts 256-byte aligned in the float32 work and 32-byte aligned in x, the accumulation's lanes in
+    // step).
     __aicore__ inline void PieceBounds(uint32_t k, uint32_t& r0, uint32_t& r1, uint32_t& c0, uint32_t& c1) const
     {
-        const uint32_t n = GroupRows(0);
-        if (n >= 2) {
-            r0 = n * k / firstPieces_;
-            r1 = n * (k + 1) / firstPieces_;
-            c0 = 0;
-            c1 = p_.cols;
-            return;
-        }
-        r0 = 0;
-        r1 = 1;
-        c0 = PieceCol(k);
-        c1 = PieceCol(k + 1);
-    }
-
-    // The first column of piece k (k = firstPieces_: the row's end): multiples of 64 elements (256-byte aligned
-    // float32 work, 32-byte aligned x, the accumulation's lanes in step).
-    __aicore__ inline uint32_t PieceCol(uint32_t k) const
-    {
-        return k >= firstPieces_ ? p_.cols : p_.cols / firstPieces_ / kAccLanes * kAccLanes * k;
+        PartBounds(GroupRows(0), firstPieces_, k, r0, r1, c0, c1);
     }
 
     // Group 0's statistics up to its accumulated lanes, piece by piece (LoadGroup and the TmpSteps of a split group:
