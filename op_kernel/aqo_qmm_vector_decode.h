@@ -496,18 +496,19 @@ private:
             // left), 255 iterations an instruction, then the masked rest; the rows' instructions between the same
             // barriers.
             const uint32_t whole = ka / kQmmVdF32PerRepeat;
-            const uint32_t instrs = (whole + kQmmMaxRepeat - 1) / kQmmMaxRepeat + (ka % kQmmVdF32PerRepeat != 0 ? 1u : 0u);
+            const uint32_t rest = ka % kQmmVdF32PerRepeat;  // values of the masked last instruction
+            const uint32_t instrs = (whole + kQmmMaxRepeat - 1) / kQmmMaxRepeat + (rest != 0 ? 1u : 0u);
             for (uint32_t j = 0; j < instrs; ++j) {
                 if (j != 0) {
                     PipeBarrier<PIPE_V>();
                 }
-                const bool rest = j * kQmmMaxRepeat >= whole;  // the masked rest after the whole iterations
-                const uint32_t off = (rest ? whole : j * kQmmMaxRepeat) * kQmmVdF32PerRepeat;
-                const uint32_t reps = rest ? 1u : QmmMin(kQmmMaxRepeat, whole - j * kQmmMaxRepeat);
-                const uint32_t mask = rest ? ka % kQmmVdF32PerRepeat : kQmmVdF32PerRepeat;
+                const bool last = j * kQmmMaxRepeat >= whole;  // the masked rest after the whole iterations
+                const uint32_t from = (last ? whole : j * kQmmMaxRepeat) * kQmmVdF32PerRepeat;
+                const uint32_t reps = last ? 1u : QmmMin(kQmmMaxRepeat, whole - j * kQmmMaxRepeat);
+                const uint32_t mask = last ? rest : kQmmVdF32PerRepeat;
                 for (uint32_t i = 0; i < t.m; ++i) {
                     const LocalTensor<float> lanes = aLanes_[i * aqo_qmm_layout::kVdSumLanes];
-                    Add(lanes, aF32_[i * aStride_ + off], lanes, mask, static_cast<uint8_t>(reps),
+                    Add(lanes, aF32_[i * aStride_ + from], lanes, mask, static_cast<uint8_t>(reps),
                         BinaryRepeatParams(1, 1, 1, 0, kQmmVdF32PerRepeat / kQmmVdF32PerBlock, 0));
                 }
             }

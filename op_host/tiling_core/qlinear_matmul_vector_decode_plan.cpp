@@ -335,7 +335,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     }
     e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against a uint8 b, on the vector cores alone (no "
                       "mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
-                      Str(t.cStride) + " columns, a in chunks of " + Str(t.vdAChunkK) + " rows; a float32 sum per panel row takes one product a panel for at most "
+                      Str(t.cStride) + " columns, a in chunks of " + Str(t.vdAChunkK) +
+                      " rows; a float32 sum per panel row takes one product a panel for at most "
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31); b's zero point once a group, b_zp times the sum of "
                       "a - a_zp subtracted in int32 as soon as the group's last chunk of a is in");
