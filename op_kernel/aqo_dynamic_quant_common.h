@@ -827,8 +827,9 @@ protected:
             } else if (kinds[i] == RowKind::NORMAL) {
                 const float sc = rowScale_.GetValue(i);
                 const float off = rowOffset_.GetValue(i);
-                if (!(off - off == 0.0f)) {
-                    kinds[i] = RowKind::FALLBACK;  // a non-finite offset: the golden's NaN / Inf rules, by the scalar
+                if (!(off - off == 0.0f) || ZeroSignAtRisk(off, sc)) {
+                    // a non-finite offset (the golden's NaN / Inf rules) or a zero's sign at risk: by the scalar
+                    kinds[i] = RowKind::FALLBACK;
                     continue;
                 }
                 scales_.Put(s, putAt + i, sc);
@@ -956,20 +957,33 @@ protected:
     __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
 
     // The offset an asymmetric row's broadcast block holds, and its division prep. A bfloat16 row's zero offset with
-    // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0 where that is exact: a flushing division (ascend910_95's
-    // is recorded to flush) returns a tiny negative quotient as -0, and -0 + -0 keeps the golden's negative sign
-    // (-tiny + 0); the row's -0 values are made +0 first (the golden's -0 / scale + 0 is +0); q + -0 is q otherwise.
-    // Exact in both modes only while no nonzero v can have a quotient that rounds to 0 (|v / scale| <= 2^-150, where
-    // the golden's -0 + 0 is +0): v is at least 2^-133 (a bfloat16) or, with smooth scales, 2^-149, so scale below
-    // 2^17 or 2. Above it the offset stays +0 (exact in IEEE mode; under a flushing division a quotient in
-    // (2^-150, 2^-126) then gives +0 where the golden's code is -0: the sign of a zero y only). float16 x needs
-    // neither: its quotients never get near the subnormal range.
+    // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0: ascend910_95's Div flushes subnormal quotients (its
+    // default algorithm; asc-devkit's Div page), returning a tiny negative quotient as -0, and -0 + -0 keeps the
+    // golden's negative sign (-tiny + 0); the row's -0 values are made +0 first (the golden's -0 / scale + 0 is +0);
+    // q + -0 is q otherwise. Exact in both division modes only while no nonzero v can have a quotient that rounds to
+    // 0 (|v / scale| <= 2^-150, where the golden's -0 + 0 is +0): v is at least 2^-133 (a bfloat16) or, with smooth
+    // scales, 2^-149, so scale below 2^17 or 2. Rows at or above that bound go to the scalar unit (ZeroSignAtRisk):
+    // there a flushed quotient in (2^-150, 2^-126) and one below 2^-150 are both -0, whose y signs differ in the
+    // golden. float16 x needs neither: its quotients never get near the subnormal range.
+    __aicore__ inline bool ZeroOffsetCandidate(float off) const
+    {
+        return Float8Out<YT>::kSignedZero && p_.xDtype == kDTypeBFloat16 && p_.asymmetric == kAsymFloatOffset &&
+               off == 0.0f;
+    }
+
+    __aicore__ inline float ZeroOffsetScaleBound() const { return p_.hasSmooth != 0 ? 2.0f : 131072.0f; }
+
+    // An asymmetric row whose y would lose a zero's sign on the vector path (see AsymOffsetBlock): the scalar unit
+    // computes it (RowKind::FALLBACK). Such rows need a zero offset (hi == -lo exactly) and values of at least
+    // 2^17 x dmax (896 with smooth scales); only ascend910_95's float8 y has a signed zero.
+    __aicore__ inline bool ZeroSignAtRisk(float off, float scale) const
+    {
+        return ZeroOffsetCandidate(off) && !(scale < ZeroOffsetScaleBound());
+    }
+
     __aicore__ inline float AsymOffsetBlock(float off, float scale, uint32_t i)
     {
-        constexpr bool kCandidate = Float8Out<YT>::kSignedZero;
-        const float bound = p_.hasSmooth != 0 ? 2.0f : 131072.0f;
-        const bool zero = kCandidate && p_.xDtype == kDTypeBFloat16 && p_.asymmetric == kAsymFloatOffset &&
-                          off == 0.0f && scale < bound;
+        const bool zero = ZeroOffsetCandidate(off) && scale < ZeroOffsetScaleBound();
         divPrep_[i] = zero ? kPrepPositiveZero : kPrepNone;
         return zero ? -0.0f : off;
     }

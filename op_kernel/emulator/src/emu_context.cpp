@@ -66,6 +66,9 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
+    // asc-devkit's Div page (Ascend 950): the default DivConfig, DivAlgo::INTRINSIC, flushes subnormals (only the
+    // ..._FTZ_FALSE algorithms keep them); the kernels call the default.
+    m.div_flushes_subnormals = spec.id == aqo::Soc::ASCEND910_95;
     const aqo::TimingValue* timing = aqo::SocTiming(spec.id);
     m.l1_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L1_BYTES)].value);
     m.l0a_bytes = static_cast<uint64_t>(timing[static_cast<int>(aqo::TimingParam::L0A_BYTES)].value);

@@ -58,6 +58,10 @@ struct SocModel {
     bool has_bfloat16 = false;
     bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (the SoC table's dtype lists have them)
     bool saturation_mode = false;   // 310p: float Inf reads as +-max, NaN as 0; results saturate
+    // Div flushes subnormal operands and quotients to zeros of their sign (ascend910_95: asc-devkit's Div page keeps
+    // subnormals only with a DivConfig algorithm ..._FTZ_FALSE, and the default, DivAlgo::INTRINSIC, flushes them).
+    // Elsewhere undocumented: RunOptions::divide_flushes_subnormals runs it as a variant.
+    bool div_flushes_subnormals = false;
     // The cube's buffers (the SoC table's timing section, read from the platform configs): the Matmul API's tiling
     // must fit them.
     uint64_t l1_bytes = 0;
@@ -82,10 +86,10 @@ struct RunOptions {
     // Div (and any reciprocal) is not documented as correctly rounded: perturbed, every quotient that is not exactly
     // representable is rounded to the farther of its two neighbours (1 ulp off, never more).
     bool perturbed_divide = false;
-    // Div with subnormal operands or a subnormal quotient: IEEE (false), or flushed to zero, sign kept (true): CANN's
-    // asc-devkit records Div (with Exp, Sqrt, Log, Ln) flushing subnormals on ascend910_95 (its requirement to handle
-    // them in the high-level APIs); the other SoCs' behaviour is not documented. A subnormal divisor flushed to 0 is
-    // then a division by zero (refused); the quotient's tininess is judged before rounding.
+    // Div with subnormal operands or a subnormal quotient: IEEE (false), or flushed to zero, sign kept (true). The
+    // other SoCs' behaviour is not documented; ascend910_95's Div always flushes (SocModel::div_flushes_subnormals),
+    // whatever this says. A subnormal divisor flushed to 0 is then a division by zero (refused); the quotient's
+    // tininess is judged before rounding.
     bool divide_flushes_subnormals = false;
     // Every float operation of the vector unit (arithmetic, compares, reductions, Cast, MulAddDst) with subnormal
     // operands or results on ascend910b and ascend310p: IEEE (false), or flushed to zero, sign kept (true). Nothing

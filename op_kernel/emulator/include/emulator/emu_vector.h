@@ -378,18 +378,23 @@ template <typename T>
 inline double CheckedDivide(const CoreContext& c, double a, double b, uint64_t i, const char* file, int line,
                             const char* api)
 {
-    if (!c.options.divide_flushes_subnormals) {
+    if (!c.options.divide_flushes_subnormals && !c.soc.div_flushes_subnormals) {
         RefuseZeroDivisor(b, i, file, line, api);
         return DivideResult<T>(c, a, b);
     }
-    // RunOptions::divide_flushes_subnormals: subnormal operands read as zeros, a subnormal quotient written as one.
+    // ascend910_95's Div, or RunOptions::divide_flushes_subnormals: subnormal operands read as zeros, a subnormal
+    // quotient written as one.
     const double fb = FlushSubnormal<T>(b);
     if (fb == 0.0 && b != 0.0) {
         Fail(file, line,
              std::string(api) + ": element " + std::to_string(i) + " of the divisor is subnormal (" +
-                 std::to_string(b) + "); with Div flushing subnormal operands to zero (this run's variant: "
-                 "documented for ascend910_95) that is a division by zero, which raises an exception: keep "
-                 "subnormal divisors away from Div (e.g. scale both operands by a power of two first)");
+                 std::to_string(b) + "); " +
+                 (c.soc.div_flushes_subnormals ? "on " + c.soc.name + " Div flushes subnormal operands to zero "
+                                                   "(documented: its default DivAlgo::INTRINSIC), so "
+                                               : std::string("with Div flushing subnormal operands to zero (this "
+                                                             "run's variant), ")) +
+                 "that is a division by zero, which raises an exception: keep subnormal divisors away from Div "
+                 "(e.g. scale both operands by a power of two first)");
     }
     RefuseZeroDivisor(fb, i, file, line, api);
     const double fa = FlushSubnormal<T>(a);
