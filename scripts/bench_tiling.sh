@@ -12,6 +12,14 @@
 #   --check-request-only   also time CheckDynamicQuantRequest alone (the request checks without the plan)
 # Exit status 1 when a listed shape is refused or the launch path misses the target.
 set -euo pipefail
+for arg in "$@"; do
+    case "$arg" in
+        --check-request-only) ;;
+        -h|--help) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) echo "bench_tiling.sh: unknown argument '$arg' (usage: scripts/bench_tiling.sh [--check-request-only])" >&2
+           exit 2 ;;
+    esac
+done
 here=$(cd "$(dirname "$0")/.." && pwd)
 cxx=${CXX:-g++}
 bdir=${BUILD_DIR:-$here/build/bench_tiling}

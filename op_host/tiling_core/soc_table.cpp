@@ -229,10 +229,10 @@ bool ApplySocOverrides(const SocOverrides& overrides, OpKind op, SocSpec* spec, 
             violation->argument = "core_num";
             violation->soc = spec->name;
             violation->constraint = "core count override";
-            violation->limit = "1..." + std::to_string(kMaxCoreNumOverride) + " (0 = the table value)";
+            violation->limit = "1..." + std::to_string(kMaxCoreNumOverride);
             violation->actual = std::to_string(overrides.core_num);
             violation->suggestion = std::string("the table value for ") + spec->variant + " is " +
-                                    std::to_string(KernelCores(*spec, op)) + "; pass core_num=None to use it";
+                                    std::to_string(KernelCores(*spec, op)) + "; leave the override out to use it";
             violation->is_dtype = false;
         }
         return false;
@@ -247,11 +247,11 @@ bool ApplySocOverrides(const SocOverrides& overrides, OpKind op, SocSpec* spec, 
             violation->constraint = "unified buffer size override";
             violation->limit = "a multiple of " + std::to_string(spec->ub_align_bytes) + " in " +
                                std::to_string(kMinUbSizeOverride) + "..." + std::to_string(kMaxUbSizeOverride) +
-                               " bytes (0 = the table value)";
+                               " bytes";
             violation->actual = std::to_string(overrides.ub_size);
             const uint32_t down = overrides.ub_size / spec->ub_align_bytes * spec->ub_align_bytes;
             violation->suggestion = std::string("the table value for ") + spec->name + " is " +
-                                    std::to_string(spec->ub_bytes) + " bytes";
+                                    std::to_string(spec->ub_bytes) + " bytes (leave the override out to use it)";
             if (overrides.ub_size % spec->ub_align_bytes != 0 && down >= kMinUbSizeOverride &&
                 down <= kMaxUbSizeOverride) {
                 violation->suggestion += "; the nearest smaller multiple of 32 is " + std::to_string(down);

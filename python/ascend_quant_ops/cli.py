@@ -79,10 +79,11 @@ def cmd_info(args) -> int:
             limits.append(f"tail multiple of {dq['tail_multiple']}")
         print(f"  {name}: {s['vector_cores']} vector / {s['cube_cores']} cube cores, UB {s['ub_bytes']} B, "
               f"DataCopyPad {'yes' if s['has_data_copy_pad'] else 'no'}")
-        print(f"    dynamic_quant  x {'/'.join(dq['x_dtypes'])} -> {'/'.join(dq['dst_types'])}"
-              + (f"; {', '.join(limits)}" if limits else "; no tail limit"))
-        print(f"    qlinear_matmul a {'/'.join(qmm['a_dtypes'])}, b {'/'.join(qmm['b_dtypes'])}, "
-              f"y {'/'.join(qmm['y_dtypes'])}")
+        asym = f"; asymmetric -> {'/'.join(dq['asymmetric_dst_types'])}" if dq["asymmetric_implemented"] else ""
+        print(f"    dynamic_quant  on {s['dynamic_quant_cores']} cores: x {'/'.join(dq['x_dtypes'])} -> "
+              f"{'/'.join(dq['dst_types'])}{asym}" + (f"; {', '.join(limits)}" if limits else "; no tail limit"))
+        print(f"    qlinear_matmul on {s['qlinear_matmul_cores']} cores: a {'/'.join(qmm['a_dtypes'])}, "
+              f"b {'/'.join(qmm['b_dtypes'])}, y {'/'.join(qmm['y_dtypes'])}")
     return 0
 
 
@@ -150,11 +151,14 @@ def cmd_demo(args) -> int:
     _show("y", y_qmm)
     print(f"y matches the spec: {ok_qmm}")
 
-    print("\n== W8A8: float16 activations -> per-token int8 -> int8 weights with per-channel scales -> bfloat16")
+    out = w8a8["out_dtype"]
+    print(f"\n== W8A8: float16 activations -> per-token int8 -> int8 weights with per-channel scales -> {out}")
     print("x: float16 [2, 4, 64]; weight: float32 Linear weight [16, 64], quantized per output channel")
     print("  xq, xs = dynamic_quant(x)                                     # int8 [2, 4, 64], scales [2, 4]")
     print("  wq, ws = dynamic_quant(weight.astype(float16))                # int8 [16, 64], scales [16]")
-    print("  y = quant_matmul(xq, xs, None, wq.T, ws, out_dtype=\"bfloat16\")  # [2, 4, 16]")
+    print(f"  y = quant_matmul(xq, xs, None, wq.T, ws, out_dtype=\"{out}\")  # [2, 4, 16]")
+    if out != "bfloat16":
+        print(f"  ({kw['soc']}'s quant_matmul kernel does not write bfloat16: {out} instead)")
     if "refused" in w8a8:
         print(f"refused: {w8a8['refused']}")
     else:
@@ -164,20 +168,30 @@ def cmd_demo(args) -> int:
     return 0 if (ok_dq and ok_qmm and ok_w8a8) else 1
 
 
+def _w8a8_out_dtype(aqo, soc) -> str:
+    """bfloat16, the usual W8A8 output, where the SoC's quant_matmul kernel writes it; else the first type it does
+    write (ascend310p: float32 only)."""
+    if not soc:
+        return "bfloat16"
+    outs = aqo.soc_table()[soc]["quant_matmul"]["out_dtypes"]
+    return "bfloat16" if "bfloat16" in outs or not outs else outs[0]
+
+
 def _w8a8_demo(aqo, ex, kw) -> dict:
-    """The W8A8 layer on the demo's backend: {"y", "relative_l2", "passes"}, or {"refused": reason} where the
-    backend or SoC cannot run it (no kernel, or an output type its kernel does not write)."""
+    """The W8A8 layer on the demo's backend: {"y", "out_dtype", "relative_l2", "passes"}, or {"refused": reason,
+    "out_dtype"} where the backend or SoC cannot run it."""
     x, weight = ex.w8a8_example()
+    out_dtype = _w8a8_out_dtype(aqo, kw.get("soc"))
     try:
         xq, xs = aqo.dynamic_quant(x, **kw)
         wq, ws = aqo.dynamic_quant(weight.astype(np.float16), **kw)
-        y = aqo.quant_matmul(xq, xs, None, np.asarray(wq).T, ws, out_dtype="bfloat16", **kw)
+        y = aqo.quant_matmul(xq, xs, None, np.asarray(wq).T, ws, out_dtype=out_dtype, **kw)
     except (ConstraintError, BackendUnavailableError) as err:
-        return {"refused": str(err)}
+        return {"refused": str(err), "out_dtype": out_dtype}
     y = np.asarray(y)
     reference = x.astype(np.float32) @ weight.astype(np.float16).astype(np.float32).T
     error = float(np.linalg.norm(reference - y.astype(np.float32)) / np.linalg.norm(reference))
-    return {"y": y, "relative_l2": error, "passes": error <= ex.W8A8_THRESHOLD}
+    return {"y": y, "out_dtype": out_dtype, "relative_l2": error, "passes": error <= ex.W8A8_THRESHOLD}
 
 
 def _add_demo(p: argparse.ArgumentParser) -> None:
@@ -231,7 +245,9 @@ def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse exits 2 on a usage error it sees itself
     try:
-        return int(args.run(args))
+        status = int(args.run(args))
+        sys.stdout.flush()  # a broken pipe shows here (below), not in the interpreter's final flush
+        return status
     except UsageError as err:
         args.command_parser.print_usage(sys.stderr)
         print(f"aqo {args.command}: error: {err}", file=sys.stderr)
@@ -242,6 +258,12 @@ def main(argv=None) -> int:
     except KeyboardInterrupt:
         print(f"aqo {args.command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader went away (`aqo plan ... | head`): not a failure of the command. Quiet, with the status a
+        # process stopped by SIGPIPE has; stdout goes to devnull so that the interpreter's final flush is quiet too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except Exception as err:  # noqa: BLE001 - never a traceback on the terminal
         if os.environ.get("AQO_TRACEBACK"):
             raise

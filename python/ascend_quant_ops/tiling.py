@@ -66,8 +66,8 @@ def soc_spec(name: str, *, core_num: Optional[int] = None, ub_size: Optional[int
     """The resolved spec of a SoC name: a variant's own core counts (ascend910b3: 20 cube / 40 vector), with the
     core count / UB size overrides applied as a plan would apply them."""
     _require_soc_name(name, op)
-    cn = _override(core_num, "core_num", op)
-    ub = _override(ub_size, "ub_size", op)
+    cn = _override(core_num, "core_num", op, name)
+    ub = _override(ub_size, "ub_size", op, name)
     out = _native.soc_spec(name, cn, ub, op)
     if not out["ok"]:
         raise violation_error(out["violation"])
@@ -202,18 +202,18 @@ def _require_soc_name(soc: Any, op: str) -> str:
     return soc
 
 
-def _override(value: Any, name: str, op: str) -> int:
+def _override(value: Any, name: str, op: str, soc: Optional[str] = None) -> int:
     """None -> 0 (the table value); a positive int otherwise."""
     if value is None:
         return 0
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ConstraintError(op, name, f"{name} must be an integer or None", actual=repr(value),
+        raise ConstraintError(op, name, f"{name} must be an integer or None", actual=repr(value), soc=soc,
                               expected="a positive int, or None for the SoC table's value")
     if int(value) <= 0:
-        raise ConstraintError(op, name, f"{name} must be positive", actual=int(value), limit=">= 1",
+        raise ConstraintError(op, name, f"{name} must be positive", actual=int(value), limit=">= 1", soc=soc,
                               suggestion=f"pass {name}=None to use the SoC table's value")
     if int(value) >= 2 ** 63:  # the tiling core checks the real limits; it takes a 64-bit integer
-        raise ConstraintError(op, name, f"{name} is out of range", actual=int(value), limit="< 2^63",
+        raise ConstraintError(op, name, f"{name} is out of range", actual=int(value), limit="< 2^63", soc=soc,
                               suggestion=f"pass {name}=None to use the SoC table's value")
     return int(value)
 
@@ -263,8 +263,8 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
         dst_name = dtypes.UINT8
     else:
         dst_name = dtypes.parse_dst_type(dst_type, op=DQ, argument="dst_type")
-    cn = _override(core_num, "core_num", DQ)
-    ub = _override(ub_size, "ub_size", DQ)
+    cn = _override(core_num, "core_num", DQ, soc)
+    ub = _override(ub_size, "ub_size", DQ, soc)
     request = {"shape": tuple(dims), "x_dtype": x_name, "dst_type": dst_name, "smooth": bool(smooth),
                "asymmetric": bool(asymmetric), "soc": soc, "core_num": core_num, "ub_size": ub_size}
     fn = getattr(_native, "plan_dynamic_quant", None)
@@ -299,8 +299,8 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
         if value not in kinds:
             raise ConstraintError(QMM, arg, "quantization parameter granularity", actual=repr(value),
                                   expected=" | ".join(kinds))
-    cn = _override(core_num, "core_num", QMM)
-    ub = _override(ub_size, "ub_size", QMM)
+    cn = _override(core_num, "core_num", QMM, soc)
+    ub = _override(ub_size, "ub_size", QMM, soc)
     request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
                "y_dtype": y_name, "a_param": a_param, "b_param": b_param, "b_trans": bool(b_trans), "soc": soc,
                "core_num": core_num, "ub_size": ub_size}
@@ -331,8 +331,8 @@ def plan_quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: st
     a_name = dtypes.parse_dtype(a_dtype, op=QM, argument="a")
     b_name = dtypes.parse_dtype(b_dtype, op=QM, argument="b")
     out_name = dtypes.parse_dtype(out_dtype, op=QM, argument="out_dtype")
-    cn = _override(core_num, "core_num", QM)
-    ub = _override(ub_size, "ub_size", QM)
+    cn = _override(core_num, "core_num", QM, soc)
+    ub = _override(ub_size, "ub_size", QM, soc)
     request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
                "out_dtype": out_name, "a_scale": a_scale, "b_scale": b_scale, "a_zero_point": a_zero_point,
                "b_zero_point": b_zero_point, "bias": bias, "b_trans": bool(b_trans), "soc": soc,

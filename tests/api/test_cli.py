@@ -108,12 +108,37 @@ def test_help_lists_the_subcommands():
     ["precision", "--backend", "cpu", "-k", "no-such-case-id"],
     ["precision", "--backend", "bogus"],
     ["demo", "--soc", "bogus"], ["demo", "--backend", "gpu"],
+    ["sweep", "--grid", "--count", "5"],
+    ["perf", "--scale", "nonsense=2"], ["perf", "--shape", "64x4096"],
     ["no-such-command"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args):
     status, out, err = run_aqo(*args)
     assert status == 2, (status, out, err)
     assert "error" in err
+    assert "usage: aqo" in err and "Traceback" not in err  # argparse's and the subcommands' own: the same form
+
+
+def test_a_reader_that_goes_away_is_not_an_error():
+    # `aqo plan ... | head -1`: the broken pipe ends the command quietly with SIGPIPE's status, not "internal error"
+    proc = subprocess.Popen([sys.executable, "-m", "ascend_quant_ops", "plan", "--soc", "ascend910b", "--shape",
+                             "4,16", "--core-num", "1000"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    proc.stdout.close()  # the reader is gone before the first line is written
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 141, err
+    assert err == ""
+
+
+def test_plan_help_describes_the_asymmetric_modes():
+    status, out, _ = run_aqo("plan", "--help")
+    assert status == 0
+    assert "not implemented" not in out and "uint8" in out
+
+
+def test_bench_tiling_refuses_an_unknown_argument():
+    script = __import__("pathlib").Path(__file__).resolve().parents[2] / "scripts" / "bench_tiling.sh"
+    out = subprocess.run(["bash", str(script), "--bogus"], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 2 and "unknown argument '--bogus'" in out.stderr
 
 
 def test_demo_refuses_before_printing_its_inputs(capsys):

@@ -1,4 +1,5 @@
 """The README's generated parts match their sources."""
+import os
 import pathlib
 import subprocess
 import sys
@@ -20,3 +21,12 @@ def test_readme_setup_is_two_commands_and_ci_runs_them():
     ci = (ROOT / ".ci" / "run").read_text()
     for command in commands:
         assert command in ci
+
+
+def test_readme_use_block_runs_as_written():
+    # The first Python block of "## Use" is self-contained: pasted into a fresh interpreter it runs (cpu backend).
+    text = (ROOT / "README.md").read_text()
+    block = text.split("## Use", 1)[1].split("```python", 1)[1].split("```", 1)[0]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}  # the package the tests import
+    out = subprocess.run([sys.executable, "-c", block], capture_output=True, text=True, timeout=300, env=env)
+    assert out.returncode == 0, out.stdout + out.stderr

@@ -1,4 +1,6 @@
-"""The `aqo perf` subcommand's arguments (light: importing this module loads neither _native nor the emulator)."""
+"""aqo perf: GM traffic, per-core balance and the timeline model's estimate of each launch against the memory
+roofline, with the targets each operator is held to (exit 1 when one is missed)."""
+# Light on purpose: importing this module loads neither _native nor the emulator (the parser is built for --help).
 from __future__ import annotations
 
 import argparse
@@ -53,17 +55,14 @@ def add_arguments(ap) -> None:
 
 
 def main(args) -> int:
-    import sys
+    from ..tools import UsageError
 
     if args.shape is not None:
         ops = args.op or []
         if len(ops) != 1:
-            print("error: --shape needs exactly one --op (dynamic_quant takes RxH..., qlinear_matmul MxKxN)",
-                  file=sys.stderr)
-            return 2
+            raise UsageError("--shape needs exactly one --op (dynamic_quant takes RxH..., qlinear_matmul MxKxN)")
         if ops[0] == "qlinear_matmul" and len(args.shape) != 3:
-            print(f"error: --shape for qlinear_matmul is MxKxN, got {'x'.join(map(str, args.shape))}", file=sys.stderr)
-            return 2
+            raise UsageError(f"--shape for qlinear_matmul is MxKxN, got {'x'.join(map(str, args.shape))}")
     from .model import timing_table
     from .report import main as report_main
 
@@ -71,8 +70,7 @@ def main(args) -> int:
         known = timing_table("ascend910b")
         for name, _ in args.scale:
             if name not in known:
-                print(f"error: --scale: unknown timing parameter {name!r}; known: {', '.join(known)}", file=sys.stderr)
-                return 2
+                raise UsageError(f"--scale: unknown timing parameter {name!r}; known: {', '.join(known)}")
     return report_main(args)
 
 

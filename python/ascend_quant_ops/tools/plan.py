@@ -35,9 +35,11 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--shape", type=shape_arg, help="x shape, e.g. 4096,7168")
     g.add_argument("--dtype", default="float16", help="x dtype: float16 | bfloat16 (default float16)")
     g.add_argument("--dst-type", default="int8",
-                   help="int8 | hifloat8 | float8_e4m3fn | float8_e5m2, or an ATB code 2/34/35/36 (default int8)")
+                   help="int8 | hifloat8 | float8_e4m3fn | float8_e5m2, or an ATB code 2/34/35/36; with "
+                        "--asymmetric also uint8 (ONNX DynamicQuantizeLinear's zero point) (default int8)")
     g.add_argument("--smooth", action="store_true", help="with smooth_scales [H]")
-    g.add_argument("--asymmetric", action="store_true", help="asymmetric quantization (refused: not implemented)")
+    g.add_argument("--asymmetric", action="store_true", help="asymmetric quantization: a per-row offset (int8 and the float types) or zero point "
+                                                           "(uint8) beside the scale")
     q = ap.add_argument_group("qlinear_matmul")
     q.add_argument("--a-shape", type=shape_arg, help="a shape [..., M, K]")
     q.add_argument("--b-shape", type=shape_arg, help="b shape [..., K, N]")

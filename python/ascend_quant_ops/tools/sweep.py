@@ -424,7 +424,8 @@ def add_arguments(ap) -> None:
 
     ap.add_argument("--op", choices=[DQ, QMM, "both"], default="both")
     ap.add_argument("--soc", action="append", help="SoC (repeatable; any accepted name); default: every SoC")
-    ap.add_argument("--count", type=positive_int, default=2000, help="random cases per op and SoC (default 2000)")
+    ap.add_argument("--count", type=positive_int, default=None,
+                    help="random cases per op and SoC (default 2000; not with --grid, whose cases are fixed)")
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--grid", action="store_true", help="a deterministic grid around the limits instead of random")
     ap.add_argument("--overrides", type=fraction_arg, default=0.0, metavar="FRACTION",
@@ -446,11 +447,14 @@ def run(args) -> int:
             raise UsageError(f"--soc: unknown SoC {name!r}; known: {', '.join(_native.soc_names())}")
         if canon not in socs:
             socs.append(canon)
+    if args.grid and args.count is not None:
+        raise UsageError("--count sets the number of random cases; --grid runs its fixed grid instead (drop one)")
+    count = 2000 if args.count is None else args.count
     ops = [DQ, QMM] if args.op == "both" else [args.op]
     all_rows = {}
     failures = []
     for op in ops:
-        rows, fails = sweep(op, socs, args.count, args.seed, grid=args.grid,
+        rows, fails = sweep(op, socs, count, args.seed, grid=args.grid,
                             progress=not args.no_progress and not args.json, overrides=args.overrides)
         all_rows.update(rows)
         failures += fails
