@@ -302,16 +302,17 @@ inline void FaultLocalWorkspaceReadAfterUse(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_
 }
 
 // 310p: the Matmul API's Init takes its queues and L0 buffers from the kernel's TPipe, which manages 64 in all; with
-// them, 30 double-buffered queues of the kernel's are too many (split SoCs: the API's buffers are the cube core's).
+// them, 60 buffers of the kernel's are too many (split SoCs: the API's buffers are the cube core's). TBufs: a
+// position's queue buffers stop at 8 before that.
 inline void FaultTPipeBuffersWithMatmulApi(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     MmI8Checked mm;
     TCubeTiling t = Tiling();
     REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    TQue<QuePosition::VECIN, 2> q[30];
-    for (int i = 0; i < 30; ++i) {
-        pipe.InitBuffer(q[i], 2, 32);  // FAULT: tpipe_buffers_with_matmul_api
+    TBuf<TPosition::VECCALC> b[60];
+    for (int i = 0; i < 60; ++i) {
+        pipe.InitBuffer(b[i], 32);  // FAULT: tpipe_buffers_with_matmul_api
     }
 }
 

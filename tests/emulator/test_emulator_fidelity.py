@@ -97,7 +97,7 @@ EXPECTED = {
     "reduce_sum_other_order": (ALL_SOCS, ["ReduceSum of 4 elements", "may depend on the order",
                                           "every order is exact"]),
     # TPipe manages at most 64 buffers
-    "tpipe_too_many_buffers": (ALL_SOCS, ["TPipe::InitBuffer: 66 buffers", "at most 64"]),
+    "tpipe_too_many_buffers": (ALL_SOCS, ["TPipe::InitBuffer: 65 buffers", "at most 64"]),
     # UB -> UB copies: no partial overlap; Select's mask aligned
     "ub_copy_overlap": (ALL_SOCS, ["DataCopy UB->UB", "overlaps src", "not documented"]),
     "select_mask_unaligned": (ALL_SOCS, ["Select", "selMask"]),
@@ -137,6 +137,19 @@ EXPECTED = {
     "datacopypad_ub_stride_ub_to_gm": (("ascend910_95", "ascend310p"), {
         "ascend910_95": ["DataCopyPad UB->GM", "srcStride 65536 blocks", "[0, 65535]"],
         "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    # DataCopyPad UB -> GM: blockLen a whole number of elements (the UB -> GM page; 8.1 checks GM -> UB only)
+    "datacopypad_ub_to_gm_partial_element": (ALL_SOCS, {
+        "ascend910b": ["DataCopyPad UB->GM", "blockLen 3 bytes is not a whole number of elements"],
+        "ascend910_95": ["DataCopyPad UB->GM", "blockLen 3 bytes is not a whole number of elements"],
+        "ascend310p": ["DataCopyPad", "ascend310p"]}),
+    "pipe_barrier_s": (ALL_SOCS, ["PipeBarrier<PIPE_S>", "not supported"]),
+    # a kernel flag on a pipe its core does not have: its wait compiles to nothing (8.1 kernel_event.h)
+    "flag_on_cube_pipe": (("ascend910b", "ascend910_95"), ["HardEvent::M_V", "no M pipe", "orders nothing"]),
+    "flag_on_fixpipe": (ALL_SOCS, ["HardEvent::FIX_S", "no FIX pipe", "orders nothing"]),
+    # a position's TQue buffers: at most 8 (the event ids they hold; the TQue page's buffer limit)
+    "tque_buffers_per_position": (ALL_SOCS, ["TPipe::InitBuffer", "9 TQue buffers", "at most 8"]),
+    # ReduceMax with calIndex: every round's (value, index) pairs kept (the ReduceMax page's formula)
+    "reduce_max_index_work_rounds": (ALL_SOCS, ["ReduceMax", "work (documented minimum with calIndex"]),
     "software_sync_all_ub_too_small": (ALL_SOCS, ["SyncAll(gmWorkspace, ubWorkspace, usedCores)",
                                                   "ubWorkspace (8 int32 per core)"]),
     "software_sync_all_unzeroed_workspace": (ALL_SOCS, ["counter in gmWorkspace", "never written in this launch",
@@ -209,6 +222,7 @@ TWIN_SOCS = {
     "datacopypad_partial_element_ok": SPLIT_SOCS,
     "datacopypad_ub_stride_gm_to_ub_ok": SPLIT_SOCS,
     "datacopypad_ub_stride_ub_to_gm_ok": SPLIT_SOCS,
+    "datacopypad_ub_to_gm_partial_element_ok": SPLIT_SOCS,
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
     "mix_path_without_cube_guard_ok": SPLIT_SOCS,

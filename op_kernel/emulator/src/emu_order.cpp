@@ -763,6 +763,11 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
     if (p == Pipe::kCount) {
         Fail(file, line, "PipeBarrier: pipe " + std::to_string(pipe_t_value) + " is not one the emulator models");
     }
+    if (p == Pipe::kS) {
+        // The PipeBarrier page: "PipeBarrier does not support synchronising the single PIPE_S pipe".
+        Fail(file, line, "PipeBarrier<PIPE_S>: not supported (the PipeBarrier page); the scalar unit is in order by "
+                         "itself, and its order against another pipe needs that pipe's flag pair (e.g. V_S / S_V)");
+    }
     TraceEvent e = SyncEvent(TraceKind::kBarrier, file, line);
     e.pipe = p;
     Record(c, e);
@@ -770,7 +775,6 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
         DrainAll(o);
         return;
     }
-    if (p == Pipe::kS) return;  // the scalar unit is ordered by the hardware
     const int s = static_cast<int>(StreamOfPipe(p, false));
     o.view[PipeIndex(p)].v[s] = std::max(o.view[PipeIndex(p)].v[s], o.last[s]);
 }
@@ -821,6 +825,27 @@ void CheckKernelMayUse(const CoreContext& c, int hard_event, int event_id, const
     }
 }
 
+// A kernel's flag on a pipe its core does not have: the 8.1 headers compile its WaitFlag to nothing
+// (impl/kernel_event.h WaitFlagImpl: the cube pipes' events under __DAV_C220_VEC__, M_V / V_M / MTE1_V / V_MTE1 on
+// every 220 core) or assert (the FIX events below __CCE_AICORE__ 220), so it orders nothing (and a set without its
+// wait leaves the flag set for the next operator). The kernels run on vector cores on split SoCs (the cube runs the
+// Matmul API's server) and on 310p's coupled AI core, which has the cube pipes but no fixpipe.
+void CheckPipesOnCore(const CoreContext& c, int hard_event, const char* file, int line, const char* api)
+{
+    for (const Pipe p : {HardEventSrc(hard_event), HardEventDst(hard_event)}) {
+        const bool cube_pipe = p == Pipe::kM || p == Pipe::kMte1 || p == Pipe::kFix;
+        const bool missing = c.split_cores ? cube_pipe : p == Pipe::kFix;
+        if (missing) {
+            Fail(file, line,
+                 std::string(api) + "(HardEvent::" + HardEventName(hard_event) + "): this core has no " +
+                     PipeName(p) + " pipe (" +
+                     (c.split_cores ? "a vector core of " : "") + c.soc.name +
+                     "), so the 8.1 headers compile the flag's wait to nothing (or assert): it orders nothing. "
+                     "Synchronise with the pipes this core runs (S, V, MTE2, MTE3)");
+        }
+    }
+}
+
 }  // namespace
 
 void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
@@ -829,6 +854,7 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
     OrderState& o = c.order;
     CheckEventAndId(hard_event, event_id, file, line, api);
     if (owner == FlagOwner::kKernel) {
+        CheckPipesOnCore(c, hard_event, file, line, api);
         CheckKernelMayUse(c, hard_event, event_id, file, line, api);
     }
     OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
@@ -868,6 +894,7 @@ void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* fil
     OrderState& o = c.order;
     CheckEventAndId(hard_event, event_id, file, line, api);
     if (owner == FlagOwner::kKernel) {
+        CheckPipesOnCore(c, hard_event, file, line, api);
         CheckKernelMayUse(c, hard_event, event_id, file, line, api);
     }
     OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];

@@ -853,14 +853,17 @@ template <bool kOk> inline void ReduceSumOrder(GM_ADDR, GM_ADDR y, GM_ADDR, GM_A
 // TPipe manages at most 64 buffers
 // ---------------------------------------------------------------------------------------------------------------
 
-// 33 double-buffered queues: 66 buffers. The twin has 32 (64).
+// A double-buffered queue (2 buffers) and TBufs: the 65th buffer is refused. The twin has 62 TBufs (64 buffers). (TBufs, not queues: a
+// position's queue buffers stop at 8 first, tque_buffers_per_position.)
 template <bool kOk> inline void TPipe65Buffers(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
-    TQue<QuePosition::VECIN, 2> q[33];
-    const int n = kOk ? 32 : 33;
+    TQue<QuePosition::VECIN, 2> q;
+    pipe.InitBuffer(q, 2, 32);
+    TBuf<TPosition::VECCALC> b[64];
+    const int n = kOk ? 62 : 64;
     for (int i = 0; i < n; ++i) {
-        pipe.InitBuffer(q[i], 2, 32);  // FAULT(tpipe_too_many_buffers)
+        pipe.InitBuffer(b[i], 32);  // FAULT(tpipe_too_many_buffers)
     }
 }
 
@@ -1158,6 +1161,91 @@ template <bool kOk> inline void DataCopyPadUbStrideUbToGm(GM_ADDR, GM_ADDR y, GM
     DataCopyPad(yg, t, p);  // FAULT(datacopypad_ub_stride_ub_to_gm)
 }
 
+// DataCopyPad UB -> GM of 3 bytes of half (a partial element). The twin copies 4.
+template <bool kOk> inline void DataCopyPadUbToGmPartialElement(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    GlobalTensor<half> yg;
+    yg.SetGlobalBuffer((__gm__ half*)y, 128);
+    LocalTensor<half> t = b.Get<half>();
+    Duplicate(t, static_cast<half>(1.0f), 128);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopyExtParams p(1, kOk ? 4 : 3, 0, 0, 0);
+    DataCopyPad(yg, t, p);  // FAULT(datacopypad_ub_to_gm_partial_element)
+}
+
+// ReduceMax with calIndex over 300 float repeats: the ReduceMax page's work size is 600 + 24 + 8 = 632 floats (three
+// rounds, each kept: the first round's indices are read again). 608 holds the first two rounds only; the twin gives
+// 632.
+template <bool kOk> inline void ReduceMaxIndexWorkRounds(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> src, work, dst;
+    pipe.InitBuffer(src, 19200 * sizeof(float));
+    pipe.InitBuffer(work, (kOk ? 632 : 608) * sizeof(float));
+    pipe.InitBuffer(dst, 32);
+    LocalTensor<float> s = src.Get<float>();
+    Duplicate(s, 1.0f, 19200);
+    WaitPipe<HardEvent::V_S>(pipe);
+    s.SetValue(777, 2.0f);  // one largest value: the index is defined
+    WaitPipe<HardEvent::S_V>(pipe);
+    ReduceMax(dst.Get<float>(), s, work.Get<float>(), 19200, true);  // FAULT(reduce_max_index_work_rounds)
+    WaitPipe<HardEvent::V_S>(pipe);
+}
+
+// Nine VECIN queue buffers (three queues of three) on one TPipe, each holding an MTE2 / V event id of the 8 there are,
+// used one queue at a time. The twin has two queues of four.
+template <bool kOk> inline void TQueBuffersPerPosition(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TQue<TPosition::VECIN, 1> q0, q1, q2;
+    pipe.InitBuffer(q0, kOk ? 4 : 3, 256);
+    pipe.InitBuffer(q1, kOk ? 4 : 3, 256);
+    if constexpr (!kOk) {
+        pipe.InitBuffer(q2, 3, 256);  // FAULT(tque_buffers_per_position)
+    }
+}
+
+// A flag between the cube pipe M and the vector pipe, set and waited on a vector core (910b / 950: no M pipe there,
+// the headers compile its wait to nothing). The twin uses V_S.
+template <bool kOk> inline void FlagOnCubePipe(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    Duplicate(b.Get<float>(), 1.0f, 64);
+    constexpr HardEvent kEvent = kOk ? HardEvent::V_S : HardEvent::M_V;
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(kEvent));
+    SetFlag<kEvent>(id);  // FAULT(flag_on_cube_pipe)
+    WaitFlag<kEvent>(id);
+}
+
+// A fixpipe flag, which no core the kernels run on has (split SoCs' vector cores; 310p has no fixpipe at all).
+template <bool kOk> inline void FlagOnFixpipe(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    constexpr HardEvent kEvent = kOk ? HardEvent::MTE3_S : HardEvent::FIX_S;
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(kEvent));
+    SetFlag<kEvent>(id);  // FAULT(flag_on_fixpipe)
+    WaitFlag<kEvent>(id);
+}
+
+// PipeBarrier<PIPE_S>, which the API does not support. The twin orders the vector work with PIPE_V.
+template <bool kOk> inline void PipeBarrierS(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    Duplicate(b.Get<float>(), 1.0f, 64);
+    if constexpr (kOk) {
+        PipeBarrier<PIPE_V>();
+    } else {
+        PipeBarrier<PIPE_S>();  // FAULT(pipe_barrier_s)
+    }
+}
+
 // The software SyncAll with a UB workspace of one 32-byte slot for two cores. The twin gives 8 int32 per core.
 template <bool kOk> inline void SoftwareSyncAllUbTooSmall(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
 {
@@ -1445,6 +1533,12 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("datacopypad_partial_element", DataCopyPadPartialElement, 1),
         AQO_FIDELITY("datacopypad_ub_stride_gm_to_ub", DataCopyPadUbStrideGmToUb, 1),
         AQO_FIDELITY("datacopypad_ub_stride_ub_to_gm", DataCopyPadUbStrideUbToGm, 1),
+        AQO_FIDELITY("datacopypad_ub_to_gm_partial_element", DataCopyPadUbToGmPartialElement, 1),
+        AQO_FIDELITY("pipe_barrier_s", PipeBarrierS, 1),
+        AQO_FIDELITY("flag_on_cube_pipe", FlagOnCubePipe, 1),
+        AQO_FIDELITY("flag_on_fixpipe", FlagOnFixpipe, 1),
+        AQO_FIDELITY("tque_buffers_per_position", TQueBuffersPerPosition, 1),
+        AQO_FIDELITY("reduce_max_index_work_rounds", ReduceMaxIndexWorkRounds, 1),
         AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),
         AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2),
         AQO_FIDELITY("matmul_c_rows_not_32_bytes", MatmulCRowsNot32Bytes, 1, YInit::kData, false, kMix),

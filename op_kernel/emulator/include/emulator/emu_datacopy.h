@@ -405,6 +405,12 @@ void DataCopyPad(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const Da
     emu_detail::RequireDataCopyPad(c, aqo_file, aqo_line);
     emu_detail::CheckDataCopyPadFields(p.blockCount, p.blockLen, aqo_file, aqo_line, "DataCopyPad UB->GM");
     emu_detail::CheckDataCopyPadUbStride(c, p.srcStride, "srcStride", aqo_file, aqo_line, "DataCopyPad UB->GM");
+    // The DataCopyPad (UB -> GM) page: blockLen must be a multiple of sizeof(T) (the 8.1 headers check it for
+    // GM -> UB only; a partial element's bytes would go to GM from a half-written element)
+    if (p.blockLen % sizeof(T) != 0) {
+        aqo_emu::Fail(aqo_file, aqo_line, "DataCopyPad UB->GM: blockLen " + std::to_string(p.blockLen) +
+                                              " bytes is not a whole number of elements");
+    }
     const uint64_t ub_block = aqo_emu::AlignUp32(p.blockLen);
     emu_detail::CopyUbToGm<T>(c, dst, src, p.blockCount, p.blockLen, p.dstStride, ub_block, p.srcStride * 32ull,
                               aqo_file, aqo_line, "DataCopyPad UB->GM");

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <string>
 #include <type_traits>
 
@@ -588,6 +589,7 @@ public:
             aqo_emu::Fail(aqo_file, aqo_line, "TPipe::InitBuffer: buffer count and length must be positive");
         }
         CountBuffers(num, aqo_file, aqo_line);
+        CountQueueBuffers(que.free_event_, num, aqo_file, aqo_line);
         const uint32_t slot = aqo_emu::AlignUp32(len);
         const uint32_t offset = Reserve(c, static_cast<uint64_t>(slot) * num, aqo_file, aqo_line, num, len, true);
         que.EmuInit(c, num, slot, offset, aqo_file, aqo_line);
@@ -628,11 +630,31 @@ public:
     uint32_t buffers_ = 0;
     uint32_t api_buffers_ = 0;
 
+    // The TQue page ("TQue Buffer limits"): a queue buffer holds a synchronisation event id of its position's pair
+    // (a VECIN buffer an MTE2 / V id, a VECOUT one a V / MTE3 id), and a position's TQue buffers are limited to the
+    // hardware's ids of that kind, 8 (4 on the training series); beyond them a later AllocTensor / FreeTensor may
+    // fail to get one. Counted per event kind at InitBuffer, whatever the run's order (the dynamic check of ids
+    // held at once is separate).
+    void CountQueueBuffers(int free_event, uint32_t num, const char* file, int line)
+    {
+        uint32_t& n = queue_buffers_[free_event];
+        n += num;
+        if (n > 8) {
+            aqo_emu::Fail(file, line,
+                          "TPipe::InitBuffer: " + std::to_string(n) + " TQue buffers whose free event is " +
+                              aqo_emu::HardEventName(free_event) + " on one TPipe; at most 8 (each holds one of "
+                              "the 8 event ids of that kind: the TQue page's buffer limit); share a queue, or take "
+                              "a TBuf where no queue synchronisation is needed");
+        }
+    }
+    std::map<int, uint32_t> queue_buffers_;
+
     // Releases every buffer: the UB can be carved up again (records die, so stale tensors are caught).
     void Reset(AQO_EMU_SRC)
     {
         buffers_ = 0;
         api_buffers_ = 0;
+        queue_buffers_.clear();
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         WaitFreeEvents(c, aqo_file, aqo_line);
         for (aqo_emu::AllocRecord& r : c.records) {

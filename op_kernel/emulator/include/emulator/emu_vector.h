@@ -584,9 +584,10 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         aqo_emu::Fail(file, line, std::string(api) + ": count must be positive, got " + std::to_string(count));
     }
     aqo_emu::CheckVecOperand(c, src, static_cast<uint64_t>(count), file, line, api, "src");
-    // dst needs only 2 * sizeof(T) alignment (value and index); work 32 bytes and the documented minimum size:
-    // every repeat of 256 bytes leaves a (value, index) pair, rounded up to whole 32-byte blocks. That is the
-    // whole requirement without calIndex and a lower bound with it (later rounds then need space of their own).
+    // dst needs only 2 * sizeof(T) alignment (value and index); work 32 bytes and the documented minimum size
+    // (the ReduceMax page's sharedTmpBuffer formula): every repeat of 256 bytes leaves a (value, index) pair,
+    // rounded up to whole 32-byte blocks; with calIndex the later rounds keep their own space after it (the first
+    // round's indices are still needed), up to three rounds.
     aqo_emu::CheckRecord(c, dst.record_, file, line, api, "dst");
     if (dst.byte_ % (2 * sizeof(T)) != 0) {
         aqo_emu::Fail(file, line, std::string(api) + ": dst UB address " + std::to_string(dst.byte_) +
@@ -599,9 +600,21 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
         const uint64_t per_repeat = 256 / sizeof(T);
         const uint64_t per_block = 32 / sizeof(T);
         const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
-        const uint64_t need = (repeats * 2 + per_block - 1) / per_block * per_block;
+        auto blocks = [&](uint64_t n) { return (n + per_block - 1) / per_block * per_block; };
+        const uint64_t iter1 = repeats * 2;
+        uint64_t need = blocks(iter1);
+        if (cal_index) {
+            const uint64_t iter2 = (iter1 + per_repeat - 1) / per_repeat * 2;
+            need += blocks(iter2);
+            if (iter2 > 2) {
+                need += blocks((iter2 + per_repeat - 1) / per_repeat * 2);
+            }
+        }
         aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
-                              "work (documented minimum: 2 elements per 256-byte repeat, 32-byte rounded)");
+                              cal_index ? "work (documented minimum with calIndex: every round's (value, index) "
+                                          "pairs, each 32-byte rounded)"
+                                        : "work (documented minimum: 2 elements per 256-byte repeat, 32-byte "
+                                          "rounded)");
         // The first step writes work from src (dav_c220 / dav_m200 ReduceImplFirstStep); with calIndex and one
         // repeat dst comes straight from src. dst may share work (the ReduceMax page), so only src is kept apart;
         // without calIndex the emulator keeps dst off src too (stricter than needed: no kernel needs it).
