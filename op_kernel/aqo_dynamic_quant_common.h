@@ -827,9 +827,8 @@ protected:
             } else if (kinds[i] == RowKind::NORMAL) {
                 const float sc = rowScale_.GetValue(i);
                 const float off = rowOffset_.GetValue(i);
-                if (!(off - off == 0.0f) || ZeroSignAtRisk(off, sc)) {
-                    // a non-finite offset (the golden's NaN / Inf rules) or a zero's sign at risk: by the scalar
-                    kinds[i] = RowKind::FALLBACK;
+                if (!(off - off == 0.0f)) {
+                    kinds[i] = RowKind::FALLBACK;  // a non-finite offset: the golden's NaN / Inf rules, by the scalar
                     continue;
                 }
                 scales_.Put(s, putAt + i, sc);
@@ -957,33 +956,24 @@ protected:
     __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
 
     // The offset an asymmetric row's broadcast block holds, and its division prep. A bfloat16 row's zero offset with
-    // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0: ascend910_95's Div flushes subnormal quotients (its
-    // default algorithm; asc-devkit's Div page), returning a tiny negative quotient as -0, and -0 + -0 keeps the
-    // golden's negative sign (-tiny + 0); the row's -0 values are made +0 first (the golden's -0 / scale + 0 is +0);
-    // q + -0 is q otherwise. Exact in both division modes only while no nonzero v can have a quotient that rounds to
-    // 0 (|v / scale| <= 2^-150, where the golden's -0 + 0 is +0): v is at least 2^-133 (a bfloat16) or, with smooth
-    // scales, 2^-149, so scale below 2^17 or 2. Rows at or above that bound go to the scalar unit (ZeroSignAtRisk):
-    // there a flushed quotient in (2^-150, 2^-126) and one below 2^-150 are both -0, whose y signs differ in the
-    // golden. float16 x needs neither: its quotients never get near the subnormal range.
-    __aicore__ inline bool ZeroOffsetCandidate(float off) const
-    {
-        return Float8Out<YT>::kSignedZero && p_.xDtype == kDTypeBFloat16 && p_.asymmetric == kAsymFloatOffset &&
-               off == 0.0f;
-    }
-
-    __aicore__ inline float ZeroOffsetScaleBound() const { return p_.hasSmooth != 0 ? 2.0f : 131072.0f; }
-
-    // An asymmetric row whose y would lose a zero's sign on the vector path (see AsymOffsetBlock): the scalar unit
-    // computes it (RowKind::FALLBACK). Such rows need a zero offset (hi == -lo exactly) and values of at least
-    // 2^17 x dmax (896 with smooth scales); only ascend910_95's float8 y has a signed zero.
-    __aicore__ inline bool ZeroSignAtRisk(float off, float scale) const
-    {
-        return ZeroOffsetCandidate(off) && !(scale < ZeroOffsetScaleBound());
-    }
-
+    // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0 where that is exact: ascend910_95's Div flushes
+    // subnormal quotients (its default algorithm; asc-devkit's Div page), returning a tiny negative quotient as -0,
+    // and -0 + -0 keeps the golden's negative sign (-tiny + 0); the row's -0 values are made +0 first (the golden's
+    // -0 / scale + 0 is +0); q + -0 is q otherwise. Exact in both division modes only while no nonzero v can have a
+    // quotient that rounds to 0 (|v / scale| <= 2^-150, where the golden's -0 + 0 is +0): v is at least 2^-133 (a
+    // bfloat16) or, with smooth scales, 2^-149, so scale below 2^17 or 2. Above it the offset stays +0: a flushed
+    // quotient in (2^-150, 2^-126) then gives y +0 where the golden's code is -0 (the sign of a zero y only, for
+    // elements below 2^-125 x scale: the known limit). Telling those elements from the ones the golden rounds to -0
+    // needs each element's magnitude against the scale; the scalar unit could (it would be exact), but a row with a
+    // range exactly symmetric about 0 and a large scale is not rare where outlier values repeat (with smooth
+    // scales: values of 896 and more) that sending every such row there would cost some 80 times the row's vector time. float16 x
+    // needs none of this: its quotients never get near the subnormal range.
     __aicore__ inline float AsymOffsetBlock(float off, float scale, uint32_t i)
     {
-        const bool zero = ZeroOffsetCandidate(off) && scale < ZeroOffsetScaleBound();
+        constexpr bool kCandidate = Float8Out<YT>::kSignedZero;
+        const float bound = p_.hasSmooth != 0 ? 2.0f : 131072.0f;
+        const bool zero = kCandidate && p_.xDtype == kDTypeBFloat16 && p_.asymmetric == kAsymFloatOffset &&
+                          off == 0.0f && scale < bound;
         divPrep_[i] = zero ? kPrepPositiveZero : kPrepNone;
         return zero ? -0.0f : off;
     }

@@ -482,9 +482,8 @@ private:
                 r.offset = RoundHalfEven(z);
             } else {
                 r.offset = rowOffset_.GetValue(2 * i);
-                if (!(r.offset - r.offset == 0.0f) || this->ZeroSignAtRisk(r.offset, r.scale)) {
-                    // a non-finite offset (the golden's NaN / Inf rules) or a zero's sign at risk: by the scalar
-                    r.kind = RowKind::FALLBACK;
+                if (!(r.offset - r.offset == 0.0f)) {
+                    r.kind = RowKind::FALLBACK;  // a non-finite offset: the golden's NaN / Inf rules, by the scalar
                 }
             }
         }

@@ -341,19 +341,15 @@ def _find_ub(shape, x, dst, soc, smooth, want_mode):
 
 def _tiny_rows(rng, h, dtype):
     """Rows of tiny values: float16 subnormals (normal in float32); bfloat16 rows near 1e-30 and 1e-37 (a subnormal
-    symmetric scale) with float32-subnormal elements, and one near 1e-25 with such elements; two rows whose range is
-    symmetric about 0 (the asymmetric offset is exactly 0) with -0 and tiny values of both signs: one of small scale,
-    one of scale far above 2^17 whose tiny negative values have quotients on both sides of 2^-150 (the golden's y
-    -0, and +0 where the quotient rounds to -0)."""
+    symmetric scale) with float32-subnormal elements, and one near 1e-25 with such elements; a row whose range is
+    symmetric about 0 (the asymmetric offset is exactly 0, with smooth scales too) with -0 and tiny values of both
+    signs."""
     if dtype is F16:
         return (rng.standard_normal((2, h)) * 2e-6).astype(dtype)
-    rows = rng.standard_normal((5, h)) * np.array([[1e-30], [1e-37], [1e-25], [1e-3], [1e-16]])
-    rows[:4, ::7] = rng.standard_normal(rows[:4, ::7].shape) * 1e-39
+    rows = rng.standard_normal((4, h)) * np.array([[1e-30], [1e-37], [1e-25], [1e-3]])
+    rows[:, ::7] = rng.standard_normal(rows[:, ::7].shape) * 1e-39
     rows[3, :2] = 7 * 2.0 ** -10, -7 * 2.0 ** -10
     rows[3, 2::5] = -0.0
-    rows[4, :2] = 1e30, -1e30
-    rows[4, 2::5] = -0.0
-    rows[4, 3::9] = -1e-20
     return rows.astype(dtype)
 
 
@@ -708,21 +704,41 @@ def test_dynamic_quant_float8_zero_offset_when_the_quotient_underflows(dst, case
             np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=str(options))
 
 
-@pytest.mark.parametrize("dst", ["float8_e4m3fn", "float8_e5m2"])
-@pytest.mark.parametrize("smooth", [False, True], ids=["plain", "smooth"])
-def test_dynamic_quant_float8_zero_offset_keeps_the_sign_of_zero_above_the_bound(dst, smooth):
+def _zero_sign_case(dst, smooth):
     # A zero offset with a scale of at least 2^17 (2 with smooth scales): ascend910_95's Div (which flushes, in the
     # default run) returns the quotients in (2^-150, 2^-126) and those below 2^-150 both as -0, whose y signs differ
-    # in the golden (-tiny + 0 is -tiny: y -0; -0 + 0 is +0). The kernel computes such rows on the scalar unit.
+    # in the golden (-tiny + 0 is -tiny: y -0; -0 + 0 is +0).
     x, s = _zero_offset_rows(1e30, [-1e-15, -1e-20, -1e-15, -(2.0 ** -133)], smooth_at=1.0 if smooth else None)
     want = golden_dq.dynamic_quant(x, s, dst_type=dst, asymmetric=True)
     codes = want[0].view(np.uint8)[0, 2:6]
     assert codes[0] == 0x80 and codes[1] == 0x00  # both signs of zero are at stake
-    for options in ({}, {"divide": "perturbed"}):
-        with emulator.run_options(**options):
-            got = edq.dynamic_quant(x, s, dst_type=dst, asymmetric=True, soc="ascend910_95")
-        for g, w in zip(got, want):
-            np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8), err_msg=str(options))
+    return x, s, want
+
+
+@pytest.mark.parametrize("dst", ["float8_e4m3fn", "float8_e5m2"])
+@pytest.mark.parametrize("smooth", [False, True], ids=["plain", "smooth"])
+def test_dynamic_quant_float8_zero_offset_above_the_bound_differs_in_the_sign_of_zero_only(dst, smooth):
+    # The known limit, bounded: scale and offset exact, y's bytes the golden's except +0 for -0 at elements whose
+    # magnitude is below 2^-125 x scale (the quotient's flush).
+    x, s, want = _zero_sign_case(dst, smooth)
+    scale = float(want[1][0])
+    tiny = np.abs(x.astype(np.float32)[0]) < 2.0 ** -125 * scale
+    got = edq.dynamic_quant(x, s, dst_type=dst, asymmetric=True, soc="ascend910_95")
+    for g, w in zip(got[1:], want[1:]):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+    g, w = got[0].view(np.uint8)[0], want[0].view(np.uint8)[0]
+    differ = g != w
+    assert (tiny[differ] & (w[differ] == 0x80) & (g[differ] == 0x00)).all()
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a bfloat16 row with an e4m3fn / e5m2 y, a zero asymmetric offset "
+                   "and a scale of at least 2^17 (2 with smooth scales): ascend910_95's flushing division gives y +0 "
+                   "where the golden's is -0 for elements whose quotient lies in (2^-150, 2^-126) (the sign of a zero y "
+                   "only; the scalar unit would be exact, at some 80 times the row's time)")
+def test_dynamic_quant_float8_zero_offset_sign_of_zero_above_the_bound():
+    x, s, want = _zero_sign_case("float8_e4m3fn", False)
+    got = edq.dynamic_quant(x, s, dst_type="float8_e4m3fn", asymmetric=True, soc="ascend910_95")
+    np.testing.assert_array_equal(got[0].view(np.uint8), want[0].view(np.uint8))
 
 
 @pytest.mark.parametrize("asymmetric", [False, True], ids=["symmetric", "float_offset"])
