@@ -959,15 +959,15 @@ protected:
     // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0 where that is exact: ascend910_95's Div flushes
     // subnormal quotients (its default algorithm; asc-devkit's Div page), returning a tiny negative quotient as -0,
     // and -0 + -0 keeps the golden's negative sign (-tiny + 0); the row's -0 values are made +0 first (the golden's
-    // -0 / scale + 0 is +0); q + -0 is q otherwise. Exact in both division modes only while no nonzero v can have a
-    // quotient that rounds to 0 (|v / scale| <= 2^-150, where the golden's -0 + 0 is +0): v is at least 2^-133 (a
-    // bfloat16) or, with smooth scales, 2^-149, so scale below 2^17 or 2. Above it the offset stays +0: a flushed
-    // quotient in (2^-150, 2^-126) then gives y +0 where the golden's code is -0 (the sign of a zero y only, for
-    // elements below 2^-125 x scale: the known limit). Telling those elements from the ones the golden rounds to -0
-    // needs each element's magnitude against the scale; the scalar unit could (it would be exact), but a row with a
-    // range exactly symmetric about 0 and a large scale is not rare where outlier values repeat (with smooth
-    // scales: values of 896 and more) that sending every such row there would cost some 80 times the row's vector time. float16 x
-    // needs none of this: its quotients never get near the subnormal range.
+    // -0 / scale + 0 is +0); q + -0 is q otherwise. That needs no nonzero v whose quotient rounds to 0 (|v / scale|
+    // <= 2^-150, where the golden's -0 + 0 is +0): v is at least 2^-133 (a bfloat16) or, with smooth scales, 2^-149,
+    // so scale below 2^17 or 2. Above it the offset stays +0, and an element with 2^-150 x scale < |v| < 2^-126 x
+    // scale (v = x times its smooth scale) gets y +0 where the golden's code is -0: the known limit, the sign of a
+    // zero y only. The scalar unit would be exact, but only each element's magnitude tells those elements from the
+    // ones the golden rounds to -0, and rows with a range exactly symmetric about 0 and such a scale (values of
+    // 2^17 x dmax, or 2 x dmax with smooth scales: 896 for e4m3fn) are not rare where outlier values repeat: the
+    // scalar unit takes some 80 times a row's vector time. float16 x needs none of this (its quotients never get
+    // near the subnormal range).
     __aicore__ inline float AsymOffsetBlock(float off, float scale, uint32_t i)
     {
         constexpr bool kCandidate = Float8Out<YT>::kSignedZero;

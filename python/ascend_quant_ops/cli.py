@@ -241,13 +241,39 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _quiet_broken_streams() -> None:
+    """After a BrokenPipeError: point each stream whose reader has gone at /dev/null, so that neither the rest of the
+    command nor the interpreter's final flush reports it (a stream that still works keeps its output)."""
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (BrokenPipeError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, stream.fileno())
+            os.close(devnull)
+
+
 def main(argv=None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)  # argparse exits 2 on a usage error it sees itself
+    # A reader that goes away (`aqo plan ... | head`) is not a failure of the command: quiet, with the status a
+    # process stopped by SIGPIPE has (a failed command keeps its own status).
     try:
-        status = int(args.run(args))
-        sys.stdout.flush()  # a broken pipe shows here (below), not in the interpreter's final flush
-        return status
+        status = _run(args)
+    except BrokenPipeError:
+        _quiet_broken_streams()
+        return 141
+    try:
+        sys.stdout.flush()  # a broken pipe shows here, not in the interpreter's final flush
+    except BrokenPipeError:
+        _quiet_broken_streams()
+        return status if status != 0 else 141
+    return status
+
+
+def _run(args) -> int:
+    try:
+        return int(args.run(args))
     except UsageError as err:
         args.command_parser.print_usage(sys.stderr)
         print(f"aqo {args.command}: error: {err}", file=sys.stderr)
@@ -259,11 +285,7 @@ def main(argv=None) -> int:
         print(f"aqo {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
-        # The reader went away (`aqo plan ... | head`): not a failure of the command. Quiet, with the status a
-        # process stopped by SIGPIPE has; stdout goes to devnull so that the interpreter's final flush is quiet too.
-        devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
-        return 141
+        raise
     except Exception as err:  # noqa: BLE001 - never a traceback on the terminal
         if os.environ.get("AQO_TRACEBACK"):
             raise

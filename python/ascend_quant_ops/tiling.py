@@ -206,6 +206,8 @@ def _override(value: Any, name: str, op: str, soc: Optional[str] = None) -> int:
     """None -> 0 (the table value); a positive int otherwise."""
     if value is None:
         return 0
+    if soc is not None:
+        soc = canonical_soc(soc, op=op)  # an unknown SoC is the first error; the override's names the canonical one
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise ConstraintError(op, name, f"{name} must be an integer or None", actual=repr(value), soc=soc,
                               expected="a positive int, or None for the SoC table's value")

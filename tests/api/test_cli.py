@@ -129,6 +129,32 @@ def test_a_reader_that_goes_away_is_not_an_error():
     assert err == ""
 
 
+def _buffered_env():
+    env = dict(__import__("os").environ)
+    env.pop("PYTHONUNBUFFERED", None)  # block-buffered stdout: the final flush is where a broken pipe shows
+    return env
+
+
+def test_a_failed_command_keeps_its_status_when_its_reader_goes_away():
+    proc = subprocess.Popen([sys.executable, "-m", "ascend_quant_ops", "sweep", "--grid", "--count", "3"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=_buffered_env())
+    proc.stdout.close()
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=300) == 2, err
+    assert "error: --count" in err and "Traceback" not in err and "Exception ignored" not in err
+
+
+def test_a_closed_stderr_does_not_stop_a_sweep(tmp_path):
+    # the progress bar is cosmetic: its reader gone, the sweep still writes its summary and succeeds
+    out = tmp_path / "out.txt"
+    with open(out, "w") as f:
+        proc = subprocess.Popen([sys.executable, "-m", "ascend_quant_ops", "sweep", "--op", "dynamic_quant", "--soc",
+                                 "ascend910b", "--count", "50"], stdout=f, stderr=subprocess.PIPE, env=_buffered_env())
+        proc.stderr.close()
+        assert proc.wait(timeout=300) == 0
+    assert "50 cases, 0 failed" in out.read_text()
+
+
 def test_plan_help_describes_the_asymmetric_modes():
     status, out, _ = run_aqo("plan", "--help")
     assert status == 0

@@ -78,7 +78,8 @@ EXPECTED = {
     "use_after_pipe_reset": (ALL_SOCS, ["Abs", "use after free"]),
     "unallocated_tensor": (ALL_SOCS, ["Duplicate", "not an allocated LocalTensor"]),
     "partial_overlap": (ALL_SOCS, ["Add", "partially overlaps src0", "[32, 288)"]),
-    "reduce_work_too_small": (ALL_SOCS, ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
+    # ascend910_95's ReduceMax needs no work (the ReduceMax page)
+    "reduce_work_too_small": (("ascend910b", "ascend310p"), ["ReduceMax", "work", "documented minimum", "[4000, 4128)"]),
     # the ordering model: each misses one synchronisation (the earlier access is named, and what would order them)
     "missing_pipe_barrier_v": (ALL_SOCS, ["read-after-write (RAW)", "on pipe V", "by Duplicate at",
                                           "PipeBarrier<PIPE_V>()"]),

@@ -825,23 +825,24 @@ void CheckKernelMayUse(const CoreContext& c, int hard_event, int event_id, const
     }
 }
 
-// A kernel's flag on a pipe its core does not have: the 8.1 headers compile its WaitFlag to nothing
-// (impl/kernel_event.h WaitFlagImpl: the cube pipes' events under __DAV_C220_VEC__, M_V / V_M / MTE1_V / V_MTE1 on
-// every 220 core) or assert (the FIX events below __CCE_AICORE__ 220), so it orders nothing (and a set without its
-// wait leaves the flag set for the next operator). The kernels run on vector cores on split SoCs (the cube runs the
-// Matmul API's server) and on 310p's coupled AI core, which has the cube pipes but no fixpipe.
+// A kernel's flag on a pipe its core does not have orders nothing: the 8.1 headers (impl/kernel_event.h WaitFlagImpl)
+// compile some such waits to nothing (the cube pipes' events under __DAV_C220_VEC__, M_V / V_M / MTE1_V / V_MTE1 on
+// every 220 core), keep others as a wait on a pipe the core lacks (FIX_* and M_S on a 220 vector core), and assert
+// on the FIX events below __CCE_AICORE__ 220 (a set without its wait also leaves the flag set for the next operator).
+// Split SoCs: a vector core has no M / MTE1 / FIX pipe, a cube core no V pipe; 310p's coupled AI core has the cube
+// pipes but no fixpipe.
 void CheckPipesOnCore(const CoreContext& c, int hard_event, const char* file, int line, const char* api)
 {
     for (const Pipe p : {HardEventSrc(hard_event), HardEventDst(hard_event)}) {
         const bool cube_pipe = p == Pipe::kM || p == Pipe::kMte1 || p == Pipe::kFix;
-        const bool missing = c.split_cores ? cube_pipe : p == Pipe::kFix;
+        const bool missing = !c.split_cores ? p == Pipe::kFix : (c.is_aiv ? cube_pipe : p == Pipe::kV);
         if (missing) {
+            const std::string core = c.split_cores ? (c.is_aiv ? "a vector core of " : "a cube core of ") : "";
             Fail(file, line,
                  std::string(api) + "(HardEvent::" + HardEventName(hard_event) + "): this core has no " +
-                     PipeName(p) + " pipe (" +
-                     (c.split_cores ? "a vector core of " : "") + c.soc.name +
-                     "), so the 8.1 headers compile the flag's wait to nothing (or assert): it orders nothing. "
-                     "Synchronise with the pipes this core runs (S, V, MTE2, MTE3)");
+                     PipeName(p) + " pipe (" + core + c.soc.name +
+                     "), so the flag orders nothing: the 8.1 headers compile its wait to nothing, to a wait on a "
+                     "pipe the core lacks, or an assert. Synchronise with the pipes this core runs");
         }
     }
 }

@@ -1177,14 +1177,14 @@ template <bool kOk> inline void DataCopyPadUbToGmPartialElement(GM_ADDR, GM_ADDR
 }
 
 // ReduceMax with calIndex over 300 float repeats: the ReduceMax page's work size is 600 + 24 + 8 = 632 floats (three
-// rounds, each kept: the first round's indices are read again). 608 holds the first two rounds only; the twin gives
-// 632.
+// rounds, each kept: the first round's indices are read again). 624 holds the first two rounds exactly (a TBuf
+// rounds up to 32 bytes, so one float short would still get 632); the twin gives 632.
 template <bool kOk> inline void ReduceMaxIndexWorkRounds(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> src, work, dst;
     pipe.InitBuffer(src, 19200 * sizeof(float));
-    pipe.InitBuffer(work, (kOk ? 632 : 608) * sizeof(float));
+    pipe.InitBuffer(work, (kOk ? 632 : 624) * sizeof(float));
     pipe.InitBuffer(dst, 32);
     LocalTensor<float> s = src.Get<float>();
     Duplicate(s, 1.0f, 19200);
@@ -1196,14 +1196,19 @@ template <bool kOk> inline void ReduceMaxIndexWorkRounds(GM_ADDR, GM_ADDR, GM_AD
 }
 
 // Nine VECIN queue buffers (three queues of three) on one TPipe, each holding an MTE2 / V event id of the 8 there are,
-// used one queue at a time. The twin has two queues of four.
+// used one queue at a time. The twin has two VECIN queues of four and two VECOUT queues of four (16 queue buffers,
+// 8 of each event kind: the limit is per kind).
 template <bool kOk> inline void TQueBuffersPerPosition(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     TQue<TPosition::VECIN, 1> q0, q1, q2;
+    TQue<TPosition::VECOUT, 1> o0, o1;
     pipe.InitBuffer(q0, kOk ? 4 : 3, 256);
     pipe.InitBuffer(q1, kOk ? 4 : 3, 256);
-    if constexpr (!kOk) {
+    if constexpr (kOk) {
+        pipe.InitBuffer(o0, 4, 256);
+        pipe.InitBuffer(o1, 4, 256);
+    } else {
         pipe.InitBuffer(q2, 3, 256);  // FAULT(tque_buffers_per_position)
     }
 }

@@ -483,7 +483,8 @@ inline void FaultBf16Copy(GM_ADDR x, GM_ADDR, GM_ADDR)
     DataCopy(t, xg, 64);  // FAULT(bf16_copy_unavailable)
 }
 
-// ReduceMax of 1000 floats needs 16 repeats -> 32 work elements (128 bytes); the work tensor has 64 bytes.
+// ReduceMax of 1000 floats needs 15 whole repeats -> 30 work elements, 32 rounded (128 bytes); the work tensor has
+// 64 bytes (ascend910_95 needs none: legal there).
 inline void FaultReduceWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
@@ -497,6 +498,7 @@ inline void FaultReduceWorkTooSmall(GM_ADDR, GM_ADDR, GM_ADDR)
     LocalTensor<float> work = w.Get<float>();
     LocalTensor<float> out = r.Get<float>();
     Duplicate(t, 2.0f, 1000);
+    PipeBarrier<PIPE_V>();
     ReduceMax(out, t, work, 1000, false);  // FAULT(reduce_work_too_small)
 }
 

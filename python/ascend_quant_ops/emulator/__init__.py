@@ -78,8 +78,9 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
     divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
-    divide_subnormals: Div's subnormal operands and quotients "kept" (IEEE) or "flushed" to zero (as ascend910_95's
-    Div is documented to do; a subnormal divisor then fails as a division by zero).
+    divide_subnormals: Div's subnormal operands and quotients "kept" (IEEE) or "flushed" to zero on ascend910b /
+    ascend310p (undocumented there; a subnormal divisor then fails as a division by zero). ascend910_95's Div always
+    flushes, as documented, whatever this says.
     vector_subnormals: every float operation of the vector unit (arithmetic, compares, reductions, Cast, MulAddDst)
     with subnormal operands or results "kept" (IEEE) or "flushed" to zero (undocumented on ascend910b / ascend310p).
     ub_copy_pipe: the pipe of a UB -> UB DataCopy, "vector" (the DataCopy / asc_copy_ub2ub API pages) or "mte3" (the

@@ -353,17 +353,24 @@ class Progress:
             return
         self.last = pct
         bar = "#" * (pct // 4) + "." * (25 - pct // 4)
-        sys.stderr.write(f"\r{self.label:<28} [{bar}] {done}/{self.total} failures {failures}")
-        if done >= self.total:
-            sys.stderr.write(f"  ({time.time() - self.t0:.1f} s)\n")
-        sys.stderr.flush()
+        try:
+            sys.stderr.write(f"\r{self.label:<28} [{bar}] {done}/{self.total} failures {failures}")
+            if done >= self.total:
+                sys.stderr.write(f"  ({time.time() - self.t0:.1f} s)\n")
+            sys.stderr.flush()
+        except OSError:
+            # cosmetic: a closed stderr (its reader gone) does not stop the sweep, nor fails its final flush
+            self.enabled = False
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stderr.fileno())
+            os.close(devnull)
 
 
 def sweep(op: str, socs, count: int, seed: int, *, grid: bool = False, progress: bool = False,
           overrides: float = 0.0):
     """Runs the sweep; returns (rows, failures): rows = {(op, soc, dtype, dst): [cases, accepted, refused,
-    failed, modes]}, failures = [(op, soc, case, problems)]. `overrides`: the fraction of random cases planned
-    with a random smaller core count and UB size (core_num / ub_size)."""
+    failed, modes]}, failures = [(op, soc, case, problems)]. `overrides`: the fraction of the cases (random or
+    grid) planned with a random smaller core count and UB size (core_num / ub_size)."""
     fn = plan_function(op)
     table = {r["name"]: r for r in _native.soc_table()}
     rows: Dict[Tuple[str, str, str, str], list] = {}
@@ -376,9 +383,9 @@ def sweep(op: str, socs, count: int, seed: int, *, grid: bool = False, progress:
         else:
             maker = dq_random_case if op == DQ else qmm_random_case
             cases = [maker(rng, spec) for _ in range(count)]
-            for case in cases:
-                if overrides and rng.random() < overrides:
-                    case["core_num"], case["ub_size"] = random_overrides(rng, op, spec)
+        for case in cases:  # the grid's cases too (drawn from the seed, so a grid run stays repeatable)
+            if overrides and rng.random() < overrides:
+                case["core_num"], case["ub_size"] = random_overrides(rng, op, spec)
         bar = Progress(len(cases), f"{op} {soc}", progress)
         for i, case in enumerate(cases):
             try:
@@ -429,8 +436,8 @@ def add_arguments(ap) -> None:
     ap.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
     ap.add_argument("--grid", action="store_true", help="a deterministic grid around the limits instead of random")
     ap.add_argument("--overrides", type=fraction_arg, default=0.0, metavar="FRACTION",
-                    help="plan this fraction (0..1) of the random cases with a random smaller core count and UB "
-                         "size (as a device would report them); default 0")
+                    help="plan this fraction (0..1) of the cases (random or grid) with a random smaller core count "
+                         "and UB size (as a device would report them); default 0")
     ap.add_argument("--show-failures", type=non_negative_int, default=20,
                     help="failing cases to print (default 20)")
     ap.add_argument("--no-progress", action="store_true", help="no progress bar")

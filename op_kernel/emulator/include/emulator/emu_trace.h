@@ -36,7 +36,7 @@
 //   * Consecutive S instructions (no event of another kind in between) of the same class are merged into one
 //     event whose `count` is the number of accesses, at the call site of the first. Their order inside such a run
 //     is not kept (nothing can depend on it: no sync event lies between them).
-//   * PipeBarrier<pipe> is kBarrier (PIPE_S too, although it orders nothing). SetFlag / WaitFlag are kSetFlag /
+//   * PipeBarrier<pipe> is kBarrier (PIPE_S is refused: the API does not support it). SetFlag / WaitFlag are kSetFlag /
 //     kWaitFlag with the kernel's event id. The TQue flags carry the ids TPipe::AllocEventID hands out (lowest
 //     free id per HardEvent, held from EnQue to DeQue and from FreeTensor to the next AllocTensor of that buffer),
 //     and TPipe::FetchEventID returns the lowest id not held, as the real TPipe does; TPipe::Reset and the end of

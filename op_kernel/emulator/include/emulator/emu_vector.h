@@ -599,7 +599,9 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
     {
         const uint64_t per_repeat = 256 / sizeof(T);
         const uint64_t per_block = 32 / sizeof(T);
-        const uint64_t repeats = (static_cast<uint64_t>(count) + per_repeat - 1) / per_repeat;
+        // whole repeats, at least one (the page's count / elementsPerRepeat; 8.1's ReduceMax / ReduceMin reduce a
+        // tail in work[0..1])
+        const uint64_t repeats = std::max<uint64_t>(1, static_cast<uint64_t>(count) / per_repeat);
         auto blocks = [&](uint64_t n) { return (n + per_block - 1) / per_block * per_block; };
         const uint64_t iter1 = repeats * 2;
         uint64_t need = blocks(iter1);
@@ -610,22 +612,32 @@ void ReduceExtreme(const LocalTensor<T>& dst, const LocalTensor<T>& src, const L
                 need += blocks((iter2 + per_repeat - 1) / per_repeat * 2);
             }
         }
-        aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
-                              cal_index ? "work (documented minimum with calIndex: every round's (value, index) "
-                                          "pairs, each 32-byte rounded)"
-                                        : "work (documented minimum: 2 elements per 256-byte repeat, 32-byte "
-                                          "rounded)");
+        // ascend910_95 needs no work buffer (the ReduceMax page: src or a buffer of any size will do): nothing is
+        // checked or written there
+        const bool uses_work = c.soc.id != aqo_emu::SocId::kAscend910_95;
+        const uint64_t work_bytes = uses_work ? need * sizeof(T) : 0;
+        if (uses_work) {
+            aqo_emu::CheckUbRange(c, work.record_, work.byte_, need * sizeof(T), file, line, api,
+                                  cal_index ? "work (documented minimum with calIndex: every round's (value, index) "
+                                              "pairs, each 32-byte rounded)"
+                                            : "work (documented minimum: 2 elements per 256-byte repeat, 32-byte "
+                                              "rounded)");
+        }
         // The first step writes work from src (dav_c220 / dav_m200 ReduceImplFirstStep); with calIndex and one
         // repeat dst comes straight from src. dst may share work (the ReduceMax page), so only src is kept apart;
         // without calIndex the emulator keeps dst off src too (stricter than needed: no kernel needs it).
         const uint64_t src_bytes = static_cast<uint64_t>(count) * sizeof(T);
-        aqo_emu::CheckDisjoint(work.byte_, need * sizeof(T), src.byte_, src_bytes, file, line, api, "work", "src");
+        if (uses_work) {
+            aqo_emu::CheckDisjoint(work.byte_, work_bytes, src.byte_, src_bytes, file, line, api, "work", "src");
+        }
         aqo_emu::CheckDisjoint(dst.byte_, (cal_index ? 2 : 1) * sizeof(T), src.byte_, src_bytes, file, line, api,
                                "dst", "src");
         aqo_emu::VecIssue(c, aqo_emu::InstrClass::kVecReduce, sizeof(T), static_cast<uint64_t>(count), file, line,
                           api);
         aqo_emu::UbRead(c, src.byte_, static_cast<uint64_t>(count) * sizeof(T), "src");
-        aqo_emu::UbWrite(c, work.byte_, need * sizeof(T), "work");
+        if (uses_work) {
+            aqo_emu::UbWrite(c, work.byte_, work_bytes, "work");
+        }
         aqo_emu::UbWrite(c, dst.byte_, (cal_index ? 2 : 1) * sizeof(T), "dst");
         aqo_emu::ReductionFlagPairs(c, file, line, api);
     }
