@@ -54,13 +54,27 @@ inline bool FillCubeTiling(const char* op, const platform_ascendc::PlatformAscen
     ct->set_iterateOrder(cv.iterateOrder);
     ct->set_dbL0C(cv.dbL0C);
     if (t.ubMatmulWs != 0) {
-        // The local workspace this tiling needs must fit the buffer the kernel allocates.
-        matmul_tiling::SysTilingTempBufSize need;
-        if (MatmulGetTmpBufSize(*ct, need) == -1 || need.ubSize < 0 ||
-            static_cast<uint32_t>(need.ubSize) > t.ubMatmulWs) {
-            std::fprintf(stderr, "[%s] the Matmul API's local workspace needs %d bytes of UB for base block %d x %d x "
-                         "%d; the plan allocates %u\n", op, need.ubSize, ct->get_baseM(), ct->get_baseN(),
-                         ct->get_baseK(), t.ubMatmulWs);
+        // 310p: the API's Init would move the TPipe's UB pool start by shareUbSize (InitShareBufStart / End, for
+        // __CCE_AICORE__ < 220 in kernel_tpipe_impl.h), shifting every buffer the kernel allocates after
+        // REGIST_MATMUL_OBJ, the last ones past the UB the plan budgets; the API needs no area of its own there: the
+        // kernel hands it its local workspace (SetLocalWorkspace).
+        ct->set_shareUbSize(0);
+        // The local workspace this tiling needs (the 8.1 API's own SetWorkspace formula, not MatmulGetTmpBufSize's
+        // 2 x transLength for the enVecND2NZ copies the kernel's configuration never runs) must fit the buffer the
+        // kernel allocates.
+        aqo::MatmulLocalWorkspaceShape s;
+        s.base_m = static_cast<uint64_t>(ct->get_baseM());
+        s.base_n = static_cast<uint64_t>(ct->get_baseN());
+        s.base_k = static_cast<uint64_t>(ct->get_baseK());
+        s.single_n = static_cast<uint64_t>(ct->get_singleCoreN());
+        s.single_k = static_cast<uint64_t>(ct->get_singleCoreK());
+        s.step_ka = static_cast<uint64_t>(ct->get_stepKa());
+        s.step_n = static_cast<uint64_t>(ct->get_stepN());
+        const uint64_t need = aqo::MatmulLocalWorkspaceBytes(s);
+        if (need > t.ubMatmulWs) {
+            std::fprintf(stderr, "[%s] the Matmul API's local workspace needs %llu bytes of UB for base block %d x %d x "
+                         "%d; the plan allocates %u\n", op, static_cast<unsigned long long>(need), ct->get_baseM(),
+                         ct->get_baseN(), ct->get_baseK(), t.ubMatmulWs);
             return false;
         }
     }

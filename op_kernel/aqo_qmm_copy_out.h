@@ -29,8 +29,17 @@ public:
         const uint32_t ysz = static_cast<uint32_t>(sizeof(YT));
         const GlobalTensor<YT> dst = yGm_[row0 * n_ + n0];
 #if AQO_SOC_HAS_DATACOPYPAD
+        // The GM gap between rows is a 32-bit byte count: beyond it (y rows of more than 4 GiB) a row a copy.
+        const uint64_t gap = static_cast<uint64_t>(n_ - cols) * ysz;
+        if (rows > 1 && gap > 0xFFFFFFFFull) {
+            for (uint32_t i = 0; i < rows; ++i) {
+                DataCopyExtParams one(1, cols * ysz, 0, 0, 0);
+                DataCopyPad(yGm_[(row0 + i) * n_ + n0], y[i * stride_], one);
+            }
+            return;
+        }
         DataCopyExtParams prm(static_cast<uint16_t>(rows), cols * ysz,
-                              (stride_ * ysz - AlignUp32(cols * ysz)) / kBlockBytes, (n_ - cols) * ysz, 0);
+                              (stride_ * ysz - AlignUp32(cols * ysz)) / kBlockBytes, static_cast<uint32_t>(gap), 0);
         DataCopyPad(dst, y, prm);
 #else
         const uint32_t perBlock = kBlockBytes / ysz;

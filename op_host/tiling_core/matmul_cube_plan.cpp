@@ -39,7 +39,7 @@ const uint32_t kBlockOverheadColumns = 32;
 // ascend310p has no fixpipe: the Matmul API moves C from L0C to GM and stages the ND-to-NZ copies of A / B through
 // a UB local workspace, which the kernel allocates (first, at UB address 0) and hands over with SetLocalWorkspace;
 // without it the API writes through UB address 0, over the kernel's own buffers. The plan budgets this much for it
-// and keeps the API's need (MatmulGetTmpBufSize: the C tile, an N-tail block, B's staging) within it.
+// and keeps the API's need (MatmulLocalWorkspaceBytes: the C tile, an N-tail block, B's staging) within it.
 const uint32_t kMatmulApiUbReserveCoupled = 65536;
 // Bytes of one preparation step (uint8 -> int8 mapping, row sums): a DMA of this size is far past its set-up.
 const uint32_t kPrepChunk = 4096;
@@ -635,6 +635,31 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
                                  {"za_i32", t.ubRowI32, 1}};
     plan->ub.assign(list, list + sizeof(list) / sizeof(list[0]));
     return true;
+}
+
+uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s)
+{
+    if (s.vec_nd2nz) {
+        // ND operands or C outside UB: transLength, twice with UB reuse, four times without.
+        return s.trans_length * (s.ub_reuse ? 2u : 4u);
+    }
+    uint64_t len = 0;
+    if (s.c_in_gm) {
+        len += s.base_m * s.base_n * s.c_bytes;  // the C tile on its way from L0C to GM
+        if (s.single_n % (32 / s.c_bytes) != 0) {
+            len += 32;  // the N-tail block
+        }
+    }
+    // ND-to-NZ staging of A or B (both ND here): the larger need.
+    const uint64_t c0 = 32 / s.src_bytes;
+    const uint64_t a_used = s.single_k % c0 != 0 ? s.base_m * 32 : 0;
+    uint64_t b_used = 0;
+    if (s.int8_pair) {
+        b_used = s.mdl ? s.base_k * s.step_ka * s.base_n * s.step_n * 2 : s.base_k * s.base_n * 2;
+    } else if (s.single_n % c0 != 0) {
+        b_used = s.base_k * 32;
+    }
+    return len + std::max(a_used, b_used);
 }
 
 QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)

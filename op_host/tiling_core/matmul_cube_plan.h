@@ -188,6 +188,28 @@ inline void QmmBatchOperands(const T& t, uint64_t index, uint64_t* a_index, uint
 
 // The TCubeTiling of the stage (the Matmul API's tiling), as plain values: the emulator runner copies them into its
 // struct, the CANN adapters into optiling::TCubeTiling. One source for both.
+// The UB bytes the Matmul API's local workspace needs on ascend310p: CANN 8.1.RC1's
+// impl/matmul/resource/local_workspace/matmul_local_workspace.h (SetWorkspace's length; the API asserts the buffer
+// SetLocalWorkspace gives holds it) for a configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte
+// block for an N-tail when singleCoreN is not a whole number of 32-byte C blocks, and the larger ND-to-NZ staging of
+// A (K not a multiple of 32 bytes) or of an int8 B (a baseK x baseN slab, times the MDL steps). Taken on the strict
+// side where the header narrows it (the tail for ND only, the slab for an untransposed B only). With enVecND2NZ,
+// transLength twice (UB reuse) or four times. Not MatmulGetTmpBufSize's max(shareUbSize, 2 transLength), which
+// sizes the enVecND2NZ copies this configuration never runs. One source: the CANN TilingFunc's check
+// (op_host/aqo_cube_tiling.h) and the emulator's Matmul API (SetLocalWorkspace).
+struct MatmulLocalWorkspaceShape {
+    uint64_t base_m = 0, base_n = 0, base_k = 0, single_n = 0, single_k = 0, step_ka = 1, step_n = 1;
+    uint64_t trans_length = 0;
+    bool mdl = false;
+    bool vec_nd2nz = false;
+    bool ub_reuse = true;
+    bool c_in_gm = true;
+    uint32_t c_bytes = 4;    // sizeof C
+    uint32_t src_bytes = 1;  // sizeof A
+    bool int8_pair = true;   // int8 x int8 (B staged as a whole slab)
+};
+uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s);
+
 struct QmmCubeTilingValues {
     int32_t usedCoreNum, M, N, Ka, Kb, singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1,
         depthB1, stepM, stepN, stepKa, stepKb, iterateOrder, dbL0A, dbL0B, dbL0C, transLength, isBias;

@@ -316,6 +316,20 @@ inline void FaultTPipeBuffersWithMatmulApi(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     }
 }
 
+// 310p: a tiling whose shareUbSize the TilingFunc left as the CANN tiling library set it. The API's Init reserves
+// that much of the TPipe's UB first, so the kernel's buffers start higher and the last one runs past the UB.
+inline void FaultShareUbSizeShiftsBuffers(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    t.shareUbSize = 98304;
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws, work;
+    pipe.InitBuffer(ws, 65536);
+    pipe.InitBuffer(work, 128 * 1024);  // FAULT: share_ub_size_shifts_buffers
+}
+
 // Split SoCs: SetOrgShape is a message to the cube, which drops the pending single shape.
 inline void FaultSetOrgShapeAfterSingleShape(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -626,6 +640,7 @@ const FaultEntry kFaults[] = {
     {"local_workspace_too_small", &FaultLocalWorkspaceTooSmall},
     {"local_workspace_read_after_use", &FaultLocalWorkspaceReadAfterUse},
     {"tpipe_buffers_with_matmul_api", &FaultTPipeBuffersWithMatmulApi},
+    {"share_ub_size_shifts_buffers", &FaultShareUbSizeShiftsBuffers},
     {"set_org_shape_after_single_shape", &FaultSetOrgShapeAfterSingleShape},
     {"iterate_all_without_new_tensors", &FaultIterateAllWithoutNewTensors},
     {"wait_after_sync", &FaultWaitAfterSync},

@@ -8,6 +8,7 @@
 
 #include "emulator/emu_context.h"
 #include "lib/matmul_intf.h"
+#include "matmul_cube_plan.h"
 
 namespace aqo_emu {
 
@@ -315,30 +316,23 @@ uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_byte
 
 uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in)
 {
-    const uint64_t base_m = static_cast<uint64_t>(t.baseM), base_n = static_cast<uint64_t>(t.baseN),
-                   base_k = static_cast<uint64_t>(t.baseK);
-    if (in.vec_nd2nz) {
-        // ND operands or C outside UB: transLength, twice with UB reuse, four times without.
-        return static_cast<uint64_t>(t.transLength) * (in.ub_reuse ? 2u : 4u);
-    }
-    uint64_t len = 0;
-    if (in.c_in_gm) {
-        len += base_m * base_n * in.c_bytes;  // the C tile on its way from L0C to GM
-        if (static_cast<uint64_t>(t.singleCoreN) % (32 / in.c_bytes) != 0) {
-            len += 32;  // the N-tail block
-        }
-    }
-    // ND-to-NZ staging of A or B (both ND here): the larger need.
-    const uint64_t c0 = 32 / in.src_bytes;
-    const uint64_t a_used = static_cast<uint64_t>(t.singleCoreK) % c0 != 0 ? base_m * 32 : 0;
-    uint64_t b_used = 0;
-    if (in.int8_pair) {
-        b_used = in.mdl ? base_k * static_cast<uint64_t>(t.stepKa) * base_n * static_cast<uint64_t>(t.stepN) * 2
-                        : base_k * base_n * 2;
-    } else if (static_cast<uint64_t>(t.singleCoreN) % c0 != 0) {
-        b_used = base_k * 32;
-    }
-    return len + std::max(a_used, b_used);
+    aqo::MatmulLocalWorkspaceShape s;
+    s.base_m = static_cast<uint64_t>(t.baseM);
+    s.base_n = static_cast<uint64_t>(t.baseN);
+    s.base_k = static_cast<uint64_t>(t.baseK);
+    s.single_n = static_cast<uint64_t>(t.singleCoreN);
+    s.single_k = static_cast<uint64_t>(t.singleCoreK);
+    s.step_ka = static_cast<uint64_t>(t.stepKa);
+    s.step_n = static_cast<uint64_t>(t.stepN);
+    s.trans_length = static_cast<uint64_t>(t.transLength);
+    s.mdl = in.mdl;
+    s.vec_nd2nz = in.vec_nd2nz;
+    s.ub_reuse = in.ub_reuse;
+    s.c_in_gm = in.c_in_gm;
+    s.c_bytes = in.c_bytes;
+    s.src_bytes = in.src_bytes;
+    s.int8_pair = in.int8_pair;
+    return aqo::MatmulLocalWorkspaceBytes(s);
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,

@@ -622,6 +622,12 @@ public:
                               share + "; at most 64 (QBUF_MAX_LEN: queue buffers count num each, a TBuf one)");
         }
     }
+    // UB the Matmul API's Init sets aside on ascend310p (TCubeTiling::shareUbSize), at the pool's current end.
+    void ReserveApiUb(uint32_t bytes, const char* file, int line)
+    {
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+        (void)Reserve(c, aqo_emu::AlignUp32(bytes), file, line, 1, bytes, false);
+    }
     void CountApiBuffers(uint32_t num, const char* file, int line)
     {
         api_buffers_ += num;

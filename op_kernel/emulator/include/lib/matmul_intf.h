@@ -20,7 +20,7 @@
 //     rounded once (the device's float32 order is not modelled). The result does not depend on the tiling.
 //   * ascend310p (no fixpipe): the C write-back, its N-tail and the ND-to-NZ staging of A / B go through a UB local
 //     workspace given by SetLocalWorkspace (size: MatmulLocalWorkspaceBytes, the formula of
-//     impl/matmul/resource/local_workspace/matmul_local_workspace.h; MatmulGetTmpBufSize on the host). Without one
+//     impl/matmul/resource/local_workspace/matmul_local_workspace.h, shared with the host's check). Without one
 //     the API writes through a tensor at UB address 0: the emulator checks that range against the kernel's buffers
 //     and fails on overlap (on the device the kernel's data is overwritten). The given buffer is scribbled on
 //     (its bytes become undefined) at every use.
@@ -212,10 +212,8 @@ std::vector<MatmulBlockLoad> MatmulL1Loads(const MatmulLoadInput& in);
 // 32-byte K row), which is what the cube executes whatever the real shape (M = 1 costs 16 rows).
 uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_bytes);
 
-// The UB bytes the API's local workspace needs on ascend310p (the size MatmulGetTmpBufSize reports), for a
-// configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte block for an N-tail when singleCoreN
-// is not a whole number of 32-byte C blocks, and the ND-to-NZ staging of A (K not a multiple of 32 bytes) or of an
-// int8 B (a baseK x baseN slab, times the MDL steps), as matmul_local_workspace.h adds them.
+// The UB bytes the API's local workspace needs on ascend310p: aqo::MatmulLocalWorkspaceBytes (op_host/tiling_core,
+// the formula of matmul_local_workspace.h, which the CANN TilingFunc checks too), for this Matmul's configuration.
 struct MatmulLocalWorkspaceInput {
     bool mdl = false;
     bool vec_nd2nz = false;
@@ -424,6 +422,13 @@ public:
             // ascend310p: MatmulImpl runs on this core and its Init takes buffers from the kernel's TPipe, which manages
             // 64 in all (split SoCs: the cube core's server has its own).
             pipe->CountApiBuffers(ApiTPipeBuffers(t), aqo_file, aqo_line);
+            // ... and reserves the tiling's shareUbSize bytes of the TPipe's UB pool where it stands
+            // (InitShareBufStart / InitShareBufEnd, __CCE_AICORE__ < 220 in kernel_tpipe_impl.h): every buffer the
+            // kernel allocates afterwards starts that much higher. The CANN tiling library fills shareUbSize; the
+            // package's TilingFunc sets it to 0 (the kernel gives the API its local workspace).
+            if (t.shareUbSize > 0) {
+                pipe->ReserveApiUb(static_cast<uint32_t>(t.shareUbSize), aqo_file, aqo_line);
+            }
         }
         tiling_ = t;
         inited_ = true;
