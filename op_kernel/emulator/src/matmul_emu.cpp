@@ -8,7 +8,6 @@
 
 #include "emulator/emu_context.h"
 #include "lib/matmul_intf.h"
-#include "matmul_cube_plan.h"
 
 namespace aqo_emu {
 
@@ -314,7 +313,7 @@ uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_byte
     return ((m + 15) / 16 * 16) * ((n + 15) / 16 * 16) * ((k + k0 - 1) / k0 * k0);
 }
 
-uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in)
+aqo::MatmulLocalWorkspaceShape MatmulLocalWorkspaceShapeOf(const TCubeTiling& t)
 {
     aqo::MatmulLocalWorkspaceShape s;
     s.base_m = static_cast<uint64_t>(t.baseM);
@@ -325,14 +324,7 @@ uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorksp
     s.step_ka = static_cast<uint64_t>(t.stepKa);
     s.step_n = static_cast<uint64_t>(t.stepN);
     s.trans_length = static_cast<uint64_t>(t.transLength);
-    s.mdl = in.mdl;
-    s.vec_nd2nz = in.vec_nd2nz;
-    s.ub_reuse = in.ub_reuse;
-    s.c_in_gm = in.c_in_gm;
-    s.c_bytes = in.c_bytes;
-    s.src_bytes = in.src_bytes;
-    s.int8_pair = in.int8_pair;
-    return aqo::MatmulLocalWorkspaceBytes(s);
+    return s;
 }
 
 std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,

@@ -59,6 +59,7 @@
 #include "kernel_operator.h"
 #include "emulator/emu_order.h"
 #include "lib/matmul_tiling_emu.h"
+#include "matmul_cube_plan.h"
 
 // CANN declares these in the global namespace (highlevel_api/lib/matmul/matmul_config.h, tiling.h).
 enum class CubeFormat : int32_t { ND = 0, NZ, ZN, ZZ, NN, ND_ALIGN, SCALAR, VECTOR };
@@ -213,17 +214,8 @@ std::vector<MatmulBlockLoad> MatmulL1Loads(const MatmulLoadInput& in);
 uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_bytes);
 
 // The UB bytes the API's local workspace needs on ascend310p: aqo::MatmulLocalWorkspaceBytes (op_host/tiling_core,
-// the formula of matmul_local_workspace.h, which the CANN TilingFunc checks too), for this Matmul's configuration.
-struct MatmulLocalWorkspaceInput {
-    bool mdl = false;
-    bool vec_nd2nz = false;
-    bool ub_reuse = true;
-    bool c_in_gm = true;
-    uint32_t c_bytes = 4;     // sizeof C
-    uint32_t src_bytes = 1;   // sizeof A
-    bool int8_pair = true;    // int8 x int8 (B staged as a whole slab)
-};
-uint64_t MatmulLocalWorkspaceBytes(const TCubeTiling& t, const MatmulLocalWorkspaceInput& in);
+// the formula of matmul_local_workspace.h, which the CANN TilingFunc checks too) of this tiling and configuration.
+aqo::MatmulLocalWorkspaceShape MatmulLocalWorkspaceShapeOf(const TCubeTiling& t);
 
 // The base blocks of one Iterate sequence, in the API's order (m_loop / n_loop with steps; ORDER_M: for each
 // N-step, for each M-step, M blocks inside N blocks...): (M block, N block) pairs.
@@ -1013,15 +1005,15 @@ private:
 
     uint64_t LocalWorkspaceBytes() const
     {
-        aqo_emu::MatmulLocalWorkspaceInput in;
-        in.mdl = kCfg.doMultiDataLoad;
-        in.vec_nd2nz = kCfg.enVecND2NZ;
-        in.ub_reuse = kCfg.enableUBReuse;
-        in.c_in_gm = C_TYPE::pos == TPosition::GM;
-        in.c_bytes = sizeof(DstT);
-        in.src_bytes = sizeof(SrcAT);
-        in.int8_pair = std::is_same<SrcAT, int8_t>::value && std::is_same<SrcBT, int8_t>::value;
-        return aqo_emu::MatmulLocalWorkspaceBytes(tiling_, in);
+        aqo::MatmulLocalWorkspaceShape s = aqo_emu::MatmulLocalWorkspaceShapeOf(tiling_);
+        s.mdl = kCfg.doMultiDataLoad;
+        s.vec_nd2nz = kCfg.enVecND2NZ;
+        s.ub_reuse = kCfg.enableUBReuse;
+        s.c_in_gm = C_TYPE::pos == TPosition::GM;
+        s.c_bytes = sizeof(DstT);
+        s.src_bytes = sizeof(SrcAT);
+        s.int8_pair = std::is_same<SrcAT, int8_t>::value && std::is_same<SrcBT, int8_t>::value;
+        return aqo::MatmulLocalWorkspaceBytes(s);
     }
 
     // ascend310p: every computation stages through the local workspace.
