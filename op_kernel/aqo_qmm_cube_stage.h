@@ -127,8 +127,10 @@ public:
     // current one (into the other C area), so that the cube core always has work queued.
     static constexpr bool kRequestAhead = AQO_SOC_SPLIT_CORES != 0;
 
-    // 310p: the Matmul API's local workspace (its C write-back and ND-to-NZ staging) must be the first UB allocation
-    // (without SetLocalWorkspace the API would write through UB address 0, over the kernel's buffers).
+    // 310p: the Matmul API's local workspace (its C write-back and ND-to-NZ staging) is the first UB allocation, at
+    // UB address 0 since the TilingFunc sets the tiling's shareUbSize to 0 (the API's Init reserves that much of the
+    // TPipe's pool first); without SetLocalWorkspace the API would write through UB address 0, over the kernel's
+    // buffers.
     __aicore__ inline void InitLocalWorkspace(const TD& t, TPipe* pipe, MM* mm)
     {
         if (t.ubMatmulWs != 0) {

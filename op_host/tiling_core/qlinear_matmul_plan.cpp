@@ -120,9 +120,11 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     const uint64_t ub_total = static_cast<uint64_t>(cp.ub_bytes) + t.ubColF32 + t.ubRowF32 + 2ull * t.ubPattern +
                               t.ubHalf + 2ull * t.ubYOut - static_cast<uint64_t>(cr.epilogue_fixed_bytes) -
                               static_cast<uint64_t>(cr.epilogue_bytes_per_element) * elems;
-    if (ub_total > soc.ub_bytes) {
+    // The same bound as the stage's (KernelUbBytes: the Matmul client's message block, 310p's API area).
+    const uint64_t ub_usable = KernelUbBytes(soc, true);
+    if (ub_total > ub_usable) {
         SetViolation(v, kOp, "ub_size", &soc, "unified buffer for the QLinearMatMul blocks",
-                     ">= " + Str(ub_total) + " bytes", Str(soc.ub_bytes) + " bytes",
+                     ">= " + Str(ub_total) + " bytes", Str(ub_usable) + " bytes",
                      "use the SoC's real UB size (ub_size=None)");
         return false;
     }

@@ -86,9 +86,11 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     const uint64_t ub_total = static_cast<uint64_t>(cp.ub_bytes) - cr.epilogue_fixed_bytes -
                               static_cast<uint64_t>(cr.epilogue_bytes_per_element) * elems + t.ubColF32 +
                               t.ubRowF32 + t.ubBias + t.ubPattern + 2ull * t.ubYOut;
-    if (ub_total > soc.ub_bytes) {
+    // The same bound as the stage's (KernelUbBytes: the Matmul client's message block, 310p's API area).
+    const uint64_t ub_usable = KernelUbBytes(soc, true);
+    if (ub_total > ub_usable) {
         SetViolation(v, kOp, "ub_size", &soc, "unified buffer for the quant_matmul blocks",
-                     ">= " + Str(ub_total) + " bytes", Str(soc.ub_bytes) + " bytes",
+                     ">= " + Str(ub_total) + " bytes", Str(ub_usable) + " bytes",
                      "use the SoC's real UB size (ub_size=None)");
         return false;
     }
