@@ -44,12 +44,15 @@ EXPECTED = {
     "double_set_flag": (ALL_SOCS, ["SetFlag(HardEvent::V_S, id 0)", "still pending", "one bit"]),
     "set_flag_on_queue_held_id": (ALL_SOCS, ["SetFlag(HardEvent::MTE2_V, id 0)", "held by a TPipe queue",
                                              "EnQue at", "AllocEventID or FetchEventID"]),
-    "set_flag_left_pending": (ALL_SOCS, ["SetFlag(HardEvent::MTE3_V, id 3)", "never waited for"]),
+    "set_flag_left_pending": (ALL_SOCS, ["SetFlag(HardEvent::MTE3_V, id 0)", "never waited for"]),
     "flag_pending_across_reduce": (ALL_SOCS, ["ReduceMax synchronises internally", "HardEvent::V_S, id 0",
                                               "FetchEventID", "pending"]),
     "release_foreign_event_id": (ALL_SOCS, ["ReleaseEventID(HardEvent::MTE2_V, id 0)", "held by a TPipe queue"]),
-    "flag_on_matmul_client_id": (SPLIT_SOCS, ["SetFlag(HardEvent::MTE3_S, id 0)", "held by an AscendC API",
-                                              "Matmul client"]),
+    # (310p: no client flag, but the literal id is refused under a TPipe)
+    "flag_on_matmul_client_id": (ALL_SOCS, {
+        "ascend910b": ["SetFlag(HardEvent::MTE3_S, id 0)", "held by an AscendC API", "Matmul client"],
+        "ascend910_95": ["SetFlag(HardEvent::MTE3_S, id 0)", "held by an AscendC API", "Matmul client"],
+        "ascend310p": ["SetFlag(HardEvent::MTE3_S, id 0)", "AllocEventID or FetchEventID"]}),
     # Compare / CompareScalar count forms: whole 256-byte repeats, the headers' types, int32 EQ only
     "compare_partial_repeat": (ALL_SOCS, ["CompareScalar of 40 elements", "whole 256-byte repeats only"]),
     "compare_int32_not_eq": (ALL_SOCS, {"ascend910b": ["int32 operands with CMPMODE::GT", "equality only"],
@@ -143,6 +146,8 @@ EXPECTED = {
         "ascend910_95": ["DataCopyPad UB->GM", "blockLen 3 bytes is not a whole number of elements"],
         "ascend310p": ["DataCopyPad", "ascend310p"]}),
     "pipe_barrier_s": (ALL_SOCS, ["PipeBarrier<PIPE_S>", "not supported"]),
+    # under a TPipe, the kernel's event ids come from AllocEventID / FetchEventID (the SetFlag / WaitFlag page)
+    "literal_event_id": (ALL_SOCS, ["HardEvent::V_S, id 2", "AllocEventID or FetchEventID"]),
     # a kernel flag on a pipe its core does not have: its wait compiles to nothing (8.1 kernel_event.h)
     "flag_on_cube_pipe": (("ascend910b", "ascend910_95"), ["HardEvent::M_V", "no M pipe", "orders nothing"]),
     "flag_on_fixpipe": (ALL_SOCS, ["HardEvent::FIX_S", "no FIX pipe", "orders nothing"]),

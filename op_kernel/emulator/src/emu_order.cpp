@@ -857,6 +857,14 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
     if (owner == FlagOwner::kKernel) {
         CheckPipesOnCore(c, hard_event, file, line, api);
         CheckKernelMayUse(c, hard_event, event_id, file, line, api);
+        if (c.pipe_live && !o.kernel_ids[static_cast<size_t>(hard_event) * kEventIds + event_id]) {
+            // The SetFlag / WaitFlag page: with the TPipe / TQue paradigm, event ids come from AllocEventID or
+            // FetchEventID (the queues take theirs from the same pool; ids 6 and 7 are kept for static code).
+            Fail(file, line,
+                 std::string(api) + "(" + FlagName(hard_event, event_id) + "): under a TPipe the kernel's event ids "
+                 "must come from TPipe::AllocEventID or FetchEventID (the SetFlag / WaitFlag page), and this one "
+                 "never did: a literal id may be one a queue or an API takes from the same pool");
+        }
     }
     OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
     if (slot.pending) {
@@ -952,6 +960,12 @@ void OrderKernelReleaseEventId(CoreContext& c, int hard_event, int event_id, con
                              ", not by the kernel's AllocEventID");
     }
     OrderReleaseEventId(c, hard_event, event_id);
+}
+
+void OrderKernelGotId(CoreContext& c, int hard_event, int event_id)
+{
+    if (hard_event < 0 || hard_event >= kHardEventCount || event_id < 0 || event_id >= kEventIds) return;
+    c.order.kernel_ids[static_cast<size_t>(hard_event) * kEventIds + event_id] = true;
 }
 
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line)
@@ -1218,6 +1232,7 @@ void OrderBeginCore(CoreContext& c)
     for (int p = 0; p < kPipes; ++p) o.view[p] = o.issue;
     o.flags.assign(static_cast<size_t>(kHardEventCount) * kEventIds, OrderState::FlagSlot());
     o.id_holders.assign(static_cast<size_t>(kHardEventCount) * kEventIds, OrderState::IdHolder());
+    o.kernel_ids.assign(static_cast<size_t>(kHardEventCount) * kEventIds, false);
     MakeCurrent(c, Pipe::kS, Stream::kSRead, 0, o.issue, "", 0);
 }
 

@@ -68,12 +68,13 @@ template <bool kOk> inline void FlagDoubleSet(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR
     pipe.InitBuffer(b, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 1.0f, 8);
-    SetFlag<HardEvent::V_S>(EVENT_ID0);
-    if (kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_S));
+    SetFlag<HardEvent::V_S>(id);
+    if (kOk) WaitFlag<HardEvent::V_S>(id);
     Duplicate(t[8], 2.0f, 8);
-    SetFlag<HardEvent::V_S>(EVENT_ID0);  // FAULT(double_set_flag)
-    if (!kOk) WaitFlag<HardEvent::V_S>(EVENT_ID0);
-    WaitFlag<HardEvent::V_S>(EVENT_ID0);
+    SetFlag<HardEvent::V_S>(id);  // FAULT(double_set_flag)
+    if (!kOk) WaitFlag<HardEvent::V_S>(id);
+    WaitFlag<HardEvent::V_S>(id);
     (void)t.GetValue(8);
 }
 
@@ -111,11 +112,13 @@ template <bool kOk> inline void FlagLeftPending(GM_ADDR, GM_ADDR y, GM_ADDR, GM_
     yg.SetGlobalBuffer((__gm__ float*)y, 256);
     LocalTensor<float> t = b.Get<float>();
     Duplicate(t, 3.0f, 64);
-    SetFlag<HardEvent::V_MTE3>(EVENT_ID3);
-    WaitFlag<HardEvent::V_MTE3>(EVENT_ID3);
+    const event_t toMte3 = static_cast<event_t>(pipe.FetchEventID(HardEvent::V_MTE3));
+    SetFlag<HardEvent::V_MTE3>(toMte3);
+    WaitFlag<HardEvent::V_MTE3>(toMte3);
     DataCopy(yg, t, 64);
-    SetFlag<HardEvent::MTE3_V>(EVENT_ID3);  // FAULT(set_flag_left_pending)
-    if (kOk) WaitFlag<HardEvent::MTE3_V>(EVENT_ID3);
+    const event_t toV = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_V));
+    SetFlag<HardEvent::MTE3_V>(toV);  // FAULT(set_flag_left_pending)
+    if (kOk) WaitFlag<HardEvent::MTE3_V>(toV);
 }
 
 // A kernel flag pending across a ReduceMax: the API's internal V_S pair takes the same id from FetchEventID. The
@@ -1237,6 +1240,18 @@ template <bool kOk> inline void FlagOnFixpipe(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR
     WaitFlag<kEvent>(id);
 }
 
+// A literal event id under a TPipe (EVENT_ID2, never handed out by AllocEventID / FetchEventID). The twin fetches it.
+template <bool kOk> inline void LiteralEventId(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 256);
+    Duplicate(b.Get<float>(), 1.0f, 64);
+    const event_t id = kOk ? static_cast<event_t>(pipe.FetchEventID(HardEvent::V_S)) : EVENT_ID2;
+    SetFlag<HardEvent::V_S>(id);  // FAULT(literal_event_id)
+    WaitFlag<HardEvent::V_S>(id);
+}
+
 // PipeBarrier<PIPE_S>, which the API does not support. The twin orders the vector work with PIPE_V.
 template <bool kOk> inline void PipeBarrierS(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -1540,6 +1555,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("datacopypad_ub_stride_ub_to_gm", DataCopyPadUbStrideUbToGm, 1),
         AQO_FIDELITY("datacopypad_ub_to_gm_partial_element", DataCopyPadUbToGmPartialElement, 1),
         AQO_FIDELITY("pipe_barrier_s", PipeBarrierS, 1),
+        AQO_FIDELITY("literal_event_id", LiteralEventId, 1),
         AQO_FIDELITY("flag_on_cube_pipe", FlagOnCubePipe, 1),
         AQO_FIDELITY("flag_on_fixpipe", FlagOnFixpipe, 1),
         AQO_FIDELITY("tque_buffers_per_position", TQueBuffersPerPosition, 1),

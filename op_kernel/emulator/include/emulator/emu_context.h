@@ -262,6 +262,9 @@ struct OrderState {
         const char* what = "";
     };
     std::vector<IdHolder> id_holders;
+    // Event ids TPipe::AllocEventID / FetchEventID handed to the kernel ([hard_event * 8 + id]): under a TPipe the
+    // kernel's SetFlag takes only those (the SetFlag / WaitFlag page).
+    std::vector<bool> kernel_ids;
     // call sites of instructions, for messages: per stream, runs of consecutive sequence numbers from one site
     struct SiteRun {
         uint32_t first_seq;

@@ -676,14 +676,20 @@ public:
     // ReleaseEventID; FetchEventID returns the lowest free id without holding it (the queues hold theirs).
     int32_t FetchEventID(HardEvent e, AQO_EMU_SRC)
     {
-        return aqo_emu::OrderFetchEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(e), aqo_file, aqo_line);
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const int id = aqo_emu::OrderFetchEventId(c, static_cast<int>(e), aqo_file, aqo_line);
+        aqo_emu::OrderKernelGotId(c, static_cast<int>(e), id);
+        return id;
     }
     template <HardEvent kEvent> int32_t FetchEventID(AQO_EMU_SRC) { return FetchEventID(kEvent, aqo_file, aqo_line); }
     // Only the template form: the real TPipe has no AllocEventID(HardEvent) (a kernel using one would not compile).
     template <HardEvent kEvent> int32_t AllocEventID(AQO_EMU_SRC)
     {
-        return aqo_emu::OrderAllocEventId(aqo_emu::Ctx(aqo_file, aqo_line), static_cast<int>(kEvent), aqo_file,
-                                          aqo_line, aqo_emu::FlagOwner::kKernel, "TPipe::AllocEventID");
+        aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+        const int id = aqo_emu::OrderAllocEventId(c, static_cast<int>(kEvent), aqo_file, aqo_line,
+                                                  aqo_emu::FlagOwner::kKernel, "TPipe::AllocEventID");
+        aqo_emu::OrderKernelGotId(c, static_cast<int>(kEvent), id);
+        return id;
     }
     template <HardEvent kEvent> void ReleaseEventID(int32_t id, AQO_EMU_SRC)
     {
