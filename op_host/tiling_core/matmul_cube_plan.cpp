@@ -604,7 +604,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     uint64_t rc = std::min<uint64_t>(max_elems / t.cStride, static_cast<uint64_t>(t.stripM));
     if (rc == 0) {
         SetViolation(v, op, "ub_size", &soc, "unified buffer for the matmul epilogue (one row of a block)",
-                     ">= " + Str(fixed + per_elem * t.cStride) + " bytes", Str(soc.ub_bytes) + " bytes",
+                     ">= " + Str(fixed + per_elem * t.cStride) + " bytes", Str(ub_usable) + " bytes",
                      "use the SoC's real UB size (ub_size=None)");
         return false;
     }
@@ -621,7 +621,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
                            t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes + r.epilogue_bytes_per_element * elems;
     if (total > ub_usable) {
         SetViolation(v, op, "ub_size", &soc, "unified buffer for the matmul epilogue", ">= " + Str(total) + " bytes",
-                     Str(soc.ub_bytes) + " bytes", "use the SoC's real UB size (ub_size=None)");
+                     Str(ub_usable) + " bytes", "use the SoC's real UB size (ub_size=None)");
         return false;
     }
     plan->epilogue_elements = static_cast<uint32_t>(elems);

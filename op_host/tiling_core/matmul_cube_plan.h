@@ -186,8 +186,6 @@ inline void QmmBatchOperands(const T& t, uint64_t index, uint64_t* a_index, uint
     *b_index = bi;
 }
 
-// The TCubeTiling of the stage (the Matmul API's tiling), as plain values: the emulator runner copies them into its
-// struct, the CANN adapters into optiling::TCubeTiling. One source for both.
 // The UB bytes the Matmul API's local workspace needs on ascend310p: CANN 8.1.RC1's
 // impl/matmul/resource/local_workspace/matmul_local_workspace.h (SetWorkspace's length; the API asserts the buffer
 // SetLocalWorkspace gives holds it) for a configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte
@@ -210,6 +208,8 @@ struct MatmulLocalWorkspaceShape {
 };
 uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s);
 
+// The TCubeTiling of the stage (the Matmul API's tiling), as plain values: the emulator runner copies them into its
+// struct, the CANN adapters into optiling::TCubeTiling. One source for both.
 struct QmmCubeTilingValues {
     int32_t usedCoreNum, M, N, Ka, Kb, singleCoreM, singleCoreN, singleCoreK, baseM, baseN, baseK, depthA1,
         depthB1, stepM, stepN, stepKa, stepKb, iterateOrder, dbL0A, dbL0B, dbL0C, transLength, isBias;

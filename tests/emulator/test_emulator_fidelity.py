@@ -148,6 +148,8 @@ EXPECTED = {
     "pipe_barrier_s": (ALL_SOCS, ["PipeBarrier<PIPE_S>", "not supported"]),
     # under a TPipe, the kernel's event ids come from AllocEventID / FetchEventID (the SetFlag / WaitFlag page)
     "literal_event_id": (ALL_SOCS, ["HardEvent::V_S, id 2", "AllocEventID or FetchEventID"]),
+    # TPipe::Reset ends the kernel's AllocEventID holds (8.1 ResetPool): a queue takes the id again
+    "kernel_id_after_reset": (ALL_SOCS, ["SetFlag(HardEvent::MTE2_V, id 0)", "held by a TPipe queue"]),
     # a kernel flag on a pipe its core does not have: its wait compiles to nothing (8.1 kernel_event.h)
     "flag_on_cube_pipe": (("ascend910b", "ascend910_95"), ["HardEvent::M_V", "no M pipe", "orders nothing"]),
     "flag_on_fixpipe": (ALL_SOCS, ["HardEvent::FIX_S", "no FIX pipe", "orders nothing"]),

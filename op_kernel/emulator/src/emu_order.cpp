@@ -858,11 +858,13 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
         CheckPipesOnCore(c, hard_event, file, line, api);
         CheckKernelMayUse(c, hard_event, event_id, file, line, api);
         if (c.pipe_live && !o.kernel_ids[static_cast<size_t>(hard_event) * kEventIds + event_id]) {
-            // The SetFlag / WaitFlag page: with the TPipe / TQue paradigm, event ids come from AllocEventID or
-            // FetchEventID (the queues take theirs from the same pool; ids 6 and 7 are kept for static code).
+            // The SetFlag / WaitFlag (ISASI) page: with the TPipe / TQue paradigm, event ids come from AllocEventID
+            // or FetchEventID (the queues take theirs from the same pool; static code uses ids 0 .. 5, id 6 is the
+            // system's and id 7 TPipe's automatic synchronisation's). A literal equal to an id handed out earlier
+            // passes (the record is of ids ever handed out).
             Fail(file, line,
                  std::string(api) + "(" + FlagName(hard_event, event_id) + "): under a TPipe the kernel's event ids "
-                 "must come from TPipe::AllocEventID or FetchEventID (the SetFlag / WaitFlag page), and this one "
+                 "must come from TPipe::AllocEventID or FetchEventID (the SetFlag / WaitFlag (ISASI) page), and this one "
                  "never did: a literal id may be one a queue or an API takes from the same pool");
         }
     }
@@ -966,6 +968,15 @@ void OrderKernelGotId(CoreContext& c, int hard_event, int event_id)
 {
     if (hard_event < 0 || hard_event >= kHardEventCount || event_id < 0 || event_id >= kEventIds) return;
     c.order.kernel_ids[static_cast<size_t>(hard_event) * kEventIds + event_id] = true;
+}
+
+void OrderDropKernelHolds(CoreContext& c)
+{
+    for (OrderState::IdHolder& h : c.order.id_holders) {
+        if (h.owner == FlagOwner::kKernel) {
+            h = OrderState::IdHolder();
+        }
+    }
 }
 
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line)

@@ -1252,6 +1252,28 @@ template <bool kOk> inline void LiteralEventId(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADD
     WaitFlag<HardEvent::V_S>(id);
 }
 
+// An AllocEventID hold does not survive TPipe::Reset (8.1 ResetPool frees every id): a VECIN queue's EnQue then
+// takes the same MTE2_V id, and the kernel's SetFlag on its old id merges with the queue's. The twin fetches an id
+// after the queue has its own.
+template <bool kOk> inline void KernelIdAfterReset(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    const event_t old = static_cast<event_t>(pipe.AllocEventID<HardEvent::MTE2_V>());
+    pipe.Reset();
+    TQue<TPosition::VECIN, 1> q;
+    pipe.InitBuffer(q, 1, 256);
+    GlobalTensor<float> xg;
+    xg.SetGlobalBuffer((__gm__ float*)x, 64);
+    LocalTensor<float> t = q.AllocTensor<float>();
+    DataCopy(t, xg, 64);
+    q.EnQue(t);  // holds MTE2_V id 0 until the DeQue
+    const event_t id = kOk ? static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE2_V)) : old;
+    SetFlag<HardEvent::MTE2_V>(id);  // FAULT(kernel_id_after_reset)
+    WaitFlag<HardEvent::MTE2_V>(id);
+    LocalTensor<float> u = q.DeQue<float>();
+    q.FreeTensor(u);
+}
+
 // PipeBarrier<PIPE_S>, which the API does not support. The twin orders the vector work with PIPE_V.
 template <bool kOk> inline void PipeBarrierS(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
 {
@@ -1556,6 +1578,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("datacopypad_ub_to_gm_partial_element", DataCopyPadUbToGmPartialElement, 1),
         AQO_FIDELITY("pipe_barrier_s", PipeBarrierS, 1),
         AQO_FIDELITY("literal_event_id", LiteralEventId, 1),
+        AQO_FIDELITY("kernel_id_after_reset", KernelIdAfterReset, 1),
         AQO_FIDELITY("flag_on_cube_pipe", FlagOnCubePipe, 1),
         AQO_FIDELITY("flag_on_fixpipe", FlagOnFixpipe, 1),
         AQO_FIDELITY("tque_buffers_per_position", TQueBuffersPerPosition, 1),

@@ -75,6 +75,9 @@ void OrderReleaseEventId(CoreContext& c, int hard_event, int event_id);
 int OrderFetchEventId(CoreContext& c, int hard_event, const char* file, int line);
 // TPipe::AllocEventID / FetchEventID gave the kernel this id (the kernel's SetFlag under a TPipe takes only those).
 void OrderKernelGotId(CoreContext& c, int hard_event, int event_id);
+// TPipe::Reset / Destroy: the kernel's AllocEventID holds end (8.1 ResetPool clears every id's occupancy), so a
+// queue may take such an id again; the record of ids handed out stays.
+void OrderDropKernelHolds(CoreContext& c);
 // The kernel's TPipe::ReleaseEventID: only of an id the kernel holds (AllocEventID).
 void OrderKernelReleaseEventId(CoreContext& c, int hard_event, int event_id, const char* file, int line);
 // An API's internal SetFlag + WaitFlag on an id it takes with FetchEventID (CANN 8.1: the level-2 ReduceMax /

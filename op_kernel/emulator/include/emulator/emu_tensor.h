@@ -622,12 +622,20 @@ public:
                               share + "; at most 64 (QBUF_MAX_LEN: queue buffers count num each, a TBuf one)");
         }
     }
-    // UB the Matmul API's Init sets aside on ascend310p (TCubeTiling::shareUbSize), at the pool's current end.
-    void ReserveApiUb(uint32_t bytes, const char* file, int line)
+    // UB the Matmul API's Init sets aside on ascend310p (TCubeTiling::shareUbSize), at the pool's current end, once
+    // after the pool's reset (later Inits share it).
+    void ReserveApiUbOnce(uint32_t bytes, const char* file, int line)
     {
-        aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
-        (void)Reserve(c, aqo_emu::AlignUp32(bytes), file, line, 1, bytes, false);
+        if (api_ub_reserved_) {
+            return;
+        }
+        api_ub_reserved_ = true;
+        if (bytes > 0) {
+            aqo_emu::CoreContext& c = aqo_emu::Ctx(file, line);
+            (void)Reserve(c, aqo_emu::AlignUp32(bytes), file, line, 1, bytes, false);
+        }
     }
+    bool api_ub_reserved_ = false;
     void CountApiBuffers(uint32_t num, const char* file, int line)
     {
         api_buffers_ += num;
@@ -660,6 +668,7 @@ public:
     {
         buffers_ = 0;
         api_buffers_ = 0;
+        api_ub_reserved_ = false;
         queue_buffers_.clear();
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         WaitFreeEvents(c, aqo_file, aqo_line);
@@ -670,6 +679,7 @@ public:
         c.queues.clear();
         c.bufs.clear();
         c.ub_alloc = 0;
+        aqo_emu::OrderDropKernelHolds(c);
     }
     void Destroy(AQO_EMU_SRC) { Reset(aqo_file, aqo_line); }
     // Event ids as the real TPipe hands them out: AllocEventID holds the lowest free id of the event until

@@ -414,13 +414,16 @@ public:
             // ascend310p: MatmulImpl runs on this core and its Init takes buffers from the kernel's TPipe, which manages
             // 64 in all (split SoCs: the cube core's server has its own).
             pipe->CountApiBuffers(ApiTPipeBuffers(t), aqo_file, aqo_line);
-            // ... and reserves the tiling's shareUbSize bytes of the TPipe's UB pool where it stands
-            // (InitShareBufStart / InitShareBufEnd, __CCE_AICORE__ < 220 in kernel_tpipe_impl.h): every buffer the
-            // kernel allocates afterwards starts that much higher. The CANN tiling library fills shareUbSize; the
-            // package's TilingFunc sets it to 0 (the kernel gives the API its local workspace).
-            if (t.shareUbSize > 0) {
-                pipe->ReserveApiUb(static_cast<uint32_t>(t.shareUbSize), aqo_file, aqo_line);
+            // ... and, the first time after the pool's reset, reserves the tiling's shareUbSize bytes of the TPipe's
+            // UB pool where it ends (InitShareBufStart / InitShareBufEnd, __CCE_AICORE__ < 220 in kernel_tpipe_impl.h;
+            // a later Init shares the same area, kernel_tpipe_base.h AuxShareBufStart): every buffer the kernel
+            // allocates afterwards starts that much higher. The CANN tiling library fills shareUbSize; the package's
+            // TilingFunc sets it to 0 (the kernel gives the API its local workspace).
+            if (t.shareUbSize < 0) {
+                aqo_emu::Fail(aqo_file, aqo_line, "Matmul::Init: TCubeTiling shareUbSize " +
+                                                      std::to_string(t.shareUbSize) + " is negative");
             }
+            pipe->ReserveApiUbOnce(static_cast<uint32_t>(t.shareUbSize), aqo_file, aqo_line);
         }
         tiling_ = t;
         inited_ = true;
