@@ -248,7 +248,9 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
     context->SetTilingKey(plan.tiling_key);
     // The Matmul API's system workspace (KFC messages on split SoCs) first, then the workers' areas.
     const uint64_t workspace = aqo_host::SystemWorkspace(platform, plan.system_workspace_bytes) + plan.workspace_bytes;
-    return aqo_host::SaveTiling(context, td, t.usedCores, workspace, aqo::QLinearMatMulScheduleMode(t));
+    // Cube cores for the mix kernel's cube path, vector cores for the vector decode key's binary.
+    const uint32_t block_dim = aqo::QLinearMatMulBlockDim(t, plan.tiling_key);
+    return aqo_host::SaveTiling(context, td, block_dim, workspace, aqo::QLinearMatMulScheduleMode(t));
 }
 
 }  // namespace optiling

@@ -177,7 +177,8 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
         return ge::GRAPH_FAILED;
     }
     const uint64_t workspace = aqo_host::SystemWorkspace(platform, plan.system_workspace_bytes) + plan.workspace_bytes;
-    return aqo_host::SaveTiling(context, td, t.usedCores, workspace, aqo::CubeStageScheduleMode(t));
+    const uint32_t block_dim = aqo::CubeStageBlockDim(t);  // cube cores of the 1:2 mix kernel (310p: AI cores)
+    return aqo_host::SaveTiling(context, td, block_dim, workspace, aqo::CubeStageScheduleMode(t));
 }
 
 }  // namespace optiling

@@ -225,10 +225,9 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     const auto& t = tilingData;
     if (TILING_KEY_IS(1)) {
 #if AQO_SOC_SPLIT_CORES
-        // No Matmul object on this path: the cube cores of the mix kernel have nothing to do.
-        if ASCEND_IS_AIC {
-            return;
-        }
+        // No Matmul object on this path: its binary is a vector kernel (with the hardware SyncAll of its K slices),
+        // so no cube core starts, and its blockDim counts vector cores (QLinearMatMulBlockDim).
+        KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);
 #endif
         if (t.aCode == aqo_qmm::kQmmCodeUInt8) {
             aqo_qmm::RunVectorDecodeY<uint8_t>(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale,

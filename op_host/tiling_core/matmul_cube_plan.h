@@ -76,6 +76,14 @@ uint32_t CubeStageScheduleMode(const CubeTiling& t)
     return t.sharedPrep != 0 ? kScheduleModeBatch : kScheduleModeNormal;
 }
 
+// The blockDim of a launch of the stage (SaveTiling; the emulator's runner checks its launch against the same): a
+// 1:2 mix kernel on split SoCs counts cube cores, each starting its workersPerCore vector workers; 310p, AI cores.
+template <class CubeTiling>
+uint32_t CubeStageBlockDim(const CubeTiling& t)
+{
+    return t.usedCores;
+}
+
 // The stage's tiling: the fields of matmul_cube_tiling_fields.h.
 struct MatmulCubeTiling {
     AQO_MATMUL_CUBE_TILING_FIELDS(AQO_TILING_STRUCT_FIELD, AQO_TILING_STRUCT_ARRAY)

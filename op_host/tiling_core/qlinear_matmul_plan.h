@@ -66,6 +66,16 @@ uint32_t QLinearMatMulScheduleMode(const Tiling& t)
     return t.vdSlices > 1 ? kScheduleModeBatch : CubeStageScheduleMode(t);
 }
 
+// The launch's blockDim (SaveTiling; the emulator's runner checks its launch against the same): the cube path's 1:2
+// mix kernel counts cube cores (CubeStageBlockDim); the vector decode path's binary is a vector kernel on split SoCs
+// (KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0): no cube core starts), so its blockDim counts vector cores, every
+// worker of the plan (on 310p one worker per AI core: the same number).
+template <class Tiling>
+uint32_t QLinearMatMulBlockDim(const Tiling& t, uint64_t tiling_key)
+{
+    return tiling_key == kQmmTilingKeyVectorDecode ? t.usedCores * t.workersPerCore : CubeStageBlockDim(t);
+}
+
 struct QLinearMatMulPlan {
     QLinearMatMulTiling tiling;
     uint64_t tiling_key = kQmmTilingKeyCube;  // the kernel binary (TILING_KEY_IS branch) the launch runs

@@ -183,6 +183,7 @@ nb::dict Emulate(Bytes x, nb::object smooth_obj, Bytes y, Bytes scale, nb::objec
                                                                 aqo_emu_dq_ascend910b::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend310p::AqoEmuKernelTag::kName,
                                                                 aqo_emu_dq_ascend910_95::AqoEmuKernelTag::kName));
+        launch.SetDeviceBlockDim(plan.block_dim);  // what the TilingFunc sets (SaveTiling)
         launch.Run(plan.block_dim, [&] { entry(gx, gs, gy, gsc, goff, ws, tiling); });
         out["ok"] = true;
         out["stats"] = aqo_bind::RunStatsToDict(launch.stats(), aqo_bind::CoreStatsDetail::kCounters);

@@ -54,6 +54,8 @@ nb::bytes Run(const std::string& name, const std::string& soc, uint32_t mode)
         launch.SetKernelType(e.kernel_type);
     }
     launch.SetScheduleMode(e.batch_schedule ? 1u : 0u);
+    launch.SetTilingKey(e.tiling_key, "");  // no TILING_KEY_IS branches to check it against
+    launch.SetDeviceBlockDim(e.device_block_dim);
     const uint64_t reserve = launch.soc().system_workspace_bytes;
     const uint64_t ws_bytes = reserve + 65536;
     std::unique_ptr<uint8_t[]> ws(new uint8_t[ws_bytes]);

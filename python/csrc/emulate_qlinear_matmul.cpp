@@ -228,6 +228,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     try {
         aqo_emu::Launcher launch(canonical, "aqo_qlinear_matmul", plan.explanation.ub_capacity);
         launch.SetScheduleMode(aqo::QLinearMatMulScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
+        launch.SetDeviceBlockDim(aqo::QLinearMatMulBlockDim(t, plan.tiling_key));  // the same
         uint8_t* g[9];
         for (int i = 0; i < 9; ++i) {
             const bool out_tensor = i == 8;

@@ -225,6 +225,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     try {
         aqo_emu::Launcher launch(canonical, "aqo_quant_matmul", plan.explanation.ub_capacity);
         launch.SetScheduleMode(aqo::CubeStageScheduleMode(t));  // what the TilingFunc sets (SaveTiling)
+        launch.SetDeviceBlockDim(aqo::CubeStageBlockDim(t));     // the same
         uint8_t* g[8];
         for (int i = 0; i < 8; ++i) {
             const bool out_tensor = i == 7;

@@ -424,6 +424,25 @@ def test_a_kernel_that_synchronises_its_cores_is_launched_in_batch_mode(desc, re
     assert sorted(synchronising) == ["AqoQLinearMatMul", "AqoQuantMatMul"]
 
 
+def test_the_emulator_checks_the_block_dim_the_host_sets(desc, repo):
+    """The device starts the cores the TilingFunc's blockDim names under the kernel type of the launch's key (a 1:2 mix
+    kernel's counts cube cores, a vector kernel's vector cores). The emulator's runners pass the launch that blockDim
+    (Launcher::SetDeviceBlockDim), computed by the same call as the TilingFunc's, and the emulator fails a launch whose
+    blockDim does not start exactly its planned vector blocks; so the two calls must be the same."""
+    for op in desc["ops"]:
+        host = strip_comments((repo / "op_host" / f"{op['kernel']}.cpp").read_text(encoding="utf-8"))
+        body = _function_body(host, f"{op['op_type']}TilingFunc")
+        save = re.search(r"SaveTiling\((.*?)\);", body, re.S)
+        assert save, op["op_type"]
+        arg = [a.strip() for a in save.group(1).split(",")][2]
+        named = re.search(rf"\b{re.escape(arg)}\s*=\s*(.*?);", body, re.S)
+        host_expr = " ".join((named.group(1) if named else arg).split())
+        runner_name = "emulate_" + op["kernel"][len("aqo_"):] + ".cpp"
+        runner = strip_comments((repo / "python" / "csrc" / runner_name).read_text(encoding="utf-8"))
+        passed = re.findall(r"SetDeviceBlockDim\((.*?)\);", runner, re.S)
+        assert [" ".join(p.split()) for p in passed] == [host_expr], (op["op_type"], host_expr, passed)
+
+
 def test_the_workspace_reserves_what_the_kernels_user_workspace_skips(desc, repo):
     """The kernel finds its own workspace with GetUserWorkspace, which on the device skips the headers' fixed
     RESERVED_WORKSPACE (the SoC table's system_workspace_bytes); the framework's GetLibApiWorkSpaceSize is what a

@@ -196,6 +196,18 @@ EXPECTED = {
         "ascend910_95": ["KERNEL_TYPE_MIX_AIC_1_2", "the cube cores run the kernel function too",
                          "no Matmul object (REGIST_MATMUL_OBJ)", "if ASCEND_IS_AIC { return; }", "Duplicate at"],
         "ascend310p": ["KERNEL_TYPE_MIX_AIC_1_2 is not supported on ascend310p"]}),
+    # KERNEL_TASK_TYPE(key, type): the launch's key's type wins over the default, and the host's blockDim must start
+    # the launch's vector blocks under it (a vector kernel's blockDim counts vector cores)
+    "per_key_block_dim": (ALL_SOCS, {
+        "ascend910b": ["host's blockDim (SetBlockDim) of tiling key 1 is 2",
+                       "under KERNEL_TYPE_MIX_AIV_1_0 the device starts 2 vector cores", "planned for 4", "never done"],
+        "ascend910_95": ["host's blockDim (SetBlockDim) of tiling key 1 is 2",
+                         "under KERNEL_TYPE_MIX_AIV_1_0 the device starts 2 vector cores", "planned for 4"],
+        "ascend310p": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0)", "not supported on ascend310p"]}),
+    "kernel_type_after_use": (ALL_SOCS, {
+        "ascend910b": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
+        "ascend910_95": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
+        "ascend310p": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0)", "not supported on ascend310p"]}),
     # Brcb (level 0): alignment, buffers, overlap, strides, types, ascend310p's software implementation
     "brcb_src_unaligned": (ALL_SOCS, ["Brcb: src0 UB address 16 is not 32-byte aligned"]),
     "brcb_dst_out_of_buffer": (ALL_SOCS, ["Brcb: dst accesses UB bytes [64, 640)", "outside its buffer [64, 576)"]),
@@ -233,6 +245,8 @@ TWIN_SOCS = {
     "hardware_sync_all_without_workspace_ok": SPLIT_SOCS,
     "mix_odd_blocks_ok": SPLIT_SOCS,
     "mix_path_without_cube_guard_ok": SPLIT_SOCS,
+    "per_key_block_dim_ok": SPLIT_SOCS,
+    "kernel_type_after_use_ok": SPLIT_SOCS,
 }
 
 

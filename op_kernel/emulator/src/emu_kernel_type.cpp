@@ -48,58 +48,163 @@ void CheckMixBlocks(const CoreContext& c, int type, const char* file, int line)
 
 }  // namespace
 
+namespace {
+
+// Why `type` cannot be this kernel's on the core's SoC ("" when it can).
+std::string RefusedType(const CoreContext& c, int type)
+{
+    if (!c.soc.split_cores) {
+        if (type != kKernelTypeAiCore) {
+            return std::string(KernelTypeName(type)) + " is not supported on " + c.soc.name +
+                   " (its AI cores couple cube and vector: the documentation lists none of the split kernel types "
+                   "for it; KERNEL_TYPE_AICORE, or no declaration)";
+        }
+    } else if (type == kKernelTypeMixAic11) {
+        return "KERNEL_TYPE_MIX_AIC_1_1 is a reserved value the documentation marks unsupported";
+    } else if (type != kKernelTypeAivOnly && type != kKernelTypeMixAiv10 && type != kKernelTypeMixAic12) {
+        return std::string(KernelTypeName(type)) + " on " + c.soc.name +
+               ": the emulator models vector kernels (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0) and the 1:2 "
+               "mix kernel (KERNEL_TYPE_MIX_AIC_1_2) only";
+    }
+    return "";
+}
+
+// A declaration after the kernel used its type: the emulator resolves the type at its first use (the build reads
+// every declaration before compiling, wherever it stands), so it must come first.
+void CheckNotFinal(const CoreContext& c, const std::string& what, const char* file, int line)
+{
+    if (c.kernel_type_final) {
+        Fail(file, line, what + " after the kernel used its type (its block numbers, a SyncAll, the Matmul "
+                                "registration or its first instruction): declare the kernel's types first, as the "
+                                "vendor kernels do (the default at the top of the kernel function, a key's in its "
+                                "TILING_KEY_IS branch)");
+    }
+}
+
+// Where the type in force was declared (nullptr: it comes from the launch).
+const char* TypeFile(const CoreContext& c)
+{
+    return c.key_kernel_type != kKernelTypeUndeclared ? c.key_kernel_type_file : c.kernel_type_file;
+}
+int TypeLine(const CoreContext& c)
+{
+    return c.key_kernel_type != kKernelTypeUndeclared ? c.key_kernel_type_line : c.kernel_type_line;
+}
+
+// The host's blockDim against the launch: the device starts blockDim cube cores with two vector cores each for a
+// 1:2 mix kernel, blockDim vector cores for a vector kernel, blockDim AI cores on 310p; the work is planned for the
+// launch's vector blocks (Run's block_dim).
+void CheckDeviceBlockDim(const CoreContext& c, int type, const char* file, int line)
+{
+    if (c.launch == nullptr || c.launch->device_block_dim == 0) {
+        return;
+    }
+    const uint64_t device = c.launch->device_block_dim;
+    const bool mix = c.soc.split_cores && type == kKernelTypeMixAic12;
+    const uint64_t started = mix ? 2 * device : device;
+    if (started == c.block_dim) {
+        return;
+    }
+    const std::string kind = !c.soc.split_cores ? "AI cores" : "vector cores";
+    const std::string how = mix ? " (" + std::to_string(device) + " cube cores, 2 vector cores each)" : "";
+    Fail(file, line,
+         "the host's blockDim (SetBlockDim) of tiling key " + std::to_string(c.tiling_key) + " is " +
+             std::to_string(device) + ": under " + KernelTypeName(type) + " the device starts " +
+             std::to_string(started) + " " + kind + how + ", but the launch's work is planned for " +
+             std::to_string(c.block_dim) + (started < c.block_dim ? " (the rest of the work is never done)"
+                                                                  : " (the extra cores run past the plan)") +
+             "; a 1:2 mix kernel's blockDim counts cube cores, a vector kernel's (KERNEL_TYPE_AIV_ONLY, "
+             "KERNEL_TYPE_MIX_AIV_1_0) vector cores");
+}
+
+}  // namespace
+
 void SetKernelTaskType(int type, const char* file, int line)
 {
     CoreContext* cp = CurrentCore();
     if (cp == nullptr) return;
     CoreContext& c = *cp;
-    const bool split = c.soc.split_cores;
-    std::string refused;
-    if (!split) {
-        if (type != kKernelTypeAiCore) {
-            refused = std::string(KernelTypeName(type)) + " is not supported on " + c.soc.name +
-                      " (its AI cores couple cube and vector: the documentation lists none of the split kernel types "
-                      "for it; KERNEL_TYPE_AICORE, or no declaration)";
-        }
-    } else if (type == kKernelTypeMixAic11) {
-        refused = "KERNEL_TYPE_MIX_AIC_1_1 is a reserved value the documentation marks unsupported";
-    } else if (type != kKernelTypeAivOnly && type != kKernelTypeMixAiv10 && type != kKernelTypeMixAic12) {
-        refused = std::string(KernelTypeName(type)) + " on " + c.soc.name +
-                  ": the emulator models vector kernels (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0) and the 1:2 "
-                  "mix kernel (KERNEL_TYPE_MIX_AIC_1_2) only";
-    }
+    const std::string refused = RefusedType(c, type);
     if (!refused.empty()) {
         Fail(file, line, "KERNEL_TASK_TYPE_DEFAULT: " + refused);
     }
     if (c.kernel_type != kKernelTypeUndeclared && c.kernel_type != type) {
         Fail(file, line, std::string("KERNEL_TASK_TYPE_DEFAULT(") + KernelTypeName(type) + ") after " +
-                             KernelTypeName(c.kernel_type) + ": a kernel has one type");
+                             KernelTypeName(c.kernel_type) + ": a kernel has one default type");
     }
-    CheckMixBlocks(c, type, file, line);
+    CheckNotFinal(c, "KERNEL_TASK_TYPE_DEFAULT", file, line);
     c.kernel_type = type;
     c.kernel_type_file = file;
     c.kernel_type_line = line;
-    c.cube_ratio = type == kKernelTypeMixAic12 ? 2u : 1u;
+}
+
+void SetKernelTaskTypeForKey(uint64_t key, int type, const char* file, int line)
+{
+    CoreContext* cp = CurrentCore();
+    if (cp == nullptr) return;
+    CoreContext& c = *cp;
+    const std::string what = "KERNEL_TASK_TYPE(" + std::to_string(key) + ", " + KernelTypeName(type) + ")";
+    const std::string refused = RefusedType(c, type);
+    if (!refused.empty()) {
+        Fail(file, line, what + ": " + refused);
+    }
+    if (key != c.tiling_key) {
+        return;  // another key's binary
+    }
+    if (c.key_kernel_type != kKernelTypeUndeclared && c.key_kernel_type != type) {
+        Fail(file, line, what + " after " + KernelTypeName(c.key_kernel_type) + " for the same key: a key's binary "
+                                "has one type");
+    }
+    CheckNotFinal(c, what, file, line);
+    c.key_kernel_type = type;
+    c.key_kernel_type_file = file;
+    c.key_kernel_type_line = line;
+}
+
+void FinalizeKernelType(CoreContext& c)
+{
+    if (c.kernel_type_final) return;
+    c.kernel_type_final = true;
+    const int type = KernelType(c);
+    c.cube_ratio = c.soc.split_cores && type == kKernelTypeMixAic12 ? 2u : 1u;
+    // the declaration's line, else the launch's first line of the kernel (its type comes from the launch)
+    const char* file = TypeFile(c) != nullptr ? TypeFile(c) : c.kernel_name.c_str();
+    const int line = TypeFile(c) != nullptr ? TypeLine(c) : 0;
+    if (TypeFile(c) != nullptr) {
+        CheckMixBlocks(c, type, file, line);  // a declared type (a launch's own default is test scaffolding's)
+    }
+    CheckDeviceBlockDim(c, type, file, line);
 }
 
 int KernelType(const CoreContext& c)
 {
+    if (c.key_kernel_type != kKernelTypeUndeclared) return c.key_kernel_type;
     return c.kernel_type != kKernelTypeUndeclared ? c.kernel_type : LaunchDefault(c);
 }
 
 bool IsMixAic12(const CoreContext& c) { return c.soc.split_cores && KernelType(c) == kKernelTypeMixAic12; }
 
-int64_t BlockNumOf(const CoreContext& c)
+int64_t BlockNumOf(CoreContext& c)
 {
+    FinalizeKernelType(c);
     return IsMixAic12(c) ? (c.block_dim + 1) / 2 : c.block_dim;
 }
 
-int64_t TaskRationOf(const CoreContext& c) { return IsMixAic12(c) ? 2 : 1; }
+int64_t TaskRationOf(CoreContext& c)
+{
+    FinalizeKernelType(c);
+    return IsMixAic12(c) ? 2 : 1;
+}
 
-int64_t SubBlockIdxOf(const CoreContext& c) { return IsMixAic12(c) ? c.block_idx % 2 : 0; }
+int64_t SubBlockIdxOf(CoreContext& c)
+{
+    FinalizeKernelType(c);
+    return IsMixAic12(c) ? c.block_idx % 2 : 0;
+}
 
 void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file, int line, const char* api)
 {
+    FinalizeKernelType(c);
     const int type = KernelType(c);
     const bool mix = IsMixAic12(c);
     if (mix && !hardware) {
@@ -162,6 +267,7 @@ void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* a
 {
     if (c.cube_guard_checked) return;
     c.cube_guard_checked = true;
+    FinalizeKernelType(c);
     if (!IsMixAic12(c) || c.matmul_server || c.core_kind_asked) return;
     const bool declared = c.kernel_type_file != nullptr;
     const std::string first = std::string(api) + " at " + (file ? file : "?") + ":" + std::to_string(line);
@@ -179,6 +285,7 @@ void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* 
     if (!c.soc.split_cores) {
         return;  // 310p: MatmulImpl runs on the AI core itself; the workspace argument is unused
     }
+    FinalizeKernelType(c);
     c.matmul_server = true;
     if (!IsMixAic12(c)) {
         Fail(file, line,

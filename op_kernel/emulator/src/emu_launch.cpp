@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "emu_launch_state.h"
+#include "emulator/emu_kernel_type.h"
 #include "emulator/emu_context.h"
 #include "emulator/emu_order.h"
 #include "emulator/launch.h"
@@ -140,6 +141,7 @@ void RunBlock(LaunchState& L, uint32_t b)
     } clear_core{&core};
     try {
         L.kernel_call();
+        FinalizeKernelType(core);  // a kernel that never used its type: the launch is checked against it here
         MergeGmTouched(L, core, b);
         for (const AllocRecord& r : core.records) {
             if (r.kind == AllocKind::kQueue && r.live) {
@@ -317,6 +319,7 @@ void Launcher::Run(uint32_t block_dim, const std::function<void()>& kernel_call)
     L.tiling_key = tiling_key_;
     L.default_kernel_type = soc_.split_cores ? kernel_type_ : -1;
     L.partial_mix_group = partial_mix_group_;
+    L.device_block_dim = device_block_dim_;
     L.schedule_mode = schedule_mode_;
     L.tiling = tiling_.empty() ? nullptr : tiling_.data();
     uint64_t next_addr = 0;  // the trace's GM address space (emu_trace.h): buffers in order, kGmBufferAlign apart

@@ -57,6 +57,7 @@ struct LaunchState {
     bool is_aiv = true;
     uint64_t tiling_key = 0;
     int default_kernel_type = -1;   // Launcher::SetKernelType (split SoCs), -1 none
+    uint32_t device_block_dim = 0;  // Launcher::SetDeviceBlockDim: the host's SetBlockDim, 0 not given
     bool partial_mix_group = false; // Launcher::AllowPartialMixGroup
     uint32_t schedule_mode = 0;     // Launcher::SetScheduleMode: 0 normal, 1 batch (every core started at once)
     const uint8_t* tiling = nullptr;

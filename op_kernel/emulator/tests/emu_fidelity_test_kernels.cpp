@@ -386,6 +386,40 @@ template <bool kOk> inline void MixPathWithoutCubeGuard(GM_ADDR, GM_ADDR y, GM_A
     DataCopy(yg[GetBlockIdx() * 128], t, 128);
 }
 
+// Tiling key 1 of a 1:2 mix kernel declared a vector kernel (KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0), as the
+// vector decode path of QLinearMatMul): its blockDim counts vector cores. Launched (key 1) on 4 vector blocks with
+// the host's blockDim 2, counted in cube cores as the mix default would: the device starts 2 vector cores and half
+// the work is never done. The twin's host passes 4, which also shows that the key's type wins over the default
+// (under the mix default 4 would start 8). ascend310p has no such types (refused at the first declaration).
+template <bool kOk> inline void PerKeyBlockDim(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    (void)kOk;
+    KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);  // FAULT(per_key_block_dim)
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), 64);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * 64], t, 64);
+}
+
+// A declaration after the kernel used its type (GetBlockNum): the emulator resolves the type at its first use. The
+// twin declares first (ascend310p refuses the type itself).
+template <bool kOk> inline void KernelTypeAfterUse(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    if (kOk) {
+        KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);
+    }
+    (void)GetBlockNum();
+    if (!kOk) {
+        KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);  // FAULT(kernel_type_after_use)
+    }
+}
+
 // ---------------------------------------------------------------------------------------------------------------
 // Brcb (level 0): alignment, overlap, strides, types, ascend310p's software implementation
 // ---------------------------------------------------------------------------------------------------------------
@@ -1518,6 +1552,8 @@ struct FidelityEntry {
     int kernel_type = -1;      // Launcher::SetKernelType: the type the build gives the kernel (split SoCs), -1 none
     bool workspace = true;     // the launch has a workspace (the SoC's system part, then 64 KiB)
     bool batch_schedule = true;  // the launch's schedule mode is batch (what a host sets for a kernel with SyncAll)
+    uint64_t tiling_key = 0;        // the launch's tiling key (not checked against TILING_KEY_IS branches)
+    uint32_t device_block_dim = 0;  // Launcher::SetDeviceBlockDim: the host's blockDim, 0 not checked
 };
 
 constexpr int kMix = 5;       // KERNEL_TYPE_MIX_AIC_1_2
@@ -1603,6 +1639,10 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         {"mix_odd_blocks", &MixOddBlocks<false>, 3},
         {"mix_odd_blocks_ok", &MixOddBlocks<true>, 4},
         AQO_FIDELITY("mix_path_without_cube_guard", MixPathWithoutCubeGuard, 2),
+        {"per_key_block_dim", &PerKeyBlockDim<false>, 4, YInit::kData, false, -1, true, true, 1, 2},
+        {"per_key_block_dim_ok", &PerKeyBlockDim<true>, 4, YInit::kData, false, -1, true, true, 1, 4},
+        {"kernel_type_after_use", &KernelTypeAfterUse<false>, 1, YInit::kData, false, -1, true, true, 1},
+        {"kernel_type_after_use_ok", &KernelTypeAfterUse<true>, 1, YInit::kData, false, -1, true, true, 1},
         AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),
         AQO_FIDELITY("brcb_dst_out_of_buffer", BrcbDstOutOfBuffer, 1),
         AQO_FIDELITY("brcb_310p_half_tail", Brcb310pHalfTail, 1),

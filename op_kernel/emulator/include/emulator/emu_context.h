@@ -377,8 +377,16 @@ struct CoreContext {
     OrderState order;
     UbShadow* shadow = nullptr;
     CoreTrace* trace = nullptr;
-    uint32_t cube_ratio = 1;          // vector cores per cube core (KERNEL_TASK_TYPE_DEFAULT)
+    uint32_t cube_ratio = 1;          // vector cores per cube core (the kernel type: emu_kernel_type.h)
     int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)
+    // KERNEL_TASK_TYPE(key, type) for the launch's tiling key (-1: none): the type of that key's binary, over the
+    // default; its call site.
+    int key_kernel_type = -1;
+    const char* key_kernel_type_file = nullptr;
+    int key_kernel_type_line = 0;
+    // The kernel's type was used (block numbers, a SyncAll, the Matmul registration, the first instruction, the
+    // kernel's end): the launch was checked against it and a later declaration is refused (FinalizeKernelType).
+    bool kernel_type_final = false;
     uint32_t syncall_count = 0;       // software SyncAll calls so far (its GM counter)
     bool matmul_server = false;       // REGIST_MATMUL_OBJ ran on a split SoC: the cube cores run the API's server
     bool split_cores = true;          // 910b / 950: the cube is a core of its own; 310p: part of this AI core

@@ -1,4 +1,4 @@
-// The kernel's core mix (KERNEL_TASK_TYPE_DEFAULT) and what it decides: how GetBlockNum / GetBlockIdx /
+// The kernel's core mix (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE per tiling key) and what it decides: how GetBlockNum / GetBlockIdx /
 // GetSubBlockIdx / GetTaskRation report the launch, which SyncAll forms work, whether the Matmul API has a cube
 // server, and how many blocks a launch with a cross-core barrier may have.
 //
@@ -36,17 +36,26 @@ enum KernelTypeCode : int {
 const char* KernelTypeName(int type);
 
 // KERNEL_TASK_TYPE_DEFAULT(type) in the kernel: refused where the SoC has no such type (or the emulator does not
-// model it), or when it disagrees with the launch (a 1:2 mix kernel on an odd number of vector blocks).
+// model it), or after the kernel used its type.
 void SetKernelTaskType(int kernel_meta_type, const char* file, int line);
-// The kernel's type: its KERNEL_TASK_TYPE_DEFAULT, else what the runner says the build gives it
-// (Launcher::SetKernelType), else kKernelTypeUndeclared.
+// KERNEL_TASK_TYPE(key, type): the type of one tiling key's binary, over the default (CANN 8.1's compile_op.py reads
+// every declaration and builds each key with its own type: a MIX_AIV_1_0 key is compiled for the vector cores alone,
+// with a 0:1 task ration). Checked as the default is; only the launch's key's declaration takes effect.
+void SetKernelTaskTypeForKey(uint64_t key, int kernel_meta_type, const char* file, int line);
+// The kernel's type for the launch's key: its KERNEL_TASK_TYPE for that key, else its KERNEL_TASK_TYPE_DEFAULT, else
+// what the runner says the build gives it (Launcher::SetKernelType), else kKernelTypeUndeclared.
 int KernelType(const CoreContext& c);
 bool IsMixAic12(const CoreContext& c);
+// The type's first use (the block numbers, a SyncAll, the Matmul registration, the first vector / DMA instruction,
+// else the kernel's end): the launch is checked against it once (a 1:2 mix kernel on whole pairs of vector blocks;
+// the host's blockDim, Launcher::SetDeviceBlockDim, starting exactly the launch's vector blocks under the type), and
+// later declarations are refused.
+void FinalizeKernelType(CoreContext& c);
 
 // What the system variables report on the current vector core.
-int64_t BlockNumOf(const CoreContext& c);     // the device launch's blockDim (1:2 mix: cube cores)
-int64_t TaskRationOf(const CoreContext& c);   // vector cores per cube core (2 in a 1:2 mix kernel, else 1)
-int64_t SubBlockIdxOf(const CoreContext& c);  // this vector core within its cube core's pair
+int64_t BlockNumOf(CoreContext& c);     // the device launch's blockDim (1:2 mix: cube cores)
+int64_t TaskRationOf(CoreContext& c);   // vector cores per cube core (2 in a 1:2 mix kernel, else 1)
+int64_t SubBlockIdxOf(CoreContext& c);  // this vector core within its cube core's pair
 
 // A SyncAll's preconditions: the form against the kernel type, the launch's blocks against the SoC's cores, the
 // hardware form's workspace.

@@ -235,7 +235,8 @@ enum KernelMetaType {
     KERNEL_TYPE_MIX_AICORE, KERNEL_TYPE_MIX_VECTOR_CORE, KERNEL_TYPE_MAX
 };
 #define KERNEL_TASK_TYPE_DEFAULT(type) ::aqo_emu::SetKernelTaskType(static_cast<int>(type), __FILE__, __LINE__)
-#define KERNEL_TASK_TYPE(key, type)
+#define KERNEL_TASK_TYPE(key, type) \
+    ::aqo_emu::SetKernelTaskTypeForKey(static_cast<uint64_t>(key), static_cast<int>(type), __FILE__, __LINE__)
 // A constant key only, registered for the kernel it is compiled into (emulator/launch_contract.h).
 #define TILING_KEY_IS(key) (::aqo_emu::TilingKeyIs<AqoEmuKernelTag, static_cast<uint64_t>(key)>())
 #define TRACE_START(x)

@@ -65,6 +65,11 @@ public:
     // KERNEL_TASK_TYPE_DEFAULT (CANN infers it from the code: a kernel with a Matmul object is a mix kernel). Applies
     // on split SoCs only (310p kernels are AI-core kernels). The kernel's own declaration wins.
     void SetKernelType(int kernel_meta_type) { kernel_type_ = kernel_meta_type; }
+    // The blockDim the host's TilingFunc gives the launch (SetBlockDim). Run(block_dim) counts the vector blocks
+    // the work is planned for (310p: AI cores); the kernel's type for the launch's key says how many vector cores
+    // the device starts for this blockDim (a 1:2 mix kernel two per cube core, a vector kernel one per block), and
+    // the launch fails where the two disagree (emu_kernel_type.h FinalizeKernelType). 0: not checked.
+    void SetDeviceBlockDim(uint32_t block_dim) { device_block_dim_ = block_dim; }
     // Test scaffolding only: a 1:2 mix kernel launched on an odd number of vector blocks (the last cube core's second
     // vector core is not emulated). Product runners launch whole pairs.
     void AllowPartialMixGroup(bool allow) { partial_mix_group_ = allow; }
@@ -98,6 +103,7 @@ private:
     std::string kernel_tag_;  // empty: SetTilingKey not called (key 0, not checked)
     bool is_aiv_ = true;
     int kernel_type_ = -1;
+    uint32_t device_block_dim_ = 0;
     bool partial_mix_group_ = false;
     uint32_t schedule_mode_ = 0;
     RunOptions options_;
