@@ -112,9 +112,12 @@ def cmd_demo(args) -> int:
             kw["soc"] = aqo.canonical_soc(args.soc, op="dynamic_quant")
         except AqoError as err:
             raise UsageError(f"--soc: {err}") from None
+    # The SoC the launches run on decides the tail padding and the W8A8 output type: --soc, else the backend's own
+    # (npu: the device's, so that a 310p NPU gets its padding and float32 without --soc; emulator: its default).
+    runs_on = kw.get("soc") or _backend_soc(args.backend)
     # Compute first, print after: a backend or SoC that refuses is reported before any input is shown.
     x, h = ex.SEED_004_X, ex.SEED_004_X.shape[-1]
-    multiple = _tail_multiple(kw.get("soc"))
+    multiple = _tail_multiple(runs_on)
     if h % multiple:
         # the SoC takes only tails that are a multiple of `multiple` (ascend310p: 32): pad with zeros, which do
         # not change a row's maximum, and show the example's columns
@@ -126,7 +129,7 @@ def cmd_demo(args) -> int:
     y_qmm = np.asarray(aqo.qlinear_matmul(**ex.ONNX_2D_UINT8, **kw))
     ok_dq = np.array_equal(y_dq, ex.SEED_004_Y)
     ok_qmm = np.array_equal(y_qmm, ex.ONNX_2D_UINT8_Y)
-    w8a8 = _w8a8_demo(aqo, ex, kw)
+    w8a8 = _w8a8_demo(aqo, ex, kw, runs_on)
     ok_w8a8 = w8a8.get("passes", True)  # a refusal (no kernel on this backend / SoC yet) is reported, not failed
     if args.json:
         print(json.dumps({"backend": args.backend, "soc": kw.get("soc"),
@@ -139,7 +142,7 @@ def cmd_demo(args) -> int:
     print(f"== DynamicQuant, ATB example (backend {args.backend}{', soc ' + kw['soc'] if args.soc else ''})")
     _show("x", ex.SEED_004_X)
     if h % multiple:
-        print(f"(the tail axis is padded with zeros from {h} to {x.shape[-1]}: {kw['soc']} needs a multiple of "
+        print(f"(the tail axis is padded with zeros from {h} to {x.shape[-1]}: {runs_on} needs a multiple of "
               f"{multiple})")
     _show("y", y_dq)
     _show("scale", scale)
@@ -158,7 +161,7 @@ def cmd_demo(args) -> int:
     print("  wq, ws = dynamic_quant(weight.astype(float16))                # int8 [16, 64], scales [16]")
     print(f"  y = quant_matmul(xq, xs, None, wq.T, ws, out_dtype=\"{out}\")  # [2, 4, 16]")
     if out != "bfloat16":
-        print(f"  ({kw['soc']}'s quant_matmul kernel does not write bfloat16: {out} instead)")
+        print(f"  ({runs_on}'s quant_matmul kernel does not write bfloat16: {out} instead)")
     if "refused" in w8a8:
         print(f"refused: {w8a8['refused']}")
     else:
@@ -177,11 +180,23 @@ def _w8a8_out_dtype(aqo, soc) -> str:
     return "bfloat16" if "bfloat16" in outs or not outs else outs[0]
 
 
-def _w8a8_demo(aqo, ex, kw) -> dict:
-    """The W8A8 layer on the demo's backend: {"y", "out_dtype", "relative_l2", "passes"}, or {"refused": reason,
-    "out_dtype"} where the backend or SoC cannot run it."""
+def _backend_soc(backend: str):
+    """The SoC a backend runs on without --soc: the NPU's (None without a usable one: the launch reports why), the
+    emulator's default; None for the CPU (IEEE, no SoC limits)."""
+    from ascend_quant_ops import api, npu
+
+    if backend == "npu":
+        return npu.detect_soc()
+    if backend == "emulator":
+        return api.DEFAULT_EMULATOR_SOC
+    return None
+
+
+def _w8a8_demo(aqo, ex, kw, runs_on) -> dict:
+    """The W8A8 layer on the demo's backend (on SoC `runs_on`): {"y", "out_dtype", "relative_l2", "passes"}, or
+    {"refused": reason, "out_dtype"} where the backend or SoC cannot run it."""
     x, weight = ex.w8a8_example()
-    out_dtype = _w8a8_out_dtype(aqo, kw.get("soc"))
+    out_dtype = _w8a8_out_dtype(aqo, runs_on)
     try:
         xq, xs = aqo.dynamic_quant(x, **kw)
         wq, ws = aqo.dynamic_quant(weight.astype(np.float16), **kw)

@@ -35,3 +35,20 @@ def test_demo_runs_the_w8a8_layer_in_float32_where_the_soc_has_no_bfloat16_outpu
     assert cli.main(["demo", "--backend", "emulator", "--soc", "ascend310p"]) == 0
     out = capsys.readouterr().out
     assert 'out_dtype="float32"' in out and "does not write bfloat16" in out and ": ok" in out
+
+
+def test_demo_without_soc_takes_the_backends_soc(capsys, monkeypatch):
+    # Without --soc the launches run on the backend's SoC (an NPU's own, the emulator's default): its tail padding and
+    # its W8A8 output type apply, so a 310p NPU needs no --soc. The emulator's default stands in for the device here.
+    from ascend_quant_ops import api, npu
+
+    monkeypatch.setattr(npu, "detect_soc", lambda: "ascend310p")
+    assert cli._backend_soc("npu") == "ascend310p"
+    assert cli._backend_soc("cpu") is None and cli._backend_soc("auto") is None
+    monkeypatch.setattr(api, "DEFAULT_EMULATOR_SOC", "ascend310p")
+    assert cli.main(["demo", "--backend", "emulator", "--json"]) == 0
+    w8a8 = json.loads(capsys.readouterr().out)["w8a8"]
+    assert w8a8["out_dtype"] == "float32" and w8a8["passes"]
+    assert cli.main(["demo", "--backend", "emulator"]) == 0
+    out = capsys.readouterr().out
+    assert "ascend310p needs a multiple of 32" in out and "ascend310p's quant_matmul kernel does not write" in out
