@@ -364,6 +364,20 @@ template <bool kOk> inline void MixOddBlocks(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(mix_odd_blocks)
 }
 
+// Vector and DMA work of a block: y[block x n, (block + 1) x n) = the block's index (n floats, n <= 128).
+inline void WriteBlockIndex(GM_ADDR y, uint32_t n)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    GlobalTensor<float> yg;
+    yg.SetGlobalBuffer((__gm__ float*)y, 256);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, static_cast<float>(GetBlockIdx()), n);
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg[GetBlockIdx() * n], t, n);
+}
+
 // A 1:2 mix kernel path without a Matmul object that does vector and DMA work without returning on the cube cores
 // (they run the kernel function too and would execute it). The twin returns on them first. ascend310p has no such
 // kernel type (refused at the declaration).
@@ -375,15 +389,7 @@ template <bool kOk> inline void MixPathWithoutCubeGuard(GM_ADDR, GM_ADDR y, GM_A
             return;
         }
     }
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 512);
-    GlobalTensor<float> yg;
-    yg.SetGlobalBuffer((__gm__ float*)y, 256);
-    LocalTensor<float> t = b.Get<float>();
-    Duplicate(t, static_cast<float>(GetBlockIdx()), 128);
-    WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg[GetBlockIdx() * 128], t, 128);
+    WriteBlockIndex(y, 128);
 }
 
 // Tiling key 1 of a 1:2 mix kernel declared a vector kernel (KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0), as the
@@ -396,15 +402,7 @@ template <bool kOk> inline void PerKeyBlockDim(GM_ADDR, GM_ADDR y, GM_ADDR, GM_A
     (void)kOk;
     KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);  // FAULT(per_key_block_dim)
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);
-    TPipe pipe;
-    TBuf<TPosition::VECCALC> b;
-    pipe.InitBuffer(b, 512);
-    GlobalTensor<float> yg;
-    yg.SetGlobalBuffer((__gm__ float*)y, 256);
-    LocalTensor<float> t = b.Get<float>();
-    Duplicate(t, static_cast<float>(GetBlockIdx()), 64);
-    WaitPipe<HardEvent::V_MTE3>(pipe);
-    DataCopy(yg[GetBlockIdx() * 64], t, 64);
+    WriteBlockIndex(y, 64);
 }
 
 // A declaration after the kernel used its type (GetBlockNum): the emulator resolves the type at its first use. The
