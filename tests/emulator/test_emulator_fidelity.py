@@ -204,6 +204,11 @@ EXPECTED = {
         "ascend910_95": ["host's blockDim (SetBlockDim) of tiling key 1 is 2",
                          "under KERNEL_TYPE_MIX_AIV_1_0 the device starts 2 vector cores", "planned for 4"],
         "ascend310p": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0)", "not supported on ascend310p"]}),
+    "type_of_another_key": (ALL_SOCS, {
+        "ascend910b": ["host's blockDim (SetBlockDim) of tiling key 1 is 4",
+                       "under KERNEL_TYPE_MIX_AIC_1_2 the device starts 8 vector cores", "planned for 4"],
+        "ascend910_95": ["under KERNEL_TYPE_MIX_AIC_1_2 the device starts 8 vector cores"],
+        "ascend310p": ["KERNEL_TASK_TYPE_DEFAULT", "not supported on ascend310p"]}),
     "kernel_type_after_use": (ALL_SOCS, {
         "ascend910b": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
         "ascend910_95": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
@@ -247,6 +252,7 @@ TWIN_SOCS = {
     "mix_path_without_cube_guard_ok": SPLIT_SOCS,
     "per_key_block_dim_ok": SPLIT_SOCS,
     "kernel_type_after_use_ok": SPLIT_SOCS,
+    "type_of_another_key_ok": SPLIT_SOCS,
 }
 
 

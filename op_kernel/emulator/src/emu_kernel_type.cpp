@@ -60,7 +60,8 @@ std::string RefusedType(const CoreContext& c, int type)
                    "for it; KERNEL_TYPE_AICORE, or no declaration)";
         }
     } else if (type == kKernelTypeMixAic11) {
-        return "KERNEL_TYPE_MIX_AIC_1_1 is a reserved value the documentation marks unsupported";
+        return "KERNEL_TYPE_MIX_AIC_1_1 (one vector core per cube core) is not modelled: the emulator models vector "
+               "kernels (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0) and the 1:2 mix kernel only";
     } else if (type != kKernelTypeAivOnly && type != kKernelTypeMixAiv10 && type != kKernelTypeMixAic12) {
         return std::string(KernelTypeName(type)) + " on " + c.soc.name +
                ": the emulator models vector kernels (KERNEL_TYPE_AIV_ONLY, KERNEL_TYPE_MIX_AIV_1_0) and the 1:2 "
@@ -69,15 +70,16 @@ std::string RefusedType(const CoreContext& c, int type)
     return "";
 }
 
-// A declaration after the kernel used its type: the emulator resolves the type at its first use (the build reads
-// every declaration before compiling, wherever it stands), so it must come first.
+// A declaration after the kernel used its type. The build reads every declaration from the preprocessed source,
+// wherever it stands; the emulator resolves the type at its first use, so it refuses a later declaration (an
+// emulator restriction, stricter than the build).
 void CheckNotFinal(const CoreContext& c, const std::string& what, const char* file, int line)
 {
     if (c.kernel_type_final) {
-        Fail(file, line, what + " after the kernel used its type (its block numbers, a SyncAll, the Matmul "
-                                "registration or its first instruction): declare the kernel's types first, as the "
-                                "vendor kernels do (the default at the top of the kernel function, a key's in its "
-                                "TILING_KEY_IS branch)");
+        Fail(file, line, what + " after the kernel used its type (GetBlockNum / GetSubBlockIdx / GetTaskRation, a "
+                                "SyncAll, the Matmul registration or request, or its first vector / DMA "
+                                "instruction): the emulator resolves the type there, so it needs the declarations "
+                                "before (the build itself reads them wherever they stand)");
     }
 }
 
@@ -129,8 +131,11 @@ void SetKernelTaskType(int type, const char* file, int line)
         Fail(file, line, "KERNEL_TASK_TYPE_DEFAULT: " + refused);
     }
     if (c.kernel_type != kKernelTypeUndeclared && c.kernel_type != type) {
+        // (the build takes the last one in the preprocessed source; the emulator, which runs one path, cannot tell
+        // which that is, so it refuses two)
         Fail(file, line, std::string("KERNEL_TASK_TYPE_DEFAULT(") + KernelTypeName(type) + ") after " +
-                             KernelTypeName(c.kernel_type) + ": a kernel has one default type");
+                             KernelTypeName(c.kernel_type) + ": two different default types (the build keeps the "
+                             "last in the source; the emulator refuses them)");
     }
     CheckNotFinal(c, "KERNEL_TASK_TYPE_DEFAULT", file, line);
     c.kernel_type = type;
@@ -269,9 +274,9 @@ void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* a
     c.cube_guard_checked = true;
     FinalizeKernelType(c);
     if (!IsMixAic12(c) || c.matmul_server || c.core_kind_asked) return;
-    const bool declared = c.kernel_type_file != nullptr;
+    const bool declared = TypeFile(c) != nullptr;  // the key's declaration, else the default's
     const std::string first = std::string(api) + " at " + (file ? file : "?") + ":" + std::to_string(line);
-    Fail(declared ? c.kernel_type_file : file, declared ? c.kernel_type_line : line,
+    Fail(declared ? TypeFile(c) : file, declared ? TypeLine(c) : line,
          std::string("KERNEL_TYPE_MIX_AIC_1_2") + (declared ? "" : " (the type the build gives this kernel)") +
              ": the cube cores run the kernel function too; this path has no Matmul object (REGIST_MATMUL_OBJ), so "
              "the cube cores would execute its vector and DMA instructions: return on them first "

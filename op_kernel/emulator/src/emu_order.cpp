@@ -1060,8 +1060,9 @@ void OrderSyncAll(CoreContext& c, bool aiv_only, const char* file, int line, con
 // ---------------------------------------------------------------------------------------------------------------
 namespace {
 
-uint32_t CubeCoreOf(const CoreContext& c)
+uint32_t CubeCoreOf(CoreContext& c)
 {
+    FinalizeKernelType(c);  // the vector cores per cube core come from the kernel's type
     return c.block_dim + (c.split_cores ? c.block_idx / c.cube_ratio : c.block_idx);
 }
 

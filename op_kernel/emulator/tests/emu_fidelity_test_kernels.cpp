@@ -405,6 +405,19 @@ template <bool kOk> inline void PerKeyBlockDim(GM_ADDR, GM_ADDR y, GM_ADDR, GM_A
     WriteBlockIndex(y, 64);
 }
 
+// Only the launch's key's declaration counts: a kernel typed for key 0 (a vector kernel) launched with key 1 has the
+// mix default there, so the host's blockDim 4 for 4 vector blocks starts 8. The twin types key 1.
+template <bool kOk> inline void TypeOfAnotherKey(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // FAULT(type_of_another_key)
+    if (kOk) {
+        KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0);
+    } else {
+        KERNEL_TASK_TYPE(0, KERNEL_TYPE_MIX_AIV_1_0);
+    }
+    WriteBlockIndex(y, 64);
+}
+
 // A declaration after the kernel used its type (GetBlockNum): the emulator resolves the type at its first use. The
 // twin declares first (ascend310p refuses the type itself).
 template <bool kOk> inline void KernelTypeAfterUse(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
@@ -1639,6 +1652,8 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("mix_path_without_cube_guard", MixPathWithoutCubeGuard, 2),
         {"per_key_block_dim", &PerKeyBlockDim<false>, 4, YInit::kData, false, -1, true, true, 1, 2},
         {"per_key_block_dim_ok", &PerKeyBlockDim<true>, 4, YInit::kData, false, -1, true, true, 1, 4},
+        {"type_of_another_key", &TypeOfAnotherKey<false>, 4, YInit::kData, false, -1, true, true, 1, 4},
+        {"type_of_another_key_ok", &TypeOfAnotherKey<true>, 4, YInit::kData, false, -1, true, true, 1, 4},
         {"kernel_type_after_use", &KernelTypeAfterUse<false>, 1, YInit::kData, false, -1, true, true, 1},
         {"kernel_type_after_use_ok", &KernelTypeAfterUse<true>, 1, YInit::kData, false, -1, true, true, 1},
         AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),

@@ -1,5 +1,5 @@
-// The kernel's core mix (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE per tiling key) and what it decides: how GetBlockNum / GetBlockIdx /
-// GetSubBlockIdx / GetTaskRation report the launch, which SyncAll forms work, whether the Matmul API has a cube
+// The kernel's core mix (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE per tiling key) and what it decides: how
+// GetBlockNum / GetBlockIdx / GetSubBlockIdx / GetTaskRation report the launch, which SyncAll forms work, whether the Matmul API has a cube
 // server, and how many blocks a launch with a cross-core barrier may have.
 //
 // Sources: the AscendC documentation of "设置Kernel类型" (KERNEL_TASK_TYPE_DEFAULT, CANN 8.0 / 8.1: AIV_ONLY starts
@@ -46,8 +46,9 @@ void SetKernelTaskTypeForKey(uint64_t key, int kernel_meta_type, const char* fil
 // what the runner says the build gives it (Launcher::SetKernelType), else kKernelTypeUndeclared.
 int KernelType(const CoreContext& c);
 bool IsMixAic12(const CoreContext& c);
-// The type's first use (the block numbers, a SyncAll, the Matmul registration, the first vector / DMA instruction,
-// else the kernel's end): the launch is checked against it once (a 1:2 mix kernel on whole pairs of vector blocks;
+// The type's first use (GetBlockNum / GetSubBlockIdx / GetTaskRation, a SyncAll, the Matmul registration or
+// request, the first vector / DMA instruction, else the kernel's end; GetBlockIdx does not depend on the type): the
+// launch is checked against it once (a 1:2 mix kernel on whole pairs of vector blocks;
 // the host's blockDim, Launcher::SetDeviceBlockDim, starting exactly the launch's vector blocks under the type), and
 // later declarations are refused.
 void FinalizeKernelType(CoreContext& c);
@@ -64,8 +65,8 @@ void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file
 // cores). A path that registers no Matmul object (REGIST_MATMUL_OBJ makes the cube cores run the API's server and
 // return) must return on the cube cores before any vector or DMA instruction, so the kernel must have evaluated
 // ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / ASCEND_IS_NOT_AIV by then. Called (by Issue, emu_order.cpp) at
-// the core's first instruction on V, MTE2 or MTE3; fails at the KERNEL_TASK_TYPE_DEFAULT line (at the instruction's
-// when the type comes from the launch) when the core has neither a Matmul object nor asked which core it is.
+// the core's first instruction on V, MTE2 or MTE3; fails at the type's declaration (the key's KERNEL_TASK_TYPE, else
+// KERNEL_TASK_TYPE_DEFAULT; at the instruction when the type comes from the launch) when the core has neither a Matmul object nor asked which core it is.
 void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* api);
 
 // REGIST_MATMUL_OBJ: on split SoCs a 1:2 mix kernel (else no cube server runs and every Matmul call waits forever),
