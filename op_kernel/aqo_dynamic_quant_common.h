@@ -869,20 +869,21 @@ protected:
         }
     }
 
-    // The row's parameters, in the golden's float32 operations (NaN and Inf as IEEE arithmetic gives them).
+    // The row's parameters, in the golden's float32 operations (NaN and Inf as IEEE arithmetic gives them; the
+    // divisions by DivideF32, correctly rounded whatever the scalar unit's own float division does).
     __aicore__ inline void FallbackParams(FallbackRow& st)
     {
         const float nan = BitsToFloat(0x7FC00000u);
         float hi = st.nan ? nan : st.hi;
         float lo = st.nan ? nan : st.lo;
         if (p_.asymmetric == kAsymFloatOffset) {
-            st.scale = (hi - lo) / p_.quantRange;
-            st.offset = p_.dmax - hi / st.scale;
+            st.scale = DivideF32(hi - lo, p_.quantRange);
+            st.offset = p_.dmax - DivideF32(hi, st.scale);
         } else {
             hi = st.nan ? nan : (hi > 0.0f ? hi : 0.0f);
             lo = st.nan ? nan : (lo < 0.0f ? lo : 0.0f);
-            st.scale = (hi - lo) / p_.quantRange;
-            float zp = 0.0f - lo / st.scale;
+            st.scale = DivideF32(hi - lo, p_.quantRange);
+            float zp = 0.0f - DivideF32(lo, st.scale);
             if (zp != zp) {
                 zp = 0.0f;
             }
@@ -905,9 +906,9 @@ protected:
             const float e = v.GetValue(j);
             float q;
             if (p_.asymmetric == kAsymFloatOffset) {
-                q = st.zero ? 0.0f : e / st.scale + st.offset;
+                q = st.zero ? 0.0f : DivideF32(e, st.scale) + st.offset;
             } else {
-                q = st.zero ? 0.0f : e / st.scale;
+                q = st.zero ? 0.0f : DivideF32(e, st.scale);
                 q = q != q ? 0.0f : RoundHalfEven(q < -256.0f ? -256.0f : (q > 256.0f ? 256.0f : q)) + st.offset;
             }
             if constexpr (Float8Out<YT>::kIsFloat) {
@@ -951,7 +952,7 @@ protected:
     // for a tiny row, else the vector unit's sc); the divisor its values are divided by (lifted for a tiny row).
     __aicore__ inline bool TinyRow(float m) const { return m > 0.0f && m < kTinyMax; }
 
-    __aicore__ inline float SymScale(float m, float sc) const { return TinyRow(m) ? m / p_.dmax : sc; }
+    __aicore__ inline float SymScale(float m, float sc) const { return TinyRow(m) ? DivideF32(m, p_.dmax) : sc; }
 
     __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
 

@@ -65,6 +65,76 @@ __aicore__ inline float BitsToFloat(uint32_t bits)
     return v.f;
 }
 
+__aicore__ inline uint32_t FloatToBits(float f)
+{
+    union {
+        float f;
+        uint32_t u;
+    } v;
+    v.f = f;
+    return v.u;
+}
+
+// a / b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic: the
+// scalar unit's float division is used by the bit-exact paths (the requantization multiplier, DynamicQuant's scalar
+// rows) and no document states its rounding. Zero, Inf and NaN operands (results that need no rounding) go to the
+// native division, so their NaN payloads are the platform's.
+__aicore__ inline float DivideF32(float a, float b)
+{
+    const uint32_t ua = FloatToBits(a);
+    const uint32_t ub = FloatToBits(b);
+    int32_t ea = static_cast<int32_t>((ua >> 23) & 0xFFu);
+    int32_t eb = static_cast<int32_t>((ub >> 23) & 0xFFu);
+    uint64_t ma = ua & 0x7FFFFFu;
+    uint64_t mb = ub & 0x7FFFFFu;
+    if (ea == 0xFF || eb == 0xFF || (ea == 0 && ma == 0) || (eb == 0 && mb == 0)) {
+        return a / b;  // NaN, Inf or zero: no rounding involved
+    }
+    // Significands as integers in [2^23, 2^24), exponents unbiased by 127 (a subnormal's exponent is 1).
+    if (ea == 0) {
+        ea = 1;
+        while (ma < 0x800000u) {
+            ma <<= 1;
+            --ea;
+        }
+    } else {
+        ma |= 0x800000u;
+    }
+    if (eb == 0) {
+        eb = 1;
+        while (mb < 0x800000u) {
+            mb <<= 1;
+            --eb;
+        }
+    } else {
+        mb |= 0x800000u;
+    }
+    // The quotient is (q + rest) / 2^25 x 2^(e - 127) with q in [2^25, 2^26): 26 bits, 2 below the 24 kept.
+    int32_t e = ea - eb + 127;
+    if (ma < mb) {
+        ma <<= 1;
+        --e;
+    }
+    const uint64_t num = ma << 25;
+    const uint64_t q = num / mb;
+    const bool inexact = num % mb != 0;
+    // Units of the result's last place: 2^-2 of q for a normal result (e >= 1), 2^(e - 3) below (subnormal).
+    uint32_t shift = e >= 1 ? 2u : static_cast<uint32_t>(3 - e);
+    shift = shift > 40u ? 40u : shift;
+    uint64_t mant = q >> shift;
+    const uint64_t half = (q >> (shift - 1)) & 1u;
+    const bool below = (q & ((static_cast<uint64_t>(1) << (shift - 1)) - 1)) != 0 || inexact;
+    if (half != 0 && (below || (mant & 1u) != 0)) {
+        ++mant;  // a carry into bit 24 (or into the normal range) moves the exponent by itself below
+    }
+    const uint32_t sign = (ua ^ ub) & 0x80000000u;
+    if (e >= 1) {
+        const uint64_t bits = (static_cast<uint64_t>(e - 1) << 23) + mant;
+        return BitsToFloat(sign | (bits >= 0x7F800000u ? 0x7F800000u : static_cast<uint32_t>(bits)));
+    }
+    return BitsToFloat(sign | static_cast<uint32_t>(mant));
+}
+
 // Waits until pipe E's producer side is done (SetFlag + WaitFlag on an event id of the kernel's pipe): e.g. S_MTE3
 // before a DMA reads UB the scalar unit wrote.
 template <HardEvent E>

@@ -176,13 +176,14 @@ private:
         QmmReplicateRow(pattern_, stride, t_->rowsPerChunk);  // over the chunk's rows
     }
 
-    // f *= (a_scale * b_scale) / y_scale, per element in the golden's order.
+    // f *= (a_scale * b_scale) / y_scale, per element in the golden's order (the scalar unit's quotients by
+    // DivideF32: correctly rounded whatever its own float division does).
     __aicore__ inline void ApplyMultiplier(const LocalTensor<float>& f, uint32_t r0, uint32_t rows, uint32_t elems)
     {
         const uint32_t stride = t_->cStride;
         if (t_->aParamKind == 0 && t_->bParamKind == 0) {
             PipeBarrier<PIPE_V>();
-            Muls(f, f, (aScale0_ * bScale0_) / yScale_, elems);
+            Muls(f, f, DivideF32(aScale0_ * bScale0_, yScale_), elems);
             return;
         }
         if (t_->aParamKind == 0) {
@@ -193,7 +194,7 @@ private:
         if (t_->bParamKind == 0) {
             PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
-                const float m = (row_.GetValue(r0 + i) * bScale0_) / yScale_;
+                const float m = DivideF32(row_.GetValue(r0 + i) * bScale0_, yScale_);
                 Muls(f[i * stride], f[i * stride], m, stride);
             }
             return;

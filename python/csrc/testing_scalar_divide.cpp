@@ -1,0 +1,58 @@
+// The kernels' scalar float division (DivideF32, op_kernel/aqo_kernel_common.h) on the host, exposed as
+// ascend_quant_ops_testing.scalar_divide_f32 for its test against IEEE float32 division; not for users.
+#include "kernel_operator.h"
+
+#include <nanobind/nanobind.h>
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include "registry.h"
+
+#define __CCE_AICORE__ 220
+#define __DAV_C220__
+#define __DAV_C220_VEC__
+namespace aqo_testing_divide {
+#include "aqo_kernel_common.h"
+}  // namespace aqo_testing_divide
+#undef AQO_SOC_HAS_DATACOPYPAD
+#undef AQO_SOC_HAS_BF16
+#undef AQO_SOC_HAS_FP8
+#undef AQO_SOC_SPLIT_CORES
+#undef __DAV_C220_VEC__
+#undef __DAV_C220__
+#undef __CCE_AICORE__
+
+namespace nb = nanobind;
+
+namespace {
+
+// a, b: float32 arrays' bytes of one length; returns DivideF32(a[i], b[i]) as float32 bytes.
+nb::bytes ScalarDivideF32(const nb::bytes& a, const nb::bytes& b)
+{
+    if (a.size() != b.size() || a.size() % sizeof(float) != 0) {
+        throw nb::value_error("scalar_divide_f32: a and b must be float32 bytes of one length");
+    }
+    const size_t n = a.size() / sizeof(float);
+    std::string out(a.size(), '\0');
+    for (size_t i = 0; i < n; ++i) {
+        float x = 0.0f;
+        float y = 0.0f;
+        std::memcpy(&x, a.c_str() + i * sizeof(float), sizeof(float));
+        std::memcpy(&y, b.c_str() + i * sizeof(float), sizeof(float));
+        const float q = aqo_testing_divide::aqo_kernel::DivideF32(x, y);
+        std::memcpy(&out[i * sizeof(float)], &q, sizeof(float));
+    }
+    return nb::bytes(out.data(), out.size());
+}
+
+void RegisterScalarDivide(nb::module_& m)
+{
+    m.def("scalar_divide_f32", &ScalarDivideF32, nb::arg("a"), nb::arg("b"),
+          "DivideF32 of the kernels (integer-exact float32 division) over two float32 byte strings.");
+}
+
+aqo_bind::Registrar kRegisterScalarDivide("scalar_divide", &RegisterScalarDivide);
+
+}  // namespace

@@ -1,0 +1,86 @@
+"""The kernels' scalar float division (DivideF32 in op_kernel/aqo_kernel_common.h) is IEEE float32 division,
+correctly rounded to nearest even with gradual underflow, computed with integer arithmetic so that the bit-exact
+paths that divide on the scalar unit (the requantization multiplier, DynamicQuant's scalar rows) do not rest on the
+scalar unit's own float division, whose rounding no document states. Reference: numpy's float32 division (IEEE)."""
+import numpy as np
+import pytest
+
+import ascend_quant_ops_testing as _testing  # built by tests/emulator/conftest.py where missing
+
+
+def _divide(a, b):
+    a = np.ascontiguousarray(a, dtype=np.float32)
+    b = np.ascontiguousarray(b, dtype=np.float32)
+    return np.frombuffer(_testing.scalar_divide_f32(a.tobytes(), b.tobytes()), dtype=np.float32)
+
+
+def _same(got, want):
+    """Bitwise equality, any NaN matching any NaN."""
+    both_nan = np.isnan(got) & np.isnan(want)
+    return both_nan | (got.view(np.uint32) == want.view(np.uint32))
+
+
+def _random_floats(rng, n, lo_exp, hi_exp):
+    """Floats of random sign, significand and (binary) exponent in [lo_exp, hi_exp], subnormals included."""
+    bits = rng.integers(0, 1 << 23, n, dtype=np.uint64)
+    exp = rng.integers(lo_exp, hi_exp + 1, n)
+    sign = rng.integers(0, 2, n, dtype=np.uint64) << 31
+    field = np.clip(exp + 127, 0, 254).astype(np.uint64)
+    return (sign | (field << 23) | bits).astype(np.uint32).view(np.float32)
+
+
+@pytest.mark.parametrize("lo_exp,hi_exp", [(-126, 127), (-149, -100), (-20, 20), (100, 127)])
+def test_random_operands_match_ieee_division(lo_exp, hi_exp):
+    rng = np.random.default_rng([lo_exp + 200, hi_exp + 200])
+    a = _random_floats(rng, 200_000, lo_exp, hi_exp)
+    b = _random_floats(rng, 200_000, -126, 127)
+    with np.errstate(all="ignore"):
+        want = a / b
+    got = _divide(a, b)
+    bad = ~_same(got, want)
+    assert not bad.any(), list(zip(a[bad][:5], b[bad][:5], got[bad][:5], want[bad][:5]))
+
+
+def test_results_at_the_rounding_boundaries():
+    # quotients within an ulp of a tie: b = a / (x + half an ulp) around simple significands, in every range
+    # (normal, the subnormal range, the overflow edge), and the exact ties of small integers
+    rng = np.random.default_rng(7)
+    a = _random_floats(rng, 100_000, -30, 30)
+    x = _random_floats(rng, 100_000, -140, 127)
+    with np.errstate(all="ignore"):
+        b = (a.astype(np.float64) / (np.abs(x).astype(np.float64) * (1 + 2.0 ** -24))).astype(np.float32)
+        want = a / b
+    got = _divide(a, b)
+    bad = ~_same(got, want)
+    assert not bad.any(), list(zip(a[bad][:5], b[bad][:5], got[bad][:5], want[bad][:5]))
+    ints = np.arange(1, 4097, dtype=np.float32)
+    for d in (2.0, 3.0, 10.0, 127.0, 255.0, 2.0 ** 20):
+        den = np.full_like(ints, d)
+        assert _same(_divide(ints, den), ints / den).all(), d
+
+
+def test_the_edges_of_the_float_range():
+    tiny, big = np.float32(2.0 ** -149), np.float32(3.4028235e38)
+    smallest_normal = np.float32(2.0 ** -126)
+    cases = [
+        (tiny, np.float32(2.0)),        # half the smallest subnormal: a tie, to even (0)
+        (np.float32(3 * 2.0 ** -149), np.float32(2.0)),  # 1.5 units: a tie, to even (2 units)
+        (smallest_normal, np.float32(1.0 + 2.0 ** -23)),  # just below the normal range: rounds up into it
+        (big, np.float32(0.5)),          # overflow to Inf
+        (big, np.float32(1.0 - 2.0 ** -24)),  # just above the largest float: rounds to Inf or the largest
+        (tiny, big),                     # underflow to 0
+        (np.float32(-1.0), np.float32(3.0)),
+        (np.float32(1.0), tiny),         # beyond the range: Inf
+        (np.float32(0.0), np.float32(5.0)), (np.float32(-0.0), np.float32(5.0)),
+        (np.float32(5.0), np.float32(0.0)), (np.float32(5.0), np.float32(-0.0)),
+        (np.float32(0.0), np.float32(0.0)),
+        (np.float32(np.inf), np.float32(2.0)), (np.float32(2.0), np.float32(-np.inf)),
+        (np.float32(np.inf), np.float32(np.inf)), (np.float32(np.nan), np.float32(1.0)),
+        (np.float32(1.0), np.float32(np.nan)),
+    ]
+    a = np.array([c[0] for c in cases], np.float32)
+    b = np.array([c[1] for c in cases], np.float32)
+    with np.errstate(all="ignore"):
+        want = a / b
+    got = _divide(a, b)
+    assert _same(got, want).all(), [(x, y, g, w) for x, y, g, w in zip(a, b, got, want) if not _same(g, w)]
