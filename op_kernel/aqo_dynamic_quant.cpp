@@ -76,6 +76,7 @@ extern "C" __global__ __aicore__ void aqo_dynamic_quant(GM_ADDR x, GM_ADDR smoot
 #if AQO_SOC_SPLIT_CORES
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_AIV_ONLY);  // the vector cores only (310p: a plain AI-core kernel)
 #endif
+    aqo_kernel::UseIeeeHalfMode();  // half / bfloat16 results keep Inf and NaN (every core, before any instruction)
     GET_TILING_DATA(tilingData, tiling);
     // The tiling key is the mode (the plan's tiling_key, aqo::DynamicQuantMode): CANN's build compiles one binary
     // per key named here (numbers, as its preprocessor scan requires), and the TilingFunc selects it per launch.

@@ -135,6 +135,18 @@ __aicore__ inline float DivideF32(float a, float b)
     return BitsToFloat(sign | static_cast<uint32_t>(mant));
 }
 
+// The IEEE mode for half / bfloat16 results (CTRL[48] = 1 on the split SoCs: Inf and NaN kept, overflow to Inf), set
+// at the kernel's start before any vector instruction. The SetCtrlSpr page gives 0 (saturation: Inf and overflow ->
+// +-max, NaN -> 0) as the register's default, the CANN runtime documents IEEE as 910b's default mode, and no page
+// says which a launch starts with; the kernels' results are the golden's IEEE ones, so they set it. (The register
+// belongs to the core: a cube core running the Matmul API keeps its own.) ascend310p has saturation mode only.
+__aicore__ inline void UseIeeeHalfMode()
+{
+#if AQO_SOC_SPLIT_CORES
+    set_ctrl(sbitset1(get_ctrl(), 48));
+#endif
+}
+
 // Waits until pipe E's producer side is done (SetFlag + WaitFlag on an event id of the kernel's pipe): e.g. S_MTE3
 // before a DMA reads UB the scalar unit wrote.
 template <HardEvent E>

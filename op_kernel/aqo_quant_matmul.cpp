@@ -141,6 +141,7 @@ extern "C" __global__ __aicore__ void aqo_quant_matmul(GM_ADDR a, GM_ADDR a_scal
 #if AQO_SOC_SPLIT_CORES
     KERNEL_TASK_TYPE_DEFAULT(KERNEL_TYPE_MIX_AIC_1_2);  // mix kernel, 1 cube : 2 vector cores (310p: AI cores)
 #endif
+    aqo_kernel::UseIeeeHalfMode();  // half / bfloat16 results keep Inf and NaN (every core, before any instruction)
     GET_TILING_DATA(tilingData, tiling);
     GM_ADDR userWs = GetUserWorkspace(workspace);
     const auto& t = tilingData;

@@ -168,7 +168,7 @@ void RegisterEmulator(nb::module_& m)
         "emulator_set_run_options",
         [](bool perturbed_divide, int saturation_inf, int saturation_nan, int modeless_rounding, bool record_trace,
            bool check_ordering, bool divide_flushes_subnormals, bool vector_flushes_subnormals,
-           bool ub_copy_on_mte3, bool cube_float_saturates, bool zero_tie_first) {
+           bool ub_copy_on_mte3, bool cube_float_saturates, bool zero_tie_first, bool ctrl48_saturates_at_launch) {
             if (saturation_inf < 0 || saturation_inf > 2 || saturation_nan < 0 || saturation_nan > 1 ||
                 modeless_rounding < 0 || modeless_rounding > 1) {
                 throw nb::value_error("emulator run options: saturation_inf 0..2, saturation_nan 0..1, "
@@ -181,6 +181,7 @@ void RegisterEmulator(nb::module_& m)
             o.ub_copy_on_mte3 = ub_copy_on_mte3;
             o.cube_float_saturates = cube_float_saturates;
             o.zero_tie_first = zero_tie_first;
+            o.ctrl48_saturates_at_launch = ctrl48_saturates_at_launch;
             o.saturation_inf = saturation_inf;
             o.saturation_nan = saturation_nan;
             o.modeless_rounding = modeless_rounding;
@@ -192,6 +193,7 @@ void RegisterEmulator(nb::module_& m)
         nb::arg("modeless_rounding") = 0, nb::arg("record_trace") = true, nb::arg("check_ordering") = true,
         nb::arg("divide_flushes_subnormals") = false, nb::arg("vector_flushes_subnormals") = false,
         nb::arg("ub_copy_on_mte3") = false, nb::arg("cube_float_saturates") = false, nb::arg("zero_tie_first") = false,
+        nb::arg("ctrl48_saturates_at_launch") = false,
         "Sets this thread's run options for the emulator launches that follow (emu_context.h RunOptions).");
 
     m.def(
@@ -205,6 +207,7 @@ void RegisterEmulator(nb::module_& m)
             d["ub_copy_on_mte3"] = o.ub_copy_on_mte3;
             d["cube_float_saturates"] = o.cube_float_saturates;
             d["zero_tie_first"] = o.zero_tie_first;
+            d["ctrl48_saturates_at_launch"] = o.ctrl48_saturates_at_launch;
             d["saturation_inf"] = o.saturation_inf;
             d["saturation_nan"] = o.saturation_nan;
             d["modeless_rounding"] = o.modeless_rounding;

@@ -198,7 +198,7 @@ void RegisterEmulatorTestKernels(nb::module_& m)
     m.def(
         "emulator_demo_cast",
         [](nb::bytes src, const std::string& src_dtype, const std::string& dst_dtype, int mode,
-           const std::string& soc, double deq_scale, bool set_deq_scale) {
+           const std::string& soc, double deq_scale, bool set_deq_scale, bool ieee_half_mode) {
             for (const CastKernelEntry& e : kCastKernels) {
                 if (src_dtype != e.src || dst_dtype != e.dst) continue;
                 const size_t sb = ElemBytes(src_dtype);
@@ -212,15 +212,16 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 t.n = static_cast<uint32_t>(n_pad);
                 t.mode = static_cast<uint32_t>(mode);
                 t.scalar = static_cast<float>(deq_scale);
-                t.flags = set_deq_scale ? 1u : 0u;
+                t.flags = (set_deq_scale ? 1u : 0u) | (ieee_half_mode ? 2u : 0u);
                 std::vector<uint8_t> y = RunDemo(soc, "emu_demo_cast", e.kernel, x, n_pad * db, t);
                 return ToBytes(y, n * db);
             }
             throw nb::value_error(("no cast demo kernel for " + src_dtype + " -> " + dst_dtype).c_str());
         },
         nb::arg("src"), nb::arg("src_dtype"), nb::arg("dst_dtype"), nb::arg("mode"), nb::arg("soc"),
-        nb::arg("deq_scale") = 1.0, nb::arg("set_deq_scale") = false,
-        "Cast of raw element bytes with RoundMode `mode` (0 NONE .. 6 ODD) on the emulated vector unit.");
+        nb::arg("deq_scale") = 1.0, nb::arg("set_deq_scale") = false, nb::arg("ieee_half_mode") = false,
+        "Cast of raw element bytes with RoundMode `mode` (0 NONE .. 6 ODD) on the emulated vector unit; "
+        "ieee_half_mode: the kernel sets CTRL[48] first.");
 
     m.def(
         "emulator_demo_elementwise",

@@ -209,6 +209,11 @@ EXPECTED = {
                        "under KERNEL_TYPE_MIX_AIC_1_2 the device starts 8 vector cores", "planned for 4"],
         "ascend910_95": ["under KERNEL_TYPE_MIX_AIC_1_2 the device starts 8 vector cores"],
         "ascend310p": ["KERNEL_TASK_TYPE_DEFAULT", "not supported on ascend310p"]}),
+    # CTRL[48] set after a vector instruction was issued (it may run under either mode); not on ascend310p
+    "ctrl48_after_vector_work": (ALL_SOCS, {
+        "ascend910b": ["set_ctrl: CTRL[48] written after the core's first vector or DMA instruction"],
+        "ascend910_95": ["set_ctrl: CTRL[48] written after the core's first vector or DMA instruction"],
+        "ascend310p": ["set_ctrl: CTRL[48] on ascend310p"]}),
     "kernel_type_after_use": (ALL_SOCS, {
         "ascend910b": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
         "ascend910_95": ["KERNEL_TASK_TYPE(1, KERNEL_TYPE_MIX_AIV_1_0) after the kernel used its type"],
@@ -253,6 +258,7 @@ TWIN_SOCS = {
     "per_key_block_dim_ok": SPLIT_SOCS,
     "kernel_type_after_use_ok": SPLIT_SOCS,
     "type_of_another_key_ok": SPLIT_SOCS,
+    "ctrl48_after_vector_work_ok": SPLIT_SOCS,
 }
 
 

@@ -428,6 +428,23 @@ def test_dynamic_quant_on_310p_is_the_same_under_every_saturation_behaviour(inf_
         np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
 
 
+# The half / bfloat16 saturation mode a split-SoC launch starts in (CTRL[48]) changes nothing: the kernels set the
+# IEEE mode first (rows with Inf and NaN included, every dst type).
+CTRL_CASES = [c + (p,) for c in DQ_COMBOS if c[0] != "ascend310p" for p in ("double_buffered", "row_resident_chunked")]
+
+
+@pytest.mark.parametrize("soc,x,dst,path", CTRL_CASES, ids=["-".join(c) for c in CTRL_CASES])
+def test_dynamic_quant_is_the_same_whatever_half_mode_the_launch_starts_in(soc, x, dst, path):
+    case = _dq_case(soc, x, dst, path)
+    assert case is not None
+    xs, smooth, kw = case
+    want = _dq_emulate(xs, smooth, dst, soc, **kw)
+    with emulator.run_options(half_mode_at_launch="saturate"):
+        got = _dq_emulate(xs, smooth, dst, soc, **kw)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g.view(np.uint8), w.view(np.uint8))
+
+
 # QLinearMatMul: the crossed matrix of test_qlinear_matmul_matrix (types x parameter kinds x broadcasting).
 INT_TYPES = (np.int8, np.uint8)
 TYPE_COMBOS = list(itertools.product(INT_TYPES, INT_TYPES, INT_TYPES))
@@ -978,15 +995,80 @@ def test_qlinear_matmul_float8_y_of_non_nan_accumulators_in_either_cube_mode(yt)
             np.testing.assert_array_equal(np.isnan(y.astype(np.float32)), nan)
 
 
-@pytest.mark.xfail(strict=True, reason="known limit: a float8 y whose accumulator is NaN (Inf x 0, Inf - Inf of e5m2 "
-                                       "operands) gets 0, not the NaN code, when the 950 cube runs in its saturation "
-                                       "mode (CTRL[48]), whose value at launch is not documented")
-def test_qlinear_matmul_float8_y_of_nan_accumulators_when_the_cube_saturates():
+def test_qlinear_matmul_float8_y_of_nan_accumulators_when_the_cube_starts_saturating():
+    # A float8 y whose accumulator is NaN (Inf x 0, Inf - Inf of e5m2 operands) gets the type's NaN code even when
+    # the 950 cube starts in its saturation mode: the kernel sets CTRL[48] (IEEE) before REGIST_MATMUL_OBJ, which the
+    # cube core runs too, so the cube keeps NaN (the Mmad page ties its float mode to CTRL[48])
     args = _float8_inf_case(ml_dtypes.float8_e4m3fn)
     g = golden_qmm(*args)
     with emulator.run_options(cube_float="saturate"):
         y = eqmm.qlinear_matmul(*args, soc="ascend910_95")
     np.testing.assert_array_equal(np.isnan(y.astype(np.float32)), np.isnan(g.astype(np.float32)))
+
+
+# ------------------------------------------------------------- CTRL[48]: the saturation mode of half / bfloat16
+# The SetCtrlSpr page: on Atlas A2 (910b) and Ascend 950, CTRL[48] = 0 saturates half / bfloat16 results (Inf and
+# overflow -> +-max, NaN -> 0), 1 keeps them IEEE; the register's default is 0, the runtime documents IEEE as 910b's
+# default mode, and no page says which a launch starts with (half_mode_at_launch). The kernels set it.
+_CTRL_X = np.array([70000.0, np.inf, -np.inf, np.nan, -1e6, 1.5, 65504.0, 65520.0] + [2.0] * 24, np.float32)
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+@pytest.mark.parametrize("dst,big", [("float16", 65504.0), ("bfloat16", float(ml_dtypes.finfo(ml_dtypes.bfloat16).max))])
+def test_half_results_follow_ctrl48(soc, dst, big):
+    x = _CTRL_X.copy()
+    x[0] = 70000.0 if dst == "float16" else 3.4e38
+    dt = F16 if dst == "float16" else BF16
+    with np.errstate(over="ignore"):
+        ieee = x.astype(dt).astype(np.float32)  # numpy: round to nearest even, IEEE overflow and NaN
+
+    def run(saturate_at_launch, kernel_sets):
+        with demo_options(ctrl48_saturates_at_launch=saturate_at_launch):
+            y = _testing.emulator_demo_cast(x.tobytes(), "float32", dst, 1, soc, ieee_half_mode=kernel_sets)
+        return np.frombuffer(y, dt).astype(np.float32)
+
+    np.testing.assert_array_equal(run(False, False), ieee)
+    np.testing.assert_array_equal(run(True, True), ieee)  # the kernel's set_ctrl wins over the launch's mode
+    sat = run(True, False)
+    want = np.where(np.isnan(ieee), 0.0, np.clip(ieee, -big, big)).astype(np.float32)
+    np.testing.assert_array_equal(sat, want)
+    assert sat[1] == big and sat[3] == 0.0 and sat[5] == 1.5
+    # float32 results are not governed by the bit: half -> float keeps Inf and NaN
+    h = np.array([np.inf, np.nan, -np.inf] + [1.0] * 29, dt)
+    with demo_options(ctrl48_saturates_at_launch=True):
+        f = np.frombuffer(_testing.emulator_demo_cast(h.tobytes(), dst, "float32", 0, soc), np.float32)
+    assert np.isposinf(f[0]) and np.isnan(f[1]) and np.isneginf(f[2])
+
+
+def test_ctrl48_is_refused_on_310p():
+    with pytest.raises(EmulatorError, match=r"CTRL\[48\] on ascend310p"):
+        _testing.emulator_demo_cast(_CTRL_X.tobytes(), "float32", "float16", 0, "ascend310p", ieee_half_mode=True)
+
+
+def _quant_matmul_overflow_case(out_dtype):
+    """W8A8 with per-token scales that overflow the output type in some rows and are Inf / NaN in others."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(-128, 128, (2, 4, 64), dtype=np.int8)
+    b = rng.integers(-128, 128, (64, 32), dtype=np.int8)
+    a_scale = np.array([[1.0, 1e4, np.inf, 0.5], [np.nan, 1e-3, 2.0, 1e30]], np.float32)
+    b_scale = (rng.random(32) + 0.5).astype(np.float32)
+    return a, a_scale, b, b_scale
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+@pytest.mark.parametrize("out_dtype", ["float16", "bfloat16"])
+def test_quant_matmul_half_outputs_keep_inf_and_nan_whatever_the_launch_mode(soc, out_dtype):
+    import ascend_quant_ops as aqo
+
+    a, a_scale, b, b_scale = _quant_matmul_overflow_case(out_dtype)
+    want = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, out_dtype=out_dtype, backend="cpu"))
+    assert np.isinf(want.astype(np.float32)).any() and np.isnan(want.astype(np.float32)).any()
+    for mode in ("ieee", "saturate"):
+        with emulator.run_options(half_mode_at_launch=mode):
+            got = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, out_dtype=out_dtype, backend="emulator",
+                                              soc=soc))
+        np.testing.assert_array_equal(got.view(np.uint16) if got.dtype.itemsize == 2 else got,
+                                      want.view(np.uint16) if want.dtype.itemsize == 2 else want)
 
 
 # ------------------------------------------------------------------------ Max / Min of +0 against -0

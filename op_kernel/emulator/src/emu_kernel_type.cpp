@@ -311,4 +311,38 @@ void CheckMatmulRegistration(CoreContext& c, const void* workspace, const char* 
     }
 }
 
+void SetCtrl(uint64_t config, const char* file, int line)
+{
+    CoreContext* cp = CurrentCore();
+    if (cp == nullptr) return;
+    CoreContext& c = *cp;
+    const uint64_t bit48 = uint64_t{1} << 48;
+    const uint64_t changed = config ^ c.ctrl;
+    if ((changed & ~bit48) != 0) {
+        Fail(file, line, "set_ctrl: changes CTRL bits other than 48; the emulator models CTRL[48] only (the "
+                         "saturation mode of half / bfloat16 results)");
+    }
+    if (!c.soc.split_cores) {
+        if ((changed & bit48) != 0) {
+            Fail(file, line, std::string("set_ctrl: CTRL[48] on ") + c.soc.name +
+                                 ": the SetCtrlSpr page documents it for Atlas A2 / A3 and Ascend 950 only; "
+                                 "ascend310p computes in its saturation mode");
+        }
+        c.ctrl = config;
+        return;
+    }
+    // The instructions issued so far ran under the launch's CTRL[48], whose value is not documented: once any was
+    // issued, a write of the bit is a mode change under one of its plausible values, unless the kernel had already
+    // fixed the bit (before them) and keeps it.
+    const bool keeps_own = c.ctrl48_fixed_by_kernel && (changed & bit48) == 0;
+    if (c.cube_guard_checked && !keeps_own) {
+        Fail(file, line, "set_ctrl: CTRL[48] written after the core's first vector or DMA instruction, which ran "
+                         "under the launch's mode (not documented: saturating or IEEE), so the mode may change in "
+                         "the middle of the kernel: set it before any of them");
+    }
+    c.ctrl = config;
+    c.ctrl48_fixed_by_kernel = true;
+    c.ctrl48_set_by_kernel = ((config >> 48) & 1u) != 0;
+}
+
 }  // namespace aqo_emu

@@ -117,6 +117,9 @@ void RunBlock(LaunchState& L, uint32_t b)
     core.is_aiv = L.is_aiv;
     core.split_cores = L.soc.id != SocId::kAscend310P;
     core.cube_ratio = L.default_kernel_type == 5 ? 2u : 1u;  // KERNEL_TYPE_MIX_AIC_1_2 (emu_kernel_type.h)
+    // CTRL[48] at launch on the split SoCs (RunOptions::ctrl48_saturates_at_launch); ascend310p computes in its
+    // saturation mode whatever the register holds (SocModel::saturation_mode).
+    core.ctrl = core.split_cores && !L.options.ctrl48_saturates_at_launch ? (uint64_t{1} << 48) : 0;
     // Stale contents of a real UB are unknown; a fixed pattern keeps runs reproducible and the shadow
     // (ub_defined = 0) makes any read of it an error.
     core.ub.assign(L.soc.ub_bytes, 0xA5);

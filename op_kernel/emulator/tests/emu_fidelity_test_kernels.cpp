@@ -418,6 +418,24 @@ template <bool kOk> inline void TypeOfAnotherKey(GM_ADDR, GM_ADDR y, GM_ADDR, GM
     WriteBlockIndex(y, 64);
 }
 
+// CTRL[48] (the saturation mode of half / bfloat16 results) changed after a vector instruction was issued: that
+// instruction may run under either mode. The twin sets it first. ascend310p has no CTRL[48] (refused at the set).
+template <bool kOk> inline void Ctrl48AfterVectorWork(GM_ADDR, GM_ADDR y, GM_ADDR, GM_ADDR)
+{
+    if (kOk) {
+        set_ctrl(sbitset1(get_ctrl(), 48));
+    }
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 512);
+    LocalTensor<half> t = b.Get<half>();
+    Duplicate(t, static_cast<half>(1.0f), 128);
+    if (!kOk) {
+        set_ctrl(sbitset1(get_ctrl(), 48));  // FAULT(ctrl48_after_vector_work)
+    }
+    (void)y;
+}
+
 // A declaration after the kernel used its type (GetBlockNum): the emulator resolves the type at its first use. The
 // twin declares first (ascend310p refuses the type itself).
 template <bool kOk> inline void KernelTypeAfterUse(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
@@ -1654,6 +1672,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         {"per_key_block_dim_ok", &PerKeyBlockDim<true>, 4, YInit::kData, false, -1, true, true, 1, 4},
         {"type_of_another_key", &TypeOfAnotherKey<false>, 4, YInit::kData, false, -1, true, true, 1, 4},
         {"type_of_another_key_ok", &TypeOfAnotherKey<true>, 4, YInit::kData, false, -1, true, true, 1, 4},
+        AQO_FIDELITY("ctrl48_after_vector_work", Ctrl48AfterVectorWork, 1),
         {"kernel_type_after_use", &KernelTypeAfterUse<false>, 1, YInit::kData, false, -1, true, true, 1},
         {"kernel_type_after_use_ok", &KernelTypeAfterUse<true>, 1, YInit::kData, false, -1, true, true, 1},
         AQO_FIDELITY("brcb_src_unaligned", BrcbSrcUnaligned, 1),

@@ -1220,11 +1220,15 @@ inline const FaultEntry* CorrectTwins(size_t* count)
 // Demo kernels (correct; results checked against numpy)
 // ---------------------------------------------------------------------------------------------------------------
 
-// y[0, n) = Cast(x[0, n), mode). n is a multiple of 32 elements of both types (the runner pads).
+// y[0, n) = Cast(x[0, n), mode). n is a multiple of 32 elements of both types (the runner pads). flags: bit 0 sets
+// the deq scale (scalar); bit 1 sets CTRL[48] first (the IEEE mode of half / bfloat16 results, split SoCs).
 template <typename S, typename D>
 inline void DemoCast(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    if ((t.flags & 2u) != 0) {
+        set_ctrl(sbitset1(get_ctrl(), 48));
+    }
     TPipe pipe;
     TQue<QuePosition::VECIN, 1> qi;
     TQue<QuePosition::VECOUT, 1> qo;
@@ -1239,7 +1243,7 @@ inline void DemoCast(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     qi.EnQue(a);
     LocalTensor<S> b = qi.DeQue<S>();
     LocalTensor<D> o = qo.AllocTensor<D>();
-    if (t.flags != 0) {
+    if ((t.flags & 1u) != 0) {
         SetDeqScale(half(t.scalar));
     }
     Cast(o, b, static_cast<RoundMode>(t.mode), t.n);

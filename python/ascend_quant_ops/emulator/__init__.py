@@ -63,6 +63,7 @@ _SUBNORMALS = {"kept": False, "flushed": True}
 _UB_COPY_PIPE = {"vector": False, "mte3": True}
 _CUBE_FLOAT = {"ieee": False, "saturate": True}
 _ZERO_TIE = {"second": False, "first": True}
+_CTRL48 = {"ieee": False, "saturate": True}
 
 
 def _choice(name, value, table):
@@ -74,7 +75,8 @@ def _choice(name, value, table):
 @contextlib.contextmanager
 def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="kept", ub_copy_pipe="vector",
                 cube_float="ieee", zero_tie="second", saturation_inf="float16_max", saturation_nan="zero",
-                modeless_rounding="nearest_even", check_ordering=True, record_trace=True):
+                modeless_rounding="nearest_even", half_mode_at_launch="ieee", check_ordering=True,
+                record_trace=True):
     """Emulator runs inside the block (on this thread) use these behaviours; the previous ones come back after it.
 
     divide: "exact" (IEEE, correctly rounded) or "perturbed" (every inexact quotient 1 ulp off, on the far side).
@@ -91,6 +93,9 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
     saturation_inf / saturation_nan (ascend310p's saturation mode): what a Cast from float16 makes of +-Inf
     ("float16_max": +-65504, "inf": +-Inf, "dst_max": the destination type's max) and of NaN ("zero", "nan").
     modeless_rounding: how a CAST_NONE conversion that is not exact rounds ("nearest_even", "toward_zero").
+    half_mode_at_launch: the CTRL[48] mode an ascend910b / ascend910_95 launch starts in for half / bfloat16
+    results: "ieee" (the CANN runtime's documented default) or "saturate" (Inf and overflow -> +-max, NaN -> 0: the
+    register's documented reset value); a kernel that depends on it sets the bit itself.
     check_ordering / record_trace: the ordering checks and the trace (both on by default)."""
     old = _native.emulator_run_options()
     _native.emulator_set_run_options(
@@ -100,6 +105,7 @@ def run_options(*, divide="exact", divide_subnormals="kept", vector_subnormals="
         ub_copy_on_mte3=_choice("ub_copy_pipe", ub_copy_pipe, _UB_COPY_PIPE),
         cube_float_saturates=_choice("cube_float", cube_float, _CUBE_FLOAT),
         zero_tie_first=_choice("zero_tie", zero_tie, _ZERO_TIE),
+        ctrl48_saturates_at_launch=_choice("half_mode_at_launch", half_mode_at_launch, _CTRL48),
         saturation_inf=_choice("saturation_inf", saturation_inf, _SATURATION_INF),
         saturation_nan=_choice("saturation_nan", saturation_nan, _SATURATION_NAN),
         modeless_rounding=_choice("modeless_rounding", modeless_rounding, _MODELESS),

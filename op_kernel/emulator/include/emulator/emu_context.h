@@ -104,6 +104,12 @@ struct RunOptions {
     // The 950 cube's float results: IEEE (false), or its saturation mode (true: Inf -> +-max, NaN -> 0), which the
     // Mmad page ties to the CTRL[48] bit without saying which value a launch starts with.
     bool cube_float_saturates = false;
+    // ascend910b / ascend910_95 vector cores: the CTRL[48] bit a launch starts with. It selects the saturation mode
+    // of half / bfloat16 results (arithmetic and conversions to them: Inf -> +-max, NaN -> 0, overflow -> +-max) when
+    // 0 and the IEEE mode when 1 (the SetCtrlSpr page). The CANN runtime documents IEEE as these SoCs' default mode
+    // (false: bit 1); the page gives 0 as the register's default value (true). A kernel that depends on the mode
+    // sets the bit itself (set_ctrl).
+    bool ctrl48_saturates_at_launch = false;
     // Max / Min of +0 and -0 (equal values): the second operand (false), or the first (true); nothing documents
     // the sign of the result.
     bool zero_tie_first = false;
@@ -377,6 +383,10 @@ struct CoreContext {
     OrderState order;
     UbShadow* shadow = nullptr;
     CoreTrace* trace = nullptr;
+    uint64_t ctrl = 0;                // the CTRL register (get_ctrl / set_ctrl); bit 48: see ctrl48_saturates_at_launch
+    bool ctrl48_fixed_by_kernel = false;  // the kernel wrote CTRL[48] with set_ctrl
+    bool ctrl48_set_by_kernel = false;    // ... and made it 1
+    bool cube_ctrl48_set = false;         // ... before REGIST_MATMUL_OBJ: the cube core's float results are IEEE too
     uint32_t cube_ratio = 1;          // vector cores per cube core (the kernel type: emu_kernel_type.h)
     int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)
     // KERNEL_TASK_TYPE(key, type) for the launch's tiling key (-1: none): the type of that key's binary, over the

@@ -217,12 +217,28 @@ inline bool KernelAsksCoreIsAiv()
     if (c != nullptr) c->core_kind_asked = true;
     return CoreIsAiv();
 }
+void SetCtrl(uint64_t config, const char* file, int line);  // set_ctrl (emu_kernel_type.cpp)
 inline uint64_t CurrentTilingKey()
 {
     CoreContext* c = CurrentCore();
     return c ? c->tiling_key : 0;
 }
 }  // namespace aqo_emu
+
+// The CTRL register's intrinsics (bisheng builtins, declared by CANN 8.1's CPU-debug stub_fun.h): the core's CTRL word
+// (CoreContext::ctrl). Modelled: bit 48 on the split SoCs, the saturation mode of half / bfloat16 results
+// (HalfResultsSaturate, emu_vector.h; its value at launch: RunOptions::ctrl48_saturates_at_launch). Refused: changing
+// any other bit (not modelled), CTRL[48] on ascend310p (the SetCtrlSpr page lists it for Atlas A2 / A3 and 950; 310p
+// computes in saturation mode), and a change after the core's first vector or DMA instruction (an instruction in
+// flight would run under either mode: set it first).
+inline int64_t get_ctrl()
+{
+    aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
+    return c ? static_cast<int64_t>(c->ctrl) : 0;
+}
+inline uint64_t sbitset1(uint64_t x, int64_t idx) { return x | (uint64_t{1} << idx); }
+inline uint64_t sbitset0(uint64_t x, int64_t idx) { return x & ~(uint64_t{1} << idx); }
+#define set_ctrl(config) ::aqo_emu::SetCtrl(static_cast<uint64_t>(config), __FILE__, __LINE__)
 
 #define ASCEND_IS_AIV (::aqo_emu::KernelAsksCoreIsAiv())
 #define ASCEND_IS_AIC (!::aqo_emu::KernelAsksCoreIsAiv())

@@ -93,6 +93,16 @@ template <typename T> inline double VectorFlush(const CoreContext& c, double v)
     return std::copysign(0.0, v);
 }
 
+// Half / bfloat16 results saturate (Inf and overflow -> +-max, NaN -> 0): always on ascend310p (its saturation mode),
+// and on the split SoCs while CTRL[48] is 0 (the SetCtrlSpr page: the bit governs half / bfloat16 arithmetic and the
+// conversions to them; float32 results are not affected).
+template <typename T> inline bool HalfResultsSaturate(const CoreContext& c)
+{
+    constexpr bool half_like = ElemTraits<T>::kFormat == FloatFormat::kFloat16 ||
+                               ElemTraits<T>::kFormat == FloatFormat::kBFloat16;
+    return c.soc.saturation_mode || (half_like && c.split_cores && ((c.ctrl >> 48) & 1u) == 0);
+}
+
 // The value the vector unit reads: in saturation mode Inf reads as +-max of the type, NaN as 0; a subnormal as a zero
 // under the flushing variant.
 template <typename T> inline double ReadOperand(const CoreContext& c, T v)
@@ -174,8 +184,8 @@ template <typename T> inline T MakeResultIeee(const CoreContext& c, double x, co
             return f;
         } else {
             OverflowPolicy p;
-            p.saturate = c.soc.saturation_mode;
-            p.nan_to_zero = c.soc.saturation_mode;
+            p.saturate = HalfResultsSaturate<T>(c);
+            p.nan_to_zero = HalfResultsSaturate<T>(c);
             return T::FromBits(static_cast<decltype(T().bits_)>(
                 EncodeFloat(ElemTraits<T>::kFormat, x, Rounding::kNearestEven, p)));
         }
@@ -875,8 +885,9 @@ void Cast(const LocalTensor<D>& dst, const LocalTensor<S>& src, const RoundMode&
             // so the element converted from NaN, Inf or a value that rounds beyond the type's largest finite value is
             // left undefined: a kernel must clip first, or overwrite it (the NaN code) before anything reads it. (A
             // value that rounds to +-max, e.g. 448.00003 to e4m3fn, is the same in both modes.)
-            p.saturate = c.soc.saturation_mode;  // fp8 / hif8 (ascend910_95 only): IEEE, an overflow is non-finite
-            p.nan_to_zero = c.soc.saturation_mode;
+            // half / bfloat16 by the mode in force; fp8 / hif8 (ascend910_95 only): IEEE, an overflow is non-finite
+            p.saturate = aqo_emu::HalfResultsSaturate<D>(c);
+            p.nan_to_zero = aqo_emu::HalfResultsSaturate<D>(c);
             const D r = D::FromBits(static_cast<decltype(D().bits_)>(
                 aqo_emu::EncodeFloat(aqo_emu::ElemTraits<D>::kFormat, v, rounding, p)));
             if (fp8 && !std::isfinite(aqo_emu::ToDouble(r))) {

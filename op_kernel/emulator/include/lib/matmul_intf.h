@@ -1481,7 +1481,7 @@ private:
             aqo_emu::MatmulFloat8(pa, aqo_emu::ElemTraits<SrcAT>::kFormat, j.lda, pb,
                                   aqo_emu::ElemTraits<SrcBT>::kFormat, j.ldb, reinterpret_cast<float*>(pc), j.ldc,
                                   static_cast<uint32_t>(j.m), static_cast<uint32_t>(j.n), static_cast<uint32_t>(j.k),
-                                  j.b_trans, c.options.cube_float_saturates);
+                                  j.b_trans, c.options.cube_float_saturates && !c.cube_ctrl48_set);
         } else {
             CheckInt32Range(j, pa, pb, file, line);
             aqo_emu::MatmulExactInt32(pa, std::is_signed<SrcAT>::value, j.lda, pb, std::is_signed<SrcBT>::value, j.ldb,
@@ -1577,6 +1577,9 @@ inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, const
         aqo_emu::Fail(file, line, "REGIST_MATMUL_OBJ: no TPipe");
     }
     aqo_emu::CheckMatmulRegistration(c, workspace, file, line);
+    // The cube core ran the kernel function up to here too (its REGIST_MATMUL_OBJ starts the API's server): a CTRL[48]
+    // the kernel set before is its mode as well (the Mmad page: 1 keeps Inf / NaN), whatever it started with.
+    c.cube_ctrl48_set = c.split_cores && ((c.ctrl >> 48) & 1u) != 0 && c.ctrl48_set_by_kernel;
     if (c.soc.id != aqo_emu::SocId::kAscend310P) {
         aqo_emu::OrderApiHoldFlag(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kS), file, line,
                                   "the Matmul client's message flag (REGIST_MATMUL_OBJ)");
