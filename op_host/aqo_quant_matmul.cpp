@@ -67,31 +67,26 @@ void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
     }
 }
 
-int64_t Numel(const std::vector<int64_t>& d)
-{
-    int64_t n = 1;
-    for (size_t i = 0; i < d.size(); ++i) {
-        n *= d[i];
-    }
-    return n;
-}
 
-// A parameter's layout: absent, per tensor (one element), or a vector (per row of a / per column of b or y), laid out
-// with its tensor's batch dims when it has more than one batch element.
-uint32_t Layout(const gert::StorageShape* s, bool* batched)
+// A parameter's layout from its shape (aqo::ClassifyQuantMatMulParam: one element, one vector for every matrix, or one
+// per batch matrix; any other shape refused), absent when the input is not given.
+bool Layout(const gert::StorageShape* s, const char* name, bool row, int64_t len, const std::vector<int64_t>& batch,
+            const std::string& soc, uint32_t* kind, bool* batched)
 {
+    *kind = aqo::QMM_PARAM_NONE;
     *batched = false;
     if (s == nullptr) {
-        return aqo::QMM_PARAM_NONE;
+        return true;
     }
-    const std::vector<int64_t> d = Dims(s->GetStorageShape());
-    if (Numel(d) == 1) {
-        return aqo::QMM_PARAM_TENSOR;
+    aqo::QmmParamShape p;
+    aqo::ConstraintViolation v;
+    if (!aqo::ClassifyQuantMatMulParam(name, Dims(s->GetStorageShape()), row, len, batch, soc, &p, &v)) {
+        aqo_host::ReportViolation(kOp, "tiling", v);
+        return false;
     }
-    if (d.size() > 2) {
-        *batched = Numel(std::vector<int64_t>(d.begin(), d.end() - 2)) > 1;
-    }
-    return aqo::QMM_PARAM_VECTOR;
+    *kind = p.kind;
+    *batched = p.batched;
+    return true;
 }
 
 bool OutFromAttr(int64_t code, aqo::DType* out)
@@ -155,14 +150,37 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
     if (!aqo_host::OutputHasDType(context, 0, req.out_dtype, "AqoQuantMatMul", "y (out_dtype)")) {
         return ge::GRAPH_FAILED;
     }
-    bool as_b = false, bs_b = false, az_b = false, bz_b = false;
-    req.a_scale_row = Layout(context->GetRequiredInputShape(kAScale), &as_b) == aqo::QMM_PARAM_VECTOR;
-    req.b_scale_column = Layout(context->GetRequiredInputShape(kBScale), &bs_b) == aqo::QMM_PARAM_VECTOR;
-    req.a_zp = Layout(context->GetOptionalInputShape(kAZeroPoint), &az_b);
-    req.b_zp = Layout(context->GetOptionalInputShape(kBZeroPoint), &bz_b);
-    req.bias = Layout(context->GetOptionalInputShape(kBias), &req.bias_batched);
-    req.a_param_batched = as_b || az_b;
-    req.b_param_batched = bs_b || bz_b;
+    // The parameters' layouts from their shapes: a's per row (M, a's batch dims), b's per column (N, b's batch
+    // dims), the bias per column with y's batch dims; a scale and its zero point each their own.
+    if (req.a_shape.size() < 2 || req.b_shape.size() < 2) {
+        return ge::GRAPH_FAILED;  // (promoted above: only an empty shape gets here, which the plan refuses anyway)
+    }
+    const std::vector<int64_t> a_batch(req.a_shape.begin(), req.a_shape.end() - 2);
+    const std::vector<int64_t> b_batch(req.b_shape.begin(), req.b_shape.end() - 2);
+    int64_t y_dims[aqo::kMaxBatchRank];
+    size_t y_rank = 0;
+    if (!aqo::BroadcastBatchDims(req.a_shape.data(), req.a_shape.size(), req.b_shape.data(), req.b_shape.size(),
+                                 y_dims, &y_rank)) {
+        y_rank = 0;  // the plan refuses the shapes with the reason
+    }
+    const std::vector<int64_t> y_batch(y_dims, y_dims + y_rank);
+    const int64_t m = req.a_shape[req.a_shape.size() - 2];
+    const int64_t n = req.b_shape[req.b_shape.size() - 1];
+    uint32_t as_kind = aqo::QMM_PARAM_NONE, bs_kind = aqo::QMM_PARAM_NONE;
+    if (!Layout(context->GetRequiredInputShape(kAScale), "a_scale", true, m, a_batch, soc_short, &as_kind,
+                &req.a_param_batched) ||
+        !Layout(context->GetRequiredInputShape(kBScale), "b_scale", false, n, b_batch, soc_short, &bs_kind,
+                &req.b_param_batched) ||
+        !Layout(context->GetOptionalInputShape(kAZeroPoint), "a_zero_point", true, m, a_batch, soc_short, &req.a_zp,
+                &req.a_zp_batched) ||
+        !Layout(context->GetOptionalInputShape(kBZeroPoint), "b_zero_point", false, n, b_batch, soc_short,
+                &req.b_zp, &req.b_zp_batched) ||
+        !Layout(context->GetOptionalInputShape(kBias), "bias", false, n, y_batch, soc_short, &req.bias,
+                &req.bias_batched)) {
+        return ge::GRAPH_FAILED;
+    }
+    req.a_scale_row = as_kind == aqo::QMM_PARAM_VECTOR;
+    req.b_scale_column = bs_kind == aqo::QMM_PARAM_VECTOR;
 
     aqo::QuantMatMulPlan plan;
     aqo::ConstraintViolation v;

@@ -49,8 +49,8 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     cr.b_dtype = r.b_dtype;
     cr.a_zp = r.a_zp;
     cr.b_zp = r.b_zp;
-    cr.a_zp_batched = r.a_param_batched;
-    cr.b_zp_batched = r.b_param_batched;
+    cr.a_zp_batched = r.a_zp_batched;
+    cr.b_zp_batched = r.b_zp_batched;
     cr.y_bytes = y_bytes;
     cr.epilogue_bytes_per_element = EpilogueBytesPerElement(y_bytes);
     // Fixed epilogue buffers: b's scales and the bias (one block row each), a's scales (a strip's rows), the
@@ -103,9 +103,9 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     const char zpA = r.a_zp == QMM_PARAM_VECTOR ? 'a' : 0, zpB = r.b_zp == QMM_PARAM_VECTOR ? 'b' : 0;
     const std::vector<QmmExtraTensor> extra = {
         {"a_scale", 4, kindA, r.a_param_batched, true, false},
-        {"a_zero_point", 1, zpA, r.a_param_batched, r.a_zp != QMM_PARAM_NONE, zpA != 0},
+        {"a_zero_point", 1, zpA, r.a_zp_batched, r.a_zp != QMM_PARAM_NONE, zpA != 0},
         {"b_scale", 4, kindB, r.b_param_batched, true, false},
-        {"b_zero_point", 1, zpB, r.b_param_batched, r.b_zp != QMM_PARAM_NONE, zpB != 0},
+        {"b_zero_point", 1, zpB, r.b_zp_batched, r.b_zp != QMM_PARAM_NONE, zpB != 0},
         // The per-column bias is read like b's per-column parameters (its batch follows y's: listed whole when so).
         {"bias", 4, r.bias == QMM_PARAM_VECTOR ? 'b' : static_cast<char>(0), false, r.bias != QMM_PARAM_NONE,
          r.bias == QMM_PARAM_VECTOR && r.bias_batched},
@@ -146,6 +146,67 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
                           "mode-less conversion of values beyond 2^24 rounds in an undocumented way");
     }
     return true;
+}
+
+namespace {
+
+std::vector<int64_t> WithoutLeadingOnes(const std::vector<int64_t>& d)
+{
+    size_t i = 0;
+    while (i < d.size() && d[i] == 1) {
+        ++i;
+    }
+    return std::vector<int64_t>(d.begin() + static_cast<std::ptrdiff_t>(i), d.end());
+}
+
+std::string DimsText(const std::vector<int64_t>& d) { return ShapeText(d.data(), d.size()); }
+
+}  // namespace
+
+bool ClassifyQuantMatMulParam(const char* name, const std::vector<int64_t>& dims, bool row, int64_t len,
+                              const std::vector<int64_t>& batch, const std::string& soc, QmmParamShape* out,
+                              ConstraintViolation* v)
+{
+    *out = QmmParamShape();
+    int64_t numel = 1;
+    for (int64_t x : dims) {
+        numel *= x;
+    }
+    if (numel == 1) {
+        out->kind = QMM_PARAM_TENSOR;
+        return true;
+    }
+    const std::vector<int64_t> d = WithoutLeadingOnes(dims);
+    const std::vector<int64_t> b = WithoutLeadingOnes(batch);
+    const std::vector<int64_t> vec = row ? std::vector<int64_t>{len, 1} : std::vector<int64_t>{1, len};
+    const std::vector<int64_t> flat = {len};
+    if (d == flat || d == WithoutLeadingOnes(vec)) {
+        out->kind = QMM_PARAM_VECTOR;
+        return true;
+    }
+    if (!b.empty()) {
+        std::vector<int64_t> with_vec = b;
+        with_vec.insert(with_vec.end(), vec.begin(), vec.end());
+        std::vector<int64_t> with_flat = b;
+        with_flat.push_back(len);
+        if (d == with_vec || (row && d == with_flat)) {
+            out->kind = QMM_PARAM_VECTOR;
+            out->batched = true;
+            return true;
+        }
+    }
+    const std::string l = std::to_string(len);
+    const std::string per = row ? "per row of a (M = " + l + ")" : "per column (N = " + l + ")";
+    const std::string forms = row ? "[" + l + "], [" + l + ", 1], or " + DimsText(batch) + " + [" + l + "] / [" + l +
+                                        ", 1] (a's batch dims)"
+                                  : "[" + l + "], [1, " + l + "], or " + DimsText(batch) + " + [1, " + l +
+                                        "] (the batch dims it follows)";
+    SocSpec found;
+    const SocSpec* spec = SocFromName(soc.c_str(), &found) ? &found : nullptr;
+    SetViolation(v, OpKind::QUANT_MATMUL, name, spec, "a parameter's shape: one element, or one value " + per,
+                 "one element, " + forms + " (leading 1s ignored)", DimsText(dims),
+                 "give it one of those shapes (a [" + l + "] vector is shared by every batch matrix)");
+    return false;
 }
 
 }  // namespace aqo

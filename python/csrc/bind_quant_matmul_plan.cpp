@@ -1,5 +1,6 @@
 // Binding of the quant_matmul plan (op_host/tiling_core/quant_matmul_plan.h) in the plan_convert.h shape.
 #include <nanobind/nanobind.h>
+#include <nanobind/stl/optional.h>
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/vector.h>
 
@@ -36,7 +37,8 @@ void RegisterQuantMatMulPlan(nb::module_& m)
            const std::string& a_dtype, const std::string& b_dtype, const std::string& out_dtype,
            const std::string& a_scale, const std::string& b_scale, const std::string& a_zero_point,
            const std::string& b_zero_point, const std::string& bias, bool a_param_batched, bool b_param_batched,
-           bool bias_batched, const std::string& soc, int64_t core_num, int64_t ub_size) -> nb::dict {
+           bool bias_batched, const std::string& soc, int64_t core_num, int64_t ub_size,
+           std::optional<bool> a_zp_batched, std::optional<bool> b_zp_batched) -> nb::dict {
             aqo::ConstraintViolation v;
             aqo::QuantMatMulRequest r;
             if (!aqo_bind::QuantMatMulRequestFromArgs(a_shape, b_shape, b_trans, a_dtype, b_dtype, out_dtype, a_scale,
@@ -44,6 +46,8 @@ void RegisterQuantMatMulPlan(nb::module_& m)
                                                       b_param_batched, bias_batched, soc, core_num, ub_size, &r, &v)) {
                 return aqo_bind::RefusedResult(v);
             }
+            if (a_zp_batched) r.a_zp_batched = *a_zp_batched;  // the CANN operator's independent layouts
+            if (b_zp_batched) r.b_zp_batched = *b_zp_batched;
             aqo::QuantMatMulPlan plan;
             if (!aqo::PlanQuantMatMul(r, &plan, &v)) {
                 return aqo_bind::RefusedResult(v);
@@ -55,11 +59,32 @@ void RegisterQuantMatMulPlan(nb::module_& m)
         nb::arg("b_scale") = "tensor", nb::arg("a_zero_point") = "none", nb::arg("b_zero_point") = "none",
         nb::arg("bias") = "none", nb::arg("a_param_batched") = false, nb::arg("b_param_batched") = false,
         nb::arg("bias_batched") = false, nb::arg("soc") = "ascend910b", nb::arg("core_num") = 0,
-        nb::arg("ub_size") = 0,
+        nb::arg("ub_size") = 0, nb::arg("a_zp_batched") = nb::none(), nb::arg("b_zp_batched") = nb::none(),
         "quant_matmul plan for a [..., M, K] x b [..., K, N] (b_trans: b stored [..., N, K]): "
         "{'ok': True, 'tiling': {...}, 'explanation': {...}} or {'ok': False, 'violation': {...}}. Layouts: "
         "a_scale 'tensor' | 'row', b_scale 'tensor' | 'column', zero points 'none' | 'tensor' | 'row' / 'column', "
-        "bias 'none' | 'tensor' | 'column'.");
+        "bias 'none' | 'tensor' | 'column'. *_zp_batched: a zero point's own batch layout (default: its scale's).");
+
+    m.def(
+        "classify_quant_matmul_param",
+        [](const std::string& name, const std::vector<int64_t>& dims, bool row, int64_t length,
+           const std::vector<int64_t>& batch, const std::string& soc) -> nb::dict {
+            aqo::QmmParamShape p;
+            aqo::ConstraintViolation v;
+            if (!aqo::ClassifyQuantMatMulParam(name.c_str(), dims, row, length, batch, soc, &p, &v)) {
+                return aqo_bind::RefusedResult(v);
+            }
+            nb::dict d;
+            d["ok"] = true;
+            d["kind"] = p.kind == aqo::QMM_PARAM_TENSOR ? "tensor" : "vector";
+            d["batched"] = p.batched;
+            return d;
+        },
+        nb::arg("name"), nb::arg("dims"), nb::arg("row"), nb::arg("length"), nb::arg("batch"),
+        nb::arg("soc") = "ascend910b",
+        "The layout the CANN operator's TilingFunc reads from a quant_matmul parameter's shape (row: a's, per row of "
+        "M = length; else per column of N = length), batch: the batch dims a batched vector follows: {'ok': True, "
+        "'kind': 'tensor' | 'vector', 'batched': bool} or {'ok': False, 'violation': {...}}.");
 }
 
 aqo_bind::Registrar kRegisterQuantMatMulPlan("plan_quant_matmul", &RegisterQuantMatMulPlan);

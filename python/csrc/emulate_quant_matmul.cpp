@@ -5,7 +5,7 @@
 //   _native.emulate_quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, y, a_shape, b_shape,
 //                                b_trans, a_dtype, b_dtype, out_dtype, a_scale_layout, b_scale_layout,
 //                                a_zero_point_layout, b_zero_point_layout, bias_layout, a_param_batched,
-//                                b_param_batched, bias_batched, soc, core_num, ub_size)
+//                                b_param_batched, bias_batched, soc, core_num, ub_size, a_zp_batched, b_zp_batched)
 //     every tensor a contiguous uint8 numpy view of its bytes (scales and bias float32; an absent zero point or bias
 //     an empty view); y is written in place. b is given as stored: [..., K, N], or [..., N, K] with b_trans (b_shape
 //     is always the product's view, [..., K, N]). Returns {"ok": True, "stats", "matmul", "plan"} or
@@ -155,7 +155,7 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
                  const std::string& a_scale_layout, const std::string& b_scale_layout,
                  const std::string& a_zero_point_layout, const std::string& b_zero_point_layout,
                  const std::string& bias_layout, bool a_param_batched, bool b_param_batched, bool bias_batched,
-                 const std::string& soc, int64_t core_num, int64_t ub_size)
+                 const std::string& soc, int64_t core_num, int64_t ub_size, bool a_zp_batched, bool b_zp_batched)
 {
     aqo::ConstraintViolation v;
     aqo::QuantMatMulRequest r;
@@ -165,6 +165,8 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
                                               &r, &v)) {
         return aqo_bind::RefusedResult(v);
     }
+    r.a_zp_batched = a_zp_batched;  // a zero point's layout is its own (a [M] vector beside a batched scale)
+    r.b_zp_batched = b_zp_batched;
     aqo::QuantMatMulPlan plan;
     if (!aqo::PlanQuantMatMul(r, &plan, &v)) {
         return aqo_bind::RefusedResult(v);
@@ -207,6 +209,9 @@ nb::dict Emulate(Bytes a, Bytes a_scale, Bytes a_zp, Bytes b, Bytes b_scale, Byt
     plan_d["workers_per_core"] = t.workersPerCore;
     plan_d["block"] = nb::make_tuple(t.stripM, t.baseN);
     plan_d["b_trans"] = t.bTrans != 0;
+    // each parameter's batch stride (0: one vector for every matrix), as the kernel reads it
+    plan_d["batch_strides"] = nb::make_tuple(t.aScaleBatchStride, t.aZpBatchStride, t.bScaleBatchStride,
+                                             t.bZpBatchStride, t.biasBatchStride);
     plan_d["blocks"] = t.unitCount;
     plan_d["workspace_bytes"] = plan.workspace_bytes;
     out["plan"] = plan_d;
@@ -263,7 +268,7 @@ void RegisterEmulateQuantMatMul(nb::module_& m)
           nb::arg("a_scale_layout"), nb::arg("b_scale_layout"), nb::arg("a_zero_point_layout"),
           nb::arg("b_zero_point_layout"), nb::arg("bias_layout"), nb::arg("a_param_batched"),
           nb::arg("b_param_batched"), nb::arg("bias_batched"), nb::arg("soc"), nb::arg("core_num") = 0,
-          nb::arg("ub_size") = 0,
+          nb::arg("ub_size") = 0, nb::arg("a_zp_batched") = false, nb::arg("b_zp_batched") = false,
           "Runs op_kernel/aqo_quant_matmul.cpp in the AscendC CPU emulator for `soc` with the host plan's tiling; "
           "writes y (a uint8 view) in place.");
 }

@@ -106,6 +106,8 @@ inline bool QuantMatMulRequestFromArgs(const std::vector<int64_t>& a_shape, cons
     r->soc = soc;
     r->a_param_batched = a_param_batched;
     r->b_param_batched = b_param_batched;
+    r->a_zp_batched = a_param_batched;  // the Python API lays a scale and its zero point out alike (normalized)
+    r->b_zp_batched = b_param_batched;
     r->bias_batched = bias_batched;
     return true;
 }

@@ -443,6 +443,19 @@ def test_the_emulator_checks_the_block_dim_the_host_sets(desc, repo):
         assert [" ".join(p.split()) for p in passed] == [host_expr], (op["op_type"], host_expr, passed)
 
 
+def test_quant_matmul_classifies_every_parameter_shape(repo):
+    """The CANN operator's TilingFunc sees its parameters' shapes only: every one goes through the tiling core's
+    ClassifyQuantMatMulParam (tests/tiling/test_quant_matmul_param_shapes.py), a scale and its zero point each to its
+    own batch flag, so no shape the kernel would read past its end or as another layout reaches the plan."""
+    host = strip_comments((repo / "op_host" / "aqo_quant_matmul.cpp").read_text(encoding="utf-8"))
+    assert "aqo::ClassifyQuantMatMulParam(" in _function_body(host, "Layout")
+    body = _function_body(host, "AqoQuantMatMulTilingFunc")
+    for name, flag in [("a_scale", "req.a_param_batched"), ("b_scale", "req.b_param_batched"),
+                       ("a_zero_point", "req.a_zp_batched"), ("b_zero_point", "req.b_zp_batched"),
+                       ("bias", "req.bias_batched")]:
+        assert re.search(r'Layout\([^;]*"%s"[^;]*&%s\)' % (name, re.escape(flag)), body, re.S), name
+
+
 def test_the_workspace_reserves_what_the_kernels_user_workspace_skips(desc, repo):
     """The kernel finds its own workspace with GetUserWorkspace, which on the device skips the headers' fixed
     RESERVED_WORKSPACE (the SoC table's system_workspace_bytes); the framework's GetLibApiWorkSpaceSize is what a

@@ -59,21 +59,30 @@ def run(p: _golden.QuantMatMulOperands, soc: str, *, core_num: Optional[int] = N
     a_batch, b_batch = a2.shape[:-2], b2.shape[:-2]
     y_batch = tuple(p.out_shape_2d[:-2])
 
-    def rows(value, layout):  # an a parameter: one value, or [a batch..., M]
-        if layout == "row":
-            return np.broadcast_to(value, a_batch + (m, 1)).reshape(-1)
-        return value.reshape(-1)[:1]
+    # Each parameter in its own layout, as the CANN operator gets them: one value; one [M] / [N] vector for every
+    # matrix (as given, when it is one); else one per batch matrix, [batch..., M] / [batch..., N].
+    def rows(value, layout):  # an a parameter: (values, batched)
+        if layout != "row":
+            return value.reshape(-1)[:1], False
+        if value.size == m:
+            return value.reshape(-1), False
+        return np.broadcast_to(value, a_batch + (m, 1)).reshape(-1), len(a_batch) > 0
 
-    def columns(value, layout, batch):  # a b parameter or the bias: one value, or [batch..., N]
-        if layout == "column":
-            return np.broadcast_to(value, batch + (1, n)).reshape(-1)
-        return value.reshape(-1)[:1]
+    def columns(value, layout, batch):  # a b parameter or the bias: (values, batched)
+        if layout != "column":
+            return value.reshape(-1)[:1], False
+        if value.size == n:
+            return value.reshape(-1), False
+        return np.broadcast_to(value, batch + (1, n)).reshape(-1), len(batch) > 0
 
-    a_s = rows(p.a_scale, p.a_scale_layout).astype(np.float32)
-    b_s = columns(p.b_scale, p.b_scale_layout, b_batch).astype(np.float32)
-    a_z = rows(p.a_zero_point, p.a_zero_point_layout) if p.a_zero_point_layout else _EMPTY
-    b_z = columns(p.b_zero_point, p.b_zero_point_layout, b_batch) if p.b_zero_point_layout else _EMPTY
-    bias = columns(p.bias, p.bias_layout, y_batch).astype(np.float32) if p.bias_layout else _EMPTY
+    a_s, a_s_batched = rows(p.a_scale, p.a_scale_layout)
+    b_s, b_s_batched = columns(p.b_scale, p.b_scale_layout, b_batch)
+    a_s, b_s = a_s.astype(np.float32), b_s.astype(np.float32)
+    a_z, a_z_batched = rows(p.a_zero_point, p.a_zero_point_layout) if p.a_zero_point_layout else (_EMPTY, False)
+    b_z, b_z_batched = (columns(p.b_zero_point, p.b_zero_point_layout, b_batch) if p.b_zero_point_layout
+                        else (_EMPTY, False))
+    bias, bias_batched = columns(p.bias, p.bias_layout, y_batch) if p.bias_layout else (_EMPTY, False)
+    bias = bias.astype(np.float32)
     # b as stored: a transposed view of a contiguous [..., N, K] is read so by the kernel (no copy here).
     b_stored, b_trans = b2, False
     swapped = np.swapaxes(b2, -1, -2)
@@ -86,8 +95,8 @@ def run(p: _golden.QuantMatMulOperands, soc: str, *, core_num: Optional[int] = N
         _bytes(a2), _bytes(a_s), _bytes(a_z), _bytes(b_stored), _bytes(b_s), _bytes(b_z), _bytes(bias),
         y.reshape(-1).view(np.uint8), [int(d) for d in a2.shape], [int(d) for d in b2.shape], b_trans, p.a_type,
         p.b_type, p.out_dtype, p.a_scale_layout, p.b_scale_layout, p.a_zero_point_layout or "none",
-        p.b_zero_point_layout or "none", p.bias_layout or "none", len(a_batch) > 0, len(b_batch) > 0,
-        p.bias_layout == "column" and len(y_batch) > 0, soc, cn, ub)
+        p.b_zero_point_layout or "none", p.bias_layout or "none", a_s_batched, b_s_batched, bias_batched, soc, cn,
+        ub, a_zp_batched=a_z_batched, b_zp_batched=b_z_batched)
     if not out["ok"] and "violation" in out:
         raise tiling.violation_error(out["violation"])
     _stats.record({"op": OP, "plan": dict(out["plan"]), "run": out.get("stats"), "matmul": out.get("matmul")})
