@@ -884,6 +884,42 @@ def test_dynamic_quant_subnormal_elements_when_the_vector_unit_flushes_subnormal
     np.testing.assert_array_equal(got[0], want[0])
 
 
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p"])
+def test_quant_matmul_with_normal_scale_products_when_the_vector_unit_flushes_subnormals(soc):
+    """quant_matmul's float epilogue makes no subnormal value while a_scale * b_scale is normal: bit-exact under
+    the variant (float32 output, every layout of the scales)."""
+    import ascend_quant_ops as aqo
+
+    rng = np.random.default_rng(_seed("vftz-quant-mm", soc))
+    a = rng.integers(-128, 128, (2, 9, 40), dtype=np.int8)
+    b = rng.integers(-128, 128, (40, 24), dtype=np.int8)
+    for a_scale, b_scale in ((np.float32(0.01), np.float32(0.02)),
+                             (rng.uniform(1e-3, 1e-2, (2, 9)).astype(np.float32), np.float32(3e-3)),
+                             (np.float32(2e-3), rng.uniform(1e-3, 1e-2, 24).astype(np.float32))):
+        want = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, backend="cpu"))
+        with emulator.run_options(vector_subnormals="flushed"):
+            got = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, soc=soc, backend="emulator"))
+        np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+@pytest.mark.xfail(strict=True, reason="known limit: a_scale * b_scale below 2^-126 (a float32 subnormal, e.g. two "
+                                       "scales of 1e-20) times a large accumulator is a normal y in the golden; a "
+                                       "vector unit that flushed subnormal operands would give 0 there")
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p"])
+def test_quant_matmul_subnormal_scale_products_when_the_vector_unit_flushes_subnormals(soc):
+    import ascend_quant_ops as aqo
+
+    rng = np.random.default_rng(_seed("vftz-quant-mm-tiny", soc))
+    a = rng.integers(-128, 128, (9, 300), dtype=np.int8)
+    b = rng.integers(-128, 128, (300, 24), dtype=np.int8)
+    a_scale, b_scale = np.float32(1e-20), np.float32(1e-20)
+    want = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, backend="cpu"))
+    assert (np.abs(want) >= np.finfo(np.float32).tiny).any()  # normal results of a subnormal product
+    with emulator.run_options(vector_subnormals="flushed"):
+        got = np.asarray(aqo.quant_matmul(a, a_scale, None, b, b_scale, soc=soc, backend="emulator"))
+    np.testing.assert_array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
 @pytest.mark.parametrize("soc", SOCS)
 @pytest.mark.parametrize("bt", INT_TYPES, ids=["s8", "u8"])
 def test_qlinear_matmul_integer_paths_when_the_vector_unit_flushes_subnormals(soc, bt):
