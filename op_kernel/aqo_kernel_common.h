@@ -55,24 +55,36 @@ constexpr uint32_t kBlockBytes = 32;  // DataCopy / vector operand granule
 
 __aicore__ inline uint32_t AlignUp32(uint32_t v) { return (v + kBlockBytes - 1) / kBlockBytes * kBlockBytes; }
 
-__aicore__ inline float BitsToFloat(uint32_t bits)
+// The bytes of a value as another type of the same size.
+template <class To, class From>
+__aicore__ inline To BitCast(From v)
 {
+    static_assert(sizeof(To) == sizeof(From), "BitCast: types of one size");
     union {
-        uint32_t u;
-        float f;
-    } v;
-    v.u = bits;
-    return v.f;
+        From from;
+        To to;
+    } u;
+    u.from = v;
+    return u.to;
 }
 
-__aicore__ inline uint32_t FloatToBits(float f)
+__aicore__ inline float BitsToFloat(uint32_t bits) { return BitCast<float>(bits); }
+
+__aicore__ inline uint32_t FloatToBits(float f) { return BitCast<uint32_t>(f); }
+
+// A finite nonzero float32's significand as an integer in [2^23, 2^24) and its biased exponent (a subnormal's is 1,
+// lowered by the shifts that normalize it).
+__aicore__ inline void NormalizeF32Significand(uint64_t& m, int32_t& e)
 {
-    union {
-        float f;
-        uint32_t u;
-    } v;
-    v.f = f;
-    return v.u;
+    if (e != 0) {
+        m |= 0x800000u;
+        return;
+    }
+    e = 1;
+    while (m < 0x800000u) {
+        m <<= 1;
+        --e;
+    }
 }
 
 // a / b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic: the
@@ -90,25 +102,8 @@ __aicore__ inline float DivideF32(float a, float b)
     if (ea == 0xFF || eb == 0xFF || (ea == 0 && ma == 0) || (eb == 0 && mb == 0)) {
         return a / b;  // NaN, Inf or zero: no rounding involved
     }
-    // Significands as integers in [2^23, 2^24), exponents unbiased by 127 (a subnormal's exponent is 1).
-    if (ea == 0) {
-        ea = 1;
-        while (ma < 0x800000u) {
-            ma <<= 1;
-            --ea;
-        }
-    } else {
-        ma |= 0x800000u;
-    }
-    if (eb == 0) {
-        eb = 1;
-        while (mb < 0x800000u) {
-            mb <<= 1;
-            --eb;
-        }
-    } else {
-        mb |= 0x800000u;
-    }
+    NormalizeF32Significand(ma, ea);
+    NormalizeF32Significand(mb, eb);
     // The quotient is (q + rest) / 2^25 x 2^(e - 127) with q in [2^25, 2^26): 26 bits, 2 below the 24 kept.
     int32_t e = ea - eb + 127;
     if (ma < mb) {
