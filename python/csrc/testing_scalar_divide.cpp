@@ -1,14 +1,27 @@
 // The kernels' scalar float division (DivideF32, op_kernel/aqo_kernel_common.h) on the host, exposed as
-// ascend_quant_ops_testing.scalar_divide_f32 for its test against IEEE float32 division; not for users.
+// ascend_quant_ops_testing.scalar_divide_f32 for its test against IEEE float32 division; not for users. Its native
+// fallback (NaN results only) is a division that flushes subnormals here, as a scalar unit might.
 #include "kernel_operator.h"
 
 #include <nanobind/nanobind.h>
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 #include <string>
 
 #include "registry.h"
+
+namespace aqo_testing_divide_native {
+// The native division DivideF32 may call, as a scalar unit that flushes subnormal operands and results would do:
+// every non-NaN quotient must still be IEEE's (DivideF32 answers them itself).
+inline float FlushingDivide(float a, float b)
+{
+    const auto flush = [](float v) { return std::fabs(v) < 1.17549435e-38f ? std::copysign(0.0f, v) : v; };
+    return flush(flush(a) / flush(b));
+}
+}  // namespace aqo_testing_divide_native
+#define AQO_NATIVE_FLOAT_DIVIDE(a, b) ::aqo_testing_divide_native::FlushingDivide((a), (b))
 
 #define __CCE_AICORE__ 220
 #define __DAV_C220__
@@ -23,6 +36,7 @@ namespace aqo_testing_divide {
 #undef __DAV_C220_VEC__
 #undef __DAV_C220__
 #undef __CCE_AICORE__
+#undef AQO_NATIVE_FLOAT_DIVIDE
 
 namespace nb = nanobind;
 

@@ -450,10 +450,17 @@ def test_quant_matmul_classifies_every_parameter_shape(repo):
     host = strip_comments((repo / "op_host" / "aqo_quant_matmul.cpp").read_text(encoding="utf-8"))
     assert "aqo::ClassifyQuantMatMulParam(" in _function_body(host, "Layout")
     body = _function_body(host, "AqoQuantMatMulTilingFunc")
-    for name, flag in [("a_scale", "req.a_param_batched"), ("b_scale", "req.b_param_batched"),
-                       ("a_zero_point", "req.a_zp_batched"), ("b_zero_point", "req.b_zp_batched"),
-                       ("bias", "req.bias_batched")]:
-        assert re.search(r'Layout\([^;]*"%s"[^;]*&%s\)' % (name, re.escape(flag)), body, re.S), name
+    # Layout(shape, name, row, length, batch, soc, &kind, &batched) for each input: a's per row of M with a's batch
+    # dims, b's per column of N with b's, the bias per column of N with y's
+    calls = re.findall(r"Layout\(context->Get(?:Required|Optional)InputShape\((\w+)\),\s*\"(\w+)\",\s*(true|false),"
+                       r"\s*(\w+),\s*(\w+),\s*soc_short,\s*&([\w.]+),\s*&([\w.]+)\)", body)
+    assert sorted(calls) == sorted([
+        ("kAScale", "a_scale", "true", "m", "a_batch", "as_kind", "req.a_param_batched"),
+        ("kBScale", "b_scale", "false", "n", "b_batch", "bs_kind", "req.b_param_batched"),
+        ("kAZeroPoint", "a_zero_point", "true", "m", "a_batch", "req.a_zp", "req.a_zp_batched"),
+        ("kBZeroPoint", "b_zero_point", "false", "n", "b_batch", "req.b_zp", "req.b_zp_batched"),
+        ("kBias", "bias", "false", "n", "y_batch", "req.bias", "req.bias_batched"),
+    ]), calls
 
 
 def test_the_workspace_reserves_what_the_kernels_user_workspace_skips(desc, repo):

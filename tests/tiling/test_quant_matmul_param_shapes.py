@@ -87,3 +87,27 @@ def test_a_batched_scale_beside_a_shared_zero_point_runs_bit_exact(soc):
     got = api.quant_matmul(a, a_scale, a_zp, b, b_scale, b_zp, soc=soc, backend="emulator")
     assert tuple(_stats.last_run_stats()["plan"]["batch_strides"]) == (M, 0, 0, 0, 0)  # a_scale's only
     np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))
+
+
+@pytest.mark.parametrize("which", ["a_scale", "b_scale", "bias"])
+def test_per_batch_values_run_bit_exact_when_the_batch_equals_the_vector_length(which):
+    # [B, 1, 1]: one value per batch matrix (the golden's broadcasting), with B = M (a's) or B = N (b's, the bias):
+    # as many elements as a shared vector, but not one; the emulator must hand the kernel the expanded layout
+    rng = np.random.default_rng(9)
+    if which == "a_scale":
+        a = rng.integers(-128, 128, (4, 4, 32), dtype=np.int8)
+        b = rng.integers(-128, 128, (32, 16), dtype=np.int8)
+        kw = dict(a_scale=rng.uniform(0.5, 2, (4, 1, 1)).astype(np.float32), b_scale=np.float32(0.25), bias=None)
+    elif which == "b_scale":
+        a = rng.integers(-128, 128, (8, 32), dtype=np.int8)
+        b = rng.integers(-128, 128, (16, 32, 16), dtype=np.int8)
+        kw = dict(a_scale=np.float32(0.5), b_scale=rng.uniform(0.5, 2, (16, 1, 1)).astype(np.float32), bias=None)
+    else:
+        a = rng.integers(-128, 128, (8, 4, 32), dtype=np.int8)
+        b = rng.integers(-128, 128, (32, 8), dtype=np.int8)
+        kw = dict(a_scale=np.float32(0.5), b_scale=np.float32(0.25),
+                  bias=rng.uniform(-4, 4, (8, 1, 1)).astype(np.float32))
+    want = golden.quant_matmul(a, kw["a_scale"], None, b, kw["b_scale"], None, bias=kw["bias"])
+    got = api.quant_matmul(a, kw["a_scale"], None, b, kw["b_scale"], None, bias=kw["bias"], soc="ascend910b",
+                           backend="emulator")
+    np.testing.assert_array_equal(np.asarray(got).view(np.uint8), np.asarray(want).view(np.uint8))

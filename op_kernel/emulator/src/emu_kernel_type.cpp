@@ -343,6 +343,9 @@ void SetCtrl(uint64_t config, const char* file, int line)
     c.ctrl = config;
     c.ctrl48_fixed_by_kernel = true;
     c.ctrl48_set_by_kernel = ((config >> 48) & 1u) != 0;
+    // A set after the kernel asked which core it runs on may sit in a branch the cube core skips: then it does not
+    // count for the cube (REGIST_MATMUL_OBJ).
+    c.ctrl48_set_on_every_core = c.ctrl48_set_by_kernel && !c.core_kind_asked;
 }
 
 }  // namespace aqo_emu

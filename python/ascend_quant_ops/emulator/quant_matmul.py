@@ -60,18 +60,23 @@ def run(p: _golden.QuantMatMulOperands, soc: str, *, core_num: Optional[int] = N
     y_batch = tuple(p.out_shape_2d[:-2])
 
     # Each parameter in its own layout, as the CANN operator gets them: one value; one [M] / [N] vector for every
-    # matrix (as given, when it is one); else one per batch matrix, [batch..., M] / [batch..., N].
+    # matrix when its shape is one (the operator's own classifier decides, as its TilingFunc does); else one per
+    # batch matrix, [batch..., M] / [batch..., N] (e.g. a per-batch [B, 1, 1] value expanded).
+    def shared(value, row, length, batch):
+        got = _native.classify_quant_matmul_param("p", list(np.shape(value)), row, length, list(batch), soc)
+        return got["ok"] and got["kind"] == "vector" and not got["batched"]
+
     def rows(value, layout):  # an a parameter: (values, batched)
         if layout != "row":
             return value.reshape(-1)[:1], False
-        if value.size == m:
+        if shared(value, True, m, a_batch):
             return value.reshape(-1), False
         return np.broadcast_to(value, a_batch + (m, 1)).reshape(-1), len(a_batch) > 0
 
     def columns(value, layout, batch):  # a b parameter or the bias: (values, batched)
         if layout != "column":
             return value.reshape(-1)[:1], False
-        if value.size == n:
+        if shared(value, False, n, batch):
             return value.reshape(-1), False
         return np.broadcast_to(value, batch + (1, n)).reshape(-1), len(batch) > 0
 

@@ -228,12 +228,14 @@ int64_t QuantMatMulOutCode(at::ScalarType t) {
 
 // A per-row (a) / per-column (b, bias) parameter in the layout the kernel reads: one value, or the vector expanded to
 // `full` (contiguous): [a batch..., M, 1] for a's (given as [M], [..., M] = a.shape[:-1] or [..., M, 1]), [b batch...,
-// 1, N] for b's and [y batch..., 1, N] for the bias (given as [N] or [..., 1, N]).
-at::Tensor KernelLayout(const at::Tensor& p, at::IntArrayRef full, bool rows) {
+// 1, N] for b's and [y batch..., 1, N] for the bias (given as [N] or [..., 1, N]). m: M for a's parameters (a
+// [..., M, 1] form ends in M, 1; any other form gets its trailing 1, which also covers a.shape[:-1] when M is 1).
+at::Tensor KernelLayout(const at::Tensor& p, at::IntArrayRef full, bool rows, int64_t m = 0) {
   if (p.numel() == 1) {
     return p.reshape({1}).contiguous();
   }
-  const at::Tensor q = rows && p.size(-1) != 1 ? p.unsqueeze(-1) : p;
+  const bool row_column = p.dim() >= 2 && p.size(-1) == 1 && p.size(-2) == m;
+  const at::Tensor q = rows && !row_column ? p.unsqueeze(-1) : p;
   return q.expand(full).contiguous();
 }
 
@@ -265,20 +267,17 @@ at::Tensor QuantMatMulNpu(const at::Tensor& a, const at::Tensor& a_scale, const 
   std::vector<int64_t> b_cols(b2.sizes().begin(), b2.sizes().end() - 2);
   b_cols.push_back(1);
   b_cols.push_back(n);  // [b batch..., 1, N]
-  std::vector<int64_t> y_cols(shape.begin(), shape.end());
-  if (b.dim() > 1) {
-    y_cols.back() = n;
-  }
-  if (a.dim() > 1 && y_cols.size() >= 2) {
-    y_cols[y_cols.size() - 2] = 1;  // [y batch..., 1, N]
-  }
-  (void)m;
-  const at::Tensor a_s = KernelLayout(a_scale.to(at::kFloat), a_rows, true);
+  // [y batch..., 1, N]: y's batch dims from the promoted operands (y itself drops a 1-D operand's dimension)
+  std::vector<int64_t> y_cols = at::infer_size(at::IntArrayRef(a2.sizes().data(), a2.dim() - 2),
+                                               at::IntArrayRef(b2.sizes().data(), b2.dim() - 2));
+  y_cols.push_back(1);
+  y_cols.push_back(n);
+  const at::Tensor a_s = KernelLayout(a_scale.to(at::kFloat), a_rows, true, m);
   const at::Tensor b_s = KernelLayout(b_scale.to(at::kFloat), b_cols, false);
   c10::optional<at::Tensor> a_zp, b_zp, bias_f;
   if (a_zero_point.has_value() && a_zero_point->defined()) {
     CheckOnNpu(op, "a_zero_point", *a_zero_point, a.device());
-    a_zp = KernelLayout(*a_zero_point, a_rows, true);
+    a_zp = KernelLayout(*a_zero_point, a_rows, true, m);
   }
   if (b_zero_point.has_value() && b_zero_point->defined()) {
     CheckOnNpu(op, "b_zero_point", *b_zero_point, a.device());

@@ -386,6 +386,7 @@ struct CoreContext {
     uint64_t ctrl = 0;                // the CTRL register (get_ctrl / set_ctrl); bit 48: see ctrl48_saturates_at_launch
     bool ctrl48_fixed_by_kernel = false;  // the kernel wrote CTRL[48] with set_ctrl
     bool ctrl48_set_by_kernel = false;    // ... and made it 1
+    bool ctrl48_set_on_every_core = false;  // ... before asking ASCEND_IS_AIC / AIV: on the cube core too
     bool cube_ctrl48_set = false;         // ... before REGIST_MATMUL_OBJ: the cube core's float results are IEEE too
     uint32_t cube_ratio = 1;          // vector cores per cube core (the kernel type: emu_kernel_type.h)
     int kernel_type = -1;             // KERNEL_TASK_TYPE_DEFAULT's KernelMetaType, -1 undeclared (emu_kernel_type.h)

@@ -1578,8 +1578,9 @@ inline void AqoEmuRegistMatmulObj(const char* file, int line, TPipe* pipe, const
     }
     aqo_emu::CheckMatmulRegistration(c, workspace, file, line);
     // The cube core ran the kernel function up to here too (its REGIST_MATMUL_OBJ starts the API's server): a CTRL[48]
-    // the kernel set before is its mode as well (the Mmad page: 1 keeps Inf / NaN), whatever it started with.
-    c.cube_ctrl48_set = c.split_cores && ((c.ctrl >> 48) & 1u) != 0 && c.ctrl48_set_by_kernel;
+    // the kernel set before, outside any ASCEND_IS_AIC / AIV branch, is its mode as well (the Mmad page: 1 keeps Inf /
+    // NaN), whatever it started with.
+    c.cube_ctrl48_set = c.split_cores && ((c.ctrl >> 48) & 1u) != 0 && c.ctrl48_set_on_every_core;
     if (c.soc.id != aqo_emu::SocId::kAscend310P) {
         aqo_emu::OrderApiHoldFlag(c, aqo_emu::HardEventOf(aqo_emu::Pipe::kMte3, aqo_emu::Pipe::kS), file, line,
                                   "the Matmul client's message flag (REGIST_MATMUL_OBJ)");
