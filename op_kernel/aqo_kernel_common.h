@@ -147,8 +147,10 @@ __aicore__ inline float DivideF32(float a, float b)
 // The IEEE mode for half / bfloat16 results (CTRL[48] = 1 on the split SoCs: Inf and NaN kept, overflow to Inf), set
 // at the kernel's start before any vector instruction. The SetCtrlSpr page gives 0 (saturation: Inf and overflow ->
 // +-max, NaN -> 0) as the register's default, the CANN runtime documents IEEE as 910b's default mode, and no page
-// says which a launch starts with; the kernels' results are the golden's IEEE ones, so they set it. (The register
-// belongs to the core: a cube core running the Matmul API keeps its own.) ascend310p has saturation mode only.
+// says which a launch starts with; the kernels' results are the golden's IEEE ones, so they set it. Each core has its
+// own register: the call is unconditional, so a mix kernel's cube cores, which run the kernel function up to
+// REGIST_MATMUL_OBJ, set theirs too (the Mmad page ties the 950 cube's float results to the bit). ascend310p has
+// saturation mode only.
 __aicore__ inline void UseIeeeHalfMode()
 {
 #if AQO_SOC_SPLIT_CORES
