@@ -67,7 +67,6 @@ void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
     }
 }
 
-
 // A parameter's layout from its shape (aqo::ClassifyQuantMatMulParam: one element, one vector for every matrix, or one
 // per batch matrix; any other shape refused), absent when the input is not given.
 bool Layout(const gert::StorageShape* s, const char* name, bool row, int64_t len, const std::vector<int64_t>& batch,
@@ -161,7 +160,13 @@ static ge::graphStatus AqoQuantMatMulTilingFunc(gert::TilingContext* context)
     size_t y_rank = 0;
     if (!aqo::BroadcastBatchDims(req.a_shape.data(), req.a_shape.size(), req.b_shape.data(), req.b_shape.size(),
                                  y_dims, &y_rank)) {
-        y_rank = 0;  // the plan refuses the shapes with the reason
+        // batch dims that do not broadcast: the plan's check says so (before any parameter's shape is judged)
+        aqo::QuantMatMulPlan refused;
+        aqo::ConstraintViolation v;
+        if (!aqo::PlanQuantMatMul(req, &refused, &v)) {
+            aqo_host::ReportViolation(kOp, "tiling", v);
+        }
+        return ge::GRAPH_FAILED;
     }
     const std::vector<int64_t> y_batch(y_dims, y_dims + y_rank);
     const int64_t m = req.a_shape[req.a_shape.size() - 2];
