@@ -1,6 +1,6 @@
 // The kernel's core mix (KERNEL_TASK_TYPE_DEFAULT, KERNEL_TASK_TYPE per tiling key) and what it decides: how
-// GetBlockNum / GetBlockIdx / GetSubBlockIdx / GetTaskRation report the launch, which SyncAll forms work, whether the Matmul API has a cube
-// server, and how many blocks a launch with a cross-core barrier may have.
+// GetBlockNum / GetBlockIdx / GetSubBlockIdx / GetTaskRation report the launch, which SyncAll forms work, whether the
+// Matmul API has a cube server, and how many blocks a launch with a cross-core barrier may have.
 //
 // Sources: the AscendC documentation of "设置Kernel类型" (KERNEL_TASK_TYPE_DEFAULT, CANN 8.0 / 8.1: AIV_ONLY starts
 // blockDim vector cores; MIX_AIV_1_0 the same with the hardware cross-core synchronisation; MIX_AIC_1_2 starts
@@ -66,7 +66,8 @@ void CheckSyncAll(CoreContext& c, bool hardware, bool aiv_only, const char* file
 // return) must return on the cube cores before any vector or DMA instruction, so the kernel must have evaluated
 // ASCEND_IS_AIC / ASCEND_IS_AIV / ASCEND_IS_NOT_AIC / ASCEND_IS_NOT_AIV by then. Called (by Issue, emu_order.cpp) at
 // the core's first instruction on V, MTE2 or MTE3; fails at the type's declaration (the key's KERNEL_TASK_TYPE, else
-// KERNEL_TASK_TYPE_DEFAULT; at the instruction when the type comes from the launch) when the core has neither a Matmul object nor asked which core it is.
+// KERNEL_TASK_TYPE_DEFAULT; at the instruction when the type comes from the launch) when the core has neither a
+// Matmul object nor asked which core it is.
 void CheckMixCubeGuard(CoreContext& c, const char* file, int line, const char* api);
 
 // REGIST_MATMUL_OBJ: on split SoCs a 1:2 mix kernel (else no cube server runs and every Matmul call waits forever),
