@@ -20,8 +20,9 @@
 //     C areas ([rows, cols] int32, continuous), requested before the previous call's epilogue, so that the cube core
 //     runs its blocks without a pause and always has the other worker's call or this worker's next one queued; the
 //     worker waits once, at the call's first block (WaitIterateAll); 310p, one synchronous IterateAll of the call
-//     into its C area (the API pipelines the blocks' operand loads; the AI core's one scalar unit issues the cube's
-//     work and the epilogue's in turn);
+//     into its C area (the API overlaps a block's operand loads with its cube work, but writes each block's C to GM
+//     row by row and waits for that write before the next block's loads; the AI core's one scalar unit issues the
+//     cube's work and the epilogue's in turn);
 //   * the epilogue reads a block's rows in chunks of rowsPerChunk x cStride (CopyInRows), corrects the zero-point
 //     terms (aqo_qmm_zero_point.h) and converts int32 to float32 exactly (ToFloat), then the operator's stage.
 //
@@ -428,9 +429,10 @@ public:
         blk.rowStride = call_.cols;
 #else
         if (block_ == 0) {
-            // One synchronous IterateAll of the call's blocks, each at its place in the call's C (row stride cOrgN):
-            // the API's pipeline loads the next block's B tiles under this block's cube work and write-back (with an
-            // Iterate + GetTensorC per block, each block's loads waited until the previous block's C was in GM).
+            // One synchronous IterateAll of the call's blocks, each at its place in the call's C (row stride cOrgN).
+            // ascend310p's IterateAll is a loop of Iterate + GetTensorC(gm) with an MTE3 -> MTE2 wait after each
+            // block (matmul_impl.h, enableUBReuse): a block's B tiles load under its own cube work, but the next
+            // block's loads wait until this block's C, written one DMA per row, is in GM.
             mm_->IterateAll(cArea_);
             // The epilogue's MTE2 reads of these bytes must follow the API's MTE3 writes. With this config (UB
             // reuse) the API itself waits MTE3 -> MTE2 after each block (matmul_impl.h); the explicit wait keeps

@@ -953,8 +953,9 @@ void ExplainMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, const Mat
         e->notes.push_back("mix kernel: 2 vector workers per cube core; each drives the cube through an asynchronous "
                            "Iterate per call and runs the epilogue of block i while the cube computes block i + 1");
     } else {
-        e->notes.push_back("coupled AI cores: a synchronous IterateAll per call (the API loads the next block's "
-                           "operands under this block's cube work), then the call's epilogue; " + Str(t.ubMatmulWs) +
+        e->notes.push_back("coupled AI cores: a synchronous IterateAll per call (the API loads a block's operands "
+                           "under its cube work, writes its C to GM row by row and starts the next block's loads "
+                           "after that write), then the call's epilogue; " + Str(t.ubMatmulWs) +
                            " bytes of UB are the API's local workspace (SetLocalWorkspace; without it the API "
                            "writes at UB address 0)");
     }

@@ -190,3 +190,15 @@ def test_cube_requests_and_the_cube_cores_work(soc):
     # The product's multiply-accumulates: at least M x N x K (the kernel also computes zero-point sums).
     macs = sum(e["count"] for c in cube for e in c["events"] if e["pipe"] == "M")
     assert macs >= m * n * k
+    # ascend310p: the synchronous IterateAll's base blocks one after another, and its row-by-row write-back: one DMA
+    # per C row (here the m rows and, a's zero point being 3, the ones row of the column sums), one 64-byte burst per
+    # 16 int32 columns (n = 80: 5, in the plan's one base block); the split SoCs' fixpipe has neither.
+    shape = {(e["pipe"], k) for c in cube for e in c["events"] for k in ("serial_blocks", "out_dmas") if k in e}
+    if soc != "ascend310p":
+        assert not shape
+        return
+    assert shape == {("M", "serial_blocks"), ("MTE3", "out_dmas")}
+    (mm,) = [e for c in cube for e in c["events"] if e["pipe"] == "M"]
+    (out,) = [e for c in cube for e in c["events"] if e["pipe"] == "MTE3"]
+    assert mm["serial_blocks"] == 1
+    assert out["out_dmas"] == m + 1 and out["bursts"] == (m + 1) * 5 and out["count"] == (m + 1) * n * 4

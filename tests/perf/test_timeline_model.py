@@ -333,6 +333,56 @@ def test_coupled_soc_runs_the_request_on_the_ai_core():
     assert r["cycles"] == pytest.approx(end)
 
 
+def test_coupled_iterate_all_writes_back_row_by_row_and_loads_each_block_after_the_previous_write_back():
+    # ascend310p's synchronous IterateAll (matmul_impl.h): after every base block's C reached GM, an MTE3 -> MTE2
+    # flag pair; the C goes out one DMA per row with one burst per 16-column fractal (copy_cube_out_datacopy.h)
+    t = {k: v["value"] for k, v in model.timing_table("ascend310p").items()}
+    blocks, rows, fractals = 3, 32, 4
+    load, macs, out = 3 * 16 * 1024, 3 * 8192 * 200, blocks * rows * fractals * 64
+
+    def request(serial, dmas):
+        ev = coarse_request(5, load, macs, out, split=False)
+        ev[2]["serial_blocks"] = serial
+        if dmas:
+            ev[4]["out_dmas"], ev[4]["bursts"] = blocks * rows, blocks * rows * fractals
+        ai = core([dict(kind="cube_request", handle=5, peer_core=1), dict(kind="cube_wait", handle=5)], 0)
+        return run([ai, core(ev, 1, is_cube=True)], soc="ascend310p", detail_core=0)
+
+    r = request(blocks, True)
+    ins = r["detail"]["instrs"]
+    mte2 = [i for i in ins if i[0] == "MTE2" and i[4] == "dma_gm_to_l1"]
+    mte3 = [i for i in ins if i[0] == "MTE3" and i[4] == "dma_ub_to_gm"]
+    assert len(mte2) == blocks and len(mte3) == blocks * rows
+    per_row = t["dma_burst_cycles"] * fractals + fractals * 64 / t["mte3_bytes_per_cycle"]
+    assert mte3[0][2] - mte3[0][1] == pytest.approx(per_row)
+    for b in range(1, blocks):
+        last_out = mte3[b * rows - 1]
+        # block b's loads start once block b - 1's last row is in GM (its completion) and the flag went through
+        assert mte2[b][1] == pytest.approx(last_out[3] + t["flag_sync_cycles"])
+    # without the serial blocks the loads run ahead of the write-back, and one DMA of one burst is cheaper still
+    free = request(0, True)["cycles"]
+    coarse = request(0, False)["cycles"]
+    assert coarse < free < r["cycles"]
+
+
+def test_coupled_write_back_holds_the_vector_pipe_until_its_rows_are_in_gm():
+    # ascend310p's GetTensorC(gm) ends its row-by-row write-back with an MTE3 -> V pair (copy_cube_out_datacopy.h):
+    # the next block's L0C -> UB copy waits for the rows. A result of two L0C halves: two blocks in one request.
+    t = {k: v["value"] for k, v in model.timing_table("ascend310p").items()}
+    rows, fractals = 128, 16
+    out = 2 * rows * fractals * 64
+    assert out == t["l0c_bytes"]
+    ev = coarse_request(1, 16 * 1024, 8192 * 50, out, split=False)
+    ev[4]["out_dmas"], ev[4]["bursts"] = 2 * rows, 2 * rows * fractals
+    ai = [dict(kind="cube_request", handle=1, peer_core=1), dict(kind="cube_wait", handle=1)]
+    r = run([core(ai, 0), core(ev, 1, is_cube=True)], soc="ascend310p", detail_core=0)
+    ins = r["detail"]["instrs"]
+    mte3 = [i for i in ins if i[0] == "MTE3" and i[4] == "dma_ub_to_gm"]
+    v = [i for i in ins if i[0] == "V" and i[4] == "fix_out"]
+    assert len(mte3) == 2 * rows and len(v) == 2
+    assert v[1][1] == pytest.approx(mte3[rows - 1][3] + t["flag_sync_cycles"])
+
+
 def test_a_request_recorded_on_the_requesting_core_runs_there():
     # any SoC: the request's work in the requester's own trace is issued by its own scalar unit at the request
     load, macs, out = 64 * 1024, 8192 * 100, 16 * 1024

@@ -1156,7 +1156,7 @@ void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* te
 }
 
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
-                     uint64_t out_bytes, const char* file, int line)
+                     uint64_t out_bytes, const char* file, int line, const CubeOutShape& shape)
 {
     CoreTrace* t = CubeTrace(c);
     if (t == nullptr) return;
@@ -1193,12 +1193,15 @@ void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_
     attach(false);
     instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
     instr(Pipe::kM, InstrClass::kCubeMmad, macs);
+    t->events.back().serial_blocks = shape.serial_blocks;
     if (c.split_cores) {
         instr(Pipe::kFix, InstrClass::kFixOut, out_bytes);
         attach(true);
     } else {
         instr(Pipe::kV, InstrClass::kFixOut, out_bytes);
         instr(Pipe::kMte3, InstrClass::kDmaUbToGm, out_bytes);
+        t->events.back().out_dmas = shape.dmas;
+        t->events.back().bursts = std::max<uint32_t>(1, shape.bursts);
         attach(true);
     }
 }
@@ -1224,9 +1227,9 @@ void CubeRequestWait(CoreContext& c, uint64_t handle, const char* file, int line
 }
 
 void CubeRequestEnd(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
-                    uint64_t out_bytes, const char* file, int line)
+                    uint64_t out_bytes, const char* file, int line, const CubeOutShape& shape)
 {
-    CubeRequestWork(c, handle, in_bytes, macs, elem_bytes, out_bytes, file, line);
+    CubeRequestWork(c, handle, in_bytes, macs, elem_bytes, out_bytes, file, line, shape);
     CubeRequestWait(c, handle, file, line);
 }
 

@@ -49,7 +49,10 @@
 // operand bytes, the MACs, the result bytes) is run as the API's software pipeline: the work is cut into chunks
 // that fit half of L1, of L0A + L0B and of L0C (double buffering), MTE2 -> MTE1 -> M per chunk and the result out
 // (FIX, or V + MTE3 on ascend310p) per L0C block, each stage waiting for the one before and for its buffer's
-// previous user, as the API's ping-pong buffers do.
+// previous user, as the API's ping-pong buffers do. ascend310p's write-back (a request's out_dmas): one MTE3 DMA per
+// C row with its bursts, then an MTE3 -> V pair (copy_cube_out_datacopy.h); a synchronous IterateAll's blocks
+// (serial_blocks): an MTE3 -> MTE2 pair after each block's write-back, so the next block's loads follow it
+// (matmul_impl.h).
 #include "emulator/timeline.h"
 
 #include <algorithm>
@@ -591,7 +594,7 @@ private:
             if (e->kind == TraceKind::kInstr && e->cls == InstrClass::kCubeMmad) mmad = e;
         }
         if (synced || mmad == nullptr) return raw;
-        uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0;
+        uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0, out_dmas = 0, out_bursts = 0;
         Pipe fix_pipe = Pipe::kFix;
         // the GM accesses of the request's loads and of its result, each pipeline chunk taking its share
         owned_.emplace_back();
@@ -612,7 +615,12 @@ private:
                 fix_pipe = e->pipe;
                 if (e->pipe == Pipe::kFix) collect(e, writes);
                 break;
-            case InstrClass::kDmaUbToGm: out_gm += e->count; collect(e, writes); break;
+            case InstrClass::kDmaUbToGm:
+                out_gm += e->count;
+                out_dmas += e->out_dmas;
+                out_bursts += e->out_dmas > 0 ? e->bursts : 0;
+                collect(e, writes);
+                break;
             default: out.push_back(e); break;  // anything else first, as recorded
             }
         }
@@ -622,11 +630,14 @@ private:
         auto chunks_for = [](uint64_t bytes, double room) {
             return room > 0 ? static_cast<uint64_t>(std::ceil(static_cast<double>(bytes) / room)) : 1;
         };
-        uint64_t blocks = std::max<uint64_t>(1, chunks_for(fix, p_.l0c_bytes / 2));
+        // A request whose base blocks run one after another (serial_blocks) keeps them as its blocks: each waits
+        // for the previous one's C write-back, so they are not merged.
+        const uint64_t serial = mmad->serial_blocks;
+        uint64_t blocks = serial > 0 ? serial : std::max<uint64_t>(1, chunks_for(fix, p_.l0c_bytes / 2));
         const uint64_t steps_total = std::max<uint64_t>(
             {1, chunks_for(load, p_.l1_bytes / 2), chunks_for(l1l0, (p_.l0a_bytes + p_.l0b_bytes) / 2)});
         uint64_t steps = std::max<uint64_t>(1, (steps_total + blocks - 1) / blocks);
-        while (blocks * steps > kMaxMatmulChunks) {
+        while (blocks * steps > kMaxMatmulChunks && (steps > 1 || serial == 0)) {
             if (steps > 1) {
                 steps = (steps + 1) / 2;
             } else {
@@ -676,8 +687,27 @@ private:
                 if (out_gm > 0) {
                     set(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
                     wait(fix_pipe, Pipe::kMte3, static_cast<int8_t>(12 + bslot));
-                    instr(Pipe::kMte3, InstrClass::kDmaUbToGm, share(out_gm, blk, blocks));
-                    refer(writes, blk, blocks);
+                    if (out_dmas == 0) {
+                        instr(Pipe::kMte3, InstrClass::kDmaUbToGm, share(out_gm, blk, blocks));
+                        refer(writes, blk, blocks);
+                    } else {
+                        // the block's write-back as its DMA instructions (one per C row), each with its bursts
+                        const uint64_t first = out_dmas * blk / blocks, dmas = share(out_dmas, blk, blocks);
+                        for (uint64_t i = first; i < first + dmas; ++i) {
+                            instr(Pipe::kMte3, InstrClass::kDmaUbToGm, share(out_gm, i, out_dmas));
+                            synth_->back().bursts = static_cast<uint32_t>(std::max<uint64_t>(
+                                1, share(out_bursts, i, out_dmas)));
+                            refer(writes, i, out_dmas);
+                        }
+                        // the write-back's MTE3 -> V pair: the V pipe goes on once the rows are in GM
+                        set(Pipe::kMte3, Pipe::kV, 15);
+                        wait(Pipe::kMte3, Pipe::kV, 15);
+                    }
+                    if (serial > 0) {
+                        // the API's MTE3 -> MTE2 pair after the block: the next block's loads follow its C
+                        set(Pipe::kMte3, Pipe::kMte2, 14);
+                        wait(Pipe::kMte3, Pipe::kMte2, 14);
+                    }
                 }
             }
         }

@@ -115,16 +115,24 @@ uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line);
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
                   const char* file, int line, const char* api, bool require_written = true);
+// How ascend310p's Matmul computes and writes back a request (emu_trace.h, "Matmul IterateAll"): its base blocks
+// one after another (serial_blocks > 0: a synchronous IterateAll) and its C write-back's DMA instructions and bursts
+// (0: one DMA of one burst, the split SoCs' fixpipe).
+struct CubeOutShape {
+    uint32_t serial_blocks = 0;
+    uint32_t dmas = 0;
+    uint32_t bursts = 0;
+};
 // Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
-                     uint64_t out_bytes, const char* file, int line);
+                     uint64_t out_bytes, const char* file, int line, const CubeOutShape& shape = CubeOutShape());
 // The vector core waits for the request (everything the cube did for it is complete for what it issues next).
 // An asynchronous form (Iterate<false> ... WaitIterateAll) calls CubeRequestWork at the request and this at the
 // wait: vector accesses in between are not ordered with the cube's.
 void CubeRequestWait(CoreContext& c, uint64_t handle, const char* file, int line);
 // The synchronous form (IterateAll<true>): CubeRequestWork, then CubeRequestWait.
 void CubeRequestEnd(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,
-                    uint64_t out_bytes, const char* file, int line);
+                    uint64_t out_bytes, const char* file, int line, const CubeOutShape& shape = CubeOutShape());
 
 // ---- per-core set-up (the launcher) ----
 void OrderBeginCore(CoreContext& c);

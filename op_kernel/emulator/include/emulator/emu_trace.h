@@ -47,8 +47,12 @@
 //     then on the cube core's CoreTrace the request's instructions, each with that handle: MTE2 kDmaGmToL1 (count =
 //     A and B bytes the API's L1 copies read from GM), MTE1 kDmaL1ToL0 (count = the same bytes), M kCubeMmad (count =
 //     MACs in whole 16 x 16 x 32-byte fractals, elem_bytes = operand bytes), FIX kFixOut (count = C bytes; on ascend310p, which has no fixpipe, V kFixOut then MTE3
-//     kDmaUbToGm), then kCubeWait on the vector core. Cube cores are numbered block_dim + i: on split SoCs (910b,
-//     950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
+//     kDmaUbToGm), then kCubeWait on the vector core. ascend310p's MatmulImpl writes C back row by row from its
+//     UB staging (impl/matmul/stage/copy_cube_out/copy_cube_out_datacopy.h CopyLocal2GMNZ2NDOnTheFly: one DataCopy
+//     per C row of a block, one 64-byte burst per 16-column fractal of the row), recorded as the MTE3 event's
+//     out_dmas and bursts; its synchronous IterateAll sets and waits an MTE3 -> MTE2 flag after every base block
+//     (matmul_impl.h, enableUBReuse), recorded as the M event's serial_blocks. Cube cores are numbered
+//     block_dim + i: on split SoCs (910b, 950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
 //     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.
 //   * GM addresses (for the timeline model's L2 cache): every GM buffer of a launch gets its own range of one
 //     launch-wide address space (RunTrace::gm_buffers: the launcher's buffers in registration order, each starting
@@ -123,6 +127,11 @@ struct TraceEvent {
     uint64_t count = 0;            // vector: elements; DMA: bytes; cube: MACs; scalar: accesses
     uint32_t bursts = 0;           // DMA: blocks (blockCount) of the copy; vector: 256-byte repeats
     uint32_t gm_count = 0;         // GmSpan records of this event (from gm - 1 on)
+    // A Matmul request's work on ascend310p (see "Matmul IterateAll" above; 0 elsewhere):
+    uint32_t serial_blocks = 0;    // kCubeMmad: base blocks computed one after another, each block's loads waiting
+                                   // for the previous block's C to reach GM (a synchronous IterateAll)
+    uint32_t out_dmas = 0;         // kDmaUbToGm: the DMA instructions of the C write-back (one per C row of a block);
+                                   // `bursts` counts their bursts
     const char* file = "";         // the kernel's call site
     int line = 0;
 };

@@ -1505,11 +1505,41 @@ private:
         if (!record) {
             return;
         }
+        const aqo_emu::CubeOutShape out = IsSplit(c) ? aqo_emu::CubeOutShape() : WriteBackShape(c, j, own_request, file,
+                                                                                                line);
         if (own_request) {
-            aqo_emu::CubeRequestEnd(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line);
+            aqo_emu::CubeRequestEnd(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line,
+                                    out);
         } else {
-            aqo_emu::CubeRequestWork(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line);
+            aqo_emu::CubeRequestWork(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line,
+                                     out);
         }
+    }
+
+    // ascend310p: how MatmulImpl computes and writes back job j's base blocks, for the timeline model. Each block's
+    // C goes from its UB staging to GM one row at a time (copy_cube_out_datacopy.h CopyLocal2GMNZ2NDOnTheFly, the
+    // path of a config without enVecND2NZ: a DataCopy per row of the block with one burst per 16-column fractal of
+    // the row; an ND C whose width is not whole fractals copies each row's tail with one more DMA). A synchronous
+    // IterateAll (iterate_all) sets and waits an MTE3 -> MTE2 flag after every block (matmul_impl.h, enableUBReuse
+    // without enableL1CacheUB): the next block's loads start once this block's C is in GM.
+    aqo_emu::CubeOutShape WriteBackShape(aqo_emu::CoreContext& c, const Job& j, bool iterate_all, const char* file,
+                                         int line) const
+    {
+        aqo_emu::CubeOutShape out;
+        const std::vector<std::pair<uint32_t, uint32_t>> blocks = Blocks(c, j, file, line);
+        for (const std::pair<uint32_t, uint32_t>& b : blocks) {
+            const uint64_t rows = std::min<uint64_t>(tiling_.baseM, j.m - uint64_t{b.first} * tiling_.baseM);
+            const uint64_t cols = std::min<uint64_t>(tiling_.baseN, j.n - uint64_t{b.second} * tiling_.baseN);
+            constexpr uint64_t kFractalCols = 16;
+            const bool tail = !kCAlign && cols % kFractalCols != 0;
+            const uint64_t per_row = kCAlign ? (cols + kFractalCols - 1) / kFractalCols : cols / kFractalCols;
+            out.dmas += static_cast<uint32_t>(rows * ((per_row > 0 ? 1 : 0) + (tail ? 1 : 0)));
+            out.bursts += static_cast<uint32_t>(rows * (per_row + (tail ? 1 : 0)));
+        }
+        if (iterate_all && kCfg.enableUBReuse && !kCfg.enableL1CacheUB) {
+            out.serial_blocks = static_cast<uint32_t>(blocks.size());
+        }
+        return out;
     }
 
     TCubeTiling tiling_;
