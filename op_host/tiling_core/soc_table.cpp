@@ -265,7 +265,11 @@ bool ApplySocOverrides(const SocOverrides& overrides, OpKind op, SocSpec* spec, 
         spec->qlinear_matmul_cores = overrides.core_num;
     }
     if (overrides.ub_size != 0) {
-        spec->ub_bytes = overrides.ub_size;
+        // ascend910_95: the level-0 forms of the vector APIs keep 8 KiB of scratch at TMP_UB_OFFSET = 248 KiB (the
+        // table's size; asc-devkit's constants for this architecture): a kernel's buffers end there even where the
+        // device reports more UB.
+        const bool scratch_above = spec->id == Soc::ASCEND910_95;
+        spec->ub_bytes = scratch_above && overrides.ub_size > spec->ub_bytes ? spec->ub_bytes : overrides.ub_size;
     }
     return true;
 }

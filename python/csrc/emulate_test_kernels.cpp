@@ -39,10 +39,10 @@ nb::bytes ToBytes(const std::vector<uint8_t>& v, size_t n)
 // Every launch has a workspace (the SoC's system part only), as custom operators do.
 std::vector<uint8_t> RunDemo(const std::string& soc, const char* name, aqo_emu_tests::FaultKernel kernel,
                              std::vector<uint8_t> x, size_t y_bytes, const EmuTestTiling& t, uint32_t block_dim = 1,
-                             bool y_shared = false, bool mix = false)
+                             bool y_shared = false, bool mix = false, uint32_t ub_bytes = 0)
 {
     std::vector<uint8_t> y(y_bytes, 0);
-    aqo_emu::Launcher launch(soc, name);
+    aqo_emu::Launcher launch(soc, name, ub_bytes);
     launch.SetScheduleMode(1);  // as a host sets it for a kernel with SyncAll (several of these kernels have one)
     const uint64_t reserve = launch.soc().system_workspace_bytes;
     std::unique_ptr<uint8_t[]> ws(new uint8_t[reserve + 32]);
@@ -126,7 +126,7 @@ void RegisterEmulatorTestKernels(nb::module_& m)
                 EmuTestTiling t{};
                 t.n = 64;
                 RunDemo(soc, f[i].name, f[i].kernel, x, 256 * sizeof(float), t, f[i].block_dim,
-                        y_shared || f[i].y_shared, f[i].mix);
+                        y_shared || f[i].y_shared, f[i].mix, f[i].ub_bytes);
                 return;
             }
             throw nb::value_error(("unknown fault kernel " + name).c_str());

@@ -136,6 +136,9 @@ EXPECTED = {
     "level0_iteration_dependency": (ALL_SOCS, ["Add", "dst of iteration 0 is src0 of iteration 1"]),
     "level0_accumulate_div": (ALL_SOCS, ["Div", "dst of iteration 0 is src1 of iteration 1"]),
     "level0_accumulate_int16": (ALL_SOCS, ["Max", "dst of iteration 0 is src1 of iteration 1"]),
+    # ascend910_95 given a UB of 256 KiB: the level-0 forms' 8 KiB scratch at TMP_UB_OFFSET = 248 KiB
+    "level0_scratch_950": (("ascend910_95",), ["Add", "TMP_UB_OFFSET", "byte 253952 holds kernel data",
+                                              "below 253952"]),
     "whole_reduce_order_310p": (("ascend310p",), ["WholeReduceMax", "ORDER_VALUE_INDEX and ORDER_INDEX_VALUE"]),
     "whole_reduce_nan": (("ascend910b", "ascend910_95"), ["WholeReduceMin", "NaN"]),
 }

@@ -81,6 +81,18 @@ def test_ub_override():
     assert info.value.limit == "<= 1024 B"
 
 
+def test_ascend950_ub_ends_below_the_level0_scratch_whatever_the_device_reports():
+    # asc-devkit's constants for this architecture: the level-0 forms keep 8 KiB at TMP_UB_OFFSET = 248 KiB, so a
+    # device reporting 256 KiB still gives the kernel 248 KiB; smaller values are taken as they are; 910b is not
+    # capped (its API scratch is the top 8 KiB of whatever UB it has; the emulator checks each API that uses it)
+    assert tiling.soc_spec("ascend950", ub_size=262144)["ub_bytes"] == 248 * 1024
+    assert tiling.soc_spec("ascend950", ub_size=131072)["ub_bytes"] == 131072
+    assert tiling.soc_spec("ascend910b", ub_size=262144)["ub_bytes"] == 262144
+    p = tiling.plan_dynamic_quant((64, 30000), "float16", soc="ascend950", ub_size=262144)
+    assert p.explanation["ub_capacity"] == 248 * 1024
+    assert tiling.verify_explanation(p.explanation, expected_work=64, ub_limit=248 * 1024) == []
+
+
 @pytest.mark.parametrize("kw, arg", [({"core_num": 0}, "core_num"), ({"core_num": -4}, "core_num"),
                                      ({"ub_size": 1000}, "ub_size"), ({"ub_size": 2 ** 40}, "ub_size"),
                                      ({"core_num": 10 ** 6}, "core_num")])

@@ -63,6 +63,7 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
         default: m.id = SocId::kAscend910B; break;
     }
     m.ub_bytes = spec.ub_bytes;
+    m.level0_scratch_at = spec.id == aqo::Soc::ASCEND910_95 ? spec.ub_bytes : 0;
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;
     m.saturation_mode = spec.saturation_only_float;
@@ -251,12 +252,14 @@ void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line
 
 void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api)
 {
-    if (c.soc.id == SocId::kAscend910_95) {
-        // asc-devkit's constants for this architecture put TMP_UB_OFFSET at TOTAL_UB_SIZE (248 KiB): the API's
-        // temporary area lies past the UB a kernel allocates, so no kernel data can be there.
-        return;
+    uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
+    if (c.soc.level0_scratch_at != 0) {
+        // asc-devkit's constants for this architecture put TMP_UB_OFFSET at TOTAL_UB_SIZE (248 KiB): past the UB a
+        // kernel allocates with the table's size; a larger UB (an override) reaches into the scratch.
+        at = c.soc.level0_scratch_at + offset;
+        if (at >= c.soc.ub_bytes) return;
+        nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
     }
-    const uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
     for (uint64_t i = 0; i < nbytes; ++i) {
         if (c.ub_defined[at + i]) {
             Fail(file, line,
@@ -265,7 +268,7 @@ void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const c
                      (offset != 0 ? " + " + std::to_string(offset) : std::string()) + "; the top " +
                      std::to_string(kApiScratchUbBytes / 1024) + " KiB of " + c.soc.name + "'s UB), where byte " +
                      std::to_string(at + i) + " holds kernel data: the call overwrites it; keep kernel buffers "
-                     "below " + std::to_string(c.soc.ub_bytes - kApiScratchUbBytes) + " when using such APIs");
+                     "below " + std::to_string(at - offset) + " when using such APIs");
         }
     }
     UbWrite(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
@@ -273,10 +276,20 @@ void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const c
 
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes)
 {
-    if (c.soc.id == SocId::kAscend910_95) {
-        return;  // past the kernel's UB (ApiScratchWriteAt)
+    uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
+    if (c.soc.level0_scratch_at != 0) {
+        at = c.soc.level0_scratch_at + offset;  // see ApiScratchWriteAt
+        if (at >= c.soc.ub_bytes) return;
+        nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
     }
-    UbRead(c, c.soc.ub_bytes - kApiScratchUbBytes + offset, nbytes, "the API's scratch (TMP_UB_OFFSET)");
+    UbRead(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
+}
+
+void Level0Scratch(CoreContext& c, const char* file, int line, const char* api)
+{
+    if (c.soc.level0_scratch_at != 0) {
+        ApiScratchWriteAt(c, 0, kApiScratchUbBytes, file, line, api);
+    }
 }
 
 void GmSetWritten(CoreContext& c, int region, uint64_t offset, uint64_t nbytes, bool written)

@@ -637,6 +637,20 @@ inline void FaultLevel0AccumulateInt16(GM_ADDR, GM_ADDR, GM_ADDR)
     Max(t, t[128], t, 128, 3, {1, 1, 1, 0, 8, 0});  // FAULT(level0_accumulate_int16)
 }
 
+// ascend910_95 with a UB of 256 KiB (its entry's ub_bytes): the level-0 forms keep 8 KiB of scratch at
+// TMP_UB_OFFSET = 248 KiB, where this kernel has data. The other SoCs' level-0 Add has no scratch.
+inline void FaultLevel0Scratch950(GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> b;
+    pipe.InitBuffer(b, 262144);
+    LocalTensor<float> t = b.Get<float>();
+    Duplicate(t, 1.0f, 128);
+    Duplicate(t[63488], 2.0f, 2048);  // bytes [253952, 262144)
+    PipeBarrier<PIPE_V>();
+    Add(t, t, t[64], 64, 1, {1, 1, 1, 8, 8, 8});  // FAULT(level0_scratch_950)
+}
+
 inline void FaultWholeReduceOrder310p(GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
@@ -1106,6 +1120,7 @@ struct FaultEntry {
     uint32_t block_dim = 1;
     bool y_shared = false;  // register y as kReadWriteShared (cores order their writes themselves)
     bool mix = false;       // a cube + vector (1:2 mix) kernel on split SoCs: it has a Matmul object
+    uint32_t ub_bytes = 0;  // the UB size the run gives the SoC (0: the table's)
 };
 
 inline const FaultEntry* FaultKernels(size_t* count)
@@ -1183,6 +1198,7 @@ inline const FaultEntry* FaultKernels(size_t* count)
         {"level0_iteration_dependency", &FaultLevel0IterationDependency},
         {"level0_accumulate_div", &FaultLevel0AccumulateDiv},
         {"level0_accumulate_int16", &FaultLevel0AccumulateInt16},
+        {"level0_scratch_950", &FaultLevel0Scratch950, 1, false, false, 262144},
         {"whole_reduce_order_310p", &FaultWholeReduceOrder310p},
         {"whole_reduce_nan", &FaultWholeReduceNaN},
     };

@@ -54,6 +54,10 @@ struct SocModel {
     SocId id = SocId::kAscend910B;
     std::string name = "(no SoC)";
     uint32_t ub_bytes = 0;
+    // ascend910_95: TMP_UB_OFFSET, where the level-0 forms of the vector APIs keep 8 KiB of scratch (asc-devkit's
+    // constants for this architecture: TMP_UB_OFFSET = TOTAL_UB_SIZE = 248 KiB, the table's UB); 0 elsewhere (the
+    // scratch is the top kApiScratchUbBytes of ub_bytes).
+    uint32_t level0_scratch_at = 0;
     bool has_data_copy_pad = false;
     bool has_bfloat16 = false;
     bool has_float8 = false;        // float8 e4m3fn / e5m2 and hifloat8 (the SoC table's dtype lists have them)
@@ -522,6 +526,10 @@ void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line
 // it wrote there).
 void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api);
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes);
+// ascend910_95: a level-0 form's use of its 8 KiB at TMP_UB_OFFSET (the API pages of Add, Div, Max, Min, Mul,
+// MulAddDst, WholeReduce*, Brcb: "tensor high-dimensional slicing uses 8 KB of UB"). Past the kernel's UB with the
+// table's size; inside it when the UB is given larger (a device reporting 256 KiB), where kernel data there fails.
+void Level0Scratch(CoreContext& c, const char* file, int line, const char* api);
 
 // True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,
 // float16, bfloat16): all terms are integer multiples of one power of two q, sum |x| <= 2^p q (p: the type's

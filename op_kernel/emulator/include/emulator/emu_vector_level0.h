@@ -313,6 +313,7 @@ BinaryOperands CheckBinaryOperands(CoreContext& c, const AscendC::LocalTensor<T>
     if (p.dstBlkStride == 0) {
         Fail(file, line, std::string(api) + ": dstBlkStride 0 is undefined behaviour (documented)");
     }
+    Level0Scratch(c, file, line, api);
     const BinaryOperands o{{"dst", dst.record_, dst.byte_, p.dstBlkStride, p.dstRepStride, sizeof(T)},
                            {"src0", src0.record_, src0.byte_, p.src0BlkStride, p.src0RepStride, sizeof(T)},
                            {"src1", src1.record_, src1.byte_, p.src1BlkStride, p.src1RepStride, sizeof(T)}};
@@ -564,6 +565,7 @@ void WholeReduce(bool is_max, const AscendC::LocalTensor<T>& dst, const AscendC:
         Fail(file, line, std::string(api) + ": negative repeatTimes or mask");
     }
     CheckRepeatAndMask(static_cast<uint64_t>(repeat_times), static_cast<uint64_t>(mask), per_repeat, file, line, api);
+    Level0Scratch(c, file, line, api);
     for (int32_t s : {dst_rep_stride, src_blk_stride, src_rep_stride}) {
         if (s < 0 || s > 65535) {
             Fail(file, line, std::string(api) + ": stride " + std::to_string(s) + " is outside 0..65535");
@@ -665,6 +667,7 @@ void Brcb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src
     constexpr uint64_t kPerBlock = kBlock / kElem;
     const uint64_t repeats = repeat_times;
     CheckRepeatAndMask(repeats, kPerBlock * kBlocksPerRepeat, kPerBlock * kBlocksPerRepeat, file, line, api);
+    Level0Scratch(c, file, line, api);
     const bool soft = c.soc.id == SocId::kAscend310P;  // dav_m200: a software implementation
     if (p.dstBlkStride == 0) {
         Fail(file, line,
