@@ -135,7 +135,8 @@ class QLinearMatMulOperands:
             if zp_type != data_type:
                 raise DTypeError(OP, zp_name, f"a zero point must have the dtype of {data_name}",
                                  expected=data_type, actual=str(arrays[zp_name].dtype),
-                                 suggestion=f"Pass {zp_name} as a numpy array of dtype {data_type}.")
+                                 suggestion=f"Pass {zp_name} with dtype {data_type}, {data_name}'s (a numpy array or "
+                                            "a tensor).")
         scale_type = dtypes.parse_dtype(arrays["a_scale"].dtype, op=OP, argument="a_scale",
                                         allowed=dtypes.SCALE_TYPES)
         for name in ("b_scale", "y_scale"):

@@ -177,7 +177,8 @@ def _zero_point(value, name: str, data_name: str, data_type: str, layout, per_wh
     if zp_type != data_type:
         raise DTypeError(OP, name, f"a zero point must have the dtype of {data_name}", expected=data_type,
                          actual=str(array.dtype),
-                         suggestion=f"Pass {name} as a numpy array of dtype {data_type}, or None for 0.")
+                         suggestion=f"Pass {name} with dtype {data_type}, {data_name}'s (a numpy array or a tensor), "
+                                    "or None for 0.")
     shape = layout(name, array)
     return array.reshape(shape), _layout_name(shape, per_what)
 
