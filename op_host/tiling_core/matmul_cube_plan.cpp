@@ -644,11 +644,11 @@ uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s)
         return s.trans_length * (s.ub_reuse ? 2u : 4u);
     }
     uint64_t len = 0;
-    if (s.c_in_gm) {
-        len += s.base_m * s.base_n * s.c_bytes;  // the C tile on its way from L0C to GM
-        if (s.single_n % (32 / s.c_bytes) != 0) {
-            len += 32;  // the N-tail block
-        }
+    if (s.c_tile_staged) {
+        len += s.base_m * s.base_n * s.c_bytes;  // the C tile on its way from L0C to GM (or to the UB C)
+    }
+    if (s.c_in_gm && s.single_n % (32 / s.c_bytes) != 0) {
+        len += 32;  // the N-tail block
     }
     // ND-to-NZ staging of A or B (both ND here): the larger need.
     const uint64_t c0 = 32 / s.src_bytes;

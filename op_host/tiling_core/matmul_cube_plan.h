@@ -196,7 +196,8 @@ inline void QmmBatchOperands(const T& t, uint64_t index, uint64_t* a_index, uint
 
 // The UB bytes the Matmul API's local workspace needs on ascend310p: CANN 8.1.RC1's
 // impl/matmul/resource/local_workspace/matmul_local_workspace.h (SetWorkspace's length; the API asserts the buffer
-// SetLocalWorkspace gives holds it) for a configuration without enVecND2NZ: the C write-back tile (C in GM), a 32-byte
+// SetLocalWorkspace gives holds it) for a configuration without enVecND2NZ: the C tile (C in GM, or in VECCALC in a
+// format other than NZ: the header stages both there), a 32-byte
 // block for an N-tail when singleCoreN is not a whole number of 32-byte C blocks, and the larger ND-to-NZ staging of
 // A (K not a multiple of 32 bytes) or of an int8 B (a baseK x baseN slab, times the MDL steps). Taken on the strict
 // side where the header narrows it (the tail for ND only, the slab for an untransposed B only). With enVecND2NZ,
@@ -210,6 +211,7 @@ struct MatmulLocalWorkspaceShape {
     bool vec_nd2nz = false;
     bool ub_reuse = true;
     bool c_in_gm = true;
+    bool c_tile_staged = true;  // C in GM, or in VECCALC not as NZ: the C tile passes through the workspace
     uint32_t c_bytes = 4;    // sizeof C
     uint32_t src_bytes = 1;  // sizeof A
     bool int8_pair = true;   // int8 x int8 (B staged as a whole slab)

@@ -47,6 +47,8 @@ using GmI32Align = MatmulType<TPosition::GM, CubeFormat::ND_ALIGN, int32_t>;  //
 using MmI8CheckedAlign = Matmul<GmI8, GmI8, GmI32Align, GmI32, Cfg::kNormChecked>;
 using MmI8TCheckedAlign = Matmul<GmI8, GmI8T, GmI32Align, GmI32, Cfg::kNormChecked>;
 using MmI8Ws = Matmul<GmI8, GmI8, UbI32, UbI32, Cfg::kNormChecked>;
+using CalcI32 = MatmulType<TPosition::VECCALC, CubeFormat::ND, int32_t>;
+using MmI8Calc = Matmul<GmI8, GmI8, CalcI32, CalcI32, Cfg::kNormChecked>;
 using MmU8I8 = Matmul<GmU8, GmI8, GmI32, GmI32, Cfg::kNormChecked>;
 using MmU8U8 = Matmul<GmU8, GmU8, GmI32, GmI32, Cfg::kNormChecked>;
 using MmF8 = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, fp8_e4m3fn_t>,
@@ -282,6 +284,19 @@ inline void FaultLocalWorkspaceTooSmall(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
     TBuf<TPosition::VECCALC> ws;
     pipe.InitBuffer(ws, 64);
     mm.SetLocalWorkspace(ws.Get<uint8_t>());  // FAULT: local_workspace_too_small
+}
+
+// 310p: a C in VECCALC as ND stages its tile in the local workspace as a C in GM does (matmul_local_workspace.h):
+// 1024 bytes (the int8 B slab) hold the GM-free need of a VECIN C, not this one's (plus the 16 x 16 int32 tile).
+inline void FaultLocalWorkspaceVeccalcCTile(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Calc mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 1024);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());  // FAULT: local_workspace_veccalc_c_tile
 }
 
 // 310p: the API scribbles on its local workspace; data the kernel kept there is gone.
@@ -638,6 +653,7 @@ const FaultEntry kFaults[] = {
     {"stride_16bit_b", &FaultStride16BitB},
     {"local_workspace_missing", &FaultLocalWorkspaceMissing},
     {"local_workspace_too_small", &FaultLocalWorkspaceTooSmall},
+    {"local_workspace_veccalc_c_tile", &FaultLocalWorkspaceVeccalcCTile},
     {"local_workspace_read_after_use", &FaultLocalWorkspaceReadAfterUse},
     {"tpipe_buffers_with_matmul_api", &FaultTPipeBuffersWithMatmulApi},
     {"share_ub_size_shifts_buffers", &FaultShareUbSizeShiftsBuffers},

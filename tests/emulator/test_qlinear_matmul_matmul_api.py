@@ -51,6 +51,8 @@ EXPECTED = {
     "local_workspace_missing": ((P,), "no SetLocalWorkspace, so the Matmul API writes its staging through a tensor "
                                       "at UB address 0"),
     "local_workspace_too_small": ((P,), "the buffer has 64 bytes, the API needs"),
+    # the 16 x 16 int32 C tile (1024) and the 32 x 16 int8 B slab (1024)
+    "local_workspace_veccalc_c_tile": ((P,), "the buffer has 1024 bytes, the API needs 2048"),
     "local_workspace_read_after_use": ((P,), "never written (uninitialised)"),
     "tpipe_buffers_with_matmul_api": ((P,), "65 buffers managed by one TPipe (5 of them the Matmul API's)"),
     "share_ub_size_shifts_buffers": ((P,), "UB overflow"),

@@ -1013,6 +1013,8 @@ private:
         s.vec_nd2nz = kCfg.enVecND2NZ;
         s.ub_reuse = kCfg.enableUBReuse;
         s.c_in_gm = C_TYPE::pos == TPosition::GM;
+        // matmul_local_workspace.h: a C in VECCALC in a format other than NZ is staged like one in GM
+        s.c_tile_staged = s.c_in_gm || (C_TYPE::pos == TPosition::VECCALC && C_TYPE::format != CubeFormat::NZ);
         s.c_bytes = sizeof(DstT);
         s.src_bytes = sizeof(SrcAT);
         s.int8_pair = std::is_same<SrcAT, int8_t>::value && std::is_same<SrcBT, int8_t>::value;
