@@ -340,6 +340,11 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31); b's zero point once a group, b_zp times the sum of "
                       "a - a_zp subtracted in int32 as soon as the group's last chunk of a is in");
+    if (t.workersPerCore > 1) {
+        e.notes.push_back("the cores above are AI cores, each running " + Str(t.workersPerCore) +
+                          " vector workers: " + Str(static_cast<uint64_t>(t.usedCores) * t.workersPerCore) +
+                          " vector cores in all (the launch's blockDim)");
+    }
     if (t.vdSlices > 1) {
         e.notes.push_back("K in " + Str(t.vdSlices) + " slices: each worker sums one slice of a column range into the "
                           "workspace, a SyncAll, then each worker adds the slices of its columns");

@@ -11,7 +11,7 @@ import random
 import numpy as np
 import pytest
 
-from ascend_quant_ops import tiling
+from ascend_quant_ops import emulator, tiling
 from ascend_quant_ops.golden import qlinear_matmul as golden
 from ascend_quant_ops.perf import traffic as dm
 
@@ -52,6 +52,27 @@ def test_the_plan_takes_the_vector_path_exactly_where_it_applies(soc):
         assert t["vdSlices"] > 1 and workers % t["vdSlices"] == 0
         assert 4096 * t["vdSlices"] // workers >= 512
         assert t["workspace_bytes"] == t["vdSlices"] * 4096 * 4
+
+
+@pytest.mark.parametrize("soc", SOCS)
+def test_the_explanation_names_the_vector_cores_the_launch_starts(soc):
+    # the explanation counts AI cores (each running workersPerCore vector workers); its note gives the vector cores,
+    # which must be the blockDim the emulator's launch ran with (the host's QLinearMatMulBlockDim)
+    rng = np.random.default_rng(3)
+    a = rng.integers(0, 256, (1, 4096)).astype(np.uint8)
+    b = rng.integers(0, 256, (4096, 256)).astype(np.uint8)
+    p = tiling.plan_qlinear_matmul(a.shape, b.shape, soc=soc, a_dtype="uint8", b_dtype="uint8")
+    assert p.tiling["tiling_key"] == VECTOR_DECODE
+    eq.qlinear_matmul(a, np.float32(1), np.uint8(3), b, np.float32(1), np.uint8(3), np.float32(64), np.uint8(0),
+                      soc=soc)
+    block_dim = emulator.last_run_trace()["block_dim"]
+    notes = [n for n in p.explanation["notes"] if "vector workers" in n]
+    if soc == "ascend310p":
+        assert not notes and block_dim == p.explanation["used_cores"]
+    else:
+        assert notes == [f"the cores above are AI cores, each running 2 vector workers: {block_dim} vector cores in "
+                         "all (the launch's blockDim)"]
+        assert block_dim == 2 * p.explanation["used_cores"]
 
 
 def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False):
