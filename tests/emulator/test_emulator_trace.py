@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import ascend_quant_ops_testing as _testing  # the demo kernels' module, with its own emulator (tests/emulator/conftest.py)
-from ascend_quant_ops import emulator
+from ascend_quant_ops import emulator, tiling
 from ascend_quant_ops.errors import EmulatorError
 
 KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
@@ -192,13 +192,23 @@ def test_cube_requests_and_the_cube_cores_work(soc):
     assert macs >= m * n * k
     # ascend310p: the synchronous IterateAll's base blocks one after another, and its row-by-row write-back: one DMA
     # per C row (here the m rows and, a's zero point being 3, the ones row of the column sums), one 64-byte burst per
-    # 16 int32 columns (n = 80: 5, in the plan's one base block); the split SoCs' fixpipe has neither.
-    shape = {(e["pipe"], k) for c in cube for e in c["events"] for k in ("serial_blocks", "out_dmas") if k in e}
+    # 16 int32 columns (n = 80: 5, in the plan's one base block); its operand loads as their DMAs and bursts (an int8
+    # B not transposed: one DMA of one burst per row of each baseK x baseN tile; A: one DMA per 32-byte column of a
+    # baseM x baseK tile, a burst per row); the split SoCs' fixpipe and ND-to-NZ loads have none of these.
+    keys = ("serial_blocks", "out_dmas", "dmas")
+    shape = {(e["pipe"], k) for c in cube for e in c["events"] for k in keys if k in e}
     if soc != "ascend310p":
         assert not shape
         return
-    assert shape == {("M", "serial_blocks"), ("MTE3", "out_dmas")}
+    assert shape == {("M", "serial_blocks"), ("MTE3", "out_dmas"), ("MTE2", "dmas")}
     (mm,) = [e for c in cube for e in c["events"] if e["pipe"] == "M"]
     (out,) = [e for c in cube for e in c["events"] if e["pipe"] == "MTE3"]
+    (load,) = [e for c in cube for e in c["events"] if e["pipe"] == "MTE2"]
     assert mm["serial_blocks"] == 1
     assert out["out_dmas"] == m + 1 and out["bursts"] == (m + 1) * 5 and out["count"] == (m + 1) * n * 4
+    t = tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc).tiling
+    bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
+    k_tiles = -(-k // bk)
+    a_tiles, b_tiles = k_tiles * -(-(m + 1) // bm), k_tiles * -(-n // bn)  # each tile loaded once here
+    a_dmas, a_bursts = a_tiles * bk // 32, a_tiles * bk // 32 * bm  # K = 96 and baseK whole 32-byte columns
+    assert (load["dmas"], load["bursts"]) == (a_dmas + b_tiles * bk, a_bursts + b_tiles * bk)

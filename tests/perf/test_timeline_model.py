@@ -365,6 +365,23 @@ def test_coupled_iterate_all_writes_back_row_by_row_and_loads_each_block_after_t
     assert coarse < free < r["cycles"]
 
 
+def test_a_load_recorded_with_its_dmas_costs_each_issue_and_each_burst():
+    # ascend310p's operand loads are strided copies issued per tile: the scalar unit issues every DMA, MTE2 pays
+    # every burst (one chunk here: the operands fit half of L0A + L0B)
+    t = {k: v["value"] for k, v in model.timing_table("ascend310p").items()}
+    load, macs, out = 16 * 1024, 8192 * 100, 4 * 1024
+
+    def cycles(dmas, bursts):
+        ev = coarse_request(5, load, macs, out, split=False)
+        if dmas:
+            ev[0]["dmas"], ev[0]["bursts"] = dmas, bursts
+        ai = core([dict(kind="cube_request", handle=5, peer_core=1), dict(kind="cube_wait", handle=5)], 0)
+        return run([ai, core(ev, 1, is_cube=True)], soc="ascend310p")["cycles"]
+
+    base = cycles(0, 0)
+    assert cycles(10, 40) == pytest.approx(base + 9 * t["scalar_issue_cycles"] + 39 * t["dma_burst_cycles"])
+
+
 def test_coupled_write_back_holds_the_vector_pipe_until_its_rows_are_in_gm():
     # ascend310p's GetTensorC(gm) ends its row-by-row write-back with an MTE3 -> V pair (copy_cube_out_datacopy.h):
     # the next block's L0C -> UB copy waits for the rows. A result of two L0C halves: two blocks in one request.

@@ -1190,6 +1190,10 @@ void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_
         }
     };
     instr(Pipe::kMte2, InstrClass::kDmaGmToL1, in_bytes);
+    if (shape.load_dmas > 0) {
+        t->events.back().dmas = static_cast<uint32_t>(std::min<uint64_t>(shape.load_dmas, UINT32_MAX));
+        t->events.back().bursts = static_cast<uint32_t>(std::min<uint64_t>(shape.load_bursts, UINT32_MAX));
+    }
     attach(false);
     instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
     instr(Pipe::kM, InstrClass::kCubeMmad, macs);

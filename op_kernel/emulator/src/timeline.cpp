@@ -49,7 +49,9 @@
 // operand bytes, the MACs, the result bytes) is run as the API's software pipeline: the work is cut into chunks
 // that fit half of L1, of L0A + L0B and of L0C (double buffering), MTE2 -> MTE1 -> M per chunk and the result out
 // (FIX, or V + MTE3 on ascend310p) per L0C block, each stage waiting for the one before and for its buffer's
-// previous user, as the API's ping-pong buffers do. ascend310p's write-back (a request's out_dmas): one MTE3 DMA per
+// previous user, as the API's ping-pong buffers do. A load recorded with its DMA instructions and bursts (dmas,
+// ascend310p) gives each chunk its share of both: the scalar unit pays the issue of every DMA, MTE2 every burst.
+// ascend310p's write-back (a request's out_dmas): one MTE3 DMA per
 // C row with its bursts, then an MTE3 -> V pair (copy_cube_out_datacopy.h); a synchronous IterateAll's blocks
 // (serial_blocks): an MTE3 -> MTE2 pair after each block's write-back, so the next block's loads follow it
 // (matmul_impl.h).
@@ -595,6 +597,7 @@ private:
         }
         if (synced || mmad == nullptr) return raw;
         uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0, out_dmas = 0, out_bursts = 0;
+        uint64_t load_dmas = 0, load_bursts = 0;
         Pipe fix_pipe = Pipe::kFix;
         // the GM accesses of the request's loads and of its result, each pipeline chunk taking its share
         owned_.emplace_back();
@@ -607,7 +610,12 @@ private:
         };
         for (const TraceEvent* e : raw) {
             switch (e->cls) {
-            case InstrClass::kDmaGmToL1: load += e->count; collect(e, reads); break;
+            case InstrClass::kDmaGmToL1:
+                load += e->count;
+                load_dmas += e->dmas;
+                load_bursts += e->dmas > 0 ? e->bursts : 0;
+                collect(e, reads);
+                break;
             case InstrClass::kDmaL1ToL0: l1l0 += e->count; break;
             case InstrClass::kCubeMmad: macs += e->count; break;
             case InstrClass::kFixOut:
@@ -664,6 +672,11 @@ private:
             // MTE2: the chunk's operands into an L1 half, once MTE1 moved that half's previous chunk on
             if (j >= 2) wait(Pipe::kMte1, Pipe::kMte2, slot);
             instr(Pipe::kMte2, InstrClass::kDmaGmToL1, share(load, j, n));
+            if (load_dmas > 0) {
+                // the chunk's share of the loads' DMA instructions (each issued by the scalar unit) and bursts
+                synth_->back().dmas = static_cast<uint32_t>(std::max<uint64_t>(1, share(load_dmas, j, n)));
+                synth_->back().bursts = static_cast<uint32_t>(std::max<uint64_t>(1, share(load_bursts, j, n)));
+            }
             refer(reads, j, n);
             set(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
             // MTE1: into an L0A / L0B half, once M used that half's previous chunk
@@ -950,7 +963,8 @@ private:
                     FlagSlot& f = flags_[Key(c, e)];
                     s.flag = e.kind == TraceKind::kSetFlag ? f.sets++ : f.waits++;
                 }
-                s.busy_until = now_ + p_.scalar_issue_cycles;
+                // an event that stands for several DMA instructions (a Matmul load's share) costs each one's issue
+                s.busy_until = now_ + p_.scalar_issue_cycles * std::max<uint32_t>(1, e.dmas);
                 RecordScalarBusy(c, &e, now_, s.busy_until, true);
                 continue;
             }

@@ -115,13 +115,15 @@ uint64_t CubeRequestBegin(CoreContext& c, const char* file, int line);
 void CubeGmAccess(CoreContext& c, uint64_t handle, int region, const uint8_t* tensor_begin, const uint8_t* tensor_end,
                   const uint8_t* ptr, uint64_t rows, uint64_t row_bytes, uint64_t row_stride_bytes, bool write,
                   const char* file, int line, const char* api, bool require_written = true);
-// How ascend310p's Matmul computes and writes back a request (emu_trace.h, "Matmul IterateAll"): its base blocks
+// How ascend310p's Matmul loads, computes and writes back a request (emu_trace.h, "Matmul IterateAll"): its base blocks
 // one after another (serial_blocks > 0: a synchronous IterateAll) and its C write-back's DMA instructions and bursts
 // (0: one DMA of one burst, the split SoCs' fixpipe).
 struct CubeOutShape {
     uint32_t serial_blocks = 0;
     uint32_t dmas = 0;
     uint32_t bursts = 0;
+    uint64_t load_dmas = 0;    // the operand loads' DMA instructions and bursts (0: one DMA of one burst)
+    uint64_t load_bursts = 0;
 };
 // Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,

@@ -51,7 +51,10 @@
 //     UB staging (impl/matmul/stage/copy_cube_out/copy_cube_out_datacopy.h CopyLocal2GMNZ2NDOnTheFly: one DataCopy
 //     per C row of a block, one 64-byte burst per 16-column fractal of the row), recorded as the MTE3 event's
 //     out_dmas and bursts; its synchronous IterateAll sets and waits an MTE3 -> MTE2 flag after every base block
-//     (matmul_impl.h, enableUBReuse), recorded as the M event's serial_blocks. Cube cores are numbered
+//     (matmul_impl.h, enableUBReuse), recorded as the M event's serial_blocks. Its operand loads are strided copies
+//     issued per tile (copy_cube_in/copy_tile_to_cube/data_copy_wrapper_using_ub_nd.h: CopyND2NZOnTheFly, one DMA per
+//     32-byte column of a tile with one 32-byte burst per row; an int8 B not transposed, CopyND2NZWithTransData, one
+//     DMA per row through UB), recorded as the MTE2 event's dmas and bursts. Cube cores are numbered
 //     block_dim + i: on split SoCs (910b, 950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
 //     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.
 //   * GM addresses (for the timeline model's L2 cache): every GM buffer of a launch gets its own range of one
@@ -132,6 +135,8 @@ struct TraceEvent {
                                    // for the previous block's C to reach GM (a synchronous IterateAll)
     uint32_t out_dmas = 0;         // kDmaUbToGm: the DMA instructions of the C write-back (one per C row of a block);
                                    // `bursts` counts their bursts
+    uint32_t dmas = 0;             // kDmaGmToL1: the DMA instructions of the operand loads it stands for, each issued
+                                   // by the scalar unit (0: one); `bursts` counts their bursts
     const char* file = "";         // the kernel's call site
     int line = 0;
 };

@@ -1507,8 +1507,8 @@ private:
         if (!record) {
             return;
         }
-        const aqo_emu::CubeOutShape out = IsSplit(c) ? aqo_emu::CubeOutShape() : WriteBackShape(c, j, own_request, file,
-                                                                                                line);
+        const aqo_emu::CubeOutShape out =
+            IsSplit(c) ? aqo_emu::CubeOutShape() : WorkShape310p(c, j, own_request, whole, file, line);
         if (own_request) {
             aqo_emu::CubeRequestEnd(c, cube, whole.a_bytes + whole.b_bytes, macs, sizeof(SrcAT), c_bytes, file, line,
                                     out);
@@ -1524,10 +1524,34 @@ private:
     // the row; an ND C whose width is not whole fractals copies each row's tail with one more DMA). A synchronous
     // IterateAll (iterate_all) sets and waits an MTE3 -> MTE2 flag after every block (matmul_impl.h, enableUBReuse
     // without enableL1CacheUB): the next block's loads start once this block's C is in GM.
-    aqo_emu::CubeOutShape WriteBackShape(aqo_emu::CoreContext& c, const Job& j, bool iterate_all, const char* file,
-                                         int line) const
+    //
+    // Its operand loads (copy_cube_in/copy_tile_to_cube/copy_tile_to_cube_using_ub.h, the config without enVecND2NZ):
+    // an int8 B not transposed goes through UB one DMA per tile row (data_copy_wrapper_using_ub_nd.h
+    // CopyND2NZWithTransData; its vector transpose and UB -> L1 copy are not modelled), any other operand straight
+    // to L1 (CopyND2NZOnTheFly): with a row stride of whole 32-byte blocks one DMA per 32-byte column of the tile,
+    // with one burst per tile row; otherwise one DMA per 32-byte block. Tiles are counted at their full base size.
+    aqo_emu::CubeOutShape WorkShape310p(aqo_emu::CoreContext& c, const Job& j, bool iterate_all,
+                                        const aqo_emu::MatmulBlockLoad& load, const char* file, int line) const
     {
         aqo_emu::CubeOutShape out;
+        constexpr uint64_t kBlock = 32;
+        auto on_the_fly = [&](uint64_t tiles, uint64_t rows, uint64_t row_bytes, uint64_t stride_bytes) {
+            const uint64_t columns = (row_bytes + kBlock - 1) / kBlock;
+            const bool aligned = stride_bytes % kBlock == 0 && row_bytes % kBlock == 0;
+            out.load_dmas += tiles * (aligned ? columns : columns * rows);
+            out.load_bursts += tiles * columns * rows;
+        };
+        const uint64_t bm = static_cast<uint64_t>(tiling_.baseM), bn = static_cast<uint64_t>(tiling_.baseN),
+                       bk = static_cast<uint64_t>(tiling_.baseK);
+        on_the_fly(load.a_tiles, bm, bk * sizeof(SrcAT), j.lda * sizeof(SrcAT));
+        if (std::is_same<SrcBT, int8_t>::value && !j.b_trans) {
+            out.load_dmas += load.b_tiles * bk;
+            out.load_bursts += load.b_tiles * bk;
+        } else if (j.b_trans) {
+            on_the_fly(load.b_tiles, bn, bk * sizeof(SrcBT), j.ldb * sizeof(SrcBT));
+        } else {
+            on_the_fly(load.b_tiles, bk, bn * sizeof(SrcBT), j.ldb * sizeof(SrcBT));
+        }
         const std::vector<std::pair<uint32_t, uint32_t>> blocks = Blocks(c, j, file, line);
         for (const std::pair<uint32_t, uint32_t>& b : blocks) {
             const uint64_t rows = std::min<uint64_t>(tiling_.baseM, j.m - uint64_t{b.first} * tiling_.baseM);
