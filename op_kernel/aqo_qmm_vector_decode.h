@@ -1,7 +1,8 @@
 // AqoQLinearMatMul's vector decode path (tiling key 1; the plan: op_host/tiling_core/
-// qlinear_matmul_vector_decode_plan.h): a short a (M <= 6) against a uint8 b stored [..., K, N], on the vector
-// cores alone. The cube takes int8 only, so on the cube path a uint8 b is first mapped into the workspace (b read,
-// written and read again); here b is read once, by the core that needs it, and multiplied where it lands.
+// qlinear_matmul_vector_decode_plan.h): a short a (M <= 6) against a uint8 b stored [..., K, N] (on ascend310p an
+// int8 b too), on the vector cores alone. The cube takes int8 only, so on the cube path a uint8 b is first mapped
+// into the workspace (b read, written and read again), and 310p's Matmul API copies an int8 B through UB one DMA per
+// tile row; here b is read once, in long row bursts, by the core that needs it, and multiplied where it lands.
 //
 //   * a worker owns a contiguous range of y's column units (vdGranule columns, batch x vdGranules of them), cut into
 //     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows, the last ones
@@ -10,7 +11,8 @@
 //     the pipe is not held by the scalar unit's issue of this panel's vector work); a's rows come with the first
 //     panel of each chunk of vdAChunkK / vdPanelK panels (one chunk for a decode step's K slice);
 //   * per chunk: a - a_zp in half, then float32 (integers in [-255, 255]), added to the row's lanes of a - a_zp;
-//     per panel: b in half, then float32 (exact: integers in [0, 255]); the panel's values of a each broadcast over
+//     per panel: b in half, then float32 (exact: integers in [0, 255], or [-128, 127]); the panel's values of a each
+//     broadcast over
 //     one 32-byte block (Brcb); the products panel
 //     row k times a[m, k] go to float32 sums row k: one level-0 MulAddDst per 64 columns whose iteration k is panel
 //     row k (the source's block stride 0 reads the block of row k in every block of iteration k), or, for wide
@@ -465,7 +467,11 @@ private:
         const uint32_t aElems = t.m * aStride_;
         const uint32_t ka8 = (ka + kQmmVdF32PerBlock - 1) / kQmmVdF32PerBlock * kQmmVdF32PerBlock;
         PipeBarrier<PIPE_V>();  // bHalf_, aHalf_ and aF32_ were read by the previous panel's steps
-        Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
+        if (t.bCode == kQmmCodeUInt8) {
+            Cast(bHalf_, bIn, RoundMode::CAST_NONE, elems);
+        } else {
+            Cast(bHalf_, bIn.template ReinterpretCast<int8_t>(), RoundMode::CAST_NONE, elems);
+        }
         if (ka != 0) {
             Cast(aHalf_, aIn, RoundMode::CAST_NONE, aElems);
         }

@@ -64,7 +64,11 @@ VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t kc, uint32_t 
 
 bool QmmVectorDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc)
 {
-    if (r.b_trans || r.b_dtype != DType::UINT8 || (r.a_dtype != DType::UINT8 && r.a_dtype != DType::INT8)) {
+    // A uint8 b everywhere (the cube path maps it first); an int8 b on ascend310p, whose Matmul API copies an int8 B
+    // through UB one DMA per tile row (stage/copy_cube_in/copy_tile_to_cube/data_copy_wrapper_using_ub_nd.h), while the
+    // split SoCs' cube takes it as it is.
+    const bool b_type = r.b_dtype == DType::UINT8 || (r.b_dtype == DType::INT8 && !soc.split_architecture);
+    if (r.b_trans || !b_type || (r.a_dtype != DType::UINT8 && r.a_dtype != DType::INT8)) {
         return false;
     }
     if (r.a_shape.size() < 2 || r.b_shape.empty()) {
@@ -333,8 +337,9 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
             AddStridedRange(&e, "y", c, bi * m * row + c0 * y_bytes, bi * m * row + c1 * y_bytes, row, m, true);
         }
     }
-    e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against a uint8 b, on the vector cores alone (no "
-                      "mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
+    const std::string b_type = r.b_dtype == DType::UINT8 ? "a uint8" : "an int8";
+    e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against " + b_type + " b, on the vector cores alone "
+                      "(no mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
                       Str(t.cStride) + " columns, a in chunks of " + Str(t.vdAChunkK) +
                       " rows; a float32 sum per panel row takes one product a panel for at most "
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +

@@ -149,6 +149,28 @@ def _qmm_case(rng, m, k, n):
     return (a, one, np.int8(3), b, one, np.int8(0), np.float32(64.0), np.int8(0))
 
 
+def test_310p_request_of_several_blocks_records_each_block_row_and_tile():
+    # one core: one call of the plan's base blocks along N, the last one narrower; each block's rows (the m rows and
+    # the ones row) written back one DMA per row with one burst per 16 columns, the blocks one after another; the
+    # loads: A's one baseM x baseK tile (one DMA per 32-byte column, a burst per row), one int8 B tile per block
+    # (one DMA of one burst per row)
+    rng = np.random.default_rng(5)
+    m, k, n = 40, 96, 300
+    emulator.qlinear_matmul(*_qmm_case(rng, m, k, n), soc="ascend310p", core_num=1)
+    t = tiling.plan_qlinear_matmul((m, k), (k, n), soc="ascend310p", core_num=1).tiling
+    bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
+    assert k <= bk and m + 1 <= bm and t["callBlocks"] == -(-n // bn) >= 2 and n % bn != 0
+    widths = [bn] * (n // bn) + [n % bn]
+    (cube,) = [c for c in emulator.last_run_trace()["cores"] if c["is_cube"]]
+    by_pipe = {e["pipe"]: e for e in cube["events"]}
+    rows = m + 1
+    assert by_pipe["M"]["serial_blocks"] == len(widths)
+    assert by_pipe["MTE3"]["out_dmas"] == rows * len(widths)
+    assert by_pipe["MTE3"]["bursts"] == rows * sum(-(-w // 16) for w in widths)
+    assert (by_pipe["MTE2"]["dmas"], by_pipe["MTE2"]["bursts"]) == (bk // 32 + len(widths) * bk,
+                                                                    bk // 32 * bm + len(widths) * bk)
+
+
 @pytest.mark.parametrize("soc", ALL_SOCS)
 def test_cube_requests_and_the_cube_cores_work(soc):
     rng = np.random.default_rng(5)

@@ -32,7 +32,8 @@ def test_the_plan_takes_the_vector_path_exactly_where_it_applies(soc):
     assert _key(soc, (2, 1, 64), (2, 64, 64)) == VECTOR_DECODE          # batches too
     assert _key(soc, (6, 256), (256, 96)) == VECTOR_DECODE
     assert _key(soc, (7, 256), (256, 96)) == 0                          # 7 rows: the cube path is faster
-    assert _key(soc, (1, 256), (256, 96), bt="int8") == 0               # the cube takes an int8 b as it is
+    # an int8 b: the split SoCs' cube takes it as it is; 310p's Matmul API would copy it through UB row by row
+    assert _key(soc, (1, 256), (256, 96), bt="int8") == (VECTOR_DECODE if soc == "ascend310p" else 0)
     assert _key(soc, (1, 256), (256, 96), b_trans=True) == 0            # b stored [N, K]: the cube reads it so
     assert _key(soc, (1, 33025 // 32 * 32), (33025 // 32 * 32, 64)) == VECTOR_DECODE
     assert _key(soc, (1, 33056), (33056, 64)) == 0                      # K > 33025: int32 sums could wrap
@@ -75,7 +76,7 @@ def test_the_explanation_names_the_vector_cores_the_launch_starts(soc):
         assert block_dim == 2 * p.explanation["used_cores"]
 
 
-def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False):
+def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False, bt="uint8"):
     def rand(dtype, shape):
         info = np.iinfo(np.dtype(dtype))
         return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtype)
@@ -86,12 +87,12 @@ def _operands(rng, a_shape, b_shape, at, a_param, b_param, zps, batched=False):
     a_s = rng.uniform(0.01, 0.02, a_vec if a_param == "row" else ()).astype(np.float32)
     b_s = rng.uniform(0.01, 0.02, b_vec if b_param == "column" else ()).astype(np.float32)
     a_z = rand(at, a_vec if a_param == "row" else ())
-    b_z = rand("uint8", b_vec if b_param == "column" else ())
+    b_z = rand(bt, b_vec if b_param == "column" else ())
     if zps in ("0", "b0"):
         b_z = np.zeros_like(b_z)
     if zps == "0":
         a_z = np.zeros_like(a_z)
-    return rand(at, a_shape), a_s, a_z, rand("uint8", b_shape), b_s, b_z
+    return rand(at, a_shape), a_s, a_z, rand(bt, b_shape), b_s, b_z
 
 
 def _check(soc, args, y_scale=0.7, y_zp=3, y_dtype=np.int8):
@@ -118,6 +119,23 @@ def test_bit_exact_on_every_soc_type_and_zero_point_case(soc, at, params, zps):
             b_shape = (a_shape[-1], -(-b_shape[-1] // 32) * 32)
         assert _key(soc, a_shape, b_shape, at=at) == VECTOR_DECODE
         _check(soc, _operands(rng, a_shape, b_shape, at, *params, zps))
+
+
+@pytest.mark.parametrize("at", ["int8", "uint8"])
+@pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column")])
+@pytest.mark.parametrize("zps", ["random", "b0", "0"])
+def test_bit_exact_with_an_int8_b_on_310p(at, params, zps):
+    # the extremes of int8 b (-128 and 127) against a - a_zp at +-255 included
+    rng = np.random.default_rng(17)
+    for a_shape, b_shape in [((1, 256), (256, 96)), ((3, 320), (320, 224)), ((6, 1024), (1024, 160))]:
+        assert _key("ascend310p", a_shape, b_shape, at=at, bt="int8") == VECTOR_DECODE
+        a, a_s, a_z, b, b_s, b_z = _operands(rng, a_shape, b_shape, at, *params, zps, bt="int8")
+        b[0, :] = -128
+        b[1, :] = 127
+        if zps == "random":
+            a[..., :2] = np.iinfo(a.dtype).max
+            a_z = np.full_like(a_z, np.iinfo(a.dtype).min)
+        _check("ascend310p", (a, a_s, a_z, b, b_s, b_z), y_scale=64.0)
 
 
 @pytest.mark.parametrize("soc", SOCS)

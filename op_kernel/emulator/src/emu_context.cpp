@@ -265,8 +265,11 @@ void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const c
             Fail(file, line,
                  std::string(api) + " writes the AscendC API's scratch, UB bytes [" + std::to_string(at) + ", " +
                      std::to_string(at + nbytes) + ") (TMP_UB_OFFSET" +
-                     (offset != 0 ? " + " + std::to_string(offset) : std::string()) + "; the top " +
-                     std::to_string(kApiScratchUbBytes / 1024) + " KiB of " + c.soc.name + "'s UB), where byte " +
+                     (offset != 0 ? " + " + std::to_string(offset) : std::string()) +
+                     (c.soc.level0_scratch_at != 0 ? std::string("; the 8 KiB past ") + c.soc.name + "'s runtime UB"
+                                                   : "; the top " + std::to_string(kApiScratchUbBytes / 1024) +
+                                                         " KiB of " + c.soc.name + "'s UB") +
+                     "), where byte " +
                      std::to_string(at + i) + " holds kernel data: the call overwrites it; keep kernel buffers "
                      "below " + std::to_string(at - offset) + " when using such APIs");
         }

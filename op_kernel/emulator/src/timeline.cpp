@@ -153,7 +153,9 @@ namespace {
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr int kS = static_cast<int>(Pipe::kS);
-constexpr size_t kMaxMatmulChunks = 512;  // bounds the events a Matmul request expands into
+// Bounds the chunks a Matmul request's loads and cube work expand into (serial blocks are never merged, and a
+// recorded write-back adds one DMA per C row of each block on top).
+constexpr size_t kMaxMatmulChunks = 512;
 
 int PipeIndex(Pipe p) { return static_cast<int>(p); }
 

@@ -526,9 +526,11 @@ void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line
 // it wrote there).
 void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api);
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes);
-// ascend910_95: a level-0 form's use of its 8 KiB at TMP_UB_OFFSET (the API pages of Add, Div, Max, Min, Mul,
-// MulAddDst, WholeReduce*, Brcb: "tensor high-dimensional slicing uses 8 KB of UB"). Past the kernel's UB with the
-// table's size; inside it when the UB is given larger (a device reporting 256 KiB), where kernel data there fails.
+// ascend910_95: a level-0 form's use of the 8 KiB past the runtime UB (TMP_UB_OFFSET = GetRuntimeUBSize = 248 KiB): the
+// API pages of Add, Sub, Mul, Div, Max, Min ("tensor high-dimensional slicing uses 8 KB of UB"), dav_3510's
+// vec_reduce_impl.h for WholeReduce*; applied to the level-0 And, Or and MulAddDst too (the strict side; Brcb's
+// dav_3510 implementation has none). Past the kernel's UB with the table's size; inside it when the UB is given larger
+// (a device reporting 256 KiB), where kernel data there fails.
 void Level0Scratch(CoreContext& c, const char* file, int line, const char* api);
 
 // True when every partial sum of the terms, in any order, is exactly representable in float type `t` (float32,

@@ -667,7 +667,6 @@ void Brcb(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>& src
     constexpr uint64_t kPerBlock = kBlock / kElem;
     const uint64_t repeats = repeat_times;
     CheckRepeatAndMask(repeats, kPerBlock * kBlocksPerRepeat, kPerBlock * kBlocksPerRepeat, file, line, api);
-    Level0Scratch(c, file, line, api);
     const bool soft = c.soc.id == SocId::kAscend310P;  // dav_m200: a software implementation
     if (p.dstBlkStride == 0) {
         Fail(file, line,
