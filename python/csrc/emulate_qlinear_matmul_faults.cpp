@@ -316,6 +316,43 @@ inline void FaultLocalWorkspaceReadAfterUse(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_
     (void)w.GetValue(0);  // FAULT: local_workspace_read_after_use
 }
 
+// 310p: the scalar unit reads C right after IterateAll. The API's pipes wrote it and are ordered for V, MTE2 and MTE3
+// (its flag pairs), not for the scalar unit, which IterateAll does not hold: a flag from MTE3 is needed first (the
+// twin below). Split SoCs: the client waits for the cube's completion message, so the read is ordered there.
+inline void FaultCReadByScalarAfterIterateAll(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 4096);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    GlobalTensor<int32_t> cg = Gm<int32_t>(c, 256);
+    mm.IterateAll(cg);
+    (void)cg.GetValue(0);  // FAULT: c_read_by_scalar_after_iterate_all
+}
+
+// The twin: an MTE3 -> S flag orders the read (it fires once the API's write-back DMAs completed).
+inline void CReadByScalarAfterIterateAllOk(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 4096);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    GlobalTensor<int32_t> cg = Gm<int32_t>(c, 256);
+    mm.IterateAll(cg);
+    const event_t id = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_S));
+    SetFlag<HardEvent::MTE3_S>(id);
+    WaitFlag<HardEvent::MTE3_S>(id);
+    (void)cg.GetValue(0);
+}
+
 // 310p: the Matmul API's Init takes its queues and L0 buffers from the kernel's TPipe, which manages 64 in all; with
 // them, 60 buffers of the kernel's are too many (split SoCs: the API's buffers are the cube core's). TBufs: a
 // position's queue buffers stop at 8 before that.
@@ -654,6 +691,8 @@ const FaultEntry kFaults[] = {
     {"local_workspace_missing", &FaultLocalWorkspaceMissing},
     {"local_workspace_too_small", &FaultLocalWorkspaceTooSmall},
     {"local_workspace_veccalc_c_tile", &FaultLocalWorkspaceVeccalcCTile},
+    {"c_read_by_scalar_after_iterate_all", &FaultCReadByScalarAfterIterateAll},
+    {"c_read_by_scalar_after_iterate_all_ok", &CReadByScalarAfterIterateAllOk},
     {"local_workspace_read_after_use", &FaultLocalWorkspaceReadAfterUse},
     {"tpipe_buffers_with_matmul_api", &FaultTPipeBuffersWithMatmulApi},
     {"share_ub_size_shifts_buffers", &FaultShareUbSizeShiftsBuffers},

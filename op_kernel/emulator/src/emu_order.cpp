@@ -1221,7 +1221,18 @@ void CubeRequestWait(CoreContext& c, uint64_t handle, const char* file, int line
     const int cube = static_cast<int>(Stream::kCube);
     const OrderState::CubeRequest* r = PendingRequest(o, handle);
     const uint32_t seq = r != nullptr ? r->seq : 0;
-    o.issue.v[cube] = std::max(o.issue.v[cube], seq);
+    if (c.split_cores) {
+        o.issue.v[cube] = std::max(o.issue.v[cube], seq);
+    } else {
+        // ascend310p: the AI core's own pipes run the request, and the scalar unit is not held until they finish. Its
+        // C goes out on MTE3 (after the loads, through the API's flags), and the write-back ends with MTE3 -> V and
+        // (IterateAll) MTE3 -> MTE2 flag pairs (copy_cube_out_datacopy.h, matmul_impl.h): the V, MTE2 and MTE3 pipes
+        // know the request's reads and writes complete; the scalar unit learns it only through a flag from them.
+        for (Pipe p : {Pipe::kV, Pipe::kMte2, Pipe::kMte3}) {
+            Clock& view = o.view[PipeIndex(p)];
+            view.v[cube] = std::max(view.v[cube], seq);
+        }
+    }
     for (size_t i = 0; i < o.cube_requests.size(); ++i) {
         if (o.cube_requests[i].handle == handle) {
             o.cube_requests.erase(o.cube_requests.begin() + static_cast<std::ptrdiff_t>(i));
