@@ -365,6 +365,23 @@ def test_coupled_iterate_all_writes_back_row_by_row_and_loads_each_block_after_t
     assert coarse < free < r["cycles"]
 
 
+def test_the_310p_scalar_unit_is_not_held_by_its_own_request():
+    # ascend310p's MatmulImpl issues the request on the AI core's pipes and returns: a scalar instruction after the
+    # wait starts before the request's last instruction completes (on a split SoC the client waits for the cube's
+    # completion message)
+    load, macs, out = 16 * 1024, 8192 * 3000, 4 * 1024
+    ev = coarse_request(5, load, macs, out, split=False)
+    ev[4]["out_dmas"], ev[4]["bursts"] = 4, 16
+    ai = core([dict(kind="cube_request", handle=5, peer_core=1), dict(kind="cube_wait", handle=5),
+               instr("S", "scalar_other", 10, line=77)], 0)
+    r = run([ai, core(ev, 1, is_cube=True)], soc="ascend310p", detail_core=0)
+    ins = r["detail"]["instrs"]
+    after = [i for i in ins if i[0] == "S" and i[5].endswith(":77") and i[4] != "issue"]
+    last_out = max(i[3] for i in ins if i[0] == "MTE3")
+    assert len(after) == 1 and after[0][1] < macs / 8192 < last_out
+    assert "Matmul result (cube)" not in model.summarize(r).stall_kinds
+
+
 def test_a_load_recorded_with_its_dmas_costs_each_issue_and_each_burst():
     # ascend310p's operand loads are strided copies issued per tile: the scalar unit issues every DMA, MTE2 pays
     # every burst (one chunk here: the operands fit half of L0A + L0B)

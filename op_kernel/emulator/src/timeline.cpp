@@ -44,7 +44,8 @@
 // serves requests one at a time (the API's server finishes a request before it takes the next message) in arrival
 // order (ties: lower requesting core first), and the requester's CubeWait ends cube_message_cycles after the
 // request's last cube instruction completed. On coupled SoCs (ascend310p) the request's instructions run on the
-// requesting AI core itself: its scalar unit issues them into its own pipes when it reaches the request.
+// requesting AI core itself: its scalar unit issues them into its own pipes when it reaches the request, and its
+// wait for the request does not hold it (the program's own flags order the V and MTE2 pipes after the write-back).
 // A request recorded as one instruction per pipe without flags (what the emulator's Matmul API records: the
 // operand bytes, the MACs, the result bytes) is run as the API's software pipeline: the work is cut into chunks
 // that fit half of L1, of L0A + L0B and of L0C (double buffering), MTE2 -> MTE1 -> M per chunk and the result out
@@ -1142,6 +1143,9 @@ private:
         if (it == requests_.end()) return true;  // nothing was requested under this handle
         Request& r = it->second;
         if (r.completion <= now_) return true;
+        // ascend310p: the AI core's scalar unit issued the request's program itself and is not held until it finishes
+        // (the API's write-back ends with pipe flags, MTE3 -> V and MTE3 -> MTE2, which the program carries)
+        if (p_.coupled && r.coupled && r.started) return true;
         BeginStall(agent, CauseId("Matmul result (cube) at " + Site(e)));
         if (r.completion < kInf) {
             Wake(agent, r.completion);
