@@ -316,41 +316,42 @@ inline void FaultLocalWorkspaceReadAfterUse(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_
     (void)w.GetValue(0);  // FAULT: local_workspace_read_after_use
 }
 
+// A 16 x 16 x 32 IterateAll into c on a local workspace, then `after(c, pipe)`.
+template <class After>
+inline void IterateAllThen(GM_ADDR a, GM_ADDR b, GM_ADDR c, After after)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 4096);
+    mm.SetLocalWorkspace(ws.Get<uint8_t>());
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    GlobalTensor<int32_t> cg = Gm<int32_t>(c, 256);
+    mm.IterateAll(cg);
+    after(cg, pipe);
+}
+
 // 310p: the scalar unit reads C right after IterateAll. The API's pipes wrote it and are ordered for V, MTE2 and MTE3
 // (its flag pairs), not for the scalar unit, which IterateAll does not hold: a flag from MTE3 is needed first (the
 // twin below). Split SoCs: the client waits for the cube's completion message, so the read is ordered there.
 inline void FaultCReadByScalarAfterIterateAll(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
-    TPipe pipe;
-    MmI8Checked mm;
-    TCubeTiling t = Tiling();
-    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    TBuf<TPosition::VECCALC> ws;
-    pipe.InitBuffer(ws, 4096);
-    mm.SetLocalWorkspace(ws.Get<uint8_t>());
-    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    GlobalTensor<int32_t> cg = Gm<int32_t>(c, 256);
-    mm.IterateAll(cg);
-    (void)cg.GetValue(0);  // FAULT: c_read_by_scalar_after_iterate_all
+    IterateAllThen(a, b, c, [](GlobalTensor<int32_t>& cg, TPipe&) {
+        (void)cg.GetValue(0);  // FAULT: c_read_by_scalar_after_iterate_all
+    });
 }
 
 // The twin: an MTE3 -> S flag orders the read (it fires once the API's write-back DMAs completed).
 inline void CReadByScalarAfterIterateAllOk(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
-    TPipe pipe;
-    MmI8Checked mm;
-    TCubeTiling t = Tiling();
-    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
-    TBuf<TPosition::VECCALC> ws;
-    pipe.InitBuffer(ws, 4096);
-    mm.SetLocalWorkspace(ws.Get<uint8_t>());
-    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
-    GlobalTensor<int32_t> cg = Gm<int32_t>(c, 256);
-    mm.IterateAll(cg);
-    const event_t id = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_S));
-    SetFlag<HardEvent::MTE3_S>(id);
-    WaitFlag<HardEvent::MTE3_S>(id);
-    (void)cg.GetValue(0);
+    IterateAllThen(a, b, c, [](GlobalTensor<int32_t>& cg, TPipe& pipe) {
+        const event_t id = static_cast<event_t>(pipe.FetchEventID(HardEvent::MTE3_S));
+        SetFlag<HardEvent::MTE3_S>(id);
+        WaitFlag<HardEvent::MTE3_S>(id);
+        (void)cg.GetValue(0);
+    });
 }
 
 // 310p: the Matmul API's Init takes its queues and L0 buffers from the kernel's TPipe, which manages 64 in all; with
