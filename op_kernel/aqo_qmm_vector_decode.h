@@ -12,14 +12,13 @@
 //     panel of each chunk of vdAChunkK / vdPanelK panels (one chunk for a decode step's K slice);
 //   * per chunk: a - a_zp in half, then float32 (integers in [-255, 255]), added to the row's lanes of a - a_zp;
 //     per panel: b in half, then float32 (exact: integers in [0, 255], or [-128, 127]); the panel's values of a each
-//     broadcast over
-//     one 32-byte block (Brcb); the products panel
-//     row k times a[m, k] go to float32 sums row k: one level-0 MulAddDst per 64 columns whose iteration k is panel
-//     row k (the source's block stride 0 reads the block of row k in every block of iteration k), or, for wide
-//     groups (beyond a repeat stride's 255 blocks) and few rows, one per panel row whose iterations are its 64-column
-//     pieces; every 256 panels at most (and at the group's end) the float32 sums, exact integers below 2^24, have
-//     their rows halved in float32 while the halves stay below 2^24 (fewer panels since the last flush: more
-//     halvings), the rest are converted to int32, summed in int32 and added to the group's sums;
+//     broadcast over one 32-byte block (Brcb); the products panel row k times a[m, k] go to float32 sums row k: one
+//     level-0 MulAddDst per 64 columns whose iteration k is panel row k (the source's block stride 0 reads the block
+//     of row k in every block of iteration k), or, for wide groups (beyond a repeat stride's 255 blocks) and few rows,
+//     one per panel row whose iterations are its 64-column pieces; every 256 panels at most (and at the group's end)
+//     the float32 sums, exact integers below 2^24, have their rows halved in float32 while the halves stay below 2^24
+//     (fewer panels since the last flush: more halvings), the rest are converted to int32, summed in int32 and added
+//     to the group's sums;
 //   * b's zero point once a group (Correct): sum_k (a - a_zp)(b - b_zp) = sum_k (a - a_zp) b - b_zp sum_k (a - a_zp),
 //     the lanes' sum broadcast, times b_zp in int32 and subtracted from the int32 sums (no per-element subtraction)
 //     as soon as the last chunk of a is in, under the DMAs of the panels that follow, not after the last one;

@@ -162,7 +162,8 @@ void RegisterEmulator(nb::module_& m)
         },
         "The instruction trace of the last emulator run on this thread (op_kernel/emulator/include/emulator/"
         "emu_trace.h): soc, kernel, block_dim, completed, cores: [{core, is_cube, events: [{kind, pipe / src_pipe, "
-        "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, serial_blocks, out_dmas, dmas, "
+        "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, serial_blocks, out_dmas, "
+        "dmas, "
         "file, line, gm: the GM bytes "
         "of a DMA or Matmul request [{addr, bytes, blocks, stride, write}]}]}], gm_buffers: [{name, addr, bytes}] "
         "(where each registered buffer lies in the trace's GM address space). "

@@ -234,8 +234,9 @@ void RegisterTimeline(nb::module_& m)
         },
         nb::arg("traces"), nb::arg("soc"), nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
         "Simulates hand-built traces: a list of {'core', 'is_cube', 'events': [event dicts]} (event keys: kind, "
-        "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, serial_blocks, out_dmas, dmas, "
-        "file, line, gm: the GM bytes a DMA touched, [{addr, bytes, blocks (1), stride (bytes), write (False)}]). scale: "
+        "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, serial_blocks, out_dmas, "
+        "dmas, file, line, gm: the GM bytes a DMA touched, [{addr, bytes, blocks (1), stride (bytes), write "
+        "(False)}]). scale: "
         "{parameter: factor}. detail_core: the core whose instructions are returned (-1 the slowest, -2 none).");
 
     m.def(

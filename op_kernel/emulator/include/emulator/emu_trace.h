@@ -55,8 +55,9 @@
 //     issued per tile (copy_cube_in/copy_tile_to_cube/data_copy_wrapper_using_ub_nd.h: CopyND2NZOnTheFly, one DMA per
 //     32-byte column of a tile with one 32-byte burst per row; an int8 B not transposed, CopyND2NZWithTransData, one
 //     DMA per row through UB), recorded as the MTE2 event's dmas and bursts. Cube cores are numbered
-//     block_dim + i: on split SoCs (910b, 950) vector core b is served by cube core b / (vector cores per cube core, from KERNEL_TASK_TYPE_DEFAULT:
-//     2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded as core block_dim + b.
+//     block_dim + i: on split SoCs (910b, 950) vector core b is served by cube core b / (vector cores per cube core,
+//     from KERNEL_TASK_TYPE_DEFAULT: 2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded
+//     as core block_dim + b.
 //   * GM addresses (for the timeline model's L2 cache): every GM buffer of a launch gets its own range of one
 //     launch-wide address space (RunTrace::gm_buffers: the launcher's buffers in registration order, each starting
 //     at a multiple of kGmBufferAlign, so no two buffers share a cache line). An instruction that reads or writes
