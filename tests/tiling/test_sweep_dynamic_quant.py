@@ -57,6 +57,17 @@ def test_sweep_cli_exit_status(sweep_mod, capsys):
     assert "ascend910_95" in out and "0 failed" in out
 
 
+def test_sweep_progress_bar_only_on_a_terminal(sweep_mod, monkeypatch, capsys):
+    # the bar rewrites its line with carriage returns: into a log file or a pipe it is not written at all
+    args = ["--op", "dynamic_quant", "--soc", "ascend910b", "--count", "30"]
+    monkeypatch.setattr(sweep_mod.sys.stderr, "isatty", lambda: False, raising=False)
+    assert sweep_mod.main(args) == 0
+    assert "\r" not in capsys.readouterr().err
+    monkeypatch.setattr(sweep_mod.sys.stderr, "isatty", lambda: True, raising=False)
+    assert sweep_mod.main(args) == 0
+    assert "\r" in capsys.readouterr().err
+
+
 def test_sweep_cli_fails_on_a_broken_plan(sweep_mod, monkeypatch, capsys):
     real = sweep_mod.plan_function("dynamic_quant")
 

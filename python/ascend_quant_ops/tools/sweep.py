@@ -335,6 +335,14 @@ def case_key(op: str, spec: dict, case: dict) -> Tuple[str, str]:
     return "(unsupported dtypes)", "-"
 
 
+def _stderr_is_terminal() -> bool:
+    """The progress bar rewrites its line with carriage returns: only for a terminal, not a log file or pipe."""
+    try:
+        return sys.stderr.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
 class Progress:
     """A plain-text progress bar on stderr (one line, rewritten), silent when disabled."""
 
@@ -440,7 +448,8 @@ def add_arguments(ap) -> None:
                          "and UB size (as a device would report them); default 0")
     ap.add_argument("--show-failures", type=non_negative_int, default=20,
                     help="failing cases to print (default 20)")
-    ap.add_argument("--no-progress", action="store_true", help="no progress bar")
+    ap.add_argument("--no-progress", action="store_true",
+                    help="no progress bar (there is none either when stderr is not a terminal)")
     ap.add_argument("--json", action="store_true", help="print the summary and the failing cases as JSON")
 
 
@@ -462,7 +471,8 @@ def run(args) -> int:
     failures = []
     for op in ops:
         rows, fails = sweep(op, socs, count, args.seed, grid=args.grid,
-                            progress=not args.no_progress and not args.json, overrides=args.overrides)
+                            progress=not args.no_progress and not args.json and _stderr_is_terminal(),
+                            overrides=args.overrides)
         all_rows.update(rows)
         failures += fails
     total = sum(r[0] for r in all_rows.values())
