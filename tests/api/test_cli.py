@@ -197,7 +197,8 @@ def test_sweep_json_and_exit_status(capsys):
     assert report["cases"] == 30 and report["failed"] == 0 and report["summary"]
 
 
-def test_sweep_progress_bar_on_stderr(capsys):
+def test_sweep_progress_bar_on_stderr(capsys, monkeypatch):
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)  # the bar is drawn on a terminal only
     assert cli.main(["sweep", "--op", "qlinear_matmul", "--soc", "ascend910b", "--count", "20"]) == 0
     captured = capsys.readouterr()
     assert "[" in captured.err and "20/20" in captured.err and "cases, 0 failed" in captured.out
