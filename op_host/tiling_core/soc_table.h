@@ -184,6 +184,7 @@ enum class TimingParam : int32_t {
     CUBE_MACS_PER_CYCLE,           // 8-bit (int8 / float8) multiply-accumulates per cycle of one cube core
     MTE1_BYTES_PER_CYCLE,          // L1 -> L0A / L0B
     FIX_BYTES_PER_CYCLE,           // L0C out (fixpipe to GM on split SoCs, L0C -> UB on ascend310p)
+    UB_TO_L1_BYTES_PER_CYCLE,      // UB -> L1 (ascend310p's Matmul API: an int8 B turned in UB)
     PIPE_QUEUE_DEPTH,              // instructions waiting in one pipe's queue at most (the scalar unit stalls)
     L0A_BYTES,
     L0B_BYTES,

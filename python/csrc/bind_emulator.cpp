@@ -79,7 +79,7 @@ nb::dict TraceEventToDict(const aqo_emu::TraceEvent& e, const aqo_emu::CoreTrace
             if (e.handle != 0) d["handle"] = e.handle;
             if (e.serial_blocks != 0) d["serial_blocks"] = e.serial_blocks;
             if (e.out_dmas != 0) d["out_dmas"] = e.out_dmas;
-            if (e.dmas != 0) d["dmas"] = e.dmas;
+            if (e.instrs != 0) d["instrs"] = e.instrs;
             if (e.gm > 0 && static_cast<size_t>(e.gm) - 1 + e.gm_count <= c.gm.size()) {
                 nb::list gm;
                 for (uint32_t i = 0; i < e.gm_count; ++i) {
@@ -163,8 +163,7 @@ void RegisterEmulator(nb::module_& m)
         "The instruction trace of the last emulator run on this thread (op_kernel/emulator/include/emulator/"
         "emu_trace.h): soc, kernel, block_dim, completed, cores: [{core, is_cube, events: [{kind, pipe / src_pipe, "
         "dst_pipe, event_id / group / peer_core, handle, cls, elem_bytes, count, bursts, serial_blocks, out_dmas, "
-        "dmas, "
-        "file, line, gm: the GM bytes "
+        "instrs, file, line, gm: the GM bytes "
         "of a DMA or Matmul request [{addr, bytes, blocks, stride, write}]}]}], gm_buffers: [{name, addr, bytes}] "
         "(where each registered buffer lies in the trace's GM address space). "
         "For tests and inspection; the timeline model reads it in C++.");

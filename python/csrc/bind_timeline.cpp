@@ -190,7 +190,8 @@ void RegisterTimeline(nb::module_& m)
                     e.dst_pipe = ParsePipe(Get<std::string>(ed, "dst", "S"));
                     e.event_id = static_cast<int8_t>(Get<int>(ed, "id", 0));
                     e.group = static_cast<uint8_t>(Get<int>(ed, "group", 0));
-                    e.cls = ParseEnum<aqo_emu::InstrClass>(Get<std::string>(ed, "cls", "none"), 15, &aqo_emu::InstrClassName,
+                    e.cls = ParseEnum<aqo_emu::InstrClass>(Get<std::string>(ed, "cls", "none"),
+                                                           aqo_emu::kInstrClassCount, &aqo_emu::InstrClassName,
                                                            "instruction class");
                     e.elem_bytes = static_cast<uint8_t>(Get<int>(ed, "elem_bytes", 0));
                     e.peer_core = Get<uint32_t>(ed, "peer_core", 0);
@@ -199,7 +200,7 @@ void RegisterTimeline(nb::module_& m)
                     e.bursts = Get<uint32_t>(ed, "bursts", 0);
                     e.serial_blocks = Get<uint32_t>(ed, "serial_blocks", 0);
                     e.out_dmas = Get<uint32_t>(ed, "out_dmas", 0);
-                    e.dmas = Get<uint32_t>(ed, "dmas", 0);
+                    e.instrs = Get<uint32_t>(ed, "instrs", 0);
                     files.push_back(Get<std::string>(ed, "file", "trace"));
                     e.file = files.back().c_str();
                     e.line = Get<int>(ed, "line", 0);
@@ -235,7 +236,7 @@ void RegisterTimeline(nb::module_& m)
         nb::arg("traces"), nb::arg("soc"), nb::arg("scale") = nb::dict(), nb::arg("detail_core") = -1,
         "Simulates hand-built traces: a list of {'core', 'is_cube', 'events': [event dicts]} (event keys: kind, "
         "pipe, src, dst, id, group, cls, elem_bytes, peer_core, handle, count, bursts, serial_blocks, out_dmas, "
-        "dmas, file, line, gm: the GM bytes a DMA touched, [{addr, bytes, blocks (1), stride (bytes), write "
+        "instrs, file, line, gm: the GM bytes a DMA touched, [{addr, bytes, blocks (1), stride (bytes), write "
         "(False)}]). scale: "
         "{parameter: factor}. detail_core: the core whose instructions are returned (-1 the slowest, -2 none).");
 

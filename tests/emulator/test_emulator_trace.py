@@ -162,13 +162,21 @@ def test_310p_request_of_several_blocks_records_each_block_row_and_tile():
     assert k <= bk and m + 1 <= bm and t["callBlocks"] == -(-n // bn) >= 2 and n % bn != 0
     widths = [bn] * (n // bn) + [n % bn]
     (cube,) = [c for c in emulator.last_run_trace()["cores"] if c["is_cube"]]
-    by_pipe = {e["pipe"]: e for e in cube["events"]}
+    by_cls = {e["cls"]: e for e in cube["events"]}
     rows = m + 1
-    assert by_pipe["M"]["serial_blocks"] == len(widths)
-    assert by_pipe["MTE3"]["out_dmas"] == rows * len(widths)
-    assert by_pipe["MTE3"]["bursts"] == rows * sum(-(-w // 16) for w in widths)
-    assert (by_pipe["MTE2"]["dmas"], by_pipe["MTE2"]["bursts"]) == (bk // 32 + len(widths) * bk,
-                                                                    bk // 32 * bm + len(widths) * bk)
+    assert by_cls["cube_mmad"]["serial_blocks"] == len(widths)
+    assert by_cls["dma_ub_to_gm"]["out_dmas"] == rows * len(widths)
+    assert by_cls["dma_ub_to_gm"]["bursts"] == rows * sum(-(-w // 16) for w in widths)
+    assert (by_cls["dma_gm_to_l1"]["instrs"], by_cls["dma_gm_to_l1"]["bursts"]) == (bk // 32 + len(widths) * bk,
+                                                                                  bk // 32 * bm + len(widths) * bk)
+    # each B tile turned in UB at its full base size: four TransDataTo5HD of baseK / 32 repeats per 32 columns, then
+    # one UB -> L1 DMA of a burst per 32 rows
+    assert bn % 32 == 0 and bk % 32 == 0
+    turn, to_l1 = by_cls["vec_trans_data"], by_cls["dma_ub_to_l1"]
+    assert (turn["pipe"], to_l1["pipe"]) == ("V", "MTE3")
+    assert (turn["instrs"], turn["bursts"]) == (len(widths) * 4 * bn // 32, len(widths) * 4 * bn // 32 * bk // 32)
+    assert turn["count"] == to_l1["count"] == len(widths) * bk * bn
+    assert (to_l1["instrs"], to_l1["bursts"]) == (len(widths), len(widths) * bk // 32)
 
 
 @pytest.mark.parametrize("soc", ALL_SOCS)
@@ -207,8 +215,11 @@ def test_cube_requests_and_the_cube_cores_work(soc):
             assert requests[e["handle"]][1] == c["core"]
             per_handle.setdefault(e["handle"], []).append((e["pipe"], e["cls"]))
     tail = [("V", "fix_out"), ("MTE3", "dma_ub_to_gm")] if soc == "ascend310p" else [("FIX", "fix_out")]
+    # 310p's int8 B goes through UB: turned there (V), then copied to L1 (MTE3)
+    turn = [("V", "vec_trans_data"), ("MTE3", "dma_ub_to_l1")] if soc == "ascend310p" else []
     for h in requests:
-        assert per_handle[h] == [("MTE2", "dma_gm_to_l1"), ("MTE1", "dma_l1_to_l0"), ("M", "cube_mmad")] + tail
+        assert per_handle[h] == ([("MTE2", "dma_gm_to_l1")] + turn + [("MTE1", "dma_l1_to_l0"), ("M", "cube_mmad")] +
+                                 tail)
     # The product's multiply-accumulates: at least M x N x K (the kernel also computes zero-point sums).
     macs = sum(e["count"] for c in cube for e in c["events"] if e["pipe"] == "M")
     assert macs >= m * n * k
@@ -217,14 +228,15 @@ def test_cube_requests_and_the_cube_cores_work(soc):
     # 16 int32 columns (n = 80: 5, in the plan's one base block); its operand loads as their DMAs and bursts (an int8
     # B not transposed: one DMA of one burst per row of each baseK x baseN tile; A: one DMA per 32-byte column of a
     # baseM x baseK tile, a burst per row); the split SoCs' fixpipe and ND-to-NZ loads have none of these.
-    keys = ("serial_blocks", "out_dmas", "dmas")
-    shape = {(e["pipe"], k) for c in cube for e in c["events"] for k in keys if k in e}
+    keys = ("serial_blocks", "out_dmas", "instrs")
+    shape = {(e["cls"], k) for c in cube for e in c["events"] for k in keys if k in e}
     if soc != "ascend310p":
         assert not shape
         return
-    assert shape == {("M", "serial_blocks"), ("MTE3", "out_dmas"), ("MTE2", "dmas")}
+    assert shape == {("cube_mmad", "serial_blocks"), ("dma_ub_to_gm", "out_dmas"), ("dma_gm_to_l1", "instrs"),
+                     ("vec_trans_data", "instrs"), ("dma_ub_to_l1", "instrs")}
     (mm,) = [e for c in cube for e in c["events"] if e["pipe"] == "M"]
-    (out,) = [e for c in cube for e in c["events"] if e["pipe"] == "MTE3"]
+    (out,) = [e for c in cube for e in c["events"] if e["cls"] == "dma_ub_to_gm"]
     (load,) = [e for c in cube for e in c["events"] if e["pipe"] == "MTE2"]
     assert mm["serial_blocks"] == 1
     assert out["out_dmas"] == m + 1 and out["bursts"] == (m + 1) * 5 and out["count"] == (m + 1) * n * 4
@@ -233,4 +245,4 @@ def test_cube_requests_and_the_cube_cores_work(soc):
     k_tiles = -(-k // bk)
     a_tiles, b_tiles = k_tiles * -(-(m + 1) // bm), k_tiles * -(-n // bn)  # each tile loaded once here
     a_dmas, a_bursts = a_tiles * bk // 32, a_tiles * bk // 32 * bm  # K = 96 and baseK whole 32-byte columns
-    assert (load["dmas"], load["bursts"]) == (a_dmas + b_tiles * bk, a_bursts + b_tiles * bk)
+    assert (load["instrs"], load["bursts"]) == (a_dmas + b_tiles * bk, a_bursts + b_tiles * bk)

@@ -183,9 +183,10 @@ const char* InstrClassName(InstrClass c)
 {
     static const char* const kNames[] = {"none",          "vec_elementwise", "vec_div",     "vec_cast",    "vec_reduce",
                                          "dma_gm_to_ub",  "dma_ub_to_gm",    "dma_ub_to_ub", "dma_gm_to_l1", "dma_l1_to_l0",
-                                         "cube_mmad",     "fix_out",         "scalar_ub",   "scalar_gm",   "scalar_other"};
+                                         "cube_mmad",     "fix_out",         "scalar_ub",   "scalar_gm",   "scalar_other",
+                                         "vec_trans_data", "dma_ub_to_l1"};
     const int i = static_cast<int>(c);
-    return i >= 0 && i < 15 ? kNames[i] : "?";
+    return i >= 0 && i < kInstrClassCount ? kNames[i] : "?";
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1189,12 +1190,19 @@ void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_
             ++e.gm_count;
         }
     };
+    auto counted = [&](uint64_t instrs, uint64_t bursts) {
+        t->events.back().instrs = static_cast<uint32_t>(std::min<uint64_t>(instrs, UINT32_MAX));
+        t->events.back().bursts = static_cast<uint32_t>(std::min<uint64_t>(bursts, UINT32_MAX));
+    };
     instr(Pipe::kMte2, InstrClass::kDmaGmToL1, in_bytes);
-    if (shape.load_dmas > 0) {
-        t->events.back().dmas = static_cast<uint32_t>(std::min<uint64_t>(shape.load_dmas, UINT32_MAX));
-        t->events.back().bursts = static_cast<uint32_t>(std::min<uint64_t>(shape.load_bursts, UINT32_MAX));
-    }
+    if (shape.load_dmas > 0) counted(shape.load_dmas, shape.load_bursts);
     attach(false);
+    if (shape.stage_instrs > 0) {
+        instr(Pipe::kV, InstrClass::kVecTransData, shape.stage_bytes);
+        counted(shape.stage_instrs, shape.stage_repeats);
+        instr(Pipe::kMte3, InstrClass::kDmaUbToL1, shape.stage_bytes);
+        counted(shape.stage_dmas, shape.stage_bursts);
+    }
     instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, in_bytes);
     instr(Pipe::kM, InstrClass::kCubeMmad, macs);
     t->events.back().serial_blocks = shape.serial_blocks;

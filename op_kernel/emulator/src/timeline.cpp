@@ -50,12 +50,17 @@
 // operand bytes, the MACs, the result bytes) is run as the API's software pipeline: the work is cut into chunks
 // that fit half of L1, of L0A + L0B and of L0C (double buffering), MTE2 -> MTE1 -> M per chunk and the result out
 // (FIX, or V + MTE3 on ascend310p) per L0C block, each stage waiting for the one before and for its buffer's
-// previous user, as the API's ping-pong buffers do. A load recorded with its DMA instructions and bursts (dmas,
+// previous user, as the API's ping-pong buffers do. A load recorded with its DMA instructions and bursts (instrs,
 // ascend310p) gives each chunk its share of both: the scalar unit pays the issue of every DMA, MTE2 every burst.
 // ascend310p's write-back (a request's out_dmas): one MTE3 DMA per
 // C row with its bursts, then an MTE3 -> V pair (copy_cube_out_datacopy.h); a synchronous IterateAll's blocks
 // (serial_blocks): an MTE3 -> MTE2 pair after each block's write-back, so the next block's loads follow it
-// (matmul_impl.h).
+// (matmul_impl.h). ascend310p's int8 B (kVecTransData, kDmaUbToL1): each chunk's share turned on V behind an MTE2 ->
+// V pair, then copied UB -> L1 on MTE3 behind a V -> MTE3 pair, MTE1 waiting for that copy; with one staging area
+// in UB, the next chunk's rows wait for this chunk's turn, and its turn for this chunk's copy. A TransDataTo5HD costs
+// vec_instr_cycles, its repeats as elementwise ones and, after the first, pipeline_latency_cycles (the PipeBarrier
+// before it), and three scalar issues (it and its two address lists); a UB -> L1 DMA dma_burst_cycles and its bytes
+// at ub_to_l1_bytes_per_cycle.
 #include "emulator/timeline.h"
 
 #include <algorithm>
@@ -140,6 +145,7 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
     t.cube_macs_per_cycle = get(P::CUBE_MACS_PER_CYCLE);
     t.mte1_bytes_per_cycle = get(P::MTE1_BYTES_PER_CYCLE);
     t.fix_bytes_per_cycle = get(P::FIX_BYTES_PER_CYCLE);
+    t.ub_to_l1_bytes_per_cycle = get(P::UB_TO_L1_BYTES_PER_CYCLE);
     t.pipe_queue_depth = static_cast<uint32_t>(std::max(1.0, std::round(get(P::PIPE_QUEUE_DEPTH))));
     t.fix_to_gm = spec.split_architecture;
     t.coupled = !spec.split_architecture;
@@ -157,6 +163,8 @@ constexpr int kS = static_cast<int>(Pipe::kS);
 // Bounds the chunks a Matmul request's loads and cube work expand into (serial blocks are never merged, and a
 // recorded write-back adds one DMA per C row of each block on top).
 constexpr size_t kMaxMatmulChunks = 512;
+// Scalar issues of one TransDataTo5HD: the instruction and its two address lists.
+constexpr uint32_t kTransDataIssues = 3;
 
 int PipeIndex(Pipe p) { return static_cast<int>(p); }
 
@@ -601,6 +609,8 @@ private:
         if (synced || mmad == nullptr) return raw;
         uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0, out_dmas = 0, out_bursts = 0;
         uint64_t load_dmas = 0, load_bursts = 0;
+        // ascend310p: an int8 B turned in UB (V) and copied to L1 (MTE3) on its way; 0 instructions: none
+        uint64_t turn = 0, turn_instrs = 0, turn_repeats = 0, to_l1 = 0, to_l1_dmas = 0, to_l1_bursts = 0;
         Pipe fix_pipe = Pipe::kFix;
         // the GM accesses of the request's loads and of its result, each pipeline chunk taking its share
         owned_.emplace_back();
@@ -615,9 +625,19 @@ private:
             switch (e->cls) {
             case InstrClass::kDmaGmToL1:
                 load += e->count;
-                load_dmas += e->dmas;
-                load_bursts += e->dmas > 0 ? e->bursts : 0;
+                load_dmas += e->instrs;
+                load_bursts += e->instrs > 0 ? e->bursts : 0;
                 collect(e, reads);
+                break;
+            case InstrClass::kVecTransData:
+                turn += e->count;
+                turn_instrs += std::max<uint32_t>(1, e->instrs);
+                turn_repeats += e->bursts;
+                break;
+            case InstrClass::kDmaUbToL1:
+                to_l1 += e->count;
+                to_l1_dmas += std::max<uint32_t>(1, e->instrs);
+                to_l1_bursts += e->bursts;
                 break;
             case InstrClass::kDmaL1ToL0: l1l0 += e->count; break;
             case InstrClass::kCubeMmad: macs += e->count; break;
@@ -674,16 +694,36 @@ private:
             const int8_t bslot = static_cast<int8_t>(blk % 2);
             // MTE2: the chunk's operands into an L1 half, once MTE1 moved that half's previous chunk on
             if (j >= 2) wait(Pipe::kMte1, Pipe::kMte2, slot);
+            if (turn_instrs > 0 && j >= 1) wait(Pipe::kV, Pipe::kMte2, 18);
             instr(Pipe::kMte2, InstrClass::kDmaGmToL1, share(load, j, n));
-            if (load_dmas > 0) {
-                // the chunk's share of the loads' DMA instructions (each issued by the scalar unit) and bursts
-                synth_->back().dmas = static_cast<uint32_t>(std::max<uint64_t>(1, share(load_dmas, j, n)));
-                synth_->back().bursts = static_cast<uint32_t>(std::max<uint64_t>(1, share(load_bursts, j, n)));
-            }
+            auto counts = [&](uint64_t instrs, uint64_t bursts) {
+                // the chunk's share of the instructions it stands for (each issued by the scalar unit) and bursts
+                synth_->back().instrs = static_cast<uint32_t>(std::max<uint64_t>(1, share(instrs, j, n)));
+                synth_->back().bursts = static_cast<uint32_t>(std::max<uint64_t>(1, share(bursts, j, n)));
+            };
+            if (load_dmas > 0) counts(load_dmas, load_bursts);
             refer(reads, j, n);
-            set(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
+            Pipe to_mte1 = Pipe::kMte2;
+            if (turn_instrs > 0) {
+                // B's rows in UB turned (V) once they arrived and once the previous chunk's turned tile left UB, then
+                // copied to L1 (MTE3); the next chunk's rows go into UB once this chunk's turn read them (the API
+                // has one staging area and sets no flag there: taken as not overwritten while it is read)
+                set(Pipe::kMte2, Pipe::kV, 16);
+                wait(Pipe::kMte2, Pipe::kV, 16);
+                if (j >= 1) wait(Pipe::kMte3, Pipe::kV, 17);
+                instr(Pipe::kV, InstrClass::kVecTransData, share(turn, j, n));
+                counts(turn_instrs, turn_repeats);
+                if (j + 1 < n) set(Pipe::kV, Pipe::kMte2, 18);
+                set(Pipe::kV, Pipe::kMte3, 19);
+                wait(Pipe::kV, Pipe::kMte3, 19);
+                instr(Pipe::kMte3, InstrClass::kDmaUbToL1, share(to_l1, j, n));
+                counts(to_l1_dmas, to_l1_bursts);
+                if (j + 1 < n) set(Pipe::kMte3, Pipe::kV, 17);
+                to_mte1 = Pipe::kMte3;
+            }
+            set(to_mte1, Pipe::kMte1, static_cast<int8_t>(2 + slot));
             // MTE1: into an L0A / L0B half, once M used that half's previous chunk
-            wait(Pipe::kMte2, Pipe::kMte1, static_cast<int8_t>(2 + slot));
+            wait(to_mte1, Pipe::kMte1, static_cast<int8_t>(2 + slot));
             if (j >= 2) wait(Pipe::kM, Pipe::kMte1, static_cast<int8_t>(4 + slot));
             instr(Pipe::kMte1, InstrClass::kDmaL1ToL0, share(l1l0, j, n));
             set(Pipe::kMte1, Pipe::kMte2, slot);
@@ -784,6 +824,21 @@ private:
             c.setup = p_.dma_burst_cycles + count / p_.mte1_bytes_per_cycle;
             c.latency = p_.pipeline_latency_cycles;
             break;
+        case InstrClass::kDmaUbToL1:
+            // on chip: one DMA set-up per instruction (as MTE1's), the bytes at the UB -> L1 rate
+            c.setup = std::max(1.0, static_cast<double>(e.instrs)) * p_.dma_burst_cycles +
+                      count / p_.ub_to_l1_bytes_per_cycle;
+            c.latency = p_.pipeline_latency_cycles;
+            break;
+        case InstrClass::kVecTransData: {
+            // its instructions, each behind a PipeBarrier<V> on the one before (TransDataNDBMatrix)
+            const double instrs = std::max(1.0, static_cast<double>(e.instrs));
+            c.setup = instrs * p_.vec_instr_cycles + (instrs - 1) * p_.pipeline_latency_cycles +
+                      repeats() * p_.vec_elementwise_cycles_per_repeat;
+            c.work = repeats() * p_.vector_bytes_per_repeat;
+            c.latency = p_.pipeline_latency_cycles;
+            break;
+        }
         case InstrClass::kVecElementwise:
             c.setup = p_.vec_instr_cycles + repeats() * p_.vec_elementwise_cycles_per_repeat;
             c.work = repeats() * p_.vector_bytes_per_repeat;
@@ -966,8 +1021,11 @@ private:
                     FlagSlot& f = flags_[Key(c, e)];
                     s.flag = e.kind == TraceKind::kSetFlag ? f.sets++ : f.waits++;
                 }
-                // an event that stands for several DMA instructions (a Matmul load's share) costs each one's issue
-                s.busy_until = now_ + p_.scalar_issue_cycles * std::max<uint32_t>(1, e.dmas);
+                // an event that stands for several instructions (a Matmul load's share) costs each one's issue; a
+                // TransDataTo5HD three: the instruction and its two 16-entry address lists (dst, src), each list
+                // taken as one API call's set-up
+                s.busy_until = now_ + p_.scalar_issue_cycles * std::max<uint32_t>(1, e.instrs) *
+                                          (e.cls == InstrClass::kVecTransData ? kTransDataIssues : 1);
                 RecordScalarBusy(c, &e, now_, s.busy_until, true);
                 continue;
             }

@@ -124,6 +124,13 @@ struct CubeOutShape {
     uint32_t bursts = 0;
     uint64_t load_dmas = 0;    // the operand loads' DMA instructions and bursts (0: one DMA of one burst)
     uint64_t load_bursts = 0;
+    // an int8 B turned in UB (CopyND2NZWithTransData): its TransDataTo5HD instructions and their repeats, the bytes
+    // of the turned tiles, and their UB -> L1 DMAs and bursts (0 instructions: no B goes through UB)
+    uint64_t stage_instrs = 0;
+    uint64_t stage_repeats = 0;
+    uint64_t stage_bytes = 0;
+    uint64_t stage_dmas = 0;
+    uint64_t stage_bursts = 0;
 };
 // Records the request's work on the cube core (bytes moved, MACs of operand width elem_bytes, C bytes).
 void CubeRequestWork(CoreContext& c, uint64_t handle, uint64_t in_bytes, uint64_t macs, uint8_t elem_bytes,

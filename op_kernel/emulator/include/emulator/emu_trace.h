@@ -54,7 +54,11 @@
 //     (matmul_impl.h, enableUBReuse), recorded as the M event's serial_blocks. Its operand loads are strided copies
 //     issued per tile (copy_cube_in/copy_tile_to_cube/data_copy_wrapper_using_ub_nd.h: CopyND2NZOnTheFly, one DMA per
 //     32-byte column of a tile with one 32-byte burst per row; an int8 B not transposed, CopyND2NZWithTransData, one
-//     DMA per row through UB), recorded as the MTE2 event's dmas and bursts. Cube cores are numbered
+//     DMA per row into UB), recorded as the MTE2 event's instrs and bursts. That int8 B tile is then turned in UB
+//     (data_copy_wrapper_utils.h TransDataNDBMatrix: four TransDataTo5HD of ceil(rows / 32) repeats per 32 columns,
+//     each behind a PipeBarrier<V>) and copied to L1 (CopyNZ2NZImpl: one DMA, a burst per 32 rows), each step behind
+//     a flag pair on the previous one: recorded as a V kVecTransData and an MTE3 kDmaUbToL1 event after the MTE2
+//     one, with their instrs and bursts. Cube cores are numbered
 //     block_dim + i: on split SoCs (910b, 950) vector core b is served by cube core b / (vector cores per cube core,
 //     from KERNEL_TASK_TYPE_DEFAULT: 2 for MIX_AIC_1_2), on ascend310p the cube is part of the AI core b and recorded
 //     as core block_dim + b.
@@ -114,7 +118,10 @@ enum class InstrClass : uint8_t {
     kScalarUb,        // S: GetValue / SetValue on UB
     kScalarGm,        // S: GetValue / SetValue on GM (through the scalar data cache)
     kScalarOther,     // S: an API's own scalar work (e.g. parameter set-up), cost in `count`
+    kVecTransData,    // V: TransDataTo5HD (ascend310p's Matmul API turning an int8 B tile to the cube's layout)
+    kDmaUbToL1,       // MTE3: UB -> L1 (that B tile into L1)
 };
+constexpr int kInstrClassCount = static_cast<int>(InstrClass::kDmaUbToL1) + 1;
 
 struct TraceEvent {
     TraceKind kind = TraceKind::kInstr;
@@ -136,8 +143,10 @@ struct TraceEvent {
                                    // for the previous block's C to reach GM (a synchronous IterateAll)
     uint32_t out_dmas = 0;         // kDmaUbToGm: the DMA instructions of the C write-back (one per C row of a block);
                                    // `bursts` counts their bursts
-    uint32_t dmas = 0;             // kDmaGmToL1: the DMA instructions of the operand loads it stands for, each issued
-                                   // by the scalar unit (0: one); `bursts` counts their bursts
+    uint32_t instrs = 0;           // the instructions it stands for, each issued by the scalar unit (0: one):
+                                   // kDmaGmToL1 the operand loads' DMAs (`bursts` counts their bursts),
+                                   // kVecTransData the TransDataTo5HD instructions (`bursts`: their repeats),
+                                   // kDmaUbToL1 the B tiles' UB -> L1 DMAs (`bursts`: their bursts)
     const char* file = "";         // the kernel's call site
     int line = 0;
 };

@@ -1526,8 +1526,8 @@ private:
     // without enableL1CacheUB): the next block's loads start once this block's C is in GM.
     //
     // Its operand loads (copy_cube_in/copy_tile_to_cube/copy_tile_to_cube_using_ub.h, the config without enVecND2NZ):
-    // an int8 B not transposed goes through UB one DMA per tile row (data_copy_wrapper_using_ub_nd.h
-    // CopyND2NZWithTransData; its vector transpose and UB -> L1 copy are not modelled), any other operand straight
+    // an int8 B not transposed goes into UB one DMA per tile row, is turned there and copied to L1
+    // (data_copy_wrapper_using_ub_nd.h CopyND2NZWithTransData, data_copy_wrapper_utils.h), any other operand straight
     // to L1 (CopyND2NZOnTheFly): with a row stride of whole 32-byte blocks one DMA per 32-byte column of the tile,
     // with one burst per tile row; otherwise one DMA per 32-byte block. Tiles are counted at their full base size.
     aqo_emu::CubeOutShape WorkShape310p(aqo_emu::CoreContext& c, const Job& j, bool iterate_all,
@@ -1547,6 +1547,18 @@ private:
         if (std::is_same<SrcBT, int8_t>::value && !j.b_trans) {
             out.load_dmas += load.b_tiles * bk;
             out.load_bursts += load.b_tiles * bk;
+            // Each tile turned in UB (TransDataNDBMatrix: per 32 columns four TransDataTo5HD of ceil(rows / 32)
+            // repeats, a last partial group of at most 16 columns two), then one UB -> L1 DMA with a burst per 32 rows
+            // (CopyNZ2NZImpl of the turned [columns, rows] tile).
+            constexpr uint64_t kHalfList = 16;  // TRANS_DATA_ARRAY_SIZE_MM_API
+            const uint64_t iter_k = (bk + kBlock - 1) / kBlock, iter_n = (bn + kBlock - 1) / kBlock;
+            const uint64_t tail = bn % kBlock > kHalfList ? 0 : bn % kHalfList;
+            const uint64_t per_tile = 4 * (tail != 0 ? iter_n - 1 : iter_n) + (tail != 0 ? 2 : 0);
+            out.stage_instrs += load.b_tiles * per_tile;
+            out.stage_repeats += load.b_tiles * per_tile * iter_k;
+            out.stage_bytes += load.b_tiles * iter_k * iter_n * kBlock * kBlock;
+            out.stage_dmas += load.b_tiles;
+            out.stage_bursts += load.b_tiles * iter_k;
         } else if (j.b_trans) {
             on_the_fly(load.b_tiles, bn, bk * sizeof(SrcBT), j.ldb * sizeof(SrcBT));
         } else {
