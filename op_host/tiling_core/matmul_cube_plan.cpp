@@ -38,9 +38,12 @@ const uint64_t kStripSearch = 16;
 const uint32_t kBlockOverheadColumns = 32;
 // ascend310p has no fixpipe: the Matmul API moves C from L0C to GM and stages the ND-to-NZ copies of A / B through
 // a UB local workspace, which the kernel allocates (first, at UB address 0) and hands over with SetLocalWorkspace;
-// without it the API writes through UB address 0, over the kernel's own buffers. The plan budgets this much for it
-// and keeps the API's need (MatmulLocalWorkspaceBytes: the C tile, an N-tail block, B's staging) within it.
-const uint32_t kMatmulApiUbReserveCoupled = 65536;
+// without it the API writes through UB address 0, over the kernel's own buffers. The plan chooses the base block
+// within this budget and allocates the API's need (MatmulLocalWorkspaceBytes: the C tile, an N-tail block, B's
+// staging). Half the UB, at most this: an int8 B goes through that staging one K tile at a time, and each tile costs
+// the API a DMA per row and a TransDataTo5HD per 8 columns, so the taller the tiles (baseK), the fewer instructions
+// per byte; the epilogue keeps the other half.
+const uint32_t kMatmulApiUbBudgetCoupled = 131072;
 // Bytes of one preparation step (uint8 -> int8 mapping, row sums): a DMA of this size is far past its set-up.
 const uint32_t kPrepChunk = 4096;
 // A K above which the zero-point terms may leave int32 in a partial sum (|P| <= 2^14 K, |zb (RA - K za)| <= 2^15 K,
@@ -83,17 +86,37 @@ bool YSegmentsDmaOnly(uint64_t n, uint32_t bn, uint32_t y_bytes)
     return static_cast<uint64_t>(bn) * y_bytes >= 32 && (tail == 0 || tail * y_bytes >= 32);
 }
 
-// The block shape of the balance heuristic: the width (a multiple of 16, at most `max_bn`) whose slowest worker has
-// the fewest columns plus per-block overhead; ties go to the wider block.
-uint32_t BalancedBaseN(uint64_t rows_units, uint64_t n, uint64_t workers, uint32_t max_bn, uint32_t step)
+// K tile height (baseK) for a base block of base_m x bn: the largest 32-byte multiple (at most 256) that L0A and L0B
+// hold twice and, on ascend310p (ws_budget != 0), that the API's local workspace holds with the C block (B's staging:
+// two K tiles; 32 bytes the API's layout keeps for an N-tail scratch when the tiling's singleCoreN is not whole
+// 32-byte blocks: C's ND_ALIGN write-back never uses it, the budget keeps the layout's worst case); at most K.
+uint64_t BaseKFor(uint32_t base_m, uint64_t bn, uint64_t k, uint64_t l0a, uint64_t l0b, uint64_t ws_budget)
+{
+    uint64_t bk = std::min<uint64_t>({256, l0a / 2 / base_m, l0b / 2 / bn});
+    if (ws_budget != 0) {
+        const uint64_t c_tile = static_cast<uint64_t>(base_m) * bn * 4 + 32;
+        bk = std::min<uint64_t>(bk, ws_budget > c_tile ? (ws_budget - c_tile) / (2 * bn) : 0);
+    }
+    bk = std::max<uint64_t>(32, bk / 32 * 32);
+    return std::min<uint64_t>(bk, AlignUp(std::max<uint64_t>(k, 1), 32));
+}
+
+// ascend310p: the block width whose busiest worker (the AI core) makes its scalar unit issue the fewest of the Matmul
+// API's instructions for an int8 B (data_copy_wrapper_using_ub_nd.h CopyND2NZWithTransData): per block one DMA per K
+// row of B, per K tile four TransDataTo5HD per 32 columns with two address lists each (three issues), one write-back
+// DMA per C row. The scalar unit is what bounds that path (the API issues it, per row and per 8 columns, in turn
+// with everything else); ties go to the wider block.
+uint32_t CoupledBaseN(uint64_t rows_units, uint64_t n, uint64_t workers, uint32_t max_bn, uint32_t step, uint64_t k,
+                      uint32_t base_m, uint64_t l0a, uint64_t l0b, uint64_t ws_budget)
 {
     uint32_t best = step;
     uint64_t best_cost = ~0ull;
     const uint64_t hi = std::min<uint64_t>(max_bn, AlignUp(std::max<uint64_t>(n, 1), step));
+    const uint64_t k1 = std::max<uint64_t>(k, 1);
     for (uint64_t bn = step; bn <= hi; bn += step) {
-        const uint64_t units = rows_units * CeilDiv(std::max<uint64_t>(n, 1), bn);
-        const uint64_t per = CeilDiv(units, workers);
-        const uint64_t cost = per * (bn + kBlockOverheadColumns);
+        const uint64_t bk = BaseKFor(base_m, bn, k, l0a, l0b, ws_budget);
+        const uint64_t per = CeilDiv(rows_units * CeilDiv(std::max<uint64_t>(n, 1), bn), workers);
+        const uint64_t cost = per * (k1 + 12 * CeilDiv(k1, bk) * CeilDiv(bn, 32) + base_m);
         if (cost <= best_cost) {
             best_cost = cost;
             best = static_cast<uint32_t>(bn);
@@ -320,7 +343,8 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
     const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
-    const uint32_t reserve = soc.split_architecture ? 0 : kMatmulApiUbReserveCoupled;
+    const uint64_t ws_budget =
+        soc.split_architecture ? 0 : std::min<uint64_t>(kMatmulApiUbBudgetCoupled, KernelUbBytes(soc, true) / 2);
     const uint64_t m1 = std::max<uint64_t>(m, 1);
     // Rows: a short a (decode) is one strip; else 128- or 256-row strips (256 when the strip's K panel stays in L1
     // next to two B tiles, so that B is read once per 256 rows).
@@ -330,12 +354,12 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     } else {
         const uint64_t kpad = AlignUp(std::max<uint64_t>(k, 1), 32);
         const bool tall_fits = m1 >= 512 && 256 * kpad + 2 * 128 * 128 <= l1 && 256ull * 128 * 4 <= l0c &&
-                               (soc.split_architecture || 256ull * 64 * 4 + 2 * 32 * 64 <= reserve);
+                               (soc.split_architecture || 256ull * 64 * 4 + 2 * 32 * 64 <= ws_budget);
         base_m = tall_fits ? 256 : 128;
     }
     if (!soc.split_architecture) {
         // 310p: the API's C tile (and its staging) goes through the UB local workspace.
-        while (base_m > kFractal && static_cast<uint64_t>(base_m) * 64 * 4 + 2 * 32 * 64 > reserve) {
+        while (base_m > kFractal && static_cast<uint64_t>(base_m) * 64 * 4 + 2 * 32 * 64 > ws_budget) {
             base_m /= 2;
         }
     }
@@ -351,11 +375,12 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         const uint32_t base_m = static_cast<uint32_t>(AlignUp(t.stripM + t.onesRow, kFractal));
         t.baseM = base_m;
         // Columns: L0C holds a base block (double buffered when two fit); 310p's local workspace holds its C tile and
-        // B's staging; the width that balances the workers (split SoCs: the cube cores) best.
+        // B's staging of at least 32 K rows (BaseKFor); the width that costs the busiest worker (split SoCs: cube
+        // core) least.
         uint32_t max_bn = static_cast<uint32_t>(std::min<uint64_t>(kMaxBase, l0c / (static_cast<uint64_t>(base_m) * 4)));
         if (!soc.split_architecture) {
-            max_bn = static_cast<uint32_t>(
-                std::min<uint64_t>(max_bn, (reserve - 32) / (static_cast<uint64_t>(base_m) * 4 + 64)));  // see bk below
+            const uint64_t room = ws_budget > 32 ? ws_budget - 32 : 0;
+            max_bn = static_cast<uint32_t>(std::min<uint64_t>(max_bn, room / (static_cast<uint64_t>(base_m) * 4 + 64)));
         }
         // Without DataCopyPad the widths are whole 32-byte blocks of a 1-byte y (only the last block of a row can end in
         // a partial block, which the copy-out's back-off needs); else whole fractals.
@@ -365,7 +390,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         if (soc.split_architecture) {
             bn = CubeBalancedBaseN(rows_units, n, cores, max_bn, step, k, base_m, &geometry_cost);
         } else {
-            bn = BalancedBaseN(rows_units, n, workers_max, max_bn, step);
+            bn = CoupledBaseN(rows_units, n, workers_max, max_bn, step, k, base_m, l0a, l0b, ws_budget);
         }
         plan->chosen_base_n = bn;
         plan->single_writer = false;
@@ -471,16 +496,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         geometry(base_m);
     }
     base_m = t.baseM;
-    // K: the largest 32-byte multiple (at most 256) that L0A and L0B hold twice.
-    uint64_t bk = std::min<uint64_t>({256, l0a / 2 / base_m, l0b / 2 / bn});
-    if (!soc.split_architecture) {
-        // The local workspace: the C block, B's staging (two K tiles) and 32 bytes the API's layout keeps for an
-        // N-tail scratch when the tiling's singleCoreN is not whole 32-byte blocks (C's ND_ALIGN write-back never
-        // uses it; the budget keeps the layout's worst case).
-        bk = std::min<uint64_t>(bk, (reserve - static_cast<uint64_t>(base_m) * bn * 4 - 32) / (2ull * bn));
-    }
-    bk = std::max<uint64_t>(32, bk / 32 * 32);
-    bk = std::min<uint64_t>(bk, AlignUp(std::max<uint64_t>(k, 1), 32));
+    const uint64_t bk = BaseKFor(base_m, bn, k, l0a, l0b, ws_budget);
     t.baseK = static_cast<uint32_t>(bk);
     const uint64_t k_iter = CeilDiv(std::max<uint64_t>(k, 1), bk);
     const uint64_t a_tile = static_cast<uint64_t>(base_m) * bk, b_tile = bk * bn;
@@ -582,7 +598,8 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     plan->system_workspace_bytes = soc.system_workspace_bytes;
 
     // ---- UB ----
-    t.ubMatmulWs = reserve;
+    t.ubMatmulWs = soc.split_architecture ? 0u : static_cast<uint32_t>(AlignUp(MatmulLocalWorkspaceBytes(
+                                                      LocalWorkspaceShapeOf(QmmCubeTiling(t, soc))), 32));
     t.ubColI32 = t.cStride * 4;
     t.ubRowI32 = static_cast<uint32_t>(AlignUp(base_m, 32) * 4);  // whole 32-element steps of a strip's rows
     // The row terms, and on split SoCs the row sums' spill past the last row's slot when a row is one preparation
@@ -594,8 +611,9 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     t.ubPrepOut = t.prepChunk;
     // The chunk: rows x cStride elements; per element the stage holds the int32 block twice and one scratch float,
     // the epilogue what it says. The scratch also holds a preparation step's float32 values and ReduceSum's work.
-    const uint64_t fixed = reserve + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubRowTerms + t.ubPrepIn + t.ubPrepHalf +
-                           t.ubPrepOut + r.epilogue_fixed_bytes + static_cast<uint64_t>(t.prepChunk) * 5 + 1024;
+    const uint64_t fixed = t.ubMatmulWs + 2ull * t.ubColI32 + 2ull * t.ubRowI32 + t.ubRowTerms + t.ubPrepIn +
+                           t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes +
+                           static_cast<uint64_t>(t.prepChunk) * 5 + 1024;
     const uint64_t per_elem = 12ull + r.epilogue_bytes_per_element;
     // UB the kernel may use (KernelUbBytes: the Matmul client's message block, 310p's API area).
     const uint64_t ub_usable = KernelUbBytes(soc, true);
@@ -616,7 +634,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
     // more than 256 rows of them).
     const uint64_t chunk_scratch = elems * 4 + (t.exactConvert ? aqo_qmm_layout::kSplitMaskBytes : 0);
     t.ubTmp = static_cast<uint32_t>(std::max<uint64_t>(chunk_scratch, static_cast<uint64_t>(t.prepChunk) * 5 + 1024));
-    const uint64_t total = reserve + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 +
+    const uint64_t total = t.ubMatmulWs + 2ull * t.ubCIn + t.ubTmp + 2ull * t.ubColI32 + 2ull * t.ubRowI32 +
                            t.ubRowTerms + t.ubPrepIn +
                            t.ubPrepHalf + t.ubPrepOut + r.epilogue_fixed_bytes + r.epilogue_bytes_per_element * elems;
     if (total > ub_usable) {
@@ -660,6 +678,20 @@ uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s)
         b_used = s.base_k * 32;
     }
     return len + std::max(a_used, b_used);
+}
+
+MatmulLocalWorkspaceShape LocalWorkspaceShapeOf(const QmmCubeTilingValues& c)
+{
+    MatmulLocalWorkspaceShape s;
+    s.base_m = static_cast<uint64_t>(c.baseM);
+    s.base_n = static_cast<uint64_t>(c.baseN);
+    s.base_k = static_cast<uint64_t>(c.baseK);
+    s.single_n = static_cast<uint64_t>(c.singleCoreN);
+    s.single_k = static_cast<uint64_t>(c.singleCoreK);
+    s.step_ka = static_cast<uint64_t>(c.stepKa);
+    s.step_n = static_cast<uint64_t>(c.stepN);
+    s.trans_length = static_cast<uint64_t>(c.transLength);
+    return s;
 }
 
 QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)

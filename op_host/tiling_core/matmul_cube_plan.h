@@ -225,6 +225,9 @@ struct QmmCubeTilingValues {
         depthB1, stepM, stepN, stepKa, stepKb, iterateOrder, dbL0A, dbL0B, dbL0C, transLength, isBias;
 };
 QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc);
+// The local workspace shape of the stage's Matmul object (its configuration: NORM, C in GM, int8 operands) for a
+// tiling.
+MatmulLocalWorkspaceShape LocalWorkspaceShapeOf(const QmmCubeTilingValues& c);
 
 // The explanation's parts that come from the stage: cores, work (blocks), the y writes (one strided range per
 // partial block row of a core and one for its whole block rows) and the operands' reads as spans, the workspace.

@@ -80,8 +80,11 @@ def test_kernel_allocates_exactly_the_planned_ub(soc):
 
 def test_ub_too_small_for_the_epilogue_is_refused():
     with pytest.raises(ConstraintError) as e:
-        tiling.plan_qlinear_matmul((64, 64), (64, 64), soc="ascend310p", ub_size=65536)
+        tiling.plan_qlinear_matmul((64, 64), (64, 64), soc="ascend310p", ub_size=16384)
     assert e.value.argument == "ub_size" and e.value.soc == "ascend310p"
+    # half of a smaller UB goes to the Matmul API's local workspace, the rest to the epilogue
+    t = tiling.plan_qlinear_matmul((64, 64), (64, 64), soc="ascend310p", ub_size=65536).tiling
+    assert t["ubMatmulWs"] <= 32768
 
 
 def test_batch_rank_beyond_the_kernel_tiling_is_refused():
@@ -222,13 +225,15 @@ def test_310p_rounds_where_b_and_a_round_of_strips_pass_half_the_l2():
     assert t["roundRanges"] == -(-4096 * 4096 // (l2 // 4)) == 4
     assert [len([w for w in p.explanation["work"] if w["core"] == c]) for c in range(8)] == [2] * 8
     assert tiling.verify_explanation(p.explanation, soc_spec_=tiling.soc_table()["ascend310p"]) == []
-    # At the threshold: b + 8 strips of a (8 x 127 rows at 2048 columns) against half of the L2.
+    # At the threshold: b + 8 strips of a (one a core, of the plan's strip height at 2048 columns) against half of
+    # the L2.
     k = 2048
-    strip_rows = 127 * 8
+    strip = plan(8 * 254, k, 2048).tiling["stripM"]
+    strip_rows = strip * 8
     n_fit = (l2 // 2 - strip_rows * k) // k // 32 * 32
     for n, want in ((n_fit, False), (n_fit + 32, True)):
-        t = plan(8 * 127, k, n).tiling
-        assert t["stripM"] == 127
+        t = plan(strip_rows, k, n).tiling
+        assert (t["stripM"], t["strips"]) == (strip, 8)
         assert (t["roundRanges"] != 0) == want, (n, t["roundRanges"])
     # Not below a strip row a core, not for one core, not on the split SoCs.
     assert plan(1, 4096, 4096).tiling["roundRanges"] == 0
@@ -253,3 +258,14 @@ def test_310p_int8_b_matrix_stays_below_the_matmul_apis_32_bit_offset():
     assert tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend310p", b_dtype="uint8").tiling["mapB"] == 1
     tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend310p", b_trans=True)
     tiling.plan_qlinear_matmul((16, k), (k, 65536), soc="ascend910b")
+
+
+def test_310p_gives_the_matmul_api_tall_int8_b_tiles():
+    # 310p's Matmul API turns each int8 B tile in UB (a DMA per K row, four TransDataTo5HD per 32 columns: the scalar
+    # unit's issues), so the plan gives it tall tiles: baseK as tall as L0B holds twice at the width, the local
+    # workspace sized to what the API needs for them (matmul_local_workspace.h: the C block and two K tiles of B; the
+    # call's width is whole 32-byte blocks, so no N-tail block), within half the UB
+    t = tiling.plan_qlinear_matmul((16, 4096), (4096, 4096), soc="ascend310p").tiling
+    bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
+    assert (bn, bk) == (256, 128) and bk == min(256, 65536 // 2 // bn)
+    assert t["ubMatmulWs"] == bm * bn * 4 + 2 * bk * bn <= 262144 // 2
