@@ -110,6 +110,11 @@ def test_help_lists_the_subcommands():
     ["demo", "--soc", "bogus"], ["demo", "--backend", "gpu"],
     ["sweep", "--grid", "--count", "5"],
     ["perf", "--scale", "nonsense=2"], ["perf", "--shape", "64x4096"],
+    # beyond what the emulator runs here: overflowing, too much work, too much memory
+    ["perf", "--op", "qlinear_matmul", "--shape", "99999999999999x99999999999x9999999999"],
+    ["perf", "--op", "qlinear_matmul", "--shape", "8192x8192x8192"],
+    ["perf", "--op", "qlinear_matmul", "--shape", "100000x100000x1"],
+    ["perf", "--op", "dynamic_quant", "--shape", "1000000x1000"],
     ["no-such-command"],
 ])
 def test_usage_errors_exit_2_without_a_traceback(args):

@@ -32,6 +32,38 @@ def scale_arg(text: str):
     return name, factor
 
 
+# `aqo perf --shape` runs the launch in the emulator on this machine (data, kernel and trace): shapes beyond these
+# would take hours or more memory than a workstation has. Each is twice or more the largest case of the report's
+# own list (4096 x 4096 x 4096: 2^36 multiply-accumulates; 64 x 60000 elements).
+PERF_SHAPE_MAX_ELEMENTS = 1 << 28      # dynamic_quant: R x H
+PERF_SHAPE_MAX_MACS = 1 << 37          # qlinear_matmul: M x K x N
+PERF_SHAPE_MAX_MATRIX_BYTES = 1 << 32  # qlinear_matmul: a, b and y, int8 (per-tensor parameters)
+
+
+def check_shape_size(op: str, dims) -> str:
+    """Why the emulator cannot run this --shape here ("" when it can)."""
+    text = "x".join(map(str, dims))
+    if op == "qlinear_matmul":
+        m, k, n = dims
+        macs, matrices = m * k * n, m * k + k * n + m * n
+        if macs > PERF_SHAPE_MAX_MACS:
+            return (f"--shape {text}: {macs} multiply-accumulates, more than the {PERF_SHAPE_MAX_MACS} aqo perf "
+                    "emulates (it runs the launch on this machine's CPU); the report's largest case is 4096x4096x4096")
+        if matrices > PERF_SHAPE_MAX_MATRIX_BYTES:
+            return (f"--shape {text}: {matrices} bytes of a, b and y, more than the {PERF_SHAPE_MAX_MATRIX_BYTES} aqo "
+                    "perf allocates to emulate the launch; try smaller dimensions")
+        return ""
+    elements = 1
+    for d in dims:
+        elements *= d
+    if elements > PERF_SHAPE_MAX_ELEMENTS:
+        few_rows = 64 * dims[-1] <= PERF_SHAPE_MAX_ELEMENTS
+        hint = f"; fewer rows keep the row's behaviour, e.g. 64x{dims[-1]}" if few_rows else ""
+        return (f"--shape {text}: {elements} elements, more than the {PERF_SHAPE_MAX_ELEMENTS} aqo perf emulates (it "
+                f"runs the launch on this machine's CPU){hint}")
+    return ""
+
+
 def add_arguments(ap) -> None:
     ap.add_argument("--op", choices=["dynamic_quant", "qlinear_matmul"], action="append",
                     help="operator(s); default both")
@@ -63,6 +95,9 @@ def main(args) -> int:
             raise UsageError("--shape needs exactly one --op (dynamic_quant takes RxH..., qlinear_matmul MxKxN)")
         if ops[0] == "qlinear_matmul" and len(args.shape) != 3:
             raise UsageError(f"--shape for qlinear_matmul is MxKxN, got {'x'.join(map(str, args.shape))}")
+        too_big = check_shape_size(ops[0], args.shape)
+        if too_big:
+            raise UsageError(too_big)
     from .model import timing_table
     from .report import main as report_main
 
