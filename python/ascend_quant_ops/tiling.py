@@ -134,6 +134,12 @@ def _request_text(op: str, r: Mapping[str, Any]) -> str:
             extra.append("asymmetric")
         return (f"x {list(r['shape'])} {r['x_dtype']} -> {r['dst_type']}" + (f" ({', '.join(extra)})" if extra
                                                                               else ""))
+    if "out_dtype" in r:  # quant_matmul
+        params = [f"{name} {r[name]}" for name in ("a_scale", "b_scale", "a_zero_point", "b_zero_point", "bias")
+                  if r.get(name)]
+        b_text = f"b {list(r['b_shape'])}" + (" (stored [..., N, K])" if r.get("b_trans") else "")
+        return (f"a {list(r['a_shape'])} {r['a_dtype']} x {b_text} {r['b_dtype']} -> {r['out_dtype']} "
+                f"({', '.join(params)})")
     return (f"a {list(r['a_shape'])} {r['a_dtype']} ({r['a_param']} params) x b {list(r['b_shape'])} "
             f"{r['b_dtype']} ({r['b_param']} params) -> y {r['y_dtype']}")
 

@@ -196,6 +196,29 @@ def test_plan_json_and_refusal_exit_1():
     assert status == 0 and json.loads(out)["ok"] is True
 
 
+def test_plan_of_a_quant_matmul():
+    # the plan of each layout the operator takes; a refusal names the SoC's limit (310p writes float32 only)
+    status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend310p", "--a-shape", "2,16,512",
+                             "--b-shape", "512,256", "--b-trans", "--a-scale", "row", "--b-scale", "column",
+                             "--a-zero-point", "row", "--b-zero-point", "column", "--bias", "column")
+    assert status == 0, out
+    first = out.splitlines()[0]
+    assert first.startswith("quant_matmul plan on ascend310p: a [2, 16, 512] int8 x b [512, 256] (stored")
+    for part in ("a_scale row", "b_scale column", "a_zero_point row", "b_zero_point column", "bias column"):
+        assert part in first, (part, first)
+    status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend910b", "--a-shape", "16,64",
+                             "--b-shape", "64,32", "--out-dtype", "bfloat16", "--json")
+    d = json.loads(out)
+    assert status == 0 and d["ok"] is True and d["request"]["out_dtype"] == "bfloat16"
+    status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend310p", "--a-shape", "16,64",
+                             "--b-shape", "64,32", "--out-dtype", "float16", "--json")
+    v = json.loads(out)["violation"]
+    assert status == 1 and (v["soc"], v["argument"]) == ("ascend310p", "out_dtype")
+    for args in (["--a-shape", "16,64"], ["--a-shape", "16,64", "--b-shape", "64,32", "--out-dtype", "garbage"]):
+        status, _, err = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend910b", *args)
+        assert status == 2 and "usage: aqo" in err and "Traceback" not in err, err
+
+
 def test_sweep_json_and_exit_status(capsys):
     assert cli.main(["sweep", "--op", "dynamic_quant", "--soc", "ascend310p", "--count", "30", "--json"]) == 0
     report = json.loads(capsys.readouterr().out)

@@ -8,6 +8,8 @@ Usage:
   aqo plan --soc ascend950 --shape 8,100000 --dst-type float8_e4m3fn
   aqo plan --op qlinear_matmul --soc ascend910b --a-shape 4,128,256 --b-shape 256,512 \\
       --a-dtype uint8 --b-dtype int8 --y-dtype uint8 --b-param column
+  aqo plan --op quant_matmul --soc ascend310p --a-shape 16,4096 --b-shape 4096,4096 --out-dtype float16 \
+      --b-scale column
   aqo plan --soc ascend910b --shape 8,7553 --dtype bfloat16 --json   # machine-readable
   aqo plan --soc ascend910b3 --shape 1000,4096 --core-num 20 --ub-size 131072
 
@@ -25,7 +27,7 @@ from . import UsageError, shape_arg
 
 
 def add_arguments(ap: argparse.ArgumentParser) -> None:
-    ap.add_argument("--op", choices=["dynamic_quant", "qlinear_matmul"], default="dynamic_quant")
+    ap.add_argument("--op", choices=["dynamic_quant", "qlinear_matmul", "quant_matmul"], default="dynamic_quant")
     ap.add_argument("--soc", required=True, help="SoC name: ascend910b, ascend310p, ascend910_95 / ascend950, "
                                                  "or a variant such as ascend910b3")
     ap.add_argument("--json", action="store_true", help="print JSON (plan or violation) instead of text")
@@ -40,14 +42,24 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     g.add_argument("--smooth", action="store_true", help="with smooth_scales [H]")
     g.add_argument("--asymmetric", action="store_true", help="asymmetric quantization: a per-row offset (int8 and the float types) or zero point "
                                                            "(uint8) beside the scale")
-    q = ap.add_argument_group("qlinear_matmul")
+    q = ap.add_argument_group("qlinear_matmul and quant_matmul")
     q.add_argument("--a-shape", type=shape_arg, help="a shape [..., M, K]")
-    q.add_argument("--b-shape", type=shape_arg, help="b shape [..., K, N]")
+    q.add_argument("--b-shape", type=shape_arg, help="b shape [..., K, N], as the product sees it")
     q.add_argument("--a-dtype", default="int8")
     q.add_argument("--b-dtype", default="int8")
-    q.add_argument("--y-dtype", default="int8")
-    q.add_argument("--a-param", default="tensor", choices=["tensor", "row"])
-    q.add_argument("--b-param", default="tensor", choices=["tensor", "column"])
+    q.add_argument("--y-dtype", default="int8", help="qlinear_matmul's y dtype (default int8)")
+    q.add_argument("--a-param", default="tensor", choices=["tensor", "row"],
+                   help="qlinear_matmul: a's scale and zero point per tensor or per row")
+    q.add_argument("--b-param", default="tensor", choices=["tensor", "column"],
+                   help="qlinear_matmul: b's scale and zero point per tensor or per column")
+    m = ap.add_argument_group("quant_matmul")
+    m.add_argument("--out-dtype", default="float32", help="float32 | float16 | bfloat16 (default float32)")
+    m.add_argument("--a-scale", default="tensor", choices=["tensor", "row"])
+    m.add_argument("--b-scale", default="tensor", choices=["tensor", "column"])
+    m.add_argument("--a-zero-point", default="none", choices=["none", "tensor", "row"])
+    m.add_argument("--b-zero-point", default="none", choices=["none", "tensor", "column"])
+    m.add_argument("--bias", default="none", choices=["none", "tensor", "column"])
+    m.add_argument("--b-trans", action="store_true", help="quant_matmul: b is the transposed view of a weight stored [..., N, K]")
 
 
 def _check_names(args) -> None:
@@ -56,8 +68,12 @@ def _check_names(args) -> None:
         tiling.canonical_soc(args.soc, op=args.op)
     except ConstraintError as err:
         raise UsageError(f"--soc: {err}") from None
-    names = ([("--dtype", args.dtype), ("--dst-type", args.dst_type)] if args.op == "dynamic_quant" else
-             [("--a-dtype", args.a_dtype), ("--b-dtype", args.b_dtype), ("--y-dtype", args.y_dtype)])
+    if args.op == "dynamic_quant":
+        names = [("--dtype", args.dtype), ("--dst-type", args.dst_type)]
+    elif args.op == "qlinear_matmul":
+        names = [("--a-dtype", args.a_dtype), ("--b-dtype", args.b_dtype), ("--y-dtype", args.y_dtype)]
+    else:
+        names = [("--a-dtype", args.a_dtype), ("--b-dtype", args.b_dtype), ("--out-dtype", args.out_dtype)]
     for flag, value in names:
         if flag == "--dst-type" and value.isdigit():
             continue
@@ -65,8 +81,8 @@ def _check_names(args) -> None:
             raise UsageError(f"{flag}: unknown dtype {value!r}; known: {', '.join(dtypes.TABLE)}")
     if args.op == "dynamic_quant" and args.shape is None:
         raise UsageError("--shape is required for dynamic_quant")
-    if args.op == "qlinear_matmul" and (args.a_shape is None or args.b_shape is None):
-        raise UsageError("--a-shape and --b-shape are required for qlinear_matmul")
+    if args.op != "dynamic_quant" and (args.a_shape is None or args.b_shape is None):
+        raise UsageError(f"--a-shape and --b-shape are required for {args.op}")
 
 
 def run(args) -> int:
@@ -77,10 +93,19 @@ def run(args) -> int:
             plan = tiling.plan_dynamic_quant(args.shape, args.dtype, soc=args.soc, dst_type=dst, smooth=args.smooth,
                                              asymmetric=args.asymmetric, core_num=args.core_num,
                                              ub_size=args.ub_size)
-        else:
+        elif args.op == "qlinear_matmul":
             plan = tiling.plan_qlinear_matmul(args.a_shape, args.b_shape, soc=args.soc, a_dtype=args.a_dtype,
                                               b_dtype=args.b_dtype, y_dtype=args.y_dtype, a_param=args.a_param,
                                               b_param=args.b_param, core_num=args.core_num, ub_size=args.ub_size)
+        else:
+            def layout(value):
+                return None if value == "none" else value
+
+            plan = tiling.plan_quant_matmul(args.a_shape, args.b_shape, soc=args.soc, a_dtype=args.a_dtype,
+                                            b_dtype=args.b_dtype, out_dtype=args.out_dtype, a_scale=args.a_scale,
+                                            b_scale=args.b_scale, a_zero_point=layout(args.a_zero_point),
+                                            b_zero_point=layout(args.b_zero_point), bias=layout(args.bias),
+                                            b_trans=args.b_trans, core_num=args.core_num, ub_size=args.ub_size)
     except ConstraintError as err:
         if args.json:
             print(json.dumps({"ok": False, "violation": err.to_dict()}, indent=2, default=str))
