@@ -59,7 +59,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     m.add_argument("--a-zero-point", default="none", choices=["none", "tensor", "row"])
     m.add_argument("--b-zero-point", default="none", choices=["none", "tensor", "column"])
     m.add_argument("--bias", default="none", choices=["none", "tensor", "column"])
-    m.add_argument("--b-trans", action="store_true", help="quant_matmul: b is the transposed view of a weight stored [..., N, K]")
+    m.add_argument("--b-trans", action="store_true",
+                   help="quant_matmul: b is the transposed view of a weight stored [..., N, K]")
 
 
 def _check_names(args) -> None:
