@@ -101,22 +101,25 @@ uint64_t BaseKFor(uint32_t base_m, uint64_t bn, uint64_t k, uint64_t l0a, uint64
     return std::min<uint64_t>(bk, AlignUp(std::max<uint64_t>(k, 1), 32));
 }
 
-// ascend310p: the block width whose busiest worker (the AI core) makes its scalar unit issue the fewest of the Matmul
-// API's instructions for an int8 B (data_copy_wrapper_using_ub_nd.h CopyND2NZWithTransData): per block one DMA per K
-// row of B, per K tile four TransDataTo5HD per 32 columns with two address lists each (three issues), one write-back
-// DMA per C row. The scalar unit is what bounds that path (the API issues it, per row and per 8 columns, in turn
-// with everything else); ties go to the wider block.
+// ascend310p: the block width whose busiest worker (the AI core) spends the fewest scalar cycles on the Matmul API's
+// instructions for an int8 B (data_copy_wrapper_using_ub_nd.h CopyND2NZWithTransData): per block one DMA per K row
+// of B, per K tile four TransDataTo5HD per 32 columns (each its issue and its address lists), one write-back DMA per
+// C row, at the timing table's scalar costs (the timeline model's). The scalar unit is what bounds that path (the API
+// issues it, per row and per 8 columns, in turn with everything else); ties go to the wider block.
 uint32_t CoupledBaseN(uint64_t rows_units, uint64_t n, uint64_t workers, uint32_t max_bn, uint32_t step, uint64_t k,
-                      uint32_t base_m, uint64_t l0a, uint64_t l0b, uint64_t ws_budget)
+                      uint32_t base_m, uint64_t l0a, uint64_t l0b, uint64_t ws_budget, const SocSpec& soc)
 {
+    const double issue = Timing(soc, TimingParam::SCALAR_ISSUE_CYCLES);
+    const double turn = issue + Timing(soc, TimingParam::TRANS_DATA_SCALAR_CYCLES);
     uint32_t best = step;
-    uint64_t best_cost = ~0ull;
+    double best_cost = std::numeric_limits<double>::infinity();
     const uint64_t hi = std::min<uint64_t>(max_bn, AlignUp(std::max<uint64_t>(n, 1), step));
     const uint64_t k1 = std::max<uint64_t>(k, 1);
     for (uint64_t bn = step; bn <= hi; bn += step) {
         const uint64_t bk = BaseKFor(base_m, bn, k, l0a, l0b, ws_budget);
         const uint64_t per = CeilDiv(rows_units * CeilDiv(std::max<uint64_t>(n, 1), bn), workers);
-        const uint64_t cost = per * (k1 + 12 * CeilDiv(k1, bk) * CeilDiv(bn, 32) + base_m);
+        const double turns = static_cast<double>(4 * CeilDiv(k1, bk) * CeilDiv(bn, 32));
+        const double cost = static_cast<double>(per) * (static_cast<double>(k1 + base_m) * issue + turns * turn);
         if (cost <= best_cost) {
             best_cost = cost;
             best = static_cast<uint32_t>(bn);
@@ -390,7 +393,7 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
         if (soc.split_architecture) {
             bn = CubeBalancedBaseN(rows_units, n, cores, max_bn, step, k, base_m, &geometry_cost);
         } else {
-            bn = CoupledBaseN(rows_units, n, workers_max, max_bn, step, k, base_m, l0a, l0b, ws_budget);
+            bn = CoupledBaseN(rows_units, n, workers_max, max_bn, step, k, base_m, l0a, l0b, ws_budget, soc);
         }
         plan->chosen_base_n = bn;
         plan->single_writer = false;

@@ -349,6 +349,9 @@ const TimingParamInfo kTimingParams[] = {
      "L0C out: fixpipe to GM on split SoCs (also bounded by the GM bandwidth), L0C -> UB on ascend310p", true},
     {TimingParam::UB_TO_L1_BYTES_PER_CYCLE, "ub_to_l1_bytes_per_cycle", "B/cycle",
      "UB -> L1 on ascend310p (the Matmul API's copy of an int8 B tile it turned in UB)", true},
+    {TimingParam::TRANS_DATA_SCALAR_CYCLES, "trans_data_scalar_cycles", "cycles",
+     "scalar unit cycles of one TransDataTo5HD beyond its issue: its address lists and VA registers (ascend310p's "
+     "Matmul API turning an int8 B tile)", true},
     {TimingParam::PIPE_QUEUE_DEPTH, "pipe_queue_depth", "instructions",
      "instructions waiting in one pipe's queue at most; the scalar unit stalls when it is full", true},
     {TimingParam::L0A_BYTES, "l0a_bytes", "bytes", "L0A buffer of a cube core", false},
@@ -384,6 +387,11 @@ const TimingValue kScalarIssue = {16, kAsm, "assumption: an API call's scalar se
 const TimingValue kScalarUb = {8, kAsm, "assumption: a scalar load / store to UB"};
 const TimingValue kScalarGm = {100, kAsm, "assumption: scalar GM accesses through the data cache, misses and hits "
                                           "averaged"};
+const TimingValue kTransDataScalar = {
+    64, kAsm, "assumption: per TransDataTo5HD of the Matmul API's int8 B turn (data_copy_wrapper_utils.h "
+              "TransDataNDBMatrix) about 24 address-list entries (both 16-entry lists for two of each four "
+              "instructions, the source list for the other two), each a GetPhyAddr and a store, and four VA register "
+              "writes: about 50 scalar instructions, at scalar_issue_cycles' rate of a dozen per 16 cycles"};
 const TimingValue kFlagSync = {16, kAsm, "assumption: flag propagation between pipes"};
 const TimingValue kSyncAll = {1000, kAsm, "assumption: a cross-core barrier of about half a microsecond"};
 const TimingValue kCubeMessage = {500, kAsm, "assumption: the Matmul API's client / server messages go through GM "
@@ -428,6 +436,7 @@ const TimingValue kTiming910B[] = {
     {256, kDer, "Ascend910B1.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
     {256, kDer, "Ascend910B1.ini l0_c_to_ub_rate=256, taken for the fixpipe's L0C -> GM"},
     {128, kSrc, "Ascend910B1.ini ub_to_l1_rate=128 (unused: the vector cores' UB is not the cube's)"},
+    kTransDataScalar,
     kQueueDepth,
     {65536, kSrc, "Ascend910B1.ini l0_a_size"},
     {65536, kSrc, "Ascend910B1.ini l0_b_size"},
@@ -450,6 +459,7 @@ const TimingValue kTiming310P[] = {
     {256, kDer, "Ascend310P3.ini l1_to_l0_b_rate=256 (l1_to_l0_a_rate=512: the lower one for both operands)"},
     {512, kDer, "Ascend310P3.ini l0_c_to_ub_rate=512 (no fixpipe: L0C goes to UB)"},
     {256, kSrc, "Ascend310P3.ini ub_to_l1_rate=256"},
+    kTransDataScalar,
     kQueueDepth,
     {65536, kSrc, "Ascend310P3.ini l0_a_size"},
     {65536, kSrc, "Ascend310P3.ini l0_b_size"},
@@ -475,6 +485,7 @@ const TimingValue kTiming910_95[] = {
     {256, kDer, "Ascend910_95.ini (pre-release) l1_to_l0_a_rate=256, l1_to_l0_b_rate=256"},
     {128, kDer, "Ascend910_95.ini (pre-release) l0_c_to_ub_rate=128, taken for the fixpipe's L0C -> GM"},
     {128, kSrc, "Ascend910_95.ini (pre-release) ub_to_l1_rate=128 (unused: the vector cores' UB is not the cube's)"},
+    kTransDataScalar,
     kQueueDepth,
     {65536, kSrc, "Ascend910_95.ini (pre-release) l0_a_size"},
     {65536, kSrc, "Ascend910_95.ini (pre-release) l0_b_size"},

@@ -402,14 +402,15 @@ def test_a_load_recorded_with_its_dmas_costs_each_issue_and_each_burst():
 def test_a_310p_int8_b_turned_in_ub_runs_between_its_load_and_mte1():
     # ascend310p's Matmul API turns an int8 B in UB (TransDataTo5HD, each behind a PipeBarrier<V>) once its rows
     # arrived (an MTE2 -> V pair), copies it to L1 (a V -> MTE3 pair) and MTE1 waits for that copy; with one staging
-    # area, the next chunk's rows wait for this chunk's turn, and its turn for this chunk's copy. Two chunks: the
-    # operands are twice half of L0A + L0B.
+    # area, the next chunk's rows wait for this chunk's turn, and its turn for this chunk's copy. Two chunks (the
+    # operands are twice half of L0A + L0B); the copies are long enough that chunk 1's turn waits for chunk 0's copy
+    # rather than for its own rows.
     t = {k: v["value"] for k, v in model.timing_table("ascend310p").items()}
     load = int(t["l0a_bytes"] + t["l0b_bytes"])
-    turned, instrs, repeats, copies = 64 * 1024, 64, 128, 2
+    turned, instrs, repeats, copies, bursts = 4 << 20, 64, 128, 2, 8
     ev = coarse_request(5, load, 8192 * 50, 4 * 1024, split=False)
     ev[1:1] = [dict(instr("V", "vec_trans_data", turned, bursts=repeats, handle=5, line=30), instrs=instrs),
-               dict(instr("MTE3", "dma_ub_to_l1", turned, bursts=4, handle=5, line=30), instrs=copies)]
+               dict(instr("MTE3", "dma_ub_to_l1", turned, bursts=bursts, handle=5, line=30), instrs=copies)]
     ai = core([dict(kind="cube_request", handle=5, peer_core=1), dict(kind="cube_wait", handle=5)], 0)
     r = run([ai, core(ev, 1, is_cube=True)], soc="ascend310p", detail_core=0)
     ins = r["detail"]["instrs"]
@@ -423,22 +424,26 @@ def test_a_310p_int8_b_turned_in_ub_runs_between_its_load_and_mte1():
     n = instrs // 2  # each chunk's share
     assert turn[0][2] - turn[0][1] == pytest.approx(n * t["vec_instr_cycles"] + (n - 1) * t["pipeline_latency_cycles"]
                                                     + repeats // 2 * t["vec_elementwise_cycles_per_repeat"])
-    assert to_l1[0][2] - to_l1[0][1] == pytest.approx(t["dma_burst_cycles"] + turned / 2 / t["ub_to_l1_bytes_per_cycle"])
+    assert to_l1[0][2] - to_l1[0][1] == pytest.approx(bursts // 2 * t["dma_burst_cycles"] +
+                                                      turned / 2 / t["ub_to_l1_bytes_per_cycle"])
+    assert turn[0][1] == pytest.approx(load_in[0][3] + fl)
+    # chunk 1's rows go into the staging area once chunk 0's turn read it; its turn waits for chunk 0's copy
+    assert load_in[1][1] == pytest.approx(turn[0][3] + fl)
+    assert to_l1[0][3] > load_in[1][3]
+    assert turn[1][1] == pytest.approx(to_l1[0][3] + fl)
     for j in range(2):
-        assert turn[j][1] == pytest.approx(max(load_in[j][3], to_l1[j - 1][3] if j else 0) + fl)
         assert to_l1[j][1] == pytest.approx(turn[j][3] + fl)
         assert mte1[j][1] >= to_l1[j][3] + fl - 1e-6
-    # chunk 1's rows go into the staging area once chunk 0's turn read it
-    assert load_in[1][1] == pytest.approx(turn[0][3] + fl)
-    # the scalar unit issues each TransDataTo5HD as three (it and its two address lists)
+
+    # the scalar unit issues each TransDataTo5HD and fills its address lists (trans_data_scalar_cycles)
     def issued(instrs):
         return sum(i[2] - i[1] for i in instrs if i[0] == "S" and i[4] == "issue")
 
     without = [e for e in ev if e["cls"] not in ("vec_trans_data", "dma_ub_to_l1")]
     r0 = run([ai, core(without, 1, is_cube=True)], soc="ascend310p", detail_core=0)
-    issue, issue0 = issued(ins), issued(r0["detail"]["instrs"])
     flags = 2 * 4 + 2 * 2  # per chunk an MTE2 -> V and a V -> MTE3 pair; chunk 0 to 1 a V -> MTE2 and an MTE3 -> V
-    assert issue - issue0 == pytest.approx((3 * instrs + copies + flags) * t["scalar_issue_cycles"])
+    assert issued(ins) - issued(r0["detail"]["instrs"]) == pytest.approx(
+        instrs * (t["scalar_issue_cycles"] + t["trans_data_scalar_cycles"]) + (copies + flags) * t["scalar_issue_cycles"])
 
 
 def test_coupled_write_back_holds_the_vector_pipe_until_its_rows_are_in_gm():

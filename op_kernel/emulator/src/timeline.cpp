@@ -59,8 +59,8 @@
 // V pair, then copied UB -> L1 on MTE3 behind a V -> MTE3 pair, MTE1 waiting for that copy; with one staging area
 // in UB, the next chunk's rows wait for this chunk's turn, and its turn for this chunk's copy. A TransDataTo5HD costs
 // vec_instr_cycles, its repeats as elementwise ones and, after the first, pipeline_latency_cycles (the PipeBarrier
-// before it), and three scalar issues (it and its two address lists); a UB -> L1 DMA dma_burst_cycles and its bytes
-// at ub_to_l1_bytes_per_cycle.
+// before it), and on the scalar unit its issue plus trans_data_scalar_cycles (its address lists); a UB -> L1 DMA
+// dma_burst_cycles per burst and its bytes at ub_to_l1_bytes_per_cycle.
 #include "emulator/timeline.h"
 
 #include <algorithm>
@@ -146,6 +146,7 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
     t.mte1_bytes_per_cycle = get(P::MTE1_BYTES_PER_CYCLE);
     t.fix_bytes_per_cycle = get(P::FIX_BYTES_PER_CYCLE);
     t.ub_to_l1_bytes_per_cycle = get(P::UB_TO_L1_BYTES_PER_CYCLE);
+    t.trans_data_scalar_cycles = get(P::TRANS_DATA_SCALAR_CYCLES);
     t.pipe_queue_depth = static_cast<uint32_t>(std::max(1.0, std::round(get(P::PIPE_QUEUE_DEPTH))));
     t.fix_to_gm = spec.split_architecture;
     t.coupled = !spec.split_architecture;
@@ -163,8 +164,6 @@ constexpr int kS = static_cast<int>(Pipe::kS);
 // Bounds the chunks a Matmul request's loads and cube work expand into (serial blocks are never merged, and a
 // recorded write-back adds one DMA per C row of each block on top).
 constexpr size_t kMaxMatmulChunks = 512;
-// Scalar issues of one TransDataTo5HD: the instruction and its two address lists.
-constexpr uint32_t kTransDataIssues = 3;
 
 int PipeIndex(Pipe p) { return static_cast<int>(p); }
 
@@ -825,9 +824,8 @@ private:
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kDmaUbToL1:
-            // on chip: one DMA set-up per instruction (as MTE1's), the bytes at the UB -> L1 rate
-            c.setup = std::max(1.0, static_cast<double>(e.instrs)) * p_.dma_burst_cycles +
-                      count / p_.ub_to_l1_bytes_per_cycle;
+            // on chip: a set-up per burst, the bytes at the UB -> L1 rate
+            c.setup = bursts * p_.dma_burst_cycles + count / p_.ub_to_l1_bytes_per_cycle;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kVecTransData: {
@@ -1022,10 +1020,11 @@ private:
                     s.flag = e.kind == TraceKind::kSetFlag ? f.sets++ : f.waits++;
                 }
                 // an event that stands for several instructions (a Matmul load's share) costs each one's issue; a
-                // TransDataTo5HD three: the instruction and its two 16-entry address lists (dst, src), each list
-                // taken as one API call's set-up
-                s.busy_until = now_ + p_.scalar_issue_cycles * std::max<uint32_t>(1, e.instrs) *
-                                          (e.cls == InstrClass::kVecTransData ? kTransDataIssues : 1);
+                // TransDataTo5HD its address lists and VA registers too
+                const double instrs = std::max<uint32_t>(1, e.instrs);
+                s.busy_until = now_ + instrs * (p_.scalar_issue_cycles + (e.cls == InstrClass::kVecTransData
+                                                                              ? p_.trans_data_scalar_cycles
+                                                                              : 0.0));
                 RecordScalarBusy(c, &e, now_, s.busy_until, true);
                 continue;
             }
