@@ -683,20 +683,6 @@ uint64_t MatmulLocalWorkspaceBytes(const MatmulLocalWorkspaceShape& s)
     return len + std::max(a_used, b_used);
 }
 
-MatmulLocalWorkspaceShape LocalWorkspaceShapeOf(const QmmCubeTilingValues& c)
-{
-    MatmulLocalWorkspaceShape s;
-    s.base_m = static_cast<uint64_t>(c.baseM);
-    s.base_n = static_cast<uint64_t>(c.baseN);
-    s.base_k = static_cast<uint64_t>(c.baseK);
-    s.single_n = static_cast<uint64_t>(c.singleCoreN);
-    s.single_k = static_cast<uint64_t>(c.singleCoreK);
-    s.step_ka = static_cast<uint64_t>(c.stepKa);
-    s.step_n = static_cast<uint64_t>(c.stepN);
-    s.trans_length = static_cast<uint64_t>(c.transLength);
-    return s;
-}
-
 QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc)
 {
     QmmCubeTilingValues c = QmmCubeTilingValues();

@@ -225,9 +225,22 @@ struct QmmCubeTilingValues {
         depthB1, stepM, stepN, stepKa, stepKb, iterateOrder, dbL0A, dbL0B, dbL0C, transLength, isBias;
 };
 QmmCubeTilingValues QmmCubeTiling(const MatmulCubeTiling& t, const SocSpec& soc);
-// The local workspace shape of the stage's Matmul object (its configuration: NORM, C in GM, int8 operands) for a
-// tiling.
-MatmulLocalWorkspaceShape LocalWorkspaceShapeOf(const QmmCubeTilingValues& c);
+// The local workspace shape of a Matmul object's tiling (QmmCubeTilingValues, or the API's TCubeTiling: the same
+// field names), in the stage's configuration (NORM, C in GM, int8 operands): the caller sets the rest.
+template <class CubeTiling>
+MatmulLocalWorkspaceShape LocalWorkspaceShapeOf(const CubeTiling& c)
+{
+    MatmulLocalWorkspaceShape s;
+    s.base_m = static_cast<uint64_t>(c.baseM);
+    s.base_n = static_cast<uint64_t>(c.baseN);
+    s.base_k = static_cast<uint64_t>(c.baseK);
+    s.single_n = static_cast<uint64_t>(c.singleCoreN);
+    s.single_k = static_cast<uint64_t>(c.singleCoreK);
+    s.step_ka = static_cast<uint64_t>(c.stepKa);
+    s.step_n = static_cast<uint64_t>(c.stepN);
+    s.trans_length = static_cast<uint64_t>(c.transLength);
+    return s;
+}
 
 // The explanation's parts that come from the stage: cores, work (blocks), the y writes (one strided range per
 // partial block row of a core and one for its whole block rows) and the operands' reads as spans, the workspace.

@@ -313,20 +313,6 @@ uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_byte
     return ((m + 15) / 16 * 16) * ((n + 15) / 16 * 16) * ((k + k0 - 1) / k0 * k0);
 }
 
-aqo::MatmulLocalWorkspaceShape MatmulLocalWorkspaceShapeOf(const TCubeTiling& t)
-{
-    aqo::MatmulLocalWorkspaceShape s;
-    s.base_m = static_cast<uint64_t>(t.baseM);
-    s.base_n = static_cast<uint64_t>(t.baseN);
-    s.base_k = static_cast<uint64_t>(t.baseK);
-    s.single_n = static_cast<uint64_t>(t.singleCoreN);
-    s.single_k = static_cast<uint64_t>(t.singleCoreK);
-    s.step_ka = static_cast<uint64_t>(t.stepKa);
-    s.step_n = static_cast<uint64_t>(t.stepN);
-    s.trans_length = static_cast<uint64_t>(t.transLength);
-    return s;
-}
-
 std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,
                                                             uint32_t step_n, bool order_n)
 {

@@ -213,10 +213,6 @@ std::vector<MatmulBlockLoad> MatmulL1Loads(const MatmulLoadInput& in);
 // 32-byte K row), which is what the cube executes whatever the real shape (M = 1 costs 16 rows).
 uint64_t MatmulPaddedMacs(uint64_t m, uint64_t n, uint64_t k, uint32_t elem_bytes);
 
-// The UB bytes the API's local workspace needs on ascend310p: aqo::MatmulLocalWorkspaceBytes (op_host/tiling_core,
-// the formula of matmul_local_workspace.h, which the CANN TilingFunc checks too) of this tiling and configuration.
-aqo::MatmulLocalWorkspaceShape MatmulLocalWorkspaceShapeOf(const TCubeTiling& t);
-
 // The base blocks of one Iterate sequence, in the API's order (m_loop / n_loop with steps; ORDER_M: for each
 // N-step, for each M-step, M blocks inside N blocks...): (M block, N block) pairs.
 std::vector<std::pair<uint32_t, uint32_t>> MatmulBlockOrder(uint32_t m_iter, uint32_t n_iter, uint32_t step_m,
@@ -1008,7 +1004,7 @@ private:
 
     uint64_t LocalWorkspaceBytes() const
     {
-        aqo::MatmulLocalWorkspaceShape s = aqo_emu::MatmulLocalWorkspaceShapeOf(tiling_);
+        aqo::MatmulLocalWorkspaceShape s = aqo::LocalWorkspaceShapeOf(tiling_);
         s.mdl = kCfg.doMultiDataLoad;
         s.vec_nd2nz = kCfg.enVecND2NZ;
         s.ub_reuse = kCfg.enableUBReuse;
