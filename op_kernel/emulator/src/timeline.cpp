@@ -705,8 +705,9 @@ private:
             Pipe to_mte1 = Pipe::kMte2;
             if (turn_instrs > 0) {
                 // B's rows in UB turned (V) once they arrived and once the previous chunk's turned tile left UB, then
-                // copied to L1 (MTE3); the next chunk's rows go into UB once this chunk's turn read them (the API
-                // has one staging area and sets no flag there: taken as not overwritten while it is read)
+                // copied to L1 (MTE3), which MTE1 waits for (B's L1 queue on v200: an MTE3 -> MTE1 flag); the next
+                // chunk's rows go into UB once this chunk's turn read them (the API has one staging area and sets no
+                // flag there: taken as not overwritten while it is read)
                 set(Pipe::kMte2, Pipe::kV, 16);
                 wait(Pipe::kMte2, Pipe::kV, 16);
                 if (j >= 1) wait(Pipe::kMte3, Pipe::kV, 17);
