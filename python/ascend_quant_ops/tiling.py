@@ -134,14 +134,15 @@ def _request_text(op: str, r: Mapping[str, Any]) -> str:
             extra.append("asymmetric")
         return (f"x {list(r['shape'])} {r['x_dtype']} -> {r['dst_type']}" + (f" ({', '.join(extra)})" if extra
                                                                               else ""))
-    if "out_dtype" in r:  # quant_matmul
+    b = list(r["b_shape"])
+    stored = f", stored transposed as {b[:-2] + [b[-1], b[-2]]}" if r.get("b_trans") and len(b) >= 2 else ""
+    if op == "quant_matmul":
         params = [f"{name} {r[name]}" for name in ("a_scale", "b_scale", "a_zero_point", "b_zero_point", "bias")
                   if r.get(name)]
-        b_text = f"b {list(r['b_shape'])}" + (" (stored [..., N, K])" if r.get("b_trans") else "")
-        return (f"a {list(r['a_shape'])} {r['a_dtype']} x {b_text} {r['b_dtype']} -> {r['out_dtype']} "
+        return (f"a {list(r['a_shape'])} {r['a_dtype']} x b {b} {r['b_dtype']}{stored} -> {r['out_dtype']} "
                 f"({', '.join(params)})")
-    return (f"a {list(r['a_shape'])} {r['a_dtype']} ({r['a_param']} params) x b {list(r['b_shape'])} "
-            f"{r['b_dtype']} ({r['b_param']} params) -> y {r['y_dtype']}")
+    return (f"a {list(r['a_shape'])} {r['a_dtype']} ({r['a_param']} params) x b {b} "
+            f"{r['b_dtype']} ({r['b_param']} params{stored}) -> y {r['y_dtype']}")
 
 
 def format_plan(op: str, request: Mapping[str, Any], tiling: Mapping[str, int], e: Mapping[str, Any]) -> str:

@@ -203,7 +203,8 @@ def test_plan_of_a_quant_matmul():
                              "--a-zero-point", "row", "--b-zero-point", "column", "--bias", "column")
     assert status == 0, out
     first = out.splitlines()[0]
-    assert first.startswith("quant_matmul plan on ascend310p: a [2, 16, 512] int8 x b [512, 256] (stored")
+    assert first.startswith("quant_matmul plan on ascend310p: a [2, 16, 512] int8 x b [512, 256] int8, stored "
+                            "transposed as [256, 512] -> float32")
     for part in ("a_scale row", "b_scale column", "a_zero_point row", "b_zero_point column", "bias column"):
         assert part in first, (part, first)
     status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend910b", "--a-shape", "16,64",
@@ -217,6 +218,55 @@ def test_plan_of_a_quant_matmul():
     for args in (["--a-shape", "16,64"], ["--a-shape", "16,64", "--b-shape", "64,32", "--out-dtype", "garbage"]):
         status, _, err = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend910b", *args)
         assert status == 2 and "usage: aqo" in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("op, args, message", [
+    ("quant_matmul", ["--a-param", "row"], "--a-param is an option of qlinear_matmul, not of quant_matmul; "
+                                           "quant_matmul takes --a-scale row and --a-zero-point row"),
+    ("quant_matmul", ["--y-dtype", "uint8"], "quant_matmul takes --out-dtype"),
+    ("qlinear_matmul", ["--out-dtype", "float16"], "qlinear_matmul takes --y-dtype"),
+    ("qlinear_matmul", ["--bias", "column"], "--bias is an option of quant_matmul, not of qlinear_matmul"),
+    ("dynamic_quant", ["--b-trans"], "--b-trans is an option of qlinear_matmul and quant_matmul"),
+    ("quant_matmul", ["--smooth"], "--smooth is an option of dynamic_quant"),
+])
+def test_plan_refuses_an_option_of_another_operator(op, args, message):
+    # never dropped without a word: --a-param row on a quant_matmul would otherwise plan per-tensor scales
+    shapes = ["--shape", "4,64"] if op == "dynamic_quant" else ["--a-shape", "16,64", "--b-shape", "64,32"]
+    status, _, err = run_aqo("plan", "--op", op, "--soc", "ascend910b", *shapes, *args)
+    assert status == 2 and message in err and "Traceback" not in err, err
+
+
+def test_plan_of_a_qlinear_matmul_with_b_stored_transposed():
+    status, out, _ = run_aqo("plan", "--op", "qlinear_matmul", "--soc", "ascend910b", "--a-shape", "16,64",
+                             "--b-shape", "64,32", "--b-trans", "--json")
+    d = json.loads(out)
+    assert status == 0 and d["tiling"]["bTrans"] == 1 and d["request"]["b_trans"] is True
+
+
+def test_perf_shape_bounds():
+    from ascend_quant_ops.perf import cli as perf_cli
+    from ascend_quant_ops.perf import report, traffic
+
+    check = perf_cli.check_shape_size
+    # every case of the report's own lists passes
+    for cases in list(report.DQ_TARGET_CASES.values()) + list(traffic.DQ_DEFAULT_CASES.values()):
+        for shape, _, _ in cases:
+            assert check("dynamic_quant", shape) == "", shape
+    for cases in list(report.QMM_TARGET_CASES.values()) + list(traffic.QMM_DEFAULT_CASES.values()):
+        for case in cases:
+            m, k, n = case[0][-2], case[0][-1], case[1][-1]
+            assert check("qlinear_matmul", (m, k, n)) == "", case
+    # exactly at each bound, and one past it
+    assert check("qlinear_matmul", (2048, 8192, 8192)) == ""  # 2^37 multiply-accumulates
+    msg = check("qlinear_matmul", (2049, 8192, 8192))
+    assert "2^37 = 137438953472" in msg and "e.g. 2048x8192x8192" in msg
+    assert check("qlinear_matmul", (1, 46339, 46339)) == ""  # a, b and y just under 2 GiB
+    msg = check("qlinear_matmul", (1, 65535, 65535))
+    assert "more than 2 GiB" in msg and "smaller K or N" in msg
+    assert check("dynamic_quant", (1 << 14, 1 << 14)) == ""
+    msg = check("dynamic_quant", ((1 << 14) + 1, 1 << 14))
+    assert "2^28 = 268435456" in msg and "fewer rows" in msg
+    assert check("dynamic_quant", (2, 3, 1 << 27)) != "" and check("dynamic_quant", (2, 3, 4, 5)) == ""
 
 
 def test_sweep_json_and_exit_status(capsys):

@@ -33,34 +33,38 @@ def scale_arg(text: str):
 
 
 # `aqo perf --shape` runs the launch in the emulator on this machine (data, kernel and trace): shapes beyond these
-# would take hours or more memory than a workstation has. Each is twice or more the largest case of the report's
-# own list (4096 x 4096 x 4096: 2^36 multiply-accumulates; 64 x 60000 elements).
+# would take hours or more memory than a workstation has (the emulator holds a few copies of each operand). Each is
+# twice or more the largest case of the report's own lists (4096 x 4096 x 4096: 2^36 multiply-accumulates, 48 MiB of
+# matrices; 64 x 60000 elements).
 PERF_SHAPE_MAX_ELEMENTS = 1 << 28      # dynamic_quant: R x H
 PERF_SHAPE_MAX_MACS = 1 << 37          # qlinear_matmul: M x K x N
-PERF_SHAPE_MAX_MATRIX_BYTES = 1 << 32  # qlinear_matmul: a, b and y, int8 (per-tensor parameters)
+PERF_SHAPE_MAX_MATRIX_BYTES = 1 << 31  # qlinear_matmul: a, b and y, int8 (per-tensor parameters)
 
 
 def check_shape_size(op: str, dims) -> str:
     """Why the emulator cannot run this --shape here ("" when it can)."""
     text = "x".join(map(str, dims))
+    where = "aqo perf emulates the launch on this machine's CPU"
     if op == "qlinear_matmul":
         m, k, n = dims
         macs, matrices = m * k * n, m * k + k * n + m * n
-        if macs > PERF_SHAPE_MAX_MACS:
-            return (f"--shape {text}: {macs} multiply-accumulates, more than the {PERF_SHAPE_MAX_MACS} aqo perf "
-                    "emulates (it runs the launch on this machine's CPU); the report's largest case is 4096x4096x4096")
-        if matrices > PERF_SHAPE_MAX_MATRIX_BYTES:
-            return (f"--shape {text}: {matrices} bytes of a, b and y, more than the {PERF_SHAPE_MAX_MATRIX_BYTES} aqo "
-                    "perf allocates to emulate the launch; try smaller dimensions")
+        if macs > PERF_SHAPE_MAX_MACS or matrices > PERF_SHAPE_MAX_MATRIX_BYTES:
+            # the same K x N with fewer rows of a, where that fits
+            rows = min(PERF_SHAPE_MAX_MACS // (k * n), (PERF_SHAPE_MAX_MATRIX_BYTES - k * n) // (k + n)) \
+                if k * n <= PERF_SHAPE_MAX_MATRIX_BYTES else 0
+            hint = (f"; e.g. {min(rows, m)}x{k}x{n}" if rows >= 1 else
+                    "; K x N alone is past the bound, so try a smaller K or N")
+            if macs > PERF_SHAPE_MAX_MACS:
+                return (f"--shape {text}: {macs} multiply-accumulates, more than 2^37 = {PERF_SHAPE_MAX_MACS} "
+                        f"({where}; the report's largest case is 4096x4096x4096){hint}")
+            return (f"--shape {text}: {matrices} bytes of a, b and y, more than 2 GiB ({where}){hint}")
         return ""
     elements = 1
     for d in dims:
         elements *= d
     if elements > PERF_SHAPE_MAX_ELEMENTS:
-        few_rows = 64 * dims[-1] <= PERF_SHAPE_MAX_ELEMENTS
-        hint = f"; fewer rows keep the row's behaviour, e.g. 64x{dims[-1]}" if few_rows else ""
-        return (f"--shape {text}: {elements} elements, more than the {PERF_SHAPE_MAX_ELEMENTS} aqo perf emulates (it "
-                f"runs the launch on this machine's CPU){hint}")
+        hint = "; fewer rows keep each row's work" if dims[-1] <= PERF_SHAPE_MAX_ELEMENTS else ""
+        return (f"--shape {text}: {elements} elements, more than 2^28 = {PERF_SHAPE_MAX_ELEMENTS} ({where}){hint}")
     return ""
 
 

@@ -483,7 +483,8 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
 
     def rand(dtype, shape):
         info = np.iinfo(dtypes.numpy_dtype(dtype))
-        return rng.integers(info.min, int(info.max) + 1, size=shape).astype(dtypes.numpy_dtype(dtype))
+        # drawn in the dtype itself: no int64 copy of a large operand
+        return rng.integers(info.min, int(info.max) + 1, size=shape, dtype=dtypes.numpy_dtype(dtype))
 
     def zp(dtype, shape, zero: bool):
         return np.zeros(shape, dtypes.numpy_dtype(dtype)) if zero else rand(dtype, shape)
