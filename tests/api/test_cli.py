@@ -243,6 +243,17 @@ def test_plan_of_a_qlinear_matmul_with_b_stored_transposed():
     assert status == 0 and d["tiling"]["bTrans"] == 1 and d["request"]["b_trans"] is True
 
 
+def test_perf_shape_a_soc_refuses_is_reported_and_the_others_run():
+    # 310p refuses a tail of 1 (no DataCopyPad): its refusal is listed (exit 1, as plan's refusals) and the other
+    # SoCs' launches still run
+    status, out, err = run_aqo("perf", "--op", "dynamic_quant", "--shape", "1x1", "--no-sensitivity", "--json")
+    d = json.loads(out)
+    assert status == 1 and d["ok"] is False, err
+    assert {l["soc"] for l in d["launches"]} == {"ascend910b", "ascend910_95"}
+    (r,) = d["refused"]
+    assert r["soc"] == "ascend310p" and r["case"] == "1x1" and "multiple of 32" in r["error"]
+
+
 def test_perf_shape_bounds():
     from ascend_quant_ops.perf import cli as perf_cli
     from ascend_quant_ops.perf import report, traffic

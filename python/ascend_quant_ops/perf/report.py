@@ -255,13 +255,40 @@ def _cases(op: str, socs: Optional[List[str]], shape: Optional[Tuple[int, ...]],
     return out
 
 
-def run(args, progress: Callable[[str], None] = lambda s: None) -> List[PerfRow]:
+def _refusal(op: str, soc: str, case: tuple, args):
+    """The ConstraintError of a --shape the SoC refuses (None when it plans): checked before any data is built."""
+    from ..errors import ConstraintError
+
+    try:
+        if op == "dynamic_quant":
+            tiling.plan_dynamic_quant(case[0], case[1], soc=soc, dst_type=case[2], smooth=args.smooth,
+                                      asymmetric=bool(getattr(args, "asymmetric", False)))
+        else:
+            tiling.plan_qlinear_matmul(case[0], case[1], soc=soc, a_dtype=case[2], b_dtype=case[3], y_dtype=case[4],
+                                       a_param=case[5], b_param=case[6])
+    except ConstraintError as err:
+        return err
+    return None
+
+
+def run(args, progress: Callable[[str], None] = lambda s: None,
+        refused: Optional[List[dict]] = None) -> List[PerfRow]:
+    """The launches of the report (or of --shape on each SoC; a SoC that refuses it goes to `refused`)."""
     rows: List[PerfRow] = []
     scale: Dict[str, float] = {}
     for name, factor in args.scale or []:
         scale = _combine(scale, name, factor)
     for op in args.op or ["dynamic_quant", "qlinear_matmul"]:
         for soc, case in _cases(op, args.soc, args.shape, args):
+            if args.shape is not None:
+                err = _refusal(op, soc, case, args)
+                if err is not None:
+                    if refused is None:
+                        raise err
+                    text = "x".join(map(str, args.shape))
+                    refused.append({"op": op, "soc": soc, "case": text, "error": str(err)})
+                    progress(f"  {op} {soc} {text}: refused")
+                    continue
             if op == "dynamic_quant":
                 pr = dynamic_quant(soc, case[0], case[1], case[2], smooth=args.smooth, seed=args.seed,
                                    sensitivity=not args.no_sensitivity, detail=bool(args.html), scale=scale,
@@ -344,27 +371,34 @@ def print_report(rows: List[PerfRow], out=sys.stdout) -> None:
     print(f"\n{missed} of {len(rows)} launches miss a target" if missed else "\nevery target met", file=out)
 
 
-def to_json(rows: List[PerfRow]) -> dict:
+def to_json(rows: List[PerfRow], refused: Sequence[dict] = ()) -> dict:
     socs = sorted({p.row.soc for p in rows})
     return {
         "model": "timeline estimate from the SoC table's stated parameters (not a measurement)",
         "parameters": {s: _native.soc_timing(s) for s in socs},
         "launches": [p.to_dict() for p in rows],
-        "ok": all(p.ok for p in rows),
+        "refused": list(refused),
+        "ok": all(p.ok for p in rows) and not refused,
     }
 
 
 def main(args) -> int:
     prog = (lambda s: print(s, file=sys.stderr)) if args.progress else (lambda s: None)
-    rows = run(args, prog)
+    refused: List[dict] = []
+    rows = run(args, prog, refused)
     if args.json:
-        print(json.dumps(to_json(rows), indent=1))
+        print(json.dumps(to_json(rows, refused), indent=1))
     else:
-        print_report(rows)
+        if rows:
+            print_report(rows)
+        for r in refused:
+            print(f"{r['op']} {r['soc']} {r['case']}: refused by the SoC's constraints: {r['error']}")
+        if refused:
+            print(f"{len(refused)} SoC(s) refused the shape (exit 1)")
     if args.html:
         from .html import write_html
 
-        write_html(args.html, rows, to_json(rows))
+        write_html(args.html, rows, to_json(rows, refused))
         if not args.json:
             print(f"HTML report: {args.html}")
-    return 0 if all(p.ok for p in rows) else 1
+    return 0 if all(p.ok for p in rows) and not refused else 1
