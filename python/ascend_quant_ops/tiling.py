@@ -136,13 +136,17 @@ def _request_text(op: str, r: Mapping[str, Any]) -> str:
                                                                               else ""))
     b = list(r["b_shape"])
     stored = f", stored transposed as {b[:-2] + [b[-1], b[-2]]}" if r.get("b_trans") and len(b) >= 2 else ""
+    batched = [text for name, text in (("a_param_batched", "a's vectors per batch matrix"),
+                                       ("b_param_batched", "b's vectors per batch matrix"),
+                                       ("bias_batched", "a bias per batch matrix")) if r.get(name)]
     if op == "quant_matmul":
         params = [f"{name} {r[name]}" for name in ("a_scale", "b_scale", "a_zero_point", "b_zero_point", "bias")
                   if r.get(name)]
         return (f"a {list(r['a_shape'])} {r['a_dtype']} x b {b} {r['b_dtype']}{stored} -> {r['out_dtype']} "
-                f"({', '.join(params)})")
+                f"({', '.join(params + batched)})")
+    extra = "".join(f", {t}" for t in batched)
     return (f"a {list(r['a_shape'])} {r['a_dtype']} ({r['a_param']} params) x b {b} "
-            f"{r['b_dtype']} ({r['b_param']} params{stored}) -> y {r['y_dtype']}")
+            f"{r['b_dtype']} ({r['b_param']} params{stored}{extra}) -> y {r['y_dtype']}")
 
 
 def format_plan(op: str, request: Mapping[str, Any], tiling: Mapping[str, int], e: Mapping[str, Any]) -> str:
@@ -227,7 +231,7 @@ def _override(value: Any, name: str, op: str, soc: Optional[str] = None) -> int:
     return int(value)
 
 
-def _shape(shape: Any, op: str, argument: str) -> List[int]:
+def _shape(shape: Any, op: str, argument: str, soc: Optional[str] = None) -> List[int]:
     if isinstance(shape, (str, bytes)) or not isinstance(shape, Iterable):
         raise ConstraintError(op, argument, "a shape is a sequence of integers", actual=repr(shape),
                               expected="e.g. (4096, 7168)")
@@ -241,7 +245,8 @@ def _shape(shape: Any, op: str, argument: str) -> List[int]:
             raise ConstraintError(op, argument, "shape entries must be non-negative", actual=repr(tuple(shape)),
                                   limit=">= 0")
         if d >= 2 ** 62:
-            raise ConstraintError(op, argument, "shape entry too large", actual=d, limit="< 2^62")
+            raise ConstraintError(op, argument, "shape entry too large", actual=d, limit="< 2^62", soc=soc,
+                                  suggestion="no tensor with such a dimension fits a device's memory: check the shape")
         out.append(d)
     return out
 
@@ -264,7 +269,7 @@ def plan_dynamic_quant(shape: Sequence[int], dtype: Any, *, soc: str, dst_type: 
     constraint (ATB's documented limits, dtypes per SoC, UB). `core_num` / `ub_size` replace the SoC table's values (the
     device reports the real ones); dtypes by name, numpy or torch dtype; dst_type also as an ATB code."""
     soc = _require_soc_name(soc, DQ)
-    dims = _shape(shape, DQ, "x")
+    dims = _shape(shape, DQ, "x", soc)
     x_name = dtypes.parse_dtype(dtype, op=DQ, argument="x")
     # uint8 (the asymmetric zero-point mode's output) is named here in both modes: the tiling core refuses it in
     # the symmetric one, naming the SoC
@@ -298,8 +303,8 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
     per-row / per-column parameters carry the operand's batch dims (what the emulator backend passes for batched
     operands) rather than one vector shared by every batch matrix."""
     soc = _require_soc_name(soc, QMM)
-    a_dims = _shape(a_shape, QMM, "a")
-    b_dims = _shape(b_shape, QMM, "b")
+    a_dims = _shape(a_shape, QMM, "a", soc)
+    b_dims = _shape(b_shape, QMM, "b", soc)
     allowed = dtypes.QLINEAR_MATMUL_TYPES
     a_name = dtypes.parse_dtype(a_dtype, op=QMM, argument="a", allowed=allowed)
     b_name = dtypes.parse_dtype(b_dtype, op=QMM, argument="b", allowed=allowed)
@@ -312,7 +317,8 @@ def plan_qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: 
     ub = _override(ub_size, "ub_size", QMM, soc)
     request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
                "y_dtype": y_name, "a_param": a_param, "b_param": b_param, "b_trans": bool(b_trans), "soc": soc,
-               "core_num": core_num, "ub_size": ub_size}
+               "core_num": core_num, "ub_size": ub_size, "a_param_batched": bool(a_param_batched),
+               "b_param_batched": bool(b_param_batched)}
     fn = getattr(_native, "plan_qlinear_matmul", None)
     if fn is None:
         _raise_if_refused(_native.check_qlinear_matmul(a_dims, b_dims, a_name, b_name, y_name, a_param, b_param,
@@ -335,8 +341,8 @@ def plan_quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: st
     "tensor" | "row", b_zero_point None | "tensor" | "column", bias None | "tensor" | "column"."""
     from ._opnames import QUANT_MATMUL as QM
     soc = _require_soc_name(soc, QM)
-    a_dims = _shape(a_shape, QM, "a")
-    b_dims = _shape(b_shape, QM, "b")
+    a_dims = _shape(a_shape, QM, "a", soc)
+    b_dims = _shape(b_shape, QM, "b", soc)
     a_name = dtypes.parse_dtype(a_dtype, op=QM, argument="a")
     b_name = dtypes.parse_dtype(b_dtype, op=QM, argument="b")
     out_name = dtypes.parse_dtype(out_dtype, op=QM, argument="out_dtype")
@@ -345,7 +351,8 @@ def plan_quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: st
     request = {"a_shape": tuple(a_dims), "b_shape": tuple(b_dims), "a_dtype": a_name, "b_dtype": b_name,
                "out_dtype": out_name, "a_scale": a_scale, "b_scale": b_scale, "a_zero_point": a_zero_point,
                "b_zero_point": b_zero_point, "bias": bias, "b_trans": bool(b_trans), "soc": soc,
-               "core_num": core_num, "ub_size": ub_size}
+               "core_num": core_num, "ub_size": ub_size, "a_param_batched": bool(a_param_batched),
+               "b_param_batched": bool(b_param_batched), "bias_batched": bool(bias_batched)}
     out = _native.plan_quant_matmul(a_dims, b_dims, bool(b_trans), a_name, b_name, out_name, a_scale, b_scale,
                                     a_zero_point or "none", b_zero_point or "none", bias or "none",
                                     bool(a_param_batched), bool(b_param_batched), bool(bias_batched), soc, cn, ub)

@@ -236,6 +236,33 @@ def test_plan_refuses_an_option_of_another_operator(op, args, message):
     assert status == 2 and message in err and "Traceback" not in err, err
 
 
+def test_plan_with_per_batch_parameter_vectors():
+    # the per-row / per-column vectors of a batched launch, one per batch matrix ([..., M], [..., N]): the tiling's
+    # batch strides say so, and so does the plan's first line
+    status, out, _ = run_aqo("plan", "--op", "qlinear_matmul", "--soc", "ascend910b", "--a-shape", "3,16,64",
+                             "--b-shape", "64,32", "--a-param", "row", "--a-param-batched", "--json")
+    d = json.loads(out)
+    assert status == 0 and d["tiling"]["aParamBatchStride"] == 16 and d["request"]["a_param_batched"] is True
+    status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend910b", "--a-shape", "3,16,64",
+                             "--b-shape", "3,64,32", "--b-scale", "column", "--b-param-batched", "--bias", "column",
+                             "--bias-batched")
+    first = out.splitlines()[0]
+    assert status == 0 and "b's vectors per batch matrix" in first and "a bias per batch matrix" in first, out
+    status, _, err = run_aqo("plan", "--op", "qlinear_matmul", "--soc", "ascend910b", "--a-shape", "16,64",
+                             "--b-shape", "64,32", "--bias-batched")
+    assert status == 2 and "--bias-batched is an option of quant_matmul" in err
+
+
+def test_plan_refusals_speak_the_command_lines_words():
+    # the API's "pass core_num=None" becomes "omit --core-num"; a shape no tensor can have names the SoC asked about
+    status, out, _ = run_aqo("plan", "--soc", "ascend910b", "--shape", "16,64", "--core-num", "0")
+    assert status == 1 and "omit --core-num" in out and "core_num=None" not in out, out
+    status, out, _ = run_aqo("plan", "--op", "quant_matmul", "--soc", "ascend310p", "--a-shape",
+                             "9223372036854775808,64", "--b-shape", "64,32", "--json")
+    v = json.loads(out)["violation"]
+    assert status == 1 and v["soc"] == "ascend310p" and "check the shape" in v["suggestion"]
+
+
 def test_plan_of_a_qlinear_matmul_with_b_stored_transposed():
     status, out, _ = run_aqo("plan", "--op", "qlinear_matmul", "--soc", "ascend910b", "--a-shape", "16,64",
                              "--b-shape", "64,32", "--b-trans", "--json")

@@ -35,6 +35,7 @@ OPTION_OPS = {
     "asymmetric": ((DQ,), False),
     "a_shape": ((QLM, QM), None), "b_shape": ((QLM, QM), None), "a_dtype": ((QLM, QM), "int8"),
     "b_dtype": ((QLM, QM), "int8"), "b_trans": ((QLM, QM), False),
+    "a_param_batched": ((QLM, QM), False), "b_param_batched": ((QLM, QM), False), "bias_batched": ((QM,), False),
     "y_dtype": ((QLM,), "int8"), "a_param": ((QLM,), "tensor"), "b_param": ((QLM,), "tensor"),
     "out_dtype": ((QM,), "float32"), "a_scale": ((QM,), "tensor"), "b_scale": ((QM,), "tensor"),
     "a_zero_point": ((QM,), "none"), "b_zero_point": ((QM,), "none"), "bias": ((QM,), "none"),
@@ -73,6 +74,10 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     q.add_argument("--b-dtype", help="int8 | uint8 (default int8)")
     q.add_argument("--b-trans", action="store_true", default=None,
                    help="b is the transposed view of a weight stored [..., N, K]; --b-shape stays [..., K, N]")
+    q.add_argument("--a-param-batched", action="store_true", default=None,
+                   help="a's per-row vectors carry a's batch dims [..., M] (default: one [M] vector for every matrix)")
+    q.add_argument("--b-param-batched", action="store_true", default=None,
+                   help="b's per-column vectors carry b's batch dims [..., N] (default: one [N] vector)")
     ql = ap.add_argument_group("qlinear_matmul")
     ql.add_argument("--y-dtype", help="y dtype (default int8)")
     ql.add_argument("--a-param", choices=["tensor", "row"], help="a's scale and zero point per tensor or per row")
@@ -84,6 +89,8 @@ def add_arguments(ap: argparse.ArgumentParser) -> None:
     m.add_argument("--a-zero-point", choices=["none", "tensor", "row"], help="default none")
     m.add_argument("--b-zero-point", choices=["none", "tensor", "column"], help="default none")
     m.add_argument("--bias", choices=["none", "tensor", "column"], help="default none")
+    m.add_argument("--bias-batched", action="store_true", default=None,
+                   help="the per-column bias carries the batch dims [..., N] (default: one [N] vector)")
 
 
 def _apply_option_ops(args) -> None:
@@ -133,7 +140,9 @@ def run(args) -> int:
         elif args.op == QLM:
             plan = tiling.plan_qlinear_matmul(args.a_shape, args.b_shape, soc=args.soc, a_dtype=args.a_dtype,
                                               b_dtype=args.b_dtype, y_dtype=args.y_dtype, a_param=args.a_param,
-                                              b_param=args.b_param, b_trans=args.b_trans, core_num=args.core_num,
+                                              b_param=args.b_param, b_trans=args.b_trans,
+                                              a_param_batched=args.a_param_batched,
+                                              b_param_batched=args.b_param_batched, core_num=args.core_num,
                                               ub_size=args.ub_size)
         else:
             def layout(value):
@@ -143,8 +152,14 @@ def run(args) -> int:
                                             b_dtype=args.b_dtype, out_dtype=args.out_dtype, a_scale=args.a_scale,
                                             b_scale=args.b_scale, a_zero_point=layout(args.a_zero_point),
                                             b_zero_point=layout(args.b_zero_point), bias=layout(args.bias),
-                                            b_trans=args.b_trans, core_num=args.core_num, ub_size=args.ub_size)
+                                            b_trans=args.b_trans, a_param_batched=args.a_param_batched,
+                                            b_param_batched=args.b_param_batched, bias_batched=args.bias_batched,
+                                            core_num=args.core_num, ub_size=args.ub_size)
     except ConstraintError as err:
+        # the API's advice in the command line's words
+        for name in ("core_num", "ub_size"):
+            if err.suggestion:
+                err.suggestion = err.suggestion.replace(f"pass {name}=None", f"omit --{name.replace('_', '-')}")
         if args.json:
             print(json.dumps({"ok": False, "violation": err.to_dict()}, indent=2, default=str))
         else:
