@@ -608,8 +608,17 @@ private:
         if (synced || mmad == nullptr) return raw;
         uint64_t load = 0, l1l0 = 0, macs = 0, fix = 0, out_gm = 0, out_dmas = 0, out_bursts = 0;
         uint64_t load_dmas = 0, load_bursts = 0;
-        // ascend310p: an int8 B turned in UB (V) and copied to L1 (MTE3) on its way; 0 instructions: none
-        uint64_t turn = 0, turn_instrs = 0, turn_repeats = 0, to_l1 = 0, to_l1_dmas = 0, to_l1_bursts = 0;
+        // ascend310p: an int8 B turned in UB (V) and copied to L1 (MTE3) on its way: bytes, instructions and
+        // repeats / bursts of each (0 instructions: none)
+        struct Staged {
+            uint64_t bytes = 0, instrs = 0, bursts = 0;
+            void Add(const TraceEvent& e)
+            {
+                bytes += e.count;
+                instrs += std::max<uint32_t>(1, e.instrs);
+                bursts += e.bursts;
+            }
+        } turn, to_l1;
         Pipe fix_pipe = Pipe::kFix;
         // the GM accesses of the request's loads and of its result, each pipeline chunk taking its share
         owned_.emplace_back();
@@ -628,16 +637,8 @@ private:
                 load_bursts += e->instrs > 0 ? e->bursts : 0;
                 collect(e, reads);
                 break;
-            case InstrClass::kVecTransData:
-                turn += e->count;
-                turn_instrs += std::max<uint32_t>(1, e->instrs);
-                turn_repeats += e->bursts;
-                break;
-            case InstrClass::kDmaUbToL1:
-                to_l1 += e->count;
-                to_l1_dmas += std::max<uint32_t>(1, e->instrs);
-                to_l1_bursts += e->bursts;
-                break;
+            case InstrClass::kVecTransData: turn.Add(*e); break;
+            case InstrClass::kDmaUbToL1: to_l1.Add(*e); break;
             case InstrClass::kDmaL1ToL0: l1l0 += e->count; break;
             case InstrClass::kCubeMmad: macs += e->count; break;
             case InstrClass::kFixOut:
@@ -693,7 +694,7 @@ private:
             const int8_t bslot = static_cast<int8_t>(blk % 2);
             // MTE2: the chunk's operands into an L1 half, once MTE1 moved that half's previous chunk on
             if (j >= 2) wait(Pipe::kMte1, Pipe::kMte2, slot);
-            if (turn_instrs > 0 && j >= 1) wait(Pipe::kV, Pipe::kMte2, 18);
+            if (turn.instrs > 0 && j >= 1) wait(Pipe::kV, Pipe::kMte2, 18);
             instr(Pipe::kMte2, InstrClass::kDmaGmToL1, share(load, j, n));
             auto counts = [&](uint64_t instrs, uint64_t bursts) {
                 // the chunk's share of the instructions it stands for (each issued by the scalar unit) and bursts
@@ -703,7 +704,7 @@ private:
             if (load_dmas > 0) counts(load_dmas, load_bursts);
             refer(reads, j, n);
             Pipe to_mte1 = Pipe::kMte2;
-            if (turn_instrs > 0) {
+            if (turn.instrs > 0) {
                 // B's rows in UB turned (V) once they arrived and once the previous chunk's turned tile left UB, then
                 // copied to L1 (MTE3), which MTE1 waits for (B's L1 queue on v200: an MTE3 -> MTE1 flag); the next
                 // chunk's rows go into UB once this chunk's turn read them (the API has one staging area and sets no
@@ -711,13 +712,13 @@ private:
                 set(Pipe::kMte2, Pipe::kV, 16);
                 wait(Pipe::kMte2, Pipe::kV, 16);
                 if (j >= 1) wait(Pipe::kMte3, Pipe::kV, 17);
-                instr(Pipe::kV, InstrClass::kVecTransData, share(turn, j, n));
-                counts(turn_instrs, turn_repeats);
+                instr(Pipe::kV, InstrClass::kVecTransData, share(turn.bytes, j, n));
+                counts(turn.instrs, turn.bursts);
                 if (j + 1 < n) set(Pipe::kV, Pipe::kMte2, 18);
                 set(Pipe::kV, Pipe::kMte3, 19);
                 wait(Pipe::kV, Pipe::kMte3, 19);
-                instr(Pipe::kMte3, InstrClass::kDmaUbToL1, share(to_l1, j, n));
-                counts(to_l1_dmas, to_l1_bursts);
+                instr(Pipe::kMte3, InstrClass::kDmaUbToL1, share(to_l1.bytes, j, n));
+                counts(to_l1.instrs, to_l1.bursts);
                 if (j + 1 < n) set(Pipe::kMte3, Pipe::kV, 17);
                 to_mte1 = Pipe::kMte3;
             }
