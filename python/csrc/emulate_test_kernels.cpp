@@ -288,6 +288,28 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         nb::arg("soc"), "Brcb (see DemoBrcb in emu_test_kernels.cpp); returns y's bytes.");
 
     m.def(
+        "emulator_demo_trans_data",
+        [](nb::bytes x, const std::string& dtype, uint32_t rows, uint32_t cols, const std::string& soc) {
+            const size_t elem = dtype == "int8" ? 1 : (dtype == "float16" ? 2 : 0);
+            if (elem == 0) throw nb::value_error("dtype must be int8 or float16");
+            const uint32_t c0 = elem == 1 ? 32 : 16;
+            if (rows == 0 || cols == 0 || rows % c0 != 0 || cols % c0 != 0 || rows / c0 > 255 ||
+                x.size() != size_t{rows} * cols * elem) {
+                throw nb::value_error("x must be a [rows, cols] matrix, rows and cols multiples of 32 (int8) or 16 "
+                                      "(float16), rows / that at most 255");
+            }
+            EmuTestTiling t{};
+            t.mode = elem == 1 ? 0u : 1u;
+            t.rows = rows;
+            t.cols = cols;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_trans_data", &aqo_emu_tests::DemoTransData, ToVector(x),
+                                             x.size(), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("dtype"), nb::arg("rows"), nb::arg("cols"), nb::arg("soc"),
+        "TransDataTo5HD (see DemoTransData in emu_test_kernels.cpp); returns y's bytes.");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);

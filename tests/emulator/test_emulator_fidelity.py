@@ -39,6 +39,11 @@ def _fault_lines() -> dict[str, int]:
 FAULT_LINES = _fault_lines()
 
 # fault name -> (SoCs on which the kernel must be refused, words the message must contain[, faulting core])
+def _not_on_950(words: list[str]) -> dict[str, list[str]]:
+    """Words of a fault the emulator finds on ascend910b / ascend310p; ascend910_95 refuses the call as not modelled."""
+    return {"ascend910b": words, "ascend310p": words, "ascend910_95": ["on ascend910_95: not modelled"]}
+
+
 EXPECTED = {
     # flags are one bit per (event, id)
     "double_set_flag": (ALL_SOCS, ["SetFlag(HardEvent::V_S, id 0)", "still pending", "one bit"]),
@@ -238,6 +243,16 @@ EXPECTED = {
                              "int16, uint16, float, int32, uint32"]),
     "brcb_310p_flag_pending": (("ascend310p",), ["Brcb synchronises internally", "HardEvent::S_V, id 0",
                                                  "FetchEventID", "pending"]),
+    # TransDataTo5HD (910b / 310p; refused on 950 as not modelled)
+    "trans_data_src_unaligned": (ALL_SOCS, _not_on_950(["TransDataTo5HD: srcList[3] UB address", "32-byte aligned"])),
+    "trans_data_overlap": (ALL_SOCS, _not_on_950(["TransDataTo5HD: a destination block shares bytes with a source",
+                                                  "no overlap form"])),
+    "trans_data_dst_written_twice": (ALL_SOCS, _not_on_950(["TransDataTo5HD: two destination entries or iterations",
+                                                            "one writer"])),
+    "trans_data_no_barrier": (ALL_SOCS, _not_on_950(["race on UB bytes", "dstList",
+                                                                 "PipeBarrier<PIPE_V>"])),
+    "trans_data_list_tensor_short": (ALL_SOCS, _not_on_950(["TransDataTo5HD: srcLocalList[0] holds 32 bytes",
+                                                            "need 544"])),
 }
 
 # Faults found at the end of the launch (an output left partly unwritten): their marker is the kernel's last write.
@@ -246,6 +261,8 @@ END_OF_LAUNCH = {"output_left_unwritten"}
 # Twins that are correct only where the SoC has what they use (ascend310p: no hardware SyncAll, no mix kernels, no
 # DataCopyPad).
 TWIN_SOCS = {
+    **{f"trans_data_{n}_ok": ("ascend910b", "ascend310p")
+       for n in ("src_unaligned", "overlap", "dst_written_twice", "no_barrier", "list_tensor_short")},
     "sync_all_false_with_matmul_ok": SPLIT_SOCS,
     "datacopypad_pad_without_ispad_ok": SPLIT_SOCS,
     "datacopypad_partial_element_ok": SPLIT_SOCS,

@@ -153,3 +153,41 @@ def test_brcb_trace_hardware_and_310p_software_path(dtype, per_iteration):
     sw, sw_barriers = found["ascend310p"]
     assert len(sw) == repeats * per_iteration
     assert len(sw_barriers) == repeats * (2 if dtype == np.float32 else 3)
+
+
+# ---- TransDataTo5HD: sixteen source blocks gathered into sixteen destination blocks (ascend910b / ascend310p) ----
+
+def _turned(x: np.ndarray, c0: int) -> np.ndarray:
+    """The demo's layout, from numpy alone: per column block c of c0 columns and row group k of c0 rows, the c0 x c0
+    tile transposed (its row j is column c0 c + j of those rows)."""
+    rows, cols = x.shape
+    return np.concatenate([x[k * c0:(k + 1) * c0, c * c0:(c + 1) * c0].T.ravel()
+                           for c in range(cols // c0) for k in range(rows // c0)])
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend310p"])
+@pytest.mark.parametrize("dtype,rows,cols", [("int8", 32, 32), ("int8", 96, 64), ("int8", 32, 160),
+                                             ("float16", 16, 16), ("float16", 64, 48)])
+def test_trans_data_turns_tiles_as_the_page_describes(soc, dtype, rows, cols):
+    # int8: four instructions per 32 x 32 tile (low / high rows into the blocks' low / high halves, low / high
+    # columns into blocks 0..15 / 16..31) through uint64_t address lists; float16: one per 16 x 16 tile through
+    # LocalTensor lists; the row groups are the iterations in both
+    rng = np.random.default_rng(rows * cols)
+    if dtype == "int8":
+        x = rng.integers(-128, 128, size=(rows, cols), dtype=np.int8)
+    else:
+        x = rng.standard_normal((rows, cols)).astype(np.float16)
+    got = np.frombuffer(_testing.emulator_demo_trans_data(x.tobytes(), dtype, rows, cols, soc), x.dtype)
+    np.testing.assert_array_equal(got.view(np.uint8), _turned(x, 32 if dtype == "int8" else 16).view(np.uint8))
+    # one V instruction of the trans-data class per call, its iterations as bursts
+    events = _testing.emulator_last_run_trace()["cores"][0]["events"]
+    turns = [e for e in events if e["kind"] == "instr" and e["cls"] == "vec_trans_data"]
+    calls = (cols // 32) * 4 if dtype == "int8" else cols // 16
+    groups = rows // (32 if dtype == "int8" else 16)
+    assert len(turns) == calls and all(e["pipe"] == "V" and e["bursts"] == groups for e in turns)
+
+
+def test_trans_data_is_not_modelled_on_950():
+    x = np.zeros((32, 32), np.int8)
+    with pytest.raises(EmulatorError, match="TransDataTo5HD on ascend910_95: not modelled"):
+        _testing.emulator_demo_trans_data(x.tobytes(), "int8", 32, 32, "ascend910_95")

@@ -96,6 +96,17 @@ def test_scalar_count_forms_without_set_mask_are_refused(tmp_path):
         assert bad.returncode != 0 and "isSetMask = false count form is not modelled" in bad.stderr, name
 
 
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
+def test_a_tbuf_outside_the_unified_buffer_is_refused(tmp_path):
+    # The headers accept a TBuf of any position; the emulator models the unified buffer only, so a TBuf of an L1 or
+    # L0 position (which the device places in that memory) does not compile rather than land in the UB here.
+    ok = _compiles(tmp_path, "TBuf<TPosition::VECCALC> b; (void)b; TBuf<> c; (void)c;")
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    for pos in ("TSCM", "A1", "B1", "A2", "B2", "CO1"):
+        bad = _compiles(tmp_path, f"TBuf<TPosition::{pos}> b; (void)b;")
+        assert bad.returncode != 0 and "unified-buffer positions only" in bad.stderr, pos
+
+
 def test_core_type_macros_are_used_only_as_the_device_allows():
     # ASCEND_IS_AIV / ASCEND_IS_AIC / ASCEND_IS_NOT_*: on the device `constexpr(g_coreType == ...)`, valid only as
     # `if ASCEND_IS_AIV {` (impl/utils/kernel_utils_macros.h); the CPU-debug headers and the emulator define an

@@ -1588,6 +1588,125 @@ struct FidelityEntry {
 constexpr int kMix = 5;       // KERNEL_TYPE_MIX_AIC_1_2
 constexpr int kAivOnly = 0;   // KERNEL_TYPE_AIV_ONLY
 
+// ---------------------------------------------------------------------------------------------------------------
+// TransDataTo5HD (emu_trans_data.h): an int8 [32, 32] tile turned into 32 column blocks (four instructions, as the
+// Matmul API's TransDataNDBMatrix), or one half [16, 16] tile. Not modelled on ascend910_95 (the fault tests expect
+// the refusal there).
+// ---------------------------------------------------------------------------------------------------------------
+
+// The source rows of an int8 [32, 32] tile into `s` (x's first 256 floats' bytes, 1 KiB) and a destination of 1 KiB.
+struct TransDataTile {
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    LocalTensor<int8_t> s;
+    LocalTensor<int8_t> d;
+    TransDataTile(TPipe& pipe, GM_ADDR x, uint32_t dstBytes = 1024)
+    {
+        pipe.InitBuffer(bs, 1024);
+        pipe.InitBuffer(bd, dstBytes);
+        GlobalTensor<int8_t> xg;
+        xg.SetGlobalBuffer((__gm__ int8_t*)x, 1024);
+        s = bs.Get<int8_t>();
+        d = bd.Get<int8_t>();
+        DataCopy(s, xg, 1024);
+        WaitPipe<HardEvent::MTE2_V>(pipe);
+    }
+    // Instruction k of the turn (bit 0: rows 16..31 into the blocks' high halves; bit 1: columns 16..31 into blocks
+    // 16..31), with one entry of either list moved by the caller.
+    void Lists(uint32_t k, uint64_t (&dl)[16], uint64_t (&sl)[16], TransDataTo5HDParams& p)
+    {
+        p.dstHighHalf = (k & 1) != 0;
+        p.srcHighHalf = (k & 2) != 0;
+        for (uint32_t i = 0; i < 16; ++i) {
+            sl[i] = (uint64_t)(s[(i + ((k & 1) ? 16 : 0)) * 32].GetPhyAddr());
+            dl[i] = (uint64_t)(d[(i + ((k & 2) ? 16 : 0)) * 32].GetPhyAddr());
+        }
+    }
+};
+
+// One source block 16 bytes into a row (documented: 32-byte aligned). The twin's is at the row's start.
+template <bool kOk> inline void TransDataSrcUnaligned(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TransDataTile tile(pipe, x);
+    uint64_t dl[16], sl[16];
+    TransDataTo5HDParams p;
+    tile.Lists(0, dl, sl, p);
+    sl[3] += kOk ? 0 : 16;
+    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_src_unaligned)
+}
+
+// A destination block that is a source block of the same instruction (no overlap form is documented). The twin's
+// destination is in its own buffer.
+template <bool kOk> inline void TransDataOverlap(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TransDataTile tile(pipe, x);
+    uint64_t dl[16], sl[16];
+    TransDataTo5HDParams p;
+    tile.Lists(0, dl, sl, p);
+    if constexpr (!kOk) {
+        dl[7] = sl[2];
+    }
+    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_overlap)
+}
+
+// Two destination entries on one block: both write its low half (which value stays is not documented). The twin
+// gives each entry its own block.
+template <bool kOk> inline void TransDataDstWrittenTwice(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TransDataTile tile(pipe, x);
+    uint64_t dl[16], sl[16];
+    TransDataTo5HDParams p;
+    tile.Lists(0, dl, sl, p);
+    if constexpr (!kOk) {
+        dl[5] = dl[4];
+    }
+    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_dst_written_twice)
+}
+
+// The low and the high halves of the same destination blocks from two instructions with no PipeBarrier<PIPE_V>
+// between them: a half-block write keeps the other half, possibly by reading and rewriting the block, so the second
+// instruction is ordered after the first as the Matmul API orders it. The twin has the barrier.
+template <bool kOk> inline void TransDataNoBarrier(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TransDataTile tile(pipe, x);
+    uint64_t a[16], b[16], c[16], e[16];
+    TransDataTo5HDParams p, q;
+    tile.Lists(0, a, b, p);
+    tile.Lists(1, c, e, q);
+    // both calls on the marker's line (ascend910_95 refuses the first one)
+    TransDataTo5HD<int8_t>(a, b, p); if (kOk) PipeBarrier<PIPE_V>(); TransDataTo5HD<int8_t>(c, e, q);  // FAULT(trans_data_no_barrier)
+}
+
+// The LocalTensor-list form, two iterations: each list tensor must hold its blocks of both (the CPU-debug checks
+// compare them with the tensor's size). Source tensors of one block each; the twin's hold both iterations' blocks.
+template <bool kOk> inline void TransDataListTensorShort(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    pipe.InitBuffer(bs, 1024);
+    pipe.InitBuffer(bd, 1024);
+    GlobalTensor<half> xg;
+    xg.SetGlobalBuffer((__gm__ half*)x, 512);
+    LocalTensor<half> s = bs.Get<half>();
+    LocalTensor<half> d = bd.Get<half>();
+    DataCopy(s, xg, 512);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    // a [32, 16] half matrix: iteration r turns rows 16 r .. 16 r + 15 (src step 16 rows = 16 blocks)
+    LocalTensor<half> dl[16], sl[16];
+    for (uint32_t i = 0; i < 16; ++i) {
+        sl[i] = s[i * 16];
+        sl[i].SetSize(kOk ? 16 * 16 + 16 : 16);
+        dl[i] = d[i * 16];
+        dl[i].SetSize(16 * 16 + 16);
+    }
+    TransDataTo5HD(dl, sl, TransDataTo5HDParams(false, false, 2, 16, 16));  // FAULT(trans_data_list_tensor_short)
+}
+
 #define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \
     {NAME, &KERNEL<false>, __VA_ARGS__}, { NAME "_ok", &KERNEL<true>, __VA_ARGS__ }
 
@@ -1684,6 +1803,11 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("brcb_dst_block_stride_zero", BrcbDstBlockStrideZero, 1),
         AQO_FIDELITY("brcb_int8", BrcbInt8, 1),
         AQO_FIDELITY("brcb_310p_flag_pending", Brcb310pFlagPending, 1),
+        AQO_FIDELITY("trans_data_src_unaligned", TransDataSrcUnaligned, 1),
+        AQO_FIDELITY("trans_data_overlap", TransDataOverlap, 1),
+        AQO_FIDELITY("trans_data_dst_written_twice", TransDataDstWrittenTwice, 1),
+        AQO_FIDELITY("trans_data_no_barrier", TransDataNoBarrier, 1),
+        AQO_FIDELITY("trans_data_list_tensor_short", TransDataListTensorShort, 1),
         AQO_FIDELITY("mul_add_dst_rounding", MulAddDstRoundingDependent, 1),
         AQO_FIDELITY("mul_add_dst_fused_near_tie", MulAddDstFusedNearTie, 1),
         AQO_FIDELITY("mul_add_dst_mixed", MulAddDstMixed, 1),

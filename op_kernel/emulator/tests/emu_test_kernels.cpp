@@ -1630,6 +1630,75 @@ inline void DemoBrcb(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     }
 }
 
+// TransDataTo5HD (emu_trans_data.h): x is a [t.rows, t.cols] matrix of T (t.mode 0: int8 through uint64_t address
+// lists, 1: half through LocalTensor lists), t.rows a multiple of C0 = 32 / sizeof(T) (int8: 32, half: 16)
+// and t.cols of C0 (int8: 32, half: 16). y receives, per column block c of C0 columns and row group k of C0 rows, the
+// C0 x C0 tile transposed (C0 blocks of 32 bytes: block j is column C0 c + j of rows C0 k ..), at byte
+// (c * rows / C0 + k) * C0 * 32: the layout of the Matmul API's int8 B turn (data_copy_wrapper_utils.h
+// TransDataNDBMatrix), with the row groups as repeats.
+template <typename T, bool kAddressLists> inline void DemoTransDataOf(GM_ADDR x, GM_ADDR y, const EmuTestTiling& t)
+{
+    constexpr uint32_t kC0 = 32 / sizeof(T);  // 32 int8, 16 half
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bs;
+    TBuf<TPosition::VECCALC> bd;
+    const uint32_t n = t.rows * t.cols;
+    pipe.InitBuffer(bs, n * sizeof(T));
+    pipe.InitBuffer(bd, n * sizeof(T));
+    GlobalTensor<T> xg;
+    GlobalTensor<T> yg;
+    xg.SetGlobalBuffer((__gm__ T*)x, n);
+    yg.SetGlobalBuffer((__gm__ T*)y, n);
+    LocalTensor<T> s = bs.Get<T>();
+    LocalTensor<T> d = bd.Get<T>();
+    DataCopy(s, xg, n);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    const uint32_t groups = t.rows / kC0;
+    TransDataTo5HDParams p;
+    p.repeatTimes = static_cast<uint8_t>(groups);
+    p.srcRepStride = static_cast<uint16_t>(groups > 1 ? kC0 * t.cols * sizeof(T) / 32 : 0);
+    p.dstRepStride = static_cast<uint16_t>(groups > 1 ? kC0 * kC0 * sizeof(T) / 32 : 0);
+    for (uint32_t c = 0; c < t.cols / kC0; ++c) {
+        const uint32_t src0 = c * kC0, dst0 = c * t.rows * kC0;
+        // int8: four instructions (rows 0..15 / 16..31 into the blocks' low / high halves, columns 0..15 / 16..31 of
+        // the group into blocks 0..15 / 16..31); half: one (16 rows into 16 blocks).
+        const uint32_t steps = sizeof(T) == 1 ? 4 : 1;
+        for (uint32_t k = 0; k < steps; ++k) {
+            const bool rowsHigh = (k & 1) != 0, colsHigh = (k & 2) != 0;
+            p.dstHighHalf = rowsHigh;
+            p.srcHighHalf = colsHigh;
+            if constexpr (kAddressLists) {
+                uint64_t dl[16], sl[16];
+                for (uint32_t i = 0; i < 16; ++i) {
+                    sl[i] = (uint64_t)(s[src0 + (i + (rowsHigh ? 16 : 0)) * t.cols].GetPhyAddr());
+                    dl[i] = (uint64_t)(d[dst0 + (i + (colsHigh ? 16 : 0)) * kC0].GetPhyAddr());
+                }
+                TransDataTo5HD<T>(dl, sl, p);
+            } else {
+                LocalTensor<T> dl[16], sl[16];
+                for (uint32_t i = 0; i < 16; ++i) {
+                    sl[i] = s[src0 + i * t.cols];
+                    dl[i] = d[dst0 + i * kC0];
+                }
+                TransDataTo5HD(dl, sl, p);
+            }
+            PipeBarrier<PIPE_V>();
+        }
+    }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, d, n);
+}
+
+inline void DemoTransData(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    if (t.mode == 0) {
+        DemoTransDataOf<int8_t, true>(x, y, t);
+    } else {
+        DemoTransDataOf<half, false>(x, y, t);
+    }
+}
+
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
 // loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.

@@ -478,8 +478,13 @@ public:
     }
 };
 
-// A calculation buffer: one UB range, no queue semantics.
+// A calculation buffer: one UB range, no queue semantics. Only the unified buffer's positions are modelled: a TBuf
+// of an L1 / L0 position (A1, B1, TSCM, A2, ...) would be another memory on the device, not this UB range.
 template <TPosition kPos = TPosition::LCM> class TBuf {
+    static_assert(emu_detail::PhysOf(kPos) == emu_detail::Phys::kUb,
+                  "emulated TBuf: unified-buffer positions only (VECIN, VECOUT, VECCALC / LCM); the emulator has no "
+                  "model of L1 or L0 buffers a kernel allocates itself");
+
 public:
     template <typename T> LocalTensor<T> Get(AQO_EMU_SRC) const
     {
