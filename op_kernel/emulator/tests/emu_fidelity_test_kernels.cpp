@@ -1681,30 +1681,46 @@ template <bool kOk> inline void TransDataNoBarrier(GM_ADDR x, GM_ADDR, GM_ADDR, 
     TransDataTo5HD<int8_t>(a, b, p); if (kOk) PipeBarrier<PIPE_V>(); TransDataTo5HD<int8_t>(c, e, q);  // FAULT(trans_data_no_barrier)
 }
 
-// The LocalTensor-list form, two iterations: each list tensor must hold its blocks of both (the CPU-debug checks
-// compare them with the tensor's size). Source tensors of one block each; the twin's hold both iterations' blocks.
+// The LocalTensor-list form, two iterations: each list tensor must hold repeatTimes * repeat stride + 1 blocks (the
+// CPU-debug checks compare that with the tensor's size). Source tensors of one block each; the twin's hold enough.
 template <bool kOk> inline void TransDataListTensorShort(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> bs;
     TBuf<TPosition::VECCALC> bd;
-    pipe.InitBuffer(bs, 1024);
-    pipe.InitBuffer(bd, 1024);
+    pipe.InitBuffer(bs, 2048);
+    pipe.InitBuffer(bd, 2048);
     GlobalTensor<half> xg;
     xg.SetGlobalBuffer((__gm__ half*)x, 512);
     LocalTensor<half> s = bs.Get<half>();
     LocalTensor<half> d = bd.Get<half>();
     DataCopy(s, xg, 512);
     WaitPipe<HardEvent::MTE2_V>(pipe);
-    // a [32, 16] half matrix: iteration r turns rows 16 r .. 16 r + 15 (src step 16 rows = 16 blocks)
+    // a [32, 16] half matrix: iteration r turns rows 16 r .. 16 r + 15 (src step 16 rows = 16 blocks); each list
+    // tensor must hold repeatTimes * 16 + 1 blocks, 528 halves (the buffers leave room for them)
     LocalTensor<half> dl[16], sl[16];
     for (uint32_t i = 0; i < 16; ++i) {
         sl[i] = s[i * 16];
-        sl[i].SetSize(kOk ? 16 * 16 + 16 : 16);
+        sl[i].SetSize(kOk ? 2 * 16 * 16 + 16 : 16);
         dl[i] = d[i * 16];
-        dl[i].SetSize(16 * 16 + 16);
+        dl[i].SetSize(2 * 16 * 16 + 16);
     }
     TransDataTo5HD(dl, sl, TransDataTo5HDParams(false, false, 2, 16, 16));  // FAULT(trans_data_list_tensor_short)
+}
+
+// One iteration with repeat strides: the unit starts at the lists' addresses plus the strides (TIK's page of the same
+// instruction), past these blocks. The twin passes 0, as every CANN caller does with one iteration.
+template <bool kOk> inline void TransDataOneRepeatStride(GM_ADDR x, GM_ADDR, GM_ADDR, GM_ADDR)
+{
+    TPipe pipe;
+    TransDataTile tile(pipe, x);
+    uint64_t dl[16], sl[16];
+    TransDataTo5HDParams p;
+    tile.Lists(0, dl, sl, p);
+    p.repeatTimes = 1;
+    p.srcRepStride = kOk ? 0 : 32;
+    p.dstRepStride = kOk ? 0 : 32;
+    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_one_repeat_stride)
 }
 
 #define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \
@@ -1808,6 +1824,7 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("trans_data_dst_written_twice", TransDataDstWrittenTwice, 1),
         AQO_FIDELITY("trans_data_no_barrier", TransDataNoBarrier, 1),
         AQO_FIDELITY("trans_data_list_tensor_short", TransDataListTensorShort, 1),
+        AQO_FIDELITY("trans_data_one_repeat_stride", TransDataOneRepeatStride, 1),
         AQO_FIDELITY("mul_add_dst_rounding", MulAddDstRoundingDependent, 1),
         AQO_FIDELITY("mul_add_dst_fused_near_tie", MulAddDstFusedNearTie, 1),
         AQO_FIDELITY("mul_add_dst_mixed", MulAddDstMixed, 1),

@@ -1643,8 +1643,9 @@ template <typename T, bool kAddressLists> inline void DemoTransDataOf(GM_ADDR x,
     TBuf<TPosition::VECCALC> bs;
     TBuf<TPosition::VECCALC> bd;
     const uint32_t n = t.rows * t.cols;
-    pipe.InitBuffer(bs, n * sizeof(T));
-    pipe.InitBuffer(bd, n * sizeof(T));
+    // room after the matrix: a list tensor holds repeatTimes * repeat stride + 1 blocks from its start (CPU-debug)
+    pipe.InitBuffer(bs, n * sizeof(T) + kC0 * t.cols * sizeof(T) + 32);
+    pipe.InitBuffer(bd, n * sizeof(T) + kC0 * kC0 * sizeof(T) + 32);
     GlobalTensor<T> xg;
     GlobalTensor<T> yg;
     xg.SetGlobalBuffer((__gm__ T*)x, n);

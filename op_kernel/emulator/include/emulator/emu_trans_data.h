@@ -8,17 +8,19 @@
 //   source block's low half (srcHighHalf false) or byte 16 + j (true): sixteen bytes a block, the other half of the
 //   destination block unchanged.
 // Refused, on the strict side:
-// - 32-bit elements: the page says each iteration makes two destination blocks of eight loops, without saying
-//   which source elements land in which of the two; not modelled;
+// - element types other than int8 / uint8 / int16 / uint16 / half (the 8.1 interface's list has float / int32 / uint32
+//   too: the 32-bit layout, documented on the scatter_vnchwconv intrinsic page, is not modelled; bfloat16 is not in
+//   the list: on the device the address-list form issues nothing for it): a compile error;
 // - ascend910_95: its vector unit is another design (the emulator has no model of its TransDataTo5HD);
 // - the form with address lists in UB tensors (LocalTensor<uint64_t> dst / src): not modelled;
 // - repeatTimes outside 1..255 (uint8_t; 0 is a no-operation only on some products, as for the other level-0 forms);
-// - a block address that is not 32-byte aligned (the page requires it of the sources; the destinations are blocks
-//   the unit writes whole or by halves, taken as aligned too), or outside a live UB buffer of the kernel;
+// - a block address that is not 32-byte aligned (sources and destinations: the CPU-debug checks assert both), or
+//   outside a live UB buffer of the kernel;
+// - repeatTimes 1 with a repeat stride other than 0: with one iteration the unit starts at the list's address plus
+//   the stride (TIK's page of the same instruction, vec_trans_scatter), which every caller in CANN avoids by passing 0;
 // - a source byte inside a destination block (the page gives no overlap form for it; an 8-bit destination block
 //   counts whole, see below);
 // - a destination byte written twice (by two list entries or two iterations: which value stays is not documented);
-// - repeat strides with repeatTimes 1 are not used (the Matmul API passes 0 then) and not checked.
 // Trace: one V instruction of class kVecTransData with repeatTimes bursts; the timeline charges the scalar unit's
 // address lists and VA register writes per instruction (trans_data_scalar_cycles).
 #pragma once
@@ -27,6 +29,7 @@
 #include <cstdint>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -106,6 +109,12 @@ void Run(const uint64_t (&dst)[kList], const int (&dst_rec)[kList], const uint64
     if (repeats == 0) {
         Fail(file, line, std::string(api) + ": repeatTimes 0 is refused (a no-operation only on some products)");
     }
+    if (repeats == 1 && (p.srcRepStride != 0 || p.dstRepStride != 0)) {
+        Fail(file, line,
+             std::string(api) + ": repeatTimes 1 with srcRepStride " + std::to_string(p.srcRepStride) +
+                 " / dstRepStride " + std::to_string(p.dstRepStride) + ": with one iteration the unit starts at "
+                 "the list's addresses plus the strides (TIK's vec_trans_scatter page); pass 0 for both");
+    }
     constexpr bool kB8 = sizeof(T) == 1;
     // Per source / destination entry and iteration: the bytes read / written.
     const uint64_t part = kB8 ? kBlock / 2 : kBlock;
@@ -179,7 +188,10 @@ void Run(const uint64_t (&dst)[kList], const int (&dst_rec)[kList], const uint64
     }
 }
 
-template <typename T> constexpr bool kModelledType = sizeof(T) == 1 || sizeof(T) == 2;
+// The 8- and 16-bit part of the 8.1 interface's type list (inner_kernel_operator_vec_transpose_intf.cppm).
+template <typename T>
+constexpr bool kModelledType = std::is_same_v<T, int8_t> || std::is_same_v<T, uint8_t> ||
+                               std::is_same_v<T, int16_t> || std::is_same_v<T, uint16_t> || std::is_same_v<T, half>;
 
 }  // namespace trans_data
 }  // namespace aqo_emu
@@ -192,15 +204,16 @@ void TransDataTo5HD(const LocalTensor<T> (&dstLocalList)[NCHW_CONV_ADDR_LIST_SIZ
                     const TransDataTo5HDParams& nchwconvParams, AQO_EMU_SRC)
 {
     static_assert(aqo_emu::trans_data::kModelledType<T>,
-                  "emulated TransDataTo5HD: 8- and 16-bit elements only (the 32-bit layout is not modelled)");
+                  "emulated TransDataTo5HD: int8_t / uint8_t / int16_t / uint16_t / half (the 8.1 list's 32-bit "
+                  "types are not modelled; bfloat16_t is not in it)");
     aqo_emu::trans_data::RefuseUnmodelledSoc(aqo_file, aqo_line);
     uint64_t dst[16], src[16];
     int dst_rec[16], src_rec[16];
-    // As the CPU-debug checks (kernel_check_func.h CheckFunTransDataTo5HD): each list tensor holds its blocks of
-    // every iteration within its own size.
+    // As the CPU-debug checks (kernel_check_func.h CheckFunTransDataTo5HD; asc-tools' TransdataCheckTensorSize):
+    // each list tensor holds repeatTimes * repeat stride + 1 blocks from its start.
     const uint64_t reps = nchwconvParams.repeatTimes;
-    const uint64_t dst_need = (reps > 1 ? (reps - 1) * nchwconvParams.dstRepStride * 32 : 0) + 32;
-    const uint64_t src_need = (reps > 1 ? (reps - 1) * nchwconvParams.srcRepStride * 32 : 0) + 32;
+    const uint64_t dst_need = reps * nchwconvParams.dstRepStride * 32 + 32;
+    const uint64_t src_need = reps * nchwconvParams.srcRepStride * 32 + 32;
     for (int i = 0; i < 16; ++i) {
         const uint64_t dst_has = static_cast<uint64_t>(dstLocalList[i].size_) * sizeof(T);
         const uint64_t src_has = static_cast<uint64_t>(srcLocalList[i].size_) * sizeof(T);
@@ -210,8 +223,8 @@ void TransDataTo5HD(const LocalTensor<T> (&dstLocalList)[NCHW_CONV_ADDR_LIST_SIZ
                           std::string("TransDataTo5HD: ") + (d ? "dstLocalList[" : "srcLocalList[") +
                               std::to_string(i) + "] holds " + std::to_string(d ? dst_has : src_has) +
                               " bytes; its blocks of " + std::to_string(reps) + " iterations need " +
-                              std::to_string(d ? dst_need : src_need) + " (a 32-byte block, and the repeat stride "
-                              "for each further iteration)");
+                              std::to_string(d ? dst_need : src_need) + " (repeatTimes * repeat stride + 1 blocks "
+                              "of 32 bytes, as the CPU-debug checks count)");
         }
         dst[i] = dstLocalList[i].byte_;
         src[i] = srcLocalList[i].byte_;
@@ -226,7 +239,8 @@ void TransDataTo5HD(uint64_t dstList[NCHW_CONV_ADDR_LIST_SIZE], uint64_t srcList
                     const TransDataTo5HDParams& nchwconvParams, AQO_EMU_SRC)
 {
     static_assert(aqo_emu::trans_data::kModelledType<T>,
-                  "emulated TransDataTo5HD: 8- and 16-bit elements only (the 32-bit layout is not modelled)");
+                  "emulated TransDataTo5HD: int8_t / uint8_t / int16_t / uint16_t / half (the 8.1 list's 32-bit "
+                  "types are not modelled; bfloat16_t is not in it)");
     aqo_emu::trans_data::RefuseUnmodelledSoc(aqo_file, aqo_line);
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
     uint64_t dst[16], src[16];
