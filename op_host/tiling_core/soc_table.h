@@ -185,6 +185,7 @@ enum class TimingParam : int32_t {
     MTE1_BYTES_PER_CYCLE,          // L1 -> L0A / L0B
     FIX_BYTES_PER_CYCLE,           // L0C out (fixpipe to GM on split SoCs, L0C -> UB on ascend310p)
     UB_TO_L1_BYTES_PER_CYCLE,      // UB -> L1 (ascend310p's Matmul API: an int8 B turned in UB)
+    L1_TO_UB_BYTES_PER_CYCLE,      // L1 -> UB (ascend310p: the kernel's own L1 read back on MTE1)
     TRANS_DATA_SCALAR_CYCLES,      // scalar cycles of one TransDataTo5HD beyond its issue (its address lists)
     PIPE_QUEUE_DEPTH,              // instructions waiting in one pipe's queue at most (the scalar unit stalls)
     L0A_BYTES,

@@ -310,6 +310,25 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "TransDataTo5HD (see DemoTransData in emu_test_kernels.cpp); returns y's bytes.");
 
     m.def(
+        "emulator_demo_l1",
+        [](nb::bytes x, uint32_t rows, uint32_t cols, uint32_t gap, int mode, const std::string& soc) {
+            const size_t n = x.size() / sizeof(float);
+            if (n == 0 || n % 64 != 0 || size_t{rows} * cols * 8 > n || rows == 0 || cols == 0) {
+                throw nb::value_error("x must hold a multiple of 64 floats, at least rows * cols blocks");
+            }
+            EmuTestTiling t{};
+            t.n = static_cast<uint32_t>(n);
+            t.mode = static_cast<uint32_t>(mode);
+            t.rows = rows;
+            t.cols = cols;
+            t.left = gap;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_l1", &aqo_emu_tests::DemoL1, ToVector(x), x.size(), t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("x"), nb::arg("rows"), nb::arg("cols"), nb::arg("gap"), nb::arg("mode"), nb::arg("soc"),
+        "UB -> L1 -> UB round trip (see DemoL1 in emu_test_kernels.cpp); returns y's bytes.");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);

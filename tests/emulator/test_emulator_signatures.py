@@ -97,14 +97,18 @@ def test_scalar_count_forms_without_set_mask_are_refused(tmp_path):
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
-def test_a_tbuf_outside_the_unified_buffer_is_refused(tmp_path):
-    # The headers accept a TBuf of any position; the emulator models the unified buffer only, so a TBuf of an L1 or
-    # L0 position (which the device places in that memory) does not compile rather than land in the UB here.
+def test_a_tbuf_outside_the_modelled_memories_is_refused(tmp_path):
+    # The headers accept a TBuf of any position; the emulator models the unified buffer and (A1 / B1) the kernel's
+    # own L1, so a TBuf of another position (which the device places in that memory) does not compile rather than
+    # land in the UB here.
     ok = _compiles(tmp_path, "TBuf<TPosition::VECCALC> b; (void)b; TBuf<> c; (void)c;")
     assert ok.returncode == 0, ok.stderr[-2000:]
-    for pos in ("TSCM", "A1", "B1", "A2", "B2", "CO1"):
+    for pos in ("TSCM", "A2", "B2", "CO1", "CO2"):
         bad = _compiles(tmp_path, f"TBuf<TPosition::{pos}> b; (void)b;")
-        assert bad.returncode != 0 and "unified-buffer positions only" in bad.stderr, pos
+        assert bad.returncode != 0 and "the L1 positions A1 / B1 only" in bad.stderr, pos
+    # A1 / B1: the kernel's own L1 (ascend310p; tests/emulator/test_emulator_l1.py)
+    ok = _compiles(tmp_path, "TBuf<TPosition::A1> a; (void)a; TBuf<TPosition::B1> b; (void)b;")
+    assert ok.returncode == 0, ok.stderr[-2000:]
 
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")

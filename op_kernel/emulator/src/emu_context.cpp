@@ -96,14 +96,44 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
     return m;
 }
 
-const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int line, const char* api,
-                               const char* operand)
+namespace {
+
+const AllocRecord& LiveRecord(CoreContext& c, int record, const char* file, int line, const char* api,
+                              const char* operand)
 {
     if (record < 0 || record >= static_cast<int>(c.records.size())) {
         Fail(file, line, std::string(api) + ": " + operand +
                              " is not an allocated LocalTensor (never obtained from AllocTensor / DeQue / TBuf::Get)");
     }
-    const AllocRecord& r = c.records[record];
+    return c.records[record];
+}
+
+}  // namespace
+
+const AllocRecord& CheckL1Record(CoreContext& c, int record, const char* file, int line, const char* api,
+                                 const char* operand)
+{
+    const AllocRecord& r = LiveRecord(c, record, file, line, api, operand);
+    if (!r.l1) {
+        Fail(file, line, std::string(api) + ": " + operand + " (allocated at " + Location(r.file, r.line) +
+                             ") is a UB tensor; this operand is an L1 one (a TBuf of position A1 / B1 / TSCM)");
+    }
+    if (!r.live) {
+        Fail(file, line, std::string(api) + ": " + operand + " was allocated at " + Location(r.file, r.line) +
+                             " and has been freed (TPipe::Reset) since: use after free");
+    }
+    return r;
+}
+
+const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int line, const char* api,
+                               const char* operand)
+{
+    const AllocRecord& r = LiveRecord(c, record, file, line, api, operand);
+    if (r.l1) {
+        Fail(file, line, std::string(api) + ": " + operand + " (allocated at " + Location(r.file, r.line) +
+                             ") is an L1 tensor (a TBuf of position A1 / B1 / TSCM); this operand must be in the "
+                             "unified buffer");
+    }
     if (!r.live) {
         Fail(file, line, std::string(api) + ": " + operand + " was allocated at " + Location(r.file, r.line) +
                              " and has been freed (FreeTensor or TPipe::Reset) since: use after free");

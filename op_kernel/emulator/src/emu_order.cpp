@@ -184,7 +184,7 @@ const char* InstrClassName(InstrClass c)
     static const char* const kNames[] = {"none",          "vec_elementwise", "vec_div",     "vec_cast",    "vec_reduce",
                                          "dma_gm_to_ub",  "dma_ub_to_gm",    "dma_ub_to_ub", "dma_gm_to_l1", "dma_l1_to_l0",
                                          "cube_mmad",     "fix_out",         "scalar_ub",   "scalar_gm",   "scalar_other",
-                                         "vec_trans_data", "dma_ub_to_l1"};
+                                         "vec_trans_data", "dma_ub_to_l1",   "dma_l1_to_ub"};
     const int i = static_cast<int>(c);
     return i >= 0 && i < kInstrClassCount ? kNames[i] : "?";
 }
@@ -318,7 +318,7 @@ std::string UbBufferOf(const CoreContext& c, uint64_t byte)
 {
     for (size_t i = c.records.size(); i-- > 0;) {
         const AllocRecord& r = c.records[i];
-        if (byte >= r.begin && byte < r.end) {
+        if (!r.l1 && byte >= r.begin && byte < r.end) {
             return std::string(r.kind == AllocKind::kQueue ? "queue buffer allocated at " : "TBuf initialised at ") +
                    Site(r.file, r.line);
         }
@@ -518,6 +518,43 @@ void UbAccess(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const 
 }
 
 }  // namespace
+
+// The kernel's own L1, per 32-byte block: writers MTE2 / MTE3, reader MTE1 (the L1 -> UB copy; the cube's loads
+// when modelled). A read must be ordered after the block's last write; a write after its last write and last read.
+void L1Access(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const char* operand)
+{
+    if (!c.options.check_ordering) return;
+    OrderState& o = c.order;
+    L1Shadow& sh = c.l1_shadow;
+    const uint32_t* known = o.current.v;
+    const uint8_t me = o.current_stream;
+    const uint32_t seq = o.current_seq;
+    const int mte1 = static_cast<int>(Stream::kMte1);
+    for (uint64_t b = byte / 32; b < (byte + nbytes + 31) / 32; ++b) {
+        const bool own_write = sh.wstream[b] == me && sh.wseq[b] == seq;
+        const bool raw_or_waw = sh.wseq[b] > known[sh.wstream[b]] && !own_write;
+        const bool war = write && sh.rmte1[b] > known[mte1] && !(me == mte1 && sh.rmte1[b] == seq);
+        if (raw_or_waw || war) {
+            const int stream = raw_or_waw ? sh.wstream[b] : mte1;
+            const uint32_t eseq = raw_or_waw ? sh.wseq[b] : sh.rmte1[b];
+            const std::string earlier = SiteOf(c, c.block_idx, stream, eseq);
+            Fail(o.current_file, o.current_line,
+                 std::string(HazardName(raw_or_waw, write)) + " race on L1 bytes [" + std::to_string(b * 32) + ", " +
+                     std::to_string(b * 32 + 32) + "): this " + (write ? "write" : "read") + " of " + operand +
+                     " on pipe " + StreamName(me) + " is not ordered after the " + (raw_or_waw ? "write" : "read") +
+                     " by " + (earlier.empty() ? "an earlier instruction" : earlier) + " on pipe " +
+                     StreamName(stream) + "; on the device they may overlap. Order them with " +
+                     Suggestion(c, c.block_idx, stream) + ".");
+        }
+        if (write) {
+            sh.wseq[b] = seq;
+            sh.wstream[b] = me;
+            sh.rmte1[b] = 0;
+        } else if (me == mte1) {
+            sh.rmte1[b] = seq;
+        }
+    }
+}
 
 void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand)
 {

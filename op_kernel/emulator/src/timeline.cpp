@@ -146,6 +146,7 @@ TimelineParams MakeTimelineParams(const std::string& soc, const std::vector<std:
     t.mte1_bytes_per_cycle = get(P::MTE1_BYTES_PER_CYCLE);
     t.fix_bytes_per_cycle = get(P::FIX_BYTES_PER_CYCLE);
     t.ub_to_l1_bytes_per_cycle = get(P::UB_TO_L1_BYTES_PER_CYCLE);
+    t.l1_to_ub_bytes_per_cycle = get(P::L1_TO_UB_BYTES_PER_CYCLE);
     t.trans_data_scalar_cycles = get(P::TRANS_DATA_SCALAR_CYCLES);
     t.pipe_queue_depth = static_cast<uint32_t>(std::max(1.0, std::round(get(P::PIPE_QUEUE_DEPTH))));
     t.fix_to_gm = spec.split_architecture;
@@ -823,6 +824,11 @@ private:
             break;
         case InstrClass::kDmaL1ToL0:
             c.setup = p_.dma_burst_cycles + count / p_.mte1_bytes_per_cycle;
+            c.latency = p_.pipeline_latency_cycles;
+            break;
+        case InstrClass::kDmaL1ToUb:
+            // on chip: a set-up per burst, the bytes at the L1 -> UB rate
+            c.setup = bursts * p_.dma_burst_cycles + count / p_.l1_to_ub_bytes_per_cycle;
             c.latency = p_.pipeline_latency_cycles;
             break;
         case InstrClass::kDmaUbToL1:

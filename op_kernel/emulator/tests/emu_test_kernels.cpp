@@ -1700,6 +1700,80 @@ inline void DemoTransData(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     }
 }
 
+// The kernel's own L1 (ascend310p): x (t.n floats, t.n a multiple of 64) into UB, to an L1 TBuf (A1) as t.rows rows
+// of t.cols 32-byte blocks with a gap of t.left blocks between rows in L1, back to UB from L1 packed, out to y. t.mode
+// selects one deliberate fault, its line marked "L1CASE(<name>)" (tests/emulator/test_emulator_l1.py):
+//   1 the L1 -> UB copy without the MTE3 -> MTE1 flag after the UB -> L1 copy;
+//   2 a second UB -> L1 copy over the rows the L1 -> UB copy read, without an MTE1 -> MTE3 flag (after a
+//     PipeBarrier<PIPE_MTE3> that orders it after the first);
+//   3 a vector instruction on the L1 tensor; 4 a scalar read of it; 5 an L1 TBuf beyond L1;
+//   6 a UB -> L1 copy whose rows leave the L1 buffer (its buffer one block short of the last row);
+//   7 / 8 a Matmul object registered before / after the L1 TBuf (the API's own L1 queues are not modelled).
+inline void DemoL1(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> bu;
+    TBuf<TPosition::VECCALC> bo;
+    TBuf<TPosition::A1> bl;
+    const uint32_t rowBytes = t.cols * 32, l1Bytes = t.rows * (t.cols + t.left) * 32;
+    pipe.InitBuffer(bu, t.n * sizeof(float));
+    pipe.InitBuffer(bo, t.n * sizeof(float));
+    if (t.mode == 5) {
+        TBuf<TPosition::B1> huge;
+        pipe.InitBuffer(huge, 1024 * 1024 + 32);  // L1CASE(l1_overflow)
+    }
+    using L1DemoMatmul = Matmul<MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                                MatmulType<TPosition::GM, CubeFormat::ND, int8_t>,
+                                MatmulType<TPosition::GM, CubeFormat::ND, int32_t>>;
+    L1DemoMatmul mm;
+    TCubeTiling mt;
+    mt.M = mt.singleCoreM = 8;
+    mt.N = mt.singleCoreN = 16;
+    mt.Ka = mt.Kb = mt.singleCoreK = 32;
+    mt.baseM = mt.baseN = 16;
+    mt.baseK = 32;
+    mt.depthA1 = mt.depthB1 = mt.stepM = mt.stepN = mt.stepKa = mt.stepKb = 1;
+    mt.transLength = 16 * 16 * 4;
+    if (t.mode == 7) {
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &mt);
+    }
+    pipe.InitBuffer(bl, t.mode == 6 ? l1Bytes - t.left * 32 - 32 : l1Bytes);  // L1CASE(l1_beside_a_matmul)
+    if (t.mode == 8) {
+        REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &mt);  // L1CASE(matmul_beside_l1)
+    }
+    GlobalTensor<float> xg;
+    GlobalTensor<float> yg;
+    xg.SetGlobalBuffer((__gm__ float*)x, t.n);
+    yg.SetGlobalBuffer((__gm__ float*)y, t.n);
+    LocalTensor<float> u = bu.Get<float>();
+    LocalTensor<float> o = bo.Get<float>();
+    LocalTensor<float> l = bl.Get<float>();
+    DataCopy(u, xg, t.n);
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    const DataCopyParams in(static_cast<uint16_t>(t.rows), static_cast<uint16_t>(t.cols), 0,
+                            static_cast<uint16_t>(t.left));
+    const DataCopyParams out(static_cast<uint16_t>(t.rows), static_cast<uint16_t>(t.cols),
+                             static_cast<uint16_t>(t.left), 0);
+    DataCopy(l, u, in);  // L1CASE(l1_rows_leave_the_buffer)
+    if (t.mode == 3) {
+        Abs(l, l, 64);  // L1CASE(l1_vector_operand)
+    }
+    if (t.mode == 4) {
+        (void)l.GetValue(0);  // L1CASE(l1_scalar_read)
+    }
+    if (t.mode != 1) {
+        WaitPipe<HardEvent::MTE3_MTE1>(pipe);
+    }
+    DataCopy(o, l, out);  // L1CASE(l1_read_before_its_write)
+    if (t.mode == 2) {
+        PipeBarrier<PIPE_MTE3>();  // after the first UB -> L1 copy, not after the L1 -> UB one
+        DataCopy(l, u, in);  // L1CASE(l1_rewritten_while_read)
+    }
+    WaitPipe<HardEvent::MTE1_MTE3>(pipe);
+    DataCopy(yg, o, t.rows * rowBytes / sizeof(float));
+}
+
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
 // loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.

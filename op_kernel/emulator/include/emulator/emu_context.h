@@ -322,8 +322,9 @@ struct AllocRecord {
     bool live = false;
     bool enqueued = false;   // between EnQue and DeQue
     int enque_id = -1;       // event id of the EnQue flag while enqueued
-    uint32_t begin = 0;      // UB byte range of the buffer
+    uint32_t begin = 0;      // byte range of the buffer (in UB, or in L1 when `l1`)
     uint32_t end = 0;
+    bool l1 = false;         // a kernel-owned L1 buffer (TBuf of A1 / B1 / TSCM, ascend310p): not a UB operand
     const char* file = "";   // AllocTensor / InitBuffer call site
     int line = 0;
 };
@@ -347,6 +348,15 @@ struct BufState {
     uint32_t offset = 0;
     uint32_t bytes = 0;
     int record = -1;
+    bool l1 = false;  // in L1 (AllocRecord::l1)
+};
+
+// Ordering of the kernel's own L1 bytes, per 32-byte block (every L1 access of the modelled APIs is whole blocks):
+// the last writer (MTE2 / MTE3) and the last reader on MTE1.
+struct L1Shadow {
+    std::vector<uint32_t> wseq;
+    std::vector<uint8_t> wstream;
+    std::vector<uint32_t> rmte1;
 };
 
 // The state of the core being emulated. One core runs at a time: the launcher passes a baton between the blocks'
@@ -363,6 +373,13 @@ struct CoreContext {
     uint32_t ub_alloc = 0;            // next free UB byte (TPipe allocates upwards from 0)
     bool pipe_live = false;
     void* pipe = nullptr;
+
+    // The kernel's own L1 (ascend310p; sized at its first L1 buffer): contents, written-since-allocation bytes, the
+    // next free byte (TPipe allocates L1 upwards from 0, as UB), and the ordering record.
+    std::vector<uint8_t> l1;
+    std::vector<uint8_t> l1_defined;
+    uint32_t l1_alloc = 0;
+    L1Shadow l1_shadow;
 
     std::vector<AllocRecord> records;
     std::vector<QueueState> queues;
@@ -441,6 +458,10 @@ void SetCurrentCore(CoreContext* core);
 inline uint32_t AlignUp32(uint64_t n) { return static_cast<uint32_t>((n + 31u) / 32u * 32u); }
 
 // The record of a LocalTensor; Fail()s if the tensor was never allocated, is freed, or is sitting in a queue.
+// An L1 tensor operand (AllocRecord::l1), checked as CheckRecord checks a UB one (CheckRecord refuses L1 tensors:
+// every other API takes UB operands).
+const AllocRecord& CheckL1Record(CoreContext& c, int record, const char* file, int line, const char* api,
+                                 const char* operand);
 const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int line, const char* api,
                                const char* operand);
 // Fails unless [byte, byte + nbytes) lies inside the record's buffer.

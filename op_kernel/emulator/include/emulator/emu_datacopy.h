@@ -329,10 +329,79 @@ void DataCopy(const GlobalTensor<T>& dst, const LocalTensor<T>& src, const DataC
                               "DataCopy UB->GM (DataCopyParams)");
 }
 
+namespace emu_detail {
+
+// ascend310p: DataCopy between UB and the kernel's own L1 (dav_m200 DataCopyUB2L1Impl on MTE3, DataCopyL12UBImpl on
+// MTE1; both copy_*_to_* with blockCount / blockLen in 32-byte blocks and the strides in blocks, checked by
+// CheckDataCopyParams; the UB side 32-byte aligned). The L1 side's address is in 32-byte units as well.
+template <typename T>
+void CopyBetweenUbAndL1(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, const LocalTensor<T>& src,
+                        const DataCopyParams& p, bool to_l1, const char* file, int line)
+{
+    const char* api = to_l1 ? "DataCopy UB->L1 (DataCopyParams)" : "DataCopy L1->UB (DataCopyParams)";
+    CheckDataCopyFields(p.blockCount, p.blockLen, file, line, api);
+    const LocalTensor<T>& ub = to_l1 ? src : dst;
+    const LocalTensor<T>& l1 = to_l1 ? dst : src;
+    const char* ub_name = to_l1 ? "src" : "dst";
+    const char* l1_name = to_l1 ? "dst" : "src";
+    aqo_emu::CheckRecord(c, ub.record_, file, line, api, ub_name);
+    aqo_emu::CheckL1Record(c, l1.record_, file, line, api, l1_name);
+    aqo_emu::CheckUbAligned(c, ub.byte_, file, line, api, ub_name);
+    if (l1.byte_ % 32 != 0) {
+        aqo_emu::Fail(file, line, std::string(api) + ": " + l1_name + " L1 address " + std::to_string(l1.byte_) +
+                                      " is not 32-byte aligned (the copy addresses L1 in 32-byte blocks)");
+    }
+    const aqo_emu::AllocRecord& lr = c.records[l1.record_];
+    const uint64_t block = p.blockLen * 32ull;
+    const uint64_t ub_gap = (to_l1 ? p.srcStride : p.dstStride) * 32ull;
+    const uint64_t l1_gap = (to_l1 ? p.dstStride : p.srcStride) * 32ull;
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        aqo_emu::CheckUbRange(c, ub.record_, ub.byte_ + b * (block + ub_gap), block, file, line, api, ub_name);
+        const uint64_t at = l1.byte_ + b * (block + l1_gap);
+        if (at < lr.begin || at + block > lr.end) {
+            aqo_emu::Fail(file, line, std::string(api) + ": " + l1_name + " accesses L1 bytes [" +
+                                          std::to_string(at) + ", " + std::to_string(at + block) +
+                                          ") outside its buffer [" + std::to_string(lr.begin) + ", " +
+                                          std::to_string(lr.end) + ") allocated at " + lr.file + ":" +
+                                          std::to_string(lr.line));
+        }
+    }
+    aqo_emu::Issue(c, to_l1 ? aqo_emu::Pipe::kMte3 : aqo_emu::Pipe::kMte1, false,
+                   to_l1 ? aqo_emu::InstrClass::kDmaUbToL1 : aqo_emu::InstrClass::kDmaL1ToUb, sizeof(T),
+                   p.blockCount * block, p.blockCount, file, line, api);
+    for (uint32_t b = 0; b < p.blockCount; ++b) {
+        const uint64_t u = ub.byte_ + b * (block + ub_gap);
+        const uint64_t l = l1.byte_ + b * (block + l1_gap);
+        if (to_l1) {
+            aqo_emu::UbRead(c, u, block, ub_name);
+            aqo_emu::L1Access(c, l, block, true, l1_name);
+            std::memcpy(c.l1.data() + l, c.ub.data() + u, block);
+            std::memcpy(c.l1_defined.data() + l, c.ub_defined.data() + u, block);
+        } else {
+            aqo_emu::L1Access(c, l, block, false, l1_name);
+            aqo_emu::UbWrite(c, u, block, ub_name);
+            std::memcpy(c.ub.data() + u, c.l1.data() + l, block);
+            std::memcpy(c.ub_defined.data() + u, c.l1_defined.data() + l, block);
+        }
+    }
+}
+
+inline bool IsL1Tensor(const aqo_emu::CoreContext& c, int record)
+{
+    return record >= 0 && record < static_cast<int>(c.records.size()) && c.records[record].l1;
+}
+
+}  // namespace emu_detail
+
 template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
+    const bool dst_l1 = emu_detail::IsL1Tensor(c, dst.record_), src_l1 = emu_detail::IsL1Tensor(c, src.record_);
+    if (dst_l1 != src_l1) {
+        emu_detail::CopyBetweenUbAndL1(c, dst, src, p, dst_l1, aqo_file, aqo_line);
+        return;
+    }
     const char* api = "DataCopy UB->UB (DataCopyParams)";
     emu_detail::CheckDataCopyFields(p.blockCount, p.blockLen, aqo_file, aqo_line, api);
     aqo_emu::CheckRecord(c, dst.record_, aqo_file, aqo_line, api, "dst");

@@ -46,6 +46,8 @@ inline uint32_t VectorRepeats(uint64_t count, uint64_t elem_bytes)
 // Accesses of the current instruction (call the reads before the writes of one instruction).
 void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
 void UbWrite(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
+// The kernel's own L1 bytes [byte, byte + nbytes) (whole 32-byte blocks): the same ordering rules, per block.
+void L1Access(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const char* operand);
 // GM bytes [offset, offset + nbytes) of registered buffer `region`: recorded in the statistics, checked for the
 // cross-core write race (kReadWrite) and for ordering. new_bytes (writes): the bytes being written, so that a
 // rewrite of identical values is not reported.

@@ -5,6 +5,7 @@
 // is reported at the kernel's line, not at the emulator's.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
@@ -122,7 +123,9 @@ public:
     T* GetPhyAddr() const
     {
         aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
-        return c ? reinterpret_cast<T*>(c->ub.data() + byte_) : nullptr;
+        if (c == nullptr) return nullptr;
+        const bool l1 = record_ >= 0 && record_ < static_cast<int>(c->records.size()) && c->records[record_].l1;
+        return reinterpret_cast<T*>((l1 ? c->l1.data() : c->ub.data()) + byte_);
     }
     T* GetPhyAddr(uint32_t offset) const { return GetPhyAddr() + offset; }
 
@@ -433,11 +436,14 @@ private:
 // GetBufferLogicPos for TQue): EnQue sets and DeQue waits the forward event, FreeTensor sets and the next
 // AllocTensor of that buffer waits the backward one. Only the unified-buffer positions are modelled.
 namespace emu_detail {
-enum class Phys { kGm, kUb, kOther };
+enum class Phys { kGm, kUb, kL1, kOther };
+// A1 / B1: the L1 positions a kernel's own buffers may take here (ascend310p's UB -> L1 DataCopy names A1 / B1 as
+// its destinations: inner_kernel_operator_data_copy_intf.cppm; TSCM / C1 / SHM are not modelled).
 constexpr Phys PhysOf(TPosition p)
 {
     return p == TPosition::GM ? Phys::kGm
            : (p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC) ? Phys::kUb
+           : (p == TPosition::A1 || p == TPosition::B1)                                    ? Phys::kL1
                                                                                            : Phys::kOther;
 }
 // HardEvent values (emu_order.cpp's table): MTE2_V 4, V_MTE2 5, MTE3_V 6, V_MTE3 7, MTE3_MTE2 19, MTE2_MTE3 20.
@@ -478,12 +484,14 @@ public:
     }
 };
 
-// A calculation buffer: one UB range, no queue semantics. Only the unified buffer's positions are modelled: a TBuf
-// of an L1 / L0 position (A1, B1, TSCM, A2, ...) would be another memory on the device, not this UB range.
+// A calculation buffer: one range of the unified buffer, or of L1 for A1 / B1 (ascend310p only: the kernel's own L1,
+// which its UB -> L1 and L1 -> UB DataCopy reach), no queue semantics. Other positions (TSCM, L0, ...) are not
+// modelled and do not compile.
 template <TPosition kPos = TPosition::LCM> class TBuf {
-    static_assert(emu_detail::PhysOf(kPos) == emu_detail::Phys::kUb,
-                  "emulated TBuf: unified-buffer positions only (VECIN, VECOUT, VECCALC / LCM); the emulator has no "
-                  "model of L1 or L0 buffers a kernel allocates itself");
+    static_assert(emu_detail::PhysOf(kPos) == emu_detail::Phys::kUb ||
+                      emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1,
+                  "emulated TBuf: unified-buffer positions (VECIN, VECOUT, VECCALC / LCM) and the L1 positions A1 / B1 "
+                  "only; the emulator has no model of other buffers a kernel allocates itself");
 
 public:
     template <typename T> LocalTensor<T> Get(AQO_EMU_SRC) const
@@ -527,6 +535,7 @@ public:
 
     void EmuInit(aqo_emu::CoreContext& c, uint32_t offset, uint32_t bytes, const char* file, int line)
     {
+        constexpr bool kL1 = emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1;
         aqo_emu::AllocRecord r;
         r.kind = aqo_emu::AllocKind::kTBuf;
         r.live = true;
@@ -534,15 +543,21 @@ public:
         r.end = offset + bytes;
         r.file = file;
         r.line = line;
+        r.l1 = kL1;
         c.records.push_back(r);
         aqo_emu::BufState b;
         b.offset = offset;
         b.bytes = bytes;
         b.record = static_cast<int>(c.records.size()) - 1;
+        b.l1 = kL1;
         c.bufs.push_back(b);
         id_ = static_cast<int>(c.bufs.size()) - 1;
         c.records.back().queue = id_;
-        aqo_emu::SetUbDefined(c, offset, bytes, false);
+        if constexpr (kL1) {
+            std::fill(c.l1_defined.begin() + offset, c.l1_defined.begin() + offset + bytes, 0);
+        } else {
+            aqo_emu::SetUbDefined(c, offset, bytes, false);
+        }
     }
     int id_ = -1;
 
@@ -608,7 +623,9 @@ public:
         }
         CountBuffers(1, aqo_file, aqo_line);
         const uint32_t bytes = aqo_emu::AlignUp32(len);
-        const uint32_t offset = Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
+        const uint32_t offset = emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1
+                                    ? ReserveL1(c, bytes, aqo_file, aqo_line, len)
+                                    : Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
         buf.EmuInit(c, offset, bytes, aqo_file, aqo_line);
         return true;
     }
@@ -643,6 +660,7 @@ public:
     bool api_ub_reserved_ = false;
     void CountApiBuffers(uint32_t num, const char* file, int line)
     {
+        if (aqo_emu::Ctx(file, line).l1_alloc > 0) RefuseL1Sharing(file, line);
         api_buffers_ += num;
         CountBuffers(num, file, line, "Matmul::Init (its queues and L0 buffers on this TPipe)");
     }
@@ -684,6 +702,7 @@ public:
         c.queues.clear();
         c.bufs.clear();
         c.ub_alloc = 0;
+        c.l1_alloc = 0;
         aqo_emu::OrderDropKernelHolds(c);
     }
     void Destroy(AQO_EMU_SRC) { Reset(aqo_file, aqo_line); }
@@ -726,6 +745,45 @@ private:
                 }
             }
         }
+    }
+
+    // The Matmul API's Init takes its L1 queues from this TPipe's L1 too, at addresses the emulator does not model:
+    // a kernel's own L1 buffers beside a Matmul object on one core are refused, either order.
+    static void RefuseL1Sharing(const char* file, int line)
+    {
+        aqo_emu::Fail(file, line,
+                      "L1 buffers of the kernel's own beside a Matmul object on one core: the Matmul API takes its L1 "
+                      "queues from the same TPipe at addresses the emulator does not model; not modelled");
+    }
+
+    // The kernel's own L1 (A1 / B1 TBufs): ascend310p only, where the vector unit's UB -> L1 copy and L1 -> UB copy
+    // reach it; on the split SoCs the vector cores have no L1 (the cube cores' is not modelled for kernels).
+    uint32_t ReserveL1(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, uint32_t len)
+    {
+        if (c.soc.id != aqo_emu::SocId::kAscend310P) {
+            aqo_emu::Fail(file, line,
+                          "TPipe::InitBuffer of an L1 TBuf (A1 / B1) on " + c.soc.name + ": a kernel's own L1 is "
+                          "modelled on ascend310p only (the split SoCs' vector cores have no L1)");
+        }
+        if (api_buffers_ > 0) RefuseL1Sharing(file, line);
+        const uint64_t end = static_cast<uint64_t>(c.l1_alloc) + bytes;
+        if (end > c.soc.l1_bytes) {
+            aqo_emu::Fail(file, line,
+                          "L1 overflow: InitBuffer(" + std::to_string(len) + " bytes) needs L1 bytes [" +
+                              std::to_string(c.l1_alloc) + ", " + std::to_string(end) + ") but the L1 of " +
+                              c.soc.name + " has " + std::to_string(c.soc.l1_bytes) + " bytes");
+        }
+        if (c.l1.empty()) {
+            c.l1.assign(c.soc.l1_bytes, 0xA5);
+            c.l1_defined.assign(c.soc.l1_bytes, 0);
+            const size_t blocks = c.soc.l1_bytes / 32;
+            c.l1_shadow.wseq.assign(blocks, 0);
+            c.l1_shadow.wstream.assign(blocks, 0);
+            c.l1_shadow.rmte1.assign(blocks, 0);
+        }
+        const uint32_t offset = c.l1_alloc;
+        c.l1_alloc = static_cast<uint32_t>(end);
+        return offset;
     }
 
     uint32_t Reserve(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, int num, uint32_t len,

@@ -119,9 +119,10 @@ enum class InstrClass : uint8_t {
     kScalarGm,        // S: GetValue / SetValue on GM (through the scalar data cache)
     kScalarOther,     // S: an API's own scalar work (e.g. parameter set-up), cost in `count`
     kVecTransData,    // V: TransDataTo5HD (ascend310p's Matmul API turning an int8 B tile to the cube's layout)
-    kDmaUbToL1,       // MTE3: UB -> L1 (that B tile into L1)
+    kDmaUbToL1,       // MTE3: UB -> L1 (that B tile into L1; a kernel's DataCopy into its own L1 on ascend310p)
+    kDmaL1ToUb,       // MTE1: L1 -> UB (a kernel's DataCopy from its own L1 on ascend310p)
 };
-constexpr int kInstrClassCount = static_cast<int>(InstrClass::kDmaUbToL1) + 1;
+constexpr int kInstrClassCount = static_cast<int>(InstrClass::kDmaL1ToUb) + 1;
 
 struct TraceEvent {
     TraceKind kind = TraceKind::kInstr;

@@ -72,6 +72,7 @@ struct TimelineParams {
     double mte1_bytes_per_cycle = 256;
     double fix_bytes_per_cycle = 256;
     double ub_to_l1_bytes_per_cycle = 256;
+    double l1_to_ub_bytes_per_cycle = 128;
     double trans_data_scalar_cycles = 0;
     uint32_t pipe_queue_depth = 32;
     bool fix_to_gm = true;                   // split SoCs: the fixpipe writes GM (shares its bandwidth)
