@@ -329,6 +329,27 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "UB -> L1 -> UB round trip (see DemoL1 in emu_test_kernels.cpp); returns y's bytes.");
 
     m.def(
+        "emulator_demo_cube",
+        [](nb::bytes ab, uint32_t k, uint32_t n, int mode, const std::string& soc) {
+            if (k == 0 || k % 64 != 0 || n == 0 || n % 32 != 0 || k / 32 * (n / 16) > 255 ||
+                ab.size() != size_t{16} * k + size_t{k} * n) {
+                throw nb::value_error("ab must hold A [16, k] then B [k, n] int8; k a multiple of 64, n of 32, "
+                                      "k / 32 * n / 16 at most 255");
+            }
+            EmuTestTiling t{};
+            t.mode = static_cast<uint32_t>(mode);
+            t.rows = n;
+            t.cols = k;
+            std::vector<uint8_t> x = ToVector(ab);
+            x.resize((x.size() + 31) / 32 * 32, 0);
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_cube", &aqo_emu_tests::DemoCube, x, size_t{16} * n * 4, t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("mode"), nb::arg("soc"),
+        "A kernel's own int8 cube pipeline (see DemoCube in emu_test_kernels.cpp); returns C's int32 bytes in L0C "
+        "order.");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);

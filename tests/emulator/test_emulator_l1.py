@@ -39,8 +39,8 @@ def test_a_round_trip_through_l1_keeps_every_row(rows, cols, gap):
 
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
 def test_a_kernel_l1_buffer_is_refused_on_the_split_socs(soc):
-    with pytest.raises(EmulatorError, match=f"L1 TBuf \\(A1 / B1\\) on {soc}: a kernel's own L1 is modelled on "
-                                            "ascend310p only"):
+    with pytest.raises(EmulatorError, match=f"InitBuffer of an L1 TBuf on {soc}: a kernel's own L1 / L0 buffers are "
+                                            "modelled on ascend310p only"):
         _round_trip(2, 1, 0, soc=soc)
 
 
@@ -51,8 +51,8 @@ def test_a_kernel_l1_buffer_is_refused_on_the_split_socs(soc):
     ("l1_scalar_read", 4, ["LocalTensor::GetValue", "is an L1 tensor"]),
     ("l1_overflow", 5, ["L1 overflow", "needs L1 bytes [0, 1048608)", "has 1048576 bytes"]),
     ("l1_rows_leave_the_buffer", 6, ["DataCopy UB->L1", "outside its buffer"]),
-    ("l1_beside_a_matmul", 7, ["L1 buffers of the kernel's own beside a Matmul object", "not modelled"]),
-    ("matmul_beside_l1", 8, ["L1 buffers of the kernel's own beside a Matmul object", "not modelled"]),
+    ("l1_beside_a_matmul", 7, ["L1 / L0 buffers of the kernel's own beside a Matmul object", "not modelled"]),
+    ("matmul_beside_l1", 8, ["L1 / L0 buffers of the kernel's own beside a Matmul object", "not modelled"]),
 ])
 def test_l1_faults_are_caught_at_their_line(name, mode, words):
     with pytest.raises(EmulatorError) as info:

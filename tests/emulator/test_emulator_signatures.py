@@ -98,16 +98,17 @@ def test_scalar_count_forms_without_set_mask_are_refused(tmp_path):
 
 @pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
 def test_a_tbuf_outside_the_modelled_memories_is_refused(tmp_path):
-    # The headers accept a TBuf of any position; the emulator models the unified buffer and (A1 / B1) the kernel's
-    # own L1, so a TBuf of another position (which the device places in that memory) does not compile rather than
-    # land in the UB here.
+    # The headers accept a TBuf of any position; the emulator models the unified buffer and the kernel's own L1 / L0
+    # (A1 / B1 / A2 / B2 / CO1), so a TBuf of another position (which the device places in its memory) does not
+    # compile rather than land in the UB here.
     ok = _compiles(tmp_path, "TBuf<TPosition::VECCALC> b; (void)b; TBuf<> c; (void)c;")
     assert ok.returncode == 0, ok.stderr[-2000:]
-    for pos in ("TSCM", "A2", "B2", "CO1", "CO2"):
+    for pos in ("TSCM", "CO2", "C1", "C2", "SHM"):
         bad = _compiles(tmp_path, f"TBuf<TPosition::{pos}> b; (void)b;")
-        assert bad.returncode != 0 and "the L1 positions A1 / B1 only" in bad.stderr, pos
-    # A1 / B1: the kernel's own L1 (ascend310p; tests/emulator/test_emulator_l1.py)
-    ok = _compiles(tmp_path, "TBuf<TPosition::A1> a; (void)a; TBuf<TPosition::B1> b; (void)b;")
+        assert bad.returncode != 0 and "the cube's A1 / B1 / A2 / B2 / CO1 only" in bad.stderr, pos
+    # the kernel's own L1 and L0 (ascend310p; tests/emulator/test_emulator_l1.py, test_emulator_cube.py)
+    cube = ("A1", "B1", "A2", "B2", "CO1")
+    ok = _compiles(tmp_path, " ".join(f"TBuf<TPosition::{p}> b{p}; (void)b{p};" for p in cube))
     assert ok.returncode == 0, ok.stderr[-2000:]
 
 
@@ -122,6 +123,21 @@ def test_trans_data_takes_the_headers_types(tmp_path):
         bad = _compiles(tmp_path, f"uint64_t d[16] = {{}}, s[16] = {{}}; TransDataTo5HDParams p; "
                                   f"TransDataTo5HD<{t}>(d, s, p);")
         assert bad.returncode != 0 and "emulated TransDataTo5HD" in bad.stderr, t
+
+
+@pytest.mark.skipif(CXX is None, reason="no C++ compiler (the package build needs one)")
+def test_the_cube_instructions_take_v200s_types(tmp_path):
+    # Mmad: (int32, int8, int8), (int32, uint8, int8), (int32, uint8, uint8) (v200's integer list has no (int32, int8,
+    # uint8); its half forms are not modelled); LoadData: v200's CheckLoadData2DType list; L0C -> UB: int32 only
+    decl = ("LocalTensor<int32_t> c; LocalTensor<int8_t> a; LocalTensor<uint8_t> u; LocalTensor<int32_t> w; "
+            "MmadParams mp; LoadData2DParams lp; DataCopyParams dp; DataCopyEnhancedParams ep; ")
+    ok = _compiles(tmp_path, decl + "Mmad(c, a, a, mp); Mmad(c, u, a, mp); Mmad(c, u, u, mp); LoadData(a, a, lp); "
+                                    "DataCopy(c, c, dp, ep);")
+    assert ok.returncode == 0, ok.stderr[-2000:]
+    for body, word in [("Mmad(c, a, u, mp);", "emulated Mmad"), ("LoadData(w, w, lp);", "LoadData (2D) on v200"),
+                       ("DataCopy(t, t, dp, ep);", "int32_t only")]:
+        bad = _compiles(tmp_path, decl + body)
+        assert bad.returncode != 0 and word in bad.stderr, body
 
 
 def test_core_type_macros_are_used_only_as_the_device_allows():

@@ -35,6 +35,7 @@
 #include "emulator/emu_vector.h"
 #include "emulator/emu_vector_level0.h"
 #include "emulator/emu_trans_data.h"
+#include "emulator/emu_cube.h"
 #include "emulator/emu_sync.h"
 
 #ifndef __aicore__

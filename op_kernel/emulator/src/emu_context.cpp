@@ -110,13 +110,25 @@ const AllocRecord& LiveRecord(CoreContext& c, int record, const char* file, int 
 
 }  // namespace
 
-const AllocRecord& CheckL1Record(CoreContext& c, int record, const char* file, int line, const char* api,
-                                 const char* operand)
+const char* MemName(Mem m)
+{
+    switch (m) {
+        case Mem::kUb: return "UB";
+        case Mem::kL1: return "L1";
+        case Mem::kL0A: return "L0A";
+        case Mem::kL0B: return "L0B";
+        case Mem::kL0C: return "L0C";
+    }
+    return "?";
+}
+
+const AllocRecord& CheckLocalRecord(CoreContext& c, int record, Mem mem, const char* file, int line, const char* api,
+                                    const char* operand)
 {
     const AllocRecord& r = LiveRecord(c, record, file, line, api, operand);
-    if (!r.l1) {
+    if (r.mem != mem) {
         Fail(file, line, std::string(api) + ": " + operand + " (allocated at " + Location(r.file, r.line) +
-                             ") is a UB tensor; this operand is an L1 one (a TBuf of position A1 / B1 / TSCM)");
+                             ") is a " + MemName(r.mem) + " tensor; this operand must be in " + MemName(mem));
     }
     if (!r.live) {
         Fail(file, line, std::string(api) + ": " + operand + " was allocated at " + Location(r.file, r.line) +
@@ -129,10 +141,10 @@ const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int
                                const char* operand)
 {
     const AllocRecord& r = LiveRecord(c, record, file, line, api, operand);
-    if (r.l1) {
+    if (r.mem != Mem::kUb) {
         Fail(file, line, std::string(api) + ": " + operand + " (allocated at " + Location(r.file, r.line) +
-                             ") is an L1 tensor (a TBuf of position A1 / B1 / TSCM); this operand must be in the "
-                             "unified buffer");
+                             ") is an " + MemName(r.mem) + " tensor (a TBuf of an L1 / L0 position); this operand "
+                             "must be in the unified buffer");
     }
     if (!r.live) {
         Fail(file, line, std::string(api) + ": " + operand + " was allocated at " + Location(r.file, r.line) +

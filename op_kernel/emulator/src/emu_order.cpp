@@ -318,7 +318,7 @@ std::string UbBufferOf(const CoreContext& c, uint64_t byte)
 {
     for (size_t i = c.records.size(); i-- > 0;) {
         const AllocRecord& r = c.records[i];
-        if (!r.l1 && byte >= r.begin && byte < r.end) {
+        if (r.mem == Mem::kUb && byte >= r.begin && byte < r.end) {
             return std::string(r.kind == AllocKind::kQueue ? "queue buffer allocated at " : "TBuf initialised at ") +
                    Site(r.file, r.line);
         }
@@ -519,39 +519,59 @@ void UbAccess(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const 
 
 }  // namespace
 
-// The kernel's own L1, per 32-byte block: writers MTE2 / MTE3, reader MTE1 (the L1 -> UB copy; the cube's loads
-// when modelled). A read must be ordered after the block's last write; a write after its last write and last read.
-void L1Access(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const char* operand)
+// A kernel-owned L1 / L0 memory, per 32-byte block: a read must be ordered after the block's last write; a write
+// after its last write and its last read on each reading pipe (MTE1, M, V). Reads on other pipes are not recorded
+// (none of the modelled APIs reads these memories on another pipe).
+void LocalAccess(CoreContext& c, Mem mem, uint64_t byte, uint64_t nbytes, bool write, const char* operand)
 {
     if (!c.options.check_ordering) return;
     OrderState& o = c.order;
-    L1Shadow& sh = c.l1_shadow;
+    BlockShadow& sh = c.Local(mem).shadow;
     const uint32_t* known = o.current.v;
     const uint8_t me = o.current_stream;
     const uint32_t seq = o.current_seq;
-    const int mte1 = static_cast<int>(Stream::kMte1);
+    struct Reader {
+        int stream;
+        std::vector<uint32_t>* seqs;
+    };
+    const Reader readers[] = {{static_cast<int>(Stream::kMte1), &sh.r_mte1}, {static_cast<int>(Stream::kM), &sh.r_m},
+                              {static_cast<int>(Stream::kV), &sh.r_v}};
     for (uint64_t b = byte / 32; b < (byte + nbytes + 31) / 32; ++b) {
-        const bool own_write = sh.wstream[b] == me && sh.wseq[b] == seq;
-        const bool raw_or_waw = sh.wseq[b] > known[sh.wstream[b]] && !own_write;
-        const bool war = write && sh.rmte1[b] > known[mte1] && !(me == mte1 && sh.rmte1[b] == seq);
-        if (raw_or_waw || war) {
-            const int stream = raw_or_waw ? sh.wstream[b] : mte1;
-            const uint32_t eseq = raw_or_waw ? sh.wseq[b] : sh.rmte1[b];
+        int stream = -1;
+        uint32_t eseq = 0;
+        bool earlier_write = false;
+        if (sh.wseq[b] > known[sh.wstream[b]] && !(sh.wstream[b] == me && sh.wseq[b] == seq)) {
+            stream = sh.wstream[b];
+            eseq = sh.wseq[b];
+            earlier_write = true;
+        } else if (write) {
+            for (const Reader& r : readers) {
+                const uint32_t rs = (*r.seqs)[b];
+                if (rs > known[r.stream] && !(me == r.stream && rs == seq)) {
+                    stream = r.stream;
+                    eseq = rs;
+                    break;
+                }
+            }
+        }
+        if (stream >= 0) {
             const std::string earlier = SiteOf(c, c.block_idx, stream, eseq);
             Fail(o.current_file, o.current_line,
-                 std::string(HazardName(raw_or_waw, write)) + " race on L1 bytes [" + std::to_string(b * 32) + ", " +
-                     std::to_string(b * 32 + 32) + "): this " + (write ? "write" : "read") + " of " + operand +
-                     " on pipe " + StreamName(me) + " is not ordered after the " + (raw_or_waw ? "write" : "read") +
-                     " by " + (earlier.empty() ? "an earlier instruction" : earlier) + " on pipe " +
-                     StreamName(stream) + "; on the device they may overlap. Order them with " +
-                     Suggestion(c, c.block_idx, stream) + ".");
+                 std::string(HazardName(earlier_write, write)) + " race on " + MemName(mem) + " bytes [" +
+                     std::to_string(b * 32) + ", " + std::to_string(b * 32 + 32) + "): this " +
+                     (write ? "write" : "read") + " of " + operand + " on pipe " + StreamName(me) +
+                     " is not ordered after the " + (earlier_write ? "write" : "read") + " by " +
+                     (earlier.empty() ? "an earlier instruction" : earlier) + " on pipe " + StreamName(stream) +
+                     "; on the device they may overlap. Order them with " + Suggestion(c, c.block_idx, stream) + ".");
         }
         if (write) {
             sh.wseq[b] = seq;
             sh.wstream[b] = me;
-            sh.rmte1[b] = 0;
-        } else if (me == mte1) {
-            sh.rmte1[b] = seq;
+            sh.r_mte1[b] = sh.r_m[b] = sh.r_v[b] = 0;
+        } else {
+            for (const Reader& r : readers) {
+                if (me == r.stream) (*r.seqs)[b] = seq;
+            }
         }
     }
 }

@@ -364,7 +364,7 @@ void CheckKernelBuffersClear(CoreContext& c, uint64_t lo, uint64_t hi, const cha
         }
     }
     for (const BufState& b : c.bufs) {
-        if (b.l1) continue;  // the kernel's own L1 is not UB
+        if (b.mem != Mem::kUb) continue;  // the kernel's own L1 / L0 are not UB
         const AllocRecord* r = b.record >= 0 && b.record < static_cast<int>(c.records.size()) ? &c.records[b.record]
                                                                                              : nullptr;
         clash(b.offset, static_cast<uint64_t>(b.offset) + b.bytes, "TBuf", r ? r->file : "?", r ? r->line : 0);

@@ -1622,6 +1622,11 @@ struct TransDataTile {
             dl[i] = (uint64_t)(d[(i + ((k & 2) ? 16 : 0)) * 32].GetPhyAddr());
         }
     }
+    // The first instruction's lists and parameters, for a kernel to change one thing of before its call.
+    uint64_t dl[16];
+    uint64_t sl[16];
+    TransDataTo5HDParams p;
+    void First() { Lists(0, dl, sl, p); }
 };
 
 // One source block 16 bytes into a row (documented: 32-byte aligned). The twin's is at the row's start.
@@ -1629,11 +1634,9 @@ template <bool kOk> inline void TransDataSrcUnaligned(GM_ADDR x, GM_ADDR, GM_ADD
 {
     TPipe pipe;
     TransDataTile tile(pipe, x);
-    uint64_t dl[16], sl[16];
-    TransDataTo5HDParams p;
-    tile.Lists(0, dl, sl, p);
-    sl[3] += kOk ? 0 : 16;
-    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_src_unaligned)
+    tile.First();
+    tile.sl[3] += kOk ? 0 : 16;
+    TransDataTo5HD<int8_t>(tile.dl, tile.sl, tile.p);  // FAULT(trans_data_src_unaligned)
 }
 
 // A destination block that is a source block of the same instruction (no overlap form is documented). The twin's
@@ -1642,13 +1645,11 @@ template <bool kOk> inline void TransDataOverlap(GM_ADDR x, GM_ADDR, GM_ADDR, GM
 {
     TPipe pipe;
     TransDataTile tile(pipe, x);
-    uint64_t dl[16], sl[16];
-    TransDataTo5HDParams p;
-    tile.Lists(0, dl, sl, p);
+    tile.First();
     if constexpr (!kOk) {
-        dl[7] = sl[2];
+        tile.dl[7] = tile.sl[2];
     }
-    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_overlap)
+    TransDataTo5HD<int8_t>(tile.dl, tile.sl, tile.p);  // FAULT(trans_data_overlap)
 }
 
 // Two destination entries on one block: both write its low half (which value stays is not documented). The twin
@@ -1657,13 +1658,11 @@ template <bool kOk> inline void TransDataDstWrittenTwice(GM_ADDR x, GM_ADDR, GM_
 {
     TPipe pipe;
     TransDataTile tile(pipe, x);
-    uint64_t dl[16], sl[16];
-    TransDataTo5HDParams p;
-    tile.Lists(0, dl, sl, p);
+    tile.First();
     if constexpr (!kOk) {
-        dl[5] = dl[4];
+        tile.dl[5] = tile.dl[4];
     }
-    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_dst_written_twice)
+    TransDataTo5HD<int8_t>(tile.dl, tile.sl, tile.p);  // FAULT(trans_data_dst_written_twice)
 }
 
 // The low and the high halves of the same destination blocks from two instructions with no PipeBarrier<PIPE_V>
@@ -1714,13 +1713,11 @@ template <bool kOk> inline void TransDataOneRepeatStride(GM_ADDR x, GM_ADDR, GM_
 {
     TPipe pipe;
     TransDataTile tile(pipe, x);
-    uint64_t dl[16], sl[16];
-    TransDataTo5HDParams p;
-    tile.Lists(0, dl, sl, p);
-    p.repeatTimes = 1;
-    p.srcRepStride = kOk ? 0 : 32;
-    p.dstRepStride = kOk ? 0 : 32;
-    TransDataTo5HD<int8_t>(dl, sl, p);  // FAULT(trans_data_one_repeat_stride)
+    tile.First();
+    tile.p.repeatTimes = 1;
+    tile.p.srcRepStride = kOk ? 0 : 32;
+    tile.p.dstRepStride = kOk ? 0 : 32;
+    TransDataTo5HD<int8_t>(tile.dl, tile.sl, tile.p);  // FAULT(trans_data_one_repeat_stride)
 }
 
 #define AQO_FIDELITY(NAME, KERNEL, ...)                                                                    \

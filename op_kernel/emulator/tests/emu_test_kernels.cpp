@@ -1774,6 +1774,110 @@ inline void DemoL1(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopy(yg, o, t.rows * rowBytes / sizeof(float));
 }
 
+// A kernel's own cube pipeline (ascend310p, emu_cube.h): x holds A [16, t.cols] int8 (t.cols = K, a multiple of 64)
+// then B [K, t.rows] int8 (t.rows = N, a multiple of 32); y receives C = A x B as int32 in L0C's Nz order (N / 16
+// fractals of 16 x 16). B is turned in UB by TransDataTo5HD into the Nz layout of its transpose (per 32 K rows, N
+// rows of 32 bytes), A copied to L1 as 32-byte columns, both loaded to L0 by LoadData, one Mmad (t.mode 1: two, the
+// second accumulating the upper half of K), the result copied L0C -> UB -> GM. Other t.mode values break one rule,
+// the line marked "CUBECASE(<name>)" (tests/emulator/test_emulator_cube.py):
+//   2 the Mmad without the MTE1 -> M flag; 3 the copy out without the M -> V flag; 4 the accumulating Mmad without
+//   PipeBarrier<PIPE_M>; 5 LoadData with ifTranspose on int8; 6 an Mmad of m 1 (GEMV); 7 the copy out in
+//   BLOCK_MODE_VECTOR; 8 B loaded one fractal short (the Mmad reads L0B bytes never written).
+inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    const uint32_t m = 16, k = t.cols, n = t.rows, k1 = k / 32, n1 = n / 16;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ua;
+    TBuf<TPosition::VECCALC> ub;
+    TBuf<TPosition::VECCALC> ut;
+    TBuf<TPosition::VECCALC> uc;
+    TBuf<TPosition::A1> la;
+    TBuf<TPosition::B1> lb;
+    TBuf<TPosition::A2> a2;
+    TBuf<TPosition::B2> b2;
+    TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(ua, m * k);
+    pipe.InitBuffer(ub, k * n);
+    pipe.InitBuffer(ut, k * n);
+    pipe.InitBuffer(uc, m * n * 4);
+    pipe.InitBuffer(la, m * k);
+    pipe.InitBuffer(lb, k * n);
+    pipe.InitBuffer(a2, m * k);
+    pipe.InitBuffer(b2, k * n);
+    pipe.InitBuffer(c1, m * n * 4);
+    GlobalTensor<int8_t> xg;
+    GlobalTensor<int32_t> yg;
+    xg.SetGlobalBuffer((__gm__ int8_t*)x, m * k + k * n);
+    yg.SetGlobalBuffer((__gm__ int32_t*)y, m * n);
+    LocalTensor<int8_t> a = ua.Get<int8_t>();
+    LocalTensor<int8_t> b = ub.Get<int8_t>();
+    LocalTensor<int8_t> bt = ut.Get<int8_t>();
+    DataCopy(a, xg, m * k);
+    DataCopy(b, xg[m * k], k * n);
+    WaitPipe<HardEvent::MTE2_V>(pipe);
+    // the turn: per 32 columns of B, four instructions over all 32-row groups (the iterations); block (k1, j) of the
+    // result holds column j of rows 32 k1 .. 32 k1 + 31, at byte (k1 * n + j) * 32
+    TransDataTo5HDParams p;
+    p.repeatTimes = static_cast<uint8_t>(k1);
+    p.srcRepStride = static_cast<uint16_t>(k1 > 1 ? n : 0);  // 32 rows of n bytes
+    p.dstRepStride = static_cast<uint16_t>(k1 > 1 ? n : 0);  // n blocks
+    for (uint32_t c = 0; c < n / 32; ++c) {
+        for (uint32_t s = 0; s < 4; ++s) {
+            const bool rowsHigh = (s & 1) != 0, colsHigh = (s & 2) != 0;
+            p.dstHighHalf = rowsHigh;
+            p.srcHighHalf = colsHigh;
+            uint64_t dl[16], sl[16];
+            for (uint32_t i = 0; i < 16; ++i) {
+                sl[i] = (uint64_t)(b[(i + (rowsHigh ? 16 : 0)) * n + 32 * c].GetPhyAddr());
+                dl[i] = (uint64_t)(bt[(32 * c + i + (colsHigh ? 16 : 0)) * 32].GetPhyAddr());
+            }
+            TransDataTo5HD<int8_t>(dl, sl, p);
+            PipeBarrier<PIPE_V>();
+        }
+    }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    LocalTensor<int8_t> l1a = la.Get<int8_t>();
+    LocalTensor<int8_t> l1b = lb.Get<int8_t>();
+    for (uint32_t q = 0; q < k1; ++q) {  // A's 32-byte column q of its 16 rows: L0A's fractal q (Zz with one row block)
+        DataCopy(l1a[q * 512], a[q * 32], DataCopyParams(16, 1, static_cast<uint16_t>(k1 - 1), 0));
+    }
+    DataCopy(l1b, bt, DataCopyParams(1, static_cast<uint16_t>(k * n / 32), 0, 0));
+    WaitPipe<HardEvent::MTE3_MTE1>(pipe);
+    LocalTensor<int8_t> l0a = a2.Get<int8_t>();
+    LocalTensor<int8_t> l0b = b2.Get<int8_t>();
+    const LoadData2DParams loadA(0, static_cast<uint8_t>(k1), 1, 0, 0, t.mode == 5, 0);
+    LoadData(l0a, l1a, loadA);  // CUBECASE(load_int8_transposed)
+    LoadData(l0b, l1b, LoadData2DParams(0, static_cast<uint8_t>(k1 * n1 - (t.mode == 8 ? 1 : 0)), 1, 0, 0, false, 0));
+    if (t.mode != 2) {
+        WaitPipe<HardEvent::MTE1_M>(pipe);
+    }
+    LocalTensor<int32_t> l0c = c1.Get<int32_t>();
+    if (t.mode == 1 || t.mode == 4) {
+        const uint16_t half = static_cast<uint16_t>(k / 2);
+        Mmad(l0c, l0a, l0b, MmadParams(m, static_cast<uint16_t>(n), half, 0, false, true));
+        if (t.mode == 1) {
+            PipeBarrier<PIPE_M>();
+        }
+        const MmadParams upper(m, static_cast<uint16_t>(n), half, 0, false, false);
+        Mmad(l0c, l0a[(k1 / 2) * 512], l0b[(k1 / 2) * n1 * 512], upper);  // CUBECASE(accumulate_without_barrier)
+    } else {
+        const MmadParams all(t.mode == 6 ? 1 : m, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false, true);
+        Mmad(l0c, l0a, l0b, all);  // CUBECASE(mmad_before_its_load) CUBECASE(gemv) CUBECASE(b_short)
+    }
+    if (t.mode != 3) {
+        WaitPipe<HardEvent::M_V>(pipe);
+    }
+    LocalTensor<int32_t> cu = uc.Get<int32_t>();
+    DataCopyEnhancedParams e;
+    e.blockMode = t.mode == 7 ? BlockMode::BLOCK_MODE_VECTOR : BlockMode::BLOCK_MODE_MATRIX;
+    const DataCopyParams out(static_cast<uint16_t>(n1), 1, 0, 0);
+    DataCopy(cu, l0c, out, e);  // CUBECASE(copy_out_before_mmad) CUBECASE(vector_mode)
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, cu, m * n);
+}
+
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
 // loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.

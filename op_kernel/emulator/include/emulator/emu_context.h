@@ -315,6 +315,10 @@ struct LaunchState;
 // One tensor allocation (a queue buffer handed out by AllocTensor, or a TBuf). LocalTensor copies refer to it
 // by index, so that use after FreeTensor, double frees and foreign frees are detected.
 enum class AllocKind : int { kQueue = 0, kTBuf };
+// Where a kernel buffer lives. Only UB is an operand of the vector, scalar and GM copy APIs.
+enum class Mem : uint8_t { kUb = 0, kL1, kL0A, kL0B, kL0C };
+constexpr int kLocalMems = 4;  // L1, L0A, L0B, L0C
+const char* MemName(Mem m);
 struct AllocRecord {
     AllocKind kind = AllocKind::kQueue;
     int queue = -1;          // owning queue (kQueue) or buffer (kTBuf) index
@@ -324,7 +328,7 @@ struct AllocRecord {
     int enque_id = -1;       // event id of the EnQue flag while enqueued
     uint32_t begin = 0;      // byte range of the buffer (in UB, or in L1 when `l1`)
     uint32_t end = 0;
-    bool l1 = false;         // a kernel-owned L1 buffer (TBuf of A1 / B1 / TSCM, ascend310p): not a UB operand
+    Mem mem = Mem::kUb;      // the memory it is in: UB, or a kernel-owned L1 / L0 buffer (ascend310p TBufs)
     const char* file = "";   // AllocTensor / InitBuffer call site
     int line = 0;
 };
@@ -348,15 +352,27 @@ struct BufState {
     uint32_t offset = 0;
     uint32_t bytes = 0;
     int record = -1;
-    bool l1 = false;  // in L1 (AllocRecord::l1)
+    Mem mem = Mem::kUb;  // AllocRecord::mem
 };
 
-// Ordering of the kernel's own L1 bytes, per 32-byte block (every L1 access of the modelled APIs is whole blocks):
-// the last writer (MTE2 / MTE3) and the last reader on MTE1.
-struct L1Shadow {
+// Ordering of a kernel-owned L1 / L0 memory, per 32-byte block (every access of the modelled APIs is whole blocks):
+// the last writer and the last reader on each of the pipes that read these memories (MTE1: L1; M: L0A / L0B / L0C;
+// V: L0C on ascend310p).
+struct BlockShadow {
     std::vector<uint32_t> wseq;
     std::vector<uint8_t> wstream;
-    std::vector<uint32_t> rmte1;
+    std::vector<uint32_t> r_mte1;
+    std::vector<uint32_t> r_m;
+    std::vector<uint32_t> r_v;
+};
+
+// A kernel-owned memory other than UB: contents, written-since-allocation bytes, the next free byte (TPipe allocates
+// each upwards from 0, as UB), the ordering record. Sized at its first buffer.
+struct LocalMem {
+    std::vector<uint8_t> bytes;
+    std::vector<uint8_t> defined;
+    uint32_t alloc = 0;
+    BlockShadow shadow;
 };
 
 // The state of the core being emulated. One core runs at a time: the launcher passes a baton between the blocks'
@@ -374,12 +390,16 @@ struct CoreContext {
     bool pipe_live = false;
     void* pipe = nullptr;
 
-    // The kernel's own L1 (ascend310p; sized at its first L1 buffer): contents, written-since-allocation bytes, the
-    // next free byte (TPipe allocates L1 upwards from 0, as UB), and the ordering record.
-    std::vector<uint8_t> l1;
-    std::vector<uint8_t> l1_defined;
-    uint32_t l1_alloc = 0;
-    L1Shadow l1_shadow;
+    // The kernel's own L1, L0A, L0B and L0C (ascend310p TBufs of A1 / B1, A2, B2, CO1): mems[mem - 1].
+    LocalMem mems[kLocalMems];
+    LocalMem& Local(Mem m) { return mems[static_cast<int>(m) - 1]; }
+    bool HasLocalBuffers() const
+    {
+        for (const LocalMem& m : mems) {
+            if (m.alloc > 0) return true;
+        }
+        return false;
+    }
 
     std::vector<AllocRecord> records;
     std::vector<QueueState> queues;
@@ -458,10 +478,10 @@ void SetCurrentCore(CoreContext* core);
 inline uint32_t AlignUp32(uint64_t n) { return static_cast<uint32_t>((n + 31u) / 32u * 32u); }
 
 // The record of a LocalTensor; Fail()s if the tensor was never allocated, is freed, or is sitting in a queue.
-// An L1 tensor operand (AllocRecord::l1), checked as CheckRecord checks a UB one (CheckRecord refuses L1 tensors:
-// every other API takes UB operands).
-const AllocRecord& CheckL1Record(CoreContext& c, int record, const char* file, int line, const char* api,
-                                 const char* operand);
+// An operand in kernel-owned memory `mem` (L1 / L0A / L0B / L0C), checked as CheckRecord checks a UB one
+// (CheckRecord refuses them: every other API takes UB operands).
+const AllocRecord& CheckLocalRecord(CoreContext& c, int record, Mem mem, const char* file, int line, const char* api,
+                                    const char* operand);
 const AllocRecord& CheckRecord(CoreContext& c, int record, const char* file, int line, const char* api,
                                const char* operand);
 // Fails unless [byte, byte + nbytes) lies inside the record's buffer.

@@ -345,7 +345,7 @@ void CopyBetweenUbAndL1(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, cons
     const char* ub_name = to_l1 ? "src" : "dst";
     const char* l1_name = to_l1 ? "dst" : "src";
     aqo_emu::CheckRecord(c, ub.record_, file, line, api, ub_name);
-    aqo_emu::CheckL1Record(c, l1.record_, file, line, api, l1_name);
+    aqo_emu::CheckLocalRecord(c, l1.record_, aqo_emu::Mem::kL1, file, line, api, l1_name);
     aqo_emu::CheckUbAligned(c, ub.byte_, file, line, api, ub_name);
     if (l1.byte_ % 32 != 0) {
         aqo_emu::Fail(file, line, std::string(api) + ": " + l1_name + " L1 address " + std::to_string(l1.byte_) +
@@ -369,26 +369,27 @@ void CopyBetweenUbAndL1(aqo_emu::CoreContext& c, const LocalTensor<T>& dst, cons
     aqo_emu::Issue(c, to_l1 ? aqo_emu::Pipe::kMte3 : aqo_emu::Pipe::kMte1, false,
                    to_l1 ? aqo_emu::InstrClass::kDmaUbToL1 : aqo_emu::InstrClass::kDmaL1ToUb, sizeof(T),
                    p.blockCount * block, p.blockCount, file, line, api);
+    aqo_emu::LocalMem& l1m = c.Local(aqo_emu::Mem::kL1);
     for (uint32_t b = 0; b < p.blockCount; ++b) {
         const uint64_t u = ub.byte_ + b * (block + ub_gap);
         const uint64_t l = l1.byte_ + b * (block + l1_gap);
         if (to_l1) {
             aqo_emu::UbRead(c, u, block, ub_name);
-            aqo_emu::L1Access(c, l, block, true, l1_name);
-            std::memcpy(c.l1.data() + l, c.ub.data() + u, block);
-            std::memcpy(c.l1_defined.data() + l, c.ub_defined.data() + u, block);
+            aqo_emu::LocalAccess(c, aqo_emu::Mem::kL1, l, block, true, l1_name);
+            std::memcpy(l1m.bytes.data() + l, c.ub.data() + u, block);
+            std::memcpy(l1m.defined.data() + l, c.ub_defined.data() + u, block);
         } else {
-            aqo_emu::L1Access(c, l, block, false, l1_name);
+            aqo_emu::LocalAccess(c, aqo_emu::Mem::kL1, l, block, false, l1_name);
             aqo_emu::UbWrite(c, u, block, ub_name);
-            std::memcpy(c.ub.data() + u, c.l1.data() + l, block);
-            std::memcpy(c.ub_defined.data() + u, c.l1_defined.data() + l, block);
+            std::memcpy(c.ub.data() + u, l1m.bytes.data() + l, block);
+            std::memcpy(c.ub_defined.data() + u, l1m.defined.data() + l, block);
         }
     }
 }
 
-inline bool IsL1Tensor(const aqo_emu::CoreContext& c, int record)
+inline aqo_emu::Mem MemOfRecord(const aqo_emu::CoreContext& c, int record)
 {
-    return record >= 0 && record < static_cast<int>(c.records.size()) && c.records[record].l1;
+    return record >= 0 && record < static_cast<int>(c.records.size()) ? c.records[record].mem : aqo_emu::Mem::kUb;
 }
 
 }  // namespace emu_detail
@@ -397,9 +398,9 @@ template <typename T>
 void DataCopy(const LocalTensor<T>& dst, const LocalTensor<T>& src, const DataCopyParams& p, AQO_EMU_SRC)
 {
     aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
-    const bool dst_l1 = emu_detail::IsL1Tensor(c, dst.record_), src_l1 = emu_detail::IsL1Tensor(c, src.record_);
-    if (dst_l1 != src_l1) {
-        emu_detail::CopyBetweenUbAndL1(c, dst, src, p, dst_l1, aqo_file, aqo_line);
+    const aqo_emu::Mem dm = emu_detail::MemOfRecord(c, dst.record_), sm = emu_detail::MemOfRecord(c, src.record_);
+    if ((dm == aqo_emu::Mem::kL1) != (sm == aqo_emu::Mem::kL1)) {
+        emu_detail::CopyBetweenUbAndL1(c, dst, src, p, dm == aqo_emu::Mem::kL1, aqo_file, aqo_line);
         return;
     }
     const char* api = "DataCopy UB->UB (DataCopyParams)";

@@ -46,8 +46,9 @@ inline uint32_t VectorRepeats(uint64_t count, uint64_t elem_bytes)
 // Accesses of the current instruction (call the reads before the writes of one instruction).
 void UbRead(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
 void UbWrite(CoreContext& c, uint64_t byte, uint64_t nbytes, const char* operand);
-// The kernel's own L1 bytes [byte, byte + nbytes) (whole 32-byte blocks): the same ordering rules, per block.
-void L1Access(CoreContext& c, uint64_t byte, uint64_t nbytes, bool write, const char* operand);
+// A kernel-owned L1 / L0 memory's bytes [byte, byte + nbytes) (whole 32-byte blocks): the same ordering rules, per
+// block.
+void LocalAccess(CoreContext& c, Mem mem, uint64_t byte, uint64_t nbytes, bool write, const char* operand);
 // GM bytes [offset, offset + nbytes) of registered buffer `region`: recorded in the statistics, checked for the
 // cross-core write race (kReadWrite) and for ordering. new_bytes (writes): the bytes being written, so that a
 // rewrite of identical values is not reported.

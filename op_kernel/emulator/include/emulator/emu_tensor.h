@@ -124,8 +124,9 @@ public:
     {
         aqo_emu::CoreContext* c = aqo_emu::CurrentCore();
         if (c == nullptr) return nullptr;
-        const bool l1 = record_ >= 0 && record_ < static_cast<int>(c->records.size()) && c->records[record_].l1;
-        return reinterpret_cast<T*>((l1 ? c->l1.data() : c->ub.data()) + byte_);
+        const aqo_emu::Mem m =
+            record_ >= 0 && record_ < static_cast<int>(c->records.size()) ? c->records[record_].mem : aqo_emu::Mem::kUb;
+        return reinterpret_cast<T*>((m != aqo_emu::Mem::kUb ? c->Local(m).bytes.data() : c->ub.data()) + byte_);
     }
     T* GetPhyAddr(uint32_t offset) const { return GetPhyAddr() + offset; }
 
@@ -436,15 +437,27 @@ private:
 // GetBufferLogicPos for TQue): EnQue sets and DeQue waits the forward event, FreeTensor sets and the next
 // AllocTensor of that buffer waits the backward one. Only the unified-buffer positions are modelled.
 namespace emu_detail {
-enum class Phys { kGm, kUb, kL1, kOther };
-// A1 / B1: the L1 positions a kernel's own buffers may take here (ascend310p's UB -> L1 DataCopy names A1 / B1 as
-// its destinations: inner_kernel_operator_data_copy_intf.cppm; TSCM / C1 / SHM are not modelled).
+enum class Phys { kGm, kUb, kL1, kL0A, kL0B, kL0C, kOther };
+// The kernel-owned L1 / L0 positions modelled (ascend310p TBufs): A1 / B1 in L1 (its UB -> L1 DataCopy names them as
+// destinations: inner_kernel_operator_data_copy_intf.cppm), A2 in L0A, B2 in L0B, CO1 in L0C (kernel_event.h
+// GetPhyType on v200). TSCM / C1 / C2 / SHM / CO2 are not modelled.
 constexpr Phys PhysOf(TPosition p)
 {
     return p == TPosition::GM ? Phys::kGm
            : (p == TPosition::VECIN || p == TPosition::VECOUT || p == TPosition::VECCALC) ? Phys::kUb
            : (p == TPosition::A1 || p == TPosition::B1)                                    ? Phys::kL1
+           : p == TPosition::A2                                                            ? Phys::kL0A
+           : p == TPosition::B2                                                            ? Phys::kL0B
+           : p == TPosition::CO1                                                           ? Phys::kL0C
                                                                                            : Phys::kOther;
+}
+constexpr aqo_emu::Mem MemOf(Phys p)
+{
+    return p == Phys::kL1    ? aqo_emu::Mem::kL1
+           : p == Phys::kL0A ? aqo_emu::Mem::kL0A
+           : p == Phys::kL0B ? aqo_emu::Mem::kL0B
+           : p == Phys::kL0C ? aqo_emu::Mem::kL0C
+                             : aqo_emu::Mem::kUb;
 }
 // HardEvent values (emu_order.cpp's table): MTE2_V 4, V_MTE2 5, MTE3_V 6, V_MTE3 7, MTE3_MTE2 19, MTE2_MTE3 20.
 constexpr int QueEvent(TPosition src, TPosition dst, bool forward)
@@ -484,14 +497,15 @@ public:
     }
 };
 
-// A calculation buffer: one range of the unified buffer, or of L1 for A1 / B1 (ascend310p only: the kernel's own L1,
-// which its UB -> L1 and L1 -> UB DataCopy reach), no queue semantics. Other positions (TSCM, L0, ...) are not
-// modelled and do not compile.
+// A calculation buffer: one range of the unified buffer, or (ascend310p only) of the kernel's own L1 (A1 / B1), L0A
+// (A2), L0B (B2) or L0C (CO1), no queue semantics. Other positions (TSCM, C1, CO2, ...) are not modelled and do not
+// compile.
 template <TPosition kPos = TPosition::LCM> class TBuf {
-    static_assert(emu_detail::PhysOf(kPos) == emu_detail::Phys::kUb ||
-                      emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1,
-                  "emulated TBuf: unified-buffer positions (VECIN, VECOUT, VECCALC / LCM) and the L1 positions A1 / B1 "
-                  "only; the emulator has no model of other buffers a kernel allocates itself");
+    static_assert(emu_detail::PhysOf(kPos) != emu_detail::Phys::kGm &&
+                      emu_detail::PhysOf(kPos) != emu_detail::Phys::kOther,
+                  "emulated TBuf: unified-buffer positions (VECIN, VECOUT, VECCALC / LCM) and the cube's A1 / B1 / A2 "
+                  "/ B2 / CO1 only; the emulator has no model of other buffers a kernel allocates itself");
+    static constexpr aqo_emu::Mem kMem = emu_detail::MemOf(emu_detail::PhysOf(kPos));
 
 public:
     template <typename T> LocalTensor<T> Get(AQO_EMU_SRC) const
@@ -535,7 +549,6 @@ public:
 
     void EmuInit(aqo_emu::CoreContext& c, uint32_t offset, uint32_t bytes, const char* file, int line)
     {
-        constexpr bool kL1 = emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1;
         aqo_emu::AllocRecord r;
         r.kind = aqo_emu::AllocKind::kTBuf;
         r.live = true;
@@ -543,18 +556,19 @@ public:
         r.end = offset + bytes;
         r.file = file;
         r.line = line;
-        r.l1 = kL1;
+        r.mem = kMem;
         c.records.push_back(r);
         aqo_emu::BufState b;
         b.offset = offset;
         b.bytes = bytes;
         b.record = static_cast<int>(c.records.size()) - 1;
-        b.l1 = kL1;
+        b.mem = kMem;
         c.bufs.push_back(b);
         id_ = static_cast<int>(c.bufs.size()) - 1;
         c.records.back().queue = id_;
-        if constexpr (kL1) {
-            std::fill(c.l1_defined.begin() + offset, c.l1_defined.begin() + offset + bytes, 0);
+        if constexpr (kMem != aqo_emu::Mem::kUb) {
+            std::vector<uint8_t>& d = c.Local(kMem).defined;
+            std::fill(d.begin() + offset, d.begin() + offset + bytes, 0);
         } else {
             aqo_emu::SetUbDefined(c, offset, bytes, false);
         }
@@ -623,9 +637,9 @@ public:
         }
         CountBuffers(1, aqo_file, aqo_line);
         const uint32_t bytes = aqo_emu::AlignUp32(len);
-        const uint32_t offset = emu_detail::PhysOf(kPos) == emu_detail::Phys::kL1
-                                    ? ReserveL1(c, bytes, aqo_file, aqo_line, len)
-                                    : Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
+        constexpr aqo_emu::Mem kMem = emu_detail::MemOf(emu_detail::PhysOf(kPos));
+        const uint32_t offset = kMem != aqo_emu::Mem::kUb ? ReserveLocal(c, kMem, bytes, aqo_file, aqo_line, len)
+                                                          : Reserve(c, bytes, aqo_file, aqo_line, 1, len, false);
         buf.EmuInit(c, offset, bytes, aqo_file, aqo_line);
         return true;
     }
@@ -660,7 +674,7 @@ public:
     bool api_ub_reserved_ = false;
     void CountApiBuffers(uint32_t num, const char* file, int line)
     {
-        if (aqo_emu::Ctx(file, line).l1_alloc > 0) RefuseL1Sharing(file, line);
+        if (aqo_emu::Ctx(file, line).HasLocalBuffers()) RefuseL1Sharing(file, line);
         api_buffers_ += num;
         CountBuffers(num, file, line, "Matmul::Init (its queues and L0 buffers on this TPipe)");
     }
@@ -702,7 +716,7 @@ public:
         c.queues.clear();
         c.bufs.clear();
         c.ub_alloc = 0;
-        c.l1_alloc = 0;
+        for (aqo_emu::LocalMem& m : c.mems) m.alloc = 0;
         aqo_emu::OrderDropKernelHolds(c);
     }
     void Destroy(AQO_EMU_SRC) { Reset(aqo_file, aqo_line); }
@@ -747,42 +761,54 @@ private:
         }
     }
 
-    // The Matmul API's Init takes its L1 queues from this TPipe's L1 too, at addresses the emulator does not model:
-    // a kernel's own L1 buffers beside a Matmul object on one core are refused, either order.
+    // The Matmul API's Init takes its L1 queues and L0 buffers from this TPipe too, at addresses the emulator does not
+    // model: a kernel's own L1 / L0 buffers beside a Matmul object on one core are refused, either order.
     static void RefuseL1Sharing(const char* file, int line)
     {
         aqo_emu::Fail(file, line,
-                      "L1 buffers of the kernel's own beside a Matmul object on one core: the Matmul API takes its L1 "
-                      "queues from the same TPipe at addresses the emulator does not model; not modelled");
+                      "L1 / L0 buffers of the kernel's own beside a Matmul object on one core: the Matmul API takes "
+                      "its L1 queues and L0 buffers from the same TPipe at addresses the emulator does not model; not "
+                      "modelled");
     }
 
-    // The kernel's own L1 (A1 / B1 TBufs): ascend310p only, where the vector unit's UB -> L1 copy and L1 -> UB copy
-    // reach it; on the split SoCs the vector cores have no L1 (the cube cores' is not modelled for kernels).
-    uint32_t ReserveL1(aqo_emu::CoreContext& c, uint64_t bytes, const char* file, int line, uint32_t len)
+    // The kernel's own L1 / L0 (A1 / B1, A2, B2, CO1 TBufs): ascend310p only, whose AI core runs the vector and the
+    // cube instructions (the split SoCs' vector cores have no L1 or L0; their cube cores' are not modelled for
+    // kernels). The capacities are the SoC table's.
+    uint32_t ReserveLocal(aqo_emu::CoreContext& c, aqo_emu::Mem mem, uint64_t bytes, const char* file, int line,
+                          uint32_t len)
     {
+        const char* name = aqo_emu::MemName(mem);
         if (c.soc.id != aqo_emu::SocId::kAscend310P) {
             aqo_emu::Fail(file, line,
-                          "TPipe::InitBuffer of an L1 TBuf (A1 / B1) on " + c.soc.name + ": a kernel's own L1 is "
-                          "modelled on ascend310p only (the split SoCs' vector cores have no L1)");
+                          std::string("TPipe::InitBuffer of an ") + name + " TBuf on " + c.soc.name + ": a kernel's "
+                          "own L1 / L0 buffers are modelled on ascend310p only (the split SoCs' vector cores have "
+                          "none)");
         }
         if (api_buffers_ > 0) RefuseL1Sharing(file, line);
-        const uint64_t end = static_cast<uint64_t>(c.l1_alloc) + bytes;
-        if (end > c.soc.l1_bytes) {
+        const uint64_t size = mem == aqo_emu::Mem::kL1    ? c.soc.l1_bytes
+                              : mem == aqo_emu::Mem::kL0A ? c.soc.l0a_bytes
+                              : mem == aqo_emu::Mem::kL0B ? c.soc.l0b_bytes
+                                                          : c.soc.l0c_bytes;
+        aqo_emu::LocalMem& m = c.Local(mem);
+        const uint64_t end = static_cast<uint64_t>(m.alloc) + bytes;
+        if (end > size) {
             aqo_emu::Fail(file, line,
-                          "L1 overflow: InitBuffer(" + std::to_string(len) + " bytes) needs L1 bytes [" +
-                              std::to_string(c.l1_alloc) + ", " + std::to_string(end) + ") but the L1 of " +
-                              c.soc.name + " has " + std::to_string(c.soc.l1_bytes) + " bytes");
+                          std::string(name) + " overflow: InitBuffer(" + std::to_string(len) + " bytes) needs " + name +
+                              " bytes [" + std::to_string(m.alloc) + ", " + std::to_string(end) + ") but the " +
+                              name + " of " + c.soc.name + " has " + std::to_string(size) + " bytes");
         }
-        if (c.l1.empty()) {
-            c.l1.assign(c.soc.l1_bytes, 0xA5);
-            c.l1_defined.assign(c.soc.l1_bytes, 0);
-            const size_t blocks = c.soc.l1_bytes / 32;
-            c.l1_shadow.wseq.assign(blocks, 0);
-            c.l1_shadow.wstream.assign(blocks, 0);
-            c.l1_shadow.rmte1.assign(blocks, 0);
+        if (m.bytes.empty()) {
+            m.bytes.assign(size, 0xA5);
+            m.defined.assign(size, 0);
+            const size_t blocks = size / 32;
+            m.shadow.wseq.assign(blocks, 0);
+            m.shadow.wstream.assign(blocks, 0);
+            m.shadow.r_mte1.assign(blocks, 0);
+            m.shadow.r_m.assign(blocks, 0);
+            m.shadow.r_v.assign(blocks, 0);
         }
-        const uint32_t offset = c.l1_alloc;
-        c.l1_alloc = static_cast<uint32_t>(end);
+        const uint32_t offset = m.alloc;
+        m.alloc = static_cast<uint32_t>(end);
         return offset;
     }
 

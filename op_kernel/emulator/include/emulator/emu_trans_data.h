@@ -69,7 +69,7 @@ inline int RecordAt(const CoreContext& c, uint64_t byte)
 {
     for (size_t i = 0; i < c.records.size(); ++i) {
         const AllocRecord& r = c.records[i];
-        if (r.live && !r.l1 && byte >= r.begin && byte < r.end) return static_cast<int>(i);
+        if (r.live && r.mem == Mem::kUb && byte >= r.begin && byte < r.end) return static_cast<int>(i);
     }
     return -1;
 }

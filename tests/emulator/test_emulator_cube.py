@@ -1,0 +1,73 @@
+"""A kernel's own cube pipeline on ascend310p (emu_cube.h): B turned by TransDataTo5HD into the Nz layout of its
+transpose, A and B copied to L1, LoadData into L0A / L0B, Mmad, the int32 result copied L0C -> UB -> GM (DemoCube in
+op_kernel/emulator/tests/emu_test_kernels.cpp; its fault lines carry "CUBECASE(<name>)"). The expected values are
+numpy's integer matrix product, read in L0C's fractal order."""
+from __future__ import annotations
+
+import pathlib
+import re
+
+import numpy as np
+import pytest
+
+from ascend_quant_ops.errors import EmulatorError
+
+import ascend_quant_ops_testing as _testing  # the test kernels' module (tests/emulator/conftest.py)
+
+KERNEL_FILE = pathlib.Path(__file__).resolve().parents[2] / "op_kernel" / "emulator" / "tests" / "emu_test_kernels.cpp"
+LINES = {name: number for number, text in enumerate(KERNEL_FILE.read_text().splitlines(), start=1)
+         for name in re.findall(r"CUBECASE\((\w+)\)", text)}
+
+
+def _run(k, n, mode=0, soc="ascend310p", seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, size=(16, k), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
+    out = np.frombuffer(_testing.emulator_demo_cube(a.tobytes() + b.tobytes(), k, n, mode, soc), np.int32)
+    # L0C's Nz order: n / 16 fractals of 16 rows x 16 columns
+    got = out.reshape(n // 16, 16, 16).transpose(1, 0, 2).reshape(16, n)
+    return got, a.astype(np.int64) @ b.astype(np.int64)
+
+
+@pytest.mark.parametrize("k,n", [(64, 32), (128, 64), (256, 96), (64, 256)])
+@pytest.mark.parametrize("accumulate", [False, True])
+def test_the_cube_pipeline_computes_the_integer_product(k, n, accumulate):
+    got, expect = _run(k, n, mode=1 if accumulate else 0, seed=k + n)
+    np.testing.assert_array_equal(got, expect)
+
+
+def test_the_trace_has_one_instruction_per_step_on_its_pipe():
+    k, n = 128, 64
+    _run(k, n)
+    events = _testing.emulator_last_run_trace()["cores"][0]["events"]
+    steps = [(e["pipe"], e["cls"], e["count"], e["bursts"]) for e in events
+             if e["kind"] == "instr" and e["cls"] in ("dma_l1_to_l0", "cube_mmad", "fix_out")]
+    k1, n1 = k // 32, n // 16
+    assert steps == [("MTE1", "dma_l1_to_l0", k1 * 512, k1), ("MTE1", "dma_l1_to_l0", k1 * n1 * 512, k1 * n1),
+                     ("M", "cube_mmad", 16 * n * k, 0), ("V", "fix_out", 16 * n * 4, n1)]
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_the_cube_buffers_are_refused_on_the_split_socs(soc):
+    with pytest.raises(EmulatorError, match=f"InitBuffer of an L1 TBuf on {soc}"):
+        _run(64, 32, soc=soc)
+
+
+@pytest.mark.parametrize("name,mode,words", [
+    ("mmad_before_its_load", 2, ["read-after-write (RAW) race on L0A bytes", "of fm on pipe M", "LoadData (2D)",
+                                 "on pipe MTE1"]),
+    ("copy_out_before_mmad", 3, ["read-after-write (RAW) race on L0C bytes", "on pipe V", "by Mmad", "on pipe M"]),
+    ("accumulate_without_barrier", 4, ["read-after-write (RAW) race on L0C bytes", "dst (accumulated) on pipe M",
+                                       "PipeBarrier<PIPE_M>"]),
+    ("load_int8_transposed", 5, ["LoadData (2D): ifTranspose is for 16-bit elements only"]),
+    ("gemv", 6, ["Mmad: m 1 is the unit's GEMV mode", "not modelled"]),
+    ("vector_mode", 7, ["DataCopy L0C->UB: blockMode 2", "BLOCK_MODE_MATRIX only"]),
+    ("b_short", 8, ["Mmad: B[32][16]", "was never written"]),
+])
+def test_cube_faults_are_caught_at_their_line(name, mode, words):
+    with pytest.raises(EmulatorError) as info:
+        _run(64, 32, mode=mode)
+    message = str(info.value)
+    assert f"emu_test_kernels.cpp:{LINES[name]}:" in message, message
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"
