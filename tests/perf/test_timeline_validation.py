@@ -198,3 +198,29 @@ def test_matmul_requests_of_the_same_operands_read_them_once_from_gm(soc):
     assert s.gm_read_bytes == 4 * operands
     assert s.l2_hit_bytes == 3 * operands
     assert s.ddr_bytes == operands + 4 * m * n * 4  # and every C written through GM
+
+
+def test_a_kernels_own_cube_steps_run_in_order_on_their_pipes():
+    # ascend310p's level-0 pipeline (DemoCube in emu_test_kernels.cpp): the turn (V), the copies to L1 (MTE3), the
+    # loads to L0 (MTE1), the MMAD (M) and the copy out of L0C (V) follow each other through the kernel's flags, and
+    # the MMAD costs its whole fractals' MACs at the cube's rate
+    k, n = 256, 96
+    rng = np.random.default_rng(3)
+    ab = rng.integers(-128, 128, size=16 * k + k * n, dtype=np.int8)
+    _testing.emulator_demo_cube(ab.tobytes(), k, n, 0, "ascend310p")
+    r = last_run(-1)
+    p = params("ascend310p")
+    ins = r["detail"]["instrs"]
+    first = {}
+    last = {}
+    for pipe, start, busy_end, end, cls, _site in ins:
+        first.setdefault(cls, start)
+        last[cls] = end
+    assert last["vec_trans_data"] <= first["dma_ub_to_l1"]
+    assert last["dma_ub_to_l1"] <= first["dma_l1_to_l0"]
+    assert last["dma_l1_to_l0"] <= first["cube_mmad"]
+    assert last["cube_mmad"] <= first["fix_out"]
+    mmad = [i for i in ins if i[4] == "cube_mmad"]
+    assert len(mmad) == 1 and mmad[0][0] == "M"
+    assert mmad[0][2] - mmad[0][1] == pytest.approx(16 * n * k / p["cube_macs_per_cycle"])
+    assert all(i[0] == "V" for i in ins if i[4] == "fix_out")
