@@ -350,6 +350,27 @@ void RegisterEmulatorTestKernels(nb::module_& m)
         "order.");
 
     m.def(
+        "emulator_demo_cube_laid",
+        [](nb::bytes ab, uint32_t m, uint32_t k, uint32_t n, int mode, const std::string& soc) {
+            const size_t m1 = (m + 15) / 16, k1 = (k + 31) / 32, n1 = (n + 15) / 16;
+            if (m < 2 || k == 0 || n == 0 || m1 * k1 > 128 || k1 * n1 > 128 || m1 > 255 ||
+                ab.size() != (m1 * k1 + k1 * n1) * 512) {
+                throw nb::value_error("ab must hold A as [K1][16 M1][32] then B as [K1][N1][16][32] int8 (L0A / L0B "
+                                      "within 64 KiB, m >= 2)");
+            }
+            EmuTestTiling t{};
+            t.mode = static_cast<uint32_t>(mode);
+            t.rows = m;
+            t.cols = k;
+            t.n = n;
+            std::vector<uint8_t> y = RunDemo(soc, "emu_demo_cube_laid", &aqo_emu_tests::DemoCubeLaid, ToVector(ab),
+                                             m1 * n1 * 1024, t);
+            return ToBytes(y, y.size());
+        },
+        nb::arg("ab"), nb::arg("m"), nb::arg("k"), nb::arg("n"), nb::arg("mode"), nb::arg("soc"),
+        "The cube instructions at general shapes (see DemoCubeLaid in emu_test_kernels.cpp); returns y's bytes.");
+
+    m.def(
         "emulator_demo_reduce",
         [](nb::bytes x, const std::string& dtype, int mode, const std::string& soc) {
             const size_t eb = ElemBytes(dtype);

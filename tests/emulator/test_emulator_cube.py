@@ -71,3 +71,59 @@ def test_cube_faults_are_caught_at_their_line(name, mode, words):
     assert f"emu_test_kernels.cpp:{LINES[name]}:" in message, message
     for word in words:
         assert word in message, f"{word!r} not in {message!r}"
+
+
+# ---- general shapes: A and B laid out by the host (DemoCubeLaid), from the fractal-format page's formulas ----
+
+def _laid(m, k, n, seed=0, tail=0):
+    """A as [K1][16 M1][32] (its 32-byte columns, every row, zero-padded) and B as L0B's Zn [K1][N1][16][32]; `tail`
+    fills the K tail (k up to 32 K1) with that byte instead of zeros."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, size=(m, k), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
+    m1, k1, n1 = -(-m // 16), -(-k // 32), -(-n // 16)
+    ap = np.zeros((16 * m1, 32 * k1), np.int8)
+    ap[:m, :k] = a
+    ap[:m, k:] = tail
+    bp = np.zeros((32 * k1, 16 * n1), np.int8)
+    bp[:k, :n] = b
+    bp[k:, :n] = tail
+    a_laid = ap.reshape(16 * m1, k1, 32).transpose(1, 0, 2)                       # [K1][16 M1][32]
+    b_laid = bp.reshape(k1, 32, n1, 16).transpose(0, 2, 3, 1)                     # [K1][N1][16 j][32 p]
+    return a_laid.tobytes() + b_laid.tobytes(), a.astype(np.int64) @ b.astype(np.int64)
+
+
+def _run_laid(m, k, n, mode=0, seed=0, tail=0):
+    ab, expect = _laid(m, k, n, seed, tail)
+    out = np.frombuffer(_testing.emulator_demo_cube_laid(ab, m, k, n, mode, "ascend310p"), np.int32)
+    m1, n1 = -(-m // 16), -(-n // 16)
+    c = out.reshape(n1, m1, 16, 16)            # L0C's Nz order: [N1][M1][16][16]
+    return c.transpose(1, 2, 0, 3).reshape(16 * m1, 16 * n1)[:m, :n], expect
+
+
+@pytest.mark.parametrize("m,k,n", [(32, 64, 48), (48, 96, 80), (32, 200, 32), (64, 40, 16)])
+def test_the_cube_instructions_at_general_shapes(m, k, n):
+    # several row blocks (A loaded one K column at a time with startIndex and dstGap, C copied out with M1 fractals a
+    # burst and a gap between bursts), and K tails (200, 40) filled with zeros
+    got, expect = _run_laid(m, k, n, seed=m + k + n)
+    np.testing.assert_array_equal(got, expect)
+
+
+@pytest.mark.parametrize("name,mode,tail,words", [
+    ("l0a_rewritten_while_multiplied", 10, 0, ["write-after-read (WAR) race on L0A bytes", "by Mmad", "on pipe M",
+                                               "HardEvent::M_MTE1"]),
+    ("l0c_rewritten_while_copied", 11, 0, ["write-after-read (WAR) race on L0C bytes", "on pipe V"]),
+    ("c_read_without_barrier", 12, 0, ["read-after-write (RAW) race on UB bytes", "DataCopy L0C->UB",
+                                       "PipeBarrier<PIPE_V>"]),
+    ("l1_rewritten_while_loaded", 13, 0, ["write-after-read (WAR) race on L1 bytes", "on pipe MTE1"]),
+    ("load_past_the_buffer", 14, 0, ["LoadData (2D): src accesses L1 bytes", "outside its buffer"]),
+    ("first_mmad_accumulates", 15, 0, ["Mmad: accumulating into C[0][0]", "never written"]),
+    ("k_tail_not_zero", 0, 3, ["Mmad: k 40 leaves a K tail", "A[0][40] there is not zero", "write zeros there"]),
+])
+def test_cube_ordering_and_refusals_at_general_shapes(name, mode, tail, words):
+    with pytest.raises(EmulatorError) as info:
+        _run_laid(32, 40 if name == "k_tail_not_zero" else 64, 32, mode=mode, tail=tail)
+    message = str(info.value)
+    assert f"emu_test_kernels.cpp:{LINES[name]}:" in message, message
+    for word in words:
+        assert word in message, f"{word!r} not in {message!r}"

@@ -1878,6 +1878,95 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopy(yg, cu, m * n);
 }
 
+// The cube instructions at general shapes (ascend310p): x holds A laid by the host as [K1][16 M1][32] (32-byte
+// columns of A, all rows) then B laid as L0B's Zn ([K1][N1][16][32]); m = t.rows, k = t.cols, n = t.n. A goes to L0A
+// one K fractal column at a time (LoadData startIndex k1 M1, M1 fractals, dstGap K1 - 1: the Zz order), B in one
+// load; C is copied out of L0C with two 32-byte blocks between its bursts in UB (dstStride 2), and y receives it in
+// L0C's Nz order without them. t.mode
+// breaks one rule, the line marked "CUBECASE(<name>)":
+//   10 a second A load over L0A with no M -> MTE1 flag after the Mmad that reads it;
+//   11 a second Mmad over L0C with no V -> M flag after the copy out that reads it;
+//   12 a vector instruction on C in UB right after the copy out, with no PipeBarrier<PIPE_V>;
+//   13 a second UB -> L1 copy of A with no MTE1 -> MTE3 flag after the loads that read L1;
+//   14 B's load one fractal past its L1 buffer; 15 a first Mmad that accumulates (cmatrixInitVal false).
+inline void DemoCubeLaid(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
+    const uint32_t m = t.rows, k = t.cols, n = t.n;
+    const uint32_t m1 = (m + 15) / 16, k1 = (k + 31) / 32, n1 = (n + 15) / 16;
+    const uint32_t aBytes = m1 * k1 * 512, bBytes = k1 * n1 * 512, cBytes = m1 * n1 * 1024, gap = 2;
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ua;
+    TBuf<TPosition::VECCALC> ub;
+    TBuf<TPosition::VECCALC> uc;
+    TBuf<TPosition::A1> la;
+    TBuf<TPosition::B1> lb;
+    TBuf<TPosition::A2> a2;
+    TBuf<TPosition::B2> b2;
+    TBuf<TPosition::CO1> c1;
+    pipe.InitBuffer(ua, aBytes);
+    pipe.InitBuffer(ub, bBytes);
+    pipe.InitBuffer(uc, cBytes + n1 * gap * 32);
+    pipe.InitBuffer(la, aBytes);
+    pipe.InitBuffer(lb, bBytes);
+    pipe.InitBuffer(a2, aBytes);
+    pipe.InitBuffer(b2, bBytes);
+    pipe.InitBuffer(c1, cBytes);
+    GlobalTensor<int8_t> xg;
+    GlobalTensor<int32_t> yg;
+    xg.SetGlobalBuffer((__gm__ int8_t*)x, aBytes + bBytes);
+    yg.SetGlobalBuffer((__gm__ int32_t*)y, cBytes / 4);
+    LocalTensor<int8_t> a = ua.Get<int8_t>();
+    LocalTensor<int8_t> b = ub.Get<int8_t>();
+    DataCopy(a, xg, aBytes);
+    DataCopy(b, xg[aBytes], bBytes);
+    WaitPipe<HardEvent::MTE2_MTE3>(pipe);
+    LocalTensor<int8_t> l1a = la.Get<int8_t>();
+    LocalTensor<int8_t> l1b = lb.Get<int8_t>();
+    DataCopy(l1a, a, DataCopyParams(1, static_cast<uint16_t>(aBytes / 32), 0, 0));
+    DataCopy(l1b, b, DataCopyParams(1, static_cast<uint16_t>(bBytes / 32), 0, 0));
+    WaitPipe<HardEvent::MTE3_MTE1>(pipe);
+    LocalTensor<int8_t> l0a = a2.Get<int8_t>();
+    LocalTensor<int8_t> l0b = b2.Get<int8_t>();
+    for (uint32_t q = 0; q < k1; ++q) {
+        const LoadData2DParams colA(static_cast<uint16_t>(q * m1), static_cast<uint8_t>(m1), 1, 0,
+                                    static_cast<uint16_t>(k1 - 1), false, 0);
+        LoadData(l0a[q * 512], l1a, colA);
+    }
+    const LoadData2DParams allB(0, static_cast<uint8_t>(k1 * n1 + (t.mode == 14 ? 1 : 0)), 1, 0, 0, false, 0);
+    LoadData(l0b, l1b, allB);  // CUBECASE(load_past_the_buffer)
+    if (t.mode == 13) {
+        PipeBarrier<PIPE_MTE3>();
+        const DataCopyParams allA(1, static_cast<uint16_t>(aBytes / 32), 0, 0);
+        DataCopy(l1a, a, allA);  // CUBECASE(l1_rewritten_while_loaded)
+    }
+    WaitPipe<HardEvent::MTE1_M>(pipe);
+    LocalTensor<int32_t> l0c = c1.Get<int32_t>();
+    const MmadParams product(static_cast<uint16_t>(m), static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false,
+                             t.mode != 15);
+    Mmad(l0c, l0a, l0b, product);  // CUBECASE(first_mmad_accumulates) CUBECASE(k_tail_not_zero)
+    if (t.mode == 10) {
+        PipeBarrier<PIPE_MTE1>();
+        const LoadData2DParams again(0, static_cast<uint8_t>(m1), 1, 0, static_cast<uint16_t>(k1 - 1), false, 0);
+        LoadData(l0a, l1a, again);  // CUBECASE(l0a_rewritten_while_multiplied)
+    }
+    WaitPipe<HardEvent::M_V>(pipe);
+    LocalTensor<int32_t> cu = uc.Get<int32_t>();
+    DataCopyEnhancedParams e;
+    e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
+    const DataCopyParams out(static_cast<uint16_t>(n1), static_cast<uint16_t>(m1), 0, gap);
+    DataCopy(cu, l0c, out, e);
+    if (t.mode == 11) {
+        PipeBarrier<PIPE_M>();
+        Mmad(l0c, l0a, l0b, product);  // CUBECASE(l0c_rewritten_while_copied)
+    }
+    if (t.mode == 12) {
+        Adds(cu, cu, static_cast<int32_t>(0), static_cast<int32_t>(cBytes / 4));  // CUBECASE(c_read_without_barrier)
+    }
+    WaitPipe<HardEvent::V_MTE3>(pipe);
+    DataCopy(yg, cu, DataCopyParams(static_cast<uint16_t>(n1), static_cast<uint16_t>(m1 * 32), gap, 0));  // no gaps
+}
+
 // Records one of each kind of trace event, in a known order (tests/emulator/test_emulator_trace.py): a strided DMA
 // in (2 blocks), vector instructions of each class, a user flag pair from FetchEventID, five scalar reads in a
 // loop (one merged event), a scalar write, a PIPE_V barrier and a DMA out. x: 64 float32, y: 16 float32.

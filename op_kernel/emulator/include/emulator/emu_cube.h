@@ -27,9 +27,10 @@
 //   filter not 512-byte aligned; m, n or k outside 1..4095; m == 1 (the page's GEMV mode reads A as a row: not
 //   modelled); isBias, fmOffset, enSsparse, the Winograd flags, unitFlag, kDirectionAlign or cmatrixSource set (not
 //   passed on v200 or unsupported there); a footprint outside its buffer; an A or B element inside m x k / k x n never
-//   written, or (accumulating) a C element inside m x n never written; an accumulation leaving int32 (whether the
-//   unit saturates or wraps is not documented). C's elements outside m x n (the last fractals' rows / columns) are
-//   left undefined: what the unit writes there is not documented.
+//   written, or (accumulating) a C element inside m x n never written; a K tail (k not a multiple of 32) whose A / B
+//   elements are not written zeros (the page's "ignored" is shown for half; 8.1's Matmul zero-fills it on v200); an
+//   accumulation leaving int32 (whether the unit saturates or wraps is not documented). C's elements outside m x n
+//   (the last fractals' rows / columns) are left undefined: what the unit writes there is not documented.
 // - L0C -> UB: int32 -> int32 only; blockMode other than BLOCK_MODE_MATRIX (NORMAL asserts; VECTOR not modelled);
 //   deqScale, isRelu, padMode, sidStoreMode or deqTensorAddr set; src not 1024-byte or dst not 32-byte aligned;
 //   blockCount outside 1..4095, blockLen outside 1..65535; a burst outside its buffer.
@@ -185,7 +186,9 @@ void LoadData(const AscendC::LocalTensor<T>& dst, const AscendC::LocalTensor<T>&
                          ? c.records[dst.record_].mem
                          : Mem::kUb;
     if (dmem != Mem::kL0A && dmem != Mem::kL0B) {
-        CheckLocalRecord(c, dst.record_, Mem::kL0A, file, line, api, "dst (A2 / B2)");
+        Fail(file, line, std::string(api) + ": dst is " + (dst.record_ < 0 ? "not an allocated tensor" :
+                                                           std::string("a ") + MemName(dmem) + " tensor") +
+                             "; LoadData from L1 writes L0A (A2) or L0B (B2)");
     }
     const AllocRecord& dr = CheckLocalRecord(c, dst.record_, dmem, file, line, api, "dst");
     CheckAligned(src.byte_, 32, Mem::kL1, file, line, api, "src");
@@ -295,6 +298,21 @@ void Mmad(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<Src0
                                      "] (filter, L0B byte " + std::to_string(b_at(q, j)) + ") was never written");
             }
         }
+    }
+    // The K tail (k up to 32 K1 inside the last K fractal): the page says invalid data is ignored, with a half
+    // example; 8.1's Matmul on v200 zero-fills it anyway (data_copy_wrapper_using_ub_nd.h). Held to written zeros, so
+    // that the product is the same whether the unit ignores the tail or multiplies it.
+    auto tail_zero = [&](const LocalMem& mem, uint64_t at, const char* what, uint64_t r, uint64_t q) {
+        if (!mem.defined[at] || mem.bytes[at] != 0) {
+            Fail(file, line, std::string(api) + ": k " + std::to_string(k) + " leaves a K tail in the last fractal; " +
+                                 what + "[" + std::to_string(r) + "][" + std::to_string(q) + "] there is " +
+                                 (mem.defined[at] ? "not zero" : "never written") + ": whether the unit ignores the "
+                                 "tail is documented for half only; write zeros there (as 8.1's Matmul does)");
+        }
+    };
+    for (uint64_t q = k; q < 32 * k1; ++q) {
+        for (uint64_t i = 0; i < m; ++i) tail_zero(la, a_at(i, q), "A", i, q);
+        for (uint64_t j = 0; j < n; ++j) tail_zero(lb, b_at(q, j), "B", q, j);
     }
     std::vector<int32_t> out(m * n);
     for (uint64_t i = 0; i < m; ++i) {
