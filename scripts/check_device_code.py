@@ -7,7 +7,9 @@ APIs the headers mark as unsupported on a SoC (they are [[deprecated("... is an 
 device")]] for that SoC; the check turns that warning into a failure). It is a front-end check only: nothing is
 linked, and run-time restrictions (illegal Cast round modes, UB overflow, alignment) are not seen.
 
-Kernel passes (every op_kernel/*.cpp):
+Kernel passes (every op_kernel/*.cpp, and the emulator's API probes op_kernel/emulator/probes/*.cpp: device code that
+calls what the emulator models, on the SoCs its `// check-socs:` line names; tests/emulator/test_emulator_probes.py
+compiles the same files against the emulator, so the two APIs are held to one set of calls):
   ascend910b   cpu-debug  __CCE_AICORE__=220, core type chosen at run time (how tikicpulib compiles a mix kernel)
                aiv        the same plus the vector-core macros bisheng defines for the AIV half of a mix kernel
   ascend310p   aicore     __CCE_AICORE__=200 (coupled AI core)
@@ -42,6 +44,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
+PROBES = Path("op_kernel") / "emulator" / "probes"  # the emulator's API probes, relative to the repository
 UNSUPPORTED = "is an unsupported API on current device"
 
 # Per-SoC macros. __CCE_AICORE__ selects impl/dav_* in the headers; __DAV_C220_VEC__ / __DAV_C220_CUBE__ are what
@@ -296,6 +299,10 @@ def _located_in(line: str, sources: Path) -> bool:
 def check_kernel(tk: Toolkit, kernel: Path, socs: list[str], tiling_headers: list[Path] | None, cxx: str,
                  extra: list[str], tmp: Path) -> list[Result]:
     results = []
+    text = kernel.read_text(encoding="utf-8", errors="replace")
+    only = re.search(r"^// check-socs: (.+)$", text, re.MULTILINE)  # an API probe names the SoCs its calls are for
+    if only:
+        socs = [s for s in socs if s in only.group(1).split()]
     checkable = [s for s in socs if s in KERNEL_PASSES]
     for soc in socs:
         if soc in NOT_CHECKABLE:
@@ -304,7 +311,6 @@ def check_kernel(tk: Toolkit, kernel: Path, socs: list[str], tiling_headers: lis
         return results
     shim = _shims(tmp, tk)
     forced = []
-    text = kernel.read_text(encoding="utf-8", errors="replace")
     if "GET_TILING_DATA" in text:
         headers = tiling_headers or sorted((kernel.parent.parent / "op_host").glob("*tiling*.h"))
         if not headers:
@@ -410,7 +416,8 @@ def main(argv=None) -> int:
     if args.files:
         files = [Path(f) for f in args.files]
     else:
-        files = sorted((args.repo / "op_kernel").glob("*.cpp")) + sorted((args.repo / "op_host").glob("*.cpp"))
+        files = (sorted((args.repo / "op_kernel").glob("*.cpp")) + sorted((args.repo / PROBES).glob("*.cpp")) +
+                 sorted((args.repo / "op_host").glob("*.cpp")))
     if not files:
         print(f"check: no op_kernel/*.cpp or op_host/*.cpp under {args.repo}: nothing to check", file=sys.stderr)
         return 2
@@ -420,7 +427,7 @@ def main(argv=None) -> int:
         return 2
     try:
         tk = locate_toolkit(Path(root))
-        kinds = {"kernel" if f.parent.name == "op_kernel" else "host" for f in files}
+        kinds = {"host" if f.parent.name == "op_host" else "kernel" for f in files}
         for kind in sorted(kinds):
             require(tk, kind)
     except HeaderError as exc:
@@ -435,7 +442,7 @@ def main(argv=None) -> int:
             index, f = item
             tmp = Path(tmpdir) / str(index)  # one scratch folder per file: shims and stubs are not shared
             tmp.mkdir()
-            if f.parent.name == "op_kernel":
+            if f.parent.name != "op_host":
                 return check_kernel(tk, f, socs, args.tiling_header, cxx, extra, tmp)
             return check_host(tk, f, cxx, extra, tmp, args.host_pass)
 
