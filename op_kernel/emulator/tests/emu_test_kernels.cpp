@@ -1774,6 +1774,29 @@ inline void DemoL1(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     DataCopy(yg, o, t.rows * rowBytes / sizeof(float));
 }
 
+// The buffers of the cube demos: A, B and C in UB; A and B in L1; L0A, L0B, L0C.
+struct CubeDemoBuffers {
+    TBuf<TPosition::VECCALC> ua;
+    TBuf<TPosition::VECCALC> ub;
+    TBuf<TPosition::VECCALC> uc;
+    TBuf<TPosition::A1> la;
+    TBuf<TPosition::B1> lb;
+    TBuf<TPosition::A2> a2;
+    TBuf<TPosition::B2> b2;
+    TBuf<TPosition::CO1> c1;
+    void Init(TPipe& pipe, uint32_t aBytes, uint32_t bBytes, uint32_t cUbBytes, uint32_t cBytes)
+    {
+        pipe.InitBuffer(ua, aBytes);
+        pipe.InitBuffer(ub, bBytes);
+        pipe.InitBuffer(uc, cUbBytes);
+        pipe.InitBuffer(la, aBytes);
+        pipe.InitBuffer(lb, bBytes);
+        pipe.InitBuffer(a2, aBytes);
+        pipe.InitBuffer(b2, bBytes);
+        pipe.InitBuffer(c1, cBytes);
+    }
+};
+
 // A kernel's own cube pipeline (ascend310p, emu_cube.h): x holds A [16, t.cols] int8 (t.cols = K, a multiple of 64)
 // then B [K, t.rows] int8 (t.rows = N, a multiple of 32); y receives C = A x B as int32 in L0C's Nz order (N / 16
 // fractals of 16 x 16). B is turned in UB by TransDataTo5HD into the Nz layout of its transpose (per 32 K rows, N
@@ -1788,30 +1811,16 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
     const uint32_t m = 16, k = t.cols, n = t.rows, k1 = k / 32, n1 = n / 16;
     TPipe pipe;
-    TBuf<TPosition::VECCALC> ua;
-    TBuf<TPosition::VECCALC> ub;
+    CubeDemoBuffers bufs;
     TBuf<TPosition::VECCALC> ut;
-    TBuf<TPosition::VECCALC> uc;
-    TBuf<TPosition::A1> la;
-    TBuf<TPosition::B1> lb;
-    TBuf<TPosition::A2> a2;
-    TBuf<TPosition::B2> b2;
-    TBuf<TPosition::CO1> c1;
-    pipe.InitBuffer(ua, m * k);
-    pipe.InitBuffer(ub, k * n);
+    bufs.Init(pipe, m * k, k * n, m * n * 4, m * n * 4);
     pipe.InitBuffer(ut, k * n);
-    pipe.InitBuffer(uc, m * n * 4);
-    pipe.InitBuffer(la, m * k);
-    pipe.InitBuffer(lb, k * n);
-    pipe.InitBuffer(a2, m * k);
-    pipe.InitBuffer(b2, k * n);
-    pipe.InitBuffer(c1, m * n * 4);
     GlobalTensor<int8_t> xg;
     GlobalTensor<int32_t> yg;
     xg.SetGlobalBuffer((__gm__ int8_t*)x, m * k + k * n);
     yg.SetGlobalBuffer((__gm__ int32_t*)y, m * n);
-    LocalTensor<int8_t> a = ua.Get<int8_t>();
-    LocalTensor<int8_t> b = ub.Get<int8_t>();
+    LocalTensor<int8_t> a = bufs.ua.Get<int8_t>();
+    LocalTensor<int8_t> b = bufs.ub.Get<int8_t>();
     LocalTensor<int8_t> bt = ut.Get<int8_t>();
     DataCopy(a, xg, m * k);
     DataCopy(b, xg[m * k], k * n);
@@ -1838,22 +1847,22 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     }
     WaitPipe<HardEvent::V_MTE3>(pipe);
     WaitPipe<HardEvent::MTE2_MTE3>(pipe);
-    LocalTensor<int8_t> l1a = la.Get<int8_t>();
-    LocalTensor<int8_t> l1b = lb.Get<int8_t>();
+    LocalTensor<int8_t> l1a = bufs.la.Get<int8_t>();
+    LocalTensor<int8_t> l1b = bufs.lb.Get<int8_t>();
     for (uint32_t q = 0; q < k1; ++q) {  // A's 32-byte column q of its 16 rows: L0A's fractal q (Zz with one row block)
         DataCopy(l1a[q * 512], a[q * 32], DataCopyParams(16, 1, static_cast<uint16_t>(k1 - 1), 0));
     }
     DataCopy(l1b, bt, DataCopyParams(1, static_cast<uint16_t>(k * n / 32), 0, 0));
     WaitPipe<HardEvent::MTE3_MTE1>(pipe);
-    LocalTensor<int8_t> l0a = a2.Get<int8_t>();
-    LocalTensor<int8_t> l0b = b2.Get<int8_t>();
+    LocalTensor<int8_t> l0a = bufs.a2.Get<int8_t>();
+    LocalTensor<int8_t> l0b = bufs.b2.Get<int8_t>();
     const LoadData2DParams loadA(0, static_cast<uint8_t>(k1), 1, 0, 0, t.mode == 5, 0);
     LoadData(l0a, l1a, loadA);  // CUBECASE(load_int8_transposed)
     LoadData(l0b, l1b, LoadData2DParams(0, static_cast<uint8_t>(k1 * n1 - (t.mode == 8 ? 1 : 0)), 1, 0, 0, false, 0));
     if (t.mode != 2) {
         WaitPipe<HardEvent::MTE1_M>(pipe);
     }
-    LocalTensor<int32_t> l0c = c1.Get<int32_t>();
+    LocalTensor<int32_t> l0c = bufs.c1.Get<int32_t>();
     if (t.mode == 1 || t.mode == 4) {
         const uint16_t half = static_cast<uint16_t>(k / 2);
         Mmad(l0c, l0a, l0b, MmadParams(m, static_cast<uint16_t>(n), half, 0, false, true));
@@ -1869,7 +1878,7 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     if (t.mode != 3) {
         WaitPipe<HardEvent::M_V>(pipe);
     }
-    LocalTensor<int32_t> cu = uc.Get<int32_t>();
+    LocalTensor<int32_t> cu = bufs.uc.Get<int32_t>();
     DataCopyEnhancedParams e;
     e.blockMode = t.mode == 7 ? BlockMode::BLOCK_MODE_VECTOR : BlockMode::BLOCK_MODE_MATRIX;
     const DataCopyParams out(static_cast<uint16_t>(n1), 1, 0, 0);
@@ -1896,38 +1905,24 @@ inline void DemoCubeLaid(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     const uint32_t m1 = (m + 15) / 16, k1 = (k + 31) / 32, n1 = (n + 15) / 16;
     const uint32_t aBytes = m1 * k1 * 512, bBytes = k1 * n1 * 512, cBytes = m1 * n1 * 1024, gap = 2;
     TPipe pipe;
-    TBuf<TPosition::VECCALC> ua;
-    TBuf<TPosition::VECCALC> ub;
-    TBuf<TPosition::VECCALC> uc;
-    TBuf<TPosition::A1> la;
-    TBuf<TPosition::B1> lb;
-    TBuf<TPosition::A2> a2;
-    TBuf<TPosition::B2> b2;
-    TBuf<TPosition::CO1> c1;
-    pipe.InitBuffer(ua, aBytes);
-    pipe.InitBuffer(ub, bBytes);
-    pipe.InitBuffer(uc, cBytes + n1 * gap * 32);
-    pipe.InitBuffer(la, aBytes);
-    pipe.InitBuffer(lb, bBytes);
-    pipe.InitBuffer(a2, aBytes);
-    pipe.InitBuffer(b2, bBytes);
-    pipe.InitBuffer(c1, cBytes);
+    CubeDemoBuffers bufs;
+    bufs.Init(pipe, aBytes, bBytes, cBytes + n1 * gap * 32, cBytes);
     GlobalTensor<int8_t> xg;
     GlobalTensor<int32_t> yg;
     xg.SetGlobalBuffer((__gm__ int8_t*)x, aBytes + bBytes);
     yg.SetGlobalBuffer((__gm__ int32_t*)y, cBytes / 4);
-    LocalTensor<int8_t> a = ua.Get<int8_t>();
-    LocalTensor<int8_t> b = ub.Get<int8_t>();
+    LocalTensor<int8_t> a = bufs.ua.Get<int8_t>();
+    LocalTensor<int8_t> b = bufs.ub.Get<int8_t>();
     DataCopy(a, xg, aBytes);
     DataCopy(b, xg[aBytes], bBytes);
     WaitPipe<HardEvent::MTE2_MTE3>(pipe);
-    LocalTensor<int8_t> l1a = la.Get<int8_t>();
-    LocalTensor<int8_t> l1b = lb.Get<int8_t>();
+    LocalTensor<int8_t> l1a = bufs.la.Get<int8_t>();
+    LocalTensor<int8_t> l1b = bufs.lb.Get<int8_t>();
     DataCopy(l1a, a, DataCopyParams(1, static_cast<uint16_t>(aBytes / 32), 0, 0));
     DataCopy(l1b, b, DataCopyParams(1, static_cast<uint16_t>(bBytes / 32), 0, 0));
     WaitPipe<HardEvent::MTE3_MTE1>(pipe);
-    LocalTensor<int8_t> l0a = a2.Get<int8_t>();
-    LocalTensor<int8_t> l0b = b2.Get<int8_t>();
+    LocalTensor<int8_t> l0a = bufs.a2.Get<int8_t>();
+    LocalTensor<int8_t> l0b = bufs.b2.Get<int8_t>();
     for (uint32_t q = 0; q < k1; ++q) {
         const LoadData2DParams colA(static_cast<uint16_t>(q * m1), static_cast<uint8_t>(m1), 1, 0,
                                     static_cast<uint16_t>(k1 - 1), false, 0);
@@ -1941,7 +1936,7 @@ inline void DemoCubeLaid(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         DataCopy(l1a, a, allA);  // CUBECASE(l1_rewritten_while_loaded)
     }
     WaitPipe<HardEvent::MTE1_M>(pipe);
-    LocalTensor<int32_t> l0c = c1.Get<int32_t>();
+    LocalTensor<int32_t> l0c = bufs.c1.Get<int32_t>();
     const MmadParams product(static_cast<uint16_t>(m), static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false,
                              t.mode != 15);
     Mmad(l0c, l0a, l0b, product);  // CUBECASE(first_mmad_accumulates) CUBECASE(k_tail_not_zero)
@@ -1951,7 +1946,7 @@ inline void DemoCubeLaid(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
         LoadData(l0a, l1a, again);  // CUBECASE(l0a_rewritten_while_multiplied)
     }
     WaitPipe<HardEvent::M_V>(pipe);
-    LocalTensor<int32_t> cu = uc.Get<int32_t>();
+    LocalTensor<int32_t> cu = bufs.uc.Get<int32_t>();
     DataCopyEnhancedParams e;
     e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
     const DataCopyParams out(static_cast<uint16_t>(n1), static_cast<uint16_t>(m1), 0, gap);
