@@ -152,6 +152,32 @@ void RegisterTimelineTestKernels(nb::module_& m)
         nb::arg("repeats"),
         "Each of `cores` cores computes its C = A B (int8 -> int32) `repeats` times through the Matmul API; returns "
         "every core's C.");
+
+    m.def(
+        "timeline_test_cube_decode_310p",
+        [](const nb::bytes& ab, uint32_t k, uint32_t n, uint32_t cores) {
+            if (cores == 0 || k == 0 || k % 32 || k > 4096 || n == 0 || n % cores || (n / cores) % 32 ||
+                n / cores > 512 || ab.size() != static_cast<size_t>(16) * k + static_cast<size_t>(k) * n) {
+                throw nb::value_error("timeline_test_cube_decode_310p: k a multiple of 32 up to 4096; n / cores a "
+                                      "multiple of 32 up to 512; ab holds A (16 x k) then B (k x n) int8");
+            }
+            aqo_timeline_tests::CubeDecodeTiling t{k, n, n / cores};
+            std::vector<uint8_t> x(static_cast<const uint8_t*>(ab.data()),
+                                   static_cast<const uint8_t*>(ab.data()) + ab.size());
+            std::vector<uint8_t> c(static_cast<size_t>(16) * n * 4, 0);
+            aqo_emu::Launcher launch("ascend310p", "timeline_test_cube_decode_310p");
+            uint8_t* gx = launch.AddGm("ab", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
+            uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+            uint8_t* gt = launch.SetTiling(&t, sizeof(t));
+            {
+                nb::gil_scoped_release release;
+                launch.Run(cores, [&] { aqo_timeline_tests::TimelineCubeDecode310p(gx, gc, gt); });
+            }
+            return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
+        },
+        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"),
+        "ascend310p: each of `cores` cores computes A B for its n / cores columns of B through the kernel's own cube "
+        "pipeline (KernelCubeDecode310p); returns C as each core's 16 x n / cores int32 block in L0C's Nz order.");
 }
 
 aqo_bind::Registrar kRegisterTimelineTestKernels("timeline_test_kernels", &RegisterTimelineTestKernels);

@@ -224,3 +224,31 @@ def test_a_kernels_own_cube_steps_run_in_order_on_their_pipes():
     assert len(mmad) == 1 and mmad[0][0] == "M"
     assert mmad[0][2] - mmad[0][1] == pytest.approx(16 * n * k / p["cube_macs_per_cycle"])
     assert all(i[0] == "V" for i in ins if i[4] == "fix_out")
+
+
+def _cube_decode(k, n, cores, seed=0):
+    rng = np.random.default_rng(seed)
+    a = rng.integers(-128, 128, size=(16, k), dtype=np.int8)
+    b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
+    out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores), np.int32)
+    cols = n // cores
+    c = np.concatenate([out[i * 16 * cols:(i + 1) * 16 * cols].reshape(cols // 16, 16, 16).transpose(1, 0, 2)
+                        .reshape(16, cols) for i in range(cores)], axis=1)
+    return c, a.astype(np.int64) @ b.astype(np.int64)
+
+
+@pytest.mark.parametrize("k,n,cores", [(64, 64, 2), (256, 512, 8)])
+def test_the_310p_cube_decode_prototype_computes_the_product(k, n, cores):
+    # the planned decode path's main loop (KernelCubeDecode310p) under every emulator rule, against numpy
+    got, expect = _cube_decode(k, n, cores, seed=k + n)
+    np.testing.assert_array_equal(got, expect)
+
+
+def test_the_310p_cube_decode_prototype_streams_b():
+    # at 16 x 4096 x 4096 on the 310p's 8 AI cores the loop is bound by reading b: MTE2 is the busiest pipe of the
+    # slowest core, busier than the scalar unit that issues the turn, and the cube is nearly idle
+    got, expect = _cube_decode(4096, 4096, 8)
+    np.testing.assert_array_equal(got, expect)
+    s = model.summarize(last_run())
+    assert s.critical_pipe == "MTE2"
+    assert s.busy_slowest["MTE2"] > s.busy_slowest["S"] and s.busy_slowest["M"] < 0.05

@@ -5,7 +5,10 @@
 //   KernelCopy<1>          the same single buffered: load, move and store of a tile serialise;
 //   KernelScalarRoundTrip  per 256 bytes a ReduceMax whose result the scalar unit reads (V -> S round trip), or
 //                          the same vector work with one round trip per tile: the stall the round trips cost;
-//   KernelCubeLoop         C = A B again and again through the Matmul API, nothing else: the cube's peak.
+//   KernelCubeLoop         C = A B again and again through the Matmul API, nothing else: the cube's peak;
+//   KernelCubeDecode310p   the planned 310p decode path's main loop (A 16 x K, a column slice of B per core, B turned
+//                          by TransDataTo5HD and fed to the cube from L1): what the timeline says of the design with
+//                          the instructions it really issues (scripts/whatif_310p_cube_decode.py --emulated).
 // Included once by python/csrc/emulate_timeline_test_kernels.cpp; the SoC is chosen at run time by the launcher.
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
@@ -231,6 +234,193 @@ private:
     uint32_t n_ = 0;
     uint32_t k_ = 0;
 };
+
+struct CubeDecodeTiling {
+    uint32_t k;      // A's columns and B's rows (a multiple of 32, at most 4096: A fills L0A at most)
+    uint32_t n;      // B's columns (cores x cols)
+    uint32_t cols;   // each core's column slice (a multiple of 32, at most 512: a 32-row chunk of it fills 16 KiB)
+};
+
+// C[:, slice] = A B[:, slice] for A 16 x k int8 and B k x n int8, per core, with C left in L0C's Nz order: A to L0A
+// once (through UB and L1); then per 32-row chunk of the core's slice of B, double buffered: one DMA (a burst per
+// row) into UB, four TransDataTo5HD with the slice's 32-column groups as iterations (the Zn layout of that chunk:
+// block n holds column n's 32 K values), one copy to L1, one LoadData to L0B, an accumulating Mmad.
+class KernelCubeDecode310p {
+public:
+    static constexpr uint32_t kRows = 32;  // K rows a chunk: one fractal column of L0B
+    __aicore__ inline void Init(GM_ADDR ab, GM_ADDR c, const CubeDecodeTiling& t, TPipe* pipe)
+    {
+        t_ = t;
+        pipe_ = pipe;
+        const uint32_t col0 = GetBlockIdx() * t.cols;
+        aGm_.SetGlobalBuffer((__gm__ int8_t*)ab, 16 * t.k);
+        bGm_.SetGlobalBuffer((__gm__ int8_t*)ab + 16 * t.k + col0, t.k * t.n - col0);
+        cGm_.SetGlobalBuffer((__gm__ int32_t*)c + GetBlockIdx() * 16 * t.cols, 16 * t.cols);
+        chunkBytes_ = kRows * t.cols;
+        pipe->InitBuffer(aUb_, 16 * t.k);
+        pipe->InitBuffer(cUb_, 16 * t.cols * 4);
+        pipe->InitBuffer(aL1_, 16 * t.k);
+        pipe->InitBuffer(aL0_, 16 * t.k);
+        pipe->InitBuffer(cL0_, 16 * t.cols * 4);
+        for (int s = 0; s < 2; ++s) {
+            pipe->InitBuffer(bUb_[s], chunkBytes_);
+            pipe->InitBuffer(turned_[s], chunkBytes_);
+            pipe->InitBuffer(bL1_[s], chunkBytes_);
+            pipe->InitBuffer(bL0_[s], chunkBytes_);
+            loaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
+            inFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
+            turnedReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+            turnedFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+            inL1_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_MTE1>());
+            l1Free_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE1_MTE3>());
+            inL0_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE1_M>());
+            l0Free_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::M_MTE1>());
+        }
+    }
+    __aicore__ inline void Process()
+    {
+        LoadA();
+        const uint32_t chunks = t_.k / kRows;
+        CopyIn(0);
+        for (uint32_t i = 0; i < chunks; ++i) {
+            if (i + 1 < chunks) CopyIn(i + 1);
+            Turn(i);
+            ToL1(i);
+            Compute(i);
+        }
+        for (uint32_t s = 0; s < 2 && s < chunks; ++s) {  // the slots' last hand-backs
+            WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
+            WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+            WaitFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
+            WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
+        }
+        CopyOut();
+    }
+
+private:
+    __aicore__ inline void LoadA()
+    {
+        LocalTensor<int8_t> a = aUb_.Get<int8_t>();
+        LocalTensor<int8_t> l1 = aL1_.Get<int8_t>();
+        DataCopy(a, aGm_, 16 * t_.k);
+        Hand<HardEvent::MTE2_MTE3>();
+        const uint32_t k1 = t_.k / 32;
+        for (uint32_t q = 0; q < k1; ++q) {  // A's 32-byte column q of its 16 rows: L0A's fractal q
+            DataCopy(l1[q * 512], a[q * 32], DataCopyParams(16, 1, static_cast<uint16_t>(k1 - 1), 0));
+        }
+        Hand<HardEvent::MTE3_MTE1>();
+        LoadData(aL0_.Get<int8_t>(), l1, LoadData2DParams(0, static_cast<uint8_t>(k1), 1, 0, 0, false, 0));
+        Hand<HardEvent::MTE1_M>();
+    }
+    __aicore__ inline void CopyIn(uint32_t i)
+    {
+        const uint32_t s = i % 2;
+        if (i >= 2) WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
+        const DataCopyParams rows(kRows, static_cast<uint16_t>(t_.cols / 32), static_cast<uint16_t>((t_.n - t_.cols) / 32),
+                                  0);
+        DataCopy(bUb_[s].Get<int8_t>(), bGm_[i * kRows * t_.n], rows);
+        SetFlag<HardEvent::MTE2_V>(loaded_[s]);
+    }
+    __aicore__ inline void Turn(uint32_t i)
+    {
+        const uint32_t s = i % 2;
+        WaitFlag<HardEvent::MTE2_V>(loaded_[s]);
+        if (i >= 2) WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+        LocalTensor<int8_t> b = bUb_[s].Get<int8_t>();
+        LocalTensor<int8_t> bt = turned_[s].Get<int8_t>();
+        TransDataTo5HDParams p;
+        p.repeatTimes = static_cast<uint8_t>(t_.cols / 32);
+        p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
+        p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
+        for (uint32_t step = 0; step < 4; ++step) {
+            const bool rowsHigh = (step & 1) != 0, colsHigh = (step & 2) != 0;
+            p.dstHighHalf = rowsHigh;
+            p.srcHighHalf = colsHigh;
+            uint64_t dl[16], sl[16];
+            for (uint32_t j = 0; j < 16; ++j) {
+                sl[j] = (uint64_t)(b[(j + (rowsHigh ? 16 : 0)) * t_.cols].GetPhyAddr());
+                dl[j] = (uint64_t)(bt[(j + (colsHigh ? 16 : 0)) * 32].GetPhyAddr());
+            }
+            TransDataTo5HD<int8_t>(dl, sl, p);
+            PipeBarrier<PIPE_V>();
+        }
+        SetFlag<HardEvent::V_MTE2>(inFree_[s]);
+        SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);
+    }
+    __aicore__ inline void ToL1(uint32_t i)
+    {
+        const uint32_t s = i % 2;
+        WaitFlag<HardEvent::V_MTE3>(turnedReady_[s]);
+        if (i >= 2) WaitFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
+        DataCopy(bL1_[s].Get<int8_t>(), turned_[s].Get<int8_t>(), DataCopyParams(1, static_cast<uint16_t>(chunkBytes_ / 32), 0, 0));
+        SetFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+        SetFlag<HardEvent::MTE3_MTE1>(inL1_[s]);
+    }
+    __aicore__ inline void Compute(uint32_t i)
+    {
+        const uint32_t s = i % 2;
+        WaitFlag<HardEvent::MTE3_MTE1>(inL1_[s]);
+        if (i >= 2) WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
+        const uint8_t fractals = static_cast<uint8_t>(t_.cols / 16);
+        LoadData(bL0_[s].Get<int8_t>(), bL1_[s].Get<int8_t>(), LoadData2DParams(0, fractals, 1, 0, 0, false, 0));
+        SetFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
+        SetFlag<HardEvent::MTE1_M>(inL0_[s]);
+        WaitFlag<HardEvent::MTE1_M>(inL0_[s]);
+        if (i > 0) PipeBarrier<PIPE_M>();  // the previous chunk's accumulation into the same L0C
+        const MmadParams mp(16, static_cast<uint16_t>(t_.cols), kRows, 0, false, i == 0);
+        Mmad(cL0_.Get<int32_t>(), aL0_.Get<int8_t>()[i * 512], bL0_[s].Get<int8_t>(), mp);
+        SetFlag<HardEvent::M_MTE1>(l0Free_[s]);
+    }
+    __aicore__ inline void CopyOut()
+    {
+        Hand<HardEvent::M_V>();
+        DataCopyEnhancedParams e;
+        e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
+        LocalTensor<int32_t> c = cUb_.Get<int32_t>();
+        DataCopy(c, cL0_.Get<int32_t>(), DataCopyParams(static_cast<uint16_t>(t_.cols / 16), 1, 0, 0), e);
+        Hand<HardEvent::V_MTE3>();
+        DataCopy(cGm_, c, 16 * t_.cols);
+    }
+    template <HardEvent E> __aicore__ inline void Hand()
+    {
+        const event_t id = static_cast<event_t>(pipe_->FetchEventID(E));
+        SetFlag<E>(id);
+        WaitFlag<E>(id);
+    }
+
+    CubeDecodeTiling t_{};
+    TPipe* pipe_ = nullptr;
+    uint32_t chunkBytes_ = 0;
+    GlobalTensor<int8_t> aGm_;
+    GlobalTensor<int8_t> bGm_;
+    GlobalTensor<int32_t> cGm_;
+    TBuf<TPosition::VECCALC> aUb_;
+    TBuf<TPosition::VECCALC> cUb_;
+    TBuf<TPosition::VECCALC> bUb_[2];
+    TBuf<TPosition::VECCALC> turned_[2];
+    TBuf<TPosition::A1> aL1_;
+    TBuf<TPosition::B1> bL1_[2];
+    TBuf<TPosition::A2> aL0_;
+    TBuf<TPosition::B2> bL0_[2];
+    TBuf<TPosition::CO1> cL0_;
+    event_t loaded_[2] = {};
+    event_t inFree_[2] = {};
+    event_t turnedReady_[2] = {};
+    event_t turnedFree_[2] = {};
+    event_t inL1_[2] = {};
+    event_t l1Free_[2] = {};
+    event_t inL0_[2] = {};
+    event_t l0Free_[2] = {};
+};
+
+inline void TimelineCubeDecode310p(GM_ADDR ab, GM_ADDR c, GM_ADDR tiling)
+{
+    GET_TILING_DATA_WITH_STRUCT(CubeDecodeTiling, t, tiling);
+    TPipe pipe;
+    KernelCubeDecode310p op;
+    op.Init(ab, c, t, &pipe);
+    op.Process();
+}
 
 inline void TimelineCubeLoop(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR tiling)
 {
