@@ -155,13 +155,14 @@ void RegisterTimelineTestKernels(nb::module_& m)
 
     m.def(
         "timeline_test_cube_decode_310p",
-        [](const nb::bytes& ab, uint32_t k, uint32_t n, uint32_t cores) {
-            if (cores == 0 || k == 0 || k % 32 || k > 4096 || n == 0 || n % cores || (n / cores) % 32 ||
-                n / cores > 512 || ab.size() != static_cast<size_t>(16) * k + static_cast<size_t>(k) * n) {
-                throw nb::value_error("timeline_test_cube_decode_310p: k a multiple of 32 up to 4096; n / cores a "
-                                      "multiple of 32 up to 512; ab holds A (16 x k) then B (k x n) int8");
+        [](const nb::bytes& ab, uint32_t k, uint32_t n, uint32_t cores, uint32_t rows) {
+            if (cores == 0 || (rows != 32 && rows != 64) || k == 0 || k % rows || k > 4096 || n == 0 || n % cores ||
+                (n / cores) % 32 || n / cores > 512 ||
+                ab.size() != static_cast<size_t>(16) * k + static_cast<size_t>(k) * n) {
+                throw nb::value_error("timeline_test_cube_decode_310p: rows 32 or 64, k a multiple of rows up to 4096; "
+                                      "n / cores a multiple of 32 up to 512; ab holds A (16 x k) then B (k x n) int8");
             }
-            aqo_timeline_tests::CubeDecodeTiling t{k, n, n / cores};
+            aqo_timeline_tests::CubeDecodeTiling t{k, n, n / cores, rows};
             std::vector<uint8_t> x(static_cast<const uint8_t*>(ab.data()),
                                    static_cast<const uint8_t*>(ab.data()) + ab.size());
             std::vector<uint8_t> c(static_cast<size_t>(16) * n * 4, 0);
@@ -175,7 +176,7 @@ void RegisterTimelineTestKernels(nb::module_& m)
             }
             return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
         },
-        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"),
+        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"), nb::arg("rows") = 32,
         "ascend310p: each of `cores` cores computes A B for its n / cores columns of B through the kernel's own cube "
         "pipeline (KernelCubeDecode310p); returns C as each core's 16 x n / cores int32 block in L0C's Nz order.");
 }

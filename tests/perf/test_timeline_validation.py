@@ -226,21 +226,23 @@ def test_a_kernels_own_cube_steps_run_in_order_on_their_pipes():
     assert all(i[0] == "V" for i in ins if i[4] == "fix_out")
 
 
-def _cube_decode(k, n, cores, seed=0):
+def _cube_decode(k, n, cores, seed=0, rows=32):
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, size=(16, k), dtype=np.int8)
     b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
-    out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores), np.int32)
+    out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores, rows),
+                        np.int32)
     cols = n // cores
     c = np.concatenate([out[i * 16 * cols:(i + 1) * 16 * cols].reshape(cols // 16, 16, 16).transpose(1, 0, 2)
                         .reshape(16, cols) for i in range(cores)], axis=1)
     return c, a.astype(np.int64) @ b.astype(np.int64)
 
 
-@pytest.mark.parametrize("k,n,cores", [(64, 64, 2), (256, 512, 8)])
-def test_the_310p_cube_decode_prototype_computes_the_product(k, n, cores):
-    # the planned decode path's main loop (KernelCubeDecode310p) under every emulator rule, against numpy
-    got, expect = _cube_decode(k, n, cores, seed=k + n)
+@pytest.mark.parametrize("k,n,cores,rows", [(64, 64, 2, 32), (256, 512, 8, 32), (256, 512, 8, 64)])
+def test_the_310p_cube_decode_prototype_computes_the_product(k, n, cores, rows):
+    # the planned decode path's main loop (KernelCubeDecode310p) under every emulator rule, against numpy; 64-row
+    # chunks go through L0B in two halves
+    got, expect = _cube_decode(k, n, cores, seed=k + n, rows=rows)
     np.testing.assert_array_equal(got, expect)
 
 

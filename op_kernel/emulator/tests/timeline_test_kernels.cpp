@@ -238,16 +238,18 @@ private:
 struct CubeDecodeTiling {
     uint32_t k;      // A's columns and B's rows (a multiple of 32, at most 4096: A fills L0A at most)
     uint32_t n;      // B's columns (cores x cols)
-    uint32_t cols;   // each core's column slice (a multiple of 32, at most 512: a 32-row chunk of it fills 16 KiB)
+    uint32_t cols;   // each core's column slice (a multiple of 32, at most 512: 32 rows of it fill 16 KiB, an L0B half)
+    uint32_t rows;   // b rows a chunk read and turned (32 or 64: two slots of each in UB); L0B takes 32 at a time
 };
 
 // C[:, slice] = A B[:, slice] for A 16 x k int8 and B k x n int8, per core, with C left in L0C's Nz order: A to L0A
-// once (through UB and L1); then per 32-row chunk of the core's slice of B, double buffered: one DMA (a burst per
-// row) into UB, four TransDataTo5HD with the slice's 32-column groups as iterations (the Zn layout of that chunk:
-// block n holds column n's 32 K values), one copy to L1, one LoadData to L0B, an accumulating Mmad.
+// once (through UB and L1); then per chunk of t.rows rows of the core's slice of B, double buffered: one DMA (a burst
+// per row) into UB, four TransDataTo5HD per 32 rows with the slice's 32-column groups as iterations (the Zn layout:
+// block n of each 32-row group holds column n's 32 K values), one copy to L1, and per 32 rows a LoadData to an L0B
+// half and an accumulating Mmad.
 class KernelCubeDecode310p {
 public:
-    static constexpr uint32_t kRows = 32;  // K rows a chunk: one fractal column of L0B
+    static constexpr uint32_t kRows = 32;  // K rows an L0B load and an Mmad take: one fractal column
     __aicore__ inline void Init(GM_ADDR ab, GM_ADDR c, const CubeDecodeTiling& t, TPipe* pipe)
     {
         t_ = t;
@@ -256,7 +258,7 @@ public:
         aGm_.SetGlobalBuffer((__gm__ int8_t*)ab, 16 * t.k);
         bGm_.SetGlobalBuffer((__gm__ int8_t*)ab + 16 * t.k + col0, t.k * t.n - col0);
         cGm_.SetGlobalBuffer((__gm__ int32_t*)c + GetBlockIdx() * 16 * t.cols, 16 * t.cols);
-        chunkBytes_ = kRows * t.cols;
+        chunkBytes_ = t.rows * t.cols;
         pipe->InitBuffer(aUb_, 16 * t.k);
         pipe->InitBuffer(cUb_, 16 * t.cols * 4);
         pipe->InitBuffer(aL1_, 16 * t.k);
@@ -266,7 +268,7 @@ public:
             pipe->InitBuffer(bUb_[s], chunkBytes_);
             pipe->InitBuffer(turned_[s], chunkBytes_);
             pipe->InitBuffer(bL1_[s], chunkBytes_);
-            pipe->InitBuffer(bL0_[s], chunkBytes_);
+            pipe->InitBuffer(bL0_[s], kRows * t.cols);
             loaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
             inFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
             turnedReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
@@ -280,7 +282,7 @@ public:
     __aicore__ inline void Process()
     {
         LoadA();
-        const uint32_t chunks = t_.k / kRows;
+        const uint32_t chunks = t_.k / t_.rows;
         CopyIn(0);
         for (uint32_t i = 0; i < chunks; ++i) {
             if (i + 1 < chunks) CopyIn(i + 1);
@@ -292,6 +294,8 @@ public:
             WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
             WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
             WaitFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
+        }
+        for (uint32_t s = 0; s < 2 && s < loads_; ++s) {
             WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
         }
         CopyOut();
@@ -316,9 +320,9 @@ private:
     {
         const uint32_t s = i % 2;
         if (i >= 2) WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
-        const DataCopyParams rows(kRows, static_cast<uint16_t>(t_.cols / 32), static_cast<uint16_t>((t_.n - t_.cols) / 32),
-                                  0);
-        DataCopy(bUb_[s].Get<int8_t>(), bGm_[i * kRows * t_.n], rows);
+        const DataCopyParams rows(static_cast<uint16_t>(t_.rows), static_cast<uint16_t>(t_.cols / 32),
+                                  static_cast<uint16_t>((t_.n - t_.cols) / 32), 0);
+        DataCopy(bUb_[s].Get<int8_t>(), bGm_[i * t_.rows * t_.n], rows);
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
     __aicore__ inline void Turn(uint32_t i)
@@ -332,17 +336,19 @@ private:
         p.repeatTimes = static_cast<uint8_t>(t_.cols / 32);
         p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
         p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
-        for (uint32_t step = 0; step < 4; ++step) {
-            const bool rowsHigh = (step & 1) != 0, colsHigh = (step & 2) != 0;
-            p.dstHighHalf = rowsHigh;
-            p.srcHighHalf = colsHigh;
-            uint64_t dl[16], sl[16];
-            for (uint32_t j = 0; j < 16; ++j) {
-                sl[j] = (uint64_t)(b[(j + (rowsHigh ? 16 : 0)) * t_.cols].GetPhyAddr());
-                dl[j] = (uint64_t)(bt[(j + (colsHigh ? 16 : 0)) * 32].GetPhyAddr());
+        for (uint32_t g = 0; g < t_.rows / 32; ++g) {  // 32-row group g: its blocks at g * cols * 32
+            for (uint32_t step = 0; step < 4; ++step) {
+                const bool rowsHigh = (step & 1) != 0, colsHigh = (step & 2) != 0;
+                p.dstHighHalf = rowsHigh;
+                p.srcHighHalf = colsHigh;
+                uint64_t dl[16], sl[16];
+                for (uint32_t j = 0; j < 16; ++j) {
+                    sl[j] = (uint64_t)(b[(g * 32 + j + (rowsHigh ? 16 : 0)) * t_.cols].GetPhyAddr());
+                    dl[j] = (uint64_t)(bt[g * t_.cols * 32 + (j + (colsHigh ? 16 : 0)) * 32].GetPhyAddr());
+                }
+                TransDataTo5HD<int8_t>(dl, sl, p);
+                PipeBarrier<PIPE_V>();
             }
-            TransDataTo5HD<int8_t>(dl, sl, p);
-            PipeBarrier<PIPE_V>();
         }
         SetFlag<HardEvent::V_MTE2>(inFree_[s]);
         SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);
@@ -360,16 +366,20 @@ private:
     {
         const uint32_t s = i % 2;
         WaitFlag<HardEvent::MTE3_MTE1>(inL1_[s]);
-        if (i >= 2) WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
         const uint8_t fractals = static_cast<uint8_t>(t_.cols / 16);
-        LoadData(bL0_[s].Get<int8_t>(), bL1_[s].Get<int8_t>(), LoadData2DParams(0, fractals, 1, 0, 0, false, 0));
-        SetFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
-        SetFlag<HardEvent::MTE1_M>(inL0_[s]);
-        WaitFlag<HardEvent::MTE1_M>(inL0_[s]);
-        if (i > 0) PipeBarrier<PIPE_M>();  // the previous chunk's accumulation into the same L0C
-        const MmadParams mp(16, static_cast<uint16_t>(t_.cols), kRows, 0, false, i == 0);
-        Mmad(cL0_.Get<int32_t>(), aL0_.Get<int8_t>()[i * 512], bL0_[s].Get<int8_t>(), mp);
-        SetFlag<HardEvent::M_MTE1>(l0Free_[s]);
+        for (uint32_t g = 0; g < t_.rows / kRows; ++g, ++loads_) {  // 32 rows at a time through an L0B half
+            const uint32_t h = loads_ % 2;
+            if (loads_ >= 2) WaitFlag<HardEvent::M_MTE1>(l0Free_[h]);
+            LoadData(bL0_[h].Get<int8_t>(), bL1_[s].Get<int8_t>()[g * kRows * t_.cols],
+                     LoadData2DParams(0, fractals, 1, 0, 0, false, 0));
+            if (g + 1 == t_.rows / kRows) SetFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
+            SetFlag<HardEvent::MTE1_M>(inL0_[h]);
+            WaitFlag<HardEvent::MTE1_M>(inL0_[h]);
+            if (loads_ > 0) PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
+            const MmadParams mp(16, static_cast<uint16_t>(t_.cols), kRows, 0, false, loads_ == 0);
+            Mmad(cL0_.Get<int32_t>(), aL0_.Get<int8_t>()[loads_ * 512], bL0_[h].Get<int8_t>(), mp);
+            SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
+        }
     }
     __aicore__ inline void CopyOut()
     {
@@ -391,6 +401,7 @@ private:
     CubeDecodeTiling t_{};
     TPipe* pipe_ = nullptr;
     uint32_t chunkBytes_ = 0;
+    uint32_t loads_ = 0;  // L0B loads (and Mmads) so far
     GlobalTensor<int8_t> aGm_;
     GlobalTensor<int8_t> bGm_;
     GlobalTensor<int32_t> cGm_;
