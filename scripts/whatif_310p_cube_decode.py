@@ -8,8 +8,8 @@ the cube fed from L1, against what the kernel runs today (the Matmul API turning
 The planned path is not in the package yet: this is a hand-built trace of it, run through the same timeline model and
 the same SoC-table parameters as `aqo perf` (nothing here is tuned). With --emulated it also runs the path's main loop
 as the emulator's prototype kernel (KernelCubeDecode310p in op_kernel/emulator/tests/timeline_test_kernels.cpp: the
-instructions it really issues, under every emulator rule, one K slice a core, the product checked against numpy) and
-reports the timeline's estimate of that run. Per AI core, for each chunk of `rows` rows of b's
+instructions it really issues, under every emulator rule, with one or two K slices a core (the second meeting through
+the workspace after a software SyncAll), the product checked against numpy) and reports the timeline's estimate. Per AI core, for each chunk of `rows` rows of b's
 columns slice: one GM -> UB DMA (a burst per row), four TransDataTo5HD per 32 rows with the columns as their
 iterations (the vector unit's turn to the cube's layout, its address lists on the scalar unit), one UB -> L1 copy,
 an L1 -> L0 load and the MMAD, double-buffered with the flags each hand-over needs. a (M x K, small) goes to L1
@@ -122,7 +122,8 @@ def main(argv=None) -> int:
     ap.add_argument("--rows", type=int, default=128, help="b rows a chunk (a multiple of 32; default 128)")
     ap.add_argument("--epilogue-passes", type=int, default=12)
     ap.add_argument("--emulated", action="store_true",
-                    help="also run the prototype kernel of the main loop in the emulator (one K slice a core)")
+                    help="also run the prototype kernel of the main loop in the emulator (1 and 2 K slices, or those "
+                         "of --ksplit)")
     args = ap.parse_args(argv)
     case = ((args.m, args.k), (args.k, args.n), "int8", "int8", "int8", "tensor", "tensor", "0")
     today = report.qlinear_matmul(SOC, case, sensitivity=False, detail=False)
@@ -135,15 +136,19 @@ def main(argv=None) -> int:
         print(f"  planned, {ks} K slice(s), {args.rows}-row chunks: {s.time_us:.1f} us, {s.time_us / roof_us:.2f}x "
               f"(slowest core busy: {busy})")
     if args.emulated:
-        s, exact = emulated(args.m, args.k, args.n)
-        busy = ", ".join(f"{p} {v:.0%}" for p, v in s.busy_slowest.items() if v >= 0.05)
-        print(f"  prototype kernel in the emulator, 1 K slice, 32-row chunks (the product {'exact' if exact else 'WRONG'}"
-              f", C left in int32): {s.time_us:.1f} us, {s.time_us / roof_us:.2f}x (slowest core busy: {busy})")
-        return 0 if exact else 1
+        wrong = 0
+        for ks in args.ksplit or [1, 2]:
+            s, exact = emulated(args.m, args.k, args.n, ks)
+            wrong += not exact
+            busy = ", ".join(f"{p} {v:.0%}" for p, v in s.busy_slowest.items() if v >= 0.05)
+            print(f"  prototype kernel in the emulator, {ks} K slice(s), 32-row chunks (the product "
+                  f"{'exact' if exact else 'WRONG'}, C left in int32): {s.time_us:.1f} us, {s.time_us / roof_us:.2f}x "
+                  f"(slowest core busy: {busy})")
+        return 1 if wrong else 0
     return 0
 
 
-def emulated(m, k, n):
+def emulated(m, k, n, ksplit):
     """Runs KernelCubeDecode310p (A padded to 16 rows) and checks its product against numpy."""
     import numpy as np
     import ascend_quant_ops_testing as testing  # the developer build's testing module (scripts/dev_build.sh)
@@ -153,10 +158,12 @@ def emulated(m, k, n):
     a = np.zeros((16, k), np.int8)
     a[:m] = rng.integers(-128, 128, size=(m, k), dtype=np.int8)
     b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
-    out = np.frombuffer(testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores), np.int32)
-    cols = n // cores
+    out = np.frombuffer(testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores, 32, ksplit),
+                        np.int32)
+    parts = cores // ksplit
+    cols = n // parts
     c = np.concatenate([out[i * 16 * cols:(i + 1) * 16 * cols].reshape(cols // 16, 16, 16).transpose(1, 0, 2)
-                        .reshape(16, cols) for i in range(cores)], axis=1)
+                        .reshape(16, cols) for i in range(parts)], axis=1)
     exact = bool(np.array_equal(c, a.astype(np.int64) @ b.astype(np.int64)))
     return model.summarize(testing.timeline_last_run({}, -2)), exact
 

@@ -155,30 +155,39 @@ void RegisterTimelineTestKernels(nb::module_& m)
 
     m.def(
         "timeline_test_cube_decode_310p",
-        [](const nb::bytes& ab, uint32_t k, uint32_t n, uint32_t cores, uint32_t rows) {
-            if (cores == 0 || (rows != 32 && rows != 64) || k == 0 || k % rows || k > 4096 || n == 0 || n % cores ||
-                (n / cores) % 32 || n / cores > 512 ||
-                ab.size() != static_cast<size_t>(16) * k + static_cast<size_t>(k) * n) {
-                throw nb::value_error("timeline_test_cube_decode_310p: rows 32 or 64, k a multiple of rows up to 4096; "
-                                      "n / cores a multiple of 32 up to 512; ab holds A (16 x k) then B (k x n) int8");
+        [](const nb::bytes& ab, uint32_t k, uint32_t n, uint32_t cores, uint32_t rows, uint32_t ksplit) {
+            const uint32_t cols = ksplit == 0 || cores % ksplit ? 0 : n * ksplit / cores;
+            if (cores == 0 || (rows != 32 && rows != 64) || (ksplit != 1 && ksplit != 2) || cores % ksplit ||
+                k == 0 || k % (rows * ksplit) || k / ksplit > 4096 || n == 0 || (n * ksplit) % cores || cols % 32 ||
+                rows * cols > 32768 || ab.size() != static_cast<size_t>(16) * k + static_cast<size_t>(k) * n) {
+                throw nb::value_error("timeline_test_cube_decode_310p: rows 32 or 64, ksplit 1 or 2 (dividing the "
+                                      "cores); k / ksplit a multiple of rows up to 4096; n * ksplit / cores (a core's "
+                                      "columns) a multiple of 32, rows x columns at most 32 KiB; ab holds A (16 x k) "
+                                      "then B (k x n) int8");
             }
-            aqo_timeline_tests::CubeDecodeTiling t{k, n, n / cores, rows};
+            aqo_timeline_tests::CubeDecodeTiling t{k, n, cols, rows, ksplit};
             std::vector<uint8_t> x(static_cast<const uint8_t*>(ab.data()),
                                    static_cast<const uint8_t*>(ab.data()) + ab.size());
             std::vector<uint8_t> c(static_cast<size_t>(16) * n * 4, 0);
             aqo_emu::Launcher launch("ascend310p", "timeline_test_cube_decode_310p");
+            launch.SetScheduleMode(1);  // as a host sets it for a kernel with SyncAll
             uint8_t* gx = launch.AddGm("ab", x.data(), x.size(), aqo_emu::GmAccess::kReadOnly);
             uint8_t* gc = launch.AddGm("c", c.data(), c.size(), aqo_emu::GmAccess::kReadWrite);
+            // the workspace: SyncAll counters (zero at launch), then every core's partial C
+            std::vector<uint8_t> ws(static_cast<size_t>(cores) * 32 + static_cast<size_t>(cores) * 16 * cols * 4, 0);
+            uint8_t* gw = launch.AddGm("ws", ws.data(), ws.size(), aqo_emu::GmAccess::kReadWriteShared,
+                                       aqo_emu::GmInit::kData);
             uint8_t* gt = launch.SetTiling(&t, sizeof(t));
             {
                 nb::gil_scoped_release release;
-                launch.Run(cores, [&] { aqo_timeline_tests::TimelineCubeDecode310p(gx, gc, gt); });
+                launch.Run(cores, [&] { aqo_timeline_tests::TimelineCubeDecode310p(gx, gc, gw, gt); });
             }
             return nb::bytes(reinterpret_cast<const char*>(c.data()), c.size());
         },
-        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"), nb::arg("rows") = 32,
-        "ascend310p: each of `cores` cores computes A B for its n / cores columns of B through the kernel's own cube "
-        "pipeline (KernelCubeDecode310p); returns C as each core's 16 x n / cores int32 block in L0C's Nz order.");
+        nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"), nb::arg("rows") = 32, nb::arg("ksplit") = 1,
+        "ascend310p: the cores compute A B through the kernel's own cube pipeline (KernelCubeDecode310p), each on a "
+        "column slice of B (and, with ksplit 2, a K slice); returns C as each column slice's 16-row int32 block in "
+        "L0C's Nz order.");
 }
 
 aqo_bind::Registrar kRegisterTimelineTestKernels("timeline_test_kernels", &RegisterTimelineTestKernels);

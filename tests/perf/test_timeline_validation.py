@@ -226,31 +226,37 @@ def test_a_kernels_own_cube_steps_run_in_order_on_their_pipes():
     assert all(i[0] == "V" for i in ins if i[4] == "fix_out")
 
 
-def _cube_decode(k, n, cores, seed=0, rows=32):
+def _cube_decode(k, n, cores, seed=0, rows=32, ksplit=1):
     rng = np.random.default_rng(seed)
     a = rng.integers(-128, 128, size=(16, k), dtype=np.int8)
     b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
-    out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores, rows),
+    out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores, rows, ksplit),
                         np.int32)
-    cols = n // cores
+    parts = cores // ksplit
+    cols = n // parts
     c = np.concatenate([out[i * 16 * cols:(i + 1) * 16 * cols].reshape(cols // 16, 16, 16).transpose(1, 0, 2)
-                        .reshape(16, cols) for i in range(cores)], axis=1)
+                        .reshape(16, cols) for i in range(parts)], axis=1)
     return c, a.astype(np.int64) @ b.astype(np.int64)
 
 
-@pytest.mark.parametrize("k,n,cores,rows", [(64, 64, 2, 32), (256, 512, 8, 32), (256, 512, 8, 64)])
-def test_the_310p_cube_decode_prototype_computes_the_product(k, n, cores, rows):
+@pytest.mark.parametrize("k,n,cores,rows,ksplit", [(64, 64, 2, 32, 1), (256, 512, 8, 32, 1), (256, 512, 8, 64, 1),
+                                                   (128, 128, 4, 32, 2), (512, 1024, 8, 32, 2)])
+def test_the_310p_cube_decode_prototype_computes_the_product(k, n, cores, rows, ksplit):
     # the planned decode path's main loop (KernelCubeDecode310p) under every emulator rule, against numpy; 64-row
-    # chunks go through L0B in two halves
-    got, expect = _cube_decode(k, n, cores, seed=k + n, rows=rows)
+    # chunks go through L0B in two halves; with two K slices the pairs' partial sums meet after a software SyncAll
+    got, expect = _cube_decode(k, n, cores, seed=k + n, rows=rows, ksplit=ksplit)
     np.testing.assert_array_equal(got, expect)
 
 
 def test_the_310p_cube_decode_prototype_streams_b():
     # at 16 x 4096 x 4096 on the 310p's 8 AI cores the loop is bound by reading b: MTE2 is the busiest pipe of the
-    # slowest core, busier than the scalar unit that issues the turn, and the cube is nearly idle
+    # slowest core, busier than the scalar unit that issues the turn, and the cube is nearly idle; two K slices (rows
+    # of 1024 bytes instead of 512) take less time than one
     got, expect = _cube_decode(4096, 4096, 8)
     np.testing.assert_array_equal(got, expect)
-    s = model.summarize(last_run())
-    assert s.critical_pipe == "MTE2"
-    assert s.busy_slowest["MTE2"] > s.busy_slowest["S"] and s.busy_slowest["M"] < 0.05
+    one = model.summarize(last_run())
+    assert one.critical_pipe == "MTE2"
+    assert one.busy_slowest["MTE2"] > one.busy_slowest["S"] and one.busy_slowest["M"] < 0.05
+    got, expect = _cube_decode(4096, 4096, 8, ksplit=2)
+    np.testing.assert_array_equal(got, expect)
+    assert model.summarize(last_run()).time_us < one.time_us

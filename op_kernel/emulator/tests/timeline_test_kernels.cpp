@@ -238,31 +238,42 @@ private:
 struct CubeDecodeTiling {
     uint32_t k;      // A's columns and B's rows (a multiple of 32, at most 4096: A fills L0A at most)
     uint32_t n;      // B's columns (cores x cols)
-    uint32_t cols;   // each core's column slice (a multiple of 32, at most 512: 32 rows of it fill 16 KiB, an L0B half)
-    uint32_t rows;   // b rows a chunk read and turned (32 or 64: two slots of each in UB); L0B takes 32 at a time
+    uint32_t cols;   // each core's column slice (a multiple of 32; rows x cols at most 32 KiB: two slots of the chunk
+                     // and two of it turned in UB, and 32 rows of it are an L0B half)
+    uint32_t rows;   // b rows a chunk read and turned (32 or 64); L0B takes 32 at a time
+    uint32_t ksplit; // K slices (1 or 2): with 2, the cores pair up on a column slice and meet after a SyncAll
 };
 
 // C[:, slice] = A B[:, slice] for A 16 x k int8 and B k x n int8, per core, with C left in L0C's Nz order: A to L0A
 // once (through UB and L1); then per chunk of t.rows rows of the core's slice of B, double buffered: one DMA (a burst
 // per row) into UB, four TransDataTo5HD per 32 rows with the slice's 32-column groups as iterations (the Zn layout:
 // block n of each 32-row group holds column n's 32 K values), one copy to L1, and per 32 rows a LoadData to an L0B
-// half and an accumulating Mmad.
+// half and an accumulating Mmad. With two K slices, each of a pair of cores computes its slice's partial C, writes it
+// to the workspace, meets the others at a (software: ascend310p has no hardware one) SyncAll, and sums half of the
+// pair's fractals into y.
 class KernelCubeDecode310p {
 public:
     static constexpr uint32_t kRows = 32;  // K rows an L0B load and an Mmad take: one fractal column
-    __aicore__ inline void Init(GM_ADDR ab, GM_ADDR c, const CubeDecodeTiling& t, TPipe* pipe)
+    __aicore__ inline void Init(GM_ADDR ab, GM_ADDR c, GM_ADDR ws, const CubeDecodeTiling& t, TPipe* pipe)
     {
         t_ = t;
         pipe_ = pipe;
-        const uint32_t col0 = GetBlockIdx() * t.cols;
-        aGm_.SetGlobalBuffer((__gm__ int8_t*)ab, 16 * t.k);
-        bGm_.SetGlobalBuffer((__gm__ int8_t*)ab + 16 * t.k + col0, t.k * t.n - col0);
-        cGm_.SetGlobalBuffer((__gm__ int32_t*)c + GetBlockIdx() * 16 * t.cols, 16 * t.cols);
+        const uint32_t parts = GetBlockNum() / t.ksplit;
+        slice_ = GetBlockIdx() / parts;
+        part_ = GetBlockIdx() % parts;
+        kLen_ = t.k / t.ksplit;
+        const uint32_t col0 = part_ * t.cols, k0 = slice_ * kLen_;
+        aGm_.SetGlobalBuffer((__gm__ int8_t*)ab + k0, 16 * t.k - k0);
+        bGm_.SetGlobalBuffer((__gm__ int8_t*)ab + 16 * t.k + k0 * t.n + col0, (t.k - k0) * t.n - col0);
+        cGm_.SetGlobalBuffer((__gm__ int32_t*)c + part_ * 16 * t.cols, 16 * t.cols);
+        // the workspace: the SyncAll counters (32 bytes a core), then each core's partial C
+        syncGm_.SetGlobalBuffer((__gm__ int32_t*)ws, GetBlockNum() * 8);
+        partGm_.SetGlobalBuffer((__gm__ int32_t*)ws + GetBlockNum() * 8, GetBlockNum() * 16 * t.cols);
         chunkBytes_ = t.rows * t.cols;
-        pipe->InitBuffer(aUb_, 16 * t.k);
+        pipe->InitBuffer(aUb_, 16 * kLen_);
         pipe->InitBuffer(cUb_, 16 * t.cols * 4);
-        pipe->InitBuffer(aL1_, 16 * t.k);
-        pipe->InitBuffer(aL0_, 16 * t.k);
+        pipe->InitBuffer(aL1_, 16 * kLen_);
+        pipe->InitBuffer(aL0_, 16 * kLen_);
         pipe->InitBuffer(cL0_, 16 * t.cols * 4);
         for (int s = 0; s < 2; ++s) {
             pipe->InitBuffer(bUb_[s], chunkBytes_);
@@ -282,7 +293,7 @@ public:
     __aicore__ inline void Process()
     {
         LoadA();
-        const uint32_t chunks = t_.k / t_.rows;
+        const uint32_t chunks = kLen_ / t_.rows;
         CopyIn(0);
         for (uint32_t i = 0; i < chunks; ++i) {
             if (i + 1 < chunks) CopyIn(i + 1);
@@ -306,9 +317,10 @@ private:
     {
         LocalTensor<int8_t> a = aUb_.Get<int8_t>();
         LocalTensor<int8_t> l1 = aL1_.Get<int8_t>();
-        DataCopy(a, aGm_, 16 * t_.k);
+        DataCopy(a, aGm_, DataCopyParams(16, static_cast<uint16_t>(kLen_ / 32), static_cast<uint16_t>((t_.k - kLen_) / 32),
+                                         0));  // this K slice of A's 16 rows
         Hand<HardEvent::MTE2_MTE3>();
-        const uint32_t k1 = t_.k / 32;
+        const uint32_t k1 = kLen_ / 32;
         for (uint32_t q = 0; q < k1; ++q) {  // A's 32-byte column q of its 16 rows: L0A's fractal q
             DataCopy(l1[q * 512], a[q * 32], DataCopyParams(16, 1, static_cast<uint16_t>(k1 - 1), 0));
         }
@@ -389,7 +401,24 @@ private:
         LocalTensor<int32_t> c = cUb_.Get<int32_t>();
         DataCopy(c, cL0_.Get<int32_t>(), DataCopyParams(static_cast<uint16_t>(t_.cols / 16), 1, 0, 0), e);
         Hand<HardEvent::V_MTE3>();
-        DataCopy(cGm_, c, 16 * t_.cols);
+        if (t_.ksplit == 1) {
+            DataCopy(cGm_, c, 16 * t_.cols);
+            return;
+        }
+        // the pair's partial sums meet: each core sums half of the fractals (256 int32 each) into y
+        DataCopy(partGm_[GetBlockIdx() * 16 * t_.cols], c, 16 * t_.cols);
+        Hand<HardEvent::MTE3_S>();
+        LocalTensor<int32_t> slots = bUb_[0].Get<int32_t>();  // the loop's buffers are free now
+        SyncAll(syncGm_, slots);
+        const uint32_t half = 16 * t_.cols / 2, parts = GetBlockNum() / 2, at = slice_ * half;
+        LocalTensor<int32_t> mine = turned_[0].Get<int32_t>();
+        LocalTensor<int32_t> other = turned_[1].Get<int32_t>();
+        DataCopy(mine, partGm_[part_ * 16 * t_.cols + at], half);
+        DataCopy(other, partGm_[(parts + part_) * 16 * t_.cols + at], half);
+        Hand<HardEvent::MTE2_V>();
+        Add(mine, mine, other, static_cast<int32_t>(half));
+        Hand<HardEvent::V_MTE3>();
+        DataCopy(cGm_[at], mine, half);
     }
     template <HardEvent E> __aicore__ inline void Hand()
     {
@@ -400,11 +429,16 @@ private:
 
     CubeDecodeTiling t_{};
     TPipe* pipe_ = nullptr;
+    uint32_t slice_ = 0;  // this core's K slice
+    uint32_t part_ = 0;   // and column slice
+    uint32_t kLen_ = 0;
     uint32_t chunkBytes_ = 0;
     uint32_t loads_ = 0;  // L0B loads (and Mmads) so far
     GlobalTensor<int8_t> aGm_;
     GlobalTensor<int8_t> bGm_;
     GlobalTensor<int32_t> cGm_;
+    GlobalTensor<int32_t> syncGm_;
+    GlobalTensor<int32_t> partGm_;
     TBuf<TPosition::VECCALC> aUb_;
     TBuf<TPosition::VECCALC> cUb_;
     TBuf<TPosition::VECCALC> bUb_[2];
@@ -424,12 +458,12 @@ private:
     event_t l0Free_[2] = {};
 };
 
-inline void TimelineCubeDecode310p(GM_ADDR ab, GM_ADDR c, GM_ADDR tiling)
+inline void TimelineCubeDecode310p(GM_ADDR ab, GM_ADDR c, GM_ADDR ws, GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(CubeDecodeTiling, t, tiling);
     TPipe pipe;
     KernelCubeDecode310p op;
-    op.Init(ab, c, t, &pipe);
+    op.Init(ab, c, ws, t, &pipe);
     op.Process();
 }
 
