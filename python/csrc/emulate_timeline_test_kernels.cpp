@@ -186,8 +186,7 @@ void RegisterTimelineTestKernels(nb::module_& m)
         },
         nb::arg("ab"), nb::arg("k"), nb::arg("n"), nb::arg("cores"), nb::arg("rows") = 32, nb::arg("ksplit") = 1,
         "ascend310p: the cores compute A B through the kernel's own cube pipeline (KernelCubeDecode310p), each on a "
-        "column slice of B (and, with ksplit 2, a K slice); returns C as each column slice's 16-row int32 block in "
-        "L0C's Nz order.");
+        "column slice of B (and, with ksplit 2, a K slice); returns C (16 x n int32, row-major).");
 }
 
 aqo_bind::Registrar kRegisterTimelineTestKernels("timeline_test_kernels", &RegisterTimelineTestKernels);

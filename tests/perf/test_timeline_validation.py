@@ -232,11 +232,7 @@ def _cube_decode(k, n, cores, seed=0, rows=32, ksplit=1):
     b = rng.integers(-128, 128, size=(k, n), dtype=np.int8)
     out = np.frombuffer(_testing.timeline_test_cube_decode_310p(a.tobytes() + b.tobytes(), k, n, cores, rows, ksplit),
                         np.int32)
-    parts = cores // ksplit
-    cols = n // parts
-    c = np.concatenate([out[i * 16 * cols:(i + 1) * 16 * cols].reshape(cols // 16, 16, 16).transpose(1, 0, 2)
-                        .reshape(16, cols) for i in range(parts)], axis=1)
-    return c, a.astype(np.int64) @ b.astype(np.int64)
+    return out.reshape(16, n), a.astype(np.int64) @ b.astype(np.int64)
 
 
 @pytest.mark.parametrize("k,n,cores,rows,ksplit", [(64, 64, 2, 32, 1), (256, 512, 8, 32, 1), (256, 512, 8, 64, 1),
@@ -260,3 +256,16 @@ def test_the_310p_cube_decode_prototype_streams_b():
     got, expect = _cube_decode(4096, 4096, 8, ksplit=2)
     np.testing.assert_array_equal(got, expect)
     assert model.summarize(last_run()).time_us < one.time_us
+
+
+def test_the_310p_cube_decode_prototype_reorders_c_for_either_copy_pipe():
+    # C goes from L0C's Nz order to rows by UB -> UB copies, which run on V, or on MTE3 under the run variant that
+    # models the undocumented choice: the prototype orders them for both
+    old = _testing.emulator_run_options()
+    _testing.emulator_set_run_options(**{**old, "ub_copy_on_mte3": True})
+    try:
+        for ksplit in (1, 2):
+            got, expect = _cube_decode(256, 512, 8, ksplit=ksplit)
+            np.testing.assert_array_equal(got, expect)
+    finally:
+        _testing.emulator_set_run_options(**old)

@@ -250,7 +250,7 @@ struct CubeDecodeTiling {
 // block n of each 32-row group holds column n's 32 K values), one copy to L1, and per 32 rows a LoadData to an L0B
 // half and an accumulating Mmad. With two K slices, each of a pair of cores computes its slice's partial C, writes it
 // to the workspace, meets the others at a (software: ascend310p has no hardware one) SyncAll, and sums half of the
-// pair's fractals into y.
+// pair's fractals. C leaves L0C in its Nz order and goes to y as ND rows (16 x n int32), one UB -> UB copy a row.
 class KernelCubeDecode310p {
 public:
     static constexpr uint32_t kRows = 32;  // K rows an L0B load and an Mmad take: one fractal column
@@ -265,12 +265,12 @@ public:
         const uint32_t col0 = part_ * t.cols, k0 = slice_ * kLen_;
         aGm_.SetGlobalBuffer((__gm__ int8_t*)ab + k0, 16 * t.k - k0);
         bGm_.SetGlobalBuffer((__gm__ int8_t*)ab + 16 * t.k + k0 * t.n + col0, (t.k - k0) * t.n - col0);
-        cGm_.SetGlobalBuffer((__gm__ int32_t*)c + part_ * 16 * t.cols, 16 * t.cols);
+        cGm_.SetGlobalBuffer((__gm__ int32_t*)c, 16 * t.n);  // y: C as 16 rows of n int32
         // the workspace: the SyncAll counters (32 bytes a core), then each core's partial C
         syncGm_.SetGlobalBuffer((__gm__ int32_t*)ws, GetBlockNum() * 8);
         partGm_.SetGlobalBuffer((__gm__ int32_t*)ws + GetBlockNum() * 8, GetBlockNum() * 16 * t.cols);
         chunkBytes_ = t.rows * t.cols;
-        pipe->InitBuffer(aUb_, 16 * kLen_);
+        pipe->InitBuffer(aUb_, 16 * kLen_ > 64 * t.cols ? 16 * kLen_ : 64 * t.cols);  // A, then C's int32 rows
         pipe->InitBuffer(cUb_, 16 * t.cols * 4);
         pipe->InitBuffer(aL1_, 16 * kLen_);
         pipe->InitBuffer(aL0_, 16 * kLen_);
@@ -400,12 +400,12 @@ private:
         e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
         LocalTensor<int32_t> c = cUb_.Get<int32_t>();
         DataCopy(c, cL0_.Get<int32_t>(), DataCopyParams(static_cast<uint16_t>(t_.cols / 16), 1, 0, 0), e);
-        Hand<HardEvent::V_MTE3>();
         if (t_.ksplit == 1) {
-            DataCopy(cGm_, c, 16 * t_.cols);
+            ToRows(c, t_.cols / 16, part_ * t_.cols);
             return;
         }
         // the pair's partial sums meet: each core sums half of the fractals (256 int32 each) into y
+        Hand<HardEvent::V_MTE3>();
         DataCopy(partGm_[GetBlockIdx() * 16 * t_.cols], c, 16 * t_.cols);
         Hand<HardEvent::MTE3_S>();
         LocalTensor<int32_t> slots = bUb_[0].Get<int32_t>();  // the loop's buffers are free now
@@ -417,8 +417,23 @@ private:
         DataCopy(other, partGm_[(parts + part_) * 16 * t_.cols + at], half);
         Hand<HardEvent::MTE2_V>();
         Add(mine, mine, other, static_cast<int32_t>(half));
+        ToRows(mine, t_.cols / 32, part_ * t_.cols + slice_ * t_.cols / 2);
+    }
+    // C's fractals [0, fractals) in UB (16 rows x 16 columns each, Nz) as ND rows into y's columns from col0: one UB ->
+    // UB copy per row (a 64-byte burst per fractal; ordered for either pipe a UB copy may run on), then one DMA.
+    __aicore__ inline void ToRows(const LocalTensor<int32_t>& nz, uint32_t fractals, uint32_t col0)
+    {
+        PipeBarrier<PIPE_V>();
         Hand<HardEvent::V_MTE3>();
-        DataCopy(cGm_[at], mine, half);
+        LocalTensor<int32_t> rows = aUb_.Get<int32_t>();  // A is in L0A now
+        const uint32_t width = fractals * 16;
+        for (uint32_t i = 0; i < 16; ++i) {
+            DataCopy(rows[i * width], nz[i * 16], DataCopyParams(static_cast<uint16_t>(fractals), 2, 30, 0));
+        }
+        PipeBarrier<PIPE_MTE3>();
+        Hand<HardEvent::V_MTE3>();
+        DataCopy(cGm_[col0], rows, DataCopyParams(16, static_cast<uint16_t>(width * 4 / 32), 0,
+                                                  static_cast<uint16_t>((t_.n - width) * 4 / 32)));
     }
     template <HardEvent E> __aicore__ inline void Hand()
     {
