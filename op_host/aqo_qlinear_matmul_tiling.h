@@ -137,6 +137,17 @@ TILING_DATA_FIELD_DEF(uint32_t, ubVdAF32);
 TILING_DATA_FIELD_DEF(uint32_t, ubVdPattern);
 TILING_DATA_FIELD_DEF(uint32_t, ubVdAcc);
 TILING_DATA_FIELD_DEF(uint32_t, ubVdZb);
+// cube decode (tiling key 2, 310p): y columns per group (an L0B half's)
+TILING_DATA_FIELD_DEF(uint32_t, cdGroup);
+// b rows per chunk: one DMA, turned and copied to L1 (a multiple of 32)
+TILING_DATA_FIELD_DEF(uint32_t, cdChunkK);
+// A's rows in L0A: M, the ones row, zero rows to whole 16-row blocks
+TILING_DATA_FIELD_DEF(uint32_t, cdRowsA);
+TILING_DATA_FIELD_DEF(uint32_t, cdPieceK);              // A's K rows per L0A load (a multiple of 32)
+TILING_DATA_FIELD_DEF(uint32_t, ubCdWork);              // UB bytes of the cube decode's buffers, in InitBuffer order
+TILING_DATA_FIELD_DEF(uint32_t, ubCdStage);
+TILING_DATA_FIELD_DEF(uint32_t, ubCdRowTerms);
+TILING_DATA_FIELD_DEF(uint32_t, ubCdTmp);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AqoQLinearMatMul, AqoQLinearMatMulTilingData)

@@ -10,6 +10,8 @@
 //   aqo_qmm_copy_out.h          y rows to GM, DMA only.
 //   aqo_qmm_vector_decode.h     the vector decode path (tiling key 1): a short a against a uint8 b, on the vector
 //                               cores alone (b read once, no mapped copy for the cube).
+//   aqo_qmm_cube_decode_310p.h  ascend310p's cube decode path (tiling key 2): a short a on the AI core's own cube
+//                               pipeline, b turned in UB and fed from L1 (no Matmul API).
 // This file: the kernel function, the dispatch on the tiling key and the operand / output types, and the block loop.
 // Not the fixpipe's FP19 dequantization path (+-1 against ONNX on about 1% of outputs: docs/references.md).
 #include "kernel_operator.h"
@@ -28,6 +30,9 @@ using namespace aqo_kernel;  // SoC traits (AQO_SOC_*), AlignUp32, BitsToFloat, 
 #include "aqo_qmm_requant_epilogue.h"
 #include "aqo_qmm_copy_out.h"
 #include "aqo_qmm_vector_decode.h"
+#if !AQO_SOC_SPLIT_CORES
+#include "aqo_qmm_cube_decode_310p.h"
+#endif
 
 // TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_qlinear_matmul_tiling.h, whose
 // fields are op_host/tiling_core/qlinear_matmul_tiling_fields.h): the kernel reads the fields by name.
@@ -210,6 +215,40 @@ __aicore__ inline void RunVectorDecodeY(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, 
     }
 }
 
+#if !AQO_SOC_SPLIT_CORES
+// The cube decode path (tiling key 2, ascend310p): a short a against an int8 b (or uint8 x uint8) on the AI core's
+// own cube pipeline.
+template <class AT, class BT, class TD>
+__aicore__ inline void RunCubeDecode(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                     GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    TPipe pipe;
+    if (t.yCode == kQmmCodeUInt8) {
+        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, uint8_t> op;
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Process();
+    } else {
+        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, int8_t> op;
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Process();
+    }
+}
+
+// The cube's integer pairs the plan sends here: int8 x int8, uint8 x int8, uint8 x uint8.
+template <class TD>
+__aicore__ inline void RunCubeDecodeTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                          GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    if (t.bCode == kQmmCodeUInt8) {
+        RunCubeDecode<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else if (t.aCode == kQmmCodeUInt8) {
+        RunCubeDecode<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else {
+        RunCubeDecode<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    }
+}
+#endif
+
 }  // namespace aqo_qmm
 
 extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_scale, GM_ADDR a_zero_point, GM_ADDR b,
@@ -240,6 +279,12 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     } else if (TILING_KEY_IS(0)) {
         aqo_qmm::RunCube(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, userWs, t);
     }
+#if !AQO_SOC_SPLIT_CORES
+    // ascend310p only: the split SoCs' vector cores have no L1 / L0 (their plans never choose this key).
+    else if (TILING_KEY_IS(2)) {
+        aqo_qmm::RunCubeDecodeTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, t);
+    }
+#endif
 }
 
 // aqo_kernel_common.h's SoC trait macros end with this kernel: the emulator runner compiles it once per SoC in one

@@ -83,4 +83,39 @@ AQO_QMM_LAYOUT_FN unsigned VdPanelCount(unsigned rows, unsigned kp, const unsign
     return rows == 0 ? 0u : n + 1;
 }
 
+// The cube decode path's work region (aqo_qmm_cube_decode_310p.h, planned by qlinear_matmul_cube_decode_plan.cpp):
+// one UB buffer used in turn by a's staging, the stream of b and C. Byte offsets:
+//   a's staging: rows_a rows of a piece's K values (at most piece_k) at 0, the same in L0A's fractal order after
+//     them; then a's row sums' scratch: one row in half, the same in float32, ReduceSum's work (one float per 256-byte
+//     repeat, 32-byte rounded), a 32-byte sum block per row of a;
+//   the stream: chunk slot s of b as read at s * chunk (chunk = chunk_k x group bytes), as turned at (2 + s) * chunk;
+//   C: 16 rows of the group's fractals as they leave L0C (int32) at 0, then the int32 rows of y's M rows and the
+//     column sums' row after them.
+AQO_QMM_LAYOUT_FN unsigned CdAlign32(unsigned v) { return (v + 31u) / 32u * 32u; }
+AQO_QMM_LAYOUT_FN unsigned CdAFractals(unsigned rows_a, unsigned piece_k) { return CdAlign32(rows_a * piece_k); }
+AQO_QMM_LAYOUT_FN unsigned CdRowSumHalf(unsigned rows_a, unsigned piece_k)
+{
+    return CdAFractals(rows_a, piece_k) + CdAlign32(rows_a * piece_k);
+}
+AQO_QMM_LAYOUT_FN unsigned CdRowSumFloat(unsigned rows_a, unsigned piece_k)
+{
+    return CdRowSumHalf(rows_a, piece_k) + piece_k * 2u;
+}
+AQO_QMM_LAYOUT_FN unsigned CdRowSumWork(unsigned rows_a, unsigned piece_k)
+{
+    return CdRowSumFloat(rows_a, piece_k) + piece_k * 4u;
+}
+AQO_QMM_LAYOUT_FN unsigned CdRowSumBlocks(unsigned rows_a, unsigned piece_k)
+{
+    return CdRowSumWork(rows_a, piece_k) + CdAlign32((piece_k + 63u) / 64u * 4u);
+}
+AQO_QMM_LAYOUT_FN unsigned CdCRows(unsigned group) { return 16u * group * 4u; }
+AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned piece_k, unsigned group, unsigned chunk_k)
+{
+    const unsigned a = CdRowSumBlocks(rows_a, piece_k) + m * 32u;
+    const unsigned stream = 4u * chunk_k * group;
+    const unsigned c = CdCRows(group) + (m + 1u) * group * 4u;
+    return a > stream ? (a > c ? a : c) : (stream > c ? stream : c);
+}
+
 }  // namespace aqo_qmm_layout

@@ -85,6 +85,13 @@ public:
         }
         const uint64_t base = (t_->bZpBatchStride ? bj * t_->n : 0) + n0;
         ToInt32(zb_, bZpGm_, base, cols, bElems_, t_->bCode, t_->zpShiftB, in, h);
+        const uint32_t padded = AlignUp32(cols);
+        if (padded < t_->cStride) {
+            // Correct multiplies whole rows of cStride columns: the columns past the block's get zero points of 0,
+            // not whatever the buffer held (their products are discarded, but must stay within int32).
+            PipeBarrier<PIPE_V>();
+            Duplicate(zb_[padded], 0, static_cast<int32_t>(t_->cStride - padded));
+        }
     }
 
     // za' of rows [m0, m0 + rows) of a matrix ai into za_ (int32), read by the scalar unit per row (RowTerms).

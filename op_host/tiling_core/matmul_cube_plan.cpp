@@ -26,8 +26,6 @@ uint32_t OperandCode(DType t)
     }
 }
 
-double Timing(const SocSpec& soc, TimingParam p) { return SocTiming(soc.id)[static_cast<int>(p)].value; }
-
 // Base block widths are multiples of the cube's fractal (16 columns).
 const uint32_t kFractal = 16;
 const uint32_t kMaxBase = 256;

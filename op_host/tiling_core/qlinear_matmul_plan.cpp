@@ -2,6 +2,7 @@
 // epilogue's buffers and parameters.
 #include "qlinear_matmul_plan.h"
 
+#include "qlinear_matmul_cube_decode_plan.h"
 #include "qlinear_matmul_vector_decode_plan.h"
 
 #include <algorithm>
@@ -112,6 +113,19 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         }
         if (r.explain) {
             ExplainQmmVectorDecode(r, soc, plan);
+        } else {
+            plan->explanation = PlanExplanation();
+        }
+        return true;
+    }
+    if (QmmCubeDecodeApplies(r, soc, t)) {
+        // ascend310p, a short a beyond the vector decode path's rows (or an int8 b too long for it): each core
+        // streams its columns of b once through its own cube pipeline.
+        if (!PlanQmmCubeDecode(r, soc, plan, v)) {
+            return false;
+        }
+        if (r.explain) {
+            ExplainQmmCubeDecode(r, soc, plan);
         } else {
             plan->explanation = PlanExplanation();
         }

@@ -52,6 +52,14 @@
     FIELD(uint32_t, ubVdAF32)                                                                                         \
     FIELD(uint32_t, ubVdPattern)                                                                                      \
     FIELD(uint32_t, ubVdAcc)                                                                                          \
-    FIELD(uint32_t, ubVdZb)
+    FIELD(uint32_t, ubVdZb)                                                                                           \
+    FIELD(uint32_t, cdGroup)           /* cube decode (tiling key 2, 310p): y columns per group (an L0B half's) */   \
+    FIELD(uint32_t, cdChunkK)          /* b rows per chunk: one DMA, turned and copied to L1 (a multiple of 32) */   \
+    FIELD(uint32_t, cdRowsA)           /* A's rows in L0A: M, the ones row, zero rows to whole 16-row blocks */      \
+    FIELD(uint32_t, cdPieceK)          /* A's K rows per L0A load (a multiple of 32) */                               \
+    FIELD(uint32_t, ubCdWork)          /* UB bytes of the cube decode's buffers, in InitBuffer order */              \
+    FIELD(uint32_t, ubCdStage)                                                                                        \
+    FIELD(uint32_t, ubCdRowTerms)                                                                                     \
+    FIELD(uint32_t, ubCdTmp)
 
 #endif  // AQO_TILING_CORE_QLINEAR_MATMUL_TILING_FIELDS_H

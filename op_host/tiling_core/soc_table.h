@@ -220,6 +220,10 @@ const TimingParamInfo* TimingParamTable(size_t* count);
 const TimingValue* SocTiming(Soc id);
 const char* ParamBasisName(ParamBasis b);  // "source" | "derived" | "assumption"
 
+// The value of parameter p on the SoC (its canonical SoC's): capacities (L0A_BYTES, L1_BYTES, ...) are what the
+// plans size the kernels' own cube buffers by.
+inline double Timing(const SocSpec& soc, TimingParam p) { return SocTiming(soc.id)[static_cast<int>(p)].value; }
+
 }  // namespace aqo
 
 #endif  // AQO_TILING_CORE_SOC_TABLE_H

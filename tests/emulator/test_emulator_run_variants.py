@@ -565,14 +565,15 @@ def _row_sums_to(targets: np.ndarray, k1: int, k2: int) -> np.ndarray:
     return b
 
 
-@pytest.mark.parametrize("bt", [np.int8, np.uint8], ids=["cube", "vector_decode"])
+@pytest.mark.parametrize("bt, rows, key", [(np.int8, 17, 0), (np.int8, 7, 2), (np.uint8, 1, 1)],
+                         ids=["cube", "cube_decode", "vector_decode"])
 @pytest.mark.parametrize("rounding", ["nearest_even", "toward_zero"])
-def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rounding):
+def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rows, key, rounding):
     # 310p converts int32 -> float32 with a mode-less Cast whose rounding beyond 2^24 is undocumented; the kernels
     # convert in two exact parts instead. Accumulators built at (k + 1/2) * 2^23 + d (float32 ulp 32 or 64 there) with a
     # multiplier of 2^-23: y = rint(float32(acc) / 2^23) flips with the conversion's rounding of d, so any inexact
-    # conversion (toward zero here) changes y. Both paths: the cube epilogue (int8 b, seven equal rows of a: more than
-    # the vector decode path takes) and the vector decode (uint8 b, one row).
+    # conversion (toward zero here) changes y. Every path: the cube epilogue (int8 b, 17 equal rows of a: more than the
+    # decode paths take), the cube decode path (int8 b, seven rows) and the vector decode (uint8 b, one row).
     k1, k2 = (29_984, 3_008)  # K and N multiples of 32: the vector decode path's panels on 310p (no DataCopyPad)
     halves = [(kk + 0.5) * 2**23 for kk in (20, 50, -21, -51, 7, -7)]
     offsets = (-64, -40, -33, -17, -16, -15, -1, 0, 1, 15, 16, 17, 31, 32, 33, 40)
@@ -580,8 +581,7 @@ def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rounding):
     n = targets.size
     b_vals = _row_sums_to(targets, k1, k2)
     a = np.concatenate([np.full(k1, 127), np.ones(k2)]).astype(np.int8)[None, :]
-    if bt is np.int8:
-        a = np.repeat(a, 7, axis=0)
+    a = np.repeat(a, rows, axis=0)
     if bt is np.uint8:
         b, b_z = (b_vals + 128).astype(np.uint8), np.uint8(128)
     else:
@@ -589,7 +589,7 @@ def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rounding):
     args = (a, np.float32(1.0), np.int8(0), b, np.float32(2.0**-23), b_z, np.float32(1.0), np.int8(0))
     t = tiling.plan_qlinear_matmul(a.shape, b.shape, soc="ascend310p", a_dtype="int8", b_dtype=np.dtype(bt).name)
     assert t.tiling["exactConvert"] == 1
-    assert t.tiling["tiling_key"] == (1 if bt is np.uint8 else 0)
+    assert t.tiling["tiling_key"] == key
     g = golden_qmm(*args)
     # the cases are sensitive: a conversion toward zero gives another y on some of them
     naive = np.clip(np.rint(_toward_zero_float32(targets) * np.float32(2.0**-23)), -128, 127).astype(np.int8)

@@ -51,6 +51,11 @@ CASES = [
      "GlobalTensor::SetValue(const uint64_t offset, PrimType value), not const (interface/kernel_tensor.h)",
      "GlobalTensor<float> g; g.SetValue(0, 1.0f);",
      "GlobalTensor<float> h; const GlobalTensor<float>& g = h; g.SetValue(0, 1.0f);"),
+    ("tbuf_get_not_const",
+     "TBuf::Get<T>(), Get<T>(len) and GetWithOffset<T>(size, offset) are not const (interface/kernel_tpipe.h): a "
+     "const member function of a kernel class cannot take a tensor from its own TBuf",
+     "TBuf<TPosition::VECCALC> b; (void)b.Get<float>();",
+     "TBuf<TPosition::VECCALC> h; const TBuf<TPosition::VECCALC>& b = h; (void)b.Get<float>();"),
     ("select_scalar_type",
      "Select(dst, selMask, src0, T src1Local, SELMODE, uint32_t) (interface/kernel_operator_vec_cmpsel_intf.h)",
      "Select(t, t.ReinterpretCast<uint8_t>(), t, 0.0f, SELMODE::VSEL_TENSOR_SCALAR_MODE, 64);",

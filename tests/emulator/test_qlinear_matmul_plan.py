@@ -265,7 +265,9 @@ def test_310p_gives_the_matmul_api_tall_int8_b_tiles():
     # unit's issues), so the plan gives it tall tiles: baseK as tall as L0B holds twice at the width, the local
     # workspace sized to what the API needs for them (matmul_local_workspace.h: the C block and two K tiles of B; the
     # call's width is whole 32-byte blocks, so no N-tail block), within half the UB
-    t = tiling.plan_qlinear_matmul((16, 4096), (4096, 4096), soc="ascend310p").tiling
+    # (17 rows: up to 16 the cube decode path runs, without the Matmul API)
+    t = tiling.plan_qlinear_matmul((17, 4096), (4096, 4096), soc="ascend310p").tiling
+    assert t["tiling_key"] == 0
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
     assert (bn, bk) == (256, 128) and bk == min(256, 65536 // 2 // bn)
     assert t["ubMatmulWs"] == bm * bn * 4 + 2 * bk * bn <= 262144 // 2

@@ -237,6 +237,66 @@ def qmm_vector_decode_groups(t: dict, units: range):
         yield bi, first * gran, min(t["n"], (first + take) * gran) - first * gran
 
 
+def _copy_in_dma_bytes(off: int, count: int, elems: int, item: int) -> int:
+    """GM bytes QmmCopyBytesIn (aqo_qmm_common.h) moves by DMA without DataCopyPad: whole 32-byte blocks, the ones
+    that would pass the tensor's end left to the scalar unit."""
+    per_block = 32 // item
+    padded = -(-count // per_block) * per_block
+    return item * (padded if off + padded <= elems else count // per_block * per_block)
+
+
+def _any_nonzero_dma_bytes(zps: np.ndarray, first: int, end: int, chunk: int) -> int:
+    """GM bytes the zero points' decision (QmmZeroPoints AnyNonZero) reads of a vector of 8-bit zero points: chunk by
+    chunk of [first, end) until one holds a non-zero value."""
+    total = 0
+    for off in range(first, end, chunk):
+        n = min(chunk, end - off)
+        total += _copy_in_dma_bytes(off, n, len(zps), 1)
+        if np.any(zps[off:off + n] != 0):
+            break
+    return total
+
+
+def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
+    """GM traffic of ascend310p's cube decode path (tiling key 2) by DMA, for effective zero points za, zb
+    (qmm_effective_zero_points): per core, a once (M x K), its columns of b in every K row once, y's M rows of them;
+    the zero points' decisions (a's all, b's over the core's columns, chunk by chunk until a non-zero one); where a
+    correction is needed, a's per-row zero points and, where b's are not all 0, b's per-column ones group by group;
+    per group b's per-column scales and a's per-row scales. Reads are whole 32-byte blocks; the few bytes of a
+    parameter vector that would pass its end come through the scalar unit (not counted here)."""
+    m, n, k, g = t["m"], t["n"], t["k"], t["cdGroup"]
+    cores, units = t["usedCores"], t["unitCount"]
+    za, zb = np.asarray(za).reshape(-1), np.asarray(zb).reshape(-1)
+    need_cb = bool(np.any(za != 0))
+    total = 0
+    for c in range(cores):
+        q, r = divmod(units, cores)
+        col0 = (c * q + min(c, r)) * 32
+        width = (q + (1 if c < r else 0)) * 32
+        if not width:
+            continue
+        total += m * k + k * width + m * width                 # a, b's columns, y
+        need_ra = False
+        if t["aZpKind"] == 2:
+            total += _any_nonzero_dma_bytes(za, 0, m, t["prepChunk"])
+        if t["bZpKind"] == 2:
+            total += _any_nonzero_dma_bytes(zb, col0, col0 + width, t["prepChunk"])
+            need_ra = bool(np.any(zb[col0:col0 + width] != 0))
+        else:
+            need_ra = bool(np.any(zb != 0))
+        if t["aZpKind"] == 2 and (need_cb or need_ra):
+            total += _copy_in_dma_bytes(0, m, m, 1)
+        for n0 in range(col0, col0 + width, g):
+            cols = min(g, col0 + width - n0)
+            if t["bZpKind"] == 2 and need_ra:
+                total += _copy_in_dma_bytes(n0, cols, n, 1)
+            if t["bParamKind"]:
+                total += _copy_in_dma_bytes(n0, cols, n, 4)
+            if t["aParamKind"]:
+                total += _copy_in_dma_bytes(0, m, m, 4)
+    return total
+
+
 def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
     """GM traffic of the vector decode path: per group, its columns of b in the K rows it sums and a's M rows of
     them (panel by panel), b's per-column zero points; per group of the epilogue, b's per-column scales, a's per-row
@@ -514,6 +574,8 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
     za, zb = qmm_effective_zero_points(t, a_z, b_z)
     if t["tiling_key"] == 1:  # the vector decode path
         model = qmm_vector_decode_traffic(t, pad) + param_bytes
+    elif t["tiling_key"] == 2:  # ascend310p's cube decode path
+        model = qmm_cube_decode_traffic(t, za, zb) + param_bytes
     else:
         model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
     work = _core_work(e)

@@ -508,7 +508,7 @@ template <TPosition kPos = TPosition::LCM> class TBuf {
     static constexpr aqo_emu::Mem kMem = emu_detail::MemOf(emu_detail::PhysOf(kPos));
 
 public:
-    template <typename T> LocalTensor<T> Get(AQO_EMU_SRC) const
+    template <typename T> LocalTensor<T> Get(AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);
@@ -518,7 +518,7 @@ public:
         t.size_ = static_cast<uint32_t>(b.bytes / sizeof(T));
         return t;
     }
-    template <typename T> LocalTensor<T> Get(uint32_t len, AQO_EMU_SRC) const
+    template <typename T> LocalTensor<T> Get(uint32_t len, AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);
@@ -533,7 +533,7 @@ public:
         t.size_ = len;
         return t;
     }
-    template <typename T> LocalTensor<T> GetWithOffset(uint32_t len, uint32_t byte_offset, AQO_EMU_SRC) const
+    template <typename T> LocalTensor<T> GetWithOffset(uint32_t len, uint32_t byte_offset, AQO_EMU_SRC)
     {
         aqo_emu::CoreContext& c = aqo_emu::Ctx(aqo_file, aqo_line);
         const aqo_emu::BufState& b = State(c, aqo_file, aqo_line);

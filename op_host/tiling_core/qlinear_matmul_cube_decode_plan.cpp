@@ -1,0 +1,280 @@
+// QLinearMatMul's cube decode path on ascend310p: see qlinear_matmul_cube_decode_plan.h.
+#include "qlinear_matmul_cube_decode_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "../../op_kernel/aqo_qmm_layout.h"
+
+namespace aqo {
+namespace {
+
+std::string Str(uint64_t v) { return std::to_string(v); }
+
+// The largest |value| of an 8-bit integer operand type (and of its zero points).
+uint64_t Magnitude(DType t) { return t == DType::UINT8 ? 255 : 128; }
+
+// UB of the path, in the kernel's InitBuffer order: the zero points' (QmmZeroPoints), the epilogue's
+// (QmmRequantEpilogue), then the path's own (work region, staging, row terms, the chunk scratch).
+struct CubeDecodeUb {
+    uint32_t zb, za;                                   // QmmZeroPoints: b's zero points of a group, a's of the rows
+    uint32_t col_f32, row_f32, multiplier, half, y_out;  // the requantization epilogue's
+    uint32_t work, stage, row_terms, tmp;              // the path's
+    uint64_t Total() const
+    {
+        return static_cast<uint64_t>(zb) + za + col_f32 + row_f32 + 2ull * multiplier + half + 2ull * y_out + work +
+               stage + row_terms + tmp;
+    }
+};
+
+// A's rows and K piece when b's column sums are not needed (the kernel decides at run time): no ones row, so for
+// M = 16 one row block, and the same L0A bytes hold a piece twice as long.
+void RowsWithoutOnes(uint32_t m, uint32_t rows_a, uint32_t piece_k, uint64_t k, uint32_t* rows, uint32_t* piece)
+{
+    *rows = static_cast<uint32_t>(AlignUp(m, 16));
+    *piece = static_cast<uint32_t>(std::min<uint64_t>(rows_a * piece_k / *rows / 32 * 32, k));
+}
+
+CubeDecodeUb UbFor(uint32_t m, uint64_t k, uint32_t rows_a, uint32_t piece_k, uint32_t g, uint32_t chunk_k,
+                   uint32_t rows, uint32_t y_bytes)
+{
+    CubeDecodeUb u;
+    const uint32_t row_bytes = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * 4, 32));
+    u.zb = g * 4;
+    u.za = static_cast<uint32_t>(AlignUp(m, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
+    u.col_f32 = g * 4;
+    u.row_f32 = row_bytes;
+    u.multiplier = rows * g * 4;
+    u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * 2, 32));
+    // Without DataCopyPad one more block per slot: the copy-out's spare block.
+    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * y_bytes, 32)) + 32u;
+    uint32_t rows_lo = 0, piece_lo = 0;
+    RowsWithoutOnes(m, rows_a, piece_k, k, &rows_lo, &piece_lo);
+    u.work = std::max(aqo_qmm_layout::CdWorkBytes(m, rows_a, piece_k, g, chunk_k),
+                      aqo_qmm_layout::CdWorkBytes(m, rows_lo, piece_lo, g, chunk_k));
+    // The zero points' staging (their decisions, b's zero points of a group): the bytes, half, ReduceMax's work.
+    u.stage = g + 2 * g + 2 * g;
+    u.row_terms = m * aqo_qmm_layout::kRowTermInts * 4;
+    // A chunk's correction products, then its int32 -> float32 conversion's scratch and mask block.
+    u.tmp = rows * g * 4 + aqo_qmm_layout::kSplitMaskBytes;
+    return u;
+}
+
+// The kernel's split: core c's units [begin, end) of the unitCount 32-column units.
+void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uint64_t* end)
+{
+    const uint64_t q = t.unitCount / t.usedCores, rem = t.unitCount % t.usedCores;
+    *begin = core * q + std::min<uint64_t>(core, rem);
+    *end = *begin + q + (core < rem ? 1 : 0);
+}
+
+}  // namespace
+
+bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
+{
+    // The kernel's own L1 / L0 beside the vector unit: ascend310p's coupled AI cores.
+    if (soc.split_architecture || r.b_trans) {
+        return false;
+    }
+    // The cube's integer pairs: (int8 | uint8) x int8 and uint8 x uint8 (not int8 x uint8).
+    const bool types = (r.b_dtype == DType::INT8 && (r.a_dtype == DType::INT8 || r.a_dtype == DType::UINT8)) ||
+                       (r.b_dtype == DType::UINT8 && r.a_dtype == DType::UINT8);
+    if (!types || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
+        return false;
+    }
+    if (t.m == 0 || t.m > kQmmCubeDecodeMaxM || t.k == 0 || t.n == 0) {
+        return false;
+    }
+    // Whole 32-byte blocks (no DataCopyPad), a chunk's GM gap between rows in DataCopyParams' 16-bit block field.
+    if (t.k % 32 != 0 || t.n % 32 != 0 || t.n / 32 > 65535) {
+        return false;
+    }
+    // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented).
+    if (Magnitude(r.a_dtype) * Magnitude(r.b_dtype) * t.k > 2147483647ull) {
+        return false;
+    }
+    // a whole in L1 beside two chunk slots of the narrowest group.
+    const uint64_t rows_a = AlignUp(static_cast<uint64_t>(t.m) + 1, 16);
+    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    return rows_a * t.k + 2 * kQmmCubeDecodeChunkBytes <= l1;
+}
+
+bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
+                       ConstraintViolation* v)
+{
+    QLinearMatMulTiling& t = plan->tiling;
+    const uint32_t y_bytes = DTypeBytes(r.y_dtype);
+    const uint32_t m = t.m;
+    // The cube stage's operand preparation and workspace are not used: the operands go to the cube as they are.
+    t.mapA = t.mapB = 0;
+    t.zpShiftA = t.zpShiftB = 0;
+    t.cubeACode = t.aCode;
+    t.cubeBCode = t.bCode;
+    t.sharedPrep = 0;
+    t.onesRow = 0;
+    t.wsPrepAOffset = t.wsPrepBOffset = t.wsRaOffset = t.wsCOffset = t.wsCPerWorker = 0;
+    t.prepAStripBytes = t.prepAPerWorker = t.prepBBytes = 0;
+    t.ubMatmulWs = t.ubCIn = t.ubTmp = t.ubPrepIn = t.ubPrepHalf = t.ubPrepOut = 0;
+    t.roundRanges = 0;
+    // The split: 32-column units over the AI cores, each core's range in groups of at most an L0B half's columns.
+    t.workersPerCore = 1;
+    t.unitCount = t.n / 32;
+    const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
+    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
+    const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
+    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
+    const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
+    const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
+    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    const uint32_t rows_a = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) + 1, 16));
+    // The widest group: 32 rows of it in an L0B half (two halves: the next rows load while the cube multiplies),
+    // rows_a x group int32 in L0C; the core's columns in as few groups as that allows, evened out.
+    const uint64_t widest = std::min<uint64_t>(l0b / 2 / kQmmCubeDecodeKStep, l0c / (4ull * rows_a)) / 32 * 32;
+    const uint64_t groups = CeilDiv(core_cols, widest);
+    const uint32_t g = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, groups), 32));
+    const uint32_t piece_k = static_cast<uint32_t>(std::min<uint64_t>(l0a / rows_a / 32 * 32, t.k));
+    uint32_t chunk_k = static_cast<uint32_t>(kQmmCubeDecodeChunkBytes / g / 32 * 32);
+    chunk_k = std::max<uint32_t>(kQmmCubeDecodeKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
+    chunk_k = std::min(chunk_k, piece_k);
+    if (static_cast<uint64_t>(rows_a) * t.k + 2ull * chunk_k * g > l1) {
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube decode path (a and two chunks of b)",
+                     "<= " + Str(l1) + " bytes", Str(static_cast<uint64_t>(rows_a) * t.k + 2ull * chunk_k * g),
+                     "a shorter K");
+        return false;
+    }
+    // The epilogue's rows per chunk: as many of the M rows as UB holds.
+    const uint64_t ub_usable = KernelUbBytes(soc, false);
+    uint32_t rows = m;
+    while (rows > 1 && UbFor(m, t.k, rows_a, piece_k, g, chunk_k, rows, y_bytes).Total() > ub_usable) {
+        --rows;
+    }
+    const CubeDecodeUb u = UbFor(m, t.k, rows_a, piece_k, g, chunk_k, rows, y_bytes);
+    if (u.Total() > ub_usable) {
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube decode path",
+                     ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
+                     "use the SoC's real UB size (ub_size=None)");
+        return false;
+    }
+    t.cdGroup = g;
+    t.cdChunkK = chunk_k;
+    t.cdRowsA = rows_a;
+    t.cdPieceK = piece_k;
+    t.ubCdWork = u.work;
+    t.ubCdStage = u.stage;
+    t.ubCdRowTerms = u.row_terms;
+    t.ubCdTmp = u.tmp;
+    t.prepChunk = g;  // the zero points' decisions read them g at a time through the staging
+    // The zero-point terms in int32 vectors while no partial sum can leave int32: |P| <= |a| |b| K,
+    // |zb (RA - K za)| <= |b| 2 |a| K, |za CB| <= |a| |b| K (zero points as large as their operands).
+    const uint64_t ab = Magnitude(r.a_dtype) * Magnitude(r.b_dtype);
+    t.vectorCorrection = 4 * ab * t.k <= 2147483647ull ? 1 : 0;
+    // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion (310p's mode-less
+    // int32 -> float32 rounds in an undocumented way).
+    t.exactConvert = 65025ull * t.k >= (1ull << 24) ? 1 : 0;
+    // The epilogue: chunks of `rows` of the group's M rows x g columns.
+    t.stripM = m;
+    t.strips = 1;
+    t.rowsPerChunk = rows;
+    t.cStride = g;
+    t.baseN = g;
+    t.nBlocks = static_cast<uint32_t>(CeilDiv(t.n, g));
+    t.callBlocks = 1;
+    t.ubColI32 = u.zb;
+    t.ubRowI32 = u.za;
+    t.ubRowTerms = 0;
+    t.ubColF32 = u.col_f32;
+    t.ubRowF32 = u.row_f32;
+    t.ubPattern = u.multiplier;
+    t.ubHalf = u.half;
+    t.ubYOut = u.y_out;
+    plan->workspace_bytes = 0;
+    plan->tiling_key = kQmmTilingKeyCubeDecode;
+    return true;
+}
+
+void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan)
+{
+    const QLinearMatMulTiling& t = plan->tiling;
+    PlanExplanation& e = plan->explanation;
+    e = PlanExplanation();
+    e.soc = soc.name;
+    e.mode = "cube_decode";
+    e.core_capacity = KernelCores(soc, OpKind::QLINEAR_MATMUL);
+    e.used_cores = t.usedCores;
+    e.ub_capacity = soc.ub_bytes;
+    e.work_unit = "32-column unit";
+    e.total_work = t.unitCount;
+    e.balance_unit = 1;
+    e.passes = 1;
+    const uint32_t y_bytes = DTypeBytes(r.y_dtype);
+    const CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.rowsPerChunk, y_bytes);
+    const struct {
+        const char* name;
+        uint32_t bytes, slots;
+    } ub[] = {{"zb_i32", u.zb, 1},          {"za_i32", u.za, 1},        {"b_scale_f32", u.col_f32, 1},
+              {"a_scale_f32", u.row_f32, 1}, {"multiplier_f32", u.multiplier, 1}, {"y_scale_f32", u.multiplier, 1},
+              {"half", u.half, 1},           {"y_out", u.y_out, 2},     {"work: a / b chunks / C", u.work, 1},
+              {"zp_staging", u.stage, 1},    {"row_terms", u.row_terms, 1}, {"chunk_tmp", u.tmp, 1}};
+    uint32_t o = 0;
+    for (const auto& x : ub) {
+        AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
+    }
+    const uint64_t m = t.m, n = t.n, k = t.k;
+    const uint64_t a_vec = t.aParamKind ? m : 1;
+    const uint64_t b_vec = t.bParamKind ? n : 1;
+    const struct {
+        const char* name;
+        uint64_t bytes;
+        bool output;
+    } tensors[] = {{"a", m * k, false},      {"a_scale", a_vec * 4, false}, {"a_zero_point", a_vec, false},
+                   {"b", k * n, false},      {"b_scale", b_vec * 4, false}, {"b_zero_point", b_vec, false},
+                   {"y_scale", 4, false},    {"y_zero_point", 1, false},    {"y", m * n * y_bytes, true}};
+    for (const auto& x : tensors) {
+        GmTensor g;
+        g.name = x.name;
+        g.bytes = x.bytes;
+        g.output = x.output;
+        e.tensors.push_back(g);
+    }
+    for (uint32_t c = 0; c < t.usedCores; ++c) {
+        uint64_t u0 = 0, u1 = 0;
+        CoreUnits(t, c, &u0, &u1);
+        CoreWork w;
+        w.core = c;
+        w.begin = u0;
+        w.end = u1;
+        e.work.push_back(w);
+        if (u1 <= u0) {
+            continue;
+        }
+        const uint64_t c0 = u0 * 32, c1 = u1 * 32;
+        // Reads: a whole, the core's columns of b in every K row, the parameters as spans.
+        for (const auto& x : tensors) {
+            if (x.output) {
+                continue;
+            }
+            if (std::string(x.name) == "b") {
+                AddStridedRange(&e, "b", c, c0, c1, n, k, false);
+            } else {
+                AddRange(&e, x.name, c, 0, x.bytes, false);
+            }
+        }
+        AddStridedRange(&e, "y", c, c0 * y_bytes, c1 * y_bytes, n * y_bytes, m, true);
+    }
+    const std::string pair = std::string(r.a_dtype == DType::UINT8 ? "uint8" : "int8") + " x " +
+                             (r.b_dtype == DType::UINT8 ? "uint8" : "int8");
+    e.notes.push_back("cube decode (ascend310p): M = " + Str(m) + " rows of a, " + pair + " on the AI cores' own "
+                      "cube pipeline; each core reads its columns of b once, in chunks of " + Str(t.cdChunkK) +
+                      " rows x up to " + Str(t.cdGroup) + " columns (one DMA each), turns them with TransDataTo5HD, "
+                      "copies them to L1 and multiplies them from there 32 rows at a time against a in L0A (" +
+                      Str(t.cdRowsA) + " rows: a, a ones row for b's column sums, zero rows; K in pieces of " +
+                      Str(t.cdPieceK) + ")");
+    e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, a's row sums "
+                      "RA on the vector unit while a is loaded");
+    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans");
+    e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
+                      Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "
+                      "y_zero_point, saturated");
+}
+
+}  // namespace aqo
