@@ -106,6 +106,8 @@ int main(int argc, char** argv)
          QuantParamKind::COLUMN},  // the vector decode path, the widest group search
         {"ascend310p", {1, 4096}, {4096, 152064}, DType::UINT8, DType::UINT8, DType::UINT8, QuantParamKind::TENSOR,
          QuantParamKind::COLUMN},  // the vector decode path on 310p
+        {"ascend310p", {16, 8192}, {8192, 152064}, DType::UINT8, DType::INT8, DType::INT8, QuantParamKind::ROW,
+         QuantParamKind::COLUMN},  // the cube decode path on 310p
         {"ascend310p", {64, 128}, {128, 26885}, DType::UINT8, DType::INT8, DType::UINT8, QuantParamKind::TENSOR,
          QuantParamKind::TENSOR},
         {"ascend310p", {4096, 4096}, {4096, 152064}, DType::INT8, DType::INT8, DType::INT8, QuantParamKind::ROW,

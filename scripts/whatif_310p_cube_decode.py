@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""What the timeline model expects of a planned ascend310p decode path: the int8 b turned by the kernel itself and
-the cube fed from L1, against what the kernel runs today (the Matmul API turning b per tile).
+"""What the timeline model expects of ascend310p's decode path with the int8 b turned by the kernel itself and the
+cube fed from L1, against what the package runs today, and of the variants the package does not take (K slices).
 
     PYTHONPATH=python python scripts/whatif_310p_cube_decode.py                # 16 x 4096 x 4096, a few splits
     PYTHONPATH=python python scripts/whatif_310p_cube_decode.py --m 8 --ksplit 2 --rows 128
 
-The planned path is not in the package yet: this is a hand-built trace of it, run through the same timeline model and
+The package's kernel for it is the cube decode path (tiling key 2, op_kernel/aqo_qmm_cube_decode_310p.h), with one K
+slice a core: "today" below. The "planned" lines are a hand-built trace, run through the same timeline model and
 the same SoC-table parameters as `aqo perf` (nothing here is tuned). With --emulated it also runs the path's main loop
 as the emulator's prototype kernel (KernelCubeDecode310p in op_kernel/emulator/tests/timeline_test_kernels.cpp: the
 instructions it really issues, under every emulator rule, with one or two K slices a core (the second meeting through
@@ -16,7 +17,8 @@ an L1 -> L0 load and the MMAD, double-buffered with the flags each hand-over nee
 once. With --ksplit > 1 the cores split K too, and the int32 partial sums meet through GM after a SyncAll. The
 requantisation at the end is costed as `--epilogue-passes` float32 passes (about 12 for the per-tensor epilogue).
 What it leaves out: the kernel's scalar bookkeeping beyond the instructions' issue, and the L0 tiling (one MMAD a
-chunk). The current path's figure is the emulator's run of the package kernel (`aqo perf`'s decode case).
+chunk). The package does not split K over cores: the software SyncAll's GM counters would have to be zero at every
+launch, which nothing on the device guarantees (README, the 310p decode paragraph).
 """
 import argparse
 import sys
