@@ -1363,8 +1363,21 @@ template <bool kOk> inline void SoftwareSyncAllUbTooSmall(GM_ADDR, GM_ADDR y, GM
 }
 
 // The software SyncAll on the kernel's workspace, which nobody zeroed (the device's workspace is not zero). The twin
-// has every core zero its own slot first (DMA, ordered before the SyncAll's scalar reads).
-template <bool kOk> inline void SoftwareSyncAllUnzeroedWorkspace(GM_ADDR, GM_ADDR, GM_ADDR workspace, GM_ADDR)
+// takes counters from memory the host zeroes before the launch (y here).
+template <bool kOk> inline void SoftwareSyncAllUnzeroedWorkspace(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
+{
+    TPipe pipe;
+    TBuf<TPosition::VECCALC> ws;
+    pipe.InitBuffer(ws, 64);
+    GlobalTensor<int32_t> syncGm;
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(kOk ? y : GetUserWorkspace(workspace)), 16);
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_unzeroed_workspace)
+}
+
+// Counters in the workspace that every core zeroes itself first (DMA, ordered before the SyncAll): the barrier passes
+// once the sum of the counts reaches the cores times its own, so a count another core's counter kept from the
+// previous launch lets a core pass before that core arrives. The twin takes host-zeroed counters (y).
+template <bool kOk> inline void SoftwareSyncAllKernelZeroedCounters(GM_ADDR, GM_ADDR y, GM_ADDR workspace, GM_ADDR)
 {
     TPipe pipe;
     TBuf<TPosition::VECCALC> ws;
@@ -1372,14 +1385,14 @@ template <bool kOk> inline void SoftwareSyncAllUnzeroedWorkspace(GM_ADDR, GM_ADD
     pipe.InitBuffer(ws, 64);
     pipe.InitBuffer(zero, 32);
     GlobalTensor<int32_t> syncGm;
-    syncGm.SetGlobalBuffer((__gm__ int32_t*)GetUserWorkspace(workspace), 16);
-    if (kOk) {
+    syncGm.SetGlobalBuffer((__gm__ int32_t*)(kOk ? y : GetUserWorkspace(workspace)), 16);
+    if (!kOk) {
         Duplicate(zero.Get<int32_t>(), 0, 8);
         WaitPipe<HardEvent::V_MTE3>(pipe);
         DataCopy(syncGm[GetBlockIdx() * 8], zero.Get<int32_t>(), 8);
         WaitPipe<HardEvent::MTE3_S>(pipe);
     }
-    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_unzeroed_workspace)
+    SyncAll(syncGm, ws.Get<int32_t>());  // FAULT(software_sync_all_kernel_zeroed_counters)
 }
 
 // An int32 C of N = 12 (48-byte rows) in the tiling on ascend310p: the API's ND C needs 32-byte rows there. The twin
@@ -1781,7 +1794,9 @@ inline const FidelityEntry* FidelityKernels(size_t* count)
         AQO_FIDELITY("tque_buffers_per_position", TQueBuffersPerPosition, 1),
         AQO_FIDELITY("reduce_max_index_work_rounds", ReduceMaxIndexWorkRounds, 1),
         AQO_FIDELITY("software_sync_all_ub_too_small", SoftwareSyncAllUbTooSmall, 2, YInit::kData, true),
-        AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2),
+        AQO_FIDELITY("software_sync_all_unzeroed_workspace", SoftwareSyncAllUnzeroedWorkspace, 2, YInit::kData, true),
+        AQO_FIDELITY("software_sync_all_kernel_zeroed_counters", SoftwareSyncAllKernelZeroedCounters, 2, YInit::kData,
+                     true),
         AQO_FIDELITY("matmul_c_rows_not_32_bytes", MatmulCRowsNot32Bytes, 1, YInit::kData, false, kMix),
         AQO_FIDELITY("div_zero_divisor", DivZeroDivisor, 1),
         AQO_FIDELITY("level0_div_zero_divisor", Level0DivZeroDivisor, 1),

@@ -79,10 +79,10 @@ template <bool kAivOnly = true> inline void SyncAll(AQO_EMU_SRC)
 }
 
 // The software SyncAll (every SoC): each core counts its arrivals in its own 32-byte slot of gmWorkspace
-// (int32 slot blockIdx * 8, which must be zero at launch) and polls every core's slot through ubWorkspace until all
-// have arrived as often as it has. usedCores: how many cores take part (0 = all of the launch). The emulator checks
-// the workspaces (sizes, a writable GM buffer, a zeroed and untouched counter) and keeps the counters as the real
-// one does, then synchronises like the hardware form.
+// (int32 slot blockIdx * 8, which must be zero at launch) and polls every core's slot through ubWorkspace until the
+// counts add up to the cores times its own. usedCores: how many cores take part (0 = all of the launch). The emulator
+// checks the workspaces (sizes, a writable GM buffer, counters the host zeroed and nothing touched since) and keeps the
+// counters as the real one does, then synchronises like the hardware form.
 template <bool kAivOnly = true>
 inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<int32_t>& ubWorkspace,
                     const int32_t usedCores = 0, AQO_EMU_SRC)
@@ -129,8 +129,21 @@ inline void SyncAll(const GlobalTensor<int32_t>& gmWorkspace, const LocalTensor<
                       std::string(api) + ": this core's counter in gmWorkspace (int32 " +
                           std::to_string(c.block_idx * 8) + " of GM buffer '" + (*c.gm)[region].name +
                           "') was never written in this launch: the documentation requires the workspace to be zero "
-                          "when SyncAll is first called (zeroed by the host, or by every core at initialisation), and "
-                          "on the device a workspace or output is not zeroed");
+                          "when SyncAll is first called (memory the host zeroes before every launch), and on the "
+                          "device a workspace or output is not zeroed");
+    }
+    if (c.syncall_count == 0 && (*c.gm)[region].init != aqo_emu::GmInit::kData) {
+        // SoftSyncAllImpl (dav_c220 / dav_m200 kernel_operator_sync_impl.h) passes once the sum of every core's count
+        // reaches the cores times its own: a count left in another core's counter by the previous launch counts as
+        // that core's arrival. A counter the kernel zeroes itself is zero only for its own core, and only once it is
+        // written; another core may already be polling. Only counters that are zero when the launch starts (memory
+        // the host zeroes before every launch) make the barrier hold.
+        aqo_emu::Fail(aqo_file, aqo_line,
+                      std::string(api) + ": gmWorkspace is GM buffer '" + (*c.gm)[region].name +
+                          "', whose counters are not zero when the launch starts (a workspace or an output the "
+                          "kernel zeroes itself): the sum SyncAll waits for can count another core's arrival from "
+                          "the previous launch, so a core can pass before the others arrive; the counters must be "
+                          "memory the host zeroes before every launch");
     }
     int32_t count = 0;
     std::memcpy(&count, slot, sizeof(count));
