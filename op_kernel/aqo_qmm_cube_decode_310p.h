@@ -105,8 +105,8 @@ public:
 
 private:
     // a to L1 piece by piece through UB (the work region): its M rows by DMA, the ones row and the zero rows by the
-    // vector unit, the row sums, then per row one copy into the fractals (a burst per 32 K values, a fractal column
-    // apart). Then the row terms of the zero-point correction.
+    // vector unit, the row sums, L0A's fractal order by the vector unit, one copy to L1. Then the row terms of the
+    // zero-point correction.
     __aicore__ inline void LoadA()
     {
         const TD& t = *t_;
@@ -277,18 +277,23 @@ private:
         p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
         p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
         p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
-        for (uint32_t r = 0; r < rows; r += kQmmCdKStep) {
-            for (uint32_t step = 0; step < 4; ++step) {
-                const bool rowsHigh = (step & 1) != 0, colsHigh = (step & 2) != 0;
-                p.dstHighHalf = rowsHigh;
-                p.srcHighHalf = colsHigh;
-                uint64_t dst[16], src[16];
-                for (uint32_t j = 0; j < 16; ++j) {
-                    src[j] = reinterpret_cast<uint64_t>(in[(r + j + (rowsHigh ? 16 : 0)) * cols_].GetPhyAddr());
-                    dst[j] = reinterpret_cast<uint64_t>(turned[r * cols_ + (j + (colsHigh ? 16 : 0)) * 32].GetPhyAddr());
+        // An 8-bit turn writes whole destination blocks (the half it does not fill too): the instructions filling the
+        // blocks' low halves (the rows' low 16) all go first, one barrier, then those filling the high halves.
+        for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
+            if (rowsHigh != 0) {
+                PipeBarrier<PIPE_V>();
+            }
+            p.dstHighHalf = rowsHigh != 0;
+            for (uint32_t r = 0; r < rows; r += kQmmCdKStep) {
+                for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
+                    p.srcHighHalf = colsHigh != 0;
+                    uint64_t dst[16], src[16];
+                    for (uint32_t j = 0; j < 16; ++j) {
+                        src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
+                        dst[j] = reinterpret_cast<uint64_t>(turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
+                    }
+                    TransDataTo5HD<BT>(dst, src, p);
                 }
-                TransDataTo5HD<BT>(dst, src, p);
-                PipeBarrier<PIPE_V>();  // an 8-bit turn writes whole blocks: the next half's waits for it
             }
         }
         SetFlag<HardEvent::V_MTE2>(inFree_[s]);

@@ -60,6 +60,15 @@ CubeDecodeUb UbFor(uint32_t m, uint64_t k, uint32_t rows_a, uint32_t piece_k, ui
     return u;
 }
 
+// a's K rows per L0A load for rows_a rows: what L0A holds, and at most 255 fractals a LoadData (its repeatTimes and
+// the Or gather's 8-bit repeat count and block stride: K / 32 per row block), K at most.
+uint32_t PieceK(const SocSpec& soc, uint32_t rows_a, uint64_t k)
+{
+    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
+    const uint64_t fractals = std::min<uint64_t>(l0a / 512, 255);
+    return static_cast<uint32_t>(std::min<uint64_t>(fractals * 512 / rows_a / 32 * 32, k));
+}
+
 // The kernel's split: core c's units [begin, end) of the unitCount 32-column units.
 void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uint64_t* end)
 {
@@ -93,10 +102,10 @@ bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, con
     if (Magnitude(r.a_dtype) * Magnitude(r.b_dtype) * t.k > 2147483647ull) {
         return false;
     }
-    // a whole in L1 beside two chunk slots of the narrowest group.
-    const uint64_t rows_a = AlignUp(static_cast<uint64_t>(t.m) + 1, 16);
+    // a whole in L1 (its pieces whole) beside two chunk slots (at most kQmmCubeDecodeChunkBytes each).
+    const uint32_t rows_a = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.m) + 1, 16));
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
-    return rows_a * t.k + 2 * kQmmCubeDecodeChunkBytes <= l1;
+    return AlignUp(t.k, PieceK(soc, rows_a, t.k)) * rows_a + 2 * kQmmCubeDecodeChunkBytes <= l1;
 }
 
 bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
@@ -106,23 +115,13 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     const uint32_t m = t.m;
     // The cube stage's operand preparation and workspace are not used: the operands go to the cube as they are.
-    t.mapA = t.mapB = 0;
-    t.zpShiftA = t.zpShiftB = 0;
-    t.cubeACode = t.aCode;
-    t.cubeBCode = t.bCode;
-    t.sharedPrep = 0;
-    t.onesRow = 0;
-    t.wsPrepAOffset = t.wsPrepBOffset = t.wsRaOffset = t.wsCOffset = t.wsCPerWorker = 0;
-    t.prepAStripBytes = t.prepAPerWorker = t.prepBBytes = 0;
-    t.ubMatmulWs = t.ubCIn = t.ubTmp = t.ubPrepIn = t.ubPrepHalf = t.ubPrepOut = 0;
-    t.roundRanges = 0;
+    ClearCubeStagePreparation(&t);
     // The split: 32-column units over the AI cores, each core's range in groups of at most an L0B half's columns.
     t.workersPerCore = 1;
     t.unitCount = t.n / 32;
     const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
     const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
-    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
     const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
@@ -132,14 +131,15 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     const uint64_t widest = std::min<uint64_t>(l0b / 2 / kQmmCubeDecodeKStep, l0c / (4ull * rows_a)) / 32 * 32;
     const uint64_t groups = CeilDiv(core_cols, widest);
     const uint32_t g = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, groups), 32));
-    const uint32_t piece_k = static_cast<uint32_t>(std::min<uint64_t>(l0a / rows_a / 32 * 32, t.k));
+    const uint32_t piece_k = PieceK(soc, rows_a, t.k);
     uint32_t chunk_k = static_cast<uint32_t>(kQmmCubeDecodeChunkBytes / g / 32 * 32);
     chunk_k = std::max<uint32_t>(kQmmCubeDecodeKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
     chunk_k = std::min(chunk_k, piece_k);
-    if (static_cast<uint64_t>(rows_a) * t.k + 2ull * chunk_k * g > l1) {
+    // (QmmCubeDecodeApplies checked it with the largest chunks: this is the same bound.)
+    const uint64_t l1_need = AlignUp(t.k, piece_k) * rows_a + 2ull * chunk_k * g;
+    if (l1_need > l1) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube decode path (a and two chunks of b)",
-                     "<= " + Str(l1) + " bytes", Str(static_cast<uint64_t>(rows_a) * t.k + 2ull * chunk_k * g),
-                     "a shorter K");
+                     "<= " + Str(l1) + " bytes", Str(l1_need), "a shorter K");
         return false;
     }
     // The epilogue's rows per chunk: as many of the M rows as UB holds.
@@ -171,22 +171,10 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion (310p's mode-less
     // int32 -> float32 rounds in an undocumented way).
     t.exactConvert = 65025ull * t.k >= (1ull << 24) ? 1 : 0;
-    // The epilogue: chunks of `rows` of the group's M rows x g columns.
-    t.stripM = m;
-    t.strips = 1;
-    t.rowsPerChunk = rows;
-    t.cStride = g;
-    t.baseN = g;
-    t.nBlocks = static_cast<uint32_t>(CeilDiv(t.n, g));
-    t.callBlocks = 1;
+    // The zero points' buffers, and the epilogue: chunks of `rows` of the group's M rows x g columns.
     t.ubColI32 = u.zb;
     t.ubRowI32 = u.za;
-    t.ubRowTerms = 0;
-    t.ubColF32 = u.col_f32;
-    t.ubRowF32 = u.row_f32;
-    t.ubPattern = u.multiplier;
-    t.ubHalf = u.half;
-    t.ubYOut = u.y_out;
+    SetDecodeEpilogue(rows, g, {u.col_f32, u.row_f32, u.multiplier, u.half, u.y_out}, &t);
     plan->workspace_bytes = 0;
     plan->tiling_key = kQmmTilingKeyCubeDecode;
     return true;
@@ -194,18 +182,9 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
 
 void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan)
 {
+    BeginDecodeExplanation(r, soc, "cube_decode", "32-column unit", 1, plan);
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
-    e = PlanExplanation();
-    e.soc = soc.name;
-    e.mode = "cube_decode";
-    e.core_capacity = KernelCores(soc, OpKind::QLINEAR_MATMUL);
-    e.used_cores = t.usedCores;
-    e.ub_capacity = soc.ub_bytes;
-    e.work_unit = "32-column unit";
-    e.total_work = t.unitCount;
-    e.balance_unit = 1;
-    e.passes = 1;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     const CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.rowsPerChunk, y_bytes);
     const struct {
@@ -220,22 +199,6 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
         AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
     const uint64_t m = t.m, n = t.n, k = t.k;
-    const uint64_t a_vec = t.aParamKind ? m : 1;
-    const uint64_t b_vec = t.bParamKind ? n : 1;
-    const struct {
-        const char* name;
-        uint64_t bytes;
-        bool output;
-    } tensors[] = {{"a", m * k, false},      {"a_scale", a_vec * 4, false}, {"a_zero_point", a_vec, false},
-                   {"b", k * n, false},      {"b_scale", b_vec * 4, false}, {"b_zero_point", b_vec, false},
-                   {"y_scale", 4, false},    {"y_zero_point", 1, false},    {"y", m * n * y_bytes, true}};
-    for (const auto& x : tensors) {
-        GmTensor g;
-        g.name = x.name;
-        g.bytes = x.bytes;
-        g.output = x.output;
-        e.tensors.push_back(g);
-    }
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         uint64_t u0 = 0, u1 = 0;
         CoreUnits(t, c, &u0, &u1);
@@ -249,14 +212,14 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
         }
         const uint64_t c0 = u0 * 32, c1 = u1 * 32;
         // Reads: a whole, the core's columns of b in every K row, the parameters as spans.
-        for (const auto& x : tensors) {
+        for (const GmTensor& x : e.tensors) {
             if (x.output) {
                 continue;
             }
-            if (std::string(x.name) == "b") {
+            if (x.name == "b") {
                 AddStridedRange(&e, "b", c, c0, c1, n, k, false);
             } else {
-                AddRange(&e, x.name, c, 0, x.bytes, false);
+                AddRange(&e, x.name.c_str(), c, 0, x.bytes, false);
             }
         }
         AddStridedRange(&e, "y", c, c0 * y_bytes, c1 * y_bytes, n * y_bytes, m, true);

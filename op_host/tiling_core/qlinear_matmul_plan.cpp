@@ -31,6 +31,77 @@ uint32_t EpilogueBytesPerElement(uint32_t y_bytes) { return 4 + 4 + 2 + 2 * y_by
 
 }  // namespace
 
+void ClearCubeStagePreparation(QLinearMatMulTiling* t)
+{
+    t->mapA = t->mapB = 0;
+    t->zpShiftA = t->zpShiftB = 0;
+    t->cubeACode = t->aCode;
+    t->cubeBCode = t->bCode;
+    t->sharedPrep = 0;
+    t->onesRow = 0;
+    t->roundRanges = 0;
+    t->wsPrepAOffset = t->wsPrepBOffset = t->wsRaOffset = t->wsCOffset = t->wsCPerWorker = 0;
+    t->prepAStripBytes = t->prepAPerWorker = t->prepBBytes = 0;
+    t->ubMatmulWs = t->ubCIn = t->ubTmp = t->ubColI32 = t->ubRowI32 = t->ubRowTerms = 0;
+    t->ubPrepIn = t->ubPrepHalf = t->ubPrepOut = 0;
+}
+
+void SetDecodeEpilogue(uint32_t rows, uint32_t g, const DecodeEpilogueUb& ub, QLinearMatMulTiling* t)
+{
+    t->stripM = t->m;
+    t->strips = 1;
+    t->rowsPerChunk = rows;
+    t->cStride = g;
+    t->baseN = g;
+    t->nBlocks = static_cast<uint32_t>(CeilDiv(t->n, g));
+    t->callBlocks = 1;
+    t->ubColF32 = ub.col_f32;
+    t->ubRowF32 = ub.row_f32;
+    t->ubPattern = ub.multiplier;
+    t->ubHalf = ub.half;
+    t->ubYOut = ub.y_out;
+}
+
+void BeginDecodeExplanation(const QLinearMatMulRequest& r, const SocSpec& soc, const char* mode, const char* work_unit,
+                            uint32_t balance_unit, QLinearMatMulPlan* plan)
+{
+    const QLinearMatMulTiling& t = plan->tiling;
+    PlanExplanation& e = plan->explanation;
+    e = PlanExplanation();
+    e.soc = soc.name;
+    e.mode = mode;
+    e.core_capacity = KernelCores(soc, kOp);
+    e.used_cores = t.usedCores;
+    e.ub_capacity = soc.ub_bytes;
+    e.work_unit = work_unit;
+    e.total_work = t.unitCount;
+    e.balance_unit = balance_unit;
+    e.passes = 1;
+    const uint64_t m = t.m, n = t.n, k = t.k, y_bytes = DTypeBytes(r.y_dtype);
+    const uint64_t a_vec = t.aParamKind ? (t.aParamBatchStride ? t.aMatrices * m : m) : 1;
+    const uint64_t b_vec = t.bParamKind ? (t.bParamBatchStride ? t.bMatrices * n : n) : 1;
+    const struct {
+        const char* name;
+        uint64_t bytes;
+        bool output;
+    } tensors[] = {{"a", static_cast<uint64_t>(t.aMatrices) * m * k, false},
+                   {"a_scale", a_vec * 4, false},
+                   {"a_zero_point", a_vec, false},
+                   {"b", static_cast<uint64_t>(t.bMatrices) * k * n, false},
+                   {"b_scale", b_vec * 4, false},
+                   {"b_zero_point", b_vec, false},
+                   {"y_scale", 4, false},
+                   {"y_zero_point", 1, false},
+                   {"y", static_cast<uint64_t>(t.batch) * m * n * y_bytes, true}};
+    for (const auto& x : tensors) {
+        GmTensor g;
+        g.name = x.name;
+        g.bytes = x.bytes;
+        g.output = x.output;
+        e.tensors.push_back(g);
+    }
+}
+
 bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, ConstraintViolation* v)
 {
     SocSpec soc;

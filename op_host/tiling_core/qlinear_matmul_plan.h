@@ -104,6 +104,20 @@ void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
     AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_FILL_FIELD, AQO_TILING_FILL_ARRAY)
 }
 
+// Shared by the decode paths' plans (qlinear_matmul_vector_decode_plan.cpp, qlinear_matmul_cube_decode_plan.cpp),
+// which read the operands as they are: the cube stage's operand preparation, workspace and Matmul UB cleared.
+void ClearCubeStagePreparation(QLinearMatMulTiling* t);
+// A decode path's requantization epilogue: chunks of `rows` of the M rows x g columns of a group (one strip, one
+// block a call), with its UB buffers (the kernel's QmmRequantEpilogue order).
+struct DecodeEpilogueUb {
+    uint32_t col_f32, row_f32, multiplier, half, y_out;
+};
+void SetDecodeEpilogue(uint32_t rows, uint32_t g, const DecodeEpilogueUb& ub, QLinearMatMulTiling* t);
+// A decode path's explanation: its header (mode, work unit, balance unit) and the op's tensors (a, b, their
+// parameters, y), whose reads the path then lists per core.
+void BeginDecodeExplanation(const QLinearMatMulRequest& r, const SocSpec& soc, const char* mode, const char* work_unit,
+                            uint32_t balance_unit, QLinearMatMulPlan* plan);
+
 }  // namespace aqo
 
 #endif  // AQO_TILING_CORE_QLINEAR_MATMUL_PLAN_H

@@ -95,16 +95,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     const uint32_t m = t.m;
     // The cube stage's operand preparation and workspace are not used: the operands are read as they are.
-    t.mapA = t.mapB = 0;
-    t.zpShiftA = t.zpShiftB = 0;
-    t.cubeACode = t.aCode;
-    t.cubeBCode = t.bCode;
-    t.sharedPrep = 0;
-    t.onesRow = 0;
-    t.wsPrepAOffset = t.wsPrepBOffset = t.wsRaOffset = t.wsCOffset = t.wsCPerWorker = 0;
-    t.prepAStripBytes = t.prepAPerWorker = t.prepBBytes = 0;
-    t.ubMatmulWs = t.ubCIn = t.ubTmp = t.ubColI32 = t.ubRowI32 = t.ubRowTerms = 0;
-    t.ubPrepIn = t.ubPrepHalf = t.ubPrepOut = 0;
+    ClearCubeStagePreparation(&t);
     // The split.
     t.vdGranule = pad ? 8u : 32u;
     t.vdGranules = static_cast<uint32_t>(CeilDiv(t.n, t.vdGranule));
@@ -204,18 +195,7 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     t.ubVdAcc = u.acc;
     t.ubVdZb = u.zb;
     // The epilogue: chunks of the group's M rows x g columns.
-    t.stripM = m;
-    t.strips = 1;
-    t.rowsPerChunk = m;
-    t.cStride = g;
-    t.baseN = g;
-    t.nBlocks = static_cast<uint32_t>(CeilDiv(t.n, g));
-    t.callBlocks = 1;
-    t.ubColF32 = u.col_f32;
-    t.ubRowF32 = u.row_f32;
-    t.ubPattern = u.multiplier;
-    t.ubHalf = u.half;
-    t.ubYOut = u.y_out;
+    SetDecodeEpilogue(m, g, {u.col_f32, u.row_f32, u.multiplier, u.half, u.y_out}, &t);
     // The slices' partial sums: [vdSlices, M, N] int32 (one y matrix).
     plan->workspace_bytes = slices > 1 ? slices * m * t.n * 4 : 0;
     plan->tiling_key = kQmmTilingKeyVectorDecode;
@@ -224,18 +204,9 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
 
 void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan)
 {
+    BeginDecodeExplanation(r, soc, "vector_decode", "column unit", plan->tiling.workersPerCore, plan);
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
-    e = PlanExplanation();
-    e.soc = soc.name;
-    e.mode = "vector_decode";
-    e.core_capacity = KernelCores(soc, OpKind::QLINEAR_MATMUL);
-    e.used_cores = t.usedCores;
-    e.ub_capacity = soc.ub_bytes;
-    e.work_unit = "column unit";
-    e.total_work = t.unitCount;
-    e.balance_unit = t.workersPerCore;
-    e.passes = 1;
     const bool pad = soc.has_data_copy_pad;
     const VectorDecodeUb u = UbFor(t.m, t.cStride, t.vdPanelK, t.vdAChunkK, DTypeBytes(r.y_dtype), pad);
     const struct {
@@ -262,27 +233,7 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     for (const auto& x : ub) {
         AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
-    // Tensors.
-    const uint64_t m = t.m, n = t.n, k = t.k, y_bytes = DTypeBytes(r.y_dtype);
-    const uint64_t a_bytes = static_cast<uint64_t>(t.aMatrices) * m * k;
-    const uint64_t b_bytes = static_cast<uint64_t>(t.bMatrices) * k * n;
-    const uint64_t a_vec = t.aParamKind ? (t.aParamBatchStride ? t.aMatrices * m : m) : 1;
-    const uint64_t b_vec = t.bParamKind ? (t.bParamBatchStride ? t.bMatrices * n : n) : 1;
-    const struct {
-        const char* name;
-        uint64_t bytes;
-        bool output;
-    } tensors[] = {{"a", a_bytes, false},          {"a_scale", a_vec * 4, false}, {"a_zero_point", a_vec, false},
-                   {"b", b_bytes, false},          {"b_scale", b_vec * 4, false}, {"b_zero_point", b_vec, false},
-                   {"y_scale", 4, false},          {"y_zero_point", 1, false},
-                   {"y", static_cast<uint64_t>(t.batch) * m * n * y_bytes, true}};
-    for (const auto& x : tensors) {
-        GmTensor g;
-        g.name = x.name;
-        g.bytes = x.bytes;
-        g.output = x.output;
-        e.tensors.push_back(g);
-    }
+    const uint64_t m = t.m, n = t.n, y_bytes = DTypeBytes(r.y_dtype);
     if (t.vdSlices > 1) {
         GmTensor g;
         g.name = "workspace";
@@ -303,9 +254,9 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
             continue;
         }
         // Reads as spans: every core reads its columns of b in every K row, a's rows, the parameters.
-        for (const auto& x : tensors) {
-            if (!x.output) {
-                AddRange(&e, x.name, c, 0, x.bytes, false);
+        for (const GmTensor& x : e.tensors) {
+            if (!x.output && x.name != "workspace") {
+                AddRange(&e, x.name.c_str(), c, 0, x.bytes, false);
             }
         }
         if (t.vdSlices > 1) {
