@@ -218,19 +218,31 @@ __aicore__ inline void RunVectorDecodeY(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, 
 #if !AQO_SOC_SPLIT_CORES
 // The cube decode path (tiling key 2, ascend310p): a short a against an int8 b (or uint8 x uint8) on the AI core's
 // own cube pipeline.
-template <class AT, class BT, class TD>
+template <class AT, class BT, bool TRANS, class TD>
 __aicore__ inline void RunCubeDecode(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
                                      GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
 {
     TPipe pipe;
     if (t.yCode == kQmmCodeUInt8) {
-        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, uint8_t> op;
+        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, uint8_t, TRANS> op;
         op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
         op.Process();
     } else {
-        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, int8_t> op;
+        KernelQLinearMatMulCubeDecode310p<TD, AT, BT, int8_t, TRANS> op;
         op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
         op.Process();
+    }
+}
+
+// b stored [K, N] or transposed, [N, K].
+template <class AT, class BT, class TD>
+__aicore__ inline void RunCubeDecodeTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                          GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    if (t.bTrans != 0) {
+        RunCubeDecode<AT, BT, true>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else {
+        RunCubeDecode<AT, BT, false>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     }
 }
 
@@ -240,11 +252,11 @@ __aicore__ inline void RunCubeDecodeTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp
                                           GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
 {
     if (t.bCode == kQmmCodeUInt8) {
-        RunCubeDecode<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeDecodeTrans<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     } else if (t.aCode == kQmmCodeUInt8) {
-        RunCubeDecode<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeDecodeTrans<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     } else {
-        RunCubeDecode<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeDecodeTrans<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     }
 }
 #endif

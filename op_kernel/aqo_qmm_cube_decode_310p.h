@@ -1,7 +1,7 @@
 // AqoQLinearMatMul's cube decode path on ascend310p (tiling key 2; the plan: op_host/tiling_core/
 // qlinear_matmul_cube_decode_plan.h): a short a (M <= 16) against an int8 b (or a uint8 b with a uint8 a) stored
-// [K, N], on the AI core's own cube pipeline, without the Matmul API (which copies an int8 B through UB one DMA per
-// tile row and turns it 8 columns at a time).
+// [K, N] or transposed [N, K], on the AI core's own cube pipeline, without the Matmul API (which copies an int8 B
+// through UB one DMA per tile row and turns it 8 columns at a time, or a transposed one in short bursts).
 //
 //   * a goes to L1 once, in the fractal order of L0A, padded to whole 16-row blocks: its M rows, then a row of ones
 //     when a's zero point is not 0 (C's row M is then b's column sums CB; cdRowsA rows), then zeros. Its row sums RA
@@ -11,7 +11,9 @@
 //     columns stream in chunks of cdChunkK rows, double buffered: one DMA (a burst per row) into UB; per 32 rows four
 //     TransDataTo5HD whose iterations are the chunk's 32-column groups (the turned chunk holds each column's 32 K
 //     values in one block: L0B's layout); one copy to L1; per 32 rows a LoadData into an L0B half and an
-//     accumulating Mmad against a's fractals in L0A (a loaded in pieces of K as long as L0A holds).
+//     accumulating Mmad against a's fractals in L0A (a loaded in pieces of K as long as L0A holds). b stored [N, K]
+//     (TRANS): a chunk is cdChunkK K values of 16 columns (a burst per column), put in L0B's layout by an Or gather
+//     of its blocks, one LoadData and one Mmad into those columns' fractals of C.
 //   * C leaves L0C in its fractal order (the L0C -> UB copy), becomes int32 rows (one UB -> UB copy per row: 64 bytes
 //     of each fractal), then acc = P - zb (RA - K za) - za CB (QmmZeroPoints::Correct, exact modulo 2^32), float32,
 //     the requantization epilogue and the copy-out, rowsPerChunk rows at a time.
@@ -31,7 +33,10 @@ constexpr uint32_t kQmmCdSlots = 2;
 // Rows of a at most (the plan's kQmmCubeDecodeMaxM).
 constexpr uint32_t kQmmCdMaxRows = 16;
 
-template <class TD, class AT, class BT, class YT>
+// TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk is the K values of 16 columns (a burst of
+// up to 2 KiB per column), put in L0B's layout by the same Or gather as a (no turn), one Mmad of n = 16 and k = the
+// chunk's rows.
+template <class TD, class AT, class BT, class YT, bool TRANS>
 class KernelQLinearMatMulCubeDecode310p {
 public:
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
@@ -51,13 +56,13 @@ public:
         pipe->InitBuffer(tmpBuf_, t.ubCdTmp);
         // L1 and L0 for the planned rows of a (with the ones row): a whole (its pieces one after the other), two chunk
         // slots of b, two L0B halves, C.
-        const uint32_t chunkBytes = t.cdChunkK * t.cdGroup;
+        const uint32_t chunkBytes = aqo_qmm_layout::CdChunkBytes(t.cdChunkK, t.cdGroup, TRANS);
         pipe->InitBuffer(aL1_, (t.k + t.cdPieceK - 1) / t.cdPieceK * t.cdRowsA * t.cdPieceK);
         pipe->InitBuffer(aL0_, t.cdRowsA * t.cdPieceK);
         pipe->InitBuffer(cL0_, t.cdRowsA * t.cdGroup * static_cast<uint32_t>(sizeof(int32_t)));
         for (uint32_t s = 0; s < kQmmCdSlots; ++s) {
             pipe->InitBuffer(bL1_[s], chunkBytes);
-            pipe->InitBuffer(bL0_[s], kQmmCdKStep * t.cdGroup);
+            pipe->InitBuffer(bL0_[s], aqo_qmm_layout::CdL0BHalf(t.cdChunkK, t.cdGroup, TRANS));
             loaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
             inFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
             turnedReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
@@ -95,6 +100,9 @@ public:
         rowBlocks_ = rowsA_ / 16;
         pieceK_ = QmmMin(t.cdRowsA * t.cdPieceK / rowsA_ / kQmmCdKStep * kQmmCdKStep, t.k);
         pieces_ = (t.k + pieceK_ - 1) / pieceK_;
+        // A transposed chunk is one Mmad against a's fractals of its K rows: with two row blocks those are the whole
+        // piece (a's fractals row block by row block there), so a chunk is never longer than a piece.
+        chunkK_ = TRANS ? QmmMin(t.cdChunkK, pieceK_) : t.cdChunkK;
         LoadA();
         for (uint32_t n0 = col0_, g = 0; n0 < col1_; n0 += t.cdGroup, ++g) {
             const uint32_t cols = QmmMin(t.cdGroup, col1_ - n0);
@@ -137,16 +145,19 @@ private:
             }
             // The fractal order by the vector unit (a copy per 32 bytes would cost the copy's set-up per 32 bytes):
             // per 8 rows one Or of the rows with themselves over uint16, whose 8 blocks are the rows' block q (source
-            // block stride: a row) and whose iterations are q (destination: a fractal column further).
+            // block stride: a row) and whose iterations are q: the next fractal of the row block (TRANS: a's
+            // fractals row block by row block, what an Mmad over the whole piece reads), or the next fractal column
+            // (an Mmad per 32 K rows reads the row blocks' fractals of its column together).
             const LocalTensor<uint16_t> rows16 = work_.Get<uint16_t>();
             const LocalTensor<uint16_t> fractals =
                 work_.Get<uint8_t>()[aqo_qmm_layout::CdAFractals(rowsA_, pieceK_)].template ReinterpretCast<uint16_t>();
             const uint8_t k1 = static_cast<uint8_t>(len / 32);
-            const BinaryRepeatParams gather(1, k1, k1, static_cast<uint8_t>(rowBlocks_ * 16), 1, 1);
+            const BinaryRepeatParams gather(1, k1, k1, static_cast<uint8_t>(TRANS ? 16 : rowBlocks_ * 16), 1, 1);
+            const uint32_t blockAt = (TRANS ? k1 : 1u) * kQmmCdFractal / 2;  // a row block's first fractal (uint16)
             PipeBarrier<PIPE_V>();  // the zero and ones rows are written
             for (uint32_t r8 = 0; r8 < rowsA / 8; ++r8) {
                 const LocalTensor<uint16_t> src = rows16[r8 * 8 * len / 2];
-                Or(fractals[(r8 / 2) * kQmmCdFractal / 2 + (r8 % 2) * 128], src, src, 128, k1, gather);
+                Or(fractals[(r8 / 2) * blockAt + (r8 % 2) * 128], src, src, 128, k1, gather);
             }
             aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
             DataCopy(aL1_.Get<uint16_t>()[p * rowsA * pieceK_ / 2], fractals,
@@ -225,74 +236,110 @@ private:
         }
     }
 
-    // Chunks of a group: each piece of K in chunks of cdChunkK rows, its last one shorter.
+    // A chunk of the group: its piece of K, its 16 columns (TRANS: slab 0, 1, ... of the group; else all columns), its
+    // first K row and its rows.
+    struct Chunk {
+        uint32_t piece, slab, k0, rows;
+    };
+    // Chunks of a piece a slab: the piece in chunks of chunkK_ rows, its last one shorter.
+    __aicore__ inline uint32_t PieceChunks(uint32_t piece) const
+    {
+        const uint32_t len = QmmMin(pieceK_, t_->k - piece * pieceK_);
+        return (len + chunkK_ - 1) / chunkK_;
+    }
+    __aicore__ inline uint32_t Slabs() const { return TRANS ? cols_ / aqo_qmm_layout::kCdTransCols : 1u; }
+    // The group's chunks: piece by piece, in each piece slab by slab (TRANS), in each slab its chunks.
     __aicore__ inline uint32_t ChunkCount() const
     {
-        const TD& t = *t_;
-        const uint32_t perPiece = (pieceK_ + t.cdChunkK - 1) / t.cdChunkK;
-        const uint32_t last = t.k - (pieces_ - 1) * pieceK_;
-        return (pieces_ - 1) * perPiece + (last + t.cdChunkK - 1) / t.cdChunkK;
+        return ((pieces_ - 1) * PieceChunks(0) + PieceChunks(pieces_ - 1)) * Slabs();
     }
-    // Chunk i's piece, its first K row and its rows.
-    __aicore__ inline void Chunk(uint32_t i, uint32_t* piece, uint32_t* k0, uint32_t* rows) const
+    __aicore__ inline Chunk ChunkAt(uint32_t i) const
     {
-        const TD& t = *t_;
-        const uint32_t perPiece = (pieceK_ + t.cdChunkK - 1) / t.cdChunkK;
-        *piece = i / perPiece;
-        const uint32_t pieceEnd = QmmMin((*piece + 1) * pieceK_, t.k);
-        *k0 = *piece * pieceK_ + (i % perPiece) * t.cdChunkK;
-        *rows = QmmMin(t.cdChunkK, pieceEnd - *k0);
+        const uint32_t perFull = PieceChunks(0) * Slabs();
+        Chunk c;
+        c.piece = QmmMin(i / perFull, pieces_ - 1);
+        const uint32_t local = i - c.piece * perFull, per = PieceChunks(c.piece);
+        c.slab = local / per;
+        c.k0 = c.piece * pieceK_ + (local % per) * chunkK_;
+        c.rows = QmmMin(chunkK_, QmmMin((c.piece + 1) * pieceK_, t_->k) - c.k0);
+        return c;
+    }
+    // The chunk's bytes in UB and L1: its rows of the group's columns, or (TRANS) its K values of 16 columns.
+    __aicore__ inline uint32_t ChunkBytes(const Chunk& c) const
+    {
+        return c.rows * (TRANS ? aqo_qmm_layout::kCdTransCols : cols_);
     }
 
     __aicore__ inline void CopyIn(uint32_t i)
     {
         const TD& t = *t_;
         const uint32_t s = i % kQmmCdSlots;
-        uint32_t piece = 0, k0 = 0, rows = 0;
-        Chunk(i, &piece, &k0, &rows);
+        const Chunk c = ChunkAt(i);
         if (i >= kQmmCdSlots) {
             WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
         }
-        const DataCopyParams prm(static_cast<uint16_t>(rows), static_cast<uint16_t>(cols_ / 32),
-                                 static_cast<uint16_t>((t.n - cols_) / 32), 0);
-        DataCopy(InSlot(s), bGm_[static_cast<uint64_t>(k0) * t.n + n0_], prm);
+        if constexpr (TRANS) {
+            // b stored [N, K]: 16 rows of it (the slab's columns), the chunk's K values of each (one burst a column)
+            const uint32_t col = n0_ + c.slab * aqo_qmm_layout::kCdTransCols;
+            const DataCopyParams prm(static_cast<uint16_t>(aqo_qmm_layout::kCdTransCols),
+                                     static_cast<uint16_t>(c.rows / 32), static_cast<uint16_t>((t.k - c.rows) / 32), 0);
+            DataCopy(InSlot(s), bGm_[static_cast<uint64_t>(col) * t.k + c.k0], prm);
+        } else {
+            const DataCopyParams prm(static_cast<uint16_t>(c.rows), static_cast<uint16_t>(cols_ / 32),
+                                     static_cast<uint16_t>((t.n - cols_) / 32), 0);
+            DataCopy(InSlot(s), bGm_[static_cast<uint64_t>(c.k0) * t.n + n0_], prm);
+        }
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
 
-    // The chunk turned: per 32 rows, block c of the turned rows holds column c's 32 K values. Four instructions per
-    // 32 rows (16 rows x 16 columns of 8-bit values each: the rows' low / high half, the columns' low / high half),
-    // the chunk's 32-column groups their iterations.
+    // The chunk in L0B's layout: per 32 K rows, block c holds column c's 32 K values (16 columns a fractal).
+    // [K, N]: turned by TransDataTo5HD, four instructions per 32 rows (16 rows x 16 columns of 8-bit values each: the
+    // rows' low / high half, the columns' low / high half), the chunk's 32-column groups their iterations.
+    // TRANS: the columns' K values are rows already; per 8 columns one Or of them with themselves over uint16 whose 8
+    // blocks are the columns' block of 32 K rows (source block stride: a column) and whose iterations are those blocks.
     __aicore__ inline void Turn(uint32_t i)
     {
         const uint32_t s = i % kQmmCdSlots;
-        uint32_t piece = 0, k0 = 0, rows = 0;
-        Chunk(i, &piece, &k0, &rows);
+        const Chunk c = ChunkAt(i);
         WaitFlag<HardEvent::MTE2_V>(loaded_[s]);
         if (i >= kQmmCdSlots) {
             WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
         }
         const LocalTensor<BT> in = InSlot(s);
         const LocalTensor<BT> turned = TurnedSlot(s);
-        TransDataTo5HDParams p;
-        p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
-        p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
-        p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
-        // An 8-bit turn writes whole destination blocks (the half it does not fill too): the instructions filling the
-        // blocks' low halves (the rows' low 16) all go first, one barrier, then those filling the high halves.
-        for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
-            if (rowsHigh != 0) {
-                PipeBarrier<PIPE_V>();
+        if constexpr (TRANS) {
+            const LocalTensor<uint16_t> in16 = in.template ReinterpretCast<uint16_t>();
+            const LocalTensor<uint16_t> out16 = turned.template ReinterpretCast<uint16_t>();
+            const uint8_t blocks = static_cast<uint8_t>(c.rows / 32);
+            const BinaryRepeatParams gather(1, blocks, blocks, static_cast<uint8_t>(aqo_qmm_layout::kCdTransCols), 1,
+                                            1);
+            for (uint32_t h = 0; h < aqo_qmm_layout::kCdTransCols / 8; ++h) {
+                const LocalTensor<uint16_t> src = in16[h * 8 * c.rows / 2];
+                Or(out16[h * 8 * 16], src, src, 128, blocks, gather);
             }
-            p.dstHighHalf = rowsHigh != 0;
-            for (uint32_t r = 0; r < rows; r += kQmmCdKStep) {
-                for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
-                    p.srcHighHalf = colsHigh != 0;
-                    uint64_t dst[16], src[16];
-                    for (uint32_t j = 0; j < 16; ++j) {
-                        src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
-                        dst[j] = reinterpret_cast<uint64_t>(turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
+        } else {
+            TransDataTo5HDParams p;
+            p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
+            p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
+            p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
+            // An 8-bit turn writes whole destination blocks (the half it does not fill too): the instructions filling
+            // the blocks' low halves (the rows' low 16) all go first, one barrier, then those filling the high halves.
+            for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
+                if (rowsHigh != 0) {
+                    PipeBarrier<PIPE_V>();
+                }
+                p.dstHighHalf = rowsHigh != 0;
+                for (uint32_t r = 0; r < c.rows; r += kQmmCdKStep) {
+                    for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
+                        p.srcHighHalf = colsHigh != 0;
+                        uint64_t dst[16], src[16];
+                        for (uint32_t j = 0; j < 16; ++j) {
+                            src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
+                            dst[j] = reinterpret_cast<uint64_t>(
+                                turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
+                        }
+                        TransDataTo5HD<BT>(dst, src, p);
                     }
-                    TransDataTo5HD<BT>(dst, src, p);
                 }
             }
         }
@@ -303,46 +350,48 @@ private:
     __aicore__ inline void ToL1(uint32_t i)
     {
         const uint32_t s = i % kQmmCdSlots;
-        uint32_t piece = 0, k0 = 0, rows = 0;
-        Chunk(i, &piece, &k0, &rows);
+        const Chunk c = ChunkAt(i);
         WaitFlag<HardEvent::V_MTE3>(turnedReady_[s]);
         if (i >= kQmmCdSlots) {
             WaitFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
         }
-        DataCopy(bL1_[s].template Get<BT>(), TurnedSlot(s), DataCopyParams(1, static_cast<uint16_t>(rows * cols_ / 32),
-                                                                           0, 0));
+        DataCopy(bL1_[s].template Get<BT>(), TurnedSlot(s),
+                 DataCopyParams(1, static_cast<uint16_t>(ChunkBytes(c) / 32), 0, 0));
         SetFlag<HardEvent::MTE3_V>(turnedFree_[s]);
         SetFlag<HardEvent::MTE3_MTE1>(inL1_[s]);
     }
 
-    // Per 32 rows of the chunk: a LoadData into an L0B half and an Mmad accumulating into C; a's piece into L0A first
-    // where the chunk starts one (every group when a has several pieces, the first group otherwise).
+    // a's piece into L0A where the chunk starts one (every group when a has several pieces, the first group
+    // otherwise); then per 32 rows of the chunk a LoadData into an L0B half and an Mmad accumulating into C (TRANS:
+    // one of each for the chunk, into its slab's fractals of C).
     __aicore__ inline void Compute(uint32_t g, uint32_t i)
     {
         const TD& t = *t_;
         const uint32_t s = i % kQmmCdSlots;
-        uint32_t piece = 0, k0 = 0, rows = 0;
-        Chunk(i, &piece, &k0, &rows);
-        const uint32_t pieceK0 = piece * pieceK_;
-        if (k0 == pieceK0 && (pieces_ > 1 || g == 0)) {
+        const Chunk c = ChunkAt(i);
+        const uint32_t pieceK0 = c.piece * pieceK_;
+        if (c.k0 == pieceK0 && c.slab == 0 && (pieces_ > 1 || g == 0)) {
             if (loads_ > 0 || g > 0) {
                 aqo_kernel::WaitPipe<HardEvent::M_MTE1>(pipe_);  // the cube is done with the previous piece
             }
             const uint32_t len = QmmMin(pieceK_, t.k - pieceK0);
-            LoadData(aL0_.Get<AT>(), aL1_.Get<AT>()[piece * rowsA_ * pieceK_],
+            LoadData(aL0_.Get<AT>(), aL1_.Get<AT>()[c.piece * rowsA_ * pieceK_],
                      LoadData2DParams(0, static_cast<uint8_t>(len / kQmmCdKStep * rowBlocks_), 1, 0, 0, false, 0));
             aqo_kernel::WaitPipe<HardEvent::MTE1_M>(pipe_);
         }
         WaitFlag<HardEvent::MTE3_MTE1>(inL1_[s]);
-        const uint8_t fractals = static_cast<uint8_t>(cols_ / 16);
-        for (uint32_t r = 0; r < rows; r += kQmmCdKStep, ++loads_) {
+        const uint32_t step = TRANS ? c.rows : kQmmCdKStep;  // K rows an Mmad takes
+        const uint32_t n = TRANS ? aqo_qmm_layout::kCdTransCols : cols_;
+        // TRANS: the slab's 16 columns are fractal column `slab` of C (rowBlocks fractals of 256 int32 each)
+        const uint32_t cAt = TRANS ? c.slab * rowBlocks_ * 256 : 0u;
+        for (uint32_t r = 0; r < c.rows; r += step, ++loads_) {
             const uint32_t h = loads_ % kQmmCdSlots;
             if (loads_ >= kQmmCdSlots) {
                 WaitFlag<HardEvent::M_MTE1>(l0Free_[h]);
             }
-            LoadData(bL0_[h].template Get<BT>(), bL1_[s].template Get<BT>()[r * cols_],
-                     LoadData2DParams(0, fractals, 1, 0, 0, false, 0));
-            if (r + kQmmCdKStep >= rows) {
+            LoadData(bL0_[h].template Get<BT>(), bL1_[s].template Get<BT>()[r * n],
+                     LoadData2DParams(0, static_cast<uint8_t>(step / kQmmCdKStep * n / 16), 1, 0, 0, false, 0));
+            if (r + step >= c.rows) {
                 SetFlag<HardEvent::MTE1_MTE3>(l1Free_[s]);
             }
             SetFlag<HardEvent::MTE1_M>(inL0_[h]);
@@ -350,10 +399,13 @@ private:
             if (loads_ > 0) {
                 PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
             }
-            const uint32_t aAt = ((k0 - pieceK0 + r) / kQmmCdKStep) * rowBlocks_ * kQmmCdFractal;
-            const MmadParams mp(static_cast<uint16_t>(rowsA_), static_cast<uint16_t>(cols_), kQmmCdKStep, 0, false,
-                                loads_ == 0);
-            Mmad(cL0_.Get<int32_t>(), aL0_.Get<AT>()[aAt], bL0_[h].template Get<BT>(), mp);
+            // a's fractals of these K rows: a fractal column per 32 rows (both row blocks' together), or TRANS the
+            // piece's own (a chunk with two row blocks is the whole piece)
+            const uint32_t aAt = ((c.k0 - pieceK0 + r) / kQmmCdKStep) * (TRANS ? 1u : rowBlocks_) * kQmmCdFractal;
+            const bool first = TRANS ? c.k0 == 0 : loads_ == 0;  // C's first product of these columns
+            const MmadParams mp(static_cast<uint16_t>(rowsA_), static_cast<uint16_t>(n), static_cast<uint16_t>(step),
+                                0, false, first);
+            Mmad(cL0_.Get<int32_t>()[cAt], aL0_.Get<AT>()[aAt], bL0_[h].template Get<BT>(), mp);
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
         }
     }
@@ -423,11 +475,11 @@ private:
 
     __aicore__ inline LocalTensor<BT> InSlot(uint32_t s)
     {
-        return work_.Get<BT>()[s * t_->cdChunkK * t_->cdGroup];
+        return work_.Get<BT>()[s * aqo_qmm_layout::CdChunkBytes(t_->cdChunkK, t_->cdGroup, TRANS)];
     }
     __aicore__ inline LocalTensor<BT> TurnedSlot(uint32_t s)
     {
-        return work_.Get<BT>()[(kQmmCdSlots + s) * t_->cdChunkK * t_->cdGroup];
+        return work_.Get<BT>()[(kQmmCdSlots + s) * aqo_qmm_layout::CdChunkBytes(t_->cdChunkK, t_->cdGroup, TRANS)];
     }
 
     const TD* t_ = nullptr;
@@ -445,6 +497,7 @@ private:
     LocalTensor<half> stageHalf_, stageWork_;
     uint32_t rowsA_ = 16, rowBlocks_ = 1;  // a's rows in L0A this launch (the ones row only where it is needed)
     uint32_t pieceK_ = 0, pieces_ = 1;     // its K pieces
+    uint32_t chunkK_ = 0;                  // K rows of a chunk
     uint32_t col0_ = 0, col1_ = 0;  // this core's columns
     uint32_t n0_ = 0, cols_ = 0;    // the group being streamed
     uint32_t loads_ = 0;            // L0B loads (and Mmads) of the group so far

@@ -88,7 +88,8 @@ AQO_QMM_LAYOUT_FN unsigned VdPanelCount(unsigned rows, unsigned kp, const unsign
 //   a's staging: rows_a rows of a piece's K values (at most piece_k) at 0, the same in L0A's fractal order after
 //     them; then a's row sums' scratch: one row in half, the same in float32, ReduceSum's work (one float per 256-byte
 //     repeat, 32-byte rounded), a 32-byte sum block per row of a;
-//   the stream: chunk slot s of b as read at s * chunk (chunk = chunk_k x group bytes), as turned at (2 + s) * chunk;
+//   the stream: chunk slot s of b as read at s * chunk, as turned at (2 + s) * chunk (CdChunkBytes: chunk_k rows of
+//     the group's columns; with b stored transposed [N, K], chunk_k K values of kCdTransCols columns);
 //   C: 16 rows of the group's fractals as they leave L0C (int32) at 0, then the int32 rows of y's M rows and the
 //     column sums' row after them.
 AQO_QMM_LAYOUT_FN unsigned CdAlign32(unsigned v) { return (v + 31u) / 32u * 32u; }
@@ -110,10 +111,22 @@ AQO_QMM_LAYOUT_FN unsigned CdRowSumBlocks(unsigned rows_a, unsigned piece_k)
     return CdRowSumWork(rows_a, piece_k) + CdAlign32((piece_k + 63u) / 64u * 4u);
 }
 AQO_QMM_LAYOUT_FN unsigned CdCRows(unsigned group) { return 16u * group * 4u; }
-AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned piece_k, unsigned group, unsigned chunk_k)
+// A transposed b's chunk: the K values of one fractal's 16 columns (one Mmad of n = 16 and k = chunk_k).
+constexpr unsigned kCdTransCols = 16;
+AQO_QMM_LAYOUT_FN unsigned CdChunkBytes(unsigned chunk_k, unsigned group, bool b_trans)
+{
+    return chunk_k * (b_trans ? kCdTransCols : group);
+}
+// An L0B half: 32 rows of the group's columns, or a transposed chunk's fractals.
+AQO_QMM_LAYOUT_FN unsigned CdL0BHalf(unsigned chunk_k, unsigned group, bool b_trans)
+{
+    return b_trans ? chunk_k * kCdTransCols : 32u * group;
+}
+AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned piece_k, unsigned group, unsigned chunk_k,
+                                       bool b_trans)
 {
     const unsigned a = CdRowSumBlocks(rows_a, piece_k) + m * 32u;
-    const unsigned stream = 4u * chunk_k * group;
+    const unsigned stream = 4u * CdChunkBytes(chunk_k, group, b_trans);
     const unsigned c = CdCRows(group) + (m + 1u) * group * 4u;
     return a > stream ? (a > c ? a : c) : (stream > c ? stream : c);
 }

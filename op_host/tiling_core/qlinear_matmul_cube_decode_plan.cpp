@@ -36,7 +36,7 @@ void RowsWithoutOnes(uint32_t m, uint32_t rows_a, uint32_t piece_k, uint64_t k, 
 }
 
 CubeDecodeUb UbFor(uint32_t m, uint64_t k, uint32_t rows_a, uint32_t piece_k, uint32_t g, uint32_t chunk_k,
-                   uint32_t rows, uint32_t y_bytes)
+                   bool b_trans, uint32_t rows, uint32_t y_bytes)
 {
     CubeDecodeUb u;
     const uint32_t row_bytes = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * 4, 32));
@@ -50,8 +50,8 @@ CubeDecodeUb UbFor(uint32_t m, uint64_t k, uint32_t rows_a, uint32_t piece_k, ui
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * y_bytes, 32)) + 32u;
     uint32_t rows_lo = 0, piece_lo = 0;
     RowsWithoutOnes(m, rows_a, piece_k, k, &rows_lo, &piece_lo);
-    u.work = std::max(aqo_qmm_layout::CdWorkBytes(m, rows_a, piece_k, g, chunk_k),
-                      aqo_qmm_layout::CdWorkBytes(m, rows_lo, piece_lo, g, chunk_k));
+    u.work = std::max(aqo_qmm_layout::CdWorkBytes(m, rows_a, piece_k, g, chunk_k, b_trans),
+                      aqo_qmm_layout::CdWorkBytes(m, rows_lo, piece_lo, g, chunk_k, b_trans));
     // The zero points' staging (their decisions, b's zero points of a group): the bytes, half, ReduceMax's work.
     u.stage = g + 2 * g + 2 * g;
     u.row_terms = m * aqo_qmm_layout::kRowTermInts * 4;
@@ -82,7 +82,7 @@ void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uin
 bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
 {
     // The kernel's own L1 / L0 beside the vector unit: ascend310p's coupled AI cores.
-    if (soc.split_architecture || r.b_trans) {
+    if (soc.split_architecture) {
         return false;
     }
     // The cube's integer pairs: (int8 | uint8) x int8 and uint8 x uint8 (not int8 x uint8).
@@ -132,11 +132,21 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     const uint64_t groups = CeilDiv(core_cols, widest);
     const uint32_t g = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, groups), 32));
     const uint32_t piece_k = PieceK(soc, rows_a, t.k);
-    uint32_t chunk_k = static_cast<uint32_t>(kQmmCubeDecodeChunkBytes / g / 32 * 32);
-    chunk_k = std::max<uint32_t>(kQmmCubeDecodeKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
-    chunk_k = std::min(chunk_k, piece_k);
+    // A chunk of about kQmmCubeDecodeChunkBytes: rows of the group's columns (at most kQmmCubeDecodeMaxChunkK, and
+    // within a piece), or, b stored transposed, K values of a fractal's 16 columns (2048: bursts of 2 KiB).
+    const bool trans = r.b_trans;
+    uint32_t chunk_k = 0;
+    if (trans) {
+        chunk_k = static_cast<uint32_t>(
+            std::min<uint64_t>(kQmmCubeDecodeChunkBytes / aqo_qmm_layout::kCdTransCols, t.k));
+    } else {
+        chunk_k = static_cast<uint32_t>(kQmmCubeDecodeChunkBytes / g / 32 * 32);
+        chunk_k = std::max<uint32_t>(kQmmCubeDecodeKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
+        chunk_k = std::min(chunk_k, piece_k);
+    }
     // (QmmCubeDecodeApplies checked it with the largest chunks: this is the same bound.)
-    const uint64_t l1_need = AlignUp(t.k, piece_k) * rows_a + 2ull * chunk_k * g;
+    const uint64_t l1_need =
+        AlignUp(t.k, piece_k) * rows_a + 2ull * aqo_qmm_layout::CdChunkBytes(chunk_k, g, trans);
     if (l1_need > l1) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube decode path (a and two chunks of b)",
                      "<= " + Str(l1) + " bytes", Str(l1_need), "a shorter K");
@@ -145,10 +155,10 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     // The epilogue's rows per chunk: as many of the M rows as UB holds.
     const uint64_t ub_usable = KernelUbBytes(soc, false);
     uint32_t rows = m;
-    while (rows > 1 && UbFor(m, t.k, rows_a, piece_k, g, chunk_k, rows, y_bytes).Total() > ub_usable) {
+    while (rows > 1 && UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    const CubeDecodeUb u = UbFor(m, t.k, rows_a, piece_k, g, chunk_k, rows, y_bytes);
+    const CubeDecodeUb u = UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube decode path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -186,7 +196,8 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.rowsPerChunk, y_bytes);
+    const CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.bTrans != 0, t.rowsPerChunk,
+                                 y_bytes);
     const struct {
         const char* name;
         uint32_t bytes, slots;
@@ -216,7 +227,9 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
             if (x.output) {
                 continue;
             }
-            if (x.name == "b") {
+            if (x.name == "b" && t.bTrans) {
+                AddRange(&e, "b", c, c0 * k, c1 * k, false);  // b stored [N, K]: the core's rows of it
+            } else if (x.name == "b") {
                 AddStridedRange(&e, "b", c, c0, c1, n, k, false);
             } else {
                 AddRange(&e, x.name.c_str(), c, 0, x.bytes, false);
@@ -226,10 +239,14 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
     }
     const std::string pair = std::string(r.a_dtype == DType::UINT8 ? "uint8" : "int8") + " x " +
                              (r.b_dtype == DType::UINT8 ? "uint8" : "int8");
+    const std::string chunks =
+        t.bTrans ? "b stored [N, K]: in chunks of " + Str(t.cdChunkK) + " K values x 16 columns (one DMA each, a burst "
+                   "per column), gathered into L0B's layout on the vector unit, copied to L1 and multiplied from there "
+                   "a chunk at a time"
+                 : "in chunks of " + Str(t.cdChunkK) + " rows x up to " + Str(t.cdGroup) + " columns (one DMA each), "
+                   "turned with TransDataTo5HD, copied to L1 and multiplied from there 32 rows at a time";
     e.notes.push_back("cube decode (ascend310p): M = " + Str(m) + " rows of a, " + pair + " on the AI cores' own "
-                      "cube pipeline; each core reads its columns of b once, in chunks of " + Str(t.cdChunkK) +
-                      " rows x up to " + Str(t.cdGroup) + " columns (one DMA each), turns them with TransDataTo5HD, "
-                      "copies them to L1 and multiplies them from there 32 rows at a time against a in L0A (" +
+                      "cube pipeline; each core reads its columns of b once, " + chunks + ", against a in L0A (" +
                       Str(t.cdRowsA) + " rows: a, a ones row for b's column sums, zero rows; K in pieces of " +
                       Str(t.cdPieceK) + ")");
     e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, a's row sums "

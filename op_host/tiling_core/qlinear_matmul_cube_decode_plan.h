@@ -1,12 +1,14 @@
 // QLinearMatMul's cube decode path on ascend310p (tiling key 2, op_kernel/aqo_qmm_cube_decode_310p.h): a short a
-// (M <= 16) against an int8 b (or a uint8 b with a uint8 a) stored [K, N], on the AI cores' own cube pipeline.
+// (M <= 16) against an int8 b (or a uint8 b with a uint8 a) stored [K, N] or transposed [N, K], on the AI cores' own
+// cube pipeline.
 //
 // Why: 310p's Matmul API copies an int8 B through UB one DMA per tile row and turns it 8 columns at a time, and the
 // vector decode path's work grows with every row of a. Here each core reads its column slice of b once, in chunks
 // of cdChunkK rows (one DMA, a burst per row), turns a chunk with TransDataTo5HD (its 32-column groups as the
 // instruction's iterations), copies it to L1 in one piece and feeds the cube from there: per 32 rows a LoadData into
 // an L0B half and an accumulating Mmad against a, which sits in L0A (in pieces of cdPieceK rows of K when it does not
-// fit at once).
+// fit at once). b stored transposed ([N, K], nn.Linear's weights): a chunk is cdChunkK (2048) K values of 16 columns,
+// a burst of 2 KiB per column, put in L0B's layout by a block gather on the vector unit instead of the turn.
 //
 // The split: y's columns in units of 32 (N / 32 units), a contiguous range per core (balanced to one unit), cut into
 // groups of at most cdGroup columns (an L0B half holds 32 rows of a group). Per group, C = A' B in L0C, where A' is

@@ -1,9 +1,10 @@
 """QLinearMatMul's cube decode path on ascend310p (tiling key 2, op_kernel/aqo_qmm_cube_decode_310p.h): a short a
 (7 to 16 rows, or fewer where the vector decode path does not apply) against an int8 b, or a uint8 b with a uint8 a,
-on the AI cores' own cube pipeline: b turned by TransDataTo5HD and fed to the cube from L1. The plan takes it exactly
-where it applies, its results are byte-for-byte the golden's (every cube type pair, y type, parameter layout and
-zero-point case; a in several K pieces, several column groups a core, narrow last groups, the ones row in a second
-row block), and its GM traffic is what its design says."""
+stored [K, N] or transposed [N, K], on the AI cores' own cube pipeline: b turned by TransDataTo5HD (or, transposed,
+gathered into L0B's layout) and fed to the cube from L1. The plan takes it exactly where it applies, its results are
+byte-for-byte the golden's (every cube type pair, b layout, y type, parameter layout and zero-point case; a in several
+K pieces, several column groups a core, narrow last groups, the ones row in a second row block), and its GM traffic is
+what its design says."""
 from __future__ import annotations
 
 import importlib
@@ -39,7 +40,9 @@ def test_the_plan_takes_the_cube_decode_path_exactly_where_it_applies():
     assert _key((6, 256), (256, 96)) == VECTOR_DECODE                       # up to 6 rows: the vector path
     assert _key((1, 33056), (33056, 64)) == CUBE_DECODE                     # ... but for its K limit
     assert _key((17, 256), (256, 96)) == CUBE                               # 17 rows
-    assert _key((8, 256), (256, 96), b_trans=True) == CUBE                  # b stored [N, K]
+    assert _key((8, 256), (256, 96), b_trans=True) == CUBE_DECODE           # b stored [N, K] too
+    assert _key((1, 256), (256, 96), b_trans=True) == CUBE_DECODE           # (the vector path reads [K, N] only)
+    assert _key((1, 256), (256, 96), "uint8", "uint8", b_trans=True) == CUBE_DECODE
     assert _key((2, 8, 256), (256, 96)) == CUBE                             # batches
     assert _key((8, 250), (250, 96)) == CUBE                                # whole 32-byte blocks only
     assert _key((8, 256), (256, 100)) == CUBE
@@ -86,6 +89,12 @@ def _operands(rng, a_shape, b_shape, at, bt, a_param, b_param, zps):
     return rand(at, a_shape), a_s, a_z, rand(bt, b_shape), b_s, b_z
 
 
+def _transposed(args):
+    """The operands with b as a transposed view of an [N, K] array (the kernel reads b stored so)."""
+    a, a_s, a_z, b, b_s, b_z = args
+    return a, a_s, a_z, np.ascontiguousarray(b.T).T, b_s, b_z
+
+
 def _check(args, y_scale, y_zp=3, y_dtype=np.int8):
     full = tuple(args) + (np.float32(y_scale), y_dtype(y_zp))
     y = eq.qlinear_matmul(*full, soc=SOC)
@@ -101,16 +110,19 @@ SHAPES = [((16, 256), (256, 96)), ((7, 320), (320, 2080)), ((12, 96), (96, 64))]
 @pytest.mark.parametrize("pair", PAIRS)
 @pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column"), ("tensor", "column"), ("row", "tensor")])
 @pytest.mark.parametrize("zps", ["random", "a0", "b0", "0"])
-def test_bit_exact_for_every_type_pair_and_zero_point_case(pair, params, zps):
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b", "b_trans"])
+def test_bit_exact_for_every_type_pair_and_zero_point_case(pair, params, zps, b_trans):
     rng = np.random.default_rng(23)
     for a_shape, b_shape in SHAPES:
-        assert _key(a_shape, b_shape, *pair, a_param=params[0], b_param=params[1]) == CUBE_DECODE
+        p = _plan(a_shape, b_shape, *pair, a_param=params[0], b_param=params[1], b_trans=b_trans)
+        assert p.tiling["tiling_key"] == CUBE_DECODE and p.tiling["bTrans"] == int(b_trans)
         args = _operands(rng, a_shape, b_shape, *pair, *params, zps)
-        _check(args, y_scale=a_shape[-1] * 0.02)
+        _check(_transposed(args) if b_trans else args, y_scale=a_shape[-1] * 0.02)
 
 
 @pytest.mark.parametrize("pair", PAIRS)
-def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair):
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b", "b_trans"])
+def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
     # a - a_zp and b - b_zp at their largest magnitudes: the zero-point terms at their bounds
     rng = np.random.default_rng(29)
     a, a_s, a_z, b, b_s, b_z = _operands(rng, (9, 512), (512, 256), *pair, "row", "column", "random")
@@ -121,20 +133,27 @@ def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair):
     b[:, 1] = bi.max
     a_z[:] = ai.min
     b_z[:] = bi.max
-    _check((a, a_s, a_z, b, b_s, b_z), y_scale=900.0, y_zp=128, y_dtype=np.uint8)
+    args = (a, a_s, a_z, b, b_s, b_z)
+    _check(_transposed(args) if b_trans else args, y_scale=900.0, y_zp=128, y_dtype=np.uint8)
 
 
 @pytest.mark.parametrize("zps", ["random", "0"])
-def test_a_in_k_pieces_and_several_groups_a_core(zps):
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b", "b_trans"])
+def test_a_in_k_pieces_and_several_groups_a_core(zps, b_trans):
     rng = np.random.default_rng(31)
+    fix = _transposed if b_trans else (lambda x: x)
     # 16 rows with a ones row: pieces of 2048 (three here); without a's zero point one row block, pieces of 4096
-    p = _plan((16, 4160), (4160, 512))
+    p = _plan((16, 4160), (4160, 512), b_trans=b_trans)
     assert p.tiling["cdPieceK"] == 2048
-    _check(_operands(rng, (16, 4160), (4160, 512), "int8", "int8", "tensor", "tensor", zps), y_scale=60.0)
-    # two groups on every core, the last core's narrower: 9 units over 8 cores x ...
-    p = _plan((3, 128), (128, 16448))
-    assert p.tiling["cdGroup"] == 1056 // 2 * 2 or p.tiling["cdGroup"] <= 1024
-    _check(_operands(rng, (3, 128), (128, 16448), "uint8", "int8", "row", "column", zps), y_scale=2.0)
+    _check(fix(_operands(rng, (16, 4160), (4160, 512), "int8", "int8", "tensor", "tensor", zps)), y_scale=60.0)
+    # 15 rows, one row block: pieces of 4096; a transposed b's chunks of 2048 K values, the last ones shorter
+    p = _plan((15, 8256), (8256, 64), b_trans=b_trans)
+    assert p.tiling["cdPieceK"] == 4096 and p.tiling["cdRowsA"] == 16
+    _check(fix(_operands(rng, (15, 8256), (8256, 64), "uint8", "int8", "row", "tensor", zps)), y_scale=100.0)
+    # several groups on every core (514 units over 8 cores: 2080 or 2048 columns in groups of 704), the last narrower
+    p = _plan((7, 128), (128, 16448), "uint8", "int8", b_trans=b_trans)
+    assert p.tiling["tiling_key"] == CUBE_DECODE and p.tiling["cdGroup"] == 704
+    _check(fix(_operands(rng, (7, 128), (128, 16448), "uint8", "int8", "row", "column", zps)), y_scale=2.0)
 
 
 def test_wrapping_zero_point_terms_beyond_the_int32_vector_bound():
@@ -148,12 +167,13 @@ def test_wrapping_zero_point_terms_beyond_the_int32_vector_bound():
 @pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column"), ("row", "tensor"), ("tensor", "column")])
 @pytest.mark.parametrize("m", [8, 16])
 @pytest.mark.parametrize("zps", ["random", "a0", "b0", "0"])
-def test_traffic_is_the_model_and_near_the_minimum(params, m, zps):
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b", "b_trans"])
+def test_traffic_is_the_model_and_near_the_minimum(params, m, zps, b_trans):
     rng = np.random.default_rng(41)
     a_shape, b_shape = (m, 1024), (1024, 2048)
     args = _operands(rng, a_shape, b_shape, "int8", "int8", *params, zps)
-    stats = _check(args, y_scale=20.0)
-    t = _plan(a_shape, b_shape, a_param=params[0], b_param=params[1]).tiling
+    stats = _check(_transposed(args) if b_trans else args, y_scale=20.0)
+    t = _plan(a_shape, b_shape, a_param=params[0], b_param=params[1], b_trans=b_trans).tiling
     measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
     assert measured == dm.qmm_cube_decode_traffic(t, *dm.qmm_effective_zero_points(t, args[2], args[5]))
     # b and y once; every core reads all of a (8 x 16 KiB here, 6% of b; 3% at K = N = 4096)
@@ -170,7 +190,7 @@ def test_the_explanation_holds_the_invariants():
         m, k, n = rng.randint(7, 16), 32 * rng.randint(1, 200), 32 * rng.randint(1, 700)
         kw = dict(a_param=rng.choice(["tensor", "row"]), b_param=rng.choice(["tensor", "column"]),
                   core_num=rng.choice([None, 1, 3, 5]))
-        p = _plan((m, k), (k, n), rng.choice(["int8", "uint8"]), "int8", **kw)
+        p = _plan((m, k), (k, n), rng.choice(["int8", "uint8"]), "int8", b_trans=rng.choice([False, True]), **kw)
         t, e = p.tiling, p.explanation
         assert t["tiling_key"] == CUBE_DECODE
         seen.add(t["cdRowsA"])
@@ -195,4 +215,5 @@ def test_exact_under_every_run_variant(variant):
             a, _, a_z, b, _, b_z = _operands(rng, a_shape, b_shape, *pair, "row", "column", "random")
             a_s = np.full(a_shape[0], 0.25, np.float32)
             b_s = np.full(b_shape[1], 0.5, np.float32)
-            _check((a, a_s, a_z, b, b_s, b_z), y_scale=float(2 ** int(np.log2(a_shape[1] * 8))))
+            for args in ((a, a_s, a_z, b, b_s, b_z), _transposed((a, a_s, a_z, b, b_s, b_z))):
+                _check(args, y_scale=float(2 ** int(np.log2(a_shape[1] * 8))))

@@ -37,7 +37,10 @@ QMM_DECODE_1 = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "tens
 QMM_DECODE_U8 = ((1, 4096), (4096, 4096), "uint8", "uint8", "uint8", "tensor", "column", "random")
 # An int8 b (the cube path) with per-column parameters and random zero points: every zero-point term.
 QMM_DECODE_ZP = ((1, 4096), (4096, 4096), "int8", "int8", "int8", "tensor", "column", "random")
-QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE_ZP, QMM_DECODE_U8, QMM_DECODE, QMM_BIG]
+# The decode step with b stored transposed, [N, K] (nn.Linear's weight layout): the optional ninth element.
+QMM_DECODE_T = QMM_DECODE + ("b_trans",)
+QMM_TARGET_CASES: Dict[str, List[Tuple]] = {soc: [QMM_DECODE_1, QMM_DECODE_ZP, QMM_DECODE_U8, QMM_DECODE,
+                                                  QMM_DECODE_T, QMM_BIG]
                                             for soc in DQ_TARGET_RATIO}
 
 
@@ -265,7 +268,7 @@ def _refusal(op: str, soc: str, case: tuple, args):
                                       asymmetric=bool(getattr(args, "asymmetric", False)))
         else:
             tiling.plan_qlinear_matmul(case[0], case[1], soc=soc, a_dtype=case[2], b_dtype=case[3], y_dtype=case[4],
-                                       a_param=case[5], b_param=case[6])
+                                       a_param=case[5], b_param=case[6], b_trans=traffic.qmm_case_b_trans(case))
     except ConstraintError as err:
         return err
     return None

@@ -534,11 +534,17 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
     return total, cube
 
 
+def qmm_case_b_trans(case: Tuple) -> bool:
+    """Whether a QLinearMatMul case stores b transposed, [..., N, K] (an optional ninth element "b_trans")."""
+    return len(case) > 8 and case[8] == "b_trans"
+
+
 def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
-    """Runs QLinearMatMul in the emulator on `case` (see QMM_DEFAULT_CASES) and measures it (the emulator's last run
-    is this one afterwards)."""
+    """Runs QLinearMatMul in the emulator on `case` (see QMM_DEFAULT_CASES; an optional ninth element "b_trans" stores
+    b transposed) and measures it (the emulator's last run is this one afterwards)."""
     eq = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
-    a_shape, b_shape, at, bt, yt, a_param, b_param, zps = case
+    a_shape, b_shape, at, bt, yt, a_param, b_param, zps = case[:8]
+    b_trans = qmm_case_b_trans(case)
     rng = np.random.default_rng(seed)
 
     def rand(dtype, shape):
@@ -559,11 +565,13 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
         b_s, b_z = rng.uniform(0.01, 0.02, n).astype(np.float32), zp(bt, (n,), zps in ("0", "b0"))
     else:
         b_s, b_z = np.float32(0.01), zp(bt, (), zps in ("0", "b0"))
+    if b_trans:
+        b = np.ascontiguousarray(np.swapaxes(b, -1, -2)).swapaxes(-1, -2)  # a transposed view: stored [..., N, K]
     eq.qlinear_matmul(a, a_s, a_z, b, b_s, b_z, np.float32(1.0), rand(yt, ()), soc=soc)
     stats = eq.last_run_stats()
     run = stats["run"]
     p = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt, y_dtype=yt, a_param=a_param,
-                                   b_param=b_param)
+                                   b_param=b_param, b_trans=b_trans)
     e, t = p.explanation, p.tiling
     y_bytes = int(np.prod(np.broadcast_shapes(a_shape[:-2], b_shape[:-2]))) * m * n * dtypes.itemsize(yt)
     param_bytes = (5 * m if a_param == "row" else 5) + (5 * n if b_param == "column" else 5) + 5
@@ -584,7 +592,8 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
     balance = (tiles / used) / max(work) if work and max(work) else 1.0
     best = _best_balance(tiles, 1, int(e["core_capacity"]))
     return Row("qlinear_matmul", soc,
-               f"{list(a_shape)}x{list(b_shape)} {at}x{bt}->{yt} {a_param}/{b_param} zp:{zps}",
+               f"{list(a_shape)}x{list(b_shape)}{' b[N,K]' if b_trans else ''} {at}x{bt}->{yt} {a_param}/{b_param} "
+               f"zp:{zps}",
                e["mode"], len(work), gm, min_bytes, 1.10 * model / min_bytes, balance, best,
                tiles >= 4 * int(e["core_capacity"]), max(c["peak_ub_bytes"] for c in run["cores"]),
                int(e["ub_capacity"]), sum(c["dma_gm_to_ub"] + c["dma_ub_to_gm"] for c in run["cores"]))
