@@ -467,7 +467,8 @@ private:
         PipeBarrier<PIPE_V>();
         aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
         for (uint32_t i = 0; i < count; ++i) {
-            DataCopy(dst[(row0 + i) * t.cStride], nz[i * 16], DataCopyParams(static_cast<uint16_t>(cols / 16), 2, 30, 0));
+            DataCopy(dst[(row0 + i) * t.cStride], nz[i * 16],
+                     DataCopyParams(static_cast<uint16_t>(cols / 16), 2, 30, 0));
         }
         PipeBarrier<PIPE_V>();
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
