@@ -128,8 +128,17 @@ private:
                 aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);  // the previous piece's copies to L1 read it
                 aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
             }
-            DataCopy(stage, aGm_[k0], DataCopyParams(static_cast<uint16_t>(t.m), static_cast<uint16_t>(len / 32),
-                                                     static_cast<uint16_t>((t.k - len) / 32), 0));
+            // Every core reads all of a: in one K slice per core, each core starting at its own, so that a slice
+            // comes from the DDR for one core and from the L2 cache for the others.
+            const uint32_t slices = QmmMin(static_cast<uint32_t>(GetBlockNum()), len / 32);
+            for (uint32_t j = 0; j < slices; ++j) {
+                const uint32_t sl = (static_cast<uint32_t>(GetBlockIdx()) + j) % slices;
+                const uint32_t c0 = len / 32 * sl / slices * 32, c1 = len / 32 * (sl + 1) / slices * 32;
+                DataCopy(stage[c0], aGm_[k0 + c0],
+                         DataCopyParams(static_cast<uint16_t>(t.m), static_cast<uint16_t>((c1 - c0) / 32),
+                                        static_cast<uint16_t>((t.k - (c1 - c0)) / 32),
+                                        static_cast<uint16_t>((len - (c1 - c0)) / 32)));
+            }
             LocalTensor<int16_t> pairs = work_.Get<int16_t>();
             if (rowsA > t.m) {
                 Duplicate(pairs[t.m * len / 2], static_cast<int16_t>(0),
