@@ -6,9 +6,10 @@
 //   KernelScalarRoundTrip  per 256 bytes a ReduceMax whose result the scalar unit reads (V -> S round trip), or
 //                          the same vector work with one round trip per tile: the stall the round trips cost;
 //   KernelCubeLoop         C = A B again and again through the Matmul API, nothing else: the cube's peak;
-//   KernelCubeDecode310p   the planned 310p decode path's main loop (A 16 x K, a column slice of B per core, B turned
-//                          by TransDataTo5HD and fed to the cube from L1): what the timeline says of the design with
-//                          the instructions it really issues (scripts/whatif_310p_cube_decode.py --emulated).
+//   KernelCubeDecode310p   the prototype of the 310p cube decode path's main loop (A 16 x K, a column slice of B per
+//                          core, B turned by TransDataTo5HD and fed to the cube from L1; the package's kernel is
+//                          op_kernel/aqo_qmm_cube_decode_310p.h), kept for what the package does not do: K slices
+//                          meeting after a software SyncAll (scripts/whatif_310p_cube_decode.py --emulated).
 // Included once by python/csrc/emulate_timeline_test_kernels.cpp; the SoC is chosen at run time by the launcher.
 #include "kernel_operator.h"
 #include "lib/matmul_intf.h"
