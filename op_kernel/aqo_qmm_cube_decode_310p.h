@@ -26,12 +26,12 @@
 // aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h.
 
 // K rows an L0B load and an Mmad take (one fractal's 32 int8 values), and an 8-bit fractal's bytes (16 x 32).
-constexpr uint32_t kQmmCdKStep = 32;
+constexpr uint32_t kQmmCdKStep = aqo_qmm_layout::kCdKStep;
 constexpr uint32_t kQmmCdFractal = 512;
 // Chunk slots of b (read, turned, in L1) and L0B halves: the next one fills while this one is used.
 constexpr uint32_t kQmmCdSlots = 2;
-// Rows of a at most (the plan's kQmmCubeDecodeMaxM).
-constexpr uint32_t kQmmCdMaxRows = 16;
+// Rows of a at most (the plan's limit).
+constexpr uint32_t kQmmCdMaxRows = aqo_qmm_layout::kCdMaxRows;
 
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk is the K values of 16 columns (a burst of
 // up to 2 KiB per column), put in L0B's layout by the same Or gather as a (no turn), one Mmad of n = 16 and k = the

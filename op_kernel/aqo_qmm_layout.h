@@ -111,6 +111,10 @@ AQO_QMM_LAYOUT_FN unsigned CdRowSumBlocks(unsigned rows_a, unsigned piece_k)
     return CdRowSumWork(rows_a, piece_k) + CdAlign32((piece_k + 63u) / 64u * 4u);
 }
 AQO_QMM_LAYOUT_FN unsigned CdCRows(unsigned group) { return 16u * group * 4u; }
+// Rows of a the cube decode path takes at most (with the ones row: two 16-row blocks of a in L0A), and the K rows one
+// L0B load and one Mmad of a [K, N] chunk take (an 8-bit fractal's 32 values of K).
+constexpr unsigned kCdMaxRows = 16;
+constexpr unsigned kCdKStep = 32;
 // A transposed b's chunk: the K values of one fractal's 16 columns (one Mmad of n = 16 and k = chunk_k).
 constexpr unsigned kCdTransCols = 16;
 AQO_QMM_LAYOUT_FN unsigned CdChunkBytes(unsigned chunk_k, unsigned group, bool b_trans)

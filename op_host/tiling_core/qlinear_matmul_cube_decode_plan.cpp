@@ -91,7 +91,7 @@ bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, con
     if (!types || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
         return false;
     }
-    if (t.m == 0 || t.m > kQmmCubeDecodeMaxM || t.k == 0 || t.n == 0) {
+    if (t.m == 0 || t.m > aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0) {
         return false;
     }
     // Whole 32-byte blocks (no DataCopyPad), a chunk's GM gap between rows in DataCopyParams' 16-bit block field.
@@ -128,7 +128,7 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     const uint32_t rows_a = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) + 1, 16));
     // The widest group: 32 rows of it in an L0B half (two halves: the next rows load while the cube multiplies),
     // rows_a x group int32 in L0C; the core's columns in as few groups as that allows, evened out.
-    const uint64_t widest = std::min<uint64_t>(l0b / 2 / kQmmCubeDecodeKStep, l0c / (4ull * rows_a)) / 32 * 32;
+    const uint64_t widest = std::min<uint64_t>(l0b / 2 / aqo_qmm_layout::kCdKStep, l0c / (4ull * rows_a)) / 32 * 32;
     const uint64_t groups = CeilDiv(core_cols, widest);
     const uint32_t g = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, groups), 32));
     const uint32_t piece_k = PieceK(soc, rows_a, t.k);
@@ -141,7 +141,7 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
             std::min<uint64_t>(kQmmCubeDecodeChunkBytes / aqo_qmm_layout::kCdTransCols, t.k));
     } else {
         chunk_k = static_cast<uint32_t>(kQmmCubeDecodeChunkBytes / g / 32 * 32);
-        chunk_k = std::max<uint32_t>(kQmmCubeDecodeKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
+        chunk_k = std::max<uint32_t>(aqo_qmm_layout::kCdKStep, std::min<uint32_t>(chunk_k, kQmmCubeDecodeMaxChunkK));
         chunk_k = std::min(chunk_k, piece_k);
     }
     // (QmmCubeDecodeApplies checked it with the largest chunks: this is the same bound.)

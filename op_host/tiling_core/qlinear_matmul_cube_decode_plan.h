@@ -32,10 +32,6 @@
 
 namespace aqo {
 
-// Rows of a the path takes at most: with the ones row, two 16-row blocks of A in L0A.
-constexpr uint32_t kQmmCubeDecodeMaxM = 16;
-// K rows an L0B load and an Mmad take: one fractal's 32 int8 values of K.
-constexpr uint32_t kQmmCubeDecodeKStep = 32;
 // A chunk of b (rows x group columns) is about this many bytes: a DMA that long is far past its set-up, and four
 // chunk slots (two read, two turned) leave UB for C and the epilogue.
 constexpr uint32_t kQmmCubeDecodeChunkBytes = 32768;
