@@ -72,6 +72,7 @@ public:
             inL0_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE1_M>());
             l0Free_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::M_MTE1>());
         }
+        earlySlot0_ = t.ubCdWork >= aqo_qmm_layout::CdEarlySlot0(t.cdRowsA, t.cdPieceK, chunkBytes) + chunkBytes;
         rowTerms_ = rowTermsBuf_.Get<int32_t>();
         tmp_ = tmpBuf_.Get<int32_t>();
         stageIn_ = stage_.Get<uint8_t>();
@@ -91,9 +92,7 @@ public:
             return;
         }
         const TD& t = *t_;
-        zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);
-        zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
-        zp_.LoadRows(0, 0, t.m, stageIn_, stageHalf_);
+        zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);  // the rest of the decisions under a's first DMAs
         // Without b's column sums a needs no ones row: for M = 16 one row block instead of two (half the cube's work,
         // K pieces twice as long in the same L0A bytes).
         rowsA_ = zp_.NeedColumnSums() ? t.cdRowsA : (t.m + 15) / 16 * 16;
@@ -114,7 +113,8 @@ public:
 private:
     // a to L1 piece by piece through UB (the work region): its M rows by DMA, the ones row and the zero rows by the
     // vector unit, the row sums, L0A's fractal order by the vector unit, one copy to L1. Then the row terms of the
-    // zero-point correction.
+    // zero-point correction. The decisions on b's zero points (row sums) and a's zero points per row are taken while
+    // the first piece's DMAs run (their scalar GM reads would otherwise come before them).
     __aicore__ inline void LoadA()
     {
         const TD& t = *t_;
@@ -128,16 +128,21 @@ private:
                 aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);  // the previous piece's copies to L1 read it
                 aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
             }
-            // Every core reads all of a: in one K slice per core, each core starting at its own, so that a slice
-            // comes from the DDR for one core and from the L2 cache for the others.
-            const uint32_t slices = QmmMin(static_cast<uint32_t>(GetBlockNum()), len / 32);
-            for (uint32_t j = 0; j < slices; ++j) {
-                const uint32_t sl = (static_cast<uint32_t>(GetBlockIdx()) + j) % slices;
-                const uint32_t c0 = len / 32 * sl / slices * 32, c1 = len / 32 * (sl + 1) / slices * 32;
-                DataCopy(stage[c0], aGm_[k0 + c0],
-                         DataCopyParams(static_cast<uint16_t>(t.m), static_cast<uint16_t>((c1 - c0) / 32),
-                                        static_cast<uint16_t>((t.k - (c1 - c0)) / 32),
-                                        static_cast<uint16_t>((len - (c1 - c0)) / 32)));
+            // Every core reads all of a: in groups of rows, each core starting at its own group, so that a group
+            // comes from the DDR for one core and from the L2 cache for the others. A group is one burst where the
+            // piece is all of K (a burst a row otherwise), where K slices would cost a burst a row each.
+            const uint32_t groups = QmmMin(static_cast<uint32_t>(GetBlockNum()), t.m);
+            for (uint32_t j = 0; j < groups; ++j) {
+                const uint32_t gr = (static_cast<uint32_t>(GetBlockIdx()) + j) % groups;
+                const uint32_t r0 = t.m * gr / groups, r1 = t.m * (gr + 1) / groups;
+                const DataCopyParams whole(1, static_cast<uint16_t>((r1 - r0) * len / 32), 0, 0);
+                const DataCopyParams rows(static_cast<uint16_t>(r1 - r0), static_cast<uint16_t>(len / 32),
+                                          static_cast<uint16_t>((t.k - len) / 32), 0);
+                DataCopy(stage[r0 * len], aGm_[static_cast<uint64_t>(r0) * t.k + k0], len == t.k ? whole : rows);
+            }
+            if (p == 0) {  // the zero points' scalar reads while the DMAs run
+                zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
+                zp_.LoadRows(0, 0, t.m, stageIn_, stageHalf_);
             }
             LocalTensor<int16_t> pairs = work_.Get<int16_t>();
             if (rowsA > t.m) {
@@ -216,9 +221,14 @@ private:
     {
         const TD& t = *t_;
         // The work region changes hands: the previous group's C rows (read by V, and by MTE3 where a UB copy runs
-        // there) or a's staging (read by MTE3 and V) become chunk slots (written by MTE2); L0C was read by V.
-        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
-        aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+        // there) or a's staging (read by V) and fractals (read by MTE3) become chunk slots (written by MTE2 and V);
+        // L0C was read by V. With slot 0 past a's staging and fractals (and no row sums over it) the first chunk's
+        // DMA goes first, straight behind a's, and the hand-over waits before the second chunk's.
+        const bool early = earlySlot0_ && g == 0 && !zp_.NeedRowSums();
+        if (!early) {
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
+            aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+        }
         if (g > 0) {
             aqo_kernel::WaitPipe<HardEvent::V_M>(pipe_);
         }
@@ -227,6 +237,11 @@ private:
         loads_ = 0;
         const uint32_t chunks = ChunkCount();
         CopyIn(0);
+        if (early) {
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);   // slot 1 over a's staging
+            aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
+            aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);   // the turned slots over a's fractals
+        }
         for (uint32_t i = 0; i < chunks; ++i) {
             if (i + 1 < chunks) {
                 CopyIn(i + 1);
@@ -485,7 +500,9 @@ private:
 
     __aicore__ inline LocalTensor<BT> InSlot(uint32_t s)
     {
-        return work_.Get<BT>()[s * aqo_qmm_layout::CdChunkBytes(t_->cdChunkK, t_->cdGroup, TRANS)];
+        const uint32_t chunk = aqo_qmm_layout::CdChunkBytes(t_->cdChunkK, t_->cdGroup, TRANS);
+        return work_.Get<BT>()[s == 0 && earlySlot0_ ? aqo_qmm_layout::CdEarlySlot0(t_->cdRowsA, t_->cdPieceK, chunk)
+                                                     : s * chunk];
     }
     __aicore__ inline LocalTensor<BT> TurnedSlot(uint32_t s)
     {
@@ -511,6 +528,7 @@ private:
     uint32_t col0_ = 0, col1_ = 0;  // this core's columns
     uint32_t n0_ = 0, cols_ = 0;    // the group being streamed
     uint32_t loads_ = 0;            // L0B loads (and Mmads) of the group so far
+    bool earlySlot0_ = false;       // chunk slot 0 past a's staging and fractals (CdEarlySlot0)
     event_t loaded_[kQmmCdSlots] = {};
     event_t inFree_[kQmmCdSlots] = {};
     event_t turnedReady_[kQmmCdSlots] = {};

@@ -89,7 +89,8 @@ AQO_QMM_LAYOUT_FN unsigned VdPanelCount(unsigned rows, unsigned kp, const unsign
 //     them; then a's row sums' scratch: one row in half, the same in float32, ReduceSum's work (one float per 256-byte
 //     repeat, 32-byte rounded), a 32-byte sum block per row of a;
 //   the stream: chunk slot s of b as read at s * chunk, as turned at (2 + s) * chunk (CdChunkBytes: chunk_k rows of
-//     the group's columns; with b stored transposed [N, K], chunk_k K values of kCdTransCols columns);
+//     the group's columns; with b stored transposed [N, K], chunk_k K values of kCdTransCols columns); slot 0 as
+//     read at CdEarlySlot0 instead where the region is that long;
 //   C: 16 rows of the group's fractals as they leave L0C (int32) at 0, then the int32 rows of y's M rows and the
 //     column sums' row after them.
 AQO_QMM_LAYOUT_FN unsigned CdAlign32(unsigned v) { return (v + 31u) / 32u * 32u; }
@@ -125,6 +126,15 @@ AQO_QMM_LAYOUT_FN unsigned CdChunkBytes(unsigned chunk_k, unsigned group, bool b
 AQO_QMM_LAYOUT_FN unsigned CdL0BHalf(unsigned chunk_k, unsigned group, bool b_trans)
 {
     return b_trans ? chunk_k * kCdTransCols : 32u * group;
+}
+// Where chunk slot 0 of b is read when the work region reaches CdEarlySlot0 + a chunk: past a's staging and its
+// fractals (each at most rows_a x piece_k bytes, whichever rows the kernel decides on) and past the other slots, so
+// that the stream's first DMA follows a's without waiting for a's gather and its copy to L1. Over the row sums'
+// scratch: where a needs its row sums the first DMA still waits for the vector unit.
+AQO_QMM_LAYOUT_FN unsigned CdEarlySlot0(unsigned rows_a, unsigned piece_k, unsigned chunk)
+{
+    const unsigned a = 2u * CdAlign32(rows_a * piece_k);
+    return a > 4u * chunk ? a : 4u * chunk;
 }
 AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned piece_k, unsigned group, unsigned chunk_k,
                                        bool b_trans)

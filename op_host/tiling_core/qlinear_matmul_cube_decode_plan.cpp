@@ -158,7 +158,14 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     while (rows > 1 && UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    const CubeDecodeUb u = UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes);
+    CubeDecodeUb u = UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes);
+    // Chunk slot 0 past a's staging and fractals where UB has the room (the kernel reads the region's length).
+    CubeDecodeUb early = u;
+    const uint32_t chunk_bytes = aqo_qmm_layout::CdChunkBytes(chunk_k, g, trans);
+    early.work = std::max<uint32_t>(u.work, aqo_qmm_layout::CdEarlySlot0(rows_a, piece_k, chunk_bytes) + chunk_bytes);
+    if (early.Total() <= ub_usable) {
+        u = early;
+    }
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube decode path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -196,8 +203,9 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.bTrans != 0, t.rowsPerChunk,
-                                 y_bytes);
+    CubeDecodeUb u = UbFor(t.m, t.k, t.cdRowsA, t.cdPieceK, t.cdGroup, t.cdChunkK, t.bTrans != 0, t.rowsPerChunk,
+                           y_bytes);
+    u.work = t.ubCdWork;  // with chunk slot 0 past a's staging where it fits
     const struct {
         const char* name;
         uint32_t bytes, slots;
