@@ -230,3 +230,16 @@ def test_latency_floor_is_the_memory_time_plus_one_round_trip():
     (t,) = [t for t in pr.targets if t.name == "time / memory roofline"]
     assert t.limit == 1.10 and t.floor == pytest.approx((memory_us + lat / mhz) / memory_us, rel=1e-9)
     assert t.ok == (t.value <= t.limit)
+
+
+def test_a_one_element_product_meets_its_traffic_target_on_every_soc(capsys):
+    """1 x 1 x 1: a few bytes of data against every worker's scalar reads of the per-tensor parameters (4 bytes a read
+    in the counters). The target allows 32 bytes a launched worker for them, so the row is not a MISS."""
+    rc = cli.main(["perf", "--op", "qlinear_matmul", "--shape", "1x1x1", "--json", "--no-sensitivity"])
+    data = json.loads(capsys.readouterr().out)
+    assert {x["soc"] for x in data["launches"]} == {"ascend910b", "ascend310p", "ascend910_95"}
+    for launch in data["launches"]:
+        tr = launch["traffic"]
+        assert tr["min_bytes"] == 1 + 1 + 1 + 3 * 5  # a, b, y and three scales with their zero points
+        assert launch["traffic_ok"] and tr["ratio"] <= tr["target"] + 0.005
+    assert rc == 0
