@@ -113,8 +113,8 @@ public:
 private:
     // a to L1 piece by piece through UB (the work region): its M rows by DMA, the ones row and the zero rows by the
     // vector unit, the row sums, L0A's fractal order by the vector unit, one copy to L1. Then the row terms of the
-    // zero-point correction. The decisions on b's zero points (row sums) and a's zero points per row are taken while
-    // the first piece's DMAs run (their scalar GM reads would otherwise come before them).
+    // zero-point correction. The decisions on b's zero points (row sums) and a's zero points per row are taken after
+    // the first piece's DMAs are issued: per-tensor zero points' scalar GM reads then run under them.
     __aicore__ inline void LoadA()
     {
         const TD& t = *t_;
@@ -140,7 +140,8 @@ private:
                                           static_cast<uint16_t>((t.k - len) / 32), 0);
                 DataCopy(stage[r0 * len], aGm_[static_cast<uint64_t>(r0) * t.k + k0], len == t.k ? whole : rows);
             }
-            if (p == 0) {  // the zero points' scalar reads while the DMAs run
+            if (p == 0) {  // per-tensor zero points: their scalar reads while the DMAs run (per-row / per-column
+                           // ones queue their own DMA behind a's and wait for it)
                 zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
                 zp_.LoadRows(0, 0, t.m, stageIn_, stageHalf_);
             }
@@ -238,7 +239,8 @@ private:
         const uint32_t chunks = ChunkCount();
         CopyIn(0);
         if (early) {
-            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);   // slot 1 over a's staging
+            // slot 1 over a's staging (implied by the MTE3 wait, MTE3 having waited for the gather: kept explicit)
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
             aqo_kernel::WaitPipe<HardEvent::MTE3_MTE2>(pipe_);
             aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);   // the turned slots over a's fractals
         }

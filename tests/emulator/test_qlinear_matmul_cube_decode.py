@@ -72,6 +72,27 @@ def test_the_split_and_the_buffers():
     assert t["usedCores"] == 2 and t["cdGroup"] == 32
 
 
+def _slot0_past_a(t, b_trans=False):
+    """Whether the work region reaches past a's staging and fractals and the other chunk slots by a chunk: the kernel
+    then reads b's first chunk there (aqo_qmm_layout.h CdEarlySlot0), without waiting for a's gather."""
+    chunk = t["cdChunkK"] * (16 if b_trans else t["cdGroup"])
+    a = 2 * ((t["cdRowsA"] * t["cdPieceK"] + 31) // 32 * 32)
+    return t["ubCdWork"] >= max(a, 4 * chunk) + chunk
+
+
+def test_b_first_chunk_slot_past_a_where_ub_has_the_room():
+    # 16 x 4096 x 4096: a's staging and fractals (2 x 32 rows x 2048) then a 32 KiB chunk, 4 KiB more than the rest
+    # of the region needs, with the epilogue's rows per step unchanged
+    t = _plan((16, 4096), (4096, 4096)).tiling
+    assert t["ubCdWork"] == 2 * 32 * 2048 + 32768 and _slot0_past_a(t) and t["rowsPerChunk"] == 11
+    assert _slot0_past_a(_plan((9, 4096), (4096, 32768), b_trans=True).tiling, b_trans=True)
+    # 65536 columns: the epilogue's buffers leave no room; the first chunk waits for a's gather and copy to L1
+    t = _plan((8, 256), (256, 65536)).tiling
+    assert t["tiling_key"] == CUBE_DECODE and not _slot0_past_a(t)
+    args = _operands(np.random.default_rng(5), (8, 256), (256, 65536), "int8", "int8", "tensor", "tensor", "random")
+    _check(args, 40.0)
+
+
 def _operands(rng, a_shape, b_shape, at, bt, a_param, b_param, zps):
     def rand(dtype, shape):
         info = np.iinfo(np.dtype(dtype))
