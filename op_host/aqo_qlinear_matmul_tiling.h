@@ -148,6 +148,18 @@ TILING_DATA_FIELD_DEF(uint32_t, ubCdWork);              // UB bytes of the cube 
 TILING_DATA_FIELD_DEF(uint32_t, ubCdStage);
 TILING_DATA_FIELD_DEF(uint32_t, ubCdRowTerms);
 TILING_DATA_FIELD_DEF(uint32_t, ubCdTmp);
+// cube GEMM (tiling key 3, 310p): y columns per panel of b kept in L1
+TILING_DATA_FIELD_DEF(uint32_t, cgPanel);
+// b rows per chunk of a panel's load (one DMA, turned, copied to L1)
+TILING_DATA_FIELD_DEF(uint32_t, cgChunkK);
+TILING_DATA_FIELD_DEF(uint32_t, cgSlab);                // a's rows per slab in L1 and L0A (whole 16-row blocks)
+TILING_DATA_FIELD_DEF(uint32_t, cgKStep);               // K values per L0A / L0B load and Mmad (a multiple of 32)
+TILING_DATA_FIELD_DEF(uint32_t, ubCgWork);              // UB bytes of the cube GEMM's buffers, in InitBuffer order
+TILING_DATA_FIELD_DEF(uint32_t, ubCgC);
+TILING_DATA_FIELD_DEF(uint32_t, ubCgRowSum);
+TILING_DATA_FIELD_DEF(uint32_t, ubCgStage);
+TILING_DATA_FIELD_DEF(uint32_t, ubCgRowTerms);
+TILING_DATA_FIELD_DEF(uint32_t, ubCgTmp);
 END_TILING_DATA_DEF;
 
 REGISTER_TILING_DATA_CLASS(AqoQLinearMatMul, AqoQLinearMatMulTilingData)

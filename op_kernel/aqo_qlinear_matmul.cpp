@@ -12,6 +12,8 @@
 //                               cores alone (b read once, no mapped copy for the cube).
 //   aqo_qmm_cube_decode_310p.h  ascend310p's cube decode path (tiling key 2): a short a on the AI core's own cube
 //                               pipeline, b turned in UB and fed from L1 (no Matmul API).
+//   aqo_qmm_cube_gemm_310p.h    ascend310p's cube GEMM path (tiling key 3): a longer a streamed past panels of b
+//                               turned once and kept in L1, on the AI core's own cube pipeline.
 // This file: the kernel function, the dispatch on the tiling key and the operand / output types, and the block loop.
 // Not the fixpipe's FP19 dequantization path (+-1 against ONNX on about 1% of outputs: docs/references.md).
 #include "kernel_operator.h"
@@ -32,6 +34,7 @@ using namespace aqo_kernel;  // SoC traits (AQO_SOC_*), AlignUp32, BitsToFloat, 
 #include "aqo_qmm_vector_decode.h"
 #if !AQO_SOC_SPLIT_CORES
 #include "aqo_qmm_cube_decode_310p.h"
+#include "aqo_qmm_cube_gemm_310p.h"
 #endif
 
 // TD: the tiling-data struct GET_TILING_DATA gives (CANN generates it from op_host/aqo_qlinear_matmul_tiling.h, whose
@@ -246,6 +249,36 @@ __aicore__ inline void RunCubeDecodeTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp
     }
 }
 
+// The cube GEMM path (tiling key 3, ascend310p): a longer a against panels of b turned once and kept in L1.
+template <class AT, class BT, class TD>
+__aicore__ inline void RunCubeGemm(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                   GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    TPipe pipe;
+    if (t.yCode == kQmmCodeUInt8) {
+        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, uint8_t> op;
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Process();
+    } else {
+        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, int8_t> op;
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Process();
+    }
+}
+
+template <class TD>
+__aicore__ inline void RunCubeGemmTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    if (t.bCode == kQmmCodeUInt8) {
+        RunCubeGemm<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else if (t.aCode == kQmmCodeUInt8) {
+        RunCubeGemm<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else {
+        RunCubeGemm<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    }
+}
+
 // The cube's integer pairs the plan sends here: int8 x int8, uint8 x int8, uint8 x uint8.
 template <class TD>
 __aicore__ inline void RunCubeDecodeTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
@@ -295,6 +328,8 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     // ascend310p only: the split SoCs' vector cores have no L1 / L0 (their plans never choose this key).
     else if (TILING_KEY_IS(2)) {
         aqo_qmm::RunCubeDecodeTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, t);
+    } else if (TILING_KEY_IS(3)) {
+        aqo_qmm::RunCubeGemmTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, t);
     }
 #endif
 }

@@ -145,4 +145,52 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
     return a > stream ? (a > c ? a : c) : (stream > c ? stream : c);
 }
 
+// The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is
+// used in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at
+// 3 * piece), a panel's
+// chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a ones row (16 rows x K
+// at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C (slab x panel int32, fractal order) at 0,
+// then the slab's rows as int32 rows of cStride (its a rows and b's column sums' row). Its row-sum scratch holds a
+// row of a piece in half, the same in float32, ReduceSum's work (a float per 256-byte repeat, 32-byte rounded) and a
+// 32-byte sum block per row of a piece.
+// a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal
+// whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
+// In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
+constexpr unsigned kCgPieceRows = 16;
+constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
+constexpr unsigned kCgMaxPieceK = 2048;
+AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)
+{
+    const unsigned steps = (k + kstep - 1) / kstep, parts = (k + kCgMaxPieceK - 1) / kCgMaxPieceK;
+    return (steps + parts - 1) / parts * kstep;
+}
+AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
+{
+    return (k + CgPieceK(k, kstep) - 1) / CgPieceK(k, kstep);
+}
+AQO_QMM_LAYOUT_FN unsigned CgPieceBytes(unsigned k, unsigned kstep) { return kCgPieceRows * CgPieceK(k, kstep); }
+AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { return chunk_k * panel; }
+AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k) { return 32u * k; }  // its rows, then in L0A order
+AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
+{
+    const unsigned a = 4u * CgPieceBytes(k, kstep), b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
+    const unsigned ab = a > b ? a : b;
+    return ab > ones ? ab : ones;
+}
+AQO_QMM_LAYOUT_FN unsigned CgCRows(unsigned slab, unsigned panel) { return slab * panel * 4u; }
+AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel) { return CgCRows(slab, panel) * 2u + panel * 4u; }
+// The zero points' staging (their decisions, b's of a panel, a's of a slab): bytes, half, ReduceMax's work, each
+// for the longer of a panel and a slab.
+AQO_QMM_LAYOUT_FN unsigned CgStageUnit(unsigned panel, unsigned slab) { return panel > slab ? panel : slab; }
+AQO_QMM_LAYOUT_FN unsigned CgRowSumFloat(unsigned k, unsigned kstep) { return CgPieceK(k, kstep) * 2u; }
+AQO_QMM_LAYOUT_FN unsigned CgRowSumWork(unsigned k, unsigned kstep) { return CgPieceK(k, kstep) * 6u; }
+AQO_QMM_LAYOUT_FN unsigned CgRowSumBlocks(unsigned k, unsigned kstep)
+{
+    return CgRowSumWork(k, kstep) + CdAlign32((CgPieceK(k, kstep) + 63u) / 64u * 4u);
+}
+AQO_QMM_LAYOUT_FN unsigned CgRowSumBytes(unsigned k, unsigned kstep)
+{
+    return CgRowSumBlocks(k, kstep) + kCgPieceRows * 32u;
+}
+
 }  // namespace aqo_qmm_layout

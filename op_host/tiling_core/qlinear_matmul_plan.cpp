@@ -3,6 +3,7 @@
 #include "qlinear_matmul_plan.h"
 
 #include "qlinear_matmul_cube_decode_plan.h"
+#include "qlinear_matmul_cube_gemm_plan.h"
 #include "qlinear_matmul_vector_decode_plan.h"
 
 #include <algorithm>
@@ -197,6 +198,19 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         }
         if (r.explain) {
             ExplainQmmCubeDecode(r, soc, plan);
+        } else {
+            plan->explanation = PlanExplanation();
+        }
+        return true;
+    }
+    if (QmmCubeGemmApplies(r, soc, t)) {
+        // ascend310p, a longer a: each core turns its columns of b once, a panel at a time, and streams a past them
+        // through its own cube pipeline.
+        if (!PlanQmmCubeGemm(r, soc, plan, v)) {
+            return false;
+        }
+        if (r.explain) {
+            ExplainQmmCubeGemm(r, soc, plan);
         } else {
             plan->explanation = PlanExplanation();
         }

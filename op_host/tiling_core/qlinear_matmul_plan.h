@@ -55,10 +55,12 @@ struct QLinearMatMulTiling {
 
 // The kernel's TILING_KEY_IS branches (op_kernel/aqo_qlinear_matmul.cpp): the cube path, the vector decode path of a
 // short a against a uint8 b (qlinear_matmul_vector_decode_plan.h), and ascend310p's cube decode path of a short a
-// on the AI cores' own cube pipeline (qlinear_matmul_cube_decode_plan.h; compiled for ascend310p only).
+// and cube GEMM path of a longer one on the AI cores' own cube pipeline (qlinear_matmul_cube_decode_plan.h,
+// qlinear_matmul_cube_gemm_plan.h; compiled for ascend310p only).
 constexpr uint64_t kQmmTilingKeyCube = 0;
 constexpr uint64_t kQmmTilingKeyVectorDecode = 1;
 constexpr uint64_t kQmmTilingKeyCubeDecode = 2;
+constexpr uint64_t kQmmTilingKeyCubeGemm = 3;
 
 // The launch's schedule mode (SaveTiling; the emulator's runner sets the same): batch where the kernel calls SyncAll
 // (the cube stage's shared preparation, the vector decode path's K slices), else normal.

@@ -60,6 +60,16 @@
     FIELD(uint32_t, ubCdWork)          /* UB bytes of the cube decode's buffers, in InitBuffer order */              \
     FIELD(uint32_t, ubCdStage)                                                                                        \
     FIELD(uint32_t, ubCdRowTerms)                                                                                     \
-    FIELD(uint32_t, ubCdTmp)
+    FIELD(uint32_t, ubCdTmp)                                                                                          \
+    FIELD(uint32_t, cgPanel)           /* cube GEMM (tiling key 3, 310p): y columns per panel of b kept in L1 */      \
+    FIELD(uint32_t, cgChunkK)          /* b rows per chunk of a panel's load (one DMA, turned, copied to L1) */       \
+    FIELD(uint32_t, cgSlab)            /* a's rows per slab in L1 and L0A (whole 16-row blocks) */                    \
+    FIELD(uint32_t, cgKStep)           /* K values per L0A / L0B load and Mmad (a multiple of 32) */                  \
+    FIELD(uint32_t, ubCgWork)          /* UB bytes of the cube GEMM's buffers, in InitBuffer order */                \
+    FIELD(uint32_t, ubCgC)                                                                                            \
+    FIELD(uint32_t, ubCgRowSum)                                                                                       \
+    FIELD(uint32_t, ubCgStage)                                                                                        \
+    FIELD(uint32_t, ubCgRowTerms)                                                                                     \
+    FIELD(uint32_t, ubCgTmp)
 
 #endif  // AQO_TILING_CORE_QLINEAR_MATMUL_TILING_FIELDS_H

@@ -35,8 +35,8 @@ def test_dynamic_quant_kernel_has_a_binary_per_mode(soc):
     declared, compiled = _native.emulator_tiling_keys(f"aqo_dynamic_quant/{soc}")
     assert declared == compiled == [0, 1, 2]
     # QLinearMatMul: the cube path (key 0) and the vector decode path (key 1), a binary each; on ascend310p also the
-    # cube decode path (key 2), whose branch is compiled for that SoC only.
-    keys = [0, 1, 2] if soc == "ascend310p" else [0, 1]
+    # cube decode path (key 2) and the cube GEMM path (key 3), whose branches are compiled for that SoC only.
+    keys = [0, 1, 2, 3] if soc == "ascend310p" else [0, 1]
     assert _native.emulator_tiling_keys(f"aqo_qlinear_matmul/{soc}") == (keys, keys)
 
 

@@ -220,14 +220,15 @@ def test_310p_rounds_where_b_and_a_round_of_strips_pass_half_the_l2():
     def plan(m, k, n, soc="ascend310p", **kw):
         return tiling.plan_qlinear_matmul((m, k), (k, n), soc=soc, **kw)
 
-    p = plan(4096, 4096, 4096)
+    # (N not a multiple of 32: int8 x int8 with whole blocks takes the cube GEMM path on 310p, without the Matmul API)
+    p = plan(4096, 4096, 4088)
     t = p.tiling
-    assert t["roundRanges"] == -(-4096 * 4096 // (l2 // 4)) == 4
+    assert t["tiling_key"] == 0 and t["roundRanges"] == -(-4096 * 4088 // (l2 // 4)) == 4
     assert [len([w for w in p.explanation["work"] if w["core"] == c]) for c in range(8)] == [2] * 8
     assert tiling.verify_explanation(p.explanation, soc_spec_=tiling.soc_table()["ascend310p"]) == []
     # At the threshold: b + 8 strips of a (one a core, of the plan's strip height at 2048 columns) against half of
     # the L2.
-    k = 2048
+    k = 2040  # (not a multiple of 32: the cube path's, as above)
     strip = plan(8 * 254, k, 2048).tiling["stripM"]
     strip_rows = strip * 8
     n_fit = (l2 // 2 - strip_rows * k) // k // 32 * 32
@@ -265,8 +266,8 @@ def test_310p_gives_the_matmul_api_tall_int8_b_tiles():
     # unit's issues), so the plan gives it tall tiles: baseK as tall as L0B holds twice at the width, the local
     # workspace sized to what the API needs for them (matmul_local_workspace.h: the C block and two K tiles of B; the
     # call's width is whole 32-byte blocks, so no N-tail block), within half the UB
-    # (17 rows: up to 16 the cube decode path runs, without the Matmul API)
-    t = tiling.plan_qlinear_matmul((17, 4096), (4096, 4096), soc="ascend310p").tiling
+    # (17 rows: up to 16 the cube decode path runs, and K up to 4096 the cube GEMM path, without the Matmul API)
+    t = tiling.plan_qlinear_matmul((17, 4128), (4128, 4096), soc="ascend310p").tiling
     assert t["tiling_key"] == 0
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
     assert (bn, bk) == (256, 128) and bk == min(256, 65536 // 2 // bn)

@@ -300,6 +300,47 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     return total
 
 
+def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
+    """GM traffic of ascend310p's cube GEMM path (tiling key 3) by DMA, for effective zero points za, zb: per core, its
+    columns of b in every K row once, a's M x K once per panel of its columns, y's M rows of them; the zero points'
+    decisions (as the decode path's); per panel b's per-column zero points (where a correction needs them) and
+    scales, per slab of a (cgSlab rows, 16 fewer when b's column sums take the last row block) a's per-row zero points
+    (where a correction is needed) and scales."""
+    m, n, k, panel, slab = t["m"], t["n"], t["k"], t["cgPanel"], t["cgSlab"]
+    cores, units = t["usedCores"], t["unitCount"]
+    za, zb = np.asarray(za).reshape(-1), np.asarray(zb).reshape(-1)
+    need_cb = bool(np.any(za != 0))
+    rows_a = slab - 16 if need_cb else slab
+    total = 0
+    for c in range(cores):
+        q, r = divmod(units, cores)
+        col0 = (c * q + min(c, r)) * 32
+        width = (q + (1 if c < r else 0)) * 32
+        if not width:
+            continue
+        if t["aZpKind"] == 2:
+            total += _any_nonzero_dma_bytes(za, 0, m, t["prepChunk"])
+        if t["bZpKind"] == 2:
+            total += _any_nonzero_dma_bytes(zb, col0, col0 + width, t["prepChunk"])
+            need_ra = bool(np.any(zb[col0:col0 + width] != 0))
+        else:
+            need_ra = bool(np.any(zb != 0))
+        for n0 in range(col0, col0 + width, panel):
+            cols = min(panel, col0 + width - n0)
+            total += k * cols + m * k + m * cols                 # b's panel, a, y
+            if t["bZpKind"] == 2 and need_ra:
+                total += _copy_in_dma_bytes(n0, cols, n, 1)
+            if t["bParamKind"]:
+                total += _copy_in_dma_bytes(n0, cols, n, 4)
+            for row0 in range(0, m, rows_a):
+                rows = min(rows_a, m - row0)
+                if t["aZpKind"] == 2 and (need_cb or need_ra):
+                    total += _copy_in_dma_bytes(row0, rows, m, 1)
+                if t["aParamKind"]:
+                    total += _copy_in_dma_bytes(row0, rows, m, 4)
+    return total
+
+
 def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
     """GM traffic of the vector decode path: per group, its columns of b in the K rows it sums and a's M rows of
     them (panel by panel), b's per-column zero points; per group of the epilogue, b's per-column scales, a's per-row
@@ -587,6 +628,8 @@ def qlinear_matmul_row(soc: str, case: Tuple, seed: int = 0) -> Row:
         model = qmm_vector_decode_traffic(t, pad) + param_bytes
     elif t["tiling_key"] == 2:  # ascend310p's cube decode path
         model = qmm_cube_decode_traffic(t, za, zb) + param_bytes
+    elif t["tiling_key"] == 3:  # ascend310p's cube GEMM path
+        model = qmm_cube_gemm_traffic(t, za, zb) + param_bytes
     else:
         model = qmm_traffic_model(t, za, zb, pad)[0] + param_bytes
     work = _core_work(e)

@@ -1,0 +1,214 @@
+// QLinearMatMul's cube GEMM path on ascend310p: see qlinear_matmul_cube_gemm_plan.h.
+#include "qlinear_matmul_cube_gemm_plan.h"
+
+#include <algorithm>
+#include <string>
+
+#include "../../op_kernel/aqo_qmm_layout.h"
+
+namespace aqo {
+namespace {
+
+std::string Str(uint64_t v) { return std::to_string(v); }
+
+// The largest |value| of an 8-bit integer operand type (and of its zero points).
+uint64_t Magnitude(DType t) { return t == DType::UINT8 ? 255 : 128; }
+
+// UB of the path, in the kernel's InitBuffer order: the zero points' (QmmZeroPoints), the epilogue's
+// (QmmRequantEpilogue), then the path's own (work region, C, row sums' scratch, staging, row terms, chunk scratch).
+struct CubeGemmUb {
+    uint32_t zb, za;
+    uint32_t col_f32, row_f32, multiplier, half, y_out;
+    uint32_t work, c, row_sum, stage, row_terms, tmp;
+    uint64_t Total() const
+    {
+        return static_cast<uint64_t>(zb) + za + col_f32 + row_f32 + 2ull * multiplier + half + 2ull * y_out + work +
+               c + row_sum + stage + row_terms + tmp;
+    }
+};
+
+CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint32_t chunk_k, uint32_t rows,
+                 uint32_t y_bytes)
+{
+    CubeGemmUb u;
+    const uint32_t kk = static_cast<uint32_t>(k);
+    u.zb = panel * 4;
+    u.za = static_cast<uint32_t>(AlignUp(slab, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
+    u.col_f32 = panel * 4;
+    u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(slab) * 4, 32));
+    u.multiplier = rows * panel * 4;
+    u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
+    // Without DataCopyPad one more block per slot: the copy-out's spare block.
+    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
+    u.work = aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, panel);
+    u.c = aqo_qmm_layout::CgCBytes(slab, panel);
+    u.row_sum = aqo_qmm_layout::CgRowSumBytes(kk, kstep);
+    u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
+    u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4;
+    u.tmp = rows * panel * 4 + aqo_qmm_layout::kSplitMaskBytes;
+    return u;
+}
+
+// The kernel's split: core c's units [begin, end) of the unitCount 32-column units.
+void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uint64_t* end)
+{
+    const uint64_t q = t.unitCount / t.usedCores, rem = t.unitCount % t.usedCores;
+    *begin = core * q + std::min<uint64_t>(core, rem);
+    *end = *begin + q + (core < rem ? 1 : 0);
+}
+
+}  // namespace
+
+bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
+{
+    // The kernel's own L1 / L0 beside the vector unit: ascend310p's coupled AI cores.
+    if (soc.split_architecture) {
+        return false;
+    }
+    // The cube's integer pairs: (int8 | uint8) x int8 and uint8 x uint8 (not int8 x uint8); b stored [K, N].
+    const bool types = (r.b_dtype == DType::INT8 && (r.a_dtype == DType::INT8 || r.a_dtype == DType::UINT8)) ||
+                       (r.b_dtype == DType::UINT8 && r.a_dtype == DType::UINT8);
+    if (!types || r.b_trans || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
+        return false;
+    }
+    if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0 || t.k > kQmmCubeGemmMaxK) {
+        return false;
+    }
+    // Whole 32-byte blocks (no DataCopyPad), a chunk's GM gap between rows in DataCopyParams' 16-bit block field.
+    if (t.k % 32 != 0 || t.n % 32 != 0 || t.n / 32 > 65535) {
+        return false;
+    }
+    // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented).
+    return Magnitude(r.a_dtype) * Magnitude(r.b_dtype) * t.k <= 2147483647ull;
+}
+
+bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
+                     ConstraintViolation* v)
+{
+    QLinearMatMulTiling& t = plan->tiling;
+    const uint32_t y_bytes = DTypeBytes(r.y_dtype);
+    // The cube stage's operand preparation and workspace are not used: the operands go to the cube as they are.
+    ClearCubeStagePreparation(&t);
+    // The split: 32-column units over the AI cores, each core's range in panels of at most kQmmCubeGemmMaxPanel
+    // columns, evened out.
+    t.workersPerCore = 1;
+    t.unitCount = t.n / 32;
+    const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
+    t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
+    const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
+    const uint64_t panels = CeilDiv(core_cols, kQmmCubeGemmMaxPanel);
+    const uint32_t panel = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, panels), 32));
+    const uint32_t slab = kQmmCubeGemmSlab;
+    const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
+    const uint32_t chunk_k = static_cast<uint32_t>(
+        std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / panel / 32 * 32, 32), t.k));
+    // L1: the panel and two slab buffers; L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C:
+    // two slabs' C.
+    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
+    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
+    const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
+    const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
+    if (l1_need > l1 || 2ull * slab * kstep > l0a || 2ull * kstep * panel > l0b || 2ull * slab * panel * 4 > l0c) {
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 / L0 for the cube GEMM path (a panel of b, two slabs)",
+                     "<= " + Str(l1) + " bytes of L1", Str(l1_need), "a shorter K");
+        return false;
+    }
+    // The epilogue's rows per chunk: as many of a slab's rows as UB holds.
+    const uint64_t ub_usable = KernelUbBytes(soc, false);
+    uint32_t rows = slab;
+    while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, rows, y_bytes).Total() > ub_usable) {
+        --rows;
+    }
+    const CubeGemmUb u = UbFor(t.k, kstep, panel, slab, chunk_k, rows, y_bytes);
+    if (u.Total() > ub_usable) {
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
+                     ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
+                     "use the SoC's real UB size (ub_size=None)");
+        return false;
+    }
+    t.cgPanel = panel;
+    t.cgChunkK = chunk_k;
+    t.cgSlab = slab;
+    t.cgKStep = kstep;
+    t.ubCgWork = u.work;
+    t.ubCgC = u.c;
+    t.ubCgRowSum = u.row_sum;
+    t.ubCgStage = u.stage;
+    t.ubCgRowTerms = u.row_terms;
+    t.ubCgTmp = u.tmp;
+    t.prepChunk = panel;  // the zero points' decisions read b's a panel at a time through the staging
+    // The zero-point terms in int32 vectors while no partial sum can leave int32 (as the decode path's).
+    const uint64_t ab = Magnitude(r.a_dtype) * Magnitude(r.b_dtype);
+    t.vectorCorrection = 4 * ab * t.k <= 2147483647ull ? 1 : 0;
+    // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion.
+    t.exactConvert = 65025ull * t.k >= (1ull << 24) ? 1 : 0;
+    t.ubColI32 = u.zb;
+    t.ubRowI32 = u.za;
+    SetDecodeEpilogue(rows, panel, {u.col_f32, u.row_f32, u.multiplier, u.half, u.y_out}, &t);
+    plan->workspace_bytes = 0;
+    plan->tiling_key = kQmmTilingKeyCubeGemm;
+    return true;
+}
+
+void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan)
+{
+    BeginDecodeExplanation(r, soc, "cube_gemm", "32-column unit", 1, plan);
+    const QLinearMatMulTiling& t = plan->tiling;
+    PlanExplanation& e = plan->explanation;
+    const uint32_t y_bytes = DTypeBytes(r.y_dtype);
+    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgPanel, t.cgSlab, t.cgChunkK, t.rowsPerChunk, y_bytes);
+    const struct {
+        const char* name;
+        uint32_t bytes, slots;
+    } ub[] = {{"zb_i32", u.zb, 1},          {"za_i32", u.za, 1},        {"b_scale_f32", u.col_f32, 1},
+              {"a_scale_f32", u.row_f32, 1}, {"multiplier_f32", u.multiplier, 1}, {"y_scale_f32", u.multiplier, 1},
+              {"half", u.half, 1},           {"y_out", u.y_out, 2},     {"work: a pieces / b chunks", u.work, 1},
+              {"c: a slab's C", u.c, 1},     {"row_sums", u.row_sum, 1}, {"zp_staging", u.stage, 1},
+              {"row_terms", u.row_terms, 1}, {"chunk_tmp", u.tmp, 1}};
+    uint32_t o = 0;
+    for (const auto& x : ub) {
+        AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
+    }
+    const uint64_t m = t.m, n = t.n, k = t.k;
+    for (uint32_t c = 0; c < t.usedCores; ++c) {
+        uint64_t u0 = 0, u1 = 0;
+        CoreUnits(t, c, &u0, &u1);
+        CoreWork w;
+        w.core = c;
+        w.begin = u0;
+        w.end = u1;
+        e.work.push_back(w);
+        if (u1 <= u0) {
+            continue;
+        }
+        const uint64_t c0 = u0 * 32, c1 = u1 * 32;
+        // Reads: a whole (once a panel), the core's columns of b in every K row, the parameters as spans.
+        for (const GmTensor& x : e.tensors) {
+            if (x.output) {
+                continue;
+            }
+            if (x.name == "b") {
+                AddStridedRange(&e, "b", c, c0, c1, n, k, false);
+            } else {
+                AddRange(&e, x.name.c_str(), c, 0, x.bytes, false);
+            }
+        }
+        AddStridedRange(&e, "y", c, c0 * y_bytes, c1 * y_bytes, n * y_bytes, m, true);
+    }
+    const std::string pair = std::string(r.a_dtype == DType::UINT8 ? "uint8" : "int8") + " x " +
+                             (r.b_dtype == DType::UINT8 ? "uint8" : "int8");
+    e.notes.push_back("cube GEMM (ascend310p): " + pair + " on the AI cores' own cube pipeline; each core turns its "
+                      "columns of b once, in panels of up to " + Str(t.cgPanel) + " columns (chunks of " +
+                      Str(t.cgChunkK) + " rows: one DMA, TransDataTo5HD, a copy into L1), and multiplies a against "
+                      "each panel in slabs of " + Str(t.cgSlab) + " rows (a gathered into L0A's order on the vector "
+                      "unit), " + Str(t.cgKStep) + " K values an Mmad");
+    e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, b's column "
+                      "sums CB from a ones row in each slab, a's row sums RA on the vector unit");
+    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel)");
+    e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
+                      Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "
+                      "y_zero_point, saturated");
+}
+
+}  // namespace aqo

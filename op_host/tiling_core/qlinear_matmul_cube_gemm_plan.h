@@ -1,0 +1,62 @@
+// QLinearMatMul's cube GEMM path on ascend310p (tiling key 3, op_kernel/aqo_qmm_cube_gemm_310p.h): a of more rows
+// than the decode paths take against an int8 b (or a uint8 b with a uint8 a) stored [K, N], on the AI cores' own cube
+// pipeline.
+//
+// Why: 310p's Matmul API copies an int8 B through UB one DMA per tile row and turns it for every tile (4096^3: 6% of
+// the cube's time). The cube reads both operands K-contiguous, so b [K, N] must be turned (TransDataTo5HD, four
+// instructions per 32 rows whatever the width): turned for every C tile, that costs the scalar unit more than the
+// cube's time for those rows at any tile L0C holds. Here b is turned once a panel and stays in L1 while a streams past
+// it (scripts/whatif_310p_gemm.py measured the design through the timeline model before it was written).
+//
+// The split: y's columns in units of 32 (N / 32 units), a contiguous range per core (balanced to one unit), cut into
+// panels of at most cgPanel columns. Per panel: b's K x panel columns read in chunks of cgChunkK rows (one DMA, a
+// burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of K). Then a, slab by slab
+// (cgSlab rows, whole 16-row blocks): a DMA per 8 rows (whole rows of a), a block gather per 8 rows into L0A's order
+// on the vector unit, a copy to one of two slab buffers in L1; per cgKStep K values a LoadData per row block into an
+// L0A half, one LoadData of the panel's rows into an L0B half, one Mmad accumulating the slab's C in one of two L0C
+// regions. A slab's C leaves L0C while the next slab is multiplied: int32 rows, the zero-point terms, the
+// requantization epilogue and the copy-out, rowsPerChunk rows at a time. The scalar unit issues the next slab's loads
+// and the previous slab's epilogue between the K steps, so that none of them waits behind the cube's queue.
+//
+// Zero points (decided at run time, as the cube stage's QmmZeroPoints): a's zero point needs b's column sums CB: each
+// slab then takes 16 rows fewer of a, and its last row block is a row of ones and zeros (written to both slab buffers
+// once); C's row there is CB. b's zero point needs a's row sums RA: on the vector unit, per row of a piece while it is
+// in UB (float32 sums of at most 4096 values of at most 255: exact integers). Then
+//     acc = P - zb (RA - K za) - za CB                     (int32, exact modulo 2^32)
+//
+// Exact: the cube's int32 sums never leave int32 (K times the largest product of the operand types stays below
+// 2^31, checked here), the zero-point terms are the cube stage's.
+//
+// C++11: included by qlinear_matmul_plan.cpp only.
+#ifndef AQO_TILING_CORE_QLINEAR_MATMUL_CUBE_GEMM_PLAN_H
+#define AQO_TILING_CORE_QLINEAR_MATMUL_CUBE_GEMM_PLAN_H
+
+#include <cstdint>
+
+#include "qlinear_matmul_plan.h"
+
+namespace aqo {
+
+// Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two 64-row slabs of a in L1, and 256 of its rows
+// in an L0B half. K at most: what that L1 holds (and the gather's 8-bit iteration count, K / 32 <= 255).
+constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
+constexpr uint32_t kQmmCubeGemmSlab = 64;
+constexpr uint32_t kQmmCubeGemmKStep = 256;
+constexpr uint32_t kQmmCubeGemmMaxK = 4096;
+// A chunk of a panel's load is about this many bytes (as the decode path's).
+constexpr uint32_t kQmmCubeGemmChunkBytes = 32768;
+
+// Whether the request takes the cube GEMM path on the SoC (checked after the decode paths).
+bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t);
+
+// Turns the cube plan's tiling (already in plan->tiling) into the cube GEMM path's: the split, L1 / L0 use, the UB
+// buffers, tiling key 3. False with a violation when the buffers do not fit.
+bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
+                     ConstraintViolation* v);
+
+// The explanation of a cube GEMM plan (used cores, work ranges, UB buffers, GM ranges, notes).
+void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan);
+
+}  // namespace aqo
+
+#endif  // AQO_TILING_CORE_QLINEAR_MATMUL_CUBE_GEMM_PLAN_H

@@ -1,0 +1,608 @@
+// AqoQLinearMatMul's cube GEMM path on ascend310p (tiling key 3; the plan: op_host/tiling_core/
+// qlinear_matmul_cube_gemm_plan.h): a of more rows than the decode paths take against an int8 b (or a uint8 b with
+// a uint8 a) stored [K, N], on the AI core's own cube pipeline, without the Matmul API (which copies an int8 B through
+// UB one DMA per tile row and turns it for every tile).
+//
+//   * a core owns a contiguous range of y's 32-column units, in panels of at most cgPanel columns. A panel of b
+//     (K x panel) is read in chunks of cgChunkK rows (one DMA, a burst per row), turned by TransDataTo5HD (four
+//     instructions per 32 rows, the panel's 32-column groups their iterations) and copied to its place in L1: all of
+//     its K rows in L0B's layout, kept while a streams past.
+//   * a goes through in slabs of cgSlab rows (whole 16-row blocks) x all of K, in pieces of a row block x a part of
+//     K (at most 2048 values): one DMA (a burst per row; each core from its own place in the slab, so that a slab
+//     comes from the DDR once and from the L2 cache for the other cores), two block gathers into L0A's order on the
+//     vector unit (an Or of 8 rows with themselves over uint16, whose 8 blocks are the rows' block q and whose
+//     iterations are q), one copy of the row block's fractals of the part into one of two slab buffers in L1. Per cgKStep K values: a LoadData per row block into an L0A half, one of the panel's rows
+//     into an L0B half, one Mmad accumulating the slab's C in one of two L0C regions.
+//   * a slab's C leaves L0C (the L0C -> UB copy, fractal order), becomes int32 rows (one UB -> UB copy per row),
+//     gets the zero-point terms (QmmZeroPoints::Correct), float32, the requantization epilogue and the copy-out,
+//     rowsPerChunk rows at a time, while the next slab is multiplied: the scalar unit issues the next slab's loads
+//     and the previous slab's epilogue between the K steps of a slab (issued after all of them, they would wait
+//     behind the cube's queue).
+//   * a's zero point (b's column sums CB): each slab takes 16 rows fewer of a; its last row block is a row of ones
+//     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): per row of a piece while it is
+//     in UB, on the vector unit (float32 sums of at most 4096 values of at most 255: exact integers in any order).
+//
+// Every hand-over between pipes is a flag of a ring of two (the classic double-buffered sample's), or, where the work
+// region or the panel's L1 changes hands between a panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
+//
+// No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
+// aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h.
+
+constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
+constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
+constexpr uint32_t kQmmCgMaxSlab = 64;     // the plan's slab rows at most (the row sums' scalar copies)
+constexpr uint32_t kQmmCgRaSets = 3;       // a slab's row sums live from its load to its epilogue: three slabs
+// a's pieces: three read slots and one gathered buffer (the work region's four), the DMAs two pieces ahead.
+constexpr uint32_t kQmmCgReadSlots = 3;
+constexpr uint32_t kQmmCgReadAhead = 2;
+
+template <class TD, class AT, class BT, class YT>
+class KernelQLinearMatMulCubeGemm310p {
+public:
+    __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
+                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t, TPipe* pipe)
+    {
+        t_ = &t;
+        pipe_ = pipe;
+        aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(a), static_cast<uint64_t>(t.m) * t.k);
+        bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(b), static_cast<uint64_t>(t.k) * t.n);
+        // UB in the plan's order (its explanation lists the same buffers).
+        zp_.Init(aZp, bZp, t, pipe);
+        epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
+        out_.Init(y, static_cast<uint64_t>(t.m) * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
+        pipe->InitBuffer(work_, t.ubCgWork);
+        pipe->InitBuffer(cBuf_, t.ubCgC);
+        pipe->InitBuffer(rowSumBuf_, t.ubCgRowSum);
+        pipe->InitBuffer(stage_, t.ubCgStage);
+        pipe->InitBuffer(rowTermsBuf_, t.ubCgRowTerms);
+        pipe->InitBuffer(tmpBuf_, t.ubCgTmp);
+        // L1: the panel (K x cgPanel) and two slab buffers (cgSlab x K); L0: two halves each of a K step; L0C: two
+        // slabs' C.
+        pipe->InitBuffer(panelL1_, t.k * t.cgPanel);
+        pipe->InitBuffer(aL1_[0], t.cgSlab * t.k);
+        pipe->InitBuffer(aL1_[1], t.cgSlab * t.k);
+        for (uint32_t s = 0; s < kQmmCgRing; ++s) {
+            pipe->InitBuffer(aL0_[s], t.cgSlab * t.cgKStep);
+            pipe->InitBuffer(bL0_[s], t.cgKStep * t.cgPanel);
+            pipe->InitBuffer(cL0_[s], t.cgSlab * t.cgPanel * static_cast<uint32_t>(sizeof(int32_t)));
+            loaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
+            inFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
+            turnedReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+            turnedFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+            slabReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_MTE1>());
+            slabFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE1_MTE3>());
+            inL0_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE1_M>());
+            l0Free_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::M_MTE1>());
+            cDone_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::M_V>());
+            cFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_M>());
+        }
+        for (uint32_t s = 0; s < kQmmCgReadSlots; ++s) {
+            aLoaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
+            aInFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
+        }
+        gReady_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+        gFree_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+        rowTerms_ = rowTermsBuf_.Get<int32_t>();
+        tmp_ = tmpBuf_.Get<int32_t>();
+        stageIn_ = stage_.Get<uint8_t>();
+        const uint32_t unit = aqo_qmm_layout::CgStageUnit(t.cgPanel, t.cgSlab);
+        stageHalf_ = stage_.Get<uint8_t>()[unit].template ReinterpretCast<half>();
+        stageWork_ = stage_.Get<uint8_t>()[3 * unit].template ReinterpretCast<half>();
+        k1_ = t.k / aqo_qmm_layout::kCgKBlock;
+        // This core's columns: a contiguous range of the 32-column units.
+        const uint32_t core = static_cast<uint32_t>(GetBlockIdx());
+        const uint32_t q = static_cast<uint32_t>(t.unitCount / t.usedCores);
+        const uint32_t rem = static_cast<uint32_t>(t.unitCount % t.usedCores);
+        col0_ = (core * q + QmmMin(core, rem)) * 32;
+        col1_ = col0_ + (q + (core < rem ? 1 : 0)) * 32;
+    }
+
+    __aicore__ inline void Process()
+    {
+        if (col1_ <= col0_) {
+            return;
+        }
+        const TD& t = *t_;
+        zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);
+        zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
+        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a.
+        rowsA_ = zp_.NeedColumnSums() ? t.cgSlab - 16 : t.cgSlab;
+        slabs_ = (t.m + rowsA_ - 1) / rowsA_;
+        if (zp_.NeedColumnSums()) {
+            WriteOnesBlocks();
+        }
+        for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
+            const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
+            LoadPanel(n0, cols);
+            StreamSlabs(p, n0, cols);
+        }
+    }
+
+private:
+    // The last row block of both slab buffers: a row of ones (C's row there is b's column sums), 15 rows of zeros,
+    // in L0A's order, through the work region.
+    __aicore__ inline void WriteOnesBlocks()
+    {
+        const TD& t = *t_;
+        const LocalTensor<int16_t> rows = work_.Get<int16_t>();
+        Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(t.k / 2));
+        Duplicate(rows[t.k / 2], static_cast<int16_t>(0), static_cast<int32_t>(15 * t.k / 2));
+        PipeBarrier<PIPE_V>();
+        const LocalTensor<uint16_t> rows16 = work_.Get<uint16_t>();
+        const LocalTensor<uint16_t> fractals = work_.Get<uint8_t>()[16 * t.k].template ReinterpretCast<uint16_t>();
+        const uint8_t k1 = static_cast<uint8_t>(k1_);
+        for (uint32_t h = 0; h < 2; ++h) {
+            const LocalTensor<uint16_t> src = rows16[h * 8 * t.k / 2];
+            Or(fractals[h * 128], src, src, 128, k1, BinaryRepeatParams(1, k1, k1, 16, 1, 1));
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        for (uint32_t s = 0; s < kQmmCgRing; ++s) {
+            CopyRowBlockToL1(s, t.cgSlab / 16 - 1, 0, k1_, fractals.template ReinterpretCast<AT>());
+        }
+        PipeBarrier<PIPE_ALL>();  // the work region is the panel's next, the slab buffers MTE1's
+    }
+
+    // ---------------------------------------------------------------------------------------------- b's panel
+    // b's K x cols columns from n0 into L1 in L0B's layout: chunks of cgChunkK rows read, turned, copied, double
+    // buffered (the work region's chunk slots).
+    __aicore__ inline void LoadPanel(uint32_t n0, uint32_t cols)
+    {
+        const TD& t = *t_;
+        PipeBarrier<PIPE_ALL>();  // the work region (a's pieces) and the panel's L1 (the previous panel's loads)
+        n0_ = n0;
+        cols_ = cols;
+        const uint32_t chunks = (t.k + t.cgChunkK - 1) / t.cgChunkK;
+        CopyInB(0);
+        for (uint32_t i = 0; i < chunks; ++i) {
+            if (i + 1 < chunks) {
+                CopyInB(i + 1);
+            }
+            TurnB(i);
+            ToL1B(i);
+        }
+        for (uint32_t s = 0; s < kQmmCgRing && s < chunks; ++s) {  // the slots' last hand-backs
+            WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
+            WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+        }
+    }
+
+    __aicore__ inline uint32_t ChunkRows(uint32_t i) const
+    {
+        return QmmMin(t_->cgChunkK, t_->k - i * t_->cgChunkK);
+    }
+    __aicore__ inline LocalTensor<BT> ChunkSlot(uint32_t slot)
+    {
+        return work_.Get<BT>()[slot * aqo_qmm_layout::CgChunkBytes(t_->cgChunkK, t_->cgPanel)];
+    }
+
+    __aicore__ inline void CopyInB(uint32_t i)
+    {
+        const TD& t = *t_;
+        const uint32_t s = i % kQmmCgRing;
+        if (i >= kQmmCgRing) {
+            WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
+        }
+        const DataCopyParams prm(static_cast<uint16_t>(ChunkRows(i)), static_cast<uint16_t>(cols_ / 32),
+                                 static_cast<uint16_t>((t.n - cols_) / 32), 0);
+        DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(i) * t.cgChunkK * t.n + n0_], prm);
+        SetFlag<HardEvent::MTE2_V>(loaded_[s]);
+    }
+
+    // Per 32 rows, block c of the turned chunk holds column c's 32 K values (L0B's layout, 16 columns a fractal):
+    // four TransDataTo5HD (16 rows x 16 columns of 8-bit values each: the rows' low / high half, the columns' low /
+    // high half), the chunk's 32-column groups their iterations. An 8-bit turn writes whole destination blocks (the
+    // half it does not fill too): the instructions filling the low halves all go first, one barrier, then the rest.
+    __aicore__ inline void TurnB(uint32_t i)
+    {
+        const uint32_t s = i % kQmmCgRing;
+        WaitFlag<HardEvent::MTE2_V>(loaded_[s]);
+        if (i >= kQmmCgRing) {
+            WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+        }
+        const LocalTensor<BT> in = ChunkSlot(s);
+        const LocalTensor<BT> turned = ChunkSlot(kQmmCgRing + s);
+        const uint32_t rows = ChunkRows(i);
+        TransDataTo5HDParams p;
+        p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
+        p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
+        p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
+        for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
+            if (rowsHigh != 0) {
+                PipeBarrier<PIPE_V>();
+            }
+            p.dstHighHalf = rowsHigh != 0;
+            for (uint32_t r = 0; r < rows; r += aqo_qmm_layout::kCgKBlock) {
+                for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
+                    p.srcHighHalf = colsHigh != 0;
+                    uint64_t dst[16], src[16];
+                    for (uint32_t j = 0; j < 16; ++j) {
+                        src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
+                        dst[j] = reinterpret_cast<uint64_t>(turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
+                    }
+                    TransDataTo5HD<BT>(dst, src, p);
+                }
+            }
+        }
+        SetFlag<HardEvent::V_MTE2>(inFree_[s]);
+        SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);
+    }
+
+    __aicore__ inline void ToL1B(uint32_t i)
+    {
+        const TD& t = *t_;
+        const uint32_t s = i % kQmmCgRing;
+        WaitFlag<HardEvent::V_MTE3>(turnedReady_[s]);
+        DataCopy(panelL1_.Get<BT>()[static_cast<uint64_t>(i) * t.cgChunkK * cols_], ChunkSlot(kQmmCgRing + s),
+                 DataCopyParams(1, static_cast<uint16_t>(ChunkRows(i) * cols_ / 32), 0, 0));
+        SetFlag<HardEvent::MTE3_V>(turnedFree_[s]);
+    }
+
+    // ---------------------------------------------------------------------------------------------- a's slabs
+    // Every slab of a against the panel in L1: slab x's loads go out between slab x - 1's K steps, its epilogue
+    // between slab x + 1's. Panels alternate the direction over M (the slabs read last are the next panel's first,
+    // still in the L2 cache).
+    __aicore__ inline void StreamSlabs(uint32_t p, uint32_t n0, uint32_t cols)
+    {
+        const TD& t = *t_;
+        // The panel's column parameters (their own staging and buffers).
+        zp_.LoadColumns(0, n0, cols, stageIn_, stageHalf_);
+        QmmCall c;
+        c.n0 = n0;
+        c.cols = cols;
+        epi_.Prime();  // the per-tensor parameters, which the column multiplier reads
+        epi_.LoadColumns(c, n0, cols);
+        PipeBarrier<PIPE_ALL>();  // the panel in L1 (MTE3) before MTE1; the chunk slots (V, MTE3) become a's pieces
+        dmas_ = gathers_ = 0;
+        loads_ = 0;
+        reverse_ = (p % 2) != 0;
+        for (uint32_t j = 0; j < Pieces(); ++j) {
+            GatherNext();
+        }
+        for (uint32_t x = 0; x < slabs_; ++x) {
+            Multiply(x);
+        }
+        Drain(slabs_ - 1);
+        // The rings' last hand-backs.
+        for (uint32_t s = 0; s < kQmmCgReadSlots && s < dmas_; ++s) {
+            WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
+        }
+        if (gathers_ > 0) {
+            WaitFlag<HardEvent::MTE3_V>(gFree_);
+        }
+        for (uint32_t s = 0; s < kQmmCgRing && s < slabs_; ++s) {
+            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[(slabs_ - 1 - s) % kQmmCgRing]);
+            WaitFlag<HardEvent::V_M>(cFree_[(slabs_ - 1 - s) % kQmmCgRing]);
+        }
+        for (uint32_t s = 0; s < kQmmCgRing && s < loads_; ++s) {
+            WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
+        }
+    }
+
+    // Slab x of this panel's order: its first row of a and its rows of a; its pieces: row blocks x parts of K.
+    __aicore__ inline uint32_t SlabRow(uint32_t x) const { return (reverse_ ? slabs_ - 1 - x : x) * rowsA_; }
+    __aicore__ inline uint32_t SlabRows(uint32_t x) const { return QmmMin(rowsA_, t_->m - SlabRow(x)); }
+    __aicore__ inline uint32_t Pieces() const
+    {
+        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(t_->k, t_->cgKStep);
+    }
+
+    // A piece's place: its row block and part of K (each core starts at its own piece of the slab, so that a slab
+    // comes from the DDR once and from the L2 cache for the other cores), its first row, rows of a and K values.
+    struct Piece {
+        uint32_t rb, k0, len, row, valid;
+    };
+    __aicore__ inline Piece PieceAt(uint32_t x, uint32_t j) const
+    {
+        const TD& t = *t_;
+        const uint32_t parts = aqo_qmm_layout::CgKParts(t.k, t.cgKStep);
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, t.cgKStep);
+        const uint32_t q = (j + static_cast<uint32_t>(GetBlockIdx())) % Pieces();
+        Piece pc;
+        pc.rb = q / parts;
+        pc.k0 = (q % parts) * partK;
+        pc.len = QmmMin(partK, t.k - pc.k0);
+        pc.row = SlabRow(x) + pc.rb * aqo_qmm_layout::kCgPieceRows;
+        pc.valid = pc.row < t.m ? QmmMin(aqo_qmm_layout::kCgPieceRows, t.m - pc.row) : 0u;
+        return pc;
+    }
+    __aicore__ inline LocalTensor<AT> ReadSlot(uint32_t s)
+    {
+        return work_.Get<AT>()[s * aqo_qmm_layout::CgPieceBytes(t_->k, t_->cgKStep)];
+    }
+
+    // The panel's pieces in order (slab by slab): the DMAs run kQmmCgReadAhead pieces ahead of the gathers, so that a
+    // gather (in the vector unit's in-order queue, before an epilogue) seldom waits for its bytes.
+    __aicore__ inline void GatherNext()
+    {
+        const uint32_t total = slabs_ * Pieces();
+        for (; dmas_ < total && dmas_ <= gathers_ + kQmmCgReadAhead; ++dmas_) {
+            PieceDma(dmas_ / Pieces(), dmas_ % Pieces());
+        }
+        PieceGather(gathers_ / Pieces(), gathers_ % Pieces());
+        ++gathers_;
+    }
+
+    __aicore__ inline void PieceDma(uint32_t x, uint32_t j)
+    {
+        const TD& t = *t_;
+        const uint32_t s = dmas_ % kQmmCgReadSlots;
+        const Piece pc = PieceAt(x, j);
+        if (dmas_ >= kQmmCgReadSlots) {
+            WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
+        }
+        if (pc.valid > 0) {
+            DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + pc.k0],
+                     DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(pc.len / 32),
+                                    static_cast<uint16_t>((t.k - pc.len) / 32), 0));
+        }
+        SetFlag<HardEvent::MTE2_V>(aLoaded_[s]);
+    }
+
+    // Piece j of slab x, once read: rows past M zeros, its row sums where b's zero point needs them, gathered into
+    // L0A's order (the row block's fractals of the part, together), copied to the slab buffer.
+    __aicore__ inline void PieceGather(uint32_t x, uint32_t j)
+    {
+        const TD& t = *t_;
+        const uint32_t s = gathers_ % kQmmCgReadSlots;
+        const uint32_t buf = x % kQmmCgRing;
+        const Piece pc = PieceAt(x, j);
+        const uint32_t kbs = pc.len / aqo_qmm_layout::kCgKBlock;
+        const LocalTensor<AT> in = ReadSlot(s);
+        const LocalTensor<AT> gathered = ReadSlot(kQmmCgReadSlots);
+        WaitFlag<HardEvent::MTE2_V>(aLoaded_[s]);
+        if (gathers_ > 0) {
+            WaitFlag<HardEvent::MTE3_V>(gFree_);  // the previous piece's copy to L1 read the gathered buffer
+        }
+        if (pc.valid < aqo_qmm_layout::kCgPieceRows) {
+            PipeBarrier<PIPE_V>();  // the slot's previous gather read it
+            Duplicate(in.template ReinterpretCast<int16_t>()[pc.valid * pc.len / 2], static_cast<int16_t>(0),
+                      static_cast<int32_t>((aqo_qmm_layout::kCgPieceRows - pc.valid) * pc.len / 2));
+        }
+        if (zp_.NeedRowSums() && j == 0) {
+            for (uint32_t i = 0; i < rowsA_; ++i) {  // the slab's sums (its parts of K come in any order)
+                ra_[x % kQmmCgRaSets][i] = 0;
+            }
+        }
+        if (zp_.NeedRowSums() && pc.valid > 0) {
+            RowSums(in, pc.valid, pc.len, &ra_[x % kQmmCgRaSets][pc.rb * aqo_qmm_layout::kCgPieceRows]);
+        }
+        PipeBarrier<PIPE_V>();
+        // Per 8 rows one Or of the rows with themselves over uint16, whose 8 blocks are the rows' block q (source block
+        // stride: a row) and whose iterations are q: the next fractal of the row block.
+        const LocalTensor<uint16_t> src = in.template ReinterpretCast<uint16_t>();
+        const LocalTensor<uint16_t> dst = gathered.template ReinterpretCast<uint16_t>();
+        const uint8_t b = static_cast<uint8_t>(kbs);
+        for (uint32_t h = 0; h < 2; ++h) {
+            const uint32_t at = h * 8 * pc.len / 2;
+            Or(dst[h * 128], src[at], src[at], 128, b, BinaryRepeatParams(1, b, b, 16, 1, 1));
+        }
+        SetFlag<HardEvent::V_MTE2>(aInFree_[s]);
+        SetFlag<HardEvent::V_MTE3>(gReady_);
+        WaitFlag<HardEvent::V_MTE3>(gReady_);
+        if (j == 0 && x >= kQmmCgRing) {
+            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);  // slab x - 2's last LoadData
+        }
+        CopyRowBlockToL1(buf, pc.rb, pc.k0 / aqo_qmm_layout::kCgKBlock, kbs, gathered);
+        SetFlag<HardEvent::MTE3_V>(gFree_);
+        if (j + 1 == Pieces()) {
+            SetFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
+        }
+    }
+
+    // Row block rb's fractals kb0 .. kb0 + kbs (a piece's K part: whole K steps, L0A's order in `src`) into slab buffer
+    // buf, whose fractals lie K step by K step, row block by row block in each: a burst per whole step, one more for
+    // K's last step where it is shorter.
+    __aicore__ inline void CopyRowBlockToL1(uint32_t buf, uint32_t rb, uint32_t kb0, uint32_t kbs,
+                                            const LocalTensor<AT>& src)
+    {
+        const uint32_t perStep = t_->cgKStep / aqo_qmm_layout::kCgKBlock;
+        const uint32_t rowBlocks = t_->cgSlab / 16;
+        const uint32_t step0 = kb0 / perStep, full = kbs / perStep, rest = kbs % perStep;
+        const LocalTensor<AT> dst = aL1_[buf].template Get<AT>();
+        const uint32_t fractalBlocks = kQmmCgFractal / 32;
+        if (full > 0) {
+            DataCopy(dst[(step0 * rowBlocks + rb) * perStep * kQmmCgFractal], src,
+                     DataCopyParams(static_cast<uint16_t>(full), static_cast<uint16_t>(perStep * fractalBlocks), 0,
+                                    static_cast<uint16_t>((rowBlocks - 1) * perStep * fractalBlocks)));
+        }
+        if (rest > 0) {
+            const uint32_t step = step0 + full;
+            DataCopy(dst[(step * rowBlocks * perStep + rb * rest) * kQmmCgFractal], src[full * perStep * kQmmCgFractal],
+                     DataCopyParams(1, static_cast<uint16_t>(rest * fractalBlocks), 0, 0));
+        }
+    }
+
+    // sums[i] += the sum of row i of the piece (valid rows of len K values), in 32-bit wrap-around.
+    __aicore__ inline void RowSums(const LocalTensor<AT>& in, uint32_t valid, uint32_t len, uint32_t* sums)
+    {
+        const TD& t = *t_;
+        const LocalTensor<uint8_t> w = rowSumBuf_.Get<uint8_t>();
+        const LocalTensor<half> h = w.template ReinterpretCast<half>();
+        const LocalTensor<float> f = w[aqo_qmm_layout::CgRowSumFloat(t.k, t.cgKStep)].template ReinterpretCast<float>();
+        const LocalTensor<float> work = w[aqo_qmm_layout::CgRowSumWork(t.k, t.cgKStep)].template ReinterpretCast<float>();
+        const LocalTensor<float> blocks = w[aqo_qmm_layout::CgRowSumBlocks(t.k, t.cgKStep)].template ReinterpretCast<float>();
+        for (uint32_t i = 0; i < valid; ++i) {
+            PipeBarrier<PIPE_V>();  // h and f may still be read by the previous row's instructions
+            Cast(h, in[i * len], RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            Cast(f, h, RoundMode::CAST_NONE, len);
+            PipeBarrier<PIPE_V>();
+            ReduceSum(blocks[i * 8], f, work, static_cast<int32_t>(len));
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);
+        for (uint32_t i = 0; i < valid; ++i) {
+            sums[i] += static_cast<uint32_t>(static_cast<int32_t>(blocks.GetValue(i * 8)));
+        }
+    }
+
+    // Slab x against the panel: per K step the L0 loads and an Mmad into its L0C region; between the steps, the next
+    // slab's pieces and the previous slab's epilogue.
+    __aicore__ inline void Multiply(uint32_t x)
+    {
+        const TD& t = *t_;
+        const uint32_t buf = x % kQmmCgRing;
+        const uint32_t rowBlocks = t.cgSlab / 16;
+        const uint32_t n1 = cols_ / 16;
+        const uint32_t steps = (t.k + t.cgKStep - 1) / t.cgKStep;
+        const uint32_t between = (x + 1 < slabs_ ? Pieces() : 0u) + (x > 0 ? 1u : 0u);
+        uint32_t done = 0;
+        WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
+        if (x >= kQmmCgRing) {
+            WaitFlag<HardEvent::V_M>(cFree_[buf]);  // slab x - 2's C has left this region
+        }
+        for (uint32_t st = 0; st < steps; ++st, ++loads_) {
+            const uint32_t k0 = st * t.cgKStep;
+            const uint32_t kbs = QmmMin(t.cgKStep, t.k - k0) / aqo_qmm_layout::kCgKBlock;
+            const uint32_t h = loads_ % kQmmCgRing;
+            if (loads_ >= kQmmCgRing) {
+                WaitFlag<HardEvent::M_MTE1>(l0Free_[h]);
+            }
+            // L0A: the slab's row blocks' fractals of these K values (together in the slab buffer, as L0A wants them).
+            LoadData(aL0_[h].template Get<AT>(),
+                     aL1_[buf].template Get<AT>()[st * rowBlocks * (t.cgKStep / aqo_qmm_layout::kCgKBlock) *
+                                                  kQmmCgFractal],
+                     LoadData2DParams(0, static_cast<uint8_t>(rowBlocks * kbs), 1, 0, 0, false, 0));
+            // L0B: the panel's rows k0.. (its fractals lie K block by K block, the columns' fractals in each)
+            LoadData(bL0_[h].template Get<BT>(),
+                     panelL1_.Get<BT>()[(k0 / aqo_qmm_layout::kCgKBlock) * n1 * kQmmCgFractal],
+                     LoadData2DParams(0, static_cast<uint8_t>(kbs * n1), 1, 0, 0, false, 0));
+            if (st + 1 == steps) {
+                SetFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
+            }
+            SetFlag<HardEvent::MTE1_M>(inL0_[h]);
+            WaitFlag<HardEvent::MTE1_M>(inL0_[h]);
+            if (st > 0) {
+                PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
+            }
+            const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(cols_),
+                                static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
+            Mmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), bL0_[h].template Get<BT>(), mp);
+            SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
+            // The work between the steps: the previous slab's epilogue (the vector unit has it done while the first
+            // pieces' DMAs run), then the next slab's pieces.
+            const uint32_t upto = (st + 1) * between / steps;
+            const uint32_t drains = x > 0 ? 1u : 0u;
+            for (; done < upto; ++done) {
+                if (done < drains) {
+                    Drain(x - 1);
+                } else {
+                    GatherNext();  // slab x + 1's pieces
+                }
+            }
+        }
+        SetFlag<HardEvent::M_V>(cDone_[buf]);
+    }
+
+    // ---------------------------------------------------------------------------------------------- epilogue
+    // Slab x's y: C from L0C to int32 rows, the zero-point terms, float32, the requantization, the copy-out.
+    __aicore__ inline void Drain(uint32_t x)
+    {
+        const TD& t = *t_;
+        const uint32_t buf = x % kQmmCgRing;
+        const uint32_t row0 = SlabRow(x), rows = SlabRows(x);
+        const uint32_t rowBlocks = t.cgSlab / 16;
+        const uint32_t n1 = cols_ / 16;
+        const LocalTensor<int32_t> nz = cBuf_.Get<int32_t>();
+        const LocalTensor<int32_t> acc = cBuf_.Get<int32_t>()[aqo_qmm_layout::CgCRows(t.cgSlab, t.cgPanel) / 4];
+        const LocalTensor<int32_t> cb = acc[t.cgSlab * t.cStride];
+        WaitFlag<HardEvent::M_V>(cDone_[buf]);
+        PipeBarrier<PIPE_V>();  // the previous slab's epilogue read the C region
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // ... and where a UB copy runs on MTE3, its row copies
+        DataCopyEnhancedParams e;
+        e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
+        DataCopy(nz, cL0_[buf].template Get<int32_t>(),
+                 DataCopyParams(static_cast<uint16_t>(n1), static_cast<uint16_t>(rowBlocks), 0, 0), e);
+        SetFlag<HardEvent::V_M>(cFree_[buf]);
+        PipeBarrier<PIPE_V>();
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        // A column fractal's 16 columns of every row lie together (its row blocks' fractals one after the other, 64
+        // bytes a row): one copy per 16 columns, a burst per row.
+        const uint16_t rowGap = static_cast<uint16_t>((t.cStride * 4 - 64) / 32);
+        for (uint32_t nb = 0; nb < n1; ++nb) {
+            DataCopy(acc[nb * 16], nz[nb * rowBlocks * 256], DataCopyParams(static_cast<uint16_t>(rows), 2, 0, rowGap));
+        }
+        if (zp_.NeedColumnSums()) {  // b's column sums: the ones row, row 0 of the last row block
+            DataCopy(cb, nz[(rowBlocks - 1) * 256],
+                     DataCopyParams(static_cast<uint16_t>(n1), 2, static_cast<uint16_t>(rowBlocks * 32 - 2), 0));
+        }
+        PipeBarrier<PIPE_V>();
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
+        if (cols_ < t.cStride) {
+            // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
+            // panel's get 0 (their results are discarded, but the int32 steps must stay in range).
+            for (uint32_t i = 0; i < rows; ++i) {
+                Duplicate(acc[i * t.cStride + cols_], 0, static_cast<int32_t>(t.cStride - cols_));
+            }
+            Duplicate(cb[cols_], 0, static_cast<int32_t>(t.cStride - cols_));
+            PipeBarrier<PIPE_V>();
+        }
+        if (zp_.NeedCorrection()) {
+            zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);
+            PipeBarrier<PIPE_V>();  // the previous slab's correction read the row terms
+            for (uint32_t i = 0; i < rows; ++i) {
+                int32_t negR = 0, negS = 0;
+                zp_.RowTerms(static_cast<int32_t>(ra_[x % kQmmCgRaSets][i]), i, &negR, &negS);
+                Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
+                Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
+                          static_cast<int32_t>(kQmmRowTermInts / 2));
+            }
+            PipeBarrier<PIPE_V>();
+        }
+        QmmCall c;
+        c.m0 = row0;
+        c.rows = rows;
+        c.n0 = n0_;
+        c.cols = cols_;
+        epi_.LoadRows(c);
+        for (uint32_t r0 = 0; r0 < rows; r0 += t.rowsPerChunk) {
+            const uint32_t n = QmmMin(t.rowsPerChunk, rows - r0);
+            const LocalTensor<int32_t> chunk = acc[r0 * t.cStride];
+            zp_.Correct(chunk, tmp_, rowTerms_, cb, r0, n, cols_);
+            PipeBarrier<PIPE_V>();
+            LocalTensor<float> f = QmmInt32ToFloat(chunk, tmp_.template ReinterpretCast<float>(), n * t.cStride,
+                                                   t.exactConvert != 0);
+            LocalTensor<YT> y = epi_.Compute(f, tmp_.template ReinterpretCast<float>(), r0, n, cols_);
+            out_.Rows(y, row0 + r0, n, n0_, cols_);
+            epi_.FreeY(y);
+        }
+    }
+
+    const TD* t_ = nullptr;
+    TPipe* pipe_ = nullptr;
+    GlobalTensor<AT> aGm_;
+    GlobalTensor<BT> bGm_;
+    TBuf<TPosition::VECCALC> work_, cBuf_, rowSumBuf_, stage_, rowTermsBuf_, tmpBuf_;
+    TBuf<TPosition::B1> panelL1_;
+    TBuf<TPosition::A1> aL1_[kQmmCgRing];
+    TBuf<TPosition::A2> aL0_[kQmmCgRing];
+    TBuf<TPosition::B2> bL0_[kQmmCgRing];
+    TBuf<TPosition::CO1> cL0_[kQmmCgRing];
+    LocalTensor<int32_t> rowTerms_, tmp_;
+    LocalTensor<uint8_t> stageIn_;
+    LocalTensor<half> stageHalf_, stageWork_;
+    uint32_t k1_ = 0;                // K / 32: fractals of a row block along K
+    uint32_t rowsA_ = 64;            // a's rows a slab (16 fewer with the ones row)
+    uint32_t slabs_ = 0;
+    uint32_t col0_ = 0, col1_ = 0;   // this core's columns
+    uint32_t n0_ = 0, cols_ = 0;     // the panel
+    uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
+    uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
+    bool reverse_ = false;           // this panel walks the slabs from the last
+    uint32_t ra_[kQmmCgRaSets][kQmmCgMaxSlab] = {};  // a's row sums of the slabs in flight
+    event_t loaded_[kQmmCgRing] = {};
+    event_t inFree_[kQmmCgRing] = {};
+    event_t turnedReady_[kQmmCgRing] = {};
+    event_t turnedFree_[kQmmCgRing] = {};
+    event_t aLoaded_[kQmmCgReadSlots] = {};
+    event_t aInFree_[kQmmCgReadSlots] = {};
+    event_t gReady_ = {}, gFree_ = {};
+    event_t slabReady_[kQmmCgRing] = {};
+    event_t slabFree_[kQmmCgRing] = {};
+    event_t inL0_[kQmmCgRing] = {};
+    event_t l0Free_[kQmmCgRing] = {};
+    event_t cDone_[kQmmCgRing] = {};
+    event_t cFree_[kQmmCgRing] = {};
+    QmmZeroPoints<TD> zp_;
+    QmmRequantEpilogue<TD, YT, false> epi_;
+    QmmCopyOut<YT> out_;
+};
