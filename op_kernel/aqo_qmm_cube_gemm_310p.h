@@ -11,9 +11,11 @@
 //     K (at most 2048 values): one DMA (a burst per row; each core from its own place in the slab, so that a slab
 //     comes from the DDR once and from the L2 cache for the other cores), two block gathers into L0A's order on the
 //     vector unit (an Or of 8 rows with themselves over uint16, whose 8 blocks are the rows' block q and whose
-//     iterations are q), one copy of the row block's fractals of the part into one of two slab buffers in L1. Per cgKStep K values: a LoadData per row block into an L0A half, one of the panel's rows
-//     into an L0B half, one Mmad accumulating the slab's C in one of two L0C regions.
-//   * a slab's C leaves L0C (the L0C -> UB copy, fractal order), becomes int32 rows (one UB -> UB copy per row),
+//     iterations are q), one copy of the row block's fractals of the part into one of two slab buffers in L1 (which
+//     hold a slab K step by K step, all its row blocks' fractals of a step together). Per cgKStep K values: one
+//     LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad accumulating the slab's C in one
+//     of two L0C regions.
+//   * a slab's C leaves L0C (the L0C -> UB copy, fractal order), becomes int32 rows (one UB -> UB copy per 16 columns),
 //     gets the zero-point terms (QmmZeroPoints::Correct), float32, the requantization epilogue and the copy-out,
 //     rowsPerChunk rows at a time, while the next slab is multiplied: the scalar unit issues the next slab's loads
 //     and the previous slab's epilogue between the K steps of a slab (issued after all of them, they would wait
@@ -418,9 +420,10 @@ private:
         const TD& t = *t_;
         const LocalTensor<uint8_t> w = rowSumBuf_.Get<uint8_t>();
         const LocalTensor<half> h = w.template ReinterpretCast<half>();
-        const LocalTensor<float> f = w[aqo_qmm_layout::CgRowSumFloat(t.k, t.cgKStep)].template ReinterpretCast<float>();
-        const LocalTensor<float> work = w[aqo_qmm_layout::CgRowSumWork(t.k, t.cgKStep)].template ReinterpretCast<float>();
-        const LocalTensor<float> blocks = w[aqo_qmm_layout::CgRowSumBlocks(t.k, t.cgKStep)].template ReinterpretCast<float>();
+        const uint32_t ks = t.cgKStep;
+        const LocalTensor<float> f = w[aqo_qmm_layout::CgRowSumFloat(t.k, ks)].template ReinterpretCast<float>();
+        const LocalTensor<float> work = w[aqo_qmm_layout::CgRowSumWork(t.k, ks)].template ReinterpretCast<float>();
+        const LocalTensor<float> blocks = w[aqo_qmm_layout::CgRowSumBlocks(t.k, ks)].template ReinterpretCast<float>();
         for (uint32_t i = 0; i < valid; ++i) {
             PipeBarrier<PIPE_V>();  // h and f may still be read by the previous row's instructions
             Cast(h, in[i * len], RoundMode::CAST_NONE, len);

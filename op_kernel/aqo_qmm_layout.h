@@ -147,10 +147,10 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 
 // The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is
 // used in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at
-// 3 * piece), a panel's
-// chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a ones row (16 rows x K
-// at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C (slab x panel int32, fractal order) at 0,
-// then the slab's rows as int32 rows of cStride (its a rows and b's column sums' row). Its row-sum scratch holds a
+// 3 * piece), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a
+// ones row (16 rows x K at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C
+// (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column
+// sums' row). Its row-sum scratch holds a
 // row of a piece in half, the same in float32, ReduceSum's work (a float per 256-byte repeat, 32-byte rounded) and a
 // 32-byte sum block per row of a piece.
 // a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal

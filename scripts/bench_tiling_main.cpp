@@ -111,7 +111,9 @@ int main(int argc, char** argv)
         {"ascend310p", {64, 128}, {128, 26885}, DType::UINT8, DType::INT8, DType::UINT8, QuantParamKind::TENSOR,
          QuantParamKind::TENSOR},
         {"ascend310p", {4096, 4096}, {4096, 152064}, DType::INT8, DType::INT8, DType::INT8, QuantParamKind::ROW,
-         QuantParamKind::COLUMN},
+         QuantParamKind::COLUMN},  // the cube GEMM path on 310p
+        {"ascend310p", {4096, 4128}, {4128, 152064}, DType::INT8, DType::INT8, DType::INT8, QuantParamKind::ROW,
+         QuantParamKind::COLUMN},  // the cube path (the Matmul API) on 310p: K beyond the GEMM path's
         {"ascend910_95", {2048, 7168}, {7168, 2048}, DType::FLOAT8_E4M3FN, DType::FLOAT8_E5M2, DType::FLOAT8_E4M3FN,
          QuantParamKind::TENSOR, QuantParamKind::TENSOR},
         {"ascend910_95", {131072, 131071}, {131071, 131072}, DType::INT8, DType::INT8, DType::INT8,
