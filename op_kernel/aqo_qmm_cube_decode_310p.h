@@ -33,6 +33,38 @@ constexpr uint32_t kQmmCdSlots = 2;
 // Rows of a at most (the plan's limit).
 constexpr uint32_t kQmmCdMaxRows = aqo_qmm_layout::kCdMaxRows;
 
+// b's rows [K, N] turned into L0B's layout (shared with the cube GEMM path): per 32 rows of `in` (rows x cols, cols a
+// multiple of 32), block c of `turned` holds column c's 32 K values (16 columns a fractal). Four TransDataTo5HD per
+// 32 rows (16 rows x 16 columns of 8-bit values each: the rows' low / high half, the columns' low / high half), the
+// chunk's 32-column groups their iterations. An 8-bit turn writes whole destination blocks (the half it does not fill
+// too): the instructions filling the blocks' low halves (the rows' low 16) all go first, one barrier, then the rest.
+template <class BT>
+__aicore__ inline void QmmTurnChunk(const LocalTensor<BT>& turned, const LocalTensor<BT>& in, uint32_t rows,
+                                    uint32_t cols)
+{
+    TransDataTo5HDParams p;
+    p.repeatTimes = static_cast<uint8_t>(cols / 32);
+    p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
+    p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
+    for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
+        if (rowsHigh != 0) {
+            PipeBarrier<PIPE_V>();
+        }
+        p.dstHighHalf = rowsHigh != 0;
+        for (uint32_t r = 0; r < rows; r += aqo_qmm_layout::kCdKStep) {
+            for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
+                p.srcHighHalf = colsHigh != 0;
+                uint64_t dst[16], src[16];
+                for (uint32_t j = 0; j < 16; ++j) {
+                    src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols].GetPhyAddr());
+                    dst[j] = reinterpret_cast<uint64_t>(turned[r * cols + (j + colsHigh * 16) * 32].GetPhyAddr());
+                }
+                TransDataTo5HD<BT>(dst, src, p);
+            }
+        }
+    }
+}
+
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk is the K values of 16 columns (a burst of
 // up to 2 KiB per column), put in L0B's layout by the same Or gather as a (no turn), one Mmad of n = 16 and k = the
 // chunk's rows.
@@ -319,8 +351,7 @@ private:
     }
 
     // The chunk in L0B's layout: per 32 K rows, block c holds column c's 32 K values (16 columns a fractal).
-    // [K, N]: turned by TransDataTo5HD, four instructions per 32 rows (16 rows x 16 columns of 8-bit values each: the
-    // rows' low / high half, the columns' low / high half), the chunk's 32-column groups their iterations.
+    // [K, N]: turned by TransDataTo5HD (QmmTurnChunk).
     // TRANS: the columns' K values are rows already; per 8 columns one Or of them with themselves over uint16 whose 8
     // blocks are the columns' block of 32 K rows (source block stride: a column) and whose iterations are those blocks.
     __aicore__ inline void Turn(uint32_t i)
@@ -344,30 +375,7 @@ private:
                 Or(out16[h * 8 * 16], src, src, 128, blocks, gather);
             }
         } else {
-            TransDataTo5HDParams p;
-            p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
-            p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
-            p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
-            // An 8-bit turn writes whole destination blocks (the half it does not fill too): the instructions filling
-            // the blocks' low halves (the rows' low 16) all go first, one barrier, then those filling the high halves.
-            for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
-                if (rowsHigh != 0) {
-                    PipeBarrier<PIPE_V>();
-                }
-                p.dstHighHalf = rowsHigh != 0;
-                for (uint32_t r = 0; r < c.rows; r += kQmmCdKStep) {
-                    for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
-                        p.srcHighHalf = colsHigh != 0;
-                        uint64_t dst[16], src[16];
-                        for (uint32_t j = 0; j < 16; ++j) {
-                            src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
-                            dst[j] = reinterpret_cast<uint64_t>(
-                                turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
-                        }
-                        TransDataTo5HD<BT>(dst, src, p);
-                    }
-                }
-            }
+            QmmTurnChunk(turned, in, c.rows, cols_);
         }
         SetFlag<HardEvent::V_MTE2>(inFree_[s]);
         SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);

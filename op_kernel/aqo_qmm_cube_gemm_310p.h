@@ -28,7 +28,8 @@
 // region or the panel's L1 changes hands between a panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
-// aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h.
+// aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h,
+// aqo_qmm_cube_decode_310p.h (QmmTurnChunk).
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
@@ -190,10 +191,7 @@ private:
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
 
-    // Per 32 rows, block c of the turned chunk holds column c's 32 K values (L0B's layout, 16 columns a fractal):
-    // four TransDataTo5HD (16 rows x 16 columns of 8-bit values each: the rows' low / high half, the columns' low /
-    // high half), the chunk's 32-column groups their iterations. An 8-bit turn writes whole destination blocks (the
-    // half it does not fill too): the instructions filling the low halves all go first, one barrier, then the rest.
+    // The chunk in L0B's layout (QmmTurnChunk, the decode path's turn).
     __aicore__ inline void TurnB(uint32_t i)
     {
         const uint32_t s = i % kQmmCgRing;
@@ -203,28 +201,7 @@ private:
         }
         const LocalTensor<BT> in = ChunkSlot(s);
         const LocalTensor<BT> turned = ChunkSlot(kQmmCgRing + s);
-        const uint32_t rows = ChunkRows(i);
-        TransDataTo5HDParams p;
-        p.repeatTimes = static_cast<uint8_t>(cols_ / 32);
-        p.srcRepStride = p.repeatTimes > 1 ? 1 : 0;   // the next 32 columns of the rows
-        p.dstRepStride = p.repeatTimes > 1 ? 32 : 0;  // the next 32 columns' blocks
-        for (uint32_t rowsHigh = 0; rowsHigh < 2; ++rowsHigh) {
-            if (rowsHigh != 0) {
-                PipeBarrier<PIPE_V>();
-            }
-            p.dstHighHalf = rowsHigh != 0;
-            for (uint32_t r = 0; r < rows; r += aqo_qmm_layout::kCgKBlock) {
-                for (uint32_t colsHigh = 0; colsHigh < 2; ++colsHigh) {
-                    p.srcHighHalf = colsHigh != 0;
-                    uint64_t dst[16], src[16];
-                    for (uint32_t j = 0; j < 16; ++j) {
-                        src[j] = reinterpret_cast<uint64_t>(in[(r + j + rowsHigh * 16) * cols_].GetPhyAddr());
-                        dst[j] = reinterpret_cast<uint64_t>(turned[r * cols_ + (j + colsHigh * 16) * 32].GetPhyAddr());
-                    }
-                    TransDataTo5HD<BT>(dst, src, p);
-                }
-            }
-        }
+        QmmTurnChunk(turned, in, ChunkRows(i), cols_);
         SetFlag<HardEvent::V_MTE2>(inFree_[s]);
         SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);
     }
@@ -382,7 +359,9 @@ private:
         SetFlag<HardEvent::V_MTE3>(gReady_);
         WaitFlag<HardEvent::V_MTE3>(gReady_);
         if (j == 0 && x >= kQmmCgRing) {
-            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);  // slab x - 2's last LoadData
+            // slab x - 2's last LoadData. (Also implied today: Drain(x - 2), which waits for that slab's Mmads, is
+            // issued before slab x's gathers; the flag keeps the order if that changes.)
+            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
         }
         CopyRowBlockToL1(buf, pc.rb, pc.k0 / aqo_qmm_layout::kCgKBlock, kbs, gathered);
         SetFlag<HardEvent::MTE3_V>(gFree_);
@@ -451,7 +430,7 @@ private:
         uint32_t done = 0;
         WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
         if (x >= kQmmCgRing) {
-            WaitFlag<HardEvent::V_M>(cFree_[buf]);  // slab x - 2's C has left this region
+            WaitFlag<HardEvent::V_M>(cFree_[buf]);  // slab x - 2's C has left this region (as above: also implied)
         }
         for (uint32_t st = 0; st < steps; ++st, ++loads_) {
             const uint32_t k0 = st * t.cgKStep;

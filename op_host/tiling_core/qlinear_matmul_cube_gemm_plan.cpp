@@ -114,7 +114,9 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
                      "<= " + Str(l1) + " bytes of L1", Str(l1_need), "a shorter K");
         return false;
     }
-    // The epilogue's rows per chunk: as many of a slab's rows as UB holds.
+    // The epilogue's rows per chunk: as many of a slab's rows as UB holds. All of UB: the path's buffers may reach past
+    // 248 KiB, the v200 API's scratch area (TMP_UB_OFFSET), which only API calls this path does not make use (Brcb,
+    // Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path.
     const uint64_t ub_usable = KernelUbBytes(soc, false);
     uint32_t rows = slab;
     while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, rows, y_bytes).Total() > ub_usable) {
