@@ -24,8 +24,9 @@
 //     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): per row of a piece while it is
 //     in UB, on the vector unit (float32 sums of at most 4096 values of at most 255: exact integers in any order).
 //
-// Every hand-over between pipes is a flag of a ring of two (the classic double-buffered sample's), or, where the work
-// region or the panel's L1 changes hands between a panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
+// Every hand-over between pipes is a flag of a ring (the classic double-buffered sample's: two buffers; a's pieces
+// three read slots and one gathered buffer), or, where the work region or the panel's L1 changes hands between a
+// panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
 // aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h,
