@@ -250,19 +250,31 @@ __aicore__ inline void RunCubeDecodeTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp
 }
 
 // The cube GEMM path (tiling key 3, ascend310p): a longer a against panels of b turned once and kept in L1.
-template <class AT, class BT, class TD>
+template <class AT, class BT, bool TRANS, class TD>
 __aicore__ inline void RunCubeGemm(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
                                    GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
 {
     TPipe pipe;
     if (t.yCode == kQmmCodeUInt8) {
-        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, uint8_t> op;
+        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, uint8_t, TRANS> op;
         op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
         op.Process();
     } else {
-        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, int8_t> op;
+        KernelQLinearMatMulCubeGemm310p<TD, AT, BT, int8_t, TRANS> op;
         op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
         op.Process();
+    }
+}
+
+// b stored [K, N] or transposed, [N, K].
+template <class AT, class BT, class TD>
+__aicore__ inline void RunCubeGemmTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+{
+    if (t.bTrans != 0) {
+        RunCubeGemm<AT, BT, true>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+    } else {
+        RunCubeGemm<AT, BT, false>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     }
 }
 
@@ -271,11 +283,11 @@ __aicore__ inline void RunCubeGemmTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, 
                                         GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
 {
     if (t.bCode == kQmmCodeUInt8) {
-        RunCubeGemm<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     } else if (t.aCode == kQmmCodeUInt8) {
-        RunCubeGemm<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     } else {
-        RunCubeGemm<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
     }
 }
 

@@ -1,7 +1,7 @@
 // AqoQLinearMatMul's cube GEMM path on ascend310p (tiling key 3; the plan: op_host/tiling_core/
 // qlinear_matmul_cube_gemm_plan.h): a of more rows than the decode paths take against an int8 b (or a uint8 b with
-// a uint8 a) stored [K, N], on the AI core's own cube pipeline, without the Matmul API (which copies an int8 B through
-// UB one DMA per tile row and turns it for every tile).
+// a uint8 a) stored [K, N] or transposed [N, K], on the AI core's own cube pipeline, without the Matmul API (which
+// copies an int8 B through UB one DMA per tile row and turns it for every tile).
 //
 //   * a core owns a contiguous range of y's 32-column units, in panels of at most cgPanel columns. A panel of b
 //     (K x panel) is read in chunks of cgChunkK rows (one DMA, a burst per row), turned by TransDataTo5HD (four
@@ -40,7 +40,10 @@ constexpr uint32_t kQmmCgRaSets = 3;       // a slab's row sums live from its lo
 constexpr uint32_t kQmmCgReadSlots = 3;
 constexpr uint32_t kQmmCgReadAhead = 2;
 
-template <class TD, class AT, class BT, class YT>
+// TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk of a panel is cgChunkK K values of 16
+// columns (a burst per column), put in L0B's layout by an Or gather of its blocks (no turn), copied to its column
+// fractal of each K block.
+template <class TD, class AT, class BT, class YT, bool TRANS>
 class KernelQLinearMatMulCubeGemm310p {
 public:
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
@@ -155,7 +158,7 @@ private:
         PipeBarrier<PIPE_ALL>();  // the work region (a's pieces) and the panel's L1 (the previous panel's loads)
         n0_ = n0;
         cols_ = cols;
-        const uint32_t chunks = (t.k + t.cgChunkK - 1) / t.cgChunkK;
+        const uint32_t chunks = KChunks() * (TRANS ? cols / aqo_qmm_layout::kCdTransCols : 1u);
         CopyInB(0);
         for (uint32_t i = 0; i < chunks; ++i) {
             if (i + 1 < chunks) {
@@ -170,13 +173,16 @@ private:
         }
     }
 
-    __aicore__ inline uint32_t ChunkRows(uint32_t i) const
-    {
-        return QmmMin(t_->cgChunkK, t_->k - i * t_->cgChunkK);
-    }
+    // Chunk i of the panel: its first K row and K rows, and (TRANS) its 16 columns' group g: the panel's column groups
+    // one after the other, each in chunks along K.
+    __aicore__ inline uint32_t KChunks() const { return (t_->k + t_->cgChunkK - 1) / t_->cgChunkK; }
+    __aicore__ inline uint32_t ChunkK0(uint32_t i) const { return (TRANS ? i % KChunks() : i) * t_->cgChunkK; }
+    __aicore__ inline uint32_t ChunkRows(uint32_t i) const { return QmmMin(t_->cgChunkK, t_->k - ChunkK0(i)); }
+    __aicore__ inline uint32_t ChunkGroup(uint32_t i) const { return TRANS ? i / KChunks() : 0u; }
     __aicore__ inline LocalTensor<BT> ChunkSlot(uint32_t slot)
     {
-        return work_.Get<BT>()[slot * aqo_qmm_layout::CgChunkBytes(t_->cgChunkK, t_->cgPanel)];
+        const uint32_t cols = TRANS ? aqo_qmm_layout::kCdTransCols : t_->cgPanel;
+        return work_.Get<BT>()[slot * aqo_qmm_layout::CgChunkBytes(t_->cgChunkK, cols)];
     }
 
     __aicore__ inline void CopyInB(uint32_t i)
@@ -186,9 +192,18 @@ private:
         if (i >= kQmmCgRing) {
             WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
         }
-        const DataCopyParams prm(static_cast<uint16_t>(ChunkRows(i)), static_cast<uint16_t>(cols_ / 32),
-                                 static_cast<uint16_t>((t.n - cols_) / 32), 0);
-        DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(i) * t.cgChunkK * t.n + n0_], prm);
+        const uint32_t rows = ChunkRows(i), k0 = ChunkK0(i);
+        if constexpr (TRANS) {
+            // b stored [N, K]: 16 rows of it (the group's columns), the chunk's K values of each (a burst a column)
+            const uint32_t col = n0_ + ChunkGroup(i) * aqo_qmm_layout::kCdTransCols;
+            const DataCopyParams prm(static_cast<uint16_t>(aqo_qmm_layout::kCdTransCols),
+                                     static_cast<uint16_t>(rows / 32), static_cast<uint16_t>((t.k - rows) / 32), 0);
+            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(col) * t.k + k0], prm);
+        } else {
+            const DataCopyParams prm(static_cast<uint16_t>(rows), static_cast<uint16_t>(cols_ / 32),
+                                     static_cast<uint16_t>((t.n - cols_) / 32), 0);
+            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(k0) * t.n + n0_], prm);
+        }
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
 
@@ -202,7 +217,21 @@ private:
         }
         const LocalTensor<BT> in = ChunkSlot(s);
         const LocalTensor<BT> turned = ChunkSlot(kQmmCgRing + s);
-        QmmTurnChunk(turned, in, ChunkRows(i), cols_);
+        if constexpr (TRANS) {
+            // The columns' K values are rows already: per 8 columns one Or of them with themselves over uint16, whose 8
+            // blocks are the columns' block of 32 K values (source block stride: a column) and whose iterations are
+            // those blocks: a fractal (16 columns x 32 K values) per K block.
+            const uint32_t rows = ChunkRows(i);
+            const uint8_t blocks = static_cast<uint8_t>(rows / aqo_qmm_layout::kCgKBlock);
+            const LocalTensor<uint16_t> in16 = in.template ReinterpretCast<uint16_t>();
+            const LocalTensor<uint16_t> out16 = turned.template ReinterpretCast<uint16_t>();
+            for (uint32_t h = 0; h < aqo_qmm_layout::kCdTransCols / 8; ++h) {
+                const LocalTensor<uint16_t> src = in16[h * 8 * rows / 2];
+                Or(out16[h * 8 * 16], src, src, 128, blocks, BinaryRepeatParams(1, blocks, blocks, 16, 1, 1));
+            }
+        } else {
+            QmmTurnChunk(turned, in, ChunkRows(i), cols_);
+        }
         SetFlag<HardEvent::V_MTE2>(inFree_[s]);
         SetFlag<HardEvent::V_MTE3>(turnedReady_[s]);
     }
@@ -212,8 +241,17 @@ private:
         const TD& t = *t_;
         const uint32_t s = i % kQmmCgRing;
         WaitFlag<HardEvent::V_MTE3>(turnedReady_[s]);
-        DataCopy(panelL1_.Get<BT>()[static_cast<uint64_t>(i) * t.cgChunkK * cols_], ChunkSlot(kQmmCgRing + s),
-                 DataCopyParams(1, static_cast<uint16_t>(ChunkRows(i) * cols_ / 32), 0, 0));
+        if constexpr (TRANS) {
+            // the chunk's fractals are its column group's in consecutive K blocks: the panel's column fractals apart
+            const uint32_t n1 = cols_ / 16, kb0 = ChunkK0(i) / aqo_qmm_layout::kCgKBlock;
+            const uint16_t fb = static_cast<uint16_t>(kQmmCgFractal / 32);
+            DataCopy(panelL1_.Get<BT>()[(kb0 * n1 + ChunkGroup(i)) * kQmmCgFractal], ChunkSlot(kQmmCgRing + s),
+                     DataCopyParams(static_cast<uint16_t>(ChunkRows(i) / aqo_qmm_layout::kCgKBlock), fb, 0,
+                                    static_cast<uint16_t>((n1 - 1) * fb)));
+        } else {
+            DataCopy(panelL1_.Get<BT>()[static_cast<uint64_t>(ChunkK0(i)) * cols_], ChunkSlot(kQmmCgRing + s),
+                     DataCopyParams(1, static_cast<uint16_t>(ChunkRows(i) * cols_ / 32), 0, 0));
+        }
         SetFlag<HardEvent::MTE3_V>(turnedFree_[s]);
     }
 

@@ -27,8 +27,8 @@ struct CubeGemmUb {
     }
 };
 
-CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint32_t chunk_k, uint32_t rows,
-                 uint32_t y_bytes)
+CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint32_t chunk_k, uint32_t chunk_cols,
+                 uint32_t rows, uint32_t y_bytes)
 {
     CubeGemmUb u;
     const uint32_t kk = static_cast<uint32_t>(k);
@@ -40,7 +40,7 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
     // Without DataCopyPad one more block per slot: the copy-out's spare block.
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
-    u.work = aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, panel);
+    u.work = aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols);
     u.c = aqo_qmm_layout::CgCBytes(slab, panel);
     u.row_sum = aqo_qmm_layout::CgRowSumBytes(kk, kstep);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
@@ -65,10 +65,10 @@ bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const
     if (soc.split_architecture) {
         return false;
     }
-    // The cube's integer pairs: (int8 | uint8) x int8 and uint8 x uint8 (not int8 x uint8); b stored [K, N].
+    // The cube's integer pairs: (int8 | uint8) x int8 and uint8 x uint8 (not int8 x uint8).
     const bool types = (r.b_dtype == DType::INT8 && (r.a_dtype == DType::INT8 || r.a_dtype == DType::UINT8)) ||
                        (r.b_dtype == DType::UINT8 && r.a_dtype == DType::UINT8);
-    if (!types || r.b_trans || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
+    if (!types || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
         return false;
     }
     if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0 || t.k > kQmmCubeGemmMaxK) {
@@ -100,8 +100,11 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint32_t panel = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, panels), 32));
     const uint32_t slab = kQmmCubeGemmSlab;
     const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
+    // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
+    // columns (bursts of 2 KiB).
+    const uint32_t chunk_cols = r.b_trans ? aqo_qmm_layout::kCdTransCols : panel;
     const uint32_t chunk_k = static_cast<uint32_t>(
-        std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / panel / 32 * 32, 32), t.k));
+        std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
     // L1: the panel and two slab buffers; L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C:
     // two slabs' C.
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
@@ -119,10 +122,10 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     // Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path.
     const uint64_t ub_usable = KernelUbBytes(soc, false);
     uint32_t rows = slab;
-    while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, rows, y_bytes).Total() > ub_usable) {
+    while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    const CubeGemmUb u = UbFor(t.k, kstep, panel, slab, chunk_k, rows, y_bytes);
+    const CubeGemmUb u = UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -159,7 +162,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgPanel, t.cgSlab, t.cgChunkK, t.rowsPerChunk, y_bytes);
+    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgPanel, t.cgSlab, t.cgChunkK,
+                               t.bTrans ? aqo_qmm_layout::kCdTransCols : t.cgPanel, t.rowsPerChunk, y_bytes);
     const struct {
         const char* name;
         uint32_t bytes, slots;
@@ -190,7 +194,9 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
             if (x.output) {
                 continue;
             }
-            if (x.name == "b") {
+            if (x.name == "b" && t.bTrans) {
+                AddRange(&e, "b", c, c0 * k, c1 * k, false);  // b stored [N, K]: the core's rows of it
+            } else if (x.name == "b") {
                 AddStridedRange(&e, "b", c, c0, c1, n, k, false);
             } else {
                 AddRange(&e, x.name.c_str(), c, 0, x.bytes, false);
@@ -200,9 +206,13 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     }
     const std::string pair = std::string(r.a_dtype == DType::UINT8 ? "uint8" : "int8") + " x " +
                              (r.b_dtype == DType::UINT8 ? "uint8" : "int8");
+    const std::string chunks =
+        t.bTrans ? "chunks of " + Str(t.cgChunkK) + " K values x 16 columns of b stored [N, K]: one DMA, an Or gather, "
+                   "a copy into L1"
+                 : "chunks of " + Str(t.cgChunkK) + " rows: one DMA, TransDataTo5HD, a copy into L1";
     e.notes.push_back("cube GEMM (ascend310p): " + pair + " on the AI cores' own cube pipeline; each core turns its "
-                      "columns of b once, in panels of up to " + Str(t.cgPanel) + " columns (chunks of " +
-                      Str(t.cgChunkK) + " rows: one DMA, TransDataTo5HD, a copy into L1), and multiplies a against "
+                      "columns of b once, in panels of up to " + Str(t.cgPanel) + " columns (" + chunks + "), and "
+                      "multiplies a against "
                       "each panel in slabs of " + Str(t.cgSlab) + " rows (a gathered into L0A's order on the vector "
                       "unit), " + Str(t.cgKStep) + " K values an Mmad");
     e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, b's column "

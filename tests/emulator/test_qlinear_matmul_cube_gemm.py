@@ -1,9 +1,10 @@
 """QLinearMatMul's cube GEMM path on ascend310p (tiling key 3, op_kernel/aqo_qmm_cube_gemm_310p.h): a of more rows
-than the decode paths take against an int8 b, or a uint8 b with a uint8 a, stored [K, N], on the AI cores' own cube
-pipeline: b turned once a panel and kept in L1, a streamed past it in slabs gathered into L0A's order. The plan takes
-it exactly where it applies, its results are byte-for-byte the golden's (every cube type pair, y type, parameter
-layout and zero-point case; partial slabs and row blocks, K in parts and steps with a short last one, narrow panels,
-several panels a core walked in both directions), and its GM traffic is what its design says."""
+than the decode paths take against an int8 b, or a uint8 b with a uint8 a, stored [K, N] or transposed [N, K], on the
+AI cores' own cube pipeline: b turned (or gathered) once a panel and kept in L1, a streamed past it in slabs gathered
+into L0A's order. The plan takes it exactly where it applies, its results are byte-for-byte the golden's (every cube
+type pair, b layout, y type, parameter layout and zero-point case; partial slabs and row blocks, K in parts and steps
+with a short last one, narrow panels, several panels a core walked in both directions), and its GM traffic is what its
+design says."""
 from __future__ import annotations
 
 import importlib
@@ -37,7 +38,7 @@ def test_the_plan_takes_the_cube_gemm_path_exactly_where_it_applies():
     assert _key((100, 256), (256, 96), at="uint8") == CUBE_GEMM
     assert _key((100, 256), (256, 96), at="uint8", bt="uint8") == CUBE_GEMM
     assert _key((100, 256), (256, 96), at="int8", bt="uint8") == CUBE       # the cube has no int8 x uint8
-    assert _key((100, 256), (256, 96), b_trans=True) == CUBE                # b stored [K, N] only
+    assert _key((100, 256), (256, 96), b_trans=True) == CUBE_GEMM           # b stored [N, K] too
     assert _key((2, 100, 256), (256, 96)) == CUBE                           # batches
     assert _key((100, 250), (250, 96)) == CUBE                              # whole 32-byte blocks only
     assert _key((100, 256), (256, 100)) == CUBE
@@ -82,6 +83,12 @@ def _operands(rng, a_shape, b_shape, at, bt, a_param, b_param, zps):
     return rand(at, a_shape), a_s, a_z, rand(bt, b_shape), b_s, b_z
 
 
+def _transposed(args):
+    """The operands with b as a transposed view of an [N, K] array (the kernel reads b stored so)."""
+    a, a_s, a_z, b, b_s, b_z = args
+    return a, a_s, a_z, np.ascontiguousarray(b.T).T, b_s, b_z
+
+
 def _check(args, y_scale, y_zp=3, y_dtype=np.int8):
     full = tuple(args) + (np.float32(y_scale), y_dtype(y_zp))
     y = eq.qlinear_matmul(*full, soc=SOC)
@@ -96,17 +103,20 @@ PAIRS = [("int8", "int8"), ("uint8", "int8"), ("uint8", "uint8")]
 SHAPES = [((100, 288), (288, 96)), ((70, 2976), (2976, 160)), ((130, 512), (512, 2048))]
 
 
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
 @pytest.mark.parametrize("pair", PAIRS)
 @pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column"), ("tensor", "column"), ("row", "tensor")])
 @pytest.mark.parametrize("zps", ["random", "a0", "b0", "0"])
-def test_bit_exact_for_every_type_pair_and_zero_point_case(pair, params, zps):
+def test_bit_exact_for_every_type_pair_and_zero_point_case(pair, params, zps, b_trans):
     rng = np.random.default_rng(abs(hash((pair, params, zps))) % 2**32)
     for a_shape, b_shape in SHAPES:
-        _check(_operands(rng, a_shape, b_shape, *pair, *params, zps), y_scale=40.0)
+        args = _operands(rng, a_shape, b_shape, *pair, *params, zps)
+        _check(_transposed(args) if b_trans else args, y_scale=40.0)
 
 
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
 @pytest.mark.parametrize("pair", PAIRS)
-def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair):
+def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
     # a - a_zp and b - b_zp at their largest magnitudes all along K = 4096 (the int32 sums' bound), y uint8
     at, bt = pair
     lo = lambda dt: np.iinfo(np.dtype(dt)).min  # noqa: E731
@@ -118,7 +128,7 @@ def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair):
     b[:, 1::2] = hi(bt)
     args = (a, np.float32(1e-3), np.dtype(at).type(lo(at) if at == "uint8" else 0), b, np.float32(1e-3),
             np.dtype(bt).type(hi(bt) if bt == "uint8" else 0))
-    _check(args, y_scale=9.0, y_zp=128, y_dtype=np.uint8)
+    _check(_transposed(args) if b_trans else args, y_scale=9.0, y_zp=128, y_dtype=np.uint8)
 
 
 def test_many_slabs_and_panels_walked_both_ways():
@@ -137,14 +147,15 @@ def test_the_zero_point_terms_stay_in_int32_vectors_at_every_accepted_k():
     _check(_operands(rng, (40, 4096), (4096, 64), "uint8", "uint8", "tensor", "column", "random"), y_scale=500.0)
 
 
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
 @pytest.mark.parametrize("params", [("tensor", "tensor"), ("row", "column")])
 @pytest.mark.parametrize("zps", ["0", "random", "b0", "a0"])
-def test_traffic_is_the_model_to_the_byte(params, zps):
+def test_traffic_is_the_model_to_the_byte(params, zps, b_trans):
     rng = np.random.default_rng(43)
     a_shape, b_shape = (150, 512), (512, 2048)
     args = _operands(rng, a_shape, b_shape, "int8", "int8", *params, zps)
-    stats = _check(args, y_scale=20.0)
-    t = _plan(a_shape, b_shape, a_param=params[0], b_param=params[1]).tiling
+    stats = _check(_transposed(args) if b_trans else args, y_scale=20.0)
+    t = _plan(a_shape, b_shape, a_param=params[0], b_param=params[1], b_trans=b_trans).tiling
     measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
     assert measured == dm.qmm_cube_gemm_traffic(t, *dm.qmm_effective_zero_points(t, args[2], args[5]))
     # b and y once; a once per panel of each core (two panels here)
