@@ -65,6 +65,23 @@ __aicore__ inline void QmmTurnChunk(const LocalTensor<BT>& turned, const LocalTe
     }
 }
 
+// b stored transposed, [N, K] (shared with the cube GEMM path): `in` holds 16 columns' `rows` K values each (a row a
+// column); `turned` gets them in L0B's layout, a fractal (16 columns x 32 K values) per 32 K values. The columns' K
+// values are rows already: per 8 columns one Or of them with themselves over uint16, whose 8 blocks are the columns'
+// block of 32 K values (source block stride: a column) and whose iterations are those blocks.
+template <class BT>
+__aicore__ inline void QmmGatherTransChunk(const LocalTensor<BT>& turned, const LocalTensor<BT>& in, uint32_t rows)
+{
+    const LocalTensor<uint16_t> in16 = in.template ReinterpretCast<uint16_t>();
+    const LocalTensor<uint16_t> out16 = turned.template ReinterpretCast<uint16_t>();
+    const uint8_t blocks = static_cast<uint8_t>(rows / 32);
+    const BinaryRepeatParams gather(1, blocks, blocks, static_cast<uint8_t>(aqo_qmm_layout::kCdTransCols), 1, 1);
+    for (uint32_t h = 0; h < aqo_qmm_layout::kCdTransCols / 8; ++h) {
+        const LocalTensor<uint16_t> src = in16[h * 8 * rows / 2];
+        Or(out16[h * 8 * 16], src, src, 128, blocks, gather);
+    }
+}
+
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk is the K values of 16 columns (a burst of
 // up to 2 KiB per column), put in L0B's layout by the same Or gather as a (no turn), one Mmad of n = 16 and k = the
 // chunk's rows.
@@ -365,15 +382,7 @@ private:
         const LocalTensor<BT> in = InSlot(s);
         const LocalTensor<BT> turned = TurnedSlot(s);
         if constexpr (TRANS) {
-            const LocalTensor<uint16_t> in16 = in.template ReinterpretCast<uint16_t>();
-            const LocalTensor<uint16_t> out16 = turned.template ReinterpretCast<uint16_t>();
-            const uint8_t blocks = static_cast<uint8_t>(c.rows / 32);
-            const BinaryRepeatParams gather(1, blocks, blocks, static_cast<uint8_t>(aqo_qmm_layout::kCdTransCols), 1,
-                                            1);
-            for (uint32_t h = 0; h < aqo_qmm_layout::kCdTransCols / 8; ++h) {
-                const LocalTensor<uint16_t> src = in16[h * 8 * c.rows / 2];
-                Or(out16[h * 8 * 16], src, src, 128, blocks, gather);
-            }
+            QmmGatherTransChunk(turned, in, c.rows);
         } else {
             QmmTurnChunk(turned, in, c.rows, cols_);
         }

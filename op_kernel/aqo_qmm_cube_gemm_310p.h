@@ -30,7 +30,7 @@
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
 // aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h,
-// aqo_qmm_cube_decode_310p.h (QmmTurnChunk).
+// aqo_qmm_cube_decode_310p.h (QmmTurnChunk, QmmGatherTransChunk).
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
@@ -207,7 +207,7 @@ private:
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
 
-    // The chunk in L0B's layout (QmmTurnChunk, the decode path's turn).
+    // The chunk in L0B's layout (the decode path's turn, or gather where b is stored [N, K]).
     __aicore__ inline void TurnB(uint32_t i)
     {
         const uint32_t s = i % kQmmCgRing;
@@ -218,17 +218,7 @@ private:
         const LocalTensor<BT> in = ChunkSlot(s);
         const LocalTensor<BT> turned = ChunkSlot(kQmmCgRing + s);
         if constexpr (TRANS) {
-            // The columns' K values are rows already: per 8 columns one Or of them with themselves over uint16, whose 8
-            // blocks are the columns' block of 32 K values (source block stride: a column) and whose iterations are
-            // those blocks: a fractal (16 columns x 32 K values) per K block.
-            const uint32_t rows = ChunkRows(i);
-            const uint8_t blocks = static_cast<uint8_t>(rows / aqo_qmm_layout::kCgKBlock);
-            const LocalTensor<uint16_t> in16 = in.template ReinterpretCast<uint16_t>();
-            const LocalTensor<uint16_t> out16 = turned.template ReinterpretCast<uint16_t>();
-            for (uint32_t h = 0; h < aqo_qmm_layout::kCdTransCols / 8; ++h) {
-                const LocalTensor<uint16_t> src = in16[h * 8 * rows / 2];
-                Or(out16[h * 8 * 16], src, src, 128, blocks, BinaryRepeatParams(1, blocks, blocks, 16, 1, 1));
-            }
+            QmmGatherTransChunk(turned, in, ChunkRows(i));
         } else {
             QmmTurnChunk(turned, in, ChunkRows(i), cols_);
         }
