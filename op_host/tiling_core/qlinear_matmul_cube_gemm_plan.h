@@ -1,6 +1,6 @@
 // QLinearMatMul's cube GEMM path on ascend310p (tiling key 3, op_kernel/aqo_qmm_cube_gemm_310p.h): a of more rows
-// than the decode paths take against an int8 b (or a uint8 b with a uint8 a) stored [K, N], on the AI cores' own cube
-// pipeline.
+// than the decode paths take against an int8 b (or a uint8 b with a uint8 a) stored [K, N] or transposed [N, K], on
+// the AI cores' own cube pipeline.
 //
 // Why: 310p's Matmul API copies an int8 B through UB one DMA per tile row and turns it for every tile (4096^3: 6% of
 // the cube's time). The cube reads both operands K-contiguous, so b [K, N] must be turned (TransDataTo5HD, four
@@ -10,13 +10,15 @@
 //
 // The split: y's columns in units of 32 (N / 32 units), a contiguous range per core (balanced to one unit), cut into
 // panels of at most cgPanel columns. Per panel: b's K x panel columns read in chunks of cgChunkK rows (one DMA, a
-// burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of K). Then a, slab by slab
-// (cgSlab rows, whole 16-row blocks): a DMA per 8 rows (whole rows of a), a block gather per 8 rows into L0A's order
-// on the vector unit, a copy to one of two slab buffers in L1; per cgKStep K values a LoadData per row block into an
-// L0A half, one LoadData of the panel's rows into an L0B half, one Mmad accumulating the slab's C in one of two L0C
-// regions. A slab's C leaves L0C while the next slab is multiplied: int32 rows, the zero-point terms, the
-// requantization epilogue and the copy-out, rowsPerChunk rows at a time. The scalar unit issues the next slab's loads
-// and the previous slab's epilogue between the K steps, so that none of them waits behind the cube's queue.
+// burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of K); b stored [N, K]: chunks of
+// cgChunkK K values of 16 columns (a burst per column), gathered instead of turned. Then a, slab by slab (cgSlab
+// rows, whole 16-row blocks), in pieces of a row block x a part of K (one DMA, a burst per row; two block gathers into
+// L0A's order on the vector unit; a copy into one of two slab buffers in L1, which hold a slab K step by K step); per
+// cgKStep K values one LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad accumulating the
+// slab's C in one of two L0C regions. A slab's C leaves L0C while the next slab is multiplied: int32 rows, the
+// zero-point terms, the requantization epilogue and the copy-out, rowsPerChunk rows at a time. The scalar unit issues
+// the next slab's reads and the previous slab's epilogue between the K steps, so that none of them waits behind the
+// cube's queue.
 //
 // Zero points (decided at run time, as the cube stage's QmmZeroPoints): a's zero point needs b's column sums CB: each
 // slab then takes 16 rows fewer of a, and its last row block is a row of ones and zeros (written to both slab buffers
