@@ -129,10 +129,10 @@ public:
         stageWork_ = stage_.Get<uint8_t>()[3 * t.cdGroup].template ReinterpretCast<half>();
         // This core's columns: a contiguous range of the 32-column units.
         const uint32_t core = static_cast<uint32_t>(GetBlockIdx());
-        const uint32_t q = static_cast<uint32_t>(t.unitCount / t.usedCores);
-        const uint32_t rem = static_cast<uint32_t>(t.unitCount % t.usedCores);
-        col0_ = (core * q + QmmMin(core, rem)) * 32;
-        col1_ = col0_ + (q + (core < rem ? 1 : 0)) * 32;
+        uint32_t u0 = 0, u1 = 0;
+        aqo_qmm_layout::CdCoreUnits(static_cast<uint32_t>(t.unitCount), t.usedCores, core, &u0, &u1);
+        col0_ = u0 * 32;
+        col1_ = u1 * 32;
     }
 
     __aicore__ inline void Process()

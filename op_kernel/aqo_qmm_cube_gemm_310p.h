@@ -34,11 +34,10 @@
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
-constexpr uint32_t kQmmCgMaxSlab = 64;     // the plan's slab rows at most (the row sums' scalar copies)
 constexpr uint32_t kQmmCgRaSets = 3;       // a slab's row sums live from its load to its epilogue: three slabs
-// a's pieces: three read slots and one gathered buffer (the work region's four), the DMAs two pieces ahead.
-constexpr uint32_t kQmmCgReadSlots = 3;
-constexpr uint32_t kQmmCgReadAhead = 2;
+// a's pieces: kCgReadSlots read slots and one gathered buffer (the work region's), the DMAs two pieces ahead.
+constexpr uint32_t kQmmCgReadSlots = aqo_qmm_layout::kCgReadSlots;
+constexpr uint32_t kQmmCgReadAhead = kQmmCgReadSlots - 1;
 
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk of a panel is cgChunkK K values of 16
 // columns (a burst per column), put in L0B's layout by an Or gather of its blocks (no turn), copied to its column
@@ -98,10 +97,10 @@ public:
         k1_ = t.k / aqo_qmm_layout::kCgKBlock;
         // This core's columns: a contiguous range of the 32-column units.
         const uint32_t core = static_cast<uint32_t>(GetBlockIdx());
-        const uint32_t q = static_cast<uint32_t>(t.unitCount / t.usedCores);
-        const uint32_t rem = static_cast<uint32_t>(t.unitCount % t.usedCores);
-        col0_ = (core * q + QmmMin(core, rem)) * 32;
-        col1_ = col0_ + (q + (core < rem ? 1 : 0)) * 32;
+        uint32_t u0 = 0, u1 = 0;
+        aqo_qmm_layout::CdCoreUnits(static_cast<uint32_t>(t.unitCount), t.usedCores, core, &u0, &u1);
+        col0_ = u0 * 32;
+        col1_ = u1 * 32;
     }
 
     __aicore__ inline void Process()
@@ -599,7 +598,7 @@ private:
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
     bool reverse_ = false;           // this panel walks the slabs from the last
-    uint32_t ra_[kQmmCgRaSets][kQmmCgMaxSlab] = {};  // a's row sums of the slabs in flight
+    uint32_t ra_[kQmmCgRaSets][aqo_qmm_layout::kCgSlab] = {};  // a's row sums of the slabs in flight
     event_t loaded_[kQmmCgRing] = {};
     event_t inFree_[kQmmCgRing] = {};
     event_t turnedReady_[kQmmCgRing] = {};

@@ -94,6 +94,14 @@ AQO_QMM_LAYOUT_FN unsigned VdPanelCount(unsigned rows, unsigned kp, const unsign
 //   C: 16 rows of the group's fractals as they leave L0C (int32) at 0, then the int32 rows of y's M rows and the
 //     column sums' row after them.
 AQO_QMM_LAYOUT_FN unsigned CdAlign32(unsigned v) { return (v + 31u) / 32u * 32u; }
+// The 310p cube paths' split (decode and GEMM, plans and kernels): core `core` of `cores` owns the contiguous range
+// [*begin, *end) of the `units` 32-column units of y, the ranges balanced to one unit.
+AQO_QMM_LAYOUT_FN void CdCoreUnits(unsigned units, unsigned cores, unsigned core, unsigned* begin, unsigned* end)
+{
+    const unsigned q = units / cores, rem = units % cores;
+    *begin = core * q + (core < rem ? core : rem);
+    *end = *begin + q + (core < rem ? 1u : 0u);
+}
 AQO_QMM_LAYOUT_FN unsigned CdAFractals(unsigned rows_a, unsigned piece_k) { return CdAlign32(rows_a * piece_k); }
 AQO_QMM_LAYOUT_FN unsigned CdRowSumHalf(unsigned rows_a, unsigned piece_k)
 {
@@ -157,6 +165,10 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 // whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
 constexpr unsigned kCgPieceRows = 16;
+// a's rows a slab takes in L1 and L0A (four row blocks), and a's read slots in the work region (a fourth piece-sized
+// buffer holds a piece gathered into L0A's order).
+constexpr unsigned kCgSlab = 64;
+constexpr unsigned kCgReadSlots = 3;
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
 constexpr unsigned kCgMaxPieceK = 2048;
 AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)
@@ -173,7 +185,7 @@ AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { retu
 AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k) { return 32u * k; }  // its rows, then in L0A order
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
-    const unsigned a = 4u * CgPieceBytes(k, kstep), b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
+    const unsigned a = (kCgReadSlots + 1u) * CgPieceBytes(k, kstep), b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
     const unsigned ab = a > b ? a : b;
     return ab > ones ? ab : ones;
 }

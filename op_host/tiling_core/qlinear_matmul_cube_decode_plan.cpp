@@ -11,9 +11,6 @@ namespace {
 
 std::string Str(uint64_t v) { return std::to_string(v); }
 
-// The largest |value| of an 8-bit integer operand type (and of its zero points).
-uint64_t Magnitude(DType t) { return t == DType::UINT8 ? 255 : 128; }
-
 // UB of the path, in the kernel's InitBuffer order: the zero points' (QmmZeroPoints), the epilogue's
 // (QmmRequantEpilogue), then the path's own (work region, staging, row terms, the chunk scratch).
 struct CubeDecodeUb {
@@ -69,14 +66,6 @@ uint32_t PieceK(const SocSpec& soc, uint32_t rows_a, uint64_t k)
     return static_cast<uint32_t>(std::min<uint64_t>(fractals * 512 / rows_a / 32 * 32, k));
 }
 
-// The kernel's split: core c's units [begin, end) of the unitCount 32-column units.
-void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uint64_t* end)
-{
-    const uint64_t q = t.unitCount / t.usedCores, rem = t.unitCount % t.usedCores;
-    *begin = core * q + std::min<uint64_t>(core, rem);
-    *end = *begin + q + (core < rem ? 1 : 0);
-}
-
 }  // namespace
 
 bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
@@ -99,7 +88,7 @@ bool QmmCubeDecodeApplies(const QLinearMatMulRequest& r, const SocSpec& soc, con
         return false;
     }
     // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented).
-    if (Magnitude(r.a_dtype) * Magnitude(r.b_dtype) * t.k > 2147483647ull) {
+    if (QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype) * t.k > 2147483647ull) {
         return false;
     }
     // a whole in L1 (its pieces whole) beside two chunk slots (at most kQmmCubeDecodeChunkBytes each).
@@ -183,7 +172,7 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     t.prepChunk = g;  // the zero points' decisions read them g at a time through the staging
     // The zero-point terms in int32 vectors while no partial sum can leave int32: |P| <= |a| |b| K,
     // |zb (RA - K za)| <= |b| 2 |a| K, |za CB| <= |a| |b| K (zero points as large as their operands).
-    const uint64_t ab = Magnitude(r.a_dtype) * Magnitude(r.b_dtype);
+    const uint64_t ab = QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype);
     t.vectorCorrection = 4 * ab * t.k <= 2147483647ull ? 1 : 0;
     // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion (310p's mode-less
     // int32 -> float32 rounds in an undocumented way).
@@ -219,8 +208,8 @@ void ExplainQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLi
     }
     const uint64_t m = t.m, n = t.n, k = t.k;
     for (uint32_t c = 0; c < t.usedCores; ++c) {
-        uint64_t u0 = 0, u1 = 0;
-        CoreUnits(t, c, &u0, &u1);
+        unsigned u0 = 0, u1 = 0;  // the kernel's split
+        aqo_qmm_layout::CdCoreUnits(static_cast<unsigned>(t.unitCount), t.usedCores, c, &u0, &u1);
         CoreWork w;
         w.core = c;
         w.begin = u0;

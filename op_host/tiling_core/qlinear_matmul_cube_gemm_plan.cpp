@@ -11,9 +11,6 @@ namespace {
 
 std::string Str(uint64_t v) { return std::to_string(v); }
 
-// The largest |value| of an 8-bit integer operand type (and of its zero points).
-uint64_t Magnitude(DType t) { return t == DType::UINT8 ? 255 : 128; }
-
 // UB of the path, in the kernel's InitBuffer order: the zero points' (QmmZeroPoints), the epilogue's
 // (QmmRequantEpilogue), then the path's own (work region, C, row sums' scratch, staging, row terms, chunk scratch).
 struct CubeGemmUb {
@@ -49,14 +46,6 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint
     return u;
 }
 
-// The kernel's split: core c's units [begin, end) of the unitCount 32-column units.
-void CoreUnits(const QLinearMatMulTiling& t, uint64_t core, uint64_t* begin, uint64_t* end)
-{
-    const uint64_t q = t.unitCount / t.usedCores, rem = t.unitCount % t.usedCores;
-    *begin = core * q + std::min<uint64_t>(core, rem);
-    *end = *begin + q + (core < rem ? 1 : 0);
-}
-
 }  // namespace
 
 bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
@@ -79,7 +68,7 @@ bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const
         return false;
     }
     // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented).
-    return Magnitude(r.a_dtype) * Magnitude(r.b_dtype) * t.k <= 2147483647ull;
+    return QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype) * t.k <= 2147483647ull;
 }
 
 bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
@@ -98,7 +87,7 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
     const uint64_t panels = CeilDiv(core_cols, kQmmCubeGemmMaxPanel);
     const uint32_t panel = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, panels), 32));
-    const uint32_t slab = kQmmCubeGemmSlab;
+    const uint32_t slab = aqo_qmm_layout::kCgSlab;
     const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
     // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
     // columns (bursts of 2 KiB).
@@ -144,7 +133,7 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.ubCgTmp = u.tmp;
     t.prepChunk = panel;  // the zero points' decisions read b's a panel at a time through the staging
     // The zero-point terms in int32 vectors while no partial sum can leave int32 (as the decode path's).
-    const uint64_t ab = Magnitude(r.a_dtype) * Magnitude(r.b_dtype);
+    const uint64_t ab = QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype);
     t.vectorCorrection = 4 * ab * t.k <= 2147483647ull ? 1 : 0;
     // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion.
     t.exactConvert = 65025ull * t.k >= (1ull << 24) ? 1 : 0;
@@ -178,8 +167,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     }
     const uint64_t m = t.m, n = t.n, k = t.k;
     for (uint32_t c = 0; c < t.usedCores; ++c) {
-        uint64_t u0 = 0, u1 = 0;
-        CoreUnits(t, c, &u0, &u1);
+        unsigned u0 = 0, u1 = 0;  // the kernel's split
+        aqo_qmm_layout::CdCoreUnits(static_cast<unsigned>(t.unitCount), t.usedCores, c, &u0, &u1);
         CoreWork w;
         w.core = c;
         w.begin = u0;

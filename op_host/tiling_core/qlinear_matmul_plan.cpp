@@ -32,6 +32,12 @@ uint32_t EpilogueBytesPerElement(uint32_t y_bytes) { return 4 + 4 + 2 + 2 * y_by
 
 }  // namespace
 
+uint64_t QmmIntMagnitude(DType t)
+{
+    const DTypeInfo& i = GetDTypeInfo(t);
+    return static_cast<uint64_t>(std::max<int64_t>(-i.int_min, i.int_max));
+}
+
 void ClearCubeStagePreparation(QLinearMatMulTiling* t)
 {
     t->mapA = t->mapB = 0;

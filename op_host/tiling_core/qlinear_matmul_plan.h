@@ -106,6 +106,9 @@ void FillQLinearMatMulTilingData(const QLinearMatMulTiling& t, TilingData* td)
     AQO_QLINEAR_MATMUL_TILING_FIELDS(AQO_TILING_FILL_FIELD, AQO_TILING_FILL_ARRAY)
 }
 
+// The largest |value| of an integer operand type (and of its zero points), from the dtype table: the cube paths'
+// int32 bounds (K x |a| x |b|).
+uint64_t QmmIntMagnitude(DType t);
 // Shared by the decode paths' plans (qlinear_matmul_vector_decode_plan.cpp, qlinear_matmul_cube_decode_plan.cpp),
 // which read the operands as they are: the cube stage's operand preparation, workspace and Matmul UB cleared.
 void ClearCubeStagePreparation(QLinearMatMulTiling* t);

@@ -260,6 +260,16 @@ def _any_nonzero_dma_bytes(zps: np.ndarray, first: int, end: int, chunk: int) ->
     return total
 
 
+def _cube_core_columns(units: int, cores: int):
+    """The 310p cube paths' split (aqo_qmm_layout.h CdCoreUnits): each core's first column and width in y, for the
+    cores with columns."""
+    q, r = divmod(units, cores)
+    for c in range(cores):
+        width = (q + (1 if c < r else 0)) * 32
+        if width:
+            yield (c * q + min(c, r)) * 32, width
+
+
 def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     """GM traffic of ascend310p's cube decode path (tiling key 2) by DMA, for effective zero points za, zb
     (qmm_effective_zero_points): per core, a once (M x K), its columns of b in every K row once, y's M rows of them;
@@ -272,12 +282,7 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     za, zb = np.asarray(za).reshape(-1), np.asarray(zb).reshape(-1)
     need_cb = bool(np.any(za != 0))
     total = 0
-    for c in range(cores):
-        q, r = divmod(units, cores)
-        col0 = (c * q + min(c, r)) * 32
-        width = (q + (1 if c < r else 0)) * 32
-        if not width:
-            continue
+    for col0, width in _cube_core_columns(units, cores):
         total += m * k + k * width + m * width                 # a, b's columns, y
         need_ra = False
         if t["aZpKind"] == 2:
@@ -312,12 +317,7 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     need_cb = bool(np.any(za != 0))
     rows_a = slab - 16 if need_cb else slab
     total = 0
-    for c in range(cores):
-        q, r = divmod(units, cores)
-        col0 = (c * q + min(c, r)) * 32
-        width = (q + (1 if c < r else 0)) * 32
-        if not width:
-            continue
+    for col0, width in _cube_core_columns(units, cores):
         if t["aZpKind"] == 2:
             total += _any_nonzero_dma_bytes(za, 0, m, t["prepChunk"])
         if t["bZpKind"] == 2:
