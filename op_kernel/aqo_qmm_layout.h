@@ -185,7 +185,8 @@ AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { retu
 AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k) { return 32u * k; }  // its rows, then in L0A order
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
-    const unsigned a = (kCgReadSlots + 1u) * CgPieceBytes(k, kstep), b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
+    const unsigned a = (kCgReadSlots + 1u) * CgPieceBytes(k, kstep);
+    const unsigned b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
     const unsigned ab = a > b ? a : b;
     return ab > ones ? ab : ones;
 }

@@ -40,7 +40,8 @@
 namespace aqo {
 
 // Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two slabs of a (aqo_qmm_layout.h kCgSlab rows) in
-// L1, and 256 of its rows in an L0B half. K at most: what that L1 holds (and the gather's 8-bit iteration count, K / 32 <= 255).
+// L1, and 256 of its rows in an L0B half. K at most: what that L1 holds (and the gather's 8-bit iteration count,
+// K / 32 <= 255).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmKStep = 256;
 constexpr uint32_t kQmmCubeGemmMaxK = 4096;

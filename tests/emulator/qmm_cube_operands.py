@@ -34,7 +34,8 @@ def transposed(args):
 
 def assert_y_under_variant(y, golden_y, variant):
     """Under perturbed division the epilogue (the cube path's) meets the cube path's criteria (integer y within 1 of
-    the golden's: a y can cross a tie even with power-of-two scales); under every other run variant y is the golden's."""
+    the golden's: a y can cross a tie even with power-of-two scales); under every other run variant y is the
+    golden's."""
     if variant.get("divide") == "perturbed":
         r = criteria.check_integer(y, golden_y)
         assert r["passed"], r["message"]
