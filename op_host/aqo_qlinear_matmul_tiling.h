@@ -156,7 +156,6 @@ TILING_DATA_FIELD_DEF(uint32_t, cgSlab);                // a's rows per slab in 
 TILING_DATA_FIELD_DEF(uint32_t, cgKStep);               // K values per L0A / L0B load and Mmad (a multiple of 32)
 TILING_DATA_FIELD_DEF(uint32_t, ubCgWork);              // UB bytes of the cube GEMM's buffers, in InitBuffer order
 TILING_DATA_FIELD_DEF(uint32_t, ubCgC);
-TILING_DATA_FIELD_DEF(uint32_t, ubCgRowSum);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgStage);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgRowTerms);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgTmp);

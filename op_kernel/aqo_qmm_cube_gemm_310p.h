@@ -21,8 +21,10 @@
 //     and the previous slab's epilogue between the K steps of a slab (issued after all of them, they would wait
 //     behind the cube's queue).
 //   * a's zero point (b's column sums CB): each slab takes 16 rows fewer of a; its last row block is a row of ones
-//     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): per row of a piece while it is
-//     in UB, on the vector unit (float32 sums of at most 4096 values of at most 255: exact integers in any order).
+//     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): a panel takes 16 columns fewer
+//     of b (aqo_qmm_layout.h CgRaDataCols) and ends in a fractal column of ones, so that C's 16 columns there are
+//     each row's RA (exact int32 sums of the cube); a slab's row terms -(RA - K za) are then one vector Sub
+//     (per-tensor za) or the scalar unit's, row by row (per-row za).
 //
 // Every hand-over between pipes is a flag of a ring (the classic double-buffered sample's: two buffers; a's pieces
 // three read slots and one gathered buffer), or, where the work region or the panel's L1 changes hands between a
@@ -34,7 +36,6 @@
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
-constexpr uint32_t kQmmCgRaSets = 3;       // a slab's row sums live from its load to its epilogue: three slabs
 // a's pieces: kCgReadSlots read slots and one gathered buffer (the work region's), the DMAs two pieces ahead.
 constexpr uint32_t kQmmCgReadSlots = aqo_qmm_layout::kCgReadSlots;
 constexpr uint32_t kQmmCgReadAhead = kQmmCgReadSlots - 1;
@@ -58,7 +59,6 @@ public:
         out_.Init(y, static_cast<uint64_t>(t.m) * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
         pipe->InitBuffer(work_, t.ubCgWork);
         pipe->InitBuffer(cBuf_, t.ubCgC);
-        pipe->InitBuffer(rowSumBuf_, t.ubCgRowSum);
         pipe->InitBuffer(stage_, t.ubCgStage);
         pipe->InitBuffer(rowTermsBuf_, t.ubCgRowTerms);
         pipe->InitBuffer(tmpBuf_, t.ubCgTmp);
@@ -111,14 +111,18 @@ public:
         const TD& t = *t_;
         zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);
         zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
-        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a.
+        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a. With a's row sums a panel's
+        // last fractal column is the ones column: 16 columns fewer of b (in whole 32-column units).
         rowsA_ = zp_.NeedColumnSums() ? t.cgSlab - 16 : t.cgSlab;
         slabs_ = (t.m + rowsA_ - 1) / rowsA_;
+        onesColumn_ = zp_.NeedRowSums();
+        const uint32_t panelCols = onesColumn_ ? aqo_qmm_layout::CgRaDataCols(t.cgPanel) : t.cgPanel;
         if (zp_.NeedColumnSums()) {
             WriteOnesBlocks();
         }
-        for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
-            const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
+        ConstantRowTerms();
+        for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += panelCols, ++p) {
+            const uint32_t cols = QmmMin(panelCols, col1_ - n0);
             LoadPanel(n0, cols);
             StreamSlabs(p, n0, cols);
         }
@@ -148,6 +152,21 @@ private:
         PipeBarrier<PIPE_ALL>();  // the work region is the panel's next, the slab buffers MTE1's
     }
 
+    // The row terms that do not change from slab to slab, once: per-tensor za makes -za' every row's second term and
+    // K za' the block RA is subtracted from (RowTermsOfSlab). Per-row za: the scalar unit's, slab by slab.
+    __aicore__ inline void ConstantRowTerms()
+    {
+        const TD& t = *t_;
+        if (!zp_.NeedCorrection() || t.aZpKind == kQmmParamVector) {
+            return;
+        }
+        int32_t kza = 0, negS = 0;
+        zp_.LoadRows(0, 0, 0, stageIn_, stageHalf_);  // za' (per tensor: no rows read)
+        zp_.RowTerms(0, 0, &kza, &negS);                // with RA = 0: -(0 - K za') and -za'
+        Duplicate(rowTerms_, negS, static_cast<int32_t>(t.cgSlab * kQmmRowTermInts));
+        Duplicate(rowTerms_[t.cgSlab * kQmmRowTermInts], kza, static_cast<int32_t>(kQmmRowTermInts / 2));
+    }
+
     // ---------------------------------------------------------------------------------------------- b's panel
     // b's K x cols columns from n0 into L1 in L0B's layout: chunks of cgChunkK rows read, turned, copied, double
     // buffered (the work region's chunk slots).
@@ -170,7 +189,20 @@ private:
             WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
             WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
         }
+        if (onesColumn_) {
+            // The panel's last fractal column, all ones (its 16 columns of C are each row's sum), through the work
+            // region: K / 32 fractals of 512 bytes of 1, one burst each into L1 (the next K block's fractals apart).
+            const uint32_t n1 = PanelFractals();
+            Duplicate(work_.Get<int16_t>(), static_cast<int16_t>(0x0101), static_cast<int32_t>(t.k * 8));
+            aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+            const uint16_t fb = static_cast<uint16_t>(kQmmCgFractal / 32);
+            DataCopy(panelL1_.Get<BT>()[(n1 - 1) * kQmmCgFractal], work_.Get<BT>(),
+                     DataCopyParams(static_cast<uint16_t>(k1_), fb, 0, static_cast<uint16_t>((n1 - 1) * fb)));
+        }
     }
+
+    // Fractal columns of the panel in L1 / L0B: its columns of b, and the ones column where a's row sums need it.
+    __aicore__ inline uint32_t PanelFractals() const { return cols_ / 16 + (onesColumn_ ? 1u : 0u); }
 
     // Chunk i of the panel: its first K row and K rows, and (TRANS) its 16 columns' group g: the panel's column groups
     // one after the other, each in chunks along K.
@@ -232,11 +264,18 @@ private:
         WaitFlag<HardEvent::V_MTE3>(turnedReady_[s]);
         if constexpr (TRANS) {
             // the chunk's fractals are its column group's in consecutive K blocks: the panel's column fractals apart
-            const uint32_t n1 = cols_ / 16, kb0 = ChunkK0(i) / aqo_qmm_layout::kCgKBlock;
+            const uint32_t n1 = PanelFractals(), kb0 = ChunkK0(i) / aqo_qmm_layout::kCgKBlock;
             const uint16_t fb = static_cast<uint16_t>(kQmmCgFractal / 32);
             DataCopy(panelL1_.Get<BT>()[(kb0 * n1 + ChunkGroup(i)) * kQmmCgFractal], ChunkSlot(kQmmCgRing + s),
                      DataCopyParams(static_cast<uint16_t>(ChunkRows(i) / aqo_qmm_layout::kCgKBlock), fb, 0,
                                     static_cast<uint16_t>((n1 - 1) * fb)));
+        } else if (onesColumn_) {
+            // a K block's fractals of the chunk (its columns) together, the ones column's fractal after them in L1
+            const uint32_t n1 = PanelFractals(), fb = kQmmCgFractal / 32;
+            DataCopy(panelL1_.Get<BT>()[ChunkK0(i) / aqo_qmm_layout::kCgKBlock * n1 * kQmmCgFractal],
+                     ChunkSlot(kQmmCgRing + s),
+                     DataCopyParams(static_cast<uint16_t>(ChunkRows(i) / aqo_qmm_layout::kCgKBlock),
+                                    static_cast<uint16_t>((n1 - 1) * fb), 0, static_cast<uint16_t>(fb)));
         } else {
             DataCopy(panelL1_.Get<BT>()[static_cast<uint64_t>(ChunkK0(i)) * cols_], ChunkSlot(kQmmCgRing + s),
                      DataCopyParams(1, static_cast<uint16_t>(ChunkRows(i) * cols_ / 32), 0, 0));
@@ -345,8 +384,7 @@ private:
         SetFlag<HardEvent::MTE2_V>(aLoaded_[s]);
     }
 
-    // Piece j of slab x, once read: rows past M zeros, its row sums where b's zero point needs them, gathered into
-    // L0A's order (the row block's fractals of the part, together), copied to the slab buffer.
+    // Piece j of slab x, once read: rows past M zeros, gathered into L0A's order (the row block's fractals of the part, together), copied to the slab buffer.
     __aicore__ inline void PieceGather(uint32_t x, uint32_t j)
     {
         const TD& t = *t_;
@@ -364,14 +402,6 @@ private:
             PipeBarrier<PIPE_V>();  // the slot's previous gather read it
             Duplicate(in.template ReinterpretCast<int16_t>()[pc.valid * pc.len / 2], static_cast<int16_t>(0),
                       static_cast<int32_t>((aqo_qmm_layout::kCgPieceRows - pc.valid) * pc.len / 2));
-        }
-        if (zp_.NeedRowSums() && j == 0) {
-            for (uint32_t i = 0; i < rowsA_; ++i) {  // the slab's sums (its parts of K come in any order)
-                ra_[x % kQmmCgRaSets][i] = 0;
-            }
-        }
-        if (zp_.NeedRowSums() && pc.valid > 0) {
-            RowSums(in, pc.valid, pc.len, &ra_[x % kQmmCgRaSets][pc.rb * aqo_qmm_layout::kCgPieceRows]);
         }
         PipeBarrier<PIPE_V>();
         // Per 8 rows one Or of the rows with themselves over uint16, whose 8 blocks are the rows' block q (source block
@@ -421,30 +451,6 @@ private:
         }
     }
 
-    // sums[i] += the sum of row i of the piece (valid rows of len K values), in 32-bit wrap-around.
-    __aicore__ inline void RowSums(const LocalTensor<AT>& in, uint32_t valid, uint32_t len, uint32_t* sums)
-    {
-        const TD& t = *t_;
-        const LocalTensor<uint8_t> w = rowSumBuf_.Get<uint8_t>();
-        const LocalTensor<half> h = w.template ReinterpretCast<half>();
-        const uint32_t ks = t.cgKStep;
-        const LocalTensor<float> f = w[aqo_qmm_layout::CgRowSumFloat(t.k, ks)].template ReinterpretCast<float>();
-        const LocalTensor<float> work = w[aqo_qmm_layout::CgRowSumWork(t.k, ks)].template ReinterpretCast<float>();
-        const LocalTensor<float> blocks = w[aqo_qmm_layout::CgRowSumBlocks(t.k, ks)].template ReinterpretCast<float>();
-        for (uint32_t i = 0; i < valid; ++i) {
-            PipeBarrier<PIPE_V>();  // h and f may still be read by the previous row's instructions
-            Cast(h, in[i * len], RoundMode::CAST_NONE, len);
-            PipeBarrier<PIPE_V>();
-            Cast(f, h, RoundMode::CAST_NONE, len);
-            PipeBarrier<PIPE_V>();
-            ReduceSum(blocks[i * 8], f, work, static_cast<int32_t>(len));
-        }
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);
-        for (uint32_t i = 0; i < valid; ++i) {
-            sums[i] += static_cast<uint32_t>(static_cast<int32_t>(blocks.GetValue(i * 8)));
-        }
-    }
-
     // Slab x against the panel: per K step the L0 loads and an Mmad into its L0C region; between the steps, the next
     // slab's pieces and the previous slab's epilogue.
     __aicore__ inline void Multiply(uint32_t x)
@@ -452,7 +458,7 @@ private:
         const TD& t = *t_;
         const uint32_t buf = x % kQmmCgRing;
         const uint32_t rowBlocks = t.cgSlab / 16;
-        const uint32_t n1 = cols_ / 16;
+        const uint32_t n1 = PanelFractals();
         const uint32_t steps = (t.k + t.cgKStep - 1) / t.cgKStep;
         const uint32_t between = (x + 1 < slabs_ ? Pieces() : 0u) + (x > 0 ? 1u : 0u);
         uint32_t done = 0;
@@ -484,7 +490,7 @@ private:
             if (st > 0) {
                 PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
             }
-            const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(cols_),
+            const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(n1 * 16),
                                 static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
             Mmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), bL0_[h].template Get<BT>(), mp);
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
@@ -511,7 +517,7 @@ private:
         const uint32_t buf = x % kQmmCgRing;
         const uint32_t row0 = SlabRow(x), rows = SlabRows(x);
         const uint32_t rowBlocks = t.cgSlab / 16;
-        const uint32_t n1 = cols_ / 16;
+        const uint32_t n1 = PanelFractals();
         const LocalTensor<int32_t> nz = cBuf_.Get<int32_t>();
         const LocalTensor<int32_t> acc = cBuf_.Get<int32_t>()[aqo_qmm_layout::CgCRows(t.cgSlab, t.cgPanel) / 4];
         const LocalTensor<int32_t> cb = acc[t.cgSlab * t.cStride];
@@ -537,25 +543,20 @@ private:
         }
         PipeBarrier<PIPE_V>();
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
+        if (zp_.NeedCorrection()) {
+            RowTermsOfSlab(acc, row0, rows);
+        }
         if (cols_ < t.cStride) {
-            // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
-            // panel's get 0 (their results are discarded, but the int32 steps must stay in range).
-            for (uint32_t i = 0; i < rows; ++i) {
-                Duplicate(acc[i * t.cStride + cols_], 0, static_cast<int32_t>(t.cStride - cols_));
+            // A narrower panel (or one ending in the ones column, read above): the epilogue's steps run over whole rows
+            // of cStride columns; the columns past the panel's get 0 (their results are discarded, but the int32 steps
+            // must stay in range): x - x per row, the rows the iterations, up to 64 columns an instruction.
+            const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
+            for (uint32_t c0 = cols_; c0 < t.cStride; c0 += 64) {
+                const LocalTensor<int32_t> past = acc[c0];
+                Sub(past, past, past, static_cast<uint64_t>(QmmMin(64u, t.cStride - c0)), static_cast<uint8_t>(rows),
+                    BinaryRepeatParams(1, 1, 1, rowStride, rowStride, rowStride));
             }
             Duplicate(cb[cols_], 0, static_cast<int32_t>(t.cStride - cols_));
-            PipeBarrier<PIPE_V>();
-        }
-        if (zp_.NeedCorrection()) {
-            zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);
-            PipeBarrier<PIPE_V>();  // the previous slab's correction read the row terms
-            for (uint32_t i = 0; i < rows; ++i) {
-                int32_t negR = 0, negS = 0;
-                zp_.RowTerms(static_cast<int32_t>(ra_[x % kQmmCgRaSets][i]), i, &negR, &negS);
-                Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
-                Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
-                          static_cast<int32_t>(kQmmRowTermInts / 2));
-            }
             PipeBarrier<PIPE_V>();
         }
         QmmCall c;
@@ -577,11 +578,41 @@ private:
         }
     }
 
+    // The row terms of the slab's rows (Correct's blocks: -(RA - K za') over 8 int32, then -za'), RA a row's sum in C's
+    // ones column (acc column cols_). Per-tensor za: -za' is every row's already (ConstantRowTerms), the first terms
+    // are K za' - RA, all rows in one Sub (the K za' block re-read: repeat stride 0; a row's first 8 sums a block of
+    // its C row). Per-row za: the scalar unit's, row by row.
+    __aicore__ inline void RowTermsOfSlab(const LocalTensor<int32_t>& acc, uint32_t row0, uint32_t rows)
+    {
+        const TD& t = *t_;
+        if (t.aZpKind != kQmmParamVector) {
+            if (onesColumn_) {
+                PipeBarrier<PIPE_V>();  // the previous slab's correction read the row terms
+                Sub(rowTerms_, rowTerms_[t.cgSlab * kQmmRowTermInts], acc[cols_], 8, static_cast<uint8_t>(rows),
+                    BinaryRepeatParams(1, 1, 1, static_cast<uint8_t>(kQmmRowTermInts * 4 / 32), 0,
+                                       static_cast<uint8_t>(t.cStride * 4 / 32)));
+                PipeBarrier<PIPE_V>();
+            }
+            return;
+        }
+        zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);  // ends with a V -> S wait: C's rows are in too
+        PipeBarrier<PIPE_V>();                              // the previous slab's correction read the row terms
+        for (uint32_t i = 0; i < rows; ++i) {
+            const int32_t ra = onesColumn_ ? acc.GetValue(i * t.cStride + cols_) : 0;
+            int32_t negR = 0, negS = 0;
+            zp_.RowTerms(ra, i, &negR, &negS);
+            Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
+            Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
+                      static_cast<int32_t>(kQmmRowTermInts / 2));
+        }
+        PipeBarrier<PIPE_V>();
+    }
+
     const TD* t_ = nullptr;
     TPipe* pipe_ = nullptr;
     GlobalTensor<AT> aGm_;
     GlobalTensor<BT> bGm_;
-    TBuf<TPosition::VECCALC> work_, cBuf_, rowSumBuf_, stage_, rowTermsBuf_, tmpBuf_;
+    TBuf<TPosition::VECCALC> work_, cBuf_, stage_, rowTermsBuf_, tmpBuf_;
     TBuf<TPosition::B1> panelL1_;
     TBuf<TPosition::A1> aL1_[kQmmCgRing];
     TBuf<TPosition::A2> aL0_[kQmmCgRing];
@@ -598,7 +629,7 @@ private:
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
     bool reverse_ = false;           // this panel walks the slabs from the last
-    uint32_t ra_[kQmmCgRaSets][aqo_qmm_layout::kCgSlab] = {};  // a's row sums of the slabs in flight
+    bool onesColumn_ = false;        // a's row sums from C: the panels end in a fractal column of ones
     event_t loaded_[kQmmCgRing] = {};
     event_t inFree_[kQmmCgRing] = {};
     event_t turnedReady_[kQmmCgRing] = {};

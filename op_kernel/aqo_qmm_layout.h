@@ -155,12 +155,11 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 
 // The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is
 // used in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at
-// 3 * piece), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a
+// 3 * piece), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk), once a panel its fractal column
+// of ones (K / 32 fractals of 512 bytes of 1 at 0, where a's row sums need it) and, once a launch, the block of a
 // ones row (16 rows x K at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C
 // (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column
-// sums' row). Its row-sum scratch holds a
-// row of a piece in half, the same in float32, ReduceSum's work (a float per 256-byte repeat, 32-byte rounded) and a
-// 32-byte sum block per row of a piece.
+// sums' row).
 // a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal
 // whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
@@ -195,15 +194,8 @@ AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel) { return CgCR
 // The zero points' staging (their decisions, b's of a panel, a's of a slab): bytes, half, ReduceMax's work, each
 // for the longer of a panel and a slab.
 AQO_QMM_LAYOUT_FN unsigned CgStageUnit(unsigned panel, unsigned slab) { return panel > slab ? panel : slab; }
-AQO_QMM_LAYOUT_FN unsigned CgRowSumFloat(unsigned k, unsigned kstep) { return CgPieceK(k, kstep) * 2u; }
-AQO_QMM_LAYOUT_FN unsigned CgRowSumWork(unsigned k, unsigned kstep) { return CgPieceK(k, kstep) * 6u; }
-AQO_QMM_LAYOUT_FN unsigned CgRowSumBlocks(unsigned k, unsigned kstep)
-{
-    return CgRowSumWork(k, kstep) + CdAlign32((CgPieceK(k, kstep) + 63u) / 64u * 4u);
-}
-AQO_QMM_LAYOUT_FN unsigned CgRowSumBytes(unsigned k, unsigned kstep)
-{
-    return CgRowSumBlocks(k, kstep) + kCgPieceRows * 32u;
-}
+// Columns of b a panel takes when a's row sums come from the cube: its last fractal column (16) is all ones, the rest
+// whole 32-column units (a panel is at least 64 wide: the plan's minimum).
+AQO_QMM_LAYOUT_FN unsigned CgRaDataCols(unsigned panel) { return (panel - 16u) / 32u * 32u; }
 
 }  // namespace aqo_qmm_layout

@@ -12,15 +12,15 @@ namespace {
 std::string Str(uint64_t v) { return std::to_string(v); }
 
 // UB of the path, in the kernel's InitBuffer order: the zero points' (QmmZeroPoints), the epilogue's
-// (QmmRequantEpilogue), then the path's own (work region, C, row sums' scratch, staging, row terms, chunk scratch).
+// (QmmRequantEpilogue), then the path's own (work region, C, staging, row terms, chunk scratch).
 struct CubeGemmUb {
     uint32_t zb, za;
     uint32_t col_f32, row_f32, multiplier, half, y_out;
-    uint32_t work, c, row_sum, stage, row_terms, tmp;
+    uint32_t work, c, stage, row_terms, tmp;
     uint64_t Total() const
     {
         return static_cast<uint64_t>(zb) + za + col_f32 + row_f32 + 2ull * multiplier + half + 2ull * y_out + work +
-               c + row_sum + stage + row_terms + tmp;
+               c + stage + row_terms + tmp;
     }
 };
 
@@ -39,9 +39,8 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
     u.work = aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols);
     u.c = aqo_qmm_layout::CgCBytes(slab, panel);
-    u.row_sum = aqo_qmm_layout::CgRowSumBytes(kk, kstep);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
-    u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4;
+    u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4 + 32;  // and the block K za' (per-tensor za)
     u.tmp = rows * panel * 4 + aqo_qmm_layout::kSplitMaskBytes;
     return u;
 }
@@ -86,7 +85,8 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
     const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
     const uint64_t panels = CeilDiv(core_cols, kQmmCubeGemmMaxPanel);
-    const uint32_t panel = static_cast<uint32_t>(AlignUp(CeilDiv(core_cols, panels), 32));
+    const uint32_t panel = static_cast<uint32_t>(
+        std::max<uint64_t>(AlignUp(CeilDiv(core_cols, panels), 32), kQmmCubeGemmMinPanel));
     const uint32_t slab = aqo_qmm_layout::kCgSlab;
     const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
     // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
@@ -127,7 +127,6 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.cgKStep = kstep;
     t.ubCgWork = u.work;
     t.ubCgC = u.c;
-    t.ubCgRowSum = u.row_sum;
     t.ubCgStage = u.stage;
     t.ubCgRowTerms = u.row_terms;
     t.ubCgTmp = u.tmp;
@@ -159,7 +158,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     } ub[] = {{"zb_i32", u.zb, 1},          {"za_i32", u.za, 1},        {"b_scale_f32", u.col_f32, 1},
               {"a_scale_f32", u.row_f32, 1}, {"multiplier_f32", u.multiplier, 1}, {"y_scale_f32", u.multiplier, 1},
               {"half", u.half, 1},           {"y_out", u.y_out, 2},     {"work: a pieces / b chunks", u.work, 1},
-              {"c: a slab's C", u.c, 1},     {"row_sums", u.row_sum, 1}, {"zp_staging", u.stage, 1},
+              {"c: a slab's C", u.c, 1},     {"zp_staging", u.stage, 1},
               {"row_terms", u.row_terms, 1}, {"chunk_tmp", u.tmp, 1}};
     uint32_t o = 0;
     for (const auto& x : ub) {
@@ -205,7 +204,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
                       "each panel in slabs of " + Str(t.cgSlab) + " rows (a gathered into L0A's order on the vector "
                       "unit), " + Str(t.cgKStep) + " K values an Mmad");
     e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, b's column "
-                      "sums CB from a ones row in each slab, a's row sums RA on the vector unit");
+                      "sums CB from a ones row in each slab, a's row sums RA from a ones column ending each panel "
+                      "(which then takes " + Str(aqo_qmm_layout::CgRaDataCols(t.cgPanel)) + " columns of b)");
     e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel)");
     e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "

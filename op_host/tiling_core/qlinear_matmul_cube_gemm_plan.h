@@ -22,8 +22,9 @@
 //
 // Zero points (decided at run time, as the cube stage's QmmZeroPoints): a's zero point needs b's column sums CB: each
 // slab then takes 16 rows fewer of a, and its last row block is a row of ones and zeros (written to both slab buffers
-// once); C's row there is CB. b's zero point needs a's row sums RA: on the vector unit, per row of a piece while it is
-// in UB (float32 sums of at most 4096 values of at most 255: exact integers). Then
+// once); C's row there is CB. b's zero point needs a's row sums RA: each panel then takes 16 columns fewer of b (in
+// whole 32-column units: 96 of a 128-column panel) and ends in a fractal column of ones; C's columns there are RA
+// (the cube's exact int32 sums; a row's terms from them in one vector instruction for all rows). Then
 //     acc = P - zb (RA - K za) - za CB                     (int32, exact modulo 2^32)
 //
 // Exact: the cube's int32 sums never leave int32 (K times the largest product of the operand types stays below
@@ -43,6 +44,8 @@ namespace aqo {
 // L1, and 256 of its rows in an L0B half. K at most: what that L1 holds (and the gather's 8-bit iteration count,
 // K / 32 <= 255).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
+// Narrowest panel: 32 columns of b and, where a's row sums need it, the ones column (aqo_qmm_layout.h CgRaDataCols).
+constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 constexpr uint32_t kQmmCubeGemmKStep = 256;
 constexpr uint32_t kQmmCubeGemmMaxK = 4096;
 // A chunk of a panel's load is about this many bytes (as the decode path's).

@@ -67,7 +67,6 @@
     FIELD(uint32_t, cgKStep)           /* K values per L0A / L0B load and Mmad (a multiple of 32) */                  \
     FIELD(uint32_t, ubCgWork)          /* UB bytes of the cube GEMM's buffers, in InitBuffer order */                \
     FIELD(uint32_t, ubCgC)                                                                                            \
-    FIELD(uint32_t, ubCgRowSum)                                                                                       \
     FIELD(uint32_t, ubCgStage)                                                                                        \
     FIELD(uint32_t, ubCgRowTerms)                                                                                     \
     FIELD(uint32_t, ubCgTmp)
