@@ -117,6 +117,9 @@ public:
         slabs_ = (t.m + rowsA_ - 1) / rowsA_;
         onesColumn_ = zp_.NeedRowSums();
         const uint32_t panelCols = onesColumn_ ? aqo_qmm_layout::CgRaDataCols(t.cgPanel) : t.cgPanel;
+        if (panelCols == 0) {
+            return;  // a plan's panel is at least 64 wide (32 columns and the ones column); never here
+        }
         if (zp_.NeedColumnSums()) {
             WriteOnesBlocks();
         }
@@ -130,24 +133,31 @@ public:
 
 private:
     // The last row block of both slab buffers: a row of ones (C's row there is b's column sums), 15 rows of zeros,
-    // in L0A's order, through the work region.
+    // in L0A's order, through the work region: built once for a piece's part of K (every part's fractals are the same,
+    // a shorter last part their first ones), copied into every part's place.
     __aicore__ inline void WriteOnesBlocks()
     {
         const TD& t = *t_;
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, t.cgKStep);
+        const uint32_t kbs = partK / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<int16_t> rows = work_.Get<int16_t>();
-        Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(t.k / 2));
-        Duplicate(rows[t.k / 2], static_cast<int16_t>(0), static_cast<int32_t>(15 * t.k / 2));
+        Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(partK / 2));
+        Duplicate(rows[partK / 2], static_cast<int16_t>(0), static_cast<int32_t>(15 * partK / 2));
         PipeBarrier<PIPE_V>();
         const LocalTensor<uint16_t> rows16 = work_.Get<uint16_t>();
-        const LocalTensor<uint16_t> fractals = work_.Get<uint8_t>()[16 * t.k].template ReinterpretCast<uint16_t>();
-        const uint8_t k1 = static_cast<uint8_t>(k1_);
+        const LocalTensor<uint16_t> fractals = work_.Get<uint8_t>()[16 * partK].template ReinterpretCast<uint16_t>();
+        const uint8_t b = static_cast<uint8_t>(kbs);
         for (uint32_t h = 0; h < 2; ++h) {
-            const LocalTensor<uint16_t> src = rows16[h * 8 * t.k / 2];
-            Or(fractals[h * 128], src, src, 128, k1, BinaryRepeatParams(1, k1, k1, 16, 1, 1));
+            const LocalTensor<uint16_t> src = rows16[h * 8 * partK / 2];
+            Or(fractals[h * 128], src, src, 128, b, BinaryRepeatParams(1, b, b, 16, 1, 1));
         }
         aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-        for (uint32_t s = 0; s < kQmmCgRing; ++s) {
-            CopyRowBlockToL1(s, t.cgSlab / 16 - 1, 0, k1_, fractals.template ReinterpretCast<AT>());
+        for (uint32_t k0 = 0; k0 < t.k; k0 += partK) {
+            const uint32_t len = QmmMin(partK, t.k - k0) / aqo_qmm_layout::kCgKBlock;
+            for (uint32_t s = 0; s < kQmmCgRing; ++s) {
+                CopyRowBlockToL1(s, t.cgSlab / 16 - 1, k0 / aqo_qmm_layout::kCgKBlock, len,
+                                 fractals.template ReinterpretCast<AT>());
+            }
         }
         PipeBarrier<PIPE_ALL>();  // the work region is the panel's next, the slab buffers MTE1's
     }
@@ -595,8 +605,9 @@ private:
             }
             return;
         }
-        zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);  // ends with a V -> S wait: C's rows are in too
-        PipeBarrier<PIPE_V>();                              // the previous slab's correction read the row terms
+        zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // C's rows (the UB copies, V after any on MTE3) for the scalar
+        PipeBarrier<PIPE_V>();                        // the previous slab's correction read the row terms
         for (uint32_t i = 0; i < rows; ++i) {
             const int32_t ra = onesColumn_ ? acc.GetValue(i * t.cStride + cols_) : 0;
             int32_t negR = 0, negS = 0;

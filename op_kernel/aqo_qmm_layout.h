@@ -157,15 +157,15 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 // used in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at
 // 3 * piece), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk), once a panel its fractal column
 // of ones (K / 32 fractals of 512 bytes of 1 at 0, where a's row sums need it) and, once a launch, the block of a
-// ones row (16 rows x K at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C
+// ones row for a piece's part of K (16 rows x the part at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C
 // (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column
 // sums' row).
 // a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal
 // whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
 constexpr unsigned kCgPieceRows = 16;
-// a's rows a slab takes in L1 and L0A (four row blocks), and a's read slots in the work region (a fourth piece-sized
-// buffer holds a piece gathered into L0A's order).
+// a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), and
+// a's read slots in the work region (a fourth piece-sized buffer holds a piece gathered into L0A's order).
 constexpr unsigned kCgSlab = 64;
 constexpr unsigned kCgReadSlots = 3;
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
@@ -181,11 +181,15 @@ AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
 }
 AQO_QMM_LAYOUT_FN unsigned CgPieceBytes(unsigned k, unsigned kstep) { return kCgPieceRows * CgPieceK(k, kstep); }
 AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { return chunk_k * panel; }
-AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k) { return 32u * k; }  // its rows, then in L0A order
+// The ones row's block of a part (its rows, then in L0A's order) and a panel's ones column (K / 32 fractals).
+AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k, unsigned kstep)
+{
+    return 32u * CgPieceK(k, kstep) > 16u * k ? 32u * CgPieceK(k, kstep) : 16u * k;
+}
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
     const unsigned a = (kCgReadSlots + 1u) * CgPieceBytes(k, kstep);
-    const unsigned b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k);
+    const unsigned b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k, kstep);
     const unsigned ab = a > b ? a : b;
     return ab > ones ? ab : ones;
 }

@@ -47,6 +47,20 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint
 
 }  // namespace
 
+bool QmmCubeGemmShape(uint64_t k, uint64_t l1, uint32_t* panel_max, uint32_t* slab)
+{
+    for (uint32_t s = aqo_qmm_layout::kCgSlab; s >= kQmmCubeGemmMinSlab; s -= 16) {
+        for (uint32_t p = kQmmCubeGemmMaxPanel; p >= kQmmCubeGemmMinPanel; p -= 32) {
+            if (k * p + 2ull * s * k <= l1) {
+                *panel_max = p;
+                *slab = s;
+                return true;
+            }
+        }
+    }
+    return false;
+}
+
 bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
 {
     // The kernel's own L1 / L0 beside the vector unit: ascend310p's coupled AI cores.
@@ -59,7 +73,9 @@ bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const
     if (!types || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
         return false;
     }
-    if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0 || t.k > kQmmCubeGemmMaxK) {
+    uint32_t panel_max = 0, slab = 0;
+    if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0 ||
+        !QmmCubeGemmShape(t.k, static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES)), &panel_max, &slab)) {
         return false;
     }
     // Whole 32-byte blocks (no DataCopyPad), a chunk's GM gap between rows in DataCopyParams' 16-bit block field.
@@ -77,26 +93,33 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     // The cube stage's operand preparation and workspace are not used: the operands go to the cube as they are.
     ClearCubeStagePreparation(&t);
-    // The split: 32-column units over the AI cores, each core's range in panels of at most kQmmCubeGemmMaxPanel
-    // columns, evened out.
+    // L1 (QmmCubeGemmShape): the panel and two slab buffers.
+    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    uint32_t panel_max = 0, slab = 0;
+    if (!QmmCubeGemmShape(t.k, l1, &panel_max, &slab)) {
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube GEMM path (a panel of b, two slabs)",
+                     "<= " + Str(l1) + " bytes of L1", Str(static_cast<uint64_t>(t.k) * (kQmmCubeGemmMinPanel +
+                                                                                         2 * kQmmCubeGemmMinSlab)),
+                     "a shorter K");
+        return false;
+    }
+    // The split: 32-column units over the AI cores, each core's range in panels of at most panel_max columns, evened
+    // out.
     t.workersPerCore = 1;
     t.unitCount = t.n / 32;
     const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
     const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
-    const uint64_t panels = CeilDiv(core_cols, kQmmCubeGemmMaxPanel);
+    const uint64_t panels = CeilDiv(core_cols, panel_max);
     const uint32_t panel = static_cast<uint32_t>(
         std::max<uint64_t>(AlignUp(CeilDiv(core_cols, panels), 32), kQmmCubeGemmMinPanel));
-    const uint32_t slab = aqo_qmm_layout::kCgSlab;
     const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
     // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
     // columns (bursts of 2 KiB).
     const uint32_t chunk_cols = r.b_trans ? aqo_qmm_layout::kCdTransCols : panel;
     const uint32_t chunk_k = static_cast<uint32_t>(
         std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
-    // L1: the panel and two slab buffers; L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C:
-    // two slabs' C.
-    const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
+    // L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C: two slabs' C.
     const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
     const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
@@ -114,6 +137,7 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
+    rows = static_cast<uint32_t>(CeilDiv(slab, CeilDiv(slab, rows)));  // as many chunks, evened out
     const CubeGemmUb u = UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",

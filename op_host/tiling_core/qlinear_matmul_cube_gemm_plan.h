@@ -40,16 +40,20 @@
 
 namespace aqo {
 
-// Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two slabs of a (aqo_qmm_layout.h kCgSlab rows) in
-// L1, and 256 of its rows in an L0B half. K at most: what that L1 holds (and the gather's 8-bit iteration count,
-// K / 32 <= 255).
+// Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two 64-row slabs of a (aqo_qmm_layout.h kCgSlab)
+// in L1, and 256 of its rows in an L0B half. Narrowest panel: 32 columns of b and, where a's row sums need it, the
+// ones column (aqo_qmm_layout.h CgRaDataCols). Beyond K = 4096 the panel narrows, then the slab (to 32 rows: 16 of a
+// beside the ones row), as L1 requires (QmmCubeGemmShape); K at most: what L1 holds then (8192 in 1 MiB).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
-// Narrowest panel: 32 columns of b and, where a's row sums need it, the ones column (aqo_qmm_layout.h CgRaDataCols).
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
+constexpr uint32_t kQmmCubeGemmMinSlab = 32;
 constexpr uint32_t kQmmCubeGemmKStep = 256;
-constexpr uint32_t kQmmCubeGemmMaxK = 4096;
 // A chunk of a panel's load is about this many bytes (as the decode path's).
 constexpr uint32_t kQmmCubeGemmChunkBytes = 32768;
+
+// The widest panel (columns of b, at most) and the tallest slab (rows of a) whose L1 use, K x panel and two slabs of
+// slab x K, fits `l1` bytes: the panel narrows first (slabs of 64 rows), then the slab. False when none fits.
+bool QmmCubeGemmShape(uint64_t k, uint64_t l1, uint32_t* panel_max, uint32_t* slab);
 
 // Whether the request takes the cube GEMM path on the SoC (checked after the decode paths).
 bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t);

@@ -44,7 +44,8 @@ def test_the_plan_takes_the_cube_gemm_path_exactly_where_it_applies():
     assert _key((100, 250), (250, 96)) == CUBE                              # whole 32-byte blocks only
     assert _key((100, 256), (256, 100)) == CUBE
     assert _key((100, 4096), (4096, 96)) == CUBE_GEMM                       # K up to what L1 holds beside two slabs
-    assert _key((100, 4128), (4128, 96)) == CUBE
+    assert _key((100, 8192), (8192, 96)) == CUBE_GEMM                       # (narrower panels and slabs)
+    assert _key((100, 8224), (8224, 96)) == CUBE
     for soc in ("ascend910b", "ascend910_95"):
         assert _key((4096, 4096), (4096, 4096), soc=soc) == CUBE
 
@@ -65,6 +66,16 @@ def test_the_split_and_the_buffers():
     assert _plan((100, 256), (256, 320)).tiling["cgPanel"] == 64
     t = _plan((100, 256), (256, 64)).tiling
     assert t["usedCores"] == 2 and t["cgPanel"] == 64 and t["cgKStep"] == 256  # room for the ones column
+
+
+@pytest.mark.parametrize("k, panel, slab", [(4096, 128, 64), (4608, 96, 64), (5120, 64, 64), (6144, 64, 48),
+                                           (8192, 64, 32)])
+def test_longer_k_narrows_the_panel_then_the_slab(k, panel, slab):
+    # L1 (1 MiB) holds the panel (K x panel) and two slabs (slab x K): the widest panel with 64-row slabs, then
+    # shorter slabs
+    t = _plan((4096, k), (k, 4096)).tiling
+    assert (t["tiling_key"], t["cgPanel"], t["cgSlab"]) == (CUBE_GEMM, panel, slab)
+    assert k * panel + 2 * slab * k <= 1 << 20
 
 
 _operands = qmm_cube_operands.operands
@@ -111,6 +122,18 @@ def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
     args = (a, np.float32(1e-3), np.dtype(at).type(lo(at) if at == "uint8" else 0), b, np.float32(1e-3),
             np.dtype(bt).type(hi(bt) if bt == "uint8" else 0))
     _check(_transposed(args) if b_trans else args, y_scale=9.0, y_zp=128, y_dtype=np.uint8)
+
+
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
+@pytest.mark.parametrize("zps", ["random", "b0", "0"])
+@pytest.mark.parametrize("k", [6144, 8192])
+def test_bit_exact_beyond_k_4096(k, zps, b_trans):
+    # 48- and 32-row slabs (32 and 16 rows of a beside the ones row), 64-column panels (32 columns of b beside the
+    # ones column), the ones row written part by part of K
+    rng = np.random.default_rng(k + len(zps))
+    args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
+    _check(_transposed(args) if b_trans else args, y_scale=400.0)
+    _check(_operands(rng, (40, k), (k, 64), "int8", "int8", "row", "tensor", zps), y_scale=400.0)
 
 
 def test_many_slabs_and_panels_walked_both_ways():
