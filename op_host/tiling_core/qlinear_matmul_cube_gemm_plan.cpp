@@ -113,17 +113,20 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint64_t panels = CeilDiv(core_cols, panel_max);
     const uint32_t panel = static_cast<uint32_t>(
         std::max<uint64_t>(AlignUp(CeilDiv(core_cols, panels), 32), kQmmCubeGemmMinPanel));
-    const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(kQmmCubeGemmKStep, t.k));
+    // L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C: two slabs' C. The K step: as long as
+    // both halves hold (256 at 128 columns, 512 at 64: fewer instructions a slab where the panel is narrow).
+    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
+    const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
+    const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
+    const uint64_t kstep_fit = std::min<uint64_t>(l0a / (2ull * slab), l0b / (2ull * panel)) / 32 * 32;
+    const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(
+        std::min<uint64_t>(kQmmCubeGemmMaxKStep, std::max<uint64_t>(kstep_fit, 32)), t.k));
     // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
     // columns (bursts of 2 KiB).
     const uint32_t chunk_cols = r.b_trans ? aqo_qmm_layout::kCdTransCols : panel;
     const uint32_t chunk_k = static_cast<uint32_t>(
         std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
-    // L0: two halves each of a K step of a slab (L0A) and of the panel (L0B); L0C: two slabs' C.
     const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
-    const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
-    const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
-    const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
     if (l1_need > l1 || 2ull * slab * kstep > l0a || 2ull * kstep * panel > l0b || 2ull * slab * panel * 4 > l0c) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 / L0 for the cube GEMM path (a panel of b, two slabs)",
                      "<= " + Str(l1) + " bytes of L1", Str(l1_need), "a shorter K");

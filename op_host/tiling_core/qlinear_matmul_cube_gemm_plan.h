@@ -47,7 +47,8 @@ namespace aqo {
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 constexpr uint32_t kQmmCubeGemmMinSlab = 32;
-constexpr uint32_t kQmmCubeGemmKStep = 256;
+// Longest K step (an Mmad's k): as long as an L0A half holds of a slab and an L0B half of the panel, at most this.
+constexpr uint32_t kQmmCubeGemmMaxKStep = 512;
 // A chunk of a panel's load is about this many bytes (as the decode path's).
 constexpr uint32_t kQmmCubeGemmChunkBytes = 32768;
 

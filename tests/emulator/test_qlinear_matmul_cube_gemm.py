@@ -76,6 +76,8 @@ def test_longer_k_narrows_the_panel_then_the_slab(k, panel, slab):
     t = _plan((4096, k), (k, 4096)).tiling
     assert (t["tiling_key"], t["cgPanel"], t["cgSlab"]) == (CUBE_GEMM, panel, slab)
     assert k * panel + 2 * slab * k <= 1 << 20
+    # K steps as long as an L0A half holds of a slab and an L0B half of the panel (32 KiB each), at most 512
+    assert t["cgKStep"] == min(512, 32768 // slab // 32 * 32, 32768 // panel // 32 * 32)
 
 
 _operands = qmm_cube_operands.operands
@@ -126,10 +128,11 @@ def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
 @pytest.mark.parametrize("zps", ["random", "b0", "0"])
-@pytest.mark.parametrize("k", [6144, 8192])
+@pytest.mark.parametrize("k", [4608, 6144, 8000, 8192])
 def test_bit_exact_beyond_k_4096(k, zps, b_trans):
-    # 48- and 32-row slabs (32 and 16 rows of a beside the ones row), 64-column panels (32 columns of b beside the
-    # ones column), the ones row written part by part of K
+    # 96-column panels with K steps of 320 (4608: a short last step), 48- and 32-row slabs (32 and 16 rows of a beside
+    # the ones row), 64-column panels with K steps of 512 (32 columns of b beside the ones column), the ones row
+    # written part by part of K (8000: a short last part and step)
     rng = np.random.default_rng(k + len(zps))
     args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
     _check(_transposed(args) if b_trans else args, y_scale=400.0)
