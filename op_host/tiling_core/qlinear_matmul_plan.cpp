@@ -30,6 +30,45 @@ uint32_t OperandCode(DType t)
 // the integer y, and y itself, double buffered.
 uint32_t EpilogueBytesPerElement(uint32_t y_bytes) { return 4 + 4 + 2 + 2 * y_bytes; }
 
+// A batch of a's matrices against one b, as one a of batch x M rows (`flat`), where that takes one of ascend310p's
+// own cube paths (tiling keys 2 and 3, one matrix each) and the batch would otherwise go to the Matmul API, matrix
+// by matrix. The same bytes: a's matrices lie one after the other ([batch x M, K]), y's too ([batch x M, N]), and
+// per-row parameters laid out with a's batch dims are one vector of batch x M rows (shared [M] ones are not: they
+// stay batched). Not where the vector decode path takes the batch itself.
+bool FlattenBatchOfA(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulRequest* flat)
+{
+    if (soc.split_architecture || r.a_shape.size() < 3 || r.b_shape.size() < 2 || QmmVectorDecodeApplies(r, soc)) {
+        return false;
+    }
+    if (r.a_param == QuantParamKind::ROW && !r.a_param_batched) {
+        return false;
+    }
+    uint64_t batch = 1;
+    for (size_t i = 0; i + 2 < r.a_shape.size(); ++i) {
+        batch *= static_cast<uint64_t>(r.a_shape[i]);
+    }
+    for (size_t i = 0; i + 2 < r.b_shape.size(); ++i) {
+        if (r.b_shape[i] != 1) {
+            return false;
+        }
+    }
+    const int64_t m = r.a_shape[r.a_shape.size() - 2], k = r.a_shape.back(), n = r.b_shape.back();
+    if (batch < 2 || m <= 0 || static_cast<uint64_t>(m) * batch > 0x7FFFFFFFull) {
+        return false;
+    }
+    *flat = r;
+    flat->a_shape = {static_cast<int64_t>(batch) * m, k};
+    flat->b_shape = {r.b_shape[r.b_shape.size() - 2], n};
+    flat->a_param_batched = false;
+    flat->b_param_batched = false;
+    QLinearMatMulTiling t;
+    t.m = static_cast<uint32_t>(batch * static_cast<uint64_t>(m));
+    t.k = static_cast<uint32_t>(k);
+    t.n = static_cast<uint32_t>(n);
+    t.batch = t.aMatrices = t.bMatrices = 1;
+    return QmmCubeDecodeApplies(*flat, soc, t) || QmmCubeGemmApplies(*flat, soc, t);
+}
+
 }  // namespace
 
 uint64_t QmmIntMagnitude(DType t)
@@ -127,6 +166,19 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     view.b_param = r.b_param;
     if (!CheckQLinearMatMulRequest(view, soc, v)) {
         return false;
+    }
+    QLinearMatMulRequest flat;
+    if (FlattenBatchOfA(r, soc, &flat)) {
+        if (!PlanQLinearMatMul(flat, plan, v)) {
+            return false;
+        }
+        if (r.explain) {
+            const uint64_t rows = static_cast<uint64_t>(flat.a_shape[0]);
+            const uint64_t m = static_cast<uint64_t>(r.a_shape[r.a_shape.size() - 2]);
+            plan->explanation.notes.push_back("a's " + Str(rows / m) + " matrices against one b, planned as one a of " +
+                                              Str(rows) + " rows (they lie one after the other, as y's do)");
+        }
+        return true;
     }
     // The float8 cube path reads b as [..., K, N] only (its kernel branch has no transposed form).
     if (r.b_trans && GetDTypeInfo(r.b_dtype).is_float) {

@@ -45,7 +45,9 @@ def test_the_plan_takes_the_cube_decode_path_exactly_where_it_applies():
     assert _key((8, 256), (256, 96), b_trans=True) == CUBE_DECODE           # b stored [N, K] too
     assert _key((1, 256), (256, 96), b_trans=True) == CUBE_DECODE           # (the vector path reads [K, N] only)
     assert _key((1, 256), (256, 96), "uint8", "uint8", b_trans=True) == CUBE_DECODE
-    assert _key((2, 8, 256), (256, 96)) == CUBE                             # batches
+    assert _key((2, 8, 256), (256, 96)) == CUBE_DECODE                      # a's matrices against one b: 16 rows
+    assert _key((3, 8, 256), (256, 96)) == CUBE_GEMM                        # ... 24 rows
+    assert _key((2, 8, 256), (2, 256, 96)) == CUBE                          # a batch of b
     assert _key((8, 250), (250, 96)) == CUBE                                # whole 32-byte blocks only
     assert _key((8, 256), (256, 100)) == CUBE
     # the cube's int32 sums stay in int32: K x |a| x |b| < 2^31

@@ -40,7 +40,12 @@ def test_the_plan_takes_the_cube_gemm_path_exactly_where_it_applies():
     assert _key((100, 256), (256, 96), at="uint8", bt="uint8") == CUBE_GEMM
     assert _key((100, 256), (256, 96), at="int8", bt="uint8") == CUBE       # the cube has no int8 x uint8
     assert _key((100, 256), (256, 96), b_trans=True) == CUBE_GEMM           # b stored [N, K] too
-    assert _key((2, 100, 256), (256, 96)) == CUBE                           # batches
+    assert _key((2, 100, 256), (256, 96)) == CUBE_GEMM                      # a's matrices against one b: one a
+    assert _key((2, 100, 256), (1, 256, 96)) == CUBE_GEMM
+    assert _key((2, 100, 256), (2, 256, 96)) == CUBE                        # a batch of b
+    # per-row parameters shared by a's matrices ([M]): each matrix reads the same rows, one taller a cannot
+    assert _key((2, 100, 256), (256, 96), a_param="row", a_param_batched=False) == CUBE
+    assert _key((2, 100, 256), (256, 96), a_param="row", a_param_batched=True) == CUBE_GEMM
     assert _key((100, 250), (250, 96)) == CUBE                              # whole 32-byte blocks only
     assert _key((100, 256), (256, 100)) == CUBE
     assert _key((100, 4096), (4096, 96)) == CUBE_GEMM                       # K up to what L1 holds beside two slabs
@@ -137,6 +142,24 @@ def test_bit_exact_beyond_k_4096(k, zps, b_trans):
     args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
     _check(_transposed(args) if b_trans else args, y_scale=400.0)
     _check(_operands(rng, (40, k), (k, 64), "int8", "int8", "row", "tensor", zps), y_scale=400.0)
+
+
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
+@pytest.mark.parametrize("zps", ["random", "b0"])
+def test_a_batch_against_one_b_is_one_taller_a(zps, b_trans):
+    # [2, 3, 30, K] x [1, K, N]: 180 rows of a in one launch of the cube GEMM path (per-row parameters laid out with
+    # a's batch dims are one vector of its rows), the same y as the golden's batched product
+    rng = np.random.default_rng(11)
+    a, a_s, a_z, b, b_s, b_z = _operands(rng, (180, 512), (512, 160), "uint8", "int8", "row", "column", zps)
+    args = (a.reshape(2, 3, 30, 512), a_s.reshape(2, 3, 30, 1), a_z.reshape(2, 3, 30, 1), b.reshape(1, 512, 160),
+            b_s, b_z)
+    if b_trans:
+        args = args[:3] + (np.ascontiguousarray(b.T).T.reshape(1, 512, 160),) + args[4:]
+    _check(args, y_scale=40.0)
+    p = _plan((2, 3, 30, 512), (1, 512, 160), "uint8", "int8", a_param="row", b_param="column", a_param_batched=True,
+              b_trans=b_trans)
+    assert p.tiling["m"] == 180 and p.tiling["batch"] == 1
+    assert any("6 matrices against one b" in note for note in p.explanation["notes"])
 
 
 def test_many_slabs_and_panels_walked_both_ways():

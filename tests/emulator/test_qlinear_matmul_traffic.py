@@ -61,10 +61,11 @@ def _check_model(soc, t, stats, a_z, b_z):
 # (a shape, b shape, a dtype, b dtype, a_param, b_param): shapes whose rows are whole 32-byte blocks, so that the
 # model's 310p padding of the uint8 mapping's reads is exact too (near the end of a / b that mapping reads its last
 # partial block with the scalar unit). y rows ending in a partial block on 310p: test_310p_partial_y_rows below.
-# (a batch of two: one matrix of int8 / uint8 x int8 takes the cube GEMM path on ascend310p, without the Matmul API)
-SHAPES = [((2, 100, 320), (320, 160), "int8", "int8", "tensor", "tensor"),
-          ((2, 100, 320), (320, 160), "uint8", "int8", "tensor", "column"),
-          ((2, 100, 64), (64, 96), "uint8", "uint8", "row", "column"),
+# (batches of a and b: a's matrices against one b take the cube GEMM path on ascend310p, as one taller a, without the
+# Matmul API)
+SHAPES = [((2, 100, 320), (2, 320, 160), "int8", "int8", "tensor", "tensor"),
+          ((2, 100, 320), (2, 320, 160), "uint8", "int8", "tensor", "column"),
+          ((2, 100, 64), (2, 64, 96), "uint8", "uint8", "row", "column"),
           ((3, 64, 96), (96, 256), "int8", "uint8", "row", "tensor")]
 
 
