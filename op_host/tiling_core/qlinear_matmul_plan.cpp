@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <string>
+#include <utility>
 
 namespace aqo {
 namespace {
@@ -34,10 +35,14 @@ uint32_t EpilogueBytesPerElement(uint32_t y_bytes) { return 4 + 4 + 2 + 2 * y_by
 // own cube paths (tiling keys 2 and 3, one matrix each) and the batch would otherwise go to the Matmul API, matrix
 // by matrix. The same bytes: a's matrices lie one after the other ([batch x M, K]), y's too ([batch x M, N]), and
 // per-row parameters laid out with a's batch dims are one vector of batch x M rows (shared [M] ones are not: they
-// stay batched). Not where the vector decode path takes the batch itself.
+// stay batched). Not where the vector decode path takes the batch itself, nor past the kernels' batch rank (whose
+// refusal the request keeps).
 bool FlattenBatchOfA(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulRequest* flat)
 {
     if (soc.split_architecture || r.a_shape.size() < 3 || r.b_shape.size() < 2 || QmmVectorDecodeApplies(r, soc)) {
+        return false;
+    }
+    if (std::max(r.a_shape.size(), r.b_shape.size()) - 2 > kQmmMaxBatchRank) {
         return false;
     }
     if (r.a_param == QuantParamKind::ROW && !r.a_param_batched) {
@@ -168,10 +173,11 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
         return false;
     }
     QLinearMatMulRequest flat;
-    if (FlattenBatchOfA(r, soc, &flat)) {
-        if (!PlanQLinearMatMul(flat, plan, v)) {
-            return false;
-        }
+    QLinearMatMulPlan flat_plan;
+    ConstraintViolation flat_v;
+    // (A flattened request its path refuses, e.g. under a smaller UB override, is planned as it came.)
+    if (FlattenBatchOfA(r, soc, &flat) && PlanQLinearMatMul(flat, &flat_plan, &flat_v)) {
+        *plan = std::move(flat_plan);
         if (r.explain) {
             const uint64_t rows = static_cast<uint64_t>(flat.a_shape[0]);
             const uint64_t m = static_cast<uint64_t>(r.a_shape[r.a_shape.size() - 2]);

@@ -13,6 +13,7 @@ takes beyond the plan request:
 """
 from __future__ import annotations
 
+import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -87,8 +88,14 @@ def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str,
         _check_param_batch("b_scale", b_param_shape, b_shape, soc)
     if not plan:
         return None
+
+    def batched(kind, shape):  # as the CANN adapter decides (ParamLayout): batch dims not all 1
+        return kind != "tensor" and shape is not None and len(shape) > 2 and math.prod(shape[:-2]) > 1
+
     return tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=a_dtype, b_dtype=b_dtype,
-                                      y_dtype=y_dtype, a_param=a_param, b_param=b_param)
+                                      y_dtype=y_dtype, a_param=a_param, b_param=b_param,
+                                      a_param_batched=batched(a_param, a_param_shape),
+                                      b_param_batched=batched(b_param, b_param_shape))
 
 
 # The NaN bit patterns of the float8 formats the NPUs take (sign bit cleared): e4m3fn has one (0x7F), e5m2 an all-ones

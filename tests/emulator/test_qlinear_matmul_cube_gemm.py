@@ -162,6 +162,23 @@ def test_a_batch_against_one_b_is_one_taller_a(zps, b_trans):
     assert any("6 matrices against one b" in note for note in p.explanation["notes"])
 
 
+def test_a_batch_stays_a_batch_where_one_taller_a_would_not_do():
+    # per-row parameters shared by the matrices ([M, 1]): the emulator lays them out as the CANN adapter does (one
+    # vector for every matrix), so the batch runs on the Matmul API as on the device
+    rng = np.random.default_rng(12)
+    a, a_s, a_z, b, b_s, b_z = _operands(rng, (40, 256), (256, 96), "uint8", "int8", "row", "tensor", "random")
+    a3 = np.stack([a, a[::-1].copy(), a])
+    full = (a3, a_s.reshape(40, 1), a_z.reshape(40, 1), b, b_s, b_z, np.float32(40.0), np.int8(3))
+    np.testing.assert_array_equal(eq.qlinear_matmul(*full, soc=SOC), golden.qlinear_matmul(*full))
+    assert eq.last_run_stats()["plan"]["tiling_key"] == CUBE
+    # past the kernels' broadcast batch rank the request keeps its refusal
+    with pytest.raises(tiling.ConstraintError, match="broadcast batch dimensions"):
+        _plan((2,) + (1,) * 7 + (3, 20, 256), (256, 96))
+    # a flattened request its path refuses (a smaller UB) is planned as it came
+    p = _plan((3, 6, 6144), (6144, 64), b_param="column", b_trans=True, ub_size=131072)
+    assert p.tiling["tiling_key"] == CUBE and p.tiling["batch"] == 3
+
+
 def test_many_slabs_and_panels_walked_both_ways():
     # 8 cores x 2 panels of 128 columns, 6 slabs: the second panel walks the slabs from the last
     rng = np.random.default_rng(7)

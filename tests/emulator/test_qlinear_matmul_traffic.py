@@ -21,7 +21,8 @@ eq = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
 SOCS = ["ascend910b", "ascend310p", "ascend910_95"]
 
 
-def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0, core_num=None):
+def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0, core_num=None, batched=False):
+    """batched: a's per-row parameters laid out with its batch dims ([..., M, 1]), else one [M] vector."""
     rng = np.random.default_rng(seed)
 
     def rand(dtype, shape):
@@ -31,6 +32,9 @@ def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0, co
     m, n = a_shape[-2], b_shape[-1]
     a, b = rand(at, a_shape), rand(bt, b_shape)
     a_s = rng.uniform(0.01, 0.02, (m,) if a_param == "row" else ()).astype(np.float32)
+    if batched:
+        a_s = np.broadcast_to(a_s.reshape(m, 1), a_shape[:-2] + (m, 1)).copy()
+        a_zp = np.broadcast_to(np.asarray(a_zp).reshape(m, 1), a_shape[:-2] + (m, 1)).copy()
     b_s = rng.uniform(0.01, 0.02, (n,) if b_param == "column" else ()).astype(np.float32)
     a_z = np.asarray(a_zp, dtype=at)
     b_z = np.asarray(b_zp, dtype=bt)
@@ -38,11 +42,10 @@ def _run(soc, a_shape, b_shape, at, bt, a_param, b_param, a_zp, b_zp, seed=0, co
     y = eq.qlinear_matmul(*args, soc=soc, core_num=core_num)
     np.testing.assert_array_equal(y, golden.qlinear_matmul(*args))
     stats = eq.last_run_stats()
-    # The plan the emulator backend launched: per-row / per-column parameters of batched operands broadcast with them.
+    # The plan the emulator backend launched: per-row / per-column parameters of shape [M] / [N] are one vector for
+    # every batch matrix (as the CANN adapter lays them out), a's laid out with its batch dims are batched.
     t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=at, b_dtype=bt, y_dtype="int8",
-                                   a_param=a_param, b_param=b_param,
-                                   a_param_batched=a_param == "row" and len(a_shape) > 2,
-                                   b_param_batched=b_param == "column" and len(b_shape) > 2,
+                                   a_param=a_param, b_param=b_param, a_param_batched=batched,
                                    core_num=core_num).tiling
     return t, stats, a_z, b_z
 
@@ -113,6 +116,22 @@ def test_traffic_is_the_model_and_zero_zero_points_skip_their_sums(soc, case, wh
     assert sum(c["a_bytes"] for c in mm) >= strips_read * k
     assert sum(c["calls"] for c in cube) == sum(1 for w, u in dm.qmm_worker_units(t)
                                                 for _ in dm.qmm_worker_calls(t, w, u))
+
+
+@pytest.mark.parametrize("soc", SOCS)
+@pytest.mark.parametrize("which", ["random", "0"])
+def test_traffic_is_the_model_with_per_row_parameters_of_every_matrix(soc, which):
+    # a's per-row parameters laid out with its batch dims ([2, 100, 1]): each matrix reads its own rows (on ascend310p
+    # its two matrices against one b are one taller a, the cube GEMM path's)
+    case = ((2, 100, 64), (64, 96), "uint8", "uint8", "row", "column")
+    a_zp, b_zp = _zero_points(soc, case, which, np.random.default_rng(8))
+    t, stats, a_z, b_z = _run(soc, *case, a_zp, b_zp, batched=True)
+    if soc != "ascend310p":
+        _check_model(soc, t, stats, a_z, b_z)
+        return
+    assert (t["tiling_key"], t["m"], t["batch"]) == (3, 200, 1)
+    measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
+    assert measured == dm.qmm_cube_gemm_traffic(t, *dm.qmm_effective_zero_points(t, a_z, b_z))
 
 
 @pytest.mark.parametrize("soc", SOCS)

@@ -90,16 +90,22 @@ def run(p: _golden.QLinearMatMulOperands, soc: str, *, core_num: Optional[int] =
     n = b2.shape[-1]
     a_batch, b_batch = a2.shape[:-2], b2.shape[:-2]
     a_row, b_col = p.a_param == "row", p.b_param == "column"
-    # Parameters in the layout the kernel reads: per tensor one value; per row [a batch..., M]; per column
-    # [b batch..., N] (batched only when the operand has batch dimensions).
+    # Parameters in the layout the kernel reads, decided as the CANN adapter decides (op_host/aqo_qlinear_matmul.cpp
+    # ParamLayout): per tensor one value; per row / per column one [M] / [N] vector for every matrix where the
+    # parameters' batch dimensions are all 1, else laid out with the operand's batch dimensions.
+    def shared(*params):
+        return all(int(np.prod(x.shape[:-2], dtype=np.int64)) == 1 for x in params)
+
+    a_batched = a_row and len(a_batch) > 0 and not shared(p.a_scale, p.a_zero_point)
+    b_batched = b_col and len(b_batch) > 0 and not shared(p.b_scale, p.b_zero_point)
     if a_row:
-        a_s = np.broadcast_to(p.a_scale, a_batch + (m, 1)).reshape(-1)
-        a_z = np.broadcast_to(p.a_zero_point, a_batch + (m, 1)).reshape(-1)
+        a_s = np.broadcast_to(p.a_scale, (a_batch if a_batched else ()) + (m, 1)).reshape(-1)
+        a_z = np.broadcast_to(p.a_zero_point, (a_batch if a_batched else ()) + (m, 1)).reshape(-1)
     else:
         a_s, a_z = p.a_scale.reshape(-1)[:1], p.a_zero_point.reshape(-1)[:1]
     if b_col:
-        b_s = np.broadcast_to(p.b_scale, b_batch + (1, n)).reshape(-1)
-        b_z = np.broadcast_to(p.b_zero_point, b_batch + (1, n)).reshape(-1)
+        b_s = np.broadcast_to(p.b_scale, (b_batch if b_batched else ()) + (1, n)).reshape(-1)
+        b_z = np.broadcast_to(p.b_zero_point, (b_batch if b_batched else ()) + (1, n)).reshape(-1)
     else:
         b_s, b_z = p.b_scale.reshape(-1)[:1], p.b_zero_point.reshape(-1)[:1]
     y_s = p.y_scale.reshape(-1)[:1]
@@ -112,7 +118,7 @@ def run(p: _golden.QLinearMatMulOperands, soc: str, *, core_num: Optional[int] =
         _bytes(a2), _bytes(a_s.astype(np.float32)), _bytes(a_z), _bytes(b_stored), _bytes(b_s.astype(np.float32)),
         _bytes(b_z), _bytes(y_s.astype(np.float32)), _bytes(y_z), y.reshape(-1).view(np.uint8),
         [int(d) for d in a2.shape], [int(d) for d in b2.shape], b_trans, p.a_type, p.b_type, p.out_type,
-        p.a_param, p.b_param, a_row and len(a_batch) > 0, b_col and len(b_batch) > 0, soc, cn, ub)
+        p.a_param, p.b_param, a_batched, b_batched, soc, cn, ub)
     if not out["ok"] and "violation" in out:
         raise tiling.violation_error(out["violation"])
     _stats.record({"op": OP, "plan": dict(out["plan"]), "run": out.get("stats"), "matmul": out.get("matmul")})
