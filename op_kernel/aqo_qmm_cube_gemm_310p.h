@@ -111,8 +111,8 @@ public:
         const TD& t = *t_;
         zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);
         zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
-        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a. With a's row sums a panel's
-        // last fractal column is the ones column: 16 columns fewer of b (in whole 32-column units).
+        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a. With a's row sums a
+        // panel's last fractal column is the ones column: 16 columns fewer of b (in whole 32-column units).
         rowsA_ = zp_.NeedColumnSums() ? t.cgSlab - 16 : t.cgSlab;
         slabs_ = (t.m + rowsA_ - 1) / rowsA_;
         onesColumn_ = zp_.NeedRowSums();
@@ -394,7 +394,8 @@ private:
         SetFlag<HardEvent::MTE2_V>(aLoaded_[s]);
     }
 
-    // Piece j of slab x, once read: rows past M zeros, gathered into L0A's order (the row block's fractals of the part, together), copied to the slab buffer.
+    // Piece j of slab x, once read: rows past M zeros, gathered into L0A's order (the row block's fractals of the part,
+    // together), copied to the slab buffer.
     __aicore__ inline void PieceGather(uint32_t x, uint32_t j)
     {
         const TD& t = *t_;

@@ -153,13 +153,13 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
     return a > stream ? (a > c ? a : c) : (stream > c ? stream : c);
 }
 
-// The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is
-// used in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at
-// 3 * piece), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk), once a panel its fractal column
-// of ones (K / 32 fractals of 512 bytes of 1 at 0, where a's row sums need it) and, once a launch, the block of a
-// ones row for a piece's part of K (16 rows x the part at 0, the same in L0A's order after them). Its C region holds a slab's C as it leaves L0C
-// (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column
-// sums' row).
+// The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is used
+// in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at 3 * piece), a
+// panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk), once a panel its fractal column of ones (K / 32
+// fractals of 512 bytes of 1 at 0, where a's row sums need it) and, once a launch, the block of a ones row for a
+// piece's part of K (16 rows x the part at 0, the same in L0A's order after them). Its C region holds a slab's C as it
+// leaves L0C (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and
+// b's column sums' row).
 // a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal
 // whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).

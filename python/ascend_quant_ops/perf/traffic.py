@@ -305,6 +305,12 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     return total
 
 
+def _cg_ra_data_cols(panel: int) -> int:
+    """The cube GEMM path's columns of b a panel takes when a's row sums take its last 16 columns for the ones column
+    (aqo_qmm_layout.h CgRaDataCols): whole 32-column units."""
+    return (panel - 16) // 32 * 32
+
+
 def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     """GM traffic of ascend310p's cube GEMM path (tiling key 3) by DMA, for effective zero points za, zb: per core, its
     columns of b in every K row once, a's M x K once per panel of its columns (a panel 16 columns narrower, in whole
@@ -326,7 +332,7 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
             need_ra = bool(np.any(zb[col0:col0 + width] != 0))
         else:
             need_ra = bool(np.any(zb != 0))
-        step = (panel - 16) // 32 * 32 if need_ra else panel  # a's row sums: the panel's last 16 columns are ones
+        step = _cg_ra_data_cols(panel) if need_ra else panel
         for n0 in range(col0, col0 + width, step):
             cols = min(step, col0 + width - n0)
             total += k * cols + m * k + m * cols                 # b's panel, a, y
