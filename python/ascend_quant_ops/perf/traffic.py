@@ -284,14 +284,8 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     total = 0
     for col0, width in _cube_core_columns(units, cores):
         total += m * k + k * width + m * width                 # a, b's columns, y
-        need_ra = False
-        if t["aZpKind"] == 2:
-            total += _any_nonzero_dma_bytes(za, 0, m, t["prepChunk"])
-        if t["bZpKind"] == 2:
-            total += _any_nonzero_dma_bytes(zb, col0, col0 + width, t["prepChunk"])
-            need_ra = bool(np.any(zb[col0:col0 + width] != 0))
-        else:
-            need_ra = bool(np.any(zb != 0))
+        decisions, need_ra = _cube_core_zero_point_decisions(t, za, zb, col0, width)
+        total += decisions
         if t["aZpKind"] == 2 and (need_cb or need_ra):
             total += _copy_in_dma_bytes(0, m, m, 1)
         for n0 in range(col0, col0 + width, g):
@@ -303,6 +297,19 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
             if t["aParamKind"]:
                 total += _copy_in_dma_bytes(0, m, m, 4)
     return total
+
+
+def _cube_core_zero_point_decisions(t: dict, za: np.ndarray, zb: np.ndarray, col0: int, width: int):
+    """A 310p cube core's zero-point decisions (QmmZeroPoints::DecideColumnSums / DecideRowSums, b's over its own
+    columns): their DMA bytes (vector zero points read chunk by chunk until a nonzero one) and whether a's row sums
+    are needed there."""
+    total = 0
+    if t["aZpKind"] == 2:
+        total += _any_nonzero_dma_bytes(za, 0, t["m"], t["prepChunk"])
+    if t["bZpKind"] == 2:
+        total += _any_nonzero_dma_bytes(zb, col0, col0 + width, t["prepChunk"])
+        return total, bool(np.any(zb[col0:col0 + width] != 0))
+    return total, bool(np.any(zb != 0))
 
 
 def _cg_ra_data_cols(panel: int) -> int:
@@ -325,13 +332,8 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     rows_a = slab - 16 if need_cb else slab
     total = 0
     for col0, width in _cube_core_columns(units, cores):
-        if t["aZpKind"] == 2:
-            total += _any_nonzero_dma_bytes(za, 0, m, t["prepChunk"])
-        if t["bZpKind"] == 2:
-            total += _any_nonzero_dma_bytes(zb, col0, col0 + width, t["prepChunk"])
-            need_ra = bool(np.any(zb[col0:col0 + width] != 0))
-        else:
-            need_ra = bool(np.any(zb != 0))
+        decisions, need_ra = _cube_core_zero_point_decisions(t, za, zb, col0, width)
+        total += decisions
         step = _cg_ra_data_cols(panel) if need_ra else panel
         for n0 in range(col0, col0 + width, step):
             cols = min(step, col0 + width - n0)
