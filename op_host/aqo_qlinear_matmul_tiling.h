@@ -154,6 +154,8 @@ TILING_DATA_FIELD_DEF(uint32_t, cgPanel);
 TILING_DATA_FIELD_DEF(uint32_t, cgChunkK);
 TILING_DATA_FIELD_DEF(uint32_t, cgSlab);                // a's rows per slab in L1 and L0A (whole 16-row blocks)
 TILING_DATA_FIELD_DEF(uint32_t, cgKStep);               // K values per L0A / L0B load and Mmad (a multiple of 32)
+// the same where a's row sums come from the cube (L0B's ones beside)
+TILING_DATA_FIELD_DEF(uint32_t, cgKStepRa);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgWork);              // UB bytes of the cube GEMM's buffers, in InitBuffer order
 TILING_DATA_FIELD_DEF(uint32_t, ubCgC);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgStage);

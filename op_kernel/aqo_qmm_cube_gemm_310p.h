@@ -21,10 +21,11 @@
 //     and the previous slab's epilogue between the K steps of a slab (issued after all of them, they would wait
 //     behind the cube's queue).
 //   * a's zero point (b's column sums CB): each slab takes 16 rows fewer of a; its last row block is a row of ones
-//     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): a panel takes 16 columns fewer
-//     of b (aqo_qmm_layout.h CgRaDataCols) and ends in a fractal column of ones, so that C's 16 columns there are
-//     each row's RA (exact int32 sums of the cube); a slab's row terms -(RA - K za) are then one vector Sub
-//     (per-tensor za) or the scalar unit's, row by row (per-row za).
+//     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): L0B keeps a K step of a fractal
+//     column of ones beside its two halves (written once a launch; the K step is then cgKStepRa), and each K step
+//     takes a second Mmad of the slab against it into an L0C region of its own, whose 16 columns are each row's RA
+//     (exact int32 sums of the cube); a slab's row terms -(RA - K za) are then one vector Sub (per-tensor za) or the
+//     scalar unit's, row by row (per-row za).
 //
 // Every hand-over between pipes is a flag of a ring (the classic double-buffered sample's: two buffers; a's pieces
 // three read slots and one gathered buffer), or, where the work region or the panel's L1 changes hands between a
@@ -62,15 +63,17 @@ public:
         pipe->InitBuffer(stage_, t.ubCgStage);
         pipe->InitBuffer(rowTermsBuf_, t.ubCgRowTerms);
         pipe->InitBuffer(tmpBuf_, t.ubCgTmp);
-        // L1: the panel (K x cgPanel) and two slab buffers (cgSlab x K); L0: two halves each of a K step; L0C: two
-        // slabs' C.
+        // L1: the panel (K x cgPanel) and two slab buffers (cgSlab x K); L0A: two halves of a K step; L0B: two halves
+        // of a K step and, for a's row sums, a K step of ones after them (their places follow the K step, decided in
+        // Process); L0C: two slabs' C and their row sums.
         pipe->InitBuffer(panelL1_, t.k * t.cgPanel);
         pipe->InitBuffer(aL1_[0], t.cgSlab * t.k);
         pipe->InitBuffer(aL1_[1], t.cgSlab * t.k);
+        pipe->InitBuffer(bL0_, aqo_qmm_layout::CgL0bBytes(t.cgKStep, t.cgKStepRa, t.cgPanel));
         for (uint32_t s = 0; s < kQmmCgRing; ++s) {
-            pipe->InitBuffer(aL0_[s], t.cgSlab * t.cgKStep);
-            pipe->InitBuffer(bL0_[s], t.cgKStep * t.cgPanel);
+            pipe->InitBuffer(aL0_[s], t.cgSlab * t.cgKStep);  // the longer step
             pipe->InitBuffer(cL0_[s], t.cgSlab * t.cgPanel * static_cast<uint32_t>(sizeof(int32_t)));
+            pipe->InitBuffer(raL0_[s], t.cgSlab * 16u * static_cast<uint32_t>(sizeof(int32_t)));
             loaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
             inFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
             turnedReady_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
@@ -94,7 +97,6 @@ public:
         const uint32_t unit = aqo_qmm_layout::CgStageUnit(t.cgPanel, t.cgSlab);
         stageHalf_ = stage_.Get<uint8_t>()[unit].template ReinterpretCast<half>();
         stageWork_ = stage_.Get<uint8_t>()[3 * unit].template ReinterpretCast<half>();
-        k1_ = t.k / aqo_qmm_layout::kCgKBlock;
         // This core's columns: a contiguous range of the 32-column units.
         const uint32_t core = static_cast<uint32_t>(GetBlockIdx());
         uint32_t u0 = 0, u1 = 0;
@@ -111,21 +113,21 @@ public:
         const TD& t = *t_;
         zp_.DecideColumnSums(stageIn_, stageHalf_, stageWork_);
         zp_.DecideRowSums(stageIn_, stageHalf_, stageWork_, col0_, col1_);
-        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a. With a's row sums a
-        // panel's last fractal column is the ones column: 16 columns fewer of b (in whole 32-column units).
+        // With b's column sums a slab's last row block is the ones row's: 16 rows fewer of a. With a's row sums L0B
+        // holds a K step of ones beside its halves: the shorter K step.
         rowsA_ = zp_.NeedColumnSums() ? t.cgSlab - 16 : t.cgSlab;
         slabs_ = (t.m + rowsA_ - 1) / rowsA_;
         onesColumn_ = zp_.NeedRowSums();
-        const uint32_t panelCols = onesColumn_ ? aqo_qmm_layout::CgRaDataCols(t.cgPanel) : t.cgPanel;
-        if (panelCols == 0) {
-            return;  // a plan's panel is at least 64 wide (32 columns and the ones column); never here
-        }
+        kstep_ = onesColumn_ ? t.cgKStepRa : t.cgKStep;
         if (zp_.NeedColumnSums()) {
             WriteOnesBlocks();
         }
+        if (onesColumn_) {
+            WriteOnesColumn();
+        }
         ConstantRowTerms();
-        for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += panelCols, ++p) {
-            const uint32_t cols = QmmMin(panelCols, col1_ - n0);
+        for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
+            const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
             LoadPanel(n0, cols);
             StreamSlabs(p, n0, cols);
         }
@@ -138,7 +140,7 @@ private:
     __aicore__ inline void WriteOnesBlocks()
     {
         const TD& t = *t_;
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, t.cgKStep);
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, kstep_);
         const uint32_t kbs = partK / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<int16_t> rows = work_.Get<int16_t>();
         Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(partK / 2));
@@ -161,6 +163,24 @@ private:
         }
         PipeBarrier<PIPE_ALL>();  // the work region is the panel's next, the slab buffers MTE1's
     }
+
+    // L0B's block of ones after its two halves: a K step's fractals of 512 bytes of 1 (every byte is 1, so its place
+    // in a fractal does not matter), through the work region and the panel's place in L1 (before any panel is there).
+    __aicore__ inline void WriteOnesColumn()
+    {
+        const uint32_t bytes = kstep_ * 16u;
+        Duplicate(work_.Get<int16_t>(), static_cast<int16_t>(0x0101), static_cast<int32_t>(bytes / 2));
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopy(panelL1_.Get<BT>(), work_.Get<BT>(), DataCopyParams(1, static_cast<uint16_t>(bytes / 32), 0, 0));
+        aqo_kernel::WaitPipe<HardEvent::MTE3_MTE1>(pipe_);
+        LoadData(OnesL0(), panelL1_.Get<BT>(),
+                 LoadData2DParams(0, static_cast<uint8_t>(kstep_ / aqo_qmm_layout::kCgKBlock), 1, 0, 0, false, 0));
+        PipeBarrier<PIPE_ALL>();  // the work region and the panel's L1 are the first panel's next
+    }
+
+    // L0B's half h of a K step of the panel, and its block of ones (after both halves).
+    __aicore__ inline LocalTensor<BT> BL0(uint32_t h) { return bL0_.Get<BT>()[h * kstep_ * t_->cgPanel]; }
+    __aicore__ inline LocalTensor<BT> OnesL0() { return bL0_.Get<BT>()[kQmmCgRing * kstep_ * t_->cgPanel]; }
 
     // The row terms that do not change from slab to slab, once: per-tensor za makes -za' every row's second term and
     // K za' the block RA is subtracted from (RowTermsOfSlab). Per-row za: the scalar unit's, slab by slab.
@@ -199,20 +219,10 @@ private:
             WaitFlag<HardEvent::V_MTE2>(inFree_[s]);
             WaitFlag<HardEvent::MTE3_V>(turnedFree_[s]);
         }
-        if (onesColumn_) {
-            // The panel's last fractal column, all ones (its 16 columns of C are each row's sum), through the work
-            // region: K / 32 fractals of 512 bytes of 1, one burst each into L1 (the next K block's fractals apart).
-            const uint32_t n1 = PanelFractals();
-            Duplicate(work_.Get<int16_t>(), static_cast<int16_t>(0x0101), static_cast<int32_t>(t.k * 8));
-            aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-            const uint16_t fb = static_cast<uint16_t>(kQmmCgFractal / 32);
-            DataCopy(panelL1_.Get<BT>()[(n1 - 1) * kQmmCgFractal], work_.Get<BT>(),
-                     DataCopyParams(static_cast<uint16_t>(k1_), fb, 0, static_cast<uint16_t>((n1 - 1) * fb)));
-        }
     }
 
-    // Fractal columns of the panel in L1 / L0B: its columns of b, and the ones column where a's row sums need it.
-    __aicore__ inline uint32_t PanelFractals() const { return cols_ / 16 + (onesColumn_ ? 1u : 0u); }
+    // Fractal columns of the panel in L1 / L0B.
+    __aicore__ inline uint32_t PanelFractals() const { return cols_ / 16; }
 
     // Chunk i of the panel: its first K row and K rows, and (TRANS) its 16 columns' group g: the panel's column groups
     // one after the other, each in chunks along K.
@@ -279,13 +289,6 @@ private:
             DataCopy(panelL1_.Get<BT>()[(kb0 * n1 + ChunkGroup(i)) * kQmmCgFractal], ChunkSlot(kQmmCgRing + s),
                      DataCopyParams(static_cast<uint16_t>(ChunkRows(i) / aqo_qmm_layout::kCgKBlock), fb, 0,
                                     static_cast<uint16_t>((n1 - 1) * fb)));
-        } else if (onesColumn_) {
-            // a K block's fractals of the chunk (its columns) together, the ones column's fractal after them in L1
-            const uint32_t n1 = PanelFractals(), fb = kQmmCgFractal / 32;
-            DataCopy(panelL1_.Get<BT>()[ChunkK0(i) / aqo_qmm_layout::kCgKBlock * n1 * kQmmCgFractal],
-                     ChunkSlot(kQmmCgRing + s),
-                     DataCopyParams(static_cast<uint16_t>(ChunkRows(i) / aqo_qmm_layout::kCgKBlock),
-                                    static_cast<uint16_t>((n1 - 1) * fb), 0, static_cast<uint16_t>(fb)));
         } else {
             DataCopy(panelL1_.Get<BT>()[static_cast<uint64_t>(ChunkK0(i)) * cols_], ChunkSlot(kQmmCgRing + s),
                      DataCopyParams(1, static_cast<uint16_t>(ChunkRows(i) * cols_ / 32), 0, 0));
@@ -339,7 +342,7 @@ private:
     __aicore__ inline uint32_t SlabRows(uint32_t x) const { return QmmMin(rowsA_, t_->m - SlabRow(x)); }
     __aicore__ inline uint32_t Pieces() const
     {
-        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(t_->k, t_->cgKStep);
+        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(t_->k, kstep_);
     }
 
     // A piece's place: its row block and part of K (each core starts at its own piece of the slab, so that a slab
@@ -350,8 +353,8 @@ private:
     __aicore__ inline Piece PieceAt(uint32_t x, uint32_t j) const
     {
         const TD& t = *t_;
-        const uint32_t parts = aqo_qmm_layout::CgKParts(t.k, t.cgKStep);
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, t.cgKStep);
+        const uint32_t parts = aqo_qmm_layout::CgKParts(t.k, kstep_);
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, kstep_);
         const uint32_t q = (j + static_cast<uint32_t>(GetBlockIdx())) % Pieces();
         Piece pc;
         pc.rb = q / parts;
@@ -363,7 +366,7 @@ private:
     }
     __aicore__ inline LocalTensor<AT> ReadSlot(uint32_t s)
     {
-        return work_.Get<AT>()[s * aqo_qmm_layout::CgPieceBytes(t_->k, t_->cgKStep)];
+        return work_.Get<AT>()[s * aqo_qmm_layout::CgPieceBytes(t_->k, kstep_)];
     }
 
     // The panel's pieces in order (slab by slab): the DMAs run kQmmCgReadAhead pieces ahead of the gathers, so that a
@@ -445,7 +448,7 @@ private:
     __aicore__ inline void CopyRowBlockToL1(uint32_t buf, uint32_t rb, uint32_t kb0, uint32_t kbs,
                                             const LocalTensor<AT>& src)
     {
-        const uint32_t perStep = t_->cgKStep / aqo_qmm_layout::kCgKBlock;
+        const uint32_t perStep = kstep_ / aqo_qmm_layout::kCgKBlock;
         const uint32_t rowBlocks = t_->cgSlab / 16;
         const uint32_t step0 = kb0 / perStep, full = kbs / perStep, rest = kbs % perStep;
         const LocalTensor<AT> dst = aL1_[buf].template Get<AT>();
@@ -470,7 +473,7 @@ private:
         const uint32_t buf = x % kQmmCgRing;
         const uint32_t rowBlocks = t.cgSlab / 16;
         const uint32_t n1 = PanelFractals();
-        const uint32_t steps = (t.k + t.cgKStep - 1) / t.cgKStep;
+        const uint32_t steps = (t.k + kstep_ - 1) / kstep_;
         const uint32_t between = (x + 1 < slabs_ ? Pieces() : 0u) + (x > 0 ? 1u : 0u);
         uint32_t done = 0;
         WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
@@ -478,19 +481,19 @@ private:
             WaitFlag<HardEvent::V_M>(cFree_[buf]);  // slab x - 2's C has left this region (as above: also implied)
         }
         for (uint32_t st = 0; st < steps; ++st, ++loads_) {
-            const uint32_t k0 = st * t.cgKStep;
-            const uint32_t kbs = QmmMin(t.cgKStep, t.k - k0) / aqo_qmm_layout::kCgKBlock;
+            const uint32_t k0 = st * kstep_;
+            const uint32_t kbs = QmmMin(kstep_, t.k - k0) / aqo_qmm_layout::kCgKBlock;
             const uint32_t h = loads_ % kQmmCgRing;
             if (loads_ >= kQmmCgRing) {
                 WaitFlag<HardEvent::M_MTE1>(l0Free_[h]);
             }
             // L0A: the slab's row blocks' fractals of these K values (together in the slab buffer, as L0A wants them).
             LoadData(aL0_[h].template Get<AT>(),
-                     aL1_[buf].template Get<AT>()[st * rowBlocks * (t.cgKStep / aqo_qmm_layout::kCgKBlock) *
+                     aL1_[buf].template Get<AT>()[st * rowBlocks * (kstep_ / aqo_qmm_layout::kCgKBlock) *
                                                   kQmmCgFractal],
                      LoadData2DParams(0, static_cast<uint8_t>(rowBlocks * kbs), 1, 0, 0, false, 0));
             // L0B: the panel's rows k0.. (its fractals lie K block by K block, the columns' fractals in each)
-            LoadData(bL0_[h].template Get<BT>(),
+            LoadData(BL0(h),
                      panelL1_.Get<BT>()[(k0 / aqo_qmm_layout::kCgKBlock) * n1 * kQmmCgFractal],
                      LoadData2DParams(0, static_cast<uint8_t>(kbs * n1), 1, 0, 0, false, 0));
             if (st + 1 == steps) {
@@ -503,7 +506,12 @@ private:
             }
             const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(n1 * 16),
                                 static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
-            Mmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), bL0_[h].template Get<BT>(), mp);
+            Mmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), BL0(h), mp);
+            if (onesColumn_) {  // the slab's row sums: the same rows of a against L0B's ones
+                const MmadParams mr(static_cast<uint16_t>(t.cgSlab), 16,
+                                    static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
+                Mmad(raL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), OnesL0(), mr);
+            }
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
             // The work between the steps: the previous slab's epilogue (the vector unit has it done while the first
             // pieces' DMAs run), then the next slab's pieces.
@@ -532,6 +540,7 @@ private:
         const LocalTensor<int32_t> nz = cBuf_.Get<int32_t>();
         const LocalTensor<int32_t> acc = cBuf_.Get<int32_t>()[aqo_qmm_layout::CgCRows(t.cgSlab, t.cgPanel) / 4];
         const LocalTensor<int32_t> cb = acc[t.cgSlab * t.cStride];
+        const LocalTensor<int32_t> ra = RowSumsUb();
         WaitFlag<HardEvent::M_V>(cDone_[buf]);
         PipeBarrier<PIPE_V>();  // the previous slab's epilogue read the C region
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // ... and where a UB copy runs on MTE3, its row copies
@@ -539,6 +548,10 @@ private:
         e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
         DataCopy(nz, cL0_[buf].template Get<int32_t>(),
                  DataCopyParams(static_cast<uint16_t>(n1), static_cast<uint16_t>(rowBlocks), 0, 0), e);
+        if (onesColumn_) {  // a's row sums: one fractal column, its rows' 16 equal sums together (64 bytes a row)
+            DataCopy(ra, raL0_[buf].template Get<int32_t>(),
+                     DataCopyParams(1, static_cast<uint16_t>(rowBlocks), 0, 0), e);
+        }
         SetFlag<HardEvent::V_M>(cFree_[buf]);
         PipeBarrier<PIPE_V>();
         aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
@@ -555,10 +568,10 @@ private:
         PipeBarrier<PIPE_V>();
         aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
         if (zp_.NeedCorrection()) {
-            RowTermsOfSlab(acc, row0, rows);
+            RowTermsOfSlab(ra, row0, rows);
         }
         if (cols_ < t.cStride) {
-            // A narrower panel (or one ending in the ones column, read above): the epilogue's steps run over whole rows
+            // A narrower panel: the epilogue's steps run over whole rows
             // of cStride columns; the columns past the panel's get 0 (their results are discarded, but the int32 steps
             // must stay in range): x - x per row, the rows the iterations, up to 64 columns an instruction.
             const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
@@ -576,8 +589,12 @@ private:
         c.n0 = n0_;
         c.cols = cols_;
         epi_.LoadRows(c);
-        for (uint32_t r0 = 0; r0 < rows; r0 += t.rowsPerChunk) {
-            const uint32_t n = QmmMin(t.rowsPerChunk, rows - r0);
+        // Chunks of at most rowsPerChunk rows, as many as that takes, evened out over the slab's rows (64 rows of a:
+        // 22 + 22 + 20; 48 beside the ones row: 24 + 24), so that no chunk is a short tail of a few rows.
+        const uint32_t chunks = (rows + t.rowsPerChunk - 1) / t.rowsPerChunk;
+        const uint32_t per = (rows + chunks - 1) / chunks;
+        for (uint32_t r0 = 0; r0 < rows; r0 += per) {
+            const uint32_t n = QmmMin(per, rows - r0);
             const LocalTensor<int32_t> chunk = acc[r0 * t.cStride];
             zp_.Correct(chunk, tmp_, rowTerms_, cb, r0, n, cols_);
             PipeBarrier<PIPE_V>();
@@ -589,19 +606,18 @@ private:
         }
     }
 
-    // The row terms of the slab's rows (Correct's blocks: -(RA - K za') over 8 int32, then -za'), RA a row's sum in C's
-    // ones column (acc column cols_). Per-tensor za: -za' is every row's already (ConstantRowTerms), the first terms
-    // are K za' - RA, all rows in one Sub (the K za' block re-read: repeat stride 0; a row's first 8 sums a block of
-    // its C row). Per-row za: the scalar unit's, row by row.
-    __aicore__ inline void RowTermsOfSlab(const LocalTensor<int32_t>& acc, uint32_t row0, uint32_t rows)
+    // The row terms of the slab's rows (Correct's blocks: -(RA - K za') over 8 int32, then -za'), RA a row's sum of a
+    // (`ra`: 16 equal int32 a row). Per-tensor za: -za' is every row's already (ConstantRowTerms), the first terms are
+    // K za' - RA, all rows in one Sub (the K za' block re-read: repeat stride 0; a row's first 8 sums a block of its
+    // row of `ra`). Per-row za: the scalar unit's, row by row.
+    __aicore__ inline void RowTermsOfSlab(const LocalTensor<int32_t>& ra, uint32_t row0, uint32_t rows)
     {
         const TD& t = *t_;
         if (t.aZpKind != kQmmParamVector) {
             if (onesColumn_) {
                 PipeBarrier<PIPE_V>();  // the previous slab's correction read the row terms
-                Sub(rowTerms_, rowTerms_[t.cgSlab * kQmmRowTermInts], acc[cols_], 8, static_cast<uint8_t>(rows),
-                    BinaryRepeatParams(1, 1, 1, static_cast<uint8_t>(kQmmRowTermInts * 4 / 32), 0,
-                                       static_cast<uint8_t>(t.cStride * 4 / 32)));
+                Sub(rowTerms_, rowTerms_[t.cgSlab * kQmmRowTermInts], ra, 8, static_cast<uint8_t>(rows),
+                    BinaryRepeatParams(1, 1, 1, static_cast<uint8_t>(kQmmRowTermInts * 4 / 32), 0, 2));
                 PipeBarrier<PIPE_V>();
             }
             return;
@@ -610,14 +626,20 @@ private:
         aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // C's rows (the UB copies, V after any on MTE3) for the scalar
         PipeBarrier<PIPE_V>();                        // the previous slab's correction read the row terms
         for (uint32_t i = 0; i < rows; ++i) {
-            const int32_t ra = onesColumn_ ? acc.GetValue(i * t.cStride + cols_) : 0;
+            const int32_t sum = onesColumn_ ? ra.GetValue(i * 16) : 0;
             int32_t negR = 0, negS = 0;
-            zp_.RowTerms(ra, i, &negR, &negS);
+            zp_.RowTerms(sum, i, &negR, &negS);
             Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
             Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
                       static_cast<int32_t>(kQmmRowTermInts / 2));
         }
         PipeBarrier<PIPE_V>();
+    }
+
+    // a's row sums of a slab as they leave L0C (after the C region's rows and b's column sums).
+    __aicore__ inline LocalTensor<int32_t> RowSumsUb()
+    {
+        return cBuf_.Get<int32_t>()[aqo_qmm_layout::CgRaOffset(t_->cgSlab, t_->cgPanel) / 4];
     }
 
     const TD* t_ = nullptr;
@@ -628,12 +650,13 @@ private:
     TBuf<TPosition::B1> panelL1_;
     TBuf<TPosition::A1> aL1_[kQmmCgRing];
     TBuf<TPosition::A2> aL0_[kQmmCgRing];
-    TBuf<TPosition::B2> bL0_[kQmmCgRing];
+    TBuf<TPosition::B2> bL0_;
     TBuf<TPosition::CO1> cL0_[kQmmCgRing];
+    TBuf<TPosition::CO1> raL0_[kQmmCgRing];
     LocalTensor<int32_t> rowTerms_, tmp_;
     LocalTensor<uint8_t> stageIn_;
     LocalTensor<half> stageHalf_, stageWork_;
-    uint32_t k1_ = 0;                // K / 32: fractals of a row block along K
+    uint32_t kstep_ = 0;             // K values an Mmad (cgKStep, or cgKStepRa with L0B's ones)
     uint32_t rowsA_ = 64;            // a's rows a slab (16 fewer with the ones row)
     uint32_t slabs_ = 0;
     uint32_t col0_ = 0, col1_ = 0;   // this core's columns

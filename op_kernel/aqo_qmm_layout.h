@@ -155,13 +155,14 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 
 // The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is used
 // in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at 3 * piece), a
-// panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk), once a panel its fractal column of ones (K / 32
-// fractals of 512 bytes of 1 at 0, where a's row sums need it) and, once a launch, the block of a ones row for a
-// piece's part of K (16 rows x the part at 0, the same in L0A's order after them). Its C region holds a slab's C as it
-// leaves L0C (slab x panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and
-// b's column sums' row).
-// a's piece: a row block (16 rows) x a part of K of whole K steps, at most about kCgMaxPieceK values (parts of equal
-// whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1 (a burst per K step).
+// panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a ones row for a
+// piece's part of K (16 rows x the part at 0, the same in L0A's order after them) and L0B's block of ones (a K step's
+// fractals of 512 bytes of 1 at 0, where a's row sums need it). Its C region holds a slab's C as it leaves L0C (slab x
+// panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column sums'
+// row), then a's row sums as they leave L0C (slab rows of 16 equal int32).
+// a's piece: a row block (16 rows) x a part of K of whole K steps, at most kCgMaxPieceK values where a step is no
+// longer (parts of equal whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1
+// (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
 constexpr unsigned kCgPieceRows = 16;
 // a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), and
@@ -172,7 +173,8 @@ constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
 constexpr unsigned kCgMaxPieceK = 2048;
 AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)
 {
-    const unsigned steps = (k + kstep - 1) / kstep, parts = (k + kCgMaxPieceK - 1) / kCgMaxPieceK;
+    const unsigned most = kCgMaxPieceK / kstep > 0 ? kCgMaxPieceK / kstep : 1u;  // whole steps a part holds
+    const unsigned steps = (k + kstep - 1) / kstep, parts = (steps + most - 1) / most;
     return (steps + parts - 1) / parts * kstep;
 }
 AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
@@ -181,10 +183,10 @@ AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
 }
 AQO_QMM_LAYOUT_FN unsigned CgPieceBytes(unsigned k, unsigned kstep) { return kCgPieceRows * CgPieceK(k, kstep); }
 AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { return chunk_k * panel; }
-// The ones row's block of a part (its rows, then in L0A's order) and a panel's ones column (K / 32 fractals).
+// The ones row's block of a part (its rows, then in L0A's order) and L0B's block of ones (a K step's fractals).
 AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k, unsigned kstep)
 {
-    return 32u * CgPieceK(k, kstep) > 16u * k ? 32u * CgPieceK(k, kstep) : 16u * k;
+    return 32u * CgPieceK(k, kstep) > 16u * kstep ? 32u * CgPieceK(k, kstep) : 16u * kstep;
 }
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
@@ -194,12 +196,17 @@ AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chun
     return ab > ones ? ab : ones;
 }
 AQO_QMM_LAYOUT_FN unsigned CgCRows(unsigned slab, unsigned panel) { return slab * panel * 4u; }
-AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel) { return CgCRows(slab, panel) * 2u + panel * 4u; }
+AQO_QMM_LAYOUT_FN unsigned CgRaOffset(unsigned slab, unsigned panel) { return CgCRows(slab, panel) * 2u + panel * 4u; }
+AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel) { return CgRaOffset(slab, panel) + slab * 64u; }
+// L0B: two halves of a K step of the panel, and where a's row sums come from the cube (K step kstepRa) one K step of
+// a fractal column of ones after them (its Mmad gives each row's sum of a in 16 equal columns of C).
+AQO_QMM_LAYOUT_FN unsigned CgL0bBytes(unsigned kstep, unsigned kstepRa, unsigned panel)
+{
+    const unsigned plain = 2u * kstep * panel, ra = 2u * kstepRa * panel + 16u * kstepRa;
+    return plain > ra ? plain : ra;
+}
 // The zero points' staging (their decisions, b's of a panel, a's of a slab): bytes, half, ReduceMax's work, each
 // for the longer of a panel and a slab.
 AQO_QMM_LAYOUT_FN unsigned CgStageUnit(unsigned panel, unsigned slab) { return panel > slab ? panel : slab; }
-// Columns of b a panel takes when a's row sums come from the cube: its last fractal column (16) is all ones, the rest
-// whole 32-column units (a panel is at least 64 wide: the plan's minimum).
-AQO_QMM_LAYOUT_FN unsigned CgRaDataCols(unsigned panel) { return (panel - 16u) / 32u * 32u; }
 
 }  // namespace aqo_qmm_layout

@@ -27,8 +27,8 @@ and costs (a TransDataTo5HD's scalar set-up; 17 bytes a cycle per core from the 
     the L2 cache still holds them.
 
 What it leaves out: the scalar bookkeeping beyond each instruction's issue, the zero-point terms (per-tensor zero
-points 0: b's column sums would be one more row block a panel, a's row sums one more fractal column of ones in the
-first panel), and any overlap of a panel's load with the previous panel's slabs (L1 holds one panel beside the slab
+points 0: b's column sums would be one more row block a slab, a's row sums a second Mmad of 16 columns a K step),
+and any overlap of a panel's load with the previous panel's slabs (L1 holds one panel beside the slab
 buffers, so a panel's load is a pause of the cube).
 """
 import argparse

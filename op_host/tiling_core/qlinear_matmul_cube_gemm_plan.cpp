@@ -24,8 +24,8 @@ struct CubeGemmUb {
     }
 };
 
-CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint32_t chunk_k, uint32_t chunk_cols,
-                 uint32_t rows, uint32_t y_bytes)
+CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel, uint32_t slab, uint32_t chunk_k,
+                 uint32_t chunk_cols, uint32_t rows, uint32_t y_bytes)
 {
     CubeGemmUb u;
     const uint32_t kk = static_cast<uint32_t>(k);
@@ -37,7 +37,9 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t panel, uint32_t slab, uint
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
     // Without DataCopyPad one more block per slot: the copy-out's spare block.
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
-    u.work = aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols);
+    // The K step is decided at run time (cgKStep, or cgKStepRa where a's row sums come from the cube): room for both.
+    u.work = std::max(aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols),
+                      aqo_qmm_layout::CgWorkBytes(kk, kstep_ra, chunk_k, chunk_cols));
     u.c = aqo_qmm_layout::CgCBytes(slab, panel);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
     u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4 + 32;  // and the block K za' (per-tensor za)
@@ -118,16 +120,23 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint64_t l0a = static_cast<uint64_t>(Timing(soc, TimingParam::L0A_BYTES));
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
     const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
-    const uint64_t kstep_fit = std::min<uint64_t>(l0a / (2ull * slab), l0b / (2ull * panel)) / 32 * 32;
-    const uint32_t kstep = static_cast<uint32_t>(std::min<uint64_t>(
-        std::min<uint64_t>(kQmmCubeGemmMaxKStep, std::max<uint64_t>(kstep_fit, 32)), t.k));
+    // Where a's row sums come from the cube (decided at run time), L0B also holds a K step of the ones column: a
+    // shorter step (224 at 128 columns).
+    const auto step_of = [&](uint64_t l0b_per_k) {
+        const uint64_t fit = std::min<uint64_t>(l0a / (2ull * slab), l0b / l0b_per_k) / 32 * 32;
+        return static_cast<uint32_t>(
+            std::min<uint64_t>(std::min<uint64_t>(kQmmCubeGemmMaxKStep, std::max<uint64_t>(fit, 32)), t.k));
+    };
+    const uint32_t kstep = step_of(2ull * panel);
+    const uint32_t kstep_ra = step_of(2ull * panel + 16);
     // A chunk of about kQmmCubeGemmChunkBytes: rows of the panel's columns, or, b stored transposed, K values of 16
     // columns (bursts of 2 KiB).
     const uint32_t chunk_cols = r.b_trans ? aqo_qmm_layout::kCdTransCols : panel;
     const uint32_t chunk_k = static_cast<uint32_t>(
         std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
     const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
-    if (l1_need > l1 || 2ull * slab * kstep > l0a || 2ull * kstep * panel > l0b || 2ull * slab * panel * 4 > l0c) {
+    if (l1_need > l1 || 2ull * slab * kstep > l0a || aqo_qmm_layout::CgL0bBytes(kstep, kstep_ra, panel) > l0b ||
+        2ull * slab * (panel + 16) * 4 > l0c) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 / L0 for the cube GEMM path (a panel of b, two slabs)",
                      "<= " + Str(l1) + " bytes of L1", Str(l1_need), "a shorter K");
         return false;
@@ -137,11 +146,11 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     // Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path.
     const uint64_t ub_usable = KernelUbBytes(soc, false);
     uint32_t rows = slab;
-    while (rows > 1 && UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
+    while (rows > 1 &&
+           UbFor(t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    rows = static_cast<uint32_t>(CeilDiv(slab, CeilDiv(slab, rows)));  // as many chunks, evened out
-    const CubeGemmUb u = UbFor(t.k, kstep, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
+    const CubeGemmUb u = UbFor(t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -152,6 +161,7 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.cgChunkK = chunk_k;
     t.cgSlab = slab;
     t.cgKStep = kstep;
+    t.cgKStepRa = kstep_ra;
     t.ubCgWork = u.work;
     t.ubCgC = u.c;
     t.ubCgStage = u.stage;
@@ -177,7 +187,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgPanel, t.cgSlab, t.cgChunkK,
+    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgKStepRa, t.cgPanel, t.cgSlab, t.cgChunkK,
                                t.bTrans ? aqo_qmm_layout::kCdTransCols : t.cgPanel, t.rowsPerChunk, y_bytes);
     const struct {
         const char* name;
@@ -231,8 +241,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
                       "each panel in slabs of " + Str(t.cgSlab) + " rows (a gathered into L0A's order on the vector "
                       "unit), " + Str(t.cgKStep) + " K values an Mmad");
     e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, b's column "
-                      "sums CB from a ones row in each slab, a's row sums RA from a ones column ending each panel "
-                      "(which then takes " + Str(aqo_qmm_layout::CgRaDataCols(t.cgPanel)) + " columns of b)");
+                      "sums CB from a ones row in each slab, a's row sums RA from a second Mmad per K step against a "
+                      "fractal column of ones kept in L0B (K steps of " + Str(t.cgKStepRa) + " then)");
     e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel)");
     e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "

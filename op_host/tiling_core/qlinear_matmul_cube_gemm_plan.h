@@ -22,9 +22,10 @@
 //
 // Zero points (decided at run time, as the cube stage's QmmZeroPoints): a's zero point needs b's column sums CB: each
 // slab then takes 16 rows fewer of a, and its last row block is a row of ones and zeros (written to both slab buffers
-// once); C's row there is CB. b's zero point needs a's row sums RA: each panel then takes 16 columns fewer of b (in
-// whole 32-column units: 96 of a 128-column panel) and ends in a fractal column of ones; C's columns there are RA
-// (the cube's exact int32 sums; a row's terms from them in one vector instruction for all rows). Then
+// once); C's row there is CB. b's zero point needs a's row sums RA: L0B then keeps a K step of a fractal column of ones
+// beside its two halves (so the K step is cgKStepRa, shorter), and each K step takes a second Mmad of the slab against
+// it, whose 16 columns of C are each row's RA (the cube's exact int32 sums; a row's terms from them in one vector
+// instruction for all rows). Then
 //     acc = P - zb (RA - K za) - za CB                     (int32, exact modulo 2^32)
 //
 // Exact: the cube's int32 sums never leave int32 (K times the largest product of the operand types stays below
@@ -41,9 +42,9 @@
 namespace aqo {
 
 // Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two 64-row slabs of a (aqo_qmm_layout.h kCgSlab)
-// in L1, and 256 of its rows in an L0B half. Narrowest panel: 32 columns of b and, where a's row sums need it, the
-// ones column (aqo_qmm_layout.h CgRaDataCols). Beyond K = 4096 the panel narrows, then the slab (to 32 rows: 16 of a
-// beside the ones row), as L1 requires (QmmCubeGemmShape); K at most: what L1 holds then (8192 in 1 MiB).
+// in L1, and 256 of its rows in an L0B half. Narrowest panel: 64 columns (a core reads all of a once a panel, so each
+// halving doubles those reads). Beyond K = 4096 the panel narrows, then the slab (to 32 rows: 16 of a beside the ones
+// row), as L1 requires (QmmCubeGemmShape); K at most: what L1 holds then (8192 in 1 MiB).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 constexpr uint32_t kQmmCubeGemmMinSlab = 32;

@@ -60,6 +60,8 @@ def test_the_split_and_the_buffers():
     t = p.tiling
     # 8 AI cores, 512 columns each in panels of 128 (a panel of 4096 rows, 512 KiB, beside two 64-row slabs in L1)
     assert (t["usedCores"], t["unitCount"], t["cgPanel"], t["cgSlab"], t["cgKStep"]) == (8, 128, 128, 64, 256)
+    # where a's row sums come from the cube, L0B also holds a K step of the ones column: 2 x 224 x 128 + 224 x 16
+    assert t["cgKStepRa"] == 224 and 2 * 224 * 128 + 224 * 16 <= 65536 < 2 * 256 * 128 + 256 * 16
     assert t["cgChunkK"] * t["cgPanel"] == 32768 and t["workspace_bytes"] == 0
     assert t["k"] * t["cgPanel"] + 2 * t["cgSlab"] * t["k"] <= 1 << 20
     e = p.explanation
@@ -70,7 +72,7 @@ def test_the_split_and_the_buffers():
     assert _plan((100, 256), (256, 1280)).tiling["cgPanel"] == 96
     assert _plan((100, 256), (256, 320)).tiling["cgPanel"] == 64
     t = _plan((100, 256), (256, 64)).tiling
-    assert t["usedCores"] == 2 and t["cgPanel"] == 64 and t["cgKStep"] == 256  # room for the ones column
+    assert t["usedCores"] == 2 and t["cgPanel"] == 64 and t["cgKStep"] == t["cgKStepRa"] == 256  # the narrowest
 
 
 @pytest.mark.parametrize("k, panel, slab", [(4096, 128, 64), (4608, 96, 64), (5120, 64, 64), (6144, 64, 48),
@@ -83,6 +85,8 @@ def test_longer_k_narrows_the_panel_then_the_slab(k, panel, slab):
     assert k * panel + 2 * slab * k <= 1 << 20
     # K steps as long as an L0A half holds of a slab and an L0B half of the panel (32 KiB each), at most 512
     assert t["cgKStep"] == min(512, 32768 // slab // 32 * 32, 32768 // panel // 32 * 32)
+    # ... and with L0B's K step of ones beside the halves
+    assert t["cgKStepRa"] == min(512, 32768 // slab // 32 * 32, 65536 // (2 * panel + 16) // 32 * 32)
 
 
 _operands = qmm_cube_operands.operands
@@ -142,6 +146,20 @@ def test_bit_exact_beyond_k_4096(k, zps, b_trans):
     args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
     _check(_transposed(args) if b_trans else args, y_scale=400.0)
     _check(_operands(rng, (40, k), (k, 64), "int8", "int8", "row", "tensor", zps), y_scale=400.0)
+
+
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
+def test_row_sums_from_the_cube_at_k_4096_keep_whole_panels(b_trans):
+    # b's zero points not 0: a's row sums from a second Mmad against L0B's ones, K steps of 224 (18 and a short one of
+    # 64); a core's 128 columns stay one panel, so a is read once a core
+    rng = np.random.default_rng(19)
+    m, k, n = 40, 4096, 1024
+    args = _operands(rng, (m, k), (k, n), "uint8", "uint8", "tensor", "column", "random")
+    stats = _check(_transposed(args) if b_trans else args, y_scale=900.0)
+    t = _plan((m, k), (k, n), "uint8", "uint8", b_param="column", b_trans=b_trans).tiling
+    assert (t["cgPanel"], t["cgKStepRa"], t["usedCores"]) == (128, 224, 8) and k % 224 == 64
+    a_reads = sum(c["gm_read_bytes"] for c in stats["run"]["cores"]) - k * n - 4 * n - n
+    assert 8 * m * k <= a_reads < 8 * m * k + 8 * 4096
 
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
@@ -206,10 +224,10 @@ def test_traffic_is_the_model_to_the_byte(params, zps, b_trans):
     t = _plan(a_shape, b_shape, a_param=params[0], b_param=params[1], b_trans=b_trans).tiling
     measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
     assert measured == dm.qmm_cube_gemm_traffic(t, *dm.qmm_effective_zero_points(t, args[2], args[5]))
-    # b and y once; a once per panel of each core: two panels of 128 columns here, three (96, 96, 64) where a's row
-    # sums take a panel's last 16 columns
+    # b and y once; a once per panel of each core: two panels of 128 columns here, whether or not a's row sums are
+    # needed (they come from L0B's ones, not from a panel's columns)
     m, k, n = 150, 512, 2048
-    panels = 3 if zps in ("random", "a0") else 2
+    panels = 2
     assert measured >= m * k + k * n + m * n
     assert measured <= 8 * panels * m * k + k * n + m * n + 16 * n + 8 * m * panels * 16
 

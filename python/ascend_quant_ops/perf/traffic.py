@@ -312,16 +312,9 @@ def _cube_core_zero_point_decisions(t: dict, za: np.ndarray, zb: np.ndarray, col
     return total, bool(np.any(zb != 0))
 
 
-def _cg_ra_data_cols(panel: int) -> int:
-    """The cube GEMM path's columns of b a panel takes when a's row sums take its last 16 columns for the ones column
-    (aqo_qmm_layout.h CgRaDataCols): whole 32-column units."""
-    return (panel - 16) // 32 * 32
-
-
 def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     """GM traffic of ascend310p's cube GEMM path (tiling key 3) by DMA, for effective zero points za, zb: per core, its
-    columns of b in every K row once, a's M x K once per panel of its columns (a panel 16 columns narrower, in whole
-    32-column units, where a's row sums take its ones column), y's M rows of them; the zero points'
+    columns of b in every K row once, a's M x K once per panel of its columns, y's M rows of them; the zero points'
     decisions (as the decode path's); per panel b's per-column zero points (where a correction needs them) and
     scales, per slab of a (cgSlab rows, 16 fewer when b's column sums take the last row block) a's per-row zero points
     (where a correction is needed) and scales."""
@@ -334,9 +327,8 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     for col0, width in _cube_core_columns(units, cores):
         decisions, need_ra = _cube_core_zero_point_decisions(t, za, zb, col0, width)
         total += decisions
-        step = _cg_ra_data_cols(panel) if need_ra else panel
-        for n0 in range(col0, col0 + width, step):
-            cols = min(step, col0 + width - n0)
+        for n0 in range(col0, col0 + width, panel):
+            cols = min(panel, col0 + width - n0)
             total += k * cols + m * k + m * cols                 # b's panel, a, y
             if t["bZpKind"] == 2 and need_ra:
                 total += _copy_in_dma_bytes(n0, cols, n, 1)
