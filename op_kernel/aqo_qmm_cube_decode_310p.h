@@ -82,6 +82,20 @@ __aicore__ inline void QmmGatherTransChunk(const LocalTensor<BT>& turned, const 
     }
 }
 
+// An Mmad, followed by PipeBarrier<PIPE_M> where its C is fewer than 10 fractals ((m / 16) x (n / 16) < 10), as CANN
+// 8.1's Matmul API does after every such Mmad ("add pipe_M required by aicore", stage/compute/mmad_compute.h; no page
+// says why). Both 310p cube paths' Mmads go through it (the emulator refuses an M instruction or flag after a small
+// Mmad without the barrier).
+template <class CT, class AT, class BT>
+__aicore__ inline void QmmMmad(const LocalTensor<CT>& c, const LocalTensor<AT>& a, const LocalTensor<BT>& b,
+                               const MmadParams& p)
+{
+    Mmad(c, a, b, p);
+    if ((p.m / 16) * (p.n / 16) < 10) {
+        PipeBarrier<PIPE_M>();
+    }
+}
+
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk is the K values of 16 columns (a burst of
 // up to 2 KiB per column), put in L0B's layout by the same Or gather as a (no turn), one Mmad of n = 16 and k = the
 // chunk's rows.
@@ -448,7 +462,7 @@ private:
             const bool first = TRANS ? c.k0 == 0 : loads_ == 0;  // C's first product of these columns
             const MmadParams mp(static_cast<uint16_t>(rowsA_), static_cast<uint16_t>(n), static_cast<uint16_t>(step),
                                 0, false, first);
-            Mmad(cL0_.Get<int32_t>()[cAt], aL0_.Get<AT>()[aAt], bL0_[h].template Get<BT>(), mp);
+            QmmMmad(cL0_.Get<int32_t>()[cAt], aL0_.Get<AT>()[aAt], bL0_[h].template Get<BT>(), mp);
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
         }
     }

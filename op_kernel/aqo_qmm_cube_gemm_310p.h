@@ -33,7 +33,7 @@
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
 // aqo_qmm_zero_point.h, aqo_qmm_cube_stage.h (QmmCall), aqo_qmm_requant_epilogue.h, aqo_qmm_copy_out.h,
-// aqo_qmm_cube_decode_310p.h (QmmTurnChunk, QmmGatherTransChunk).
+// aqo_qmm_cube_decode_310p.h (QmmTurnChunk, QmmGatherTransChunk, QmmMmad).
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
@@ -506,11 +506,11 @@ private:
             }
             const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(n1 * 16),
                                 static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
-            Mmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), BL0(h), mp);
+            QmmMmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), BL0(h), mp);
             if (onesColumn_) {  // the slab's row sums: the same rows of a against L0B's ones
                 const MmadParams mr(static_cast<uint16_t>(t.cgSlab), 16,
                                     static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
-                Mmad(raL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), OnesL0(), mr);
+                QmmMmad(raL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), OnesL0(), mr);
             }
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
             // The work between the steps: the previous slab's epilogue (the vector unit has it done while the first
@@ -664,7 +664,7 @@ private:
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
     bool reverse_ = false;           // this panel walks the slabs from the last
-    bool onesColumn_ = false;        // a's row sums from C: the panels end in a fractal column of ones
+    bool onesColumn_ = false;        // a's row sums from the cube: L0B's ones, a second Mmad a K step
     event_t loaded_[kQmmCgRing] = {};
     event_t inFree_[kQmmCgRing] = {};
     event_t turnedReady_[kQmmCgRing] = {};

@@ -135,11 +135,22 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint32_t chunk_k = static_cast<uint32_t>(
         std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
     const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
-    if (l1_need > l1 || 2ull * slab * kstep > l0a || aqo_qmm_layout::CgL0bBytes(kstep, kstep_ra, panel) > l0b ||
-        2ull * slab * (panel + 16) * 4 > l0c) {
-        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 / L0 for the cube GEMM path (a panel of b, two slabs)",
-                     "<= " + Str(l1) + " bytes of L1", Str(l1_need), "a shorter K");
-        return false;
+    const struct {
+        const char* memory;
+        const char* what;
+        uint64_t need, have;
+    } limits[] = {
+        {"l1", "L1 for the cube GEMM path (a panel of b, two slabs)", l1_need, l1},
+        {"l0a", "L0A for the cube GEMM path (two halves of a K step of a slab)", 2ull * slab * kstep, l0a},
+        {"l0b", "L0B for the cube GEMM path (two halves of a K step of the panel, a K step of ones)",
+         aqo_qmm_layout::CgL0bBytes(kstep, kstep_ra, panel), l0b},
+        {"l0c", "L0C for the cube GEMM path (two slabs' C and row sums)", 2ull * slab * (panel + 16) * 4, l0c}};
+    for (const auto& x : limits) {
+        if (x.need > x.have) {
+            SetViolation(v, OpKind::QLINEAR_MATMUL, x.memory, &soc, x.what, "<= " + Str(x.have) + " bytes",
+                         Str(x.need) + " bytes", "a shorter K");
+            return false;
+        }
     }
     // The epilogue's rows per chunk: as many of a slab's rows as UB holds. All of UB: the path's buffers may reach past
     // 248 KiB, the v200 API's scratch area (TMP_UB_OFFSET), which only API calls this path does not make use (Brcb,

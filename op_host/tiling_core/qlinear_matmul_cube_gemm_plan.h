@@ -48,7 +48,8 @@ namespace aqo {
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 constexpr uint32_t kQmmCubeGemmMinSlab = 32;
-// Longest K step (an Mmad's k): as long as an L0A half holds of a slab and an L0B half of the panel, at most this.
+// Longest K step (an Mmad's k): as long as an L0A half holds of a slab and an L0B half of the panel (where a's row
+// sums come from the cube, beside a K step of ones: cgKStepRa), at most this.
 constexpr uint32_t kQmmCubeGemmMaxKStep = 512;
 // A chunk of a panel's load is about this many bytes (as the decode path's).
 constexpr uint32_t kQmmCubeGemmChunkBytes = 32768;

@@ -63,10 +63,14 @@ def test_the_cube_buffers_are_refused_on_the_split_socs(soc):
     ("gemv", 6, ["Mmad: m 1 is the unit's GEMV mode", "not modelled"]),
     ("vector_mode", 7, ["DataCopy L0C->UB: blockMode 2", "BLOCK_MODE_MATRIX only"]),
     ("b_short", 8, ["Mmad: B[32][16]", "was never written"]),
+    ("small_mmad_without_barrier", 9, ["Mmad follows the Mmad at", "fewer than 10 fractals of C",
+                                       "without PipeBarrier<PIPE_M>", "mmad_compute.h"]),
 ])
 def test_cube_faults_are_caught_at_their_line(name, mode, words):
+    # C of 2 fractals (16 x 32); the accumulating Mmad's race is shown on C of 10 (16 x 160), where no small-Mmad
+    # barrier is due first
     with pytest.raises(EmulatorError) as info:
-        _run(64, 32, mode=mode)
+        _run(64, 160 if name == "accumulate_without_barrier" else 32, mode=mode)
     message = str(info.value)
     assert f"emu_test_kernels.cpp:{LINES[name]}:" in message, message
     for word in words:

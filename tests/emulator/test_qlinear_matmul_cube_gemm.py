@@ -139,9 +139,9 @@ def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
 @pytest.mark.parametrize("zps", ["random", "b0", "0"])
 @pytest.mark.parametrize("k", [4608, 6144, 8000, 8192])
 def test_bit_exact_beyond_k_4096(k, zps, b_trans):
-    # 96-column panels with K steps of 320 (4608: a short last step), 48- and 32-row slabs (32 and 16 rows of a beside
-    # the ones row), 64-column panels with K steps of 512 (32 columns of b beside the ones column), the ones row
-    # written part by part of K (8000: a short last part and step)
+    # 96-column panels with K steps of 320 (288 with L0B's ones for a's row sums; 4608: a short last step), 48- and
+    # 32-row slabs (32 and 16 rows of a beside the ones row), 64-column panels with K steps of 512 (448 with L0B's
+    # ones), the ones row written part by part of K (8000: a short last part and step)
     rng = np.random.default_rng(k + len(zps))
     args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
     _check(_transposed(args) if b_trans else args, y_scale=400.0)

@@ -65,6 +65,7 @@ extern "C" __global__ __aicore__ void cube_probe(GM_ADDR x, GM_ADDR y)
     PipeBarrier<PIPE_M>();
     LocalTensor<uint8_t> l0au = a2.Get<uint8_t>();
     Mmad(l0c, l0au, l0b, MmadParams(16, 32, 64, 0, false, false));
+    PipeBarrier<PIPE_M>();  // after an Mmad of fewer than 10 fractals of C, as the Matmul API does
     SetFlag<HardEvent::M_V>(EVENT_ID0);
     WaitFlag<HardEvent::M_V>(EVENT_ID0);
     LocalTensor<int32_t> cu = uc.Get<int32_t>();

@@ -814,6 +814,25 @@ void DrainAll(OrderState& o)
 
 }  // namespace
 
+void RequireBarrierAfterSmallMmad(CoreContext& c, const char* file, int line, const std::string& what)
+{
+    const OrderState& o = c.order;
+    if (o.small_mmad_file != nullptr) {
+        Fail(file, line, what + " follows the Mmad at " + o.small_mmad_file + ":" + std::to_string(o.small_mmad_line) +
+                             " (fewer than 10 fractals of C: (m / 16) x (n / 16) < 10) without PipeBarrier<PIPE_M> "
+                             "between them: CANN 8.1's Matmul API puts that barrier after every such Mmad (\"add pipe_M "
+                             "required by aicore\", stage/compute/mmad_compute.h); do the same");
+    }
+}
+
+void NoteMmad(CoreContext& c, uint32_t m, uint32_t n, const char* file, int line)
+{
+    if ((m / 16) * (n / 16) < 10) {
+        c.order.small_mmad_file = file;
+        c.order.small_mmad_line = line;
+    }
+}
+
 void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int line)
 {
     OrderState& o = c.order;
@@ -829,6 +848,9 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
     TraceEvent e = SyncEvent(TraceKind::kBarrier, file, line);
     e.pipe = p;
     Record(c, e);
+    if (p == Pipe::kM || p == Pipe::kAll) {
+        o.small_mmad_file = nullptr;  // the barrier a small Mmad needs (OrderState)
+    }
     if (p == Pipe::kAll) {
         DrainAll(o);
         return;
@@ -935,6 +957,9 @@ void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file
                  "before setting again, or use another id (TPipe::AllocEventID)");
     }
     const Pipe src = HardEventSrc(hard_event);
+    if (src == Pipe::kM) {
+        RequireBarrierAfterSmallMmad(c, file, line, std::string(api) + "(" + FlagName(hard_event, event_id) + ")");
+    }
     // Fires when every earlier instruction of src has completed: carries what they knew, and them.
     Clock f = ViewOf(o, src);
     if (src == Pipe::kS) {

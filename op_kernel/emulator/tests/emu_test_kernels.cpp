@@ -1804,8 +1804,10 @@ struct CubeDemoBuffers {
 // second accumulating the upper half of K), the result copied L0C -> UB -> GM. Other t.mode values break one rule,
 // the line marked "CUBECASE(<name>)" (tests/emulator/test_emulator_cube.py):
 //   2 the Mmad without the MTE1 -> M flag; 3 the copy out without the M -> V flag; 4 the accumulating Mmad without
-//   PipeBarrier<PIPE_M>; 5 LoadData with ifTranspose on int8; 6 an Mmad of m 1 (GEMV); 7 the copy out in
-//   BLOCK_MODE_VECTOR; 8 B loaded one fractal short (the Mmad reads L0B bytes never written).
+//   PipeBarrier<PIPE_M> (N >= 160: C of 10 or more fractals, else 9's rule fires first); 5 LoadData with ifTranspose
+//   on int8; 6 an Mmad of m 1 (GEMV); 7 the copy out in BLOCK_MODE_VECTOR; 8 B loaded one fractal short (the Mmad
+//   reads L0B bytes never written); 9 a second Mmad right after one of fewer than 10 fractals of C, without the
+//   PipeBarrier<PIPE_M> the Matmul API puts after such an Mmad.
 inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
@@ -1874,7 +1876,11 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     } else {
         const MmadParams all(t.mode == 6 ? 1 : m, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false, true);
         Mmad(l0c, l0a, l0b, all);  // CUBECASE(mmad_before_its_load) CUBECASE(gemv) CUBECASE(b_short)
+        if (t.mode == 9) {
+            Mmad(l0c, l0a, l0b, all);  // CUBECASE(small_mmad_without_barrier)
+        }
     }
+    PipeBarrier<PIPE_M>();  // after an Mmad of fewer than 10 fractals of C, as the Matmul API does
     if (t.mode != 3) {
         WaitPipe<HardEvent::M_V>(pipe);
     }
@@ -1940,6 +1946,7 @@ inline void DemoCubeLaid(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     const MmadParams product(static_cast<uint16_t>(m), static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false,
                              t.mode != 15);
     Mmad(l0c, l0a, l0b, product);  // CUBECASE(first_mmad_accumulates) CUBECASE(k_tail_not_zero)
+    PipeBarrier<PIPE_M>();  // after an Mmad of fewer than 10 fractals of C, as the Matmul API does
     if (t.mode == 10) {
         PipeBarrier<PIPE_MTE1>();
         const LoadData2DParams again(0, static_cast<uint8_t>(m1), 1, 0, static_cast<uint16_t>(k1 - 1), false, 0);

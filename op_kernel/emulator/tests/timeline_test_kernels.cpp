@@ -391,6 +391,7 @@ private:
             if (loads_ > 0) PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
             const MmadParams mp(16, static_cast<uint16_t>(t_.cols), kRows, 0, false, loads_ == 0);
             Mmad(cL0_.Get<int32_t>(), aL0_.Get<int8_t>()[loads_ * 512], bL0_[h].Get<int8_t>(), mp);
+            if (t_.cols < 160) PipeBarrier<PIPE_M>();  // C of fewer than 10 fractals: the Matmul API's barrier
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
         }
     }

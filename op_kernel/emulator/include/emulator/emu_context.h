@@ -291,6 +291,12 @@ struct OrderState {
         Clock view;
     };
     std::vector<CubeRequest> cube_requests;
+    // An Mmad of fewer than 10 fractals of C not yet followed by PipeBarrier<PIPE_M> (its site; file null: none).
+    // The 8.1 Matmul API puts that barrier after every such Mmad ("add pipe_M required by aicore", its
+    // stage/compute/mmad_compute.h); no page says why, so the emulator requires it before the next M instruction
+    // and before a flag the M pipe sets.
+    const char* small_mmad_file = nullptr;
+    int small_mmad_line = 0;
 };
 
 // Per byte of UB: the last write (stream, seq) and the last reads by V and MTE3 since that write. Scalar reads

@@ -266,7 +266,9 @@ void Mmad(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<Src0
     CheckInBuffer(br, filter.byte_, k1 * n1 * kFractal, Mem::kL0B, file, line, api, "filter (K1 x N1 fractals)");
     CheckInBuffer(cr, dst.byte_, m1 * n1 * kCFractal, Mem::kL0C, file, line, api, "dst (M1 x N1 fractals)");
     const bool init = p.cmatrixInitVal;
+    RequireBarrierAfterSmallMmad(c, file, line, api);
     Issue(c, Pipe::kM, false, InstrClass::kCubeMmad, 1, 16 * m1 * 16 * n1 * 32 * k1, 0, file, line, api);
+    NoteMmad(c, p.m, p.n, file, line);
     LocalAccess(c, Mem::kL0A, fm.byte_, m1 * k1 * kFractal, false, "fm");
     LocalAccess(c, Mem::kL0B, filter.byte_, k1 * n1 * kFractal, false, "filter");
     if (!init) LocalAccess(c, Mem::kL0C, dst.byte_, m1 * n1 * kCFractal, false, "dst (accumulated)");

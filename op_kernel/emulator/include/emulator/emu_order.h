@@ -66,6 +66,10 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
 // of that (event, id) is still pending, and, for the kernel's own SetFlag / WaitFlag (owner kKernel), when a queue
 // or an API holds the id (the AscendC ISASI SetFlag page: ids come from AllocEventID / FetchEventID, a self-chosen id
 // conflicts with the framework's events). OrderWaitFlag fails without a pending SetFlag (the device waits forever).
+// An Mmad (its m, n) for the small-Mmad rule (OrderState::small_mmad_file), and the check an M instruction or a flag
+// of the M pipe makes against it.
+void NoteMmad(CoreContext& c, uint32_t m, uint32_t n, const char* file, int line);
+void RequireBarrierAfterSmallMmad(CoreContext& c, const char* file, int line, const std::string& what);
 void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
                   FlagOwner owner = FlagOwner::kKernel);
 void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
