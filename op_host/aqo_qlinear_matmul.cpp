@@ -24,6 +24,7 @@
 #include "tiling_core/constraints.h"
 #include "tiling_core/dtype_table.h"
 #include "tiling_core/qlinear_matmul_plan.h"
+#include "tiling_core/quant_matmul_plan.h"  // ClassifyMatMulParam
 #include "tiling_core/soc_table.h"
 
 namespace {
@@ -98,35 +99,35 @@ int64_t Numel(const std::vector<int64_t>& d)
     return n;
 }
 
-// Per-row (a) / per-column (b) parameters: the kernel reads them as one [M] / [N] vector shared by all batch
-// matrices, or laid out with exactly the operand's batch dims. Returns false (with a message) for anything else
-// (e.g. batch dims that broadcast only partly).
-bool ParamLayout(const char* name, const std::vector<int64_t>& param, const std::vector<int64_t>& operand,
-                 bool* batched)
+// A per-row (a) / per-column (b) parameter and its zero point: the kernel reads both as one [M] / [N] vector shared
+// by all batch matrices, or one per batch matrix laid out with exactly the operand's batch dims, or one element
+// (aqo::ClassifyMatMulParam, leading 1s ignored; as the golden, [M] and [M, 1] / [N] and [1, N] are one layout, and
+// a's rows take no batch + [M] spelling). The zero point must have its scale's layout (ONNX): the kernel reads the
+// two alike, so another one would be read past its end or as another layout. False with the violation reported.
+bool ParamLayout(const char* scale_name, const char* zp_name, const std::vector<int64_t>& scale,
+                 const std::vector<int64_t>& zp, bool row, const std::vector<int64_t>& operand,
+                 const std::string& soc, aqo::QmmParamShape* layout)
 {
-    *batched = false;
-    if (param.size() <= 2) {
-        return true;  // [M], [M, 1], [1, N], [N]
-    }
-    std::vector<int64_t> pb(param.begin(), param.end() - 2);
-    if (Numel(pb) == 1) {
-        return true;  // leading ones
-    }
-    std::vector<int64_t> ob(operand.begin(), operand.end() - 2);
-    while (pb.size() > ob.size() && pb.front() == 1) {
-        pb.erase(pb.begin());
-    }
-    while (ob.size() > pb.size() && ob.front() == 1) {
-        ob.erase(ob.begin());
-    }
-    if (pb != ob) {
-        std::fprintf(stderr,
-                     "[AqoQLinearMatMul] %s: batch dims of a per-row / per-column parameter must equal its "
-                     "tensor's or be all 1 (the kernel reads one vector per batch matrix or one for all)\n",
-                     name);
+    const int64_t len = operand[operand.size() - (row ? 2 : 1)];
+    const std::vector<int64_t> batch(operand.begin(), operand.end() - 2);
+    aqo::ConstraintViolation v;
+    aqo::QmmParamShape z;
+    if (!aqo::ClassifyMatMulParam(scale_name, scale, row, len, batch, soc, layout, &v,
+                                  aqo::OpKind::QLINEAR_MATMUL, false) ||
+        !aqo::ClassifyMatMulParam(zp_name, zp, row, len, batch, soc, &z, &v, aqo::OpKind::QLINEAR_MATMUL,
+                                  false)) {
+        aqo_host::ReportViolation(kOp, "tiling", v);
         return false;
     }
-    *batched = true;
+    if (z.kind != layout->kind || z.batched != layout->batched) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] %s must have the layout of %s (ONNX: a zero point has its scale's "
+                     "shape): %s is %s, %s is %s\n", zp_name, scale_name, zp_name,
+                     z.kind == aqo::QMM_PARAM_TENSOR ? "one element" : (z.batched ? "one vector per matrix"
+                                                                                  : "one vector"),
+                     scale_name, layout->kind == aqo::QMM_PARAM_TENSOR ? "one element"
+                                 : (layout->batched ? "one vector per matrix" : "one vector"));
+        return false;
+    }
     return true;
 }
 
@@ -183,42 +184,31 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         std::fprintf(stderr, "[AqoQLinearMatMul] a, b and y must be int8 / uint8 (float8 on ascend910_95)\n");
         return ge::GRAPH_FAILED;
     }
-    const std::vector<int64_t> a_param = Dims(ass->GetStorageShape());
-    const std::vector<int64_t> b_param = Dims(bss->GetStorageShape());
-    req.a_param = Numel(a_param) == 1 ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::ROW;
-    req.b_param = Numel(b_param) == 1 ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::COLUMN;
     if (Numel(Dims(yss->GetStorageShape())) != 1) {
         std::fprintf(stderr, "[AqoQLinearMatMul] y_scale / y_zero_point must be per tensor (one element)\n");
         return ge::GRAPH_FAILED;
     }
-    if ((req.a_param == aqo::QuantParamKind::ROW &&
-         !ParamLayout("a_scale", a_param, req.a_shape, &req.a_param_batched)) ||
-        (req.b_param == aqo::QuantParamKind::COLUMN &&
-         !ParamLayout("b_scale", b_param, req.b_shape, &req.b_param_batched))) {
-        return ge::GRAPH_FAILED;
-    }
-    // A zero point has its scale's layout (ONNX): the kernel reads as many zero points as scales, so a shorter one
-    // would be read past its end and a longer one ignored.
     const gert::StorageShape* azs = context->GetInputShape(kAZeroPoint);
     const gert::StorageShape* bzs = context->GetInputShape(kBZeroPoint);
     const gert::StorageShape* yzs = context->GetInputShape(kYZeroPoint);
     if (azs == nullptr || bzs == nullptr || yzs == nullptr) {
         return ge::GRAPH_FAILED;
     }
-    const struct {
-        const char* name;
-        std::vector<int64_t> zp, scale;
-    } zps[] = {{"a_zero_point", Dims(azs->GetStorageShape()), a_param},
-               {"b_zero_point", Dims(bzs->GetStorageShape()), b_param},
-               {"y_zero_point", Dims(yzs->GetStorageShape()), Dims(yss->GetStorageShape())}};
-    for (const auto& z : zps) {
-        if (Numel(z.zp) != Numel(z.scale)) {
-            std::fprintf(stderr, "[AqoQLinearMatMul] %s must have the shape of its scale: %lld elements, the scale "
-                         "has %lld\n", z.name, static_cast<long long>(Numel(z.zp)),
-                         static_cast<long long>(Numel(z.scale)));
-            return ge::GRAPH_FAILED;
-        }
+    if (Numel(Dims(yzs->GetStorageShape())) != 1) {
+        std::fprintf(stderr, "[AqoQLinearMatMul] y_zero_point must have the shape of y_scale: one element\n");
+        return ge::GRAPH_FAILED;
     }
+    aqo::QmmParamShape a_layout, b_layout;
+    if (!ParamLayout("a_scale", "a_zero_point", Dims(ass->GetStorageShape()), Dims(azs->GetStorageShape()), true,
+                     req.a_shape, soc_short, &a_layout) ||
+        !ParamLayout("b_scale", "b_zero_point", Dims(bss->GetStorageShape()), Dims(bzs->GetStorageShape()), false,
+                     req.b_shape, soc_short, &b_layout)) {
+        return ge::GRAPH_FAILED;
+    }
+    req.a_param = a_layout.kind == aqo::QMM_PARAM_TENSOR ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::ROW;
+    req.b_param = b_layout.kind == aqo::QMM_PARAM_TENSOR ? aqo::QuantParamKind::TENSOR : aqo::QuantParamKind::COLUMN;
+    req.a_param_batched = a_layout.batched;
+    req.b_param_batched = b_layout.batched;
 
     aqo::QLinearMatMulPlan plan;
     aqo::ConstraintViolation v;

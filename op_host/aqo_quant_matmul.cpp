@@ -67,7 +67,7 @@ void AppendCombos(const aqo::SocSpec& s, DTypeLists* l)
     }
 }
 
-// A parameter's layout from its shape (aqo::ClassifyQuantMatMulParam: one element, one vector for every matrix, or one
+// A parameter's layout from its shape (aqo::ClassifyMatMulParam: one element, one vector for every matrix, or one
 // per batch matrix; any other shape refused), absent when the input is not given.
 bool Layout(const gert::StorageShape* s, const char* name, bool row, int64_t len, const std::vector<int64_t>& batch,
             const std::string& soc, uint32_t* kind, bool* batched)
@@ -79,7 +79,7 @@ bool Layout(const gert::StorageShape* s, const char* name, bool row, int64_t len
     }
     aqo::QmmParamShape p;
     aqo::ConstraintViolation v;
-    if (!aqo::ClassifyQuantMatMulParam(name, Dims(s->GetStorageShape()), row, len, batch, soc, &p, &v)) {
+    if (!aqo::ClassifyMatMulParam(name, Dims(s->GetStorageShape()), row, len, batch, soc, &p, &v)) {
         aqo_host::ReportViolation(kOp, "tiling", v);
         return false;
     }

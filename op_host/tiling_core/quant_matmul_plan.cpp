@@ -163,9 +163,9 @@ std::string DimsText(const std::vector<int64_t>& d) { return ShapeText(d.data(),
 
 }  // namespace
 
-bool ClassifyQuantMatMulParam(const char* name, const std::vector<int64_t>& dims, bool row, int64_t len,
-                              const std::vector<int64_t>& batch, const std::string& soc, QmmParamShape* out,
-                              ConstraintViolation* v)
+bool ClassifyMatMulParam(const char* name, const std::vector<int64_t>& dims, bool row, int64_t len,
+                         const std::vector<int64_t>& batch, const std::string& soc, QmmParamShape* out,
+                         ConstraintViolation* v, OpKind op, bool flat_rows_batched)
 {
     *out = QmmParamShape();
     int64_t numel = 1;
@@ -189,7 +189,7 @@ bool ClassifyQuantMatMulParam(const char* name, const std::vector<int64_t>& dims
         with_vec.insert(with_vec.end(), vec.begin(), vec.end());
         std::vector<int64_t> with_flat = b;
         with_flat.push_back(len);
-        if (d == with_vec || (row && d == with_flat)) {
+        if (d == with_vec || (row && flat_rows_batched && d == with_flat)) {
             out->kind = QMM_PARAM_VECTOR;
             out->batched = true;
             return true;
@@ -197,13 +197,14 @@ bool ClassifyQuantMatMulParam(const char* name, const std::vector<int64_t>& dims
     }
     const std::string l = std::to_string(len);
     const std::string per = row ? "per row of a (M = " + l + ")" : "per column (N = " + l + ")";
-    const std::string forms = row ? "[" + l + "], [" + l + ", 1], or " + DimsText(batch) + " + [" + l + "] / [" + l +
-                                        ", 1] (a's batch dims)"
+    const std::string batched_rows = flat_rows_batched ? " + [" + l + "] / [" + l + ", 1]" : " + [" + l + ", 1]";
+    const std::string forms = row ? "[" + l + "], [" + l + ", 1], or " + DimsText(batch) + batched_rows +
+                                        " (a's batch dims)"
                                   : "[" + l + "], [1, " + l + "], or " + DimsText(batch) + " + [1, " + l +
                                         "] (the batch dims it follows)";
     SocSpec found;
     const SocSpec* spec = SocFromName(soc.c_str(), &found) ? &found : nullptr;
-    SetViolation(v, OpKind::QUANT_MATMUL, name, spec, "a parameter's shape: one element, or one value " + per,
+    SetViolation(v, op, name, spec, "a parameter's shape: one element, or one value " + per,
                  "one element, " + forms + " (leading 1s ignored)", DimsText(dims),
                  "give it one of those shapes (a [" + l + "] vector is shared by every batch matrix)");
     return false;

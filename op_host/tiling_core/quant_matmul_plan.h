@@ -69,19 +69,20 @@ struct QuantMatMulPlan {
 
 bool PlanQuantMatMul(const QuantMatMulRequest& request, QuantMatMulPlan* plan, ConstraintViolation* violation);
 
-// The layout a parameter tensor's shape gives (the CANN operator's TilingFunc sees shapes only). row: a's parameters
-// (per row: len = M, batch = a's batch dims); else b's (per column: len = N, b's batch dims) or the bias (len = N, y's
-// batch dims). Accepted, leading 1s ignored: one element (per tensor); one vector for every matrix, [len] or
-// [len, 1] (row) / [1, len] (column); one vector per batch matrix, batch + [len] or batch + [len, 1] (row) /
-// batch + [1, len] (column). Anything else is refused: the kernel would read past the tensor's end or read it as
-// another layout.
+// The layout a parameter tensor's shape gives (the CANN operators' TilingFuncs see shapes only; QuantMatMul's and
+// QLinearMatMul's parameters alike). row: a's parameters (per row: len = M, batch = a's batch dims); else b's (per
+// column: len = N, b's batch dims) or the bias (len = N, y's batch dims). Accepted, leading 1s ignored: one element
+// (per tensor); one vector for every matrix, [len] or [len, 1] (row) / [1, len] (column); one vector per batch
+// matrix, batch + [len, 1] (row; also batch + [len] where flat_rows_batched) / batch + [1, len] (column). Anything
+// else is refused with a violation of `op`: the kernel would read past the tensor's end or read it as another layout.
 struct QmmParamShape {
     uint32_t kind = QMM_PARAM_NONE;  // QMM_PARAM_TENSOR or QMM_PARAM_VECTOR
     bool batched = false;
 };
-bool ClassifyQuantMatMulParam(const char* name, const std::vector<int64_t>& dims, bool row, int64_t len,
-                              const std::vector<int64_t>& batch, const std::string& soc, QmmParamShape* out,
-                              ConstraintViolation* violation);
+bool ClassifyMatMulParam(const char* name, const std::vector<int64_t>& dims, bool row, int64_t len,
+                         const std::vector<int64_t>& batch, const std::string& soc, QmmParamShape* out,
+                         ConstraintViolation* violation, OpKind op = OpKind::QUANT_MATMUL,
+                         bool flat_rows_batched = true);
 
 // Copies the plan's tiling into the tiling-data class of op_host/aqo_quant_matmul_tiling.h (CANN's or the
 // emulator's); the cubeTiling member is filled by the caller from plan.cube.

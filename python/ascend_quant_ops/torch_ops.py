@@ -304,15 +304,27 @@ def _check_qlinear_matmul(*tensors) -> None:
         if zp.dtype != data.dtype:
             raise DTypeError(QMM, zname, f"must have the dtype of {dname}", expected=str(data.dtype),
                              actual=str(zp.dtype))
-    # A zero point has its scale's layout (ONNX; the kernel reads as many zero points as scales).
-    for scale, zp, zname, sname in ((a_scale, a_zero_point, "a_zero_point", "a_scale"),
-                                    (b_scale, b_zero_point, "b_zero_point", "b_scale"),
-                                    (y_scale, y_zero_point, "y_zero_point", "y_scale")):
-        if zp.numel() != scale.numel():
-            raise ConstraintError(QMM, zname, f"a zero point must have the shape of its scale ({sname})",
-                                  expected=list(scale.shape), actual=list(zp.shape))
     dtypes.parse_dtype(y_zero_point.dtype, op=QMM, argument="y_zero_point", allowed=dtypes.QLINEAR_MATMUL_TYPES)
     matmul_shape(list(a.shape), list(b.shape))
+    # a's and b's scales per tensor or per row / column (the golden's rules: the length M / N, nothing along K), and a
+    # zero point of its scale's layout (ONNX; [M] and [M, 1] are one): a device kernel reads the two alike, so another
+    # zero point would be read past its end or as another layout. y's: one element each on a device (the plan's
+    # check), here as many zero points as scales.
+    a2, b2 = _matmul_operands.promoted(a, b)
+    layouts = ((a_scale, a_zero_point, "a", lambda p, n: _matmul_operands.per_row_shape(QMM, p, n, a, a2)),
+               (b_scale, b_zero_point, "b", lambda p, n: _matmul_operands.per_column_shape(QMM, p, n, b, b2)))
+    for scale, zp, tensor, layout in layouts:
+        scale_layout = layout(scale, f"{tensor}_scale")
+        try:
+            zp_layout = layout(zp, f"{tensor}_zero_point")
+        except ConstraintError:
+            zp_layout = None
+        if zp_layout != scale_layout:
+            raise ConstraintError(QMM, f"{tensor}_zero_point", f"a zero point must have the shape of its scale "
+                                  f"({tensor}_scale)", expected=list(scale.shape), actual=list(zp.shape))
+    if y_zero_point.numel() != y_scale.numel():
+        raise ConstraintError(QMM, "y_zero_point", "a zero point must have the shape of its scale (y_scale)",
+                              expected=list(y_scale.shape), actual=list(y_zero_point.shape))
 
 
 def _check_quant_matmul(a, a_scale, a_zero_point, b, b_scale, b_zero_point, bias, out: str) -> None:

@@ -68,10 +68,14 @@ void RegisterQuantMatMulPlan(nb::module_& m)
     m.def(
         "classify_quant_matmul_param",
         [](const std::string& name, const std::vector<int64_t>& dims, bool row, int64_t length,
-           const std::vector<int64_t>& batch, const std::string& soc) -> nb::dict {
+           const std::vector<int64_t>& batch, const std::string& soc, const std::string& op) -> nb::dict {
             aqo::QmmParamShape p;
             aqo::ConstraintViolation v;
-            if (!aqo::ClassifyQuantMatMulParam(name.c_str(), dims, row, length, batch, soc, &p, &v)) {
+            // QLinearMatMul's TilingFunc takes a's rows in no batch + [M] spelling (as its golden)
+            const bool qlinear = op == "qlinear_matmul";
+            if (!aqo::ClassifyMatMulParam(name.c_str(), dims, row, length, batch, soc, &p, &v,
+                                          qlinear ? aqo::OpKind::QLINEAR_MATMUL : aqo::OpKind::QUANT_MATMUL,
+                                          !qlinear)) {
                 return aqo_bind::RefusedResult(v);
             }
             nb::dict d;
@@ -81,10 +85,11 @@ void RegisterQuantMatMulPlan(nb::module_& m)
             return d;
         },
         nb::arg("name"), nb::arg("dims"), nb::arg("row"), nb::arg("length"), nb::arg("batch"),
-        nb::arg("soc") = "ascend910b",
-        "The layout the CANN operator's TilingFunc reads from a quant_matmul parameter's shape (row: a's, per row of "
-        "M = length; else per column of N = length), batch: the batch dims a batched vector follows: {'ok': True, "
-        "'kind': 'tensor' | 'vector', 'batched': bool} or {'ok': False, 'violation': {...}}.");
+        nb::arg("soc") = "ascend910b", nb::arg("op") = "quant_matmul",
+        "The layout the CANN operator's TilingFunc reads from a parameter's shape (op 'quant_matmul' or "
+        "'qlinear_matmul'; row: a's, per row of M = length; else per column of N = length), batch: the batch dims a "
+        "batched vector follows: {'ok': True, 'kind': 'tensor' | 'vector', 'batched': bool} or {'ok': False, "
+        "'violation': {...}}.");
 }
 
 aqo_bind::Registrar kRegisterQuantMatMulPlan("plan_quant_matmul", &RegisterQuantMatMulPlan);

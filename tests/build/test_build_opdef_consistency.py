@@ -445,10 +445,10 @@ def test_the_emulator_checks_the_block_dim_the_host_sets(desc, repo):
 
 def test_quant_matmul_classifies_every_parameter_shape(repo):
     """The CANN operator's TilingFunc sees its parameters' shapes only: every one goes through the tiling core's
-    ClassifyQuantMatMulParam (tests/tiling/test_quant_matmul_param_shapes.py), a scale and its zero point each to its
+    ClassifyMatMulParam (tests/tiling/test_quant_matmul_param_shapes.py), a scale and its zero point each to its
     own batch flag, so no shape the kernel would read past its end or as another layout reaches the plan."""
     host = strip_comments((repo / "op_host" / "aqo_quant_matmul.cpp").read_text(encoding="utf-8"))
-    assert "aqo::ClassifyQuantMatMulParam(" in _function_body(host, "Layout")
+    assert "aqo::ClassifyMatMulParam(" in _function_body(host, "Layout")
     body = _function_body(host, "AqoQuantMatMulTilingFunc")
     # Layout(shape, name, row, length, batch, soc, &kind, &batched) for each input: a's per row of M with a's batch
     # dims, b's per column of N with b's, the bias per column of N with y's
@@ -461,6 +461,25 @@ def test_quant_matmul_classifies_every_parameter_shape(repo):
         ("kBZeroPoint", "b_zero_point", "false", "n", "b_batch", "req.b_zp", "req.b_zp_batched"),
         ("kBias", "bias", "false", "n", "y_batch", "req.bias", "req.bias_batched"),
     ]), calls
+
+
+def test_qlinear_matmul_classifies_every_scale_and_zero_point(repo):
+    """AqoQLinearMatMul's TilingFunc gives a's and b's scales and zero points to ParamLayout, which classifies each
+    with the tiling core's ClassifyMatMulParam under QLinearMatMul's rules (tests/tiling/
+    test_qlinear_matmul_param_shapes.py holds them to the golden's) and refuses a zero point of another layout than
+    its scale's, so no shape the kernel would read past its end or as another layout reaches the plan."""
+    host = strip_comments((repo / "op_host" / "aqo_qlinear_matmul.cpp").read_text(encoding="utf-8"))
+    helper = " ".join(_function_body(host, "ParamLayout").split())
+    assert helper.count("aqo::ClassifyMatMulParam(") == 2, helper
+    assert helper.count("aqo::OpKind::QLINEAR_MATMUL, false)") == 2, helper
+    assert re.search(r"z\.kind != layout->kind \|\| z\.batched != layout->batched", helper), helper
+    body = " ".join(_function_body(host, "AqoQLinearMatMulTilingFunc").split())
+    calls = re.findall(r"ParamLayout\(\"(\w+)\", \"(\w+)\", Dims\((\w+)->GetStorageShape\(\)\), "
+                       r"Dims\((\w+)->GetStorageShape\(\)\), (true|false), req\.(\w+), soc_short, &(\w+)\)", body)
+    assert sorted(calls) == [("a_scale", "a_zero_point", "ass", "azs", "true", "a_shape", "a_layout"),
+                             ("b_scale", "b_zero_point", "bss", "bzs", "false", "b_shape", "b_layout")], calls
+    for x in ("a", "b"):
+        assert f"req.{x}_param_batched = {x}_layout.batched;" in body
 
 
 def test_the_workspace_reserves_what_the_kernels_user_workspace_skips(desc, repo):

@@ -1,5 +1,5 @@
 """The CANN operator AqoQuantMatMul's TilingFunc sees its parameters' shapes only (op_host/aqo_quant_matmul.cpp):
-aqo::ClassifyQuantMatMulParam turns a shape into the layout the kernel reads (one element, one vector for every
+aqo::ClassifyMatMulParam turns a shape into the layout the kernel reads (one element, one vector for every
 matrix, or one vector per batch matrix), each parameter on its own, and refuses any other shape with a typed
 violation (a shape the kernel would read past its end, or as another layout). The plan then gives a scale and its
 zero point their own batch strides, and the kernel reads them so (the emulator, bit for bit with the golden)."""

@@ -194,3 +194,19 @@ def test_device_path_check_refuses_a_zero_point_of_another_layout():
             torch_ops._check_qlinear_matmul(*bad)
         assert e.value.argument == ("a_zero_point" if index == 2 else "b_zero_point")
         assert "shape of its scale" in str(e.value)
+    # as many zero points as scales, but another layout: b's [4, 1] would vary along K (b_scale is [1, 4])
+    bad = list(ok)
+    bad[5] = torch.zeros(4, 1, dtype=u8)
+    with pytest.raises(ConstraintError, match="shape of its scale") as e:
+        torch_ops._check_qlinear_matmul(*bad)
+    assert e.value.argument == "b_zero_point"
+    # a scale of another length than M is refused itself (a kernel would read M values of it)
+    bad = list(ok)
+    bad[1], bad[2] = torch.ones(3), torch.zeros(3, dtype=u8)
+    with pytest.raises(ConstraintError) as e:
+        torch_ops._check_qlinear_matmul(*bad)
+    assert e.value.argument == "a_scale"
+    # equivalent spellings of one layout are one layout: [M] and [M, 1], [N] and [1, N]
+    good = list(ok)
+    good[2], good[5] = torch.zeros(2, 1, dtype=u8), torch.zeros(1, 1, 4, dtype=u8)
+    torch_ops._check_qlinear_matmul(*good)
