@@ -571,9 +571,9 @@ private:
             RowTermsOfSlab(ra, row0, rows);
         }
         if (cols_ < t.cStride) {
-            // A narrower panel: the epilogue's steps run over whole rows
-            // of cStride columns; the columns past the panel's get 0 (their results are discarded, but the int32 steps
-            // must stay in range): x - x per row, the rows the iterations, up to 64 columns an instruction.
+            // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
+            // panel's get 0 (their results are discarded, but the int32 steps must stay in range): x - x per row, the
+            // rows the iterations, up to 64 columns an instruction.
             const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
             for (uint32_t c0 = cols_; c0 < t.cStride; c0 += 64) {
                 const LocalTensor<int32_t> past = acc[c0];
@@ -589,8 +589,8 @@ private:
         c.n0 = n0_;
         c.cols = cols_;
         epi_.LoadRows(c);
-        // Chunks of at most rowsPerChunk rows, as many as that takes, evened out over the slab's rows (64 rows of a:
-        // 22 + 22 + 20; 48 beside the ones row: 24 + 24), so that no chunk is a short tail of a few rows.
+        // Chunks of at most rowsPerChunk rows, as many as that takes, evened out over the slab's rows (at 26: 64 rows
+        // of a 22 + 22 + 20, 48 beside the ones row 24 + 24), so that no chunk is a short tail of a few rows.
         const uint32_t chunks = (rows + t.rowsPerChunk - 1) / t.rowsPerChunk;
         const uint32_t per = (rows + chunks - 1) / chunks;
         for (uint32_t r0 = 0; r0 < rows; r0 += per) {
