@@ -198,6 +198,10 @@ static ge::graphStatus AqoQLinearMatMulTilingFunc(gert::TilingContext* context)
         std::fprintf(stderr, "[AqoQLinearMatMul] y_zero_point must have the shape of y_scale: one element\n");
         return ge::GRAPH_FAILED;
     }
+    if (req.a_shape.size() < 2 || req.b_shape.size() < 2) {  // a 0-d a or b (InferShape refuses them first)
+        std::fprintf(stderr, "[AqoQLinearMatMul] a and b must have at least one dimension\n");
+        return ge::GRAPH_FAILED;
+    }
     aqo::QmmParamShape a_layout, b_layout;
     if (!ParamLayout("a_scale", "a_zero_point", Dims(ass->GetStorageShape()), Dims(azs->GetStorageShape()), true,
                      req.a_shape, soc_short, &a_layout) ||

@@ -13,7 +13,6 @@ takes beyond the plan request:
 """
 from __future__ import annotations
 
-import math
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
@@ -49,21 +48,6 @@ def _strip_leading_ones(dims: Sequence[int]):
     return dims
 
 
-def _check_param_batch(name: str, param_shape: Sequence[int], operand_shape: Sequence[int], soc: str) -> None:
-    """A parameter's batch dimensions (all but its last two) are all 1, or its operand's (leading ones aside)."""
-    param_batch = _strip_leading_ones(list(param_shape)[:-2])
-    if len(param_shape) <= 2 or not param_batch:
-        return
-    operand_batch = _strip_leading_ones(list(operand_shape)[:-2])
-    if param_batch != operand_batch:
-        raise ConstraintError(QLINEAR_MATMUL, name, "the batch dimensions of a per-row / per-column parameter must "
-                              "be all 1 or equal its tensor's (the kernel reads one vector per batch matrix, or one "
-                              "for all)", limit=f"batch {operand_batch or [1]} or all ones",
-                              actual=f"shape {list(param_shape)} for a tensor of shape {list(operand_shape)}",
-                              soc=soc, suggestion="broadcast the parameter to the tensor's batch dimensions "
-                                                  "(numpy.broadcast_to), or use backend='cpu' without soc=")
-
-
 def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str, b_dtype: str, y_dtype: str,
                    a_param: str, b_param: str, y_param: str, soc: str, *, plan: bool = True,
                    a_param_shape: Sequence[int] = (), b_param_shape: Sequence[int] = ()):
@@ -82,20 +66,19 @@ def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str,
         a_shape = (1,) + a_shape
     if len(b_shape) == 1:
         b_shape = b_shape + (1,)
-    if a_param != "tensor":
-        _check_param_batch("a_scale", a_param_shape, a_shape, soc)
-    if b_param != "tensor":
-        _check_param_batch("b_scale", b_param_shape, b_shape, soc)
+    # The scales' layouts as the CANN operator's TilingFunc reads them (ParamLayout: the tiling core's classifier),
+    # so that a shape the device would refuse (batch dims that broadcast only partly, one value per matrix of a taller
+    # operand) is refused here with its typed error; their zero points have the same layouts (the golden's check).
+    batched = {}
+    for name, kind, shape, operand, row in (("a_scale", a_param, a_param_shape, a_shape, True),
+                                            ("b_scale", b_param, b_param_shape, b_shape, False)):
+        batched[name] = kind != "tensor" and tiling.classify_matmul_param(
+            "qlinear_matmul", name, shape, row, operand[-2 if row else -1], operand[:-2], soc)["batched"]
     if not plan:
         return None
-
-    def batched(kind, shape):  # as the CANN adapter decides (ParamLayout): batch dims not all 1
-        return kind != "tensor" and shape is not None and len(shape) > 2 and math.prod(shape[:-2]) > 1
-
     return tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype=a_dtype, b_dtype=b_dtype,
                                       y_dtype=y_dtype, a_param=a_param, b_param=b_param,
-                                      a_param_batched=batched(a_param, a_param_shape),
-                                      b_param_batched=batched(b_param, b_param_shape))
+                                      a_param_batched=batched["a_scale"], b_param_batched=batched["b_scale"])
 
 
 # The NaN bit patterns of the float8 formats the NPUs take (sign bit cleared): e4m3fn has one (0x7F), e5m2 an all-ones

@@ -360,6 +360,18 @@ def plan_quant_matmul(a_shape: Sequence[int], b_shape: Sequence[int], *, soc: st
     return Plan(QM, request, dict(out["tiling"]), out["explanation"])
 
 
+def classify_matmul_param(op: str, name: str, dims: Sequence[int], row: bool, length: int, batch: Sequence[int],
+                          soc: str) -> Dict[str, Any]:
+    """The layout a CANN operator's TilingFunc reads from a parameter's shape (the tiling core's ClassifyMatMulParam;
+    op 'qlinear_matmul' or 'quant_matmul'): row, a's per row of M = length, else b's per column of N = length; batch:
+    the operand's batch dims. {'kind': 'tensor' | 'vector', 'batched': bool}; a shape the device refuses raises its
+    ConstraintError."""
+    out = _native.classify_quant_matmul_param(name, [int(d) for d in dims], bool(row), int(length),
+                                              [int(d) for d in batch], soc, op)
+    _raise_if_refused(out)
+    return {"kind": out["kind"], "batched": bool(out["batched"])}
+
+
 def _raise_if_refused(out: Mapping[str, Any]) -> None:
     if not out["ok"]:
         raise violation_error(out["violation"])

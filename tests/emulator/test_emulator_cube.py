@@ -65,6 +65,9 @@ def test_the_cube_buffers_are_refused_on_the_split_socs(soc):
     ("b_short", 8, ["Mmad: B[32][16]", "was never written"]),
     ("small_mmad_without_barrier", 9, ["Mmad follows the Mmad at", "fewer than 10 fractals of C",
                                        "without PipeBarrier<PIPE_M>", "mmad_compute.h"]),
+    ("small_mmad_without_barrier", 17, ["Mmad follows the Mmad at", "without PipeBarrier<PIPE_M>"]),
+    ("flag_after_small_mmad", 16, ["SetFlag(HardEvent::M_V", "follows the Mmad at", "without PipeBarrier<PIPE_M>"]),
+    ("last_mmad_without_barrier", 18, ["the kernel's last M instruction", "no PipeBarrier<PIPE_M>"]),
 ])
 def test_cube_faults_are_caught_at_their_line(name, mode, words):
     # C of 2 fractals (16 x 32); the accumulating Mmad's race is shown on C of 10 (16 x 160), where no small-Mmad

@@ -64,3 +64,20 @@ def test_a_rows_take_no_batch_plus_m_spelling_as_quant_matmul_does():
     assert not device((2, 3, M), True)["ok"]
     qm = _native.classify_quant_matmul_param("p", [2, 3, M], True, M, [2, 3], "ascend910b")
     assert qm["ok"] and qm["batched"]
+
+
+def test_a_shape_the_device_refuses_is_refused_with_soc_before_any_kernel():
+    # a_scale [2, 1, 1] against a [2, 3, K]: the golden's one value per matrix of a (it broadcasts), which the kernels
+    # cannot read (one value per row, per matrix or for all). Without soc= the CPU reference computes it; with soc=
+    # the call is refused with the device's typed error, naming the argument, before any plan or kernel.
+    from ascend_quant_ops import api
+    rng = np.random.default_rng(5)
+    a = rng.integers(0, 255, size=(2, 3, 32), dtype=np.uint8)
+    b = rng.integers(-128, 127, size=(32, 16), dtype=np.int8)
+    args = (a, np.full((2, 1, 1), 0.02, np.float32), np.full((2, 1, 1), 3, np.uint8), b, np.float32(0.01),
+            np.int8(0), np.float32(0.5), np.int8(1))
+    assert api.qlinear_matmul(*args).shape == (2, 3, 16)
+    for soc in ("ascend910b", "ascend310p"):
+        with pytest.raises(ConstraintError) as e:
+            api.qlinear_matmul(*args, soc=soc)
+        assert e.value.argument == "a_scale" and "per row of a (M = 3)" in str(e.value)

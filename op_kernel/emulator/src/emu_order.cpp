@@ -818,10 +818,11 @@ void RequireBarrierAfterSmallMmad(CoreContext& c, const char* file, int line, co
 {
     const OrderState& o = c.order;
     if (o.small_mmad_file != nullptr) {
-        Fail(file, line, what + " follows the Mmad at " + o.small_mmad_file + ":" + std::to_string(o.small_mmad_line) +
-                             " (fewer than 10 fractals of C: (m / 16) x (n / 16) < 10) without PipeBarrier<PIPE_M> "
-                             "between them: CANN 8.1's Matmul API puts that barrier after every such Mmad (\"add pipe_M "
-                             "required by aicore\", stage/compute/mmad_compute.h); do the same");
+        Fail(file, line,
+             what + " follows the Mmad at " + o.small_mmad_file + ":" + std::to_string(o.small_mmad_line) +
+                 " (fewer than 10 fractals of C: (m / 16) x (n / 16) < 10) without PipeBarrier<PIPE_M> between them: "
+                 "CANN 8.1's Matmul API puts that barrier after every such Mmad (\"add pipe_M required by aicore\", "
+                 "stage/compute/mmad_compute.h); do the same");
     }
 }
 
@@ -991,6 +992,9 @@ void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* fil
         CheckPipesOnCore(c, hard_event, file, line, api);
         CheckKernelMayUse(c, hard_event, event_id, file, line, api);
     }
+    if (HardEventDst(hard_event) == Pipe::kM) {
+        RequireBarrierAfterSmallMmad(c, file, line, std::string(api) + "(" + FlagName(hard_event, event_id) + ")");
+    }
     OrderState::FlagSlot& slot = o.flags[static_cast<size_t>(hard_event) * kEventIds + event_id];
     if (!slot.pending) {
         Fail(file, line, std::string(api) + "(" + FlagName(hard_event, event_id) +
@@ -1103,6 +1107,12 @@ void OrderApiHoldFlag(CoreContext& c, int hard_event, const char* file, int line
 
 void OrderCheckPendingFlags(CoreContext& c)
 {
+    if (c.order.small_mmad_file != nullptr) {
+        Fail(c.order.small_mmad_file, c.order.small_mmad_line,
+             "Mmad: fewer than 10 fractals of C ((m / 16) x (n / 16) < 10) and the kernel's last M instruction, "
+             "with no PipeBarrier<PIPE_M> after it: CANN 8.1's Matmul API puts that barrier after every such Mmad "
+             "(\"add pipe_M required by aicore\", stage/compute/mmad_compute.h); do the same");
+    }
     for (int e = 0; e < kHardEventCount; ++e) {
         for (int id = 0; id < kEventIds; ++id) {
             const OrderState::FlagSlot& slot = c.order.flags[static_cast<size_t>(e) * kEventIds + id];

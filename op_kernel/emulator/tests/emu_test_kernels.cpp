@@ -1807,7 +1807,8 @@ struct CubeDemoBuffers {
 //   PipeBarrier<PIPE_M> (N >= 160: C of 10 or more fractals, else 9's rule fires first); 5 LoadData with ifTranspose
 //   on int8; 6 an Mmad of m 1 (GEMV); 7 the copy out in BLOCK_MODE_VECTOR; 8 B loaded one fractal short (the Mmad
 //   reads L0B bytes never written); 9 a second Mmad right after one of fewer than 10 fractals of C, without the
-//   PipeBarrier<PIPE_M> the Matmul API puts after such an Mmad.
+//   PipeBarrier<PIPE_M> the Matmul API puts after such an Mmad (17: with PipeBarrier<PIPE_V> between them); 16 an M
+//   flag set right after it; 18 the kernel ending right after it.
 inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
 {
     GET_TILING_DATA_WITH_STRUCT(EmuTestTiling, t, tiling);
@@ -1876,8 +1877,21 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
     } else {
         const MmadParams all(t.mode == 6 ? 1 : m, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false, true);
         Mmad(l0c, l0a, l0b, all);  // CUBECASE(mmad_before_its_load) CUBECASE(gemv) CUBECASE(b_short)
-        if (t.mode == 9) {
-            Mmad(l0c, l0a, l0b, all);  // CUBECASE(small_mmad_without_barrier)
+        if (t.mode == 9 || t.mode == 17 || t.mode == 18) {
+            if (t.mode == 17) {
+                PipeBarrier<PIPE_V>();  // another pipe's barrier does not do
+            }
+            if (t.mode == 18) {
+                PipeBarrier<PIPE_M>();
+            }
+            Mmad(l0c, l0a, l0b, all);  // CUBECASE(small_mmad_without_barrier) CUBECASE(last_mmad_without_barrier)
+            if (t.mode == 18) {
+                return;
+            }
+        }
+        if (t.mode == 16) {
+            const event_t mv = static_cast<event_t>(pipe.FetchEventID(HardEvent::M_V));
+            SetFlag<HardEvent::M_V>(mv);  // CUBECASE(flag_after_small_mmad)
         }
     }
     PipeBarrier<PIPE_M>();  // after an Mmad of fewer than 10 fractals of C, as the Matmul API does

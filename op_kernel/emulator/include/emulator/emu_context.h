@@ -293,8 +293,8 @@ struct OrderState {
     std::vector<CubeRequest> cube_requests;
     // An Mmad of fewer than 10 fractals of C not yet followed by PipeBarrier<PIPE_M> (its site; file null: none).
     // The 8.1 Matmul API puts that barrier after every such Mmad ("add pipe_M required by aicore", its
-    // stage/compute/mmad_compute.h); no page says why, so the emulator requires it before the next M instruction
-    // and before a flag the M pipe sets.
+    // stage/compute/mmad_compute.h); no page says why, so the emulator requires it before the next M instruction,
+    // a flag the M pipe sets or waits for, and the kernel's end.
     const char* small_mmad_file = nullptr;
     int small_mmad_line = 0;
 };
