@@ -41,13 +41,6 @@ def dynamic_quant(shape: Sequence[int], x_dtype: str, dst: str, smooth: bool, as
                                      smooth=bool(smooth), asymmetric=bool(asymmetric))
 
 
-def _strip_leading_ones(dims: Sequence[int]):
-    dims = [int(d) for d in dims]
-    while dims and dims[0] == 1:
-        dims.pop(0)
-    return dims
-
-
 def qlinear_matmul(a_shape: Sequence[int], b_shape: Sequence[int], a_dtype: str, b_dtype: str, y_dtype: str,
                    a_param: str, b_param: str, y_param: str, soc: str, *, plan: bool = True,
                    a_param_shape: Sequence[int] = (), b_param_shape: Sequence[int] = ()):
