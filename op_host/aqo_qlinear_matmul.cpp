@@ -119,13 +119,13 @@ bool ParamLayout(const char* scale_name, const char* zp_name, const std::vector<
         aqo_host::ReportViolation(kOp, "tiling", v);
         return false;
     }
+    const auto text = [](const aqo::QmmParamShape& p) {
+        return p.kind == aqo::QMM_PARAM_TENSOR ? "one element" : (p.batched ? "one vector per matrix" : "one vector");
+    };
     if (z.kind != layout->kind || z.batched != layout->batched) {
         std::fprintf(stderr, "[AqoQLinearMatMul] %s must have the layout of %s (ONNX: a zero point has its scale's "
-                     "shape): %s is %s, %s is %s\n", zp_name, scale_name, zp_name,
-                     z.kind == aqo::QMM_PARAM_TENSOR ? "one element" : (z.batched ? "one vector per matrix"
-                                                                                  : "one vector"),
-                     scale_name, layout->kind == aqo::QMM_PARAM_TENSOR ? "one element"
-                                 : (layout->batched ? "one vector per matrix" : "one vector"));
+                     "shape): %s is %s, %s is %s\n", zp_name, scale_name, zp_name, text(z), scale_name,
+                     text(*layout));
         return false;
     }
     return true;
