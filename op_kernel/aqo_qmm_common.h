@@ -57,13 +57,6 @@ __aicore__ inline void QmmCopyBytesIn(const LocalTensor<T>& dstT, const GlobalTe
 #endif
 }
 
-// float32(acc), rounded once to nearest even, in acc's bytes (the caller has ordered acc's producers before it).
-// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so acc goes in two parts that convert exactly
-// whatever that Cast rounds to: lo, its low 16 bits (0 .. 65535, by a bitwise And on the 16-bit halves), and hi = acc
-// - lo (a multiple of 65536 with |hi| <= 2^31: at most 16 significant bits), then float32(hi) + float32(lo), one
-// correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
-// kSplitMaskBytes; the plans size the scratch with it).
-
 // Row 0 of `pattern` (`stride` floats) replicated over rows 1 .. rows - 1, doubling the rows done. Muls by 1 copies
 // every float exactly (a NaN may come back as the unit's NaN: the products it meets are NaN either way), on the vector
 // pipe by definition: a UB -> UB DataCopy would run on the
@@ -78,20 +71,26 @@ __aicore__ inline void QmmReplicateRow(const LocalTensor<float>& pattern, uint32
     }
 }
 
-__aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
-                                                     uint32_t elems, bool exact)
+// float32(acc), rounded once to nearest even, in acc's bytes (the caller has ordered acc's producers before it).
+// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so acc goes in two parts that convert exactly
+// whatever that Cast rounds to: lo, its low 16 bits (0 .. 65535, by a bitwise And on the 16-bit halves), and hi = acc
+// - lo (a multiple of 65536 with |hi| <= 2^31: at most 16 significant bits), then float32(hi) + float32(lo), one
+// correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
+// kSplitMaskBytes; the plans size the scratch with it).
+// The mask block of the exact conversion: uint16 lanes FFFF, 0000 (the low halves of int32 lanes).
+__aicore__ inline void QmmSplitMask(const LocalTensor<int32_t>& mask)
+{
+    Duplicate(mask, static_cast<int32_t>(0x0000FFFF), static_cast<int32_t>(kBlockBytes / sizeof(int32_t)));
+}
+
+// The exact conversion with the mask block already written (QmmSplitMask, then a PipeBarrier<PIPE_V>; outside tmp's
+// first elems lanes): for a caller that converts chunk after chunk with one mask.
+__aicore__ inline LocalTensor<float> QmmInt32ToFloatSplit(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
+                                                          const LocalTensor<int32_t>& mask, uint32_t elems)
 {
     LocalTensor<float> f = acc.template ReinterpretCast<float>();
-    if (!exact) {
-        Cast(f, acc, kRoundInt32ToFloat, elems);
-        return f;
-    }
-    constexpr uint32_t kPerBlock = kBlockBytes / sizeof(int32_t);
     constexpr uint32_t kHalves = kQmmVecRepeatBytes / sizeof(uint16_t);  // uint16 lanes of one repeat
     LocalTensor<int32_t> lo = tmp.template ReinterpretCast<int32_t>();
-    LocalTensor<int32_t> mask = lo[(elems + kPerBlock - 1) / kPerBlock * kPerBlock];
-    Duplicate(mask, static_cast<int32_t>(0x0000FFFF), static_cast<int32_t>(kPerBlock));  // uint16 lanes FFFF, 0000
-    PipeBarrier<PIPE_V>();
     // lo = acc & 0x0000FFFF, on the 16-bit halves with the mask block repeated (source 1 repeat stride 0)
     const LocalTensor<uint16_t> lo16 = lo.template ReinterpretCast<uint16_t>();
     const LocalTensor<uint16_t> acc16 = acc.template ReinterpretCast<uint16_t>();
@@ -115,6 +114,22 @@ __aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>&
     PipeBarrier<PIPE_V>();
     Add(f, f, tmp, elems);                       // float32(acc), rounded once to nearest even
     return f;
+}
+
+__aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
+                                                     uint32_t elems, bool exact)
+{
+    if (!exact) {
+        LocalTensor<float> f = acc.template ReinterpretCast<float>();
+        Cast(f, acc, kRoundInt32ToFloat, elems);
+        return f;
+    }
+    constexpr uint32_t kPerBlock = kBlockBytes / sizeof(int32_t);
+    const LocalTensor<int32_t> mask =
+        tmp.template ReinterpretCast<int32_t>()[(elems + kPerBlock - 1) / kPerBlock * kPerBlock];
+    QmmSplitMask(mask);
+    PipeBarrier<PIPE_V>();
+    return QmmInt32ToFloatSplit(acc, tmp, mask, elems);
 }
 
 // Output codes of AqoQuantMatMul's tiling (aqo::QmmOutCode).

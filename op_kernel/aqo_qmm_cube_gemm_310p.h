@@ -11,15 +11,16 @@
 //     K (at most 2048 values): one DMA (a burst per row; each core from its own place in the slab, so that a slab
 //     comes from the DDR once and from the L2 cache for the other cores), two block gathers into L0A's order on the
 //     vector unit (an Or of 8 rows with themselves over uint16, whose 8 blocks are the rows' block q and whose
-//     iterations are q), one copy of the row block's fractals of the part into one of two slab buffers in L1 (which
-//     hold a slab K step by K step, all its row blocks' fractals of a step together). Per cgKStep K values: one
-//     LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad accumulating the slab's C in one
-//     of two L0C regions.
-//   * a slab's C leaves L0C (the L0C -> UB copy, fractal order), becomes int32 rows (one UB -> UB copy per 16 columns),
-//     gets the zero-point terms (QmmZeroPoints::Correct), float32, the requantization epilogue and the copy-out,
-//     rowsPerChunk rows at a time, while the next slab is multiplied: the scalar unit issues the next slab's loads
-//     and the previous slab's epilogue between the K steps of a slab (issued after all of them, they would wait
-//     behind the cube's queue).
+//     iterations are q; two gathered buffers in turn), one copy of the row block's fractals of the part into one of
+//     two slab buffers in L1 (which hold a slab K step by K step, all its row blocks' fractals of a step together).
+//     Per cgKStep K values: one LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad
+//     accumulating the slab's C in one of two L0C regions.
+//   * a slab's C leaves L0C (the L0C -> UB copy, fractal order) and, rowsPerChunk rows at a time, becomes int32 rows
+//     (two Or gathers on the vector unit), gets the zero-point terms (QmmZeroPoints::Correct), float32, the
+//     requantization epilogue and the copy-out, while the next slab is multiplied: the scalar unit issues, between the
+//     K steps of a slab, the previous slab's copy out of L0C, the next slab's loads, then the previous slab's chunks
+//     (issued after all of the steps, they would wait behind the cube's queue; issued before the loads, their
+//     copy-outs would hold the loads' copies to L1 behind them on MTE3).
 //   * a's zero point (b's column sums CB): each slab takes 16 rows fewer of a; its last row block is a row of ones
 //     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): L0B keeps a K step of a fractal
 //     column of ones beside its two halves (written once a launch; the K step is then cgKStepRa), and each K step
@@ -28,7 +29,7 @@
 //     scalar unit's, row by row (per-row za).
 //
 // Every hand-over between pipes is a flag of a ring (the classic double-buffered sample's: two buffers; a's pieces
-// three read slots and one gathered buffer), or, where the work region or the panel's L1 changes hands between a
+// three read slots and two gathered buffers), or, where the work region or the panel's L1 changes hands between a
 // panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
@@ -37,8 +38,9 @@
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
-// a's pieces: kCgReadSlots read slots and one gathered buffer (the work region's), the DMAs two pieces ahead.
+// a's pieces: kCgReadSlots read slots and kCgGathered gathered buffers (the work region's), the DMAs two pieces ahead.
 constexpr uint32_t kQmmCgReadSlots = aqo_qmm_layout::kCgReadSlots;
+constexpr uint32_t kQmmCgGathered = aqo_qmm_layout::kCgGathered;
 constexpr uint32_t kQmmCgReadAhead = kQmmCgReadSlots - 1;
 
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk of a panel is cgChunkK K values of 16
@@ -90,7 +92,9 @@ public:
             aInFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
         }
         gReady_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
-        gFree_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+        for (uint32_t g = 0; g < kQmmCgGathered; ++g) {
+            gFree_[g] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+        }
         rowTerms_ = rowTermsBuf_.Get<int32_t>();
         tmp_ = tmpBuf_.Get<int32_t>();
         stageIn_ = stage_.Get<uint8_t>();
@@ -126,6 +130,10 @@ public:
             WriteOnesColumn();
         }
         ConstantRowTerms();
+        if (t.exactConvert != 0) {
+            QmmSplitMask(SplitMask());
+            PipeBarrier<PIPE_V>();
+        }
         for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
             const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
             LoadPanel(n0, cols);
@@ -320,13 +328,16 @@ private:
         for (uint32_t x = 0; x < slabs_; ++x) {
             Multiply(x);
         }
-        Drain(slabs_ - 1);
+        DrainPrepare(slabs_ - 1);
+        for (uint32_t i = 0; i < DrainChunks(slabs_ - 1); ++i) {
+            DrainChunk(i);
+        }
         // The rings' last hand-backs.
         for (uint32_t s = 0; s < kQmmCgReadSlots && s < dmas_; ++s) {
             WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
         }
-        if (gathers_ > 0) {
-            WaitFlag<HardEvent::MTE3_V>(gFree_);
+        for (uint32_t g = 0; g < kQmmCgGathered && g < gathers_; ++g) {
+            WaitFlag<HardEvent::MTE3_V>(gFree_[g]);
         }
         for (uint32_t s = 0; s < kQmmCgRing && s < slabs_; ++s) {
             WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[(slabs_ - 1 - s) % kQmmCgRing]);
@@ -407,17 +418,20 @@ private:
         const Piece pc = PieceAt(x, j);
         const uint32_t kbs = pc.len / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<AT> in = ReadSlot(s);
-        const LocalTensor<AT> gathered = ReadSlot(kQmmCgReadSlots);
+        const uint32_t g = gathers_ % kQmmCgGathered;
+        const LocalTensor<AT> gathered = ReadSlot(kQmmCgReadSlots + g);
         WaitFlag<HardEvent::MTE2_V>(aLoaded_[s]);
-        if (gathers_ > 0) {
-            WaitFlag<HardEvent::MTE3_V>(gFree_);  // the previous piece's copy to L1 read the gathered buffer
+        if (gathers_ >= kQmmCgGathered) {
+            WaitFlag<HardEvent::MTE3_V>(gFree_[g]);  // the copy to L1 of the piece gathered here before read it
         }
+        // (No barrier before the gathers otherwise: the slot's bytes come from MTE2 and the gathered buffer was last
+        // written by a gather that completed before its copy to L1 began, both behind flags.)
         if (pc.valid < aqo_qmm_layout::kCgPieceRows) {
             PipeBarrier<PIPE_V>();  // the slot's previous gather read it
             Duplicate(in.template ReinterpretCast<int16_t>()[pc.valid * pc.len / 2], static_cast<int16_t>(0),
                       static_cast<int32_t>((aqo_qmm_layout::kCgPieceRows - pc.valid) * pc.len / 2));
+            PipeBarrier<PIPE_V>();
         }
-        PipeBarrier<PIPE_V>();
         // Per 8 rows one Or of the rows with themselves over uint16, whose 8 blocks are the rows' block q (source block
         // stride: a row) and whose iterations are q: the next fractal of the row block.
         const LocalTensor<uint16_t> src = in.template ReinterpretCast<uint16_t>();
@@ -436,7 +450,7 @@ private:
             WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
         }
         CopyRowBlockToL1(buf, pc.rb, pc.k0 / aqo_qmm_layout::kCgKBlock, kbs, gathered);
-        SetFlag<HardEvent::MTE3_V>(gFree_);
+        SetFlag<HardEvent::MTE3_V>(gFree_[g]);
         if (j + 1 == Pieces()) {
             SetFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
         }
@@ -474,7 +488,10 @@ private:
         const uint32_t rowBlocks = t.cgSlab / 16;
         const uint32_t n1 = PanelFractals();
         const uint32_t steps = (t.k + kstep_ - 1) / kstep_;
-        const uint32_t between = (x + 1 < slabs_ ? Pieces() : 0u) + (x > 0 ? 1u : 0u);
+        // Between the steps: the previous slab's C out of L0C (its region is the next slab's), the next slab's pieces,
+        // then the previous slab's chunks (their copy-outs go behind the pieces' copies to L1 on MTE3).
+        const uint32_t pieces = x + 1 < slabs_ ? Pieces() : 0u;
+        const uint32_t between = pieces + (x > 0 ? 1u + DrainChunks(x - 1) : 0u);
         uint32_t done = 0;
         WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
         if (x >= kQmmCgRing) {
@@ -513,15 +530,14 @@ private:
                 QmmMmad(raL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), OnesL0(), mr);
             }
             SetFlag<HardEvent::M_MTE1>(l0Free_[h]);
-            // The work between the steps: the previous slab's epilogue (the vector unit has it done while the first
-            // pieces' DMAs run), then the next slab's pieces.
             const uint32_t upto = (st + 1) * between / steps;
-            const uint32_t drains = x > 0 ? 1u : 0u;
             for (; done < upto; ++done) {
-                if (done < drains) {
-                    Drain(x - 1);
-                } else {
+                if (x > 0 && done == 0) {
+                    DrainPrepare(x - 1);
+                } else if (done < (x > 0 ? 1u : 0u) + pieces) {
                     GatherNext();  // slab x + 1's pieces
+                } else {
+                    DrainChunk(done - 1 - pieces);
                 }
             }
         }
@@ -529,24 +545,29 @@ private:
     }
 
     // ---------------------------------------------------------------------------------------------- epilogue
-    // Slab x's y: C from L0C to int32 rows, the zero-point terms, float32, the requantization, the copy-out.
-    __aicore__ inline void Drain(uint32_t x)
+    // Slab x's y: DrainPrepare takes C from L0C (fractal order) and forms the slab's row terms; DrainChunk i then its
+    // chunk's rows as int32 rows, the zero-point terms, float32, the requantization, the copy-out. Chunks of at most
+    // rowsPerChunk rows, as many as that takes, evened out over the slab's rows (at 26: 64 rows of a 22 + 22 + 20, 48
+    // beside the ones row 24 + 24), so that no chunk is a short tail of a few rows.
+    __aicore__ inline uint32_t DrainChunks(uint32_t x) const
+    {
+        return (SlabRows(x) + t_->rowsPerChunk - 1) / t_->rowsPerChunk;
+    }
+
+    __aicore__ inline void DrainPrepare(uint32_t x)
     {
         const TD& t = *t_;
         const uint32_t buf = x % kQmmCgRing;
         const uint32_t row0 = SlabRow(x), rows = SlabRows(x);
         const uint32_t rowBlocks = t.cgSlab / 16;
         const uint32_t n1 = PanelFractals();
-        const LocalTensor<int32_t> nz = cBuf_.Get<int32_t>();
-        const LocalTensor<int32_t> acc = cBuf_.Get<int32_t>()[aqo_qmm_layout::CgCRows(t.cgSlab, t.cgPanel) / 4];
-        const LocalTensor<int32_t> cb = acc[t.cgSlab * t.cStride];
+        const LocalTensor<int32_t> cb = ColumnSumsUb();
         const LocalTensor<int32_t> ra = RowSumsUb();
         WaitFlag<HardEvent::M_V>(cDone_[buf]);
         PipeBarrier<PIPE_V>();  // the previous slab's epilogue read the C region
-        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // ... and where a UB copy runs on MTE3, its row copies
         DataCopyEnhancedParams e;
         e.blockMode = BlockMode::BLOCK_MODE_MATRIX;
-        DataCopy(nz, cL0_[buf].template Get<int32_t>(),
+        DataCopy(cBuf_.Get<int32_t>(), cL0_[buf].template Get<int32_t>(),
                  DataCopyParams(static_cast<uint16_t>(n1), static_cast<uint16_t>(rowBlocks), 0, 0), e);
         if (onesColumn_) {  // a's row sums: one fractal column, its rows' 16 equal sums together (64 bytes a row)
             DataCopy(ra, raL0_[buf].template Get<int32_t>(),
@@ -554,34 +575,15 @@ private:
         }
         SetFlag<HardEvent::V_M>(cFree_[buf]);
         PipeBarrier<PIPE_V>();
-        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-        // A column fractal's 16 columns of every row lie together (its row blocks' fractals one after the other, 64
-        // bytes a row): one copy per 16 columns, a burst per row.
-        const uint16_t rowGap = static_cast<uint16_t>((t.cStride * 4 - 64) / 32);
-        for (uint32_t nb = 0; nb < n1; ++nb) {
-            DataCopy(acc[nb * 16], nz[nb * rowBlocks * 256], DataCopyParams(static_cast<uint16_t>(rows), 2, 0, rowGap));
-        }
         if (zp_.NeedColumnSums()) {  // b's column sums: the ones row, row 0 of the last row block
-            DataCopy(cb, nz[(rowBlocks - 1) * 256],
-                     DataCopyParams(static_cast<uint16_t>(n1), 2, static_cast<uint16_t>(rowBlocks * 32 - 2), 0));
+            ToRows(cb, (rowBlocks - 1) * 16, 1);
+            if (cols_ < t.cStride) {
+                PipeBarrier<PIPE_V>();
+                Duplicate(cb[cols_], 0, static_cast<int32_t>(t.cStride - cols_));
+            }
         }
-        PipeBarrier<PIPE_V>();
-        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);
         if (zp_.NeedCorrection()) {
             RowTermsOfSlab(ra, row0, rows);
-        }
-        if (cols_ < t.cStride) {
-            // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
-            // panel's get 0 (their results are discarded, but the int32 steps must stay in range): x - x per row, the
-            // rows the iterations, up to 64 columns an instruction.
-            const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
-            for (uint32_t c0 = cols_; c0 < t.cStride; c0 += 64) {
-                const LocalTensor<int32_t> past = acc[c0];
-                Sub(past, past, past, static_cast<uint64_t>(QmmMin(64u, t.cStride - c0)), static_cast<uint8_t>(rows),
-                    BinaryRepeatParams(1, 1, 1, rowStride, rowStride, rowStride));
-            }
-            Duplicate(cb[cols_], 0, static_cast<int32_t>(t.cStride - cols_));
-            PipeBarrier<PIPE_V>();
         }
         QmmCall c;
         c.m0 = row0;
@@ -589,20 +591,62 @@ private:
         c.n0 = n0_;
         c.cols = cols_;
         epi_.LoadRows(c);
-        // Chunks of at most rowsPerChunk rows, as many as that takes, evened out over the slab's rows (at 26: 64 rows
-        // of a 22 + 22 + 20, 48 beside the ones row 24 + 24), so that no chunk is a short tail of a few rows.
-        const uint32_t chunks = (rows + t.rowsPerChunk - 1) / t.rowsPerChunk;
-        const uint32_t per = (rows + chunks - 1) / chunks;
-        for (uint32_t r0 = 0; r0 < rows; r0 += per) {
-            const uint32_t n = QmmMin(per, rows - r0);
-            const LocalTensor<int32_t> chunk = acc[r0 * t.cStride];
-            zp_.Correct(chunk, tmp_, rowTerms_, cb, r0, n, cols_);
+        drainRow0_ = row0;
+        drainRows_ = rows;
+        drainPer_ = (rows + DrainChunks(x) - 1) / DrainChunks(x);
+    }
+
+    __aicore__ inline void DrainChunk(uint32_t i)
+    {
+        const TD& t = *t_;
+        const LocalTensor<int32_t> acc = cBuf_.Get<int32_t>()[aqo_qmm_layout::CgCFractals(t.cgSlab, t.cgPanel) / 4];
+        const LocalTensor<int32_t> cb = ColumnSumsUb();
+        const uint32_t r0 = i * drainPer_;
+        const uint32_t n = QmmMin(drainPer_, drainRows_ - r0);
+        PipeBarrier<PIPE_V>();  // the previous chunk's steps read the rows (and the fractals are in)
+        ToRows(acc, r0, n);
+        if (cols_ < t.cStride) {
+            // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
+            // panel's get 0 (their results are discarded, but the int32 steps must stay in range): x - x per row,
+            // the rows the iterations, up to 64 columns an instruction.
             PipeBarrier<PIPE_V>();
-            LocalTensor<float> f = QmmInt32ToFloat(chunk, tmp_.template ReinterpretCast<float>(), n * t.cStride,
-                                                   t.exactConvert != 0);
-            LocalTensor<YT> y = epi_.Compute(f, tmp_.template ReinterpretCast<float>(), r0, n, cols_);
-            out_.Rows(y, row0 + r0, n, n0_, cols_);
-            epi_.FreeY(y);
+            const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
+            for (uint32_t c0 = cols_; c0 < t.cStride; c0 += 64) {
+                const LocalTensor<int32_t> past = acc[c0];
+                Sub(past, past, past, static_cast<uint64_t>(QmmMin(64u, t.cStride - c0)), static_cast<uint8_t>(n),
+                    BinaryRepeatParams(1, 1, 1, rowStride, rowStride, rowStride));
+            }
+        }
+        PipeBarrier<PIPE_V>();
+        if (zp_.NeedCorrection()) {
+            zp_.Correct(acc, tmp_, rowTerms_, cb, r0, n, cols_);
+            PipeBarrier<PIPE_V>();
+        }
+        // The exact conversion's mask block lies past the chunk's scratch (written once a launch, in Process).
+        const LocalTensor<float> f =
+            t.exactConvert != 0
+                ? QmmInt32ToFloatSplit(acc, tmp_.template ReinterpretCast<float>(), SplitMask(), n * t.cStride)
+                : QmmInt32ToFloat(acc, tmp_.template ReinterpretCast<float>(), n * t.cStride, false);
+        LocalTensor<YT> y = epi_.Compute(f, tmp_.template ReinterpretCast<float>(), r0, n, cols_);
+        out_.Rows(y, drainRow0_ + r0, n, n0_, cols_);
+        epi_.FreeY(y);
+    }
+
+    // Rows r0 .. r0 + n of the slab's C from its fractals (at the C region's start: per column fractal the slab's rows
+    // of 16 int32, 64 bytes a row) to int32 rows of cStride at `dst`, on the vector unit: two Or of the bytes with
+    // themselves over uint16, one per 32-byte half of a fractal row, whose blocks are the column fractals' (source
+    // block stride: a column fractal's rows; destination block stride 2) and whose iterations are the rows.
+    __aicore__ inline void ToRows(const LocalTensor<int32_t>& dst, uint32_t r0, uint32_t n)
+    {
+        const TD& t = *t_;
+        const LocalTensor<uint16_t> src = cBuf_.Get<uint16_t>()[r0 * 32];
+        const LocalTensor<uint16_t> d = dst.template ReinterpretCast<uint16_t>();
+        const uint8_t column = static_cast<uint8_t>(t.cgSlab * 64 / 32);
+        const uint8_t row = static_cast<uint8_t>(t.cStride * 4 / 32);
+        const uint64_t mask = static_cast<uint64_t>(PanelFractals()) * 16;
+        for (uint32_t h = 0; h < 2; ++h) {
+            Or(d[h * 16], src[h * 16], src[h * 16], mask, static_cast<uint8_t>(n),
+               BinaryRepeatParams(2, column, column, row, 2, 2));
         }
     }
 
@@ -636,10 +680,18 @@ private:
         PipeBarrier<PIPE_V>();
     }
 
-    // a's row sums of a slab as they leave L0C (after the C region's rows and b's column sums).
+    // The exact conversion's mask block: after a chunk's scratch (rowsPerChunk rows of cStride int32), which neither
+    // the zero-point terms nor the conversion write past.
+    __aicore__ inline LocalTensor<int32_t> SplitMask() { return tmp_[t_->rowsPerChunk * t_->cStride]; }
+
+    // b's column sums' row of a slab, and a's row sums as they leave L0C (after the chunk's rows).
+    __aicore__ inline LocalTensor<int32_t> ColumnSumsUb()
+    {
+        return cBuf_.Get<int32_t>()[aqo_qmm_layout::CgColumnSumsOffset(t_->cgSlab, t_->cgPanel, t_->rowsPerChunk) / 4];
+    }
     __aicore__ inline LocalTensor<int32_t> RowSumsUb()
     {
-        return cBuf_.Get<int32_t>()[aqo_qmm_layout::CgRaOffset(t_->cgSlab, t_->cgPanel) / 4];
+        return cBuf_.Get<int32_t>()[aqo_qmm_layout::CgRaOffset(t_->cgSlab, t_->cgPanel, t_->rowsPerChunk) / 4];
     }
 
     const TD* t_ = nullptr;
@@ -662,6 +714,7 @@ private:
     uint32_t col0_ = 0, col1_ = 0;   // this core's columns
     uint32_t n0_ = 0, cols_ = 0;     // the panel
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
+    uint32_t drainRow0_ = 0, drainRows_ = 0, drainPer_ = 0;  // the slab being drained: first row, rows, chunk rows
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
     bool reverse_ = false;           // this panel walks the slabs from the last
     bool onesColumn_ = false;        // a's row sums from the cube: L0B's ones, a second Mmad a K step
@@ -671,7 +724,7 @@ private:
     event_t turnedFree_[kQmmCgRing] = {};
     event_t aLoaded_[kQmmCgReadSlots] = {};
     event_t aInFree_[kQmmCgReadSlots] = {};
-    event_t gReady_ = {}, gFree_ = {};
+    event_t gReady_ = {}, gFree_[kQmmCgGathered] = {};
     event_t slabReady_[kQmmCgRing] = {};
     event_t slabFree_[kQmmCgRing] = {};
     event_t inL0_[kQmmCgRing] = {};

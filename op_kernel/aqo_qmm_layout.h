@@ -154,21 +154,24 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 }
 
 // The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is used
-// in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at 3 * piece), a
-// panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once a launch, the block of a ones row for a
-// piece's part of K (16 rows x the part at 0, the same in L0A's order after them) and L0B's block of ones (a K step's
-// fractals of 512 bytes of 1 at 0, where a's row sums need it). Its C region holds a slab's C as it leaves L0C (slab x
-// panel int32, fractal order) at 0, then the slab's rows as int32 rows of cStride (its a rows and b's column sums'
-// row), then a's row sums as they leave L0C (slab rows of 16 equal int32).
+// in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at (3 + g) *
+// piece, two gathered buffers in turn), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once
+// a launch, the block of a ones row for a piece's part of K (16 rows x the part at 0, the same in L0A's order after
+// them) and L0B's block of ones (a K step's fractals of 512 bytes of 1 at 0, where a's row sums need it). Its C region
+// holds a slab's C as it leaves L0C (slab x panel int32, fractal order) at 0, then one epilogue chunk's rows as int32
+// rows of cStride (rowsPerChunk of them, taken from the fractals chunk by chunk), then b's column sums' row, then a's
+// row sums as they leave L0C (slab rows of 16 equal int32).
 // a's piece: a row block (16 rows) x a part of K of whole K steps, at most kCgMaxPieceK values where a step is no
 // longer (parts of equal whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1
 // (a burst per K step).
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
 constexpr unsigned kCgPieceRows = 16;
-// a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), and
-// a's read slots in the work region (a fourth piece-sized buffer holds a piece gathered into L0A's order).
+// a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), a's
+// read slots in the work region, and its gathered buffers after them (a piece in L0A's order each: the next piece is
+// gathered while the copy to L1 of the last one waits its turn on MTE3, behind y's copy-outs).
 constexpr unsigned kCgSlab = 64;
 constexpr unsigned kCgReadSlots = 3;
+constexpr unsigned kCgGathered = 2;
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
 constexpr unsigned kCgMaxPieceK = 2048;
 AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)
@@ -190,14 +193,24 @@ AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k, unsigned kstep)
 }
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
-    const unsigned a = (kCgReadSlots + 1u) * CgPieceBytes(k, kstep);
+    const unsigned a = (kCgReadSlots + kCgGathered) * CgPieceBytes(k, kstep);
     const unsigned b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k, kstep);
     const unsigned ab = a > b ? a : b;
     return ab > ones ? ab : ones;
 }
-AQO_QMM_LAYOUT_FN unsigned CgCRows(unsigned slab, unsigned panel) { return slab * panel * 4u; }
-AQO_QMM_LAYOUT_FN unsigned CgRaOffset(unsigned slab, unsigned panel) { return CgCRows(slab, panel) * 2u + panel * 4u; }
-AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel) { return CgRaOffset(slab, panel) + slab * 64u; }
+AQO_QMM_LAYOUT_FN unsigned CgCFractals(unsigned slab, unsigned panel) { return slab * panel * 4u; }
+AQO_QMM_LAYOUT_FN unsigned CgColumnSumsOffset(unsigned slab, unsigned panel, unsigned rows)
+{
+    return CgCFractals(slab, panel) + rows * panel * 4u;
+}
+AQO_QMM_LAYOUT_FN unsigned CgRaOffset(unsigned slab, unsigned panel, unsigned rows)
+{
+    return CgColumnSumsOffset(slab, panel, rows) + panel * 4u;
+}
+AQO_QMM_LAYOUT_FN unsigned CgCBytes(unsigned slab, unsigned panel, unsigned rows)
+{
+    return CgRaOffset(slab, panel, rows) + slab * 64u;
+}
 // L0B: two halves of a K step of the panel, and where a's row sums come from the cube (K step kstepRa) one K step of
 // a fractal column of ones after them (its Mmad gives each row's sum of a in 16 equal columns of C).
 AQO_QMM_LAYOUT_FN unsigned CgL0bBytes(unsigned kstep, unsigned kstepRa, unsigned panel)

@@ -158,7 +158,9 @@ public:
         yZp_ = t_->yCode == kQmmCodeUInt8 ? static_cast<float>(z) : static_cast<float>(static_cast<int8_t>(z));
         aScale0_ = aScaleGm_.GetValue(0);
         bScale0_ = bScaleGm_.GetValue(0);
-        Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+        if (t_->bParamKind != 0) {  // only a per-column multiplier reads the patterns (the plans size them so)
+            Duplicate(ysPattern_, yScale_, elems_);  // the divisor of a per-element multiplier
+        }
     }
 
 private:

@@ -24,7 +24,7 @@ struct CubeGemmUb {
     }
 };
 
-CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel, uint32_t slab, uint32_t chunk_k,
+CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel, uint32_t slab, uint32_t chunk_k,
                  uint32_t chunk_cols, uint32_t rows, uint32_t y_bytes)
 {
     CubeGemmUb u;
@@ -33,14 +33,14 @@ CubeGemmUb UbFor(uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel, 
     u.za = static_cast<uint32_t>(AlignUp(slab, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
     u.col_f32 = panel * 4;
     u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(slab) * 4, 32));
-    u.multiplier = rows * panel * 4;
+    u.multiplier = DecodeEpiloguePatternBytes(t, rows, panel);
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
     // Without DataCopyPad one more block per slot: the copy-out's spare block.
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
     // The K step is decided at run time (cgKStep, or cgKStepRa where a's row sums come from the cube): room for both.
     u.work = std::max(aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols),
                       aqo_qmm_layout::CgWorkBytes(kk, kstep_ra, chunk_k, chunk_cols));
-    u.c = aqo_qmm_layout::CgCBytes(slab, panel);
+    u.c = aqo_qmm_layout::CgCBytes(slab, panel, rows);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
     u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4 + 32;  // and the block K za' (per-tensor za)
     u.tmp = rows * panel * 4 + aqo_qmm_layout::kSplitMaskBytes;
@@ -158,10 +158,10 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint64_t ub_usable = KernelUbBytes(soc, false);
     uint32_t rows = slab;
     while (rows > 1 &&
-           UbFor(t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
+           UbFor(t, t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    const CubeGemmUb u = UbFor(t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
+    const CubeGemmUb u = UbFor(t, t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -198,7 +198,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeGemmUb u = UbFor(t.k, t.cgKStep, t.cgKStepRa, t.cgPanel, t.cgSlab, t.cgChunkK,
+    const CubeGemmUb u = UbFor(t, t.k, t.cgKStep, t.cgKStepRa, t.cgPanel, t.cgSlab, t.cgChunkK,
                                t.bTrans ? aqo_qmm_layout::kCdTransCols : t.cgPanel, t.rowsPerChunk, y_bytes);
     const struct {
         const char* name;

@@ -118,6 +118,13 @@ struct DecodeEpilogueUb {
     uint32_t col_f32, row_f32, multiplier, half, y_out;
 };
 void SetDecodeEpilogue(uint32_t rows, uint32_t g, const DecodeEpilogueUb& ub, QLinearMatMulTiling* t);
+// Bytes of each of the epilogue's two multiplier patterns (the per-element multiplier and its y_scale divisor) for
+// chunks of rows x g: only a per-column b reads them (QmmRequantEpilogue::ColumnMultiplier, ApplyMultiplier's
+// per-row-and-column form); otherwise one block, unused.
+inline uint32_t DecodeEpiloguePatternBytes(const QLinearMatMulTiling& t, uint32_t rows, uint32_t g)
+{
+    return t.bParamKind != 0 ? rows * g * 4u : 32u;
+}
 // A decode path's explanation: its header (mode, work unit, balance unit) and the op's tensors (a, b, their
 // parameters, y), whose reads the path then lists per core.
 void BeginDecodeExplanation(const QLinearMatMulRequest& r, const SocSpec& soc, const char* mode, const char* work_unit,

@@ -75,6 +75,23 @@ def test_the_split_and_the_buffers():
     assert t["usedCores"] == 2 and t["cgPanel"] == 64 and t["cgKStep"] == t["cgKStepRa"] == 256  # the narrowest
 
 
+def test_the_epilogue_takes_half_a_slab_a_chunk_where_b_has_one_scale():
+    # The per-element multiplier and its y_scale divisor are read only with b's per-column scales; otherwise each is
+    # one block, and the room goes to the epilogue's chunks: 4096^3 takes a 64-row slab's C in two chunks (35 rows at
+    # most, evened to 32 + 32), where the patterns of 26 rows each left it three.
+    t = _plan((4096, 4096), (4096, 4096)).tiling
+    assert t["ubPattern"] == 32 and t["rowsPerChunk"] == 35
+    assert -(-t["cgSlab"] // t["rowsPerChunk"]) == 2
+    for a_param in ("tensor", "row"):
+        t = _plan((4096, 4096), (4096, 4096), a_param=a_param, b_param="column").tiling
+        assert t["ubPattern"] == t["rowsPerChunk"] * t["cStride"] * 4
+    # The work region: three read slots and two gathered buffers of a piece (16 rows x 2048), or four chunks of b;
+    # the C region: a slab's fractals, one chunk's rows, b's column sums' row, a's row sums (a slab's rows x 16 int32).
+    t = _plan((4096, 4096), (4096, 4096)).tiling
+    assert t["ubCgWork"] == max(5 * 16 * 2048, 4 * t["cgChunkK"] * t["cgPanel"])
+    assert t["ubCgC"] == (t["cgSlab"] + t["rowsPerChunk"]) * t["cgPanel"] * 4 + t["cgPanel"] * 4 + t["cgSlab"] * 64
+
+
 @pytest.mark.parametrize("k, panel, slab", [(4096, 128, 64), (4608, 96, 64), (5120, 64, 64), (6144, 64, 48),
                                            (8192, 64, 32)])
 def test_longer_k_narrows_the_panel_then_the_slab(k, panel, slab):
