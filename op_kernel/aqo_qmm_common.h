@@ -71,21 +71,16 @@ __aicore__ inline void QmmReplicateRow(const LocalTensor<float>& pattern, uint32
     }
 }
 
-// float32(acc), rounded once to nearest even, in acc's bytes (the caller has ordered acc's producers before it).
-// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so acc goes in two parts that convert exactly
-// whatever that Cast rounds to: lo, its low 16 bits (0 .. 65535, by a bitwise And on the 16-bit halves), and hi = acc
-// - lo (a multiple of 65536 with |hi| <= 2^31: at most 16 significant bits), then float32(hi) + float32(lo), one
-// correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
-// kSplitMaskBytes; the plans size the scratch with it).
 // The mask block of the exact conversion: uint16 lanes FFFF, 0000 (the low halves of int32 lanes).
 __aicore__ inline void QmmSplitMask(const LocalTensor<int32_t>& mask)
 {
     Duplicate(mask, static_cast<int32_t>(0x0000FFFF), static_cast<int32_t>(kBlockBytes / sizeof(int32_t)));
 }
 
-// The exact conversion with the mask block already written (QmmSplitMask, then a PipeBarrier<PIPE_V>; outside tmp's
-// first elems lanes): for a caller that converts chunk after chunk with one mask.
-__aicore__ inline LocalTensor<float> QmmInt32ToFloatSplit(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
+// QmmInt32ToFloat's exact conversion (below) with the mask block already written (QmmSplitMask, then a
+// PipeBarrier<PIPE_V>; outside tmp's first elems lanes): for a caller that converts chunk after chunk with one mask.
+__aicore__ inline LocalTensor<float> QmmInt32ToFloatSplit(const LocalTensor<int32_t>& acc,
+                                                          const LocalTensor<float>& tmp,
                                                           const LocalTensor<int32_t>& mask, uint32_t elems)
 {
     LocalTensor<float> f = acc.template ReinterpretCast<float>();
@@ -116,6 +111,12 @@ __aicore__ inline LocalTensor<float> QmmInt32ToFloatSplit(const LocalTensor<int3
     return f;
 }
 
+// float32(acc), rounded once to nearest even, in acc's bytes (the caller has ordered acc's producers before it).
+// exact: the SoC's int32 -> float32 Cast has no stated rounding (310p), so acc goes in two parts that convert exactly
+// whatever that Cast rounds to: lo, its low 16 bits (0 .. 65535, by a bitwise And on the 16-bit halves), and hi = acc
+// - lo (a multiple of 65536 with |hi| <= 2^31: at most 16 significant bits), then float32(hi) + float32(lo), one
+// correctly rounded IEEE addition. tmp: elems floats, then one 32-byte block for the mask (aqo_qmm_layout.h
+// kSplitMaskBytes; the plans size the scratch with it).
 __aicore__ inline LocalTensor<float> QmmInt32ToFloat(const LocalTensor<int32_t>& acc, const LocalTensor<float>& tmp,
                                                      uint32_t elems, bool exact)
 {

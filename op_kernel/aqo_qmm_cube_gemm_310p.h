@@ -445,8 +445,8 @@ private:
         SetFlag<HardEvent::V_MTE3>(gReady_);
         WaitFlag<HardEvent::V_MTE3>(gReady_);
         if (j == 0 && x >= kQmmCgRing) {
-            // slab x - 2's last LoadData. (Also implied today: Drain(x - 2), which waits for that slab's Mmads, is
-            // issued before slab x's gathers; the flag keeps the order if that changes.)
+            // slab x - 2's last LoadData. (Also implied today: DrainPrepare(x - 2), which waits for that slab's
+            // Mmads, is issued before slab x's gathers; the flag keeps the order if that changes.)
             WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
         }
         CopyRowBlockToL1(buf, pc.rb, pc.k0 / aqo_qmm_layout::kCgKBlock, kbs, gathered);
@@ -577,8 +577,7 @@ private:
         PipeBarrier<PIPE_V>();
         if (zp_.NeedColumnSums()) {  // b's column sums: the ones row, row 0 of the last row block
             ToRows(cb, (rowBlocks - 1) * 16, 1);
-            if (cols_ < t.cStride) {
-                PipeBarrier<PIPE_V>();
+            if (cols_ < t.cStride) {  // (other columns than ToRows writes: no barrier between them)
                 Duplicate(cb[cols_], 0, static_cast<int32_t>(t.cStride - cols_));
             }
         }
@@ -603,13 +602,13 @@ private:
         const LocalTensor<int32_t> cb = ColumnSumsUb();
         const uint32_t r0 = i * drainPer_;
         const uint32_t n = QmmMin(drainPer_, drainRows_ - r0);
-        PipeBarrier<PIPE_V>();  // the previous chunk's steps read the rows (and the fractals are in)
+        // (No barrier before ToRows: the previous chunk's last read of the rows, its float32 -> half cast, has one
+        // after it, as has the copy out of L0C.)
         ToRows(acc, r0, n);
         if (cols_ < t.cStride) {
             // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
             // panel's get 0 (their results are discarded, but the int32 steps must stay in range): x - x per row,
-            // the rows the iterations, up to 64 columns an instruction.
-            PipeBarrier<PIPE_V>();
+            // the rows the iterations, up to 64 columns an instruction (other columns than ToRows writes).
             const uint8_t rowStride = static_cast<uint8_t>(t.cStride * 4 / 32);
             for (uint32_t c0 = cols_; c0 < t.cStride; c0 += 64) {
                 const LocalTensor<int32_t> past = acc[c0];
@@ -667,7 +666,7 @@ private:
             return;
         }
         zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // C's rows (the UB copies, V after any on MTE3) for the scalar
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // a's row sums (the L0C copy, on V) for the scalar unit
         PipeBarrier<PIPE_V>();                        // the previous slab's correction read the row terms
         for (uint32_t i = 0; i < rows; ++i) {
             const int32_t sum = onesColumn_ ? ra.GetValue(i * 16) : 0;

@@ -172,6 +172,9 @@ constexpr unsigned kCgPieceRows = 16;
 constexpr unsigned kCgSlab = 64;
 constexpr unsigned kCgReadSlots = 3;
 constexpr unsigned kCgGathered = 2;
+// The kernel's ToRows reads a column fractal's rows of the slab as one block stride (slab x 64 bytes, in blocks): a
+// uint8 field of its repeat parameters.
+static_assert(kCgSlab * 64u / 32u <= 255u, "a slab's column fractal must fit ToRows' source block stride");
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
 constexpr unsigned kCgMaxPieceK = 2048;
 AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)

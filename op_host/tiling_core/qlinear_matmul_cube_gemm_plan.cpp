@@ -24,8 +24,8 @@ struct CubeGemmUb {
     }
 };
 
-CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel, uint32_t slab, uint32_t chunk_k,
-                 uint32_t chunk_cols, uint32_t rows, uint32_t y_bytes)
+CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel,
+                 uint32_t slab, uint32_t chunk_k, uint32_t chunk_cols, uint32_t rows, uint32_t y_bytes)
 {
     CubeGemmUb u;
     const uint32_t kk = static_cast<uint32_t>(k);

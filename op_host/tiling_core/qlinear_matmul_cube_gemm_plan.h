@@ -47,6 +47,9 @@ namespace aqo {
 // row), as L1 requires (QmmCubeGemmShape); K at most: what L1 holds then (8192 in 1 MiB).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
+// The kernel's epilogue rows (cStride = the panel's columns) are a repeat stride of its Or gathers (in blocks, a
+// uint8 field).
+static_assert(kQmmCubeGemmMaxPanel * 4 / 32 <= 255, "a panel's int32 row must fit the gathers' repeat stride");
 constexpr uint32_t kQmmCubeGemmMinSlab = 32;
 // Longest K step (an Mmad's k): as long as an L0A half holds of a slab and an L0B half of the panel (where a's row
 // sums come from the cube, beside a K step of ones: cgKStepRa), at most this.

@@ -262,9 +262,10 @@ def test_the_explanation_holds_the_invariants():
                                      dict(modeless_rounding="toward_zero"), dict(vector_subnormals="flushed"),
                                      dict(saturation_inf="inf", saturation_nan="nan")])
 def test_under_every_run_variant(variant):
-    # C's int32 rows come from UB -> UB copies, whose pipe the documentation leaves open (V or MTE3): the kernel orders
-    # them for both, and every y stays the golden's. The epilogue's division is the cube path's: under perturbed
-    # division it meets the same criteria (integer y within 1 of the golden's, as the cube path's run-variant tests).
+    # Every y stays the golden's whichever pipe a UB -> UB copy takes (the path has none left: C's int32 rows come from
+    # Or gathers on V; the variant stays so that one added later is held to both pipes). The epilogue's division is
+    # the cube path's: under perturbed division it meets the same criteria (integer y within 1 of the golden's, as
+    # the cube path's run-variant tests).
     rng = np.random.default_rng(47)
     with emulator.run_options(**variant):
         for a_shape, b_shape, pair in [((70, 320), (320, 2080), ("int8", "int8")),
