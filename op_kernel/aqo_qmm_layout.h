@@ -168,7 +168,7 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 constexpr unsigned kCgPieceRows = 16;
 // a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), a's
 // read slots in the work region, and its gathered buffers after them (a piece in L0A's order each: the next piece is
-// gathered while the copy to L1 of the last one waits its turn on MTE3, behind y's copy-outs).
+// gathered while the last one's copy to L1 waits its turn on MTE3).
 constexpr unsigned kCgSlab = 64;
 constexpr unsigned kCgReadSlots = 3;
 constexpr unsigned kCgGathered = 2;
