@@ -156,6 +156,8 @@ TILING_DATA_FIELD_DEF(uint32_t, cgSlab);                // a's rows per slab in 
 TILING_DATA_FIELD_DEF(uint32_t, cgKStep);               // K values per L0A / L0B load and Mmad (a multiple of 32)
 // the same where a's row sums come from the cube (L0B's ones beside)
 TILING_DATA_FIELD_DEF(uint32_t, cgKStepRa);
+// K values per pass over a (K when one; int32 sums between passes in GM)
+TILING_DATA_FIELD_DEF(uint32_t, cgKPart);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgWork);              // UB bytes of the cube GEMM's buffers, in InitBuffer order
 TILING_DATA_FIELD_DEF(uint32_t, ubCgC);
 TILING_DATA_FIELD_DEF(uint32_t, ubCgStage);

@@ -252,16 +252,16 @@ __aicore__ inline void RunCubeDecodeTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp
 // The cube GEMM path (tiling key 3, ascend310p): a longer a against panels of b turned once and kept in L1.
 template <class AT, class BT, bool TRANS, class TD>
 __aicore__ inline void RunCubeGemm(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                   GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+                                   GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t)
 {
     TPipe pipe;
     if (t.yCode == kQmmCodeUInt8) {
         KernelQLinearMatMulCubeGemm310p<TD, AT, BT, uint8_t, TRANS> op;
-        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t, &pipe);
         op.Process();
     } else {
         KernelQLinearMatMulCubeGemm310p<TD, AT, BT, int8_t, TRANS> op;
-        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t, &pipe);
+        op.Init(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t, &pipe);
         op.Process();
     }
 }
@@ -269,25 +269,27 @@ __aicore__ inline void RunCubeGemm(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_AD
 // b stored [K, N] or transposed, [N, K].
 template <class AT, class BT, class TD>
 __aicore__ inline void RunCubeGemmTrans(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
-                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs,
+                                        const TD& t)
 {
     if (t.bTrans != 0) {
-        RunCubeGemm<AT, BT, true>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemm<AT, BT, true>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     } else {
-        RunCubeGemm<AT, BT, false>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemm<AT, BT, false>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     }
 }
 
 template <class TD>
 __aicore__ inline void RunCubeGemmTypes(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale,
-                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t)
+                                        GM_ADDR bZp, GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs,
+                                        const TD& t)
 {
     if (t.bCode == kQmmCodeUInt8) {
-        RunCubeGemmTrans<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<uint8_t, uint8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     } else if (t.aCode == kQmmCodeUInt8) {
-        RunCubeGemmTrans<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<uint8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     } else {
-        RunCubeGemmTrans<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, t);
+        RunCubeGemmTrans<int8_t, int8_t>(a, aScale, aZp, b, bScale, bZp, yScale, yZp, y, userWs, t);
     }
 }
 
@@ -341,7 +343,8 @@ extern "C" __global__ __aicore__ void aqo_qlinear_matmul(GM_ADDR a, GM_ADDR a_sc
     else if (TILING_KEY_IS(2)) {
         aqo_qmm::RunCubeDecodeTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, t);
     } else if (TILING_KEY_IS(3)) {
-        aqo_qmm::RunCubeGemmTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y, t);
+        aqo_qmm::RunCubeGemmTypes(a, a_scale, a_zero_point, b, b_scale, b_zero_point, y_scale, y_zero_point, y,
+                                  userWs, t);
     }
 #endif
 }

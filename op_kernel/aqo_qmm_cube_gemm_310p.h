@@ -21,6 +21,10 @@
 //     K steps of a slab, the previous slab's copy out of L0C, the next slab's loads, then the previous slab's chunks
 //     (issued after all of the steps, they would wait behind the cube's queue; issued before the loads, their
 //     copy-outs would hold the loads' copies to L1 behind them on MTE3).
+//   * K beyond what L1 holds (a panel and two slabs of cgKPart K values): passes over a of cgKPart K values each (the
+//     last the rest), each against its own panel of b. A pass's chunks get its zero-point terms (linear in K: each
+//     pass takes its own K's) and, after the first pass, the sums the passes before left in this core's part of the
+//     workspace; every pass but the last writes them back there, the last requantizes.
 //   * a's zero point (b's column sums CB): each slab takes 16 rows fewer of a; its last row block is a row of ones
 //     and zeros, written to both slab buffers once. b's zero point (a's row sums RA): L0B keeps a K step of a fractal
 //     column of ones beside its two halves (written once a launch; the K step is then cgKStepRa), and each K step
@@ -50,12 +54,20 @@ template <class TD, class AT, class BT, class YT, bool TRANS>
 class KernelQLinearMatMulCubeGemm310p {
 public:
     __aicore__ inline void Init(GM_ADDR a, GM_ADDR aScale, GM_ADDR aZp, GM_ADDR b, GM_ADDR bScale, GM_ADDR bZp,
-                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, const TD& t, TPipe* pipe)
+                                GM_ADDR yScale, GM_ADDR yZp, GM_ADDR y, GM_ADDR userWs, const TD& t, TPipe* pipe)
     {
         t_ = &t;
         pipe_ = pipe;
         aGm_.SetGlobalBuffer(reinterpret_cast<__gm__ AT*>(a), static_cast<uint64_t>(t.m) * t.k);
         bGm_.SetGlobalBuffer(reinterpret_cast<__gm__ BT*>(b), static_cast<uint64_t>(t.k) * t.n);
+        // K in passes (cgKPart K values each, the last the rest): the int32 sums between them in this core's part of
+        // the workspace (aqo_qmm_layout.h CgPassInts).
+        passes_ = aqo_qmm_layout::CgKPasses(t.k, t.cgKPart);
+        passInts_ = aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, t.cgPanel, t.m,
+                                               t.cStride);
+        if (passes_ > 1) {
+            wsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs), t.usedCores * passInts_);
+        }
         // UB in the plan's order (its explanation lists the same buffers).
         zp_.Init(aZp, bZp, t, pipe);
         epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
@@ -68,9 +80,9 @@ public:
         // L1: the panel (K x cgPanel) and two slab buffers (cgSlab x K); L0A: two halves of a K step; L0B: two halves
         // of a K step and, for a's row sums, a K step of ones after them (their places follow the K step, decided in
         // Process); L0C: two slabs' C and their row sums.
-        pipe->InitBuffer(panelL1_, t.k * t.cgPanel);
-        pipe->InitBuffer(aL1_[0], t.cgSlab * t.k);
-        pipe->InitBuffer(aL1_[1], t.cgSlab * t.k);
+        pipe->InitBuffer(panelL1_, t.cgKPart * t.cgPanel);
+        pipe->InitBuffer(aL1_[0], t.cgSlab * t.cgKPart);
+        pipe->InitBuffer(aL1_[1], t.cgSlab * t.cgKPart);
         pipe->InitBuffer(bL0_, aqo_qmm_layout::CgL0bBytes(t.cgKStep, t.cgKStepRa, t.cgPanel));
         for (uint32_t s = 0; s < kQmmCgRing; ++s) {
             pipe->InitBuffer(aL0_[s], t.cgSlab * t.cgKStep);  // the longer step
@@ -123,6 +135,7 @@ public:
         slabs_ = (t.m + rowsA_ - 1) / rowsA_;
         onesColumn_ = zp_.NeedRowSums();
         kstep_ = onesColumn_ ? t.cgKStepRa : t.cgKStep;
+        SetPass(0);
         if (zp_.NeedColumnSums()) {
             WriteOnesBlocks();
         }
@@ -136,19 +149,49 @@ public:
         }
         for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
             const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
-            LoadPanel(n0, cols);
-            StreamSlabs(p, n0, cols);
+            panel_ = p;
+            for (uint32_t j = 0; j < passes_; ++j) {
+                StartPass(j);
+                LoadPanel(n0, cols);
+                StreamSlabs(p * passes_ + j, n0, cols);
+            }
         }
     }
 
 private:
+    // Pass j's K values (kBase_, kLen_ of them).
+    __aicore__ inline void SetPass(uint32_t j)
+    {
+        pass_ = j;
+        kBase_ = j * t_->cgKPart;
+        kLen_ = QmmMin(t_->cgKPart, t_->k - kBase_);
+    }
+    __aicore__ inline bool LastPass() const { return pass_ + 1 == passes_; }
+
+    // Before pass j's panel: where its length differs from the one the ones blocks and the per-tensor row terms were
+    // made for (the last pass may be shorter), they are made again (the slab buffers, the work region and the row
+    // terms are free: the previous pass has ended).
+    __aicore__ inline void StartPass(uint32_t j)
+    {
+        const uint32_t was = kLen_;
+        SetPass(j);
+        if (kLen_ == was) {
+            return;
+        }
+        PipeBarrier<PIPE_ALL>();
+        if (zp_.NeedColumnSums()) {
+            WriteOnesBlocks();
+        }
+        ConstantRowTerms();
+    }
+
     // The last row block of both slab buffers: a row of ones (C's row there is b's column sums), 15 rows of zeros,
     // in L0A's order, through the work region: built once for a piece's part of K (every part's fractals are the same,
     // a shorter last part their first ones), copied into every part's place.
     __aicore__ inline void WriteOnesBlocks()
     {
         const TD& t = *t_;
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, kstep_);
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(kLen_, kstep_);
         const uint32_t kbs = partK / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<int16_t> rows = work_.Get<int16_t>();
         Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(partK / 2));
@@ -162,8 +205,8 @@ private:
             Or(fractals[h * 128], src, src, 128, b, BinaryRepeatParams(1, b, b, 16, 1, 1));
         }
         aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
-        for (uint32_t k0 = 0; k0 < t.k; k0 += partK) {
-            const uint32_t len = QmmMin(partK, t.k - k0) / aqo_qmm_layout::kCgKBlock;
+        for (uint32_t k0 = 0; k0 < kLen_; k0 += partK) {
+            const uint32_t len = QmmMin(partK, kLen_ - k0) / aqo_qmm_layout::kCgKBlock;
             for (uint32_t s = 0; s < kQmmCgRing; ++s) {
                 CopyRowBlockToL1(s, t.cgSlab / 16 - 1, k0 / aqo_qmm_layout::kCgKBlock, len,
                                  fractals.template ReinterpretCast<AT>());
@@ -200,7 +243,7 @@ private:
         }
         int32_t kza = 0, negS = 0;
         zp_.LoadRows(0, 0, 0, stageIn_, stageHalf_);  // za' (per tensor: no rows read)
-        zp_.RowTerms(0, 0, &kza, &negS);                // with RA = 0: -(0 - K za') and -za'
+        zp_.RowTermsOver(kLen_, 0, 0, &kza, &negS);     // with RA = 0: -(0 - K za') and -za' (the pass's K)
         Duplicate(rowTerms_, negS, static_cast<int32_t>(t.cgSlab * kQmmRowTermInts));
         Duplicate(rowTerms_[t.cgSlab * kQmmRowTermInts], kza, static_cast<int32_t>(kQmmRowTermInts / 2));
     }
@@ -234,9 +277,9 @@ private:
 
     // Chunk i of the panel: its first K row and K rows, and (TRANS) its 16 columns' group g: the panel's column groups
     // one after the other, each in chunks along K.
-    __aicore__ inline uint32_t KChunks() const { return (t_->k + t_->cgChunkK - 1) / t_->cgChunkK; }
+    __aicore__ inline uint32_t KChunks() const { return (kLen_ + t_->cgChunkK - 1) / t_->cgChunkK; }
     __aicore__ inline uint32_t ChunkK0(uint32_t i) const { return (TRANS ? i % KChunks() : i) * t_->cgChunkK; }
-    __aicore__ inline uint32_t ChunkRows(uint32_t i) const { return QmmMin(t_->cgChunkK, t_->k - ChunkK0(i)); }
+    __aicore__ inline uint32_t ChunkRows(uint32_t i) const { return QmmMin(t_->cgChunkK, kLen_ - ChunkK0(i)); }
     __aicore__ inline uint32_t ChunkGroup(uint32_t i) const { return TRANS ? i / KChunks() : 0u; }
     __aicore__ inline LocalTensor<BT> ChunkSlot(uint32_t slot)
     {
@@ -257,11 +300,11 @@ private:
             const uint32_t col = n0_ + ChunkGroup(i) * aqo_qmm_layout::kCdTransCols;
             const DataCopyParams prm(static_cast<uint16_t>(aqo_qmm_layout::kCdTransCols),
                                      static_cast<uint16_t>(rows / 32), static_cast<uint16_t>((t.k - rows) / 32), 0);
-            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(col) * t.k + k0], prm);
+            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(col) * t.k + kBase_ + k0], prm);
         } else {
             const DataCopyParams prm(static_cast<uint16_t>(rows), static_cast<uint16_t>(cols_ / 32),
                                      static_cast<uint16_t>((t.n - cols_) / 32), 0);
-            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(k0) * t.n + n0_], prm);
+            DataCopy(ChunkSlot(s), bGm_[static_cast<uint64_t>(kBase_ + k0) * t.n + n0_], prm);
         }
         SetFlag<HardEvent::MTE2_V>(loaded_[s]);
     }
@@ -316,8 +359,10 @@ private:
         QmmCall c;
         c.n0 = n0;
         c.cols = cols;
-        epi_.Prime();  // the per-tensor parameters, which the column multiplier reads
-        epi_.LoadColumns(c, n0, cols);
+        if (LastPass()) {  // (the passes before write int32 sums)
+            epi_.Prime();  // the per-tensor parameters, which the column multiplier reads
+            epi_.LoadColumns(c, n0, cols);
+        }
         PipeBarrier<PIPE_ALL>();  // the panel in L1 (MTE3) before MTE1; the chunk slots (V, MTE3) become a's pieces
         dmas_ = gathers_ = 0;
         loads_ = 0;
@@ -353,7 +398,7 @@ private:
     __aicore__ inline uint32_t SlabRows(uint32_t x) const { return QmmMin(rowsA_, t_->m - SlabRow(x)); }
     __aicore__ inline uint32_t Pieces() const
     {
-        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(t_->k, kstep_);
+        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(kLen_, kstep_);
     }
 
     // A piece's place: its row block and part of K (each core starts at its own piece of the slab, so that a slab
@@ -364,20 +409,20 @@ private:
     __aicore__ inline Piece PieceAt(uint32_t x, uint32_t j) const
     {
         const TD& t = *t_;
-        const uint32_t parts = aqo_qmm_layout::CgKParts(t.k, kstep_);
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(t.k, kstep_);
+        const uint32_t parts = aqo_qmm_layout::CgKParts(kLen_, kstep_);
+        const uint32_t partK = aqo_qmm_layout::CgPieceK(kLen_, kstep_);
         const uint32_t q = (j + static_cast<uint32_t>(GetBlockIdx())) % Pieces();
         Piece pc;
         pc.rb = q / parts;
         pc.k0 = (q % parts) * partK;
-        pc.len = QmmMin(partK, t.k - pc.k0);
+        pc.len = QmmMin(partK, kLen_ - pc.k0);
         pc.row = SlabRow(x) + pc.rb * aqo_qmm_layout::kCgPieceRows;
         pc.valid = pc.row < t.m ? QmmMin(aqo_qmm_layout::kCgPieceRows, t.m - pc.row) : 0u;
         return pc;
     }
     __aicore__ inline LocalTensor<AT> ReadSlot(uint32_t s)
     {
-        return work_.Get<AT>()[s * aqo_qmm_layout::CgPieceBytes(t_->k, kstep_)];
+        return work_.Get<AT>()[s * aqo_qmm_layout::CgSlotBytes(t_->k, t_->cgKPart, kstep_)];
     }
 
     // The panel's pieces in order (slab by slab): the DMAs run kQmmCgReadAhead pieces ahead of the gathers, so that a
@@ -401,7 +446,7 @@ private:
             WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
         }
         if (pc.valid > 0) {
-            DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + pc.k0],
+            DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + kBase_ + pc.k0],
                      DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(pc.len / 32),
                                     static_cast<uint16_t>((t.k - pc.len) / 32), 0));
         }
@@ -487,7 +532,7 @@ private:
         const uint32_t buf = x % kQmmCgRing;
         const uint32_t rowBlocks = t.cgSlab / 16;
         const uint32_t n1 = PanelFractals();
-        const uint32_t steps = (t.k + kstep_ - 1) / kstep_;
+        const uint32_t steps = (kLen_ + kstep_ - 1) / kstep_;
         // Between the steps: the previous slab's C out of L0C (its region is the next slab's), the next slab's pieces,
         // then the previous slab's chunks (their copy-outs go behind the pieces' copies to L1 on MTE3).
         const uint32_t pieces = x + 1 < slabs_ ? Pieces() : 0u;
@@ -499,7 +544,7 @@ private:
         }
         for (uint32_t st = 0; st < steps; ++st, ++loads_) {
             const uint32_t k0 = st * kstep_;
-            const uint32_t kbs = QmmMin(kstep_, t.k - k0) / aqo_qmm_layout::kCgKBlock;
+            const uint32_t kbs = QmmMin(kstep_, kLen_ - k0) / aqo_qmm_layout::kCgKBlock;
             const uint32_t h = loads_ % kQmmCgRing;
             if (loads_ >= kQmmCgRing) {
                 WaitFlag<HardEvent::M_MTE1>(l0Free_[h]);
@@ -584,12 +629,14 @@ private:
         if (zp_.NeedCorrection()) {
             RowTermsOfSlab(ra, row0, rows);
         }
-        QmmCall c;
-        c.m0 = row0;
-        c.rows = rows;
-        c.n0 = n0_;
-        c.cols = cols_;
-        epi_.LoadRows(c);
+        if (LastPass()) {
+            QmmCall c;
+            c.m0 = row0;
+            c.rows = rows;
+            c.n0 = n0_;
+            c.cols = cols_;
+            epi_.LoadRows(c);
+        }
         drainRow0_ = row0;
         drainRows_ = rows;
         drainPer_ = (rows + DrainChunks(x) - 1) / DrainChunks(x);
@@ -617,9 +664,16 @@ private:
             }
         }
         PipeBarrier<PIPE_V>();
+        if (pass_ > 0) {
+            AddPassSums(acc, r0, n);
+        }
         if (zp_.NeedCorrection()) {
             zp_.Correct(acc, tmp_, rowTerms_, cb, r0, n, cols_);
             PipeBarrier<PIPE_V>();
+        }
+        if (!LastPass()) {
+            WritePassSums(acc, r0, n);
+            return;
         }
         // The exact conversion's mask block lies past the chunk's scratch (written once a launch, in Process).
         const LocalTensor<float> f =
@@ -629,6 +683,52 @@ private:
         LocalTensor<YT> y = epi_.Compute(f, tmp_.template ReinterpretCast<float>(), r0, n, cols_);
         out_.Rows(y, drainRow0_ + r0, n, n0_, cols_);
         epi_.FreeY(y);
+    }
+
+    // The chunk's rows (n of cStride int32, one burst) in this core's part of the workspace.
+    __aicore__ inline uint64_t PassAt(uint32_t r0) const
+    {
+        return static_cast<uint64_t>(GetBlockIdx()) * passInts_ +
+               (static_cast<uint64_t>(panel_) * t_->m + drainRow0_ + r0) * t_->cStride;
+    }
+
+    // The DMA of n rows' sums between the workspace and UB (both rows cStride int32 apart): one burst, or for a panel
+    // narrower than cStride a burst of its columns a row (the columns past them hold no values in UB).
+    __aicore__ inline DataCopyParams PassCopy(uint32_t n) const
+    {
+        const uint32_t stride = t_->cStride * 4 / 32, cols = cols_ * 4 / 32;
+        return cols == stride ? DataCopyParams(1, static_cast<uint16_t>(n * stride), 0, 0)
+                              : DataCopyParams(static_cast<uint16_t>(n), static_cast<uint16_t>(cols),
+                                               static_cast<uint16_t>(stride - cols),
+                                               static_cast<uint16_t>(stride - cols));
+    }
+
+    // acc += the passes' sums so far of the chunk's rows, read into the chunk's scratch (which Correct uses after).
+    // A narrower panel: its columns only, up to 64 an instruction with the rows its iterations (the scratch's other
+    // columns hold what the previous chunk left; acc's are 0 and stay so).
+    __aicore__ inline void AddPassSums(const LocalTensor<int32_t>& acc, uint32_t r0, uint32_t n)
+    {
+        aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);  // the previous chunk's steps read the scratch
+        DataCopy(tmp_, wsGm_[PassAt(r0)], PassCopy(n));
+        aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        if (cols_ == t_->cStride) {
+            Add(acc, acc, tmp_, static_cast<int32_t>(n * t_->cStride));
+        } else {
+            const uint8_t rowStride = static_cast<uint8_t>(t_->cStride * 4 / 32);
+            for (uint32_t c0 = 0; c0 < cols_; c0 += 64) {
+                Add(acc[c0], acc[c0], tmp_[c0], static_cast<uint64_t>(QmmMin(64u, cols_ - c0)),
+                    static_cast<uint8_t>(n), BinaryRepeatParams(1, 1, 1, rowStride, rowStride, rowStride));
+            }
+        }
+        PipeBarrier<PIPE_V>();
+    }
+
+    // The chunk's sums (this pass's and the ones before, zero-point terms included) to the workspace for the next.
+    __aicore__ inline void WritePassSums(const LocalTensor<int32_t>& acc, uint32_t r0, uint32_t n)
+    {
+        aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
+        DataCopy(wsGm_[PassAt(r0)], acc, PassCopy(n));
+        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the next chunk's rows go where these are
     }
 
     // Rows r0 .. r0 + n of the slab's C from its fractals (at the C region's start: per column fractal the slab's rows
@@ -671,7 +771,7 @@ private:
         for (uint32_t i = 0; i < rows; ++i) {
             const int32_t sum = onesColumn_ ? ra.GetValue(i * 16) : 0;
             int32_t negR = 0, negS = 0;
-            zp_.RowTerms(sum, i, &negR, &negS);
+            zp_.RowTermsOver(kLen_, sum, i, &negR, &negS);
             Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
             Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
                       static_cast<int32_t>(kQmmRowTermInts / 2));
@@ -697,6 +797,7 @@ private:
     TPipe* pipe_ = nullptr;
     GlobalTensor<AT> aGm_;
     GlobalTensor<BT> bGm_;
+    GlobalTensor<int32_t> wsGm_;  // the passes' int32 sums (more than one pass)
     TBuf<TPosition::VECCALC> work_, cBuf_, stage_, rowTermsBuf_, tmpBuf_;
     TBuf<TPosition::B1> panelL1_;
     TBuf<TPosition::A1> aL1_[kQmmCgRing];
@@ -708,6 +809,10 @@ private:
     LocalTensor<uint8_t> stageIn_;
     LocalTensor<half> stageHalf_, stageWork_;
     uint32_t kstep_ = 0;             // K values an Mmad (cgKStep, or cgKStepRa with L0B's ones)
+    uint32_t passes_ = 1, pass_ = 0;   // K's passes, the current one
+    uint32_t kBase_ = 0, kLen_ = 0;    // the pass's first K value, its K values
+    uint32_t panel_ = 0;               // the panel's index among this core's
+    uint64_t passInts_ = 0;            // int32 of a core's part of the workspace
     uint32_t rowsA_ = 64;            // a's rows a slab (16 fewer with the ones row)
     uint32_t slabs_ = 0;
     uint32_t col0_ = 0, col1_ = 0;   // this core's columns

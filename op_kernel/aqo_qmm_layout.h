@@ -189,15 +189,36 @@ AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
 }
 AQO_QMM_LAYOUT_FN unsigned CgPieceBytes(unsigned k, unsigned kstep) { return kCgPieceRows * CgPieceK(k, kstep); }
 AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { return chunk_k * panel; }
+// K beyond what L1 holds beside the panel and the slabs: passes over a of kpart K values each (the last one the
+// rest), whose int32 sums meet in the workspace (one pass: kpart = k).
+AQO_QMM_LAYOUT_FN unsigned CgKPasses(unsigned k, unsigned kpart) { return (k + kpart - 1) / kpart; }
+AQO_QMM_LAYOUT_FN unsigned CgLastPassK(unsigned k, unsigned kpart) { return k - (CgKPasses(k, kpart) - 1u) * kpart; }
+// The passes' workspace: per core, per panel of its columns (at most the widest core's), M rows of cStride int32 (a
+// chunk's rows one burst). A core's part: CgPassInts int32 from core x CgPassInts on; panel p's row r at
+// (p x m + r) x cstride in it.
+AQO_QMM_LAYOUT_FN unsigned long long CgPassInts(unsigned units, unsigned cores, unsigned panel, unsigned m,
+                                                unsigned cstride)
+{
+    const unsigned widest = (units + cores - 1) / cores * 32u;
+    return static_cast<unsigned long long>((widest + panel - 1) / panel) * m * cstride;
+}
+// A read slot of a's pieces: the longer piece of a full pass and of the last one (whose parts of K may differ).
+AQO_QMM_LAYOUT_FN unsigned CgSlotBytes(unsigned k, unsigned kpart, unsigned kstep)
+{
+    const unsigned full = CgPieceBytes(kpart, kstep), last = CgPieceBytes(CgLastPassK(k, kpart), kstep);
+    return full > last ? full : last;
+}
 // The ones row's block of a part (its rows, then in L0A's order) and L0B's block of ones (a K step's fractals).
 AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k, unsigned kstep)
 {
     return 32u * CgPieceK(k, kstep) > 16u * kstep ? 32u * CgPieceK(k, kstep) : 16u * kstep;
 }
-AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kstep, unsigned chunk_k, unsigned panel)
+AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kpart, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
-    const unsigned a = (kCgReadSlots + kCgGathered) * CgPieceBytes(k, kstep);
-    const unsigned b = 4u * CgChunkBytes(chunk_k, panel), ones = CgOnesBytes(k, kstep);
+    const unsigned a = (kCgReadSlots + kCgGathered) * CgSlotBytes(k, kpart, kstep);
+    const unsigned b = 4u * CgChunkBytes(chunk_k, panel);
+    const unsigned onesFull = CgOnesBytes(kpart, kstep), onesLast = CgOnesBytes(CgLastPassK(k, kpart), kstep);
+    const unsigned ones = onesFull > onesLast ? onesFull : onesLast;
     const unsigned ab = a > b ? a : b;
     return ab > ones ? ab : ones;
 }

@@ -112,8 +112,13 @@ public:
     // 32-bit wrap-around (the scalar unit's arithmetic wraps by definition).
     __aicore__ inline void RowTerms(int32_t raSum, uint32_t r, int32_t* negR, int32_t* negS) const
     {
+        RowTermsOver(t_->k, raSum, r, negR, negS);
+    }
+    // The same where the row sum is over k of K's values (a pass of the cube GEMM path: its terms add up to K's).
+    __aicore__ inline void RowTermsOver(uint32_t k, int32_t raSum, uint32_t r, int32_t* negR, int32_t* negS) const
+    {
         const int32_t za = rowsScalar_ ? za0_ : za_.GetValue(r);
-        const uint32_t term = static_cast<uint32_t>(raSum) - t_->k * static_cast<uint32_t>(za);
+        const uint32_t term = static_cast<uint32_t>(raSum) - k * static_cast<uint32_t>(za);
         *negR = needRA_ ? static_cast<int32_t>(0u - term) : 0;
         *negS = needCB_ ? static_cast<int32_t>(0u - static_cast<uint32_t>(za)) : 0;
     }

@@ -24,11 +24,19 @@ struct CubeGemmUb {
     }
 };
 
-CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint32_t kstep_ra, uint32_t panel,
-                 uint32_t slab, uint32_t chunk_k, uint32_t chunk_cols, uint32_t rows, uint32_t y_bytes)
+// The work region: the K step is decided at run time (cgKStep, or cgKStepRa where a's row sums come from the cube),
+// room for both.
+uint32_t WorkBytes(uint64_t k, uint32_t kpart, uint32_t kstep, uint32_t kstep_ra, uint32_t chunk_k, uint32_t chunk_cols)
+{
+    const uint32_t kk = static_cast<uint32_t>(k);
+    return std::max(aqo_qmm_layout::CgWorkBytes(kk, kpart, kstep, chunk_k, chunk_cols),
+                    aqo_qmm_layout::CgWorkBytes(kk, kpart, kstep_ra, chunk_k, chunk_cols));
+}
+
+CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint32_t work, uint32_t panel, uint32_t slab, uint32_t rows,
+                 uint32_t y_bytes)
 {
     CubeGemmUb u;
-    const uint32_t kk = static_cast<uint32_t>(k);
     u.zb = panel * 4;
     u.za = static_cast<uint32_t>(AlignUp(slab, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
     u.col_f32 = panel * 4;
@@ -37,9 +45,7 @@ CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint3
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
     // Without DataCopyPad one more block per slot: the copy-out's spare block.
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
-    // The K step is decided at run time (cgKStep, or cgKStepRa where a's row sums come from the cube): room for both.
-    u.work = std::max(aqo_qmm_layout::CgWorkBytes(kk, kstep, chunk_k, chunk_cols),
-                      aqo_qmm_layout::CgWorkBytes(kk, kstep_ra, chunk_k, chunk_cols));
+    u.work = work;
     u.c = aqo_qmm_layout::CgCBytes(slab, panel, rows);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work
     u.row_terms = slab * aqo_qmm_layout::kRowTermInts * 4 + 32;  // and the block K za' (per-tensor za)
@@ -49,18 +55,19 @@ CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint64_t k, uint32_t kstep, uint3
 
 }  // namespace
 
-bool QmmCubeGemmShape(uint64_t k, uint64_t l1, uint32_t* panel_max, uint32_t* slab)
+uint64_t QmmCubeGemmPassK(uint64_t k, uint64_t l1)
 {
-    for (uint32_t s = aqo_qmm_layout::kCgSlab; s >= kQmmCubeGemmMinSlab; s -= 16) {
-        for (uint32_t p = kQmmCubeGemmMaxPanel; p >= kQmmCubeGemmMinPanel; p -= 32) {
-            if (k * p + 2ull * s * k <= l1) {
-                *panel_max = p;
-                *slab = s;
-                return true;
-            }
-        }
+    // The longest K whose panel (the widest) and two slabs (the tallest) L1 holds: all of K in one pass where it fits;
+    // beyond, passes of even length, whole chunks of kQmmCubeGemmPassAlign but the last.
+    const uint64_t longest = l1 / (kQmmCubeGemmMaxPanel + 2ull * aqo_qmm_layout::kCgSlab);
+    if (k <= longest) {
+        return k;
     }
-    return false;
+    const uint64_t most = longest / kQmmCubeGemmPassAlign * kQmmCubeGemmPassAlign;
+    if (most == 0) {
+        return 0;
+    }
+    return std::min<uint64_t>(most, AlignUp(CeilDiv(k, CeilDiv(k, most)), kQmmCubeGemmPassAlign));
 }
 
 bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t)
@@ -75,17 +82,22 @@ bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const
     if (!types || t.batch != 1 || t.aMatrices != 1 || t.bMatrices != 1) {
         return false;
     }
-    uint32_t panel_max = 0, slab = 0;
-    if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0 ||
-        !QmmCubeGemmShape(t.k, static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES)), &panel_max, &slab)) {
+    if (t.m <= aqo_qmm_layout::kCdMaxRows || t.k == 0 || t.n == 0) {
+        return false;
+    }
+    const uint64_t kpart = QmmCubeGemmPassK(t.k, static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES)));
+    if (kpart == 0) {
         return false;
     }
     // Whole 32-byte blocks (no DataCopyPad), a chunk's GM gap between rows in DataCopyParams' 16-bit block field.
     if (t.k % 32 != 0 || t.n % 32 != 0 || t.n / 32 > 65535) {
         return false;
     }
-    // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented).
-    return QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype) * t.k <= 2147483647ull;
+    // The cube's int32 sums never leave int32 (its saturation and its order along K are not documented). With
+    // passes, neither may the vector unit's sums of them (whose int32 overflow is not documented either): see
+    // kQmmCubeGemmMaxTerm.
+    const uint64_t ab = QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype);
+    return ab * t.k <= 2147483647ull && (kpart == t.k || kQmmCubeGemmMaxTerm * t.k <= 2147483647ull);
 }
 
 bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearMatMulPlan* plan,
@@ -95,16 +107,10 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
     // The cube stage's operand preparation and workspace are not used: the operands go to the cube as they are.
     ClearCubeStagePreparation(&t);
-    // L1 (QmmCubeGemmShape): the panel and two slab buffers.
+    // L1: the panel and two slab buffers of a pass's K values (QmmCubeGemmPassK: all of K where they fit).
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
-    uint32_t panel_max = 0, slab = 0;
-    if (!QmmCubeGemmShape(t.k, l1, &panel_max, &slab)) {
-        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube GEMM path (a panel of b, two slabs)",
-                     "<= " + Str(l1) + " bytes of L1", Str(static_cast<uint64_t>(t.k) * (kQmmCubeGemmMinPanel +
-                                                                                         2 * kQmmCubeGemmMinSlab)),
-                     "a shorter K");
-        return false;
-    }
+    const uint64_t kpart = QmmCubeGemmPassK(t.k, l1);
+    const uint32_t panel_max = kQmmCubeGemmMaxPanel, slab = aqo_qmm_layout::kCgSlab;
     // The split: 32-column units over the AI cores, each core's range in panels of at most panel_max columns, evened
     // out.
     t.workersPerCore = 1;
@@ -125,7 +131,7 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     const auto step_of = [&](uint64_t l0b_per_k) {
         const uint64_t fit = std::min<uint64_t>(l0a / (2ull * slab), l0b / l0b_per_k) / 32 * 32;
         return static_cast<uint32_t>(
-            std::min<uint64_t>(std::min<uint64_t>(kQmmCubeGemmMaxKStep, std::max<uint64_t>(fit, 32)), t.k));
+            std::min<uint64_t>(std::min<uint64_t>(kQmmCubeGemmMaxKStep, std::max<uint64_t>(fit, 32)), kpart));
     };
     const uint32_t kstep = step_of(2ull * panel);
     const uint32_t kstep_ra = step_of(2ull * panel + 16);
@@ -133,14 +139,14 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     // columns (bursts of 2 KiB).
     const uint32_t chunk_cols = r.b_trans ? aqo_qmm_layout::kCdTransCols : panel;
     const uint32_t chunk_k = static_cast<uint32_t>(
-        std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), t.k));
-    const uint64_t l1_need = static_cast<uint64_t>(t.k) * panel + 2ull * slab * t.k;
+        std::min<uint64_t>(std::max<uint64_t>(kQmmCubeGemmChunkBytes / chunk_cols / 32 * 32, 32), kpart));
+    const uint64_t l1_need = kpart * panel + 2ull * slab * kpart;
     const struct {
         const char* memory;
         const char* what;
         uint64_t need, have;
     } limits[] = {
-        {"l1", "L1 for the cube GEMM path (a panel of b, two slabs)", l1_need, l1},
+        {"l1", "L1 for the cube GEMM path (a panel of b, two slabs of a pass's K)", l1_need, l1},
         {"l0a", "L0A for the cube GEMM path (two halves of a K step of a slab)", 2ull * slab * kstep, l0a},
         {"l0b", "L0B for the cube GEMM path (two halves of a K step of the panel, a K step of ones)",
          aqo_qmm_layout::CgL0bBytes(kstep, kstep_ra, panel), l0b},
@@ -156,12 +162,13 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     // 248 KiB, the v200 API's scratch area (TMP_UB_OFFSET), which only API calls this path does not make use (Brcb,
     // Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path.
     const uint64_t ub_usable = KernelUbBytes(soc, false);
+    const uint32_t work = WorkBytes(t.k, static_cast<uint32_t>(kpart), kstep, kstep_ra, chunk_k, chunk_cols);
     uint32_t rows = slab;
     while (rows > 1 &&
-           UbFor(t, t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes).Total() > ub_usable) {
+           UbFor(t, work, panel, slab, rows, y_bytes).Total() > ub_usable) {
         --rows;
     }
-    const CubeGemmUb u = UbFor(t, t.k, kstep, kstep_ra, panel, slab, chunk_k, chunk_cols, rows, y_bytes);
+    const CubeGemmUb u = UbFor(t, work, panel, slab, rows, y_bytes);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -173,21 +180,26 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.cgSlab = slab;
     t.cgKStep = kstep;
     t.cgKStepRa = kstep_ra;
+    t.cgKPart = static_cast<uint32_t>(kpart);
     t.ubCgWork = u.work;
     t.ubCgC = u.c;
     t.ubCgStage = u.stage;
     t.ubCgRowTerms = u.row_terms;
     t.ubCgTmp = u.tmp;
     t.prepChunk = panel;  // the zero points' decisions read b's a panel at a time through the staging
-    // The zero-point terms in int32 vectors while no partial sum can leave int32 (as the decode path's).
-    const uint64_t ab = QmmIntMagnitude(r.a_dtype) * QmmIntMagnitude(r.b_dtype);
-    t.vectorCorrection = 4 * ab * t.k <= 2147483647ull ? 1 : 0;
+    // The zero-point terms in int32 vectors while no partial sum can leave int32 (kQmmCubeGemmMaxTerm).
+    t.vectorCorrection = kQmmCubeGemmMaxTerm * t.k <= 2147483647ull ? 1 : 0;
     // |acc| <= 255 x 255 x K: exact in float32 below 2^24; beyond, the exact two-part conversion.
     t.exactConvert = 65025ull * t.k >= (1ull << 24) ? 1 : 0;
     t.ubColI32 = u.zb;
     t.ubRowI32 = u.za;
     SetDecodeEpilogue(rows, panel, {u.col_f32, u.row_f32, u.multiplier, u.half, u.y_out}, &t);
-    plan->workspace_bytes = 0;
+    // Passes: each core's int32 sums of its panels (M rows of cStride each) between them, in the workspace.
+    plan->workspace_bytes =
+        kpart < t.k ? 4ull * t.usedCores *
+                          aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, panel, t.m,
+                                                     t.cStride)
+                    : 0;
     plan->tiling_key = kQmmTilingKeyCubeGemm;
     return true;
 }
@@ -198,8 +210,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeGemmUb u = UbFor(t, t.k, t.cgKStep, t.cgKStepRa, t.cgPanel, t.cgSlab, t.cgChunkK,
-                               t.bTrans ? aqo_qmm_layout::kCdTransCols : t.cgPanel, t.rowsPerChunk, y_bytes);
+    const CubeGemmUb u = UbFor(t, t.ubCgWork, t.cgPanel, t.cgSlab, t.rowsPerChunk, y_bytes);
     const struct {
         const char* name;
         uint32_t bytes, slots;
@@ -213,6 +224,15 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
         AppendUbBuffer(&e.ub, &o, x.name, x.bytes, x.slots);
     }
     const uint64_t m = t.m, n = t.n, k = t.k;
+    const uint64_t passes = aqo_qmm_layout::CgKPasses(t.k, t.cgKPart);
+    const uint64_t pass_bytes =
+        4ull * aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, t.cgPanel, t.m, t.cStride);
+    if (passes > 1) {
+        GmTensor g;
+        g.name = "workspace";
+        g.bytes = plan->workspace_bytes;
+        e.tensors.push_back(g);
+    }
     for (uint32_t c = 0; c < t.usedCores; ++c) {
         unsigned u0 = 0, u1 = 0;  // the kernel's split
         aqo_qmm_layout::CdCoreUnits(static_cast<unsigned>(t.unitCount), t.usedCores, c, &u0, &u1);
@@ -227,7 +247,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
         const uint64_t c0 = u0 * 32, c1 = u1 * 32;
         // Reads: a whole (once a panel), the core's columns of b in every K row, the parameters as spans.
         for (const GmTensor& x : e.tensors) {
-            if (x.output) {
+            if (x.output || x.name == "workspace") {
                 continue;
             }
             if (x.name == "b" && t.bTrans) {
@@ -239,6 +259,10 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
             }
         }
         AddStridedRange(&e, "y", c, c0 * y_bytes, c1 * y_bytes, n * y_bytes, m, true);
+        if (passes > 1) {  // the core's part of the workspace: its panels' int32 sums between the passes
+            AddRange(&e, "workspace", c, c * pass_bytes, (c + 1) * pass_bytes, true);
+            AddRange(&e, "workspace", c, c * pass_bytes, (c + 1) * pass_bytes, false);
+        }
     }
     const std::string pair = std::string(r.a_dtype == DType::UINT8 ? "uint8" : "int8") + " x " +
                              (r.b_dtype == DType::UINT8 ? "uint8" : "int8");
@@ -254,7 +278,14 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     e.notes.push_back("zero-point terms in int32 (exact modulo 2^32): acc = P - zb (RA - K za) - za CB, b's column "
                       "sums CB from a ones row in each slab, a's row sums RA from a second Mmad per K step against a "
                       "fractal column of ones kept in L0B (K steps of " + Str(t.cgKStepRa) + " then)");
-    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel)");
+    if (passes > 1) {
+        e.notes.push_back("K in " + Str(passes) + " passes of " + Str(t.cgKPart) + " (the last " +
+                          Str(aqo_qmm_layout::CgLastPassK(t.k, t.cgKPart)) + "): L1 holds a panel and two slabs of "
+                          "that many K values; each pass's int32 sums, zero-point terms included, go to the "
+                          "workspace and the next pass adds them, the last one requantizes");
+    }
+    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel and "
+                      "pass)");
     e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "
                       "y_zero_point, saturated");

@@ -10,7 +10,7 @@
 //
 // The split: y's columns in units of 32 (N / 32 units), a contiguous range per core (balanced to one unit), cut into
 // panels of at most cgPanel columns. Per panel: b's K x panel columns read in chunks of cgChunkK rows (one DMA, a
-// burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of K); b stored [N, K]: chunks of
+// burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of a pass's K); b stored [N, K]: chunks of
 // cgChunkK K values of 16 columns (a burst per column), gathered instead of turned. Then a, slab by slab (cgSlab
 // rows, whole 16-row blocks), in pieces of a row block x a part of K (one DMA, a burst per row; two block gathers into
 // L0A's order on the vector unit; a copy into one of two slab buffers in L1, which hold a slab K step by K step); per
@@ -28,6 +28,12 @@
 // instruction for all rows). Then
 //     acc = P - zb (RA - K za) - za CB                     (int32, exact modulo 2^32)
 //
+// K beyond what L1 holds beside two slabs (4096 at 128 columns): passes of cgKPart K values (QmmCubeGemmPassK), each
+// against its own panel; between them each core's int32 sums of its panels (M rows of cStride) wait in its part of
+// the workspace (aqo_qmm_layout.h CgPassInts), and the last pass requantizes. Only while those sums, zero-point terms
+// included, stay below 2^31 (kQmmCubeGemmMaxTerm K): the vector unit adds them, and its int32 overflow is not
+// documented.
+//
 // Exact: the cube's int32 sums never leave int32 (K times the largest product of the operand types stays below
 // 2^31, checked here), the zero-point terms are the cube stage's.
 //
@@ -43,23 +49,33 @@ namespace aqo {
 
 // Widest panel: 128 columns keep a 4096-long panel (512 KiB) beside two 64-row slabs of a (aqo_qmm_layout.h kCgSlab)
 // in L1, and 256 of its rows in an L0B half. Narrowest panel: 64 columns (a core reads all of a once a panel, so each
-// halving doubles those reads). Beyond K = 4096 the panel narrows, then the slab (to 32 rows: 16 of a beside the ones
-// row), as L1 requires (QmmCubeGemmShape); K at most: what L1 holds then (8192 in 1 MiB).
+// halving doubles those reads; a core's columns narrower than that take a 64-column panel, partly empty). Beyond
+// K = 4096 the panel and the slabs keep their size and K goes in passes (QmmCubeGemmPassK): narrower panels and slabs
+// that would hold all of K (96 / 64 columns, 48 / 32 rows up to 8192) kept the cube less busy than the passes' int32
+// round trips through the workspace cost (int8 1024 x 8192 x 1024, emulator timeline: 503 us against 360 us).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 // The kernel's epilogue rows (cStride = the panel's columns) are a repeat stride of its Or gathers (in blocks, a
 // uint8 field).
 static_assert(kQmmCubeGemmMaxPanel * 4 / 32 <= 255, "a panel's int32 row must fit the gathers' repeat stride");
-constexpr uint32_t kQmmCubeGemmMinSlab = 32;
 // Longest K step (an Mmad's k): as long as an L0A half holds of a slab and an L0B half of the panel (where a's row
 // sums come from the cube, beside a K step of ones: cgKStepRa), at most this.
 constexpr uint32_t kQmmCubeGemmMaxKStep = 512;
 // A chunk of a panel's load is about this many bytes (as the decode path's).
 constexpr uint32_t kQmmCubeGemmChunkBytes = 32768;
 
-// The widest panel (columns of b, at most) and the tallest slab (rows of a) whose L1 use, K x panel and two slabs of
-// slab x K, fits `l1` bytes: the panel narrows first (slabs of 64 rows), then the slab. False when none fits.
-bool QmmCubeGemmShape(uint64_t k, uint64_t l1, uint32_t* panel_max, uint32_t* slab);
+// Every int32 value the vector unit makes of a pass's sums, per K value at most (the path's bound is this times K below
+// 2^31): the cube's a b (|a| |b| <= 255 x 255 for the cube's pairs); after the sums of the passes before are added,
+// sums over K's values so far of (a - za)(b - zb); after b's zero-point term, of a (b - zb) + zb za = a b - zb (a - za)
+// (at most 255 x 255 with 8-bit a, b, za, zb); the terms themselves, zb (RA - K za) and za CB, at most 255 x 255 a K
+// value too.
+constexpr uint64_t kQmmCubeGemmMaxTerm = 255ull * 255ull;
+
+// K values a pass over a takes: all of K where L1 (`l1` bytes) holds K x the widest panel and two slabs of K x the
+// tallest; beyond, passes of even length (multiples of kQmmCubeGemmPassAlign but the last), whose int32 sums meet in
+// the workspace. 0: L1 holds no pass.
+constexpr uint32_t kQmmCubeGemmPassAlign = 256;
+uint64_t QmmCubeGemmPassK(uint64_t k, uint64_t l1);
 
 // Whether the request takes the cube GEMM path on the SoC (checked after the decode paths).
 bool QmmCubeGemmApplies(const QLinearMatMulRequest& r, const SocSpec& soc, const QLinearMatMulTiling& t);

@@ -66,6 +66,7 @@
     FIELD(uint32_t, cgSlab)            /* a's rows per slab in L1 and L0A (whole 16-row blocks) */                    \
     FIELD(uint32_t, cgKStep)           /* K values per L0A / L0B load and Mmad (a multiple of 32) */                  \
     FIELD(uint32_t, cgKStepRa)         /* the same where a's row sums come from the cube (L0B's ones beside) */      \
+    FIELD(uint32_t, cgKPart)           /* K values per pass over a (K when one; int32 sums between passes in GM) */  \
     FIELD(uint32_t, ubCgWork)          /* UB bytes of the cube GEMM's buffers, in InitBuffer order */                \
     FIELD(uint32_t, ubCgC)                                                                                            \
     FIELD(uint32_t, ubCgStage)                                                                                        \

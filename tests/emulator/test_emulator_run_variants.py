@@ -565,16 +565,18 @@ def _row_sums_to(targets: np.ndarray, k1: int, k2: int) -> np.ndarray:
     return b
 
 
-@pytest.mark.parametrize("bt, rows, key", [(np.int8, 17, 0), (np.int8, 7, 2), (np.uint8, 1, 1)],
-                         ids=["cube", "cube_decode", "vector_decode"])
+@pytest.mark.parametrize("bt, rows, k2, key", [(np.int8, 17, 3_104, 0), (np.int8, 17, 3_008, 3), (np.int8, 7, 3_008, 2),
+                                              (np.uint8, 1, 3_008, 1)],
+                         ids=["cube", "cube_gemm", "cube_decode", "vector_decode"])
 @pytest.mark.parametrize("rounding", ["nearest_even", "toward_zero"])
-def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rows, key, rounding):
+def test_310p_exact_int32_to_float32_at_the_rounding_boundaries(bt, rows, k2, key, rounding):
     # 310p converts int32 -> float32 with a mode-less Cast whose rounding beyond 2^24 is undocumented; the kernels
     # convert in two exact parts instead. Accumulators built at (k + 1/2) * 2^23 + d (float32 ulp 32 or 64 there) with a
     # multiplier of 2^-23: y = rint(float32(acc) / 2^23) flips with the conversion's rounding of d, so any inexact
     # conversion (toward zero here) changes y. Every path: the cube epilogue (int8 b, 17 equal rows of a: more than the
-    # decode paths take), the cube decode path (int8 b, seven rows) and the vector decode (uint8 b, one row).
-    k1, k2 = (29_984, 3_008)  # K and N multiples of 32: the vector decode path's panels on 310p (no DataCopyPad)
+    # decode paths take, K beyond the cube GEMM path's 33024), the cube GEMM path (the same rows, K 32992 in nine
+    # passes), the cube decode path (int8 b, seven rows) and the vector decode (uint8 b, one row).
+    k1 = 29_984  # K and N multiples of 32: the vector decode path's panels on 310p (no DataCopyPad)
     halves = [(kk + 0.5) * 2**23 for kk in (20, 50, -21, -51, 7, -7)]
     offsets = (-64, -40, -33, -17, -16, -15, -1, 0, 1, 15, 16, 17, 31, 32, 33, 40)
     targets = np.array([int(h) + d for h in halves for d in offsets], np.int64)

@@ -3,8 +3,8 @@ than the decode paths take against an int8 b, or a uint8 b with a uint8 a, store
 AI cores' own cube pipeline: b turned (or gathered) once a panel and kept in L1, a streamed past it in slabs gathered
 into L0A's order. The plan takes it exactly where it applies, its results are byte-for-byte the golden's (every cube
 type pair, b layout, y type, parameter layout and zero-point case; partial slabs and row blocks, K in parts and steps
-with a short last one, narrow panels, several panels a core walked in both directions), and its GM traffic is what its
-design says."""
+with a short last one, narrow panels, several panels a core walked in both directions, K beyond what L1 holds in
+passes whose int32 sums meet in the workspace), and its GM traffic is what its design says."""
 from __future__ import annotations
 
 import importlib
@@ -48,9 +48,13 @@ def test_the_plan_takes_the_cube_gemm_path_exactly_where_it_applies():
     assert _key((2, 100, 256), (256, 96), a_param="row", a_param_batched=True) == CUBE_GEMM
     assert _key((100, 250), (250, 96)) == CUBE                              # whole 32-byte blocks only
     assert _key((100, 256), (256, 100)) == CUBE
-    assert _key((100, 4096), (4096, 96)) == CUBE_GEMM                       # K up to what L1 holds beside two slabs
-    assert _key((100, 8192), (8192, 96)) == CUBE_GEMM                       # (narrower panels and slabs)
-    assert _key((100, 8224), (8224, 96)) == CUBE
+    assert _key((100, 4096), (4096, 96)) == CUBE_GEMM                       # K: what L1 holds in one pass
+    assert _key((100, 4128), (4128, 96)) == CUBE_GEMM                       # beyond, passes
+    # K at most where every int32 value of the passes' sums stays below 2^31 (255 x 255 x K, whole 32-byte blocks)
+    assert 255 * 255 * 33024 < 2**31 <= 255 * 255 * 33056
+    for at, bt in PAIRS:
+        assert _key((100, 33024), (33024, 96), at=at, bt=bt) == CUBE_GEMM
+        assert _key((100, 33056), (33056, 96), at=at, bt=bt) == CUBE
     for soc in ("ascend910b", "ascend910_95"):
         assert _key((4096, 4096), (4096, 4096), soc=soc) == CUBE
 
@@ -92,18 +96,20 @@ def test_the_epilogue_takes_half_a_slab_a_chunk_where_b_has_one_scale():
     assert t["ubCgC"] == (t["cgSlab"] + t["rowsPerChunk"]) * t["cgPanel"] * 4 + t["cgPanel"] * 4 + t["cgSlab"] * 64
 
 
-@pytest.mark.parametrize("k, panel, slab", [(4096, 128, 64), (4608, 96, 64), (5120, 64, 64), (6144, 64, 48),
-                                           (8192, 64, 32)])
-def test_longer_k_narrows_the_panel_then_the_slab(k, panel, slab):
-    # L1 (1 MiB) holds the panel (K x panel) and two slabs (slab x K): the widest panel with 64-row slabs, then
-    # shorter slabs
+@pytest.mark.parametrize("k, passes, kpart", [(4096, 1, 4096), (4128, 2, 2304), (6144, 2, 3072), (8000, 2, 4096),
+                                              (8192, 2, 4096), (11008, 3, 3840), (12288, 3, 4096), (33024, 9, 3840)])
+def test_longer_k_goes_in_passes_of_what_l1_holds(k, passes, kpart):
+    # L1 (1 MiB) holds the panel (K x 128) and two slabs (64 x K) up to K = 4096; beyond, K goes in passes of even
+    # length (whole 256-value chunks but the last), the panel and the slabs keep their size, and each core's panels'
+    # int32 sums (M rows of cStride) wait in its part of the workspace between the passes
     t = _plan((4096, k), (k, 4096)).tiling
-    assert (t["tiling_key"], t["cgPanel"], t["cgSlab"]) == (CUBE_GEMM, panel, slab)
-    assert k * panel + 2 * slab * k <= 1 << 20
-    # K steps as long as an L0A half holds of a slab and an L0B half of the panel (32 KiB each), at most 512
-    assert t["cgKStep"] == min(512, 32768 // slab // 32 * 32, 32768 // panel // 32 * 32)
-    # ... and with L0B's K step of ones beside the halves
-    assert t["cgKStepRa"] == min(512, 32768 // slab // 32 * 32, 65536 // (2 * panel + 16) // 32 * 32)
+    assert (t["tiling_key"], t["cgPanel"], t["cgSlab"], t["cgKPart"]) == (CUBE_GEMM, 128, 64, kpart)
+    assert -(-k // kpart) == passes and kpart * 128 + 2 * 64 * kpart <= 1 << 20
+    assert kpart == k or kpart % 256 == 0
+    panels = -(-4096 // 8 // 128)
+    assert t["workspace_bytes"] == (0 if passes == 1 else 8 * panels * 4096 * t["cStride"] * 4)
+    # K steps as long as an L0A half holds of a slab and an L0B half of the panel (32 KiB each)
+    assert (t["cgKStep"], t["cgKStepRa"]) == (256, 224)
 
 
 _operands = qmm_cube_operands.operands
@@ -137,32 +143,52 @@ def test_bit_exact_for_every_type_pair_and_zero_point_case(pair, params, zps, b_
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
 @pytest.mark.parametrize("pair", PAIRS)
-def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans):
-    # a - a_zp and b - b_zp at their largest magnitudes all along K = 4096 (the int32 sums' bound), y uint8
+@pytest.mark.parametrize("k", [4096, 33024], ids=["one_pass", "nine_passes"])
+def test_bit_exact_at_the_operands_extremes_with_a_uint8_y(pair, b_trans, k):
+    # a - a_zp and b - b_zp at their largest magnitudes all along K: the int32 sums reach 255 x 255 x K (at the
+    # longest K, 33024 in nine passes, still below 2^31: the emulator refuses an int32 vector result that leaves
+    # int32), y uint8
     at, bt = pair
     lo = lambda dt: np.iinfo(np.dtype(dt)).min  # noqa: E731
     hi = lambda dt: np.iinfo(np.dtype(dt)).max  # noqa: E731
-    m, k, n = 40, 4096, 64
+    m, n = 20, 64
     a = np.full((m, k), hi(at), np.dtype(at))
     a[1::2] = lo(at)
     b = np.full((k, n), lo(bt), np.dtype(bt))
     b[:, 1::2] = hi(bt)
-    args = (a, np.float32(1e-3), np.dtype(at).type(lo(at) if at == "uint8" else 0), b, np.float32(1e-3),
-            np.dtype(bt).type(hi(bt) if bt == "uint8" else 0))
-    _check(_transposed(args) if b_trans else args, y_scale=9.0, y_zp=128, y_dtype=np.uint8)
+    zero_points = [(lo(at) if at == "uint8" else 0, hi(bt) if bt == "uint8" else 0), (lo(at), hi(bt)),
+                   (hi(at), lo(bt))]
+    for za, zb in zero_points:
+        args = (a, np.float32(1e-3), np.dtype(at).type(za), b, np.float32(1e-3), np.dtype(bt).type(zb))
+        _check(_transposed(args) if b_trans else args, y_scale=9.0 * k / 4096, y_zp=128, y_dtype=np.uint8)
 
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
-@pytest.mark.parametrize("zps", ["random", "b0", "0"])
-@pytest.mark.parametrize("k", [4608, 6144, 8000, 8192])
+@pytest.mark.parametrize("zps", ["random", "a0", "b0", "0"])
+@pytest.mark.parametrize("k", [4608, 8000, 8192])
 def test_bit_exact_beyond_k_4096(k, zps, b_trans):
-    # 96-column panels with K steps of 320 (288 with L0B's ones for a's row sums; 4608: a short last step), 48- and
-    # 32-row slabs (32 and 16 rows of a beside the ones row), 64-column panels with K steps of 512 (448 with L0B's
-    # ones), the ones row written part by part of K (8000: a short last part and step)
+    # two passes (4608: 2304 + 2304 with a short last K step; 8000: 4096 + 3904, the last pass shorter, so the ones
+    # row and the per-tensor row terms are made again for it); 288 columns over 8 cores: one core's 64 columns a
+    # whole panel, the others' 32 a 64-column panel of which the workspace and the sums' Add take 32 columns a row
     rng = np.random.default_rng(k + len(zps))
     args = _operands(rng, (70, k), (k, 288), "uint8", "uint8", "tensor", "column", zps)
     _check(_transposed(args) if b_trans else args, y_scale=400.0)
-    _check(_operands(rng, (40, k), (k, 64), "int8", "int8", "row", "tensor", zps), y_scale=400.0)
+    args = _operands(rng, (40, k), (k, 256), "int8", "int8", "row", "tensor", zps)
+    _check(_transposed(args) if b_trans else args, y_scale=400.0)
+
+
+@pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
+@pytest.mark.parametrize("zps", ["random", "a0", "b0"])
+def test_bit_exact_in_three_passes(zps, b_trans):
+    # 11008 (LLaMA's MLP width): 3840 + 3840 + 3328, the middle pass reads the sums and writes them again; several
+    # slabs and two panels a core; 1280 columns: panels of 96 and 64 (a narrower last panel)
+    rng = np.random.default_rng(len(zps) + 2 * b_trans)
+    args = _operands(rng, (150, 11008), (11008, 2048), "int8", "int8", "row", "column", zps)
+    stats = _check(_transposed(args) if b_trans else args, y_scale=4000.0)
+    assert _plan((150, 11008), (11008, 2048), b_trans=b_trans).tiling["cgKPart"] == 3840
+    assert stats["plan"]["workspace_bytes"] > 0
+    args = _operands(rng, (70, 11008), (11008, 1280), "uint8", "uint8", "tensor", "column", zps)
+    _check(_transposed(args) if b_trans else args, y_scale=4000.0)
 
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
@@ -222,12 +248,11 @@ def test_many_slabs_and_panels_walked_both_ways():
 
 
 def test_the_zero_point_terms_stay_in_int32_vectors_at_every_accepted_k():
-    # 4 x 255 x 255 x K < 2^31 up to the path's K limit (4096): the correction never needs the scalar unit's wrapping
-    # path here (the decode path's tests cover it)
-    t = _plan((40, 4096), (4096, 64), "uint8", "uint8").tiling
-    assert t["tiling_key"] == CUBE_GEMM and t["vectorCorrection"] == 1
-    rng = np.random.default_rng(3)
-    _check(_operands(rng, (40, 4096), (4096, 64), "uint8", "uint8", "tensor", "column", "random"), y_scale=500.0)
+    # 255 x 255 x K < 2^31 up to the path's K limit: the correction and the passes' sums never need the scalar unit's
+    # wrapping path here (the decode path's tests cover it)
+    for at, bt in PAIRS:
+        t = _plan((40, 33024), (33024, 64), at, bt).tiling
+        assert t["tiling_key"] == CUBE_GEMM and t["vectorCorrection"] == 1
 
 
 @pytest.mark.parametrize("b_trans", [False, True], ids=["b[K,N]", "b[N,K]"])
@@ -249,9 +274,26 @@ def test_traffic_is_the_model_to_the_byte(params, zps, b_trans):
     assert measured <= 8 * panels * m * k + k * n + m * n + 16 * n + 8 * m * panels * 16
 
 
+@pytest.mark.parametrize("zps", ["0", "random"])
+def test_traffic_in_passes_is_the_model_to_the_byte(zps):
+    # three passes: each panel's int32 sums written twice and read twice (M rows of its columns, 4 bytes each)
+    rng = np.random.default_rng(44)
+    a_shape, b_shape = (100, 8448), (8448, 1280)
+    args = _operands(rng, a_shape, b_shape, "uint8", "int8", "row", "column", zps)
+    stats = _check(args, y_scale=2000.0)
+    t = _plan(a_shape, b_shape, "uint8", "int8", a_param="row", b_param="column").tiling
+    assert -(-t["k"] // t["cgKPart"]) == 3
+    measured = sum(c["gm_read_bytes"] + c["gm_write_bytes"] for c in stats["run"]["cores"])
+    assert measured == dm.qmm_cube_gemm_traffic(t, *dm.qmm_effective_zero_points(t, args[2], args[5]))
+    assert measured >= 100 * 8448 + 8448 * 1280 + 100 * 1280 + 2 * 2 * 100 * 1280 * 4
+
+
 def test_the_explanation_holds_the_invariants():
     p = _plan((300, 512), (512, 2080))
     assert tiling.verify_explanation(p.explanation) == []
+    p = _plan((300, 8448), (8448, 2080))  # passes: each core's part of the workspace
+    assert tiling.verify_explanation(p.explanation) == []
+    assert p.tiling["workspace_bytes"] > 0 and any("3 passes" in note for note in p.explanation["notes"])
     e = p.explanation
     covered = sorted((w["begin"], w["end"]) for w in e["work"])
     assert covered[0][0] == 0 and covered[-1][1] == 2080 // 32
@@ -269,7 +311,8 @@ def test_under_every_run_variant(variant):
     rng = np.random.default_rng(47)
     with emulator.run_options(**variant):
         for a_shape, b_shape, pair in [((70, 320), (320, 2080), ("int8", "int8")),
-                                       ((130, 2976), (2976, 96), ("uint8", "uint8"))]:
+                                       ((130, 2976), (2976, 96), ("uint8", "uint8")),
+                                       ((60, 8448), (8448, 96), ("uint8", "int8"))]:  # three passes
             a, _, a_z, b, _, b_z = _operands(rng, a_shape, b_shape, *pair, "row", "column", "random")
             a_s = np.full(a_shape[0], 0.25, np.float32)
             b_s = np.full(b_shape[1], 0.5, np.float32)

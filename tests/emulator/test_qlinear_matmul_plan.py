@@ -266,8 +266,8 @@ def test_310p_gives_the_matmul_api_tall_int8_b_tiles():
     # unit's issues), so the plan gives it tall tiles: baseK as tall as L0B holds twice at the width, the local
     # workspace sized to what the API needs for them (matmul_local_workspace.h: the C block and two K tiles of B; the
     # call's width is whole 32-byte blocks, so no N-tail block), within half the UB
-    # (17 rows: up to 16 the cube decode path runs, and K up to 8192 the cube GEMM path, without the Matmul API)
-    t = tiling.plan_qlinear_matmul((17, 8224), (8224, 4096), soc="ascend310p").tiling
+    # (17 rows: up to 16 the cube decode path runs, and K up to 33024 the cube GEMM path, without the Matmul API)
+    t = tiling.plan_qlinear_matmul((17, 33056), (33056, 4096), soc="ascend310p").tiling
     assert t["tiling_key"] == 0
     bm, bn, bk = t["baseM"], t["baseN"], t["baseK"]
     assert (bn, bk) == (256, 128) and bk == min(256, 65536 // 2 // bn)

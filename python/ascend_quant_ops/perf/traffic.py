@@ -315,10 +315,12 @@ def _cube_core_zero_point_decisions(t: dict, za: np.ndarray, zb: np.ndarray, col
 def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     """GM traffic of ascend310p's cube GEMM path (tiling key 3) by DMA, for effective zero points za, zb: per core, its
     columns of b in every K row once, a's M x K once per panel of its columns, y's M rows of them; the zero points'
-    decisions (as the decode path's); per panel b's per-column zero points (where a correction needs them) and
-    scales, per slab of a (cgSlab rows, 16 fewer when b's column sums take the last row block) a's per-row zero points
-    (where a correction is needed) and scales."""
+    decisions (as the decode path's); per panel b's per-column zero points (where a correction needs them; each pass
+    over K) and scales, per slab of a (cgSlab rows, 16 fewer when b's column sums take the last row block) a's per-row
+    zero points (where a correction is needed; each pass) and scales. K in passes (cgKPart K values each): every pass
+    but the last writes the panel's M rows of int32 sums to the workspace, every pass but the first reads them."""
     m, n, k, panel, slab = t["m"], t["n"], t["k"], t["cgPanel"], t["cgSlab"]
+    passes = -(-k // t["cgKPart"])
     cores, units = t["usedCores"], t["unitCount"]
     za, zb = np.asarray(za).reshape(-1), np.asarray(zb).reshape(-1)
     need_cb = bool(np.any(za != 0))
@@ -330,14 +332,15 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
         for n0 in range(col0, col0 + width, panel):
             cols = min(panel, col0 + width - n0)
             total += k * cols + m * k + m * cols                 # b's panel, a, y
+            total += 2 * (passes - 1) * m * cols * 4             # the passes' sums, written and read back
             if t["bZpKind"] == 2 and need_ra:
-                total += _copy_in_dma_bytes(n0, cols, n, 1)
+                total += passes * _copy_in_dma_bytes(n0, cols, n, 1)
             if t["bParamKind"]:
                 total += _copy_in_dma_bytes(n0, cols, n, 4)
             for row0 in range(0, m, rows_a):
                 rows = min(rows_a, m - row0)
                 if t["aZpKind"] == 2 and (need_cb or need_ra):
-                    total += _copy_in_dma_bytes(row0, rows, m, 1)
+                    total += passes * _copy_in_dma_bytes(row0, rows, m, 1)
                 if t["aParamKind"]:
                     total += _copy_in_dma_bytes(row0, rows, m, 4)
     return total
