@@ -104,6 +104,9 @@ public:
             aInFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
         }
         gReady_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+        if (passes_ > 1) {
+            passWritten_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+        }
         for (uint32_t g = 0; g < kQmmCgGathered; ++g) {
             gFree_[g] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
         }
@@ -391,6 +394,7 @@ private:
         for (uint32_t s = 0; s < kQmmCgRing && s < loads_; ++s) {
             WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
         }
+        WaitPassWrite();
     }
 
     // Slab x of this panel's order: its first row of a and its rows of a; its pieces: row blocks x parts of K.
@@ -650,7 +654,8 @@ private:
         const uint32_t r0 = i * drainPer_;
         const uint32_t n = QmmMin(drainPer_, drainRows_ - r0);
         // (No barrier before ToRows: the previous chunk's last read of the rows, its float32 -> half cast, has one
-        // after it, as has the copy out of L0C.)
+        // after it, as has the copy out of L0C. A pass's write of them to the workspace has its flag.)
+        WaitPassWrite();
         ToRows(acc, r0, n);
         if (cols_ < t.cStride) {
             // A narrower panel: the epilogue's steps run over whole rows of cStride columns; the columns past the
@@ -724,11 +729,21 @@ private:
     }
 
     // The chunk's sums (this pass's and the ones before, zero-point terms included) to the workspace for the next.
+    // The next chunk's rows go where these are: the vector unit waits for the write there (WaitPassWrite), not here,
+    // so that the work queued between (the next slab's pieces, after a slab's last chunk) goes on meanwhile.
     __aicore__ inline void WritePassSums(const LocalTensor<int32_t>& acc, uint32_t r0, uint32_t n)
     {
         aqo_kernel::WaitPipe<HardEvent::V_MTE3>(pipe_);
         DataCopy(wsGm_[PassAt(r0)], acc, PassCopy(n));
-        aqo_kernel::WaitPipe<HardEvent::MTE3_V>(pipe_);  // the next chunk's rows go where these are
+        SetFlag<HardEvent::MTE3_V>(passWritten_);
+        passWriting_ = true;
+    }
+    __aicore__ inline void WaitPassWrite()
+    {
+        if (passWriting_) {
+            WaitFlag<HardEvent::MTE3_V>(passWritten_);
+            passWriting_ = false;
+        }
     }
 
     // Rows r0 .. r0 + n of the slab's C from its fractals (at the C region's start: per column fractal the slab's rows
@@ -829,6 +844,8 @@ private:
     event_t aLoaded_[kQmmCgReadSlots] = {};
     event_t aInFree_[kQmmCgReadSlots] = {};
     event_t gReady_ = {}, gFree_[kQmmCgGathered] = {};
+    event_t passWritten_ = {};   // a chunk's sums have left for the workspace (passes)
+    bool passWriting_ = false;
     event_t slabReady_[kQmmCgRing] = {};
     event_t slabFree_[kQmmCgRing] = {};
     event_t inL0_[kQmmCgRing] = {};

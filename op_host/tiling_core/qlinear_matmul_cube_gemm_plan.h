@@ -52,7 +52,7 @@ namespace aqo {
 // halving doubles those reads; a core's columns narrower than that take a 64-column panel, partly empty). Beyond
 // K = 4096 the panel and the slabs keep their size and K goes in passes (QmmCubeGemmPassK): narrower panels and slabs
 // that would hold all of K (96 / 64 columns, 48 / 32 rows up to 8192) kept the cube less busy than the passes' int32
-// round trips through the workspace cost (int8 1024 x 8192 x 1024, emulator timeline: 503 us against 360 us).
+// round trips through the workspace cost (int8 1024 x 8192 x 1024, emulator timeline: 503 us against 349 us).
 constexpr uint32_t kQmmCubeGemmMaxPanel = 128;
 constexpr uint32_t kQmmCubeGemmMinPanel = 64;
 // The kernel's epilogue rows (cStride = the panel's columns) are a repeat stride of its Or gathers (in blocks, a
