@@ -690,7 +690,8 @@ private:
         epi_.FreeY(y);
     }
 
-    // The chunk's rows (n of cStride int32, one burst) in this core's part of the workspace.
+    // Where the chunk's first row lies in this core's part of the workspace (rows of cStride int32, the slab's rows of
+    // the panel's M in turn).
     __aicore__ inline uint64_t PassAt(uint32_t r0) const
     {
         return static_cast<uint64_t>(GetBlockIdx()) * passInts_ +
