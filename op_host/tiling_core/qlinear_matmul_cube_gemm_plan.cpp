@@ -110,6 +110,13 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     // L1: the panel and two slab buffers of a pass's K values (QmmCubeGemmPassK: all of K where they fit).
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));
     const uint64_t kpart = QmmCubeGemmPassK(t.k, l1);
+    if (kpart == 0) {  // (QmmCubeGemmApplies refuses it first)
+        SetViolation(v, OpKind::QLINEAR_MATMUL, "l1", &soc, "L1 for the cube GEMM path (a panel of b, two slabs)",
+                     ">= " + Str((kQmmCubeGemmMaxPanel + 2ull * aqo_qmm_layout::kCgSlab) * kQmmCubeGemmPassAlign) +
+                         " bytes of L1",
+                     Str(l1) + " bytes", "the Matmul API path");
+        return false;
+    }
     const uint32_t panel_max = kQmmCubeGemmMaxPanel, slab = aqo_qmm_layout::kCgSlab;
     // The split: 32-column units over the AI cores, each core's range in panels of at most panel_max columns, evened
     // out.
@@ -284,8 +291,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
                           "that many K values; each pass's int32 sums, zero-point terms included, go to the "
                           "workspace and the next pass adds them, the last one requantizes");
     }
-    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel and "
-                      "pass)");
+    e.notes.push_back("reads of a and the parameters are listed as the tensors' spans (a is read once a panel, each "
+                      "pass its K values)");
     e.notes.push_back("requantization on the vector unit in float32, " + Str(t.rowsPerChunk) + " rows x " +
                       Str(t.cStride) + " columns per step: rint(float32(acc) * ((a_scale * b_scale) / y_scale)) + "
                       "y_zero_point, saturated");
