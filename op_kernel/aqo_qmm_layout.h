@@ -102,6 +102,8 @@ AQO_QMM_LAYOUT_FN void CdCoreUnits(unsigned units, unsigned cores, unsigned core
     *begin = core * q + (core < rem ? core : rem);
     *end = *begin + q + (core < rem ? 1u : 0u);
 }
+// The columns of the widest core of that split (CdCoreUnits balances the units to one).
+AQO_QMM_LAYOUT_FN unsigned CdWidestCoreCols(unsigned units, unsigned cores) { return (units + cores - 1) / cores * 32u; }
 AQO_QMM_LAYOUT_FN unsigned CdAFractals(unsigned rows_a, unsigned piece_k) { return CdAlign32(rows_a * piece_k); }
 AQO_QMM_LAYOUT_FN unsigned CdRowSumHalf(unsigned rows_a, unsigned piece_k)
 {
@@ -199,7 +201,7 @@ AQO_QMM_LAYOUT_FN unsigned CgLastPassK(unsigned k, unsigned kpart) { return k - 
 AQO_QMM_LAYOUT_FN unsigned long long CgPassInts(unsigned units, unsigned cores, unsigned panel, unsigned m,
                                                 unsigned cstride)
 {
-    const unsigned widest = (units + cores - 1) / cores * 32u;
+    const unsigned widest = CdWidestCoreCols(units, cores);
     return static_cast<unsigned long long>((widest + panel - 1) / panel) * m * cstride;
 }
 // A read slot of a's pieces: the longer piece of a full pass and of the last one (whose parts of K may differ).

@@ -110,7 +110,8 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
     t.unitCount = t.n / 32;
     const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
-    const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
+    const uint64_t core_cols =
+        aqo_qmm_layout::CdWidestCoreCols(static_cast<unsigned>(t.unitCount), t.usedCores);
     const uint64_t l0b = static_cast<uint64_t>(Timing(soc, TimingParam::L0B_BYTES));
     const uint64_t l0c = static_cast<uint64_t>(Timing(soc, TimingParam::L0C_BYTES));
     const uint64_t l1 = static_cast<uint64_t>(Timing(soc, TimingParam::L1_BYTES));

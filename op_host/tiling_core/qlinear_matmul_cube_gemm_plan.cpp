@@ -124,7 +124,8 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.unitCount = t.n / 32;
     const uint64_t cores = KernelCores(soc, OpKind::QLINEAR_MATMUL);
     t.usedCores = static_cast<uint32_t>(std::max<uint64_t>(1, std::min<uint64_t>(cores, t.unitCount)));
-    const uint64_t core_cols = CeilDiv(t.unitCount, t.usedCores) * 32;
+    const uint64_t core_cols =
+        aqo_qmm_layout::CdWidestCoreCols(static_cast<unsigned>(t.unitCount), t.usedCores);
     const uint64_t panels = CeilDiv(core_cols, panel_max);
     const uint32_t panel = static_cast<uint32_t>(
         std::max<uint64_t>(AlignUp(CeilDiv(core_cols, panels), 32), kQmmCubeGemmMinPanel));
