@@ -63,8 +63,7 @@ public:
         // K in passes (cgKPart K values each, the last the rest): the int32 sums between them in this core's part of
         // the workspace (aqo_qmm_layout.h CgPassInts).
         passes_ = aqo_qmm_layout::CgKPasses(t.k, t.cgKPart);
-        passInts_ = aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, t.cgPanel, t.m,
-                                               t.cStride);
+        passInts_ = aqo_qmm_layout::CgPassInts(t.m, t.cStride);
         if (passes_ > 1) {
             wsGm_.SetGlobalBuffer(reinterpret_cast<__gm__ int32_t*>(userWs), t.usedCores * passInts_);
         }
@@ -152,7 +151,6 @@ public:
         }
         for (uint32_t n0 = col0_, p = 0; n0 < col1_; n0 += t.cgPanel, ++p) {
             const uint32_t cols = QmmMin(t.cgPanel, col1_ - n0);
-            panel_ = p;
             for (uint32_t j = 0; j < passes_; ++j) {
                 StartPass(j);
                 LoadPanel(n0, cols);
@@ -690,12 +688,13 @@ private:
         epi_.FreeY(y);
     }
 
-    // Where the chunk's first row lies in this core's part of the workspace (rows of cStride int32, the slab's rows of
-    // the panel's M in turn).
+    // Where the chunk's first row lies in this core's part of the workspace (M rows of cStride int32, which every
+    // panel of the core reuses: a panel's last pass has read its rows before the next panel's first pass writes them,
+    // the PipeBarrier<PIPE_ALL> of LoadPanel between).
     __aicore__ inline uint64_t PassAt(uint32_t r0) const
     {
         return static_cast<uint64_t>(GetBlockIdx()) * passInts_ +
-               (static_cast<uint64_t>(panel_) * t_->m + drainRow0_ + r0) * t_->cStride;
+               static_cast<uint64_t>(drainRow0_ + r0) * t_->cStride;
     }
 
     // The DMA of n rows' sums between the workspace and UB (both rows cStride int32 apart): one burst, or for a panel
@@ -827,7 +826,6 @@ private:
     uint32_t kstep_ = 0;             // K values an Mmad (cgKStep, or cgKStepRa with L0B's ones)
     uint32_t passes_ = 1, pass_ = 0;   // K's passes, the current one
     uint32_t kBase_ = 0, kLen_ = 0;    // the pass's first K value, its K values
-    uint32_t panel_ = 0;               // the panel's index among this core's
     uint64_t passInts_ = 0;            // int32 of a core's part of the workspace
     uint32_t rowsA_ = 64;            // a's rows a slab (16 fewer with the ones row)
     uint32_t slabs_ = 0;

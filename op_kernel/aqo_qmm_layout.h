@@ -195,14 +195,12 @@ AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { retu
 // rest), whose int32 sums meet in the workspace (one pass: kpart = k).
 AQO_QMM_LAYOUT_FN unsigned CgKPasses(unsigned k, unsigned kpart) { return (k + kpart - 1) / kpart; }
 AQO_QMM_LAYOUT_FN unsigned CgLastPassK(unsigned k, unsigned kpart) { return k - (CgKPasses(k, kpart) - 1u) * kpart; }
-// The passes' workspace: per core, per panel of its columns (at most the widest core's), M rows of cStride int32 (a
-// chunk's rows one burst). A core's part: CgPassInts int32 from core x CgPassInts on; panel p's row r at
-// (p x m + r) x cstride in it.
-AQO_QMM_LAYOUT_FN unsigned long long CgPassInts(unsigned units, unsigned cores, unsigned panel, unsigned m,
-                                                unsigned cstride)
+// The passes' workspace: per core, M rows of cStride int32 (a chunk's rows one burst), the sums of the panel its
+// passes are on (a core's panels go one after the other, each panel's passes before the next panel's, so each panel
+// reuses the rows). A core's part: CgPassInts int32 from core x CgPassInts on; row r at r x cstride in it.
+AQO_QMM_LAYOUT_FN unsigned long long CgPassInts(unsigned m, unsigned cstride)
 {
-    const unsigned widest = CdWidestCoreCols(units, cores);
-    return static_cast<unsigned long long>((widest + panel - 1) / panel) * m * cstride;
+    return static_cast<unsigned long long>(m) * cstride;
 }
 // A read slot of a's pieces: the longer piece of a full pass and of the last one (whose parts of K may differ).
 AQO_QMM_LAYOUT_FN unsigned CgSlotBytes(unsigned k, unsigned kpart, unsigned kstep)

@@ -209,6 +209,23 @@ void LinearIndexSpan(const uint32_t* dims, const uint32_t* coeff, uint32_t rank,
 
 }  // namespace
 
+bool CheckMatmulApiB(const MatmulCubeRequest& r, const SocSpec& soc, const MatmulCubeTiling& t,
+                     ConstraintViolation* v)
+{
+    // 310p's Matmul API reads an int8 B [K, N] from GM with a 32-bit int offset (CANN 8.1.RC1
+    // data_copy_wrapper_using_ub_nd.h, CopyND2NZWithTransData: row * baseK * orgN + col * baseN): one b matrix the
+    // kernel hands it unmapped must stay below 2^31 bytes, else the API reads at wrapped addresses. (A mapped uint8 b
+    // is handed over as a slab of the call's columns.)
+    const uint64_t k = t.k, n = t.n;
+    if (!soc.split_architecture && t.mapB == 0 && !r.b_trans && k * n >= (uint64_t{1} << 31)) {
+        SetViolation(v, r.op, "b", &soc, "bytes of one b matrix (K x N) for the Matmul API's 32-bit B offset",
+                     "< 2147483648", Str(k * n) + " (K " + Str(k) + " x N " + Str(n) + ")",
+                     "split the product along N into parts below 2^31 / K columns each");
+        return false;
+    }
+    return true;
+}
+
 bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePlan* plan, ConstraintViolation* v)
 {
     const OpKind op = r.op;
@@ -305,16 +322,6 @@ bool PlanMatmulCube(const MatmulCubeRequest& r, const SocSpec& soc, MatmulCubePl
             t.zpShiftB = 128;
             t.cubeBCode = QMM_INT8;
         }
-    }
-    // 310p's Matmul API reads an int8 B [K, N] from GM with a 32-bit int offset (CANN 8.1.RC1
-    // data_copy_wrapper_using_ub_nd.h, CopyND2NZWithTransData: row * baseK * orgN + col * baseN): one b matrix the
-    // kernel hands it unmapped must stay below 2^31 bytes, else the API reads at wrapped addresses. (A mapped uint8 b
-    // is handed over as a slab of the call's columns.)
-    if (!soc.split_architecture && t.mapB == 0 && !r.b_trans && k * n >= (uint64_t{1} << 31)) {
-        SetViolation(v, op, "b", &soc, "bytes of one b matrix (K x N) for the Matmul API's 32-bit B offset",
-                     "< 2147483648", Str(k * n) + " (K " + Str(k) + " x N " + Str(n) + ")",
-                     "split the product along N into parts below 2^31 / K columns each");
-        return false;
     }
     if (!float8 && k > kCubeInt32MaxK) {
         SetViolation(v, op, "a", &soc, "K (a[-1]) of the NPU kernel's integer cube product (its int32 accumulator "

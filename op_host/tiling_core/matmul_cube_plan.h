@@ -144,6 +144,11 @@ struct MatmulCubePlan {
 bool PlanMatmulCube(const MatmulCubeRequest& request, const SocSpec& soc, MatmulCubePlan* plan,
                     ConstraintViolation* violation);
 
+// Where a request goes to the Matmul API (after PlanMatmulCube, once the operator's own paths have declined it): false
+// with a complete violation where the API cannot take its b (310p: one unmapped b [K, N] of 2^31 bytes or more).
+bool CheckMatmulApiB(const MatmulCubeRequest& request, const SocSpec& soc, const MatmulCubeTiling& tiling,
+                     ConstraintViolation* violation);
+
 // Vector worker w's block range [begin, end) (for explanations and the traffic model; the kernel's cube stage
 // computes the same): the blocks are split over the cube cores (the AI cores on 310p) balanced to one block, and a
 // cube core's range over its workersPerCore workers the same way, since a cube core serves its workers' requests

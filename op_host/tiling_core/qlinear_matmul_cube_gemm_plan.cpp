@@ -202,12 +202,8 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
     t.ubColI32 = u.zb;
     t.ubRowI32 = u.za;
     SetDecodeEpilogue(rows, panel, {u.col_f32, u.row_f32, u.multiplier, u.half, u.y_out}, &t);
-    // Passes: each core's int32 sums of its panels (M rows of cStride each) between them, in the workspace.
-    plan->workspace_bytes =
-        kpart < t.k ? 4ull * t.usedCores *
-                          aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, panel, t.m,
-                                                     t.cStride)
-                    : 0;
+    // Passes: each core's int32 sums of the panel it is on (M rows of cStride) between them, in the workspace.
+    plan->workspace_bytes = kpart < t.k ? 4ull * t.usedCores * aqo_qmm_layout::CgPassInts(t.m, t.cStride) : 0;
     plan->tiling_key = kQmmTilingKeyCubeGemm;
     return true;
 }
@@ -233,8 +229,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     }
     const uint64_t m = t.m, n = t.n, k = t.k;
     const uint64_t passes = aqo_qmm_layout::CgKPasses(t.k, t.cgKPart);
-    const uint64_t pass_bytes =
-        4ull * aqo_qmm_layout::CgPassInts(static_cast<unsigned>(t.unitCount), t.usedCores, t.cgPanel, t.m, t.cStride);
+    const uint64_t pass_bytes = 4ull * aqo_qmm_layout::CgPassInts(t.m, t.cStride);
     if (passes > 1) {
         GmTensor g;
         g.name = "workspace";
@@ -267,7 +262,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
             }
         }
         AddStridedRange(&e, "y", c, c0 * y_bytes, c1 * y_bytes, n * y_bytes, m, true);
-        if (passes > 1) {  // the core's part of the workspace: its panels' int32 sums between the passes
+        if (passes > 1) {  // the core's part of the workspace: its panel's int32 sums between the passes
             AddRange(&e, "workspace", c, c * pass_bytes, (c + 1) * pass_bytes, true);
             AddRange(&e, "workspace", c, c * pass_bytes, (c + 1) * pass_bytes, false);
         }

@@ -96,18 +96,34 @@ def test_the_epilogue_takes_half_a_slab_a_chunk_where_b_has_one_scale():
     assert t["ubCgC"] == (t["cgSlab"] + t["rowsPerChunk"]) * t["cgPanel"] * 4 + t["cgPanel"] * 4 + t["cgSlab"] * 64
 
 
+def test_b_of_2_31_bytes_or_more_takes_the_cube_paths_not_the_matmul_api():
+    # The Matmul API offsets an int8 b [K, N] with a 32-bit int (refused from 2^31 bytes on); the cube paths offset
+    # every GM access in 64 bits, so a larger b (an lm_head, say) goes to them, and only the API path refuses it.
+    k, n = 16384, 131104
+    assert k * n >= 2**31
+    assert _key((17, k), (k, n)) == CUBE_GEMM
+    assert _key((17, k), (k, n), b_trans=True) == CUBE_GEMM
+    assert _key((16, k), (k, n)) == CUBE_DECODE
+    p = _plan((17, k), (k, n))
+    assert p.tiling["workspace_bytes"] == 8 * 17 * p.tiling["cStride"] * 4  # four passes: M rows a core
+    for a_shape, b_shape in [((17, 40000), (40000, 65536)),      # K beyond the GEMM path's: the API path
+                             ((17, k), (k, n + 1))]:              # N not of whole blocks: the API path
+        with pytest.raises(tiling.ConstraintError, match="32-bit B offset"):
+            _plan(a_shape, b_shape)
+
+
 @pytest.mark.parametrize("k, passes, kpart", [(4096, 1, 4096), (4128, 2, 2304), (6144, 2, 3072), (8000, 2, 4096),
                                               (8192, 2, 4096), (11008, 3, 3840), (12288, 3, 4096), (33024, 9, 3840)])
 def test_longer_k_goes_in_passes_of_what_l1_holds(k, passes, kpart):
     # L1 (1 MiB) holds the panel (K x 128) and two slabs (64 x K) up to K = 4096; beyond, K goes in passes of even
-    # length (whole 256-value chunks but the last), the panel and the slabs keep their size, and each core's panels'
-    # int32 sums (M rows of cStride) wait in its part of the workspace between the passes
+    # length (whole 256-value chunks but the last), the panel and the slabs keep their size, and the int32 sums of the
+    # panel a core is on (M rows of cStride) wait in its part of the workspace between the passes: the same rows for
+    # each of its panels (512 columns a core here: four)
     t = _plan((4096, k), (k, 4096)).tiling
     assert (t["tiling_key"], t["cgPanel"], t["cgSlab"], t["cgKPart"]) == (CUBE_GEMM, 128, 64, kpart)
     assert -(-k // kpart) == passes and kpart * 128 + 2 * 64 * kpart <= 1 << 20
     assert kpart == k or kpart % 256 == 0
-    panels = -(-4096 // 8 // 128)
-    assert t["workspace_bytes"] == (0 if passes == 1 else 8 * panels * 4096 * t["cStride"] * 4)
+    assert t["workspace_bytes"] == (0 if passes == 1 else 8 * 4096 * t["cStride"] * 4)
     # K steps as long as an L0A half holds of a slab and an L0B half of the panel (32 KiB each)
     assert (t["cgKStep"], t["cgKStepRa"]) == (256, 224)
 
