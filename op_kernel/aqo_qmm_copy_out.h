@@ -1,25 +1,24 @@
 // The copy-out stage of the quantized matmuls: a chunk of y rows (rows x cols of UB rows cStride elements apart) to
 // y in GM (rows N elements apart), by DMA, without a byte outside the chunk's columns:
 //   * DataCopyPad (910b, 950): one 2-D copy per chunk;
-//   * no DataCopyPad (310p): whole 32-byte blocks. Rows of whole blocks on a block grid go as one 2-D copy; a row
-//     segment of at least 32 bytes that ends in a partial block goes as its whole blocks and then the block ENDING at
-//     its end (back-off), gathered by the scalar unit into the spare block at the end of the y slot: it rewrites a
-//     few of the segment's own bytes with the values they already have. The plan keeps every segment at least 32
-//     bytes wide, or runs the op on one core, which stores a narrower segment's bytes with the scalar unit
-//     (CopyOutExact, aqo_kernel_common.h).
+//   * no DataCopyPad (310p): whole 32-byte blocks. Rows of whole blocks on a block grid go as one 2-D copy; row
+//     segments of at least 32 bytes that end in a partial block go as their whole blocks, and then each as the block
+//     ENDING at its end (back-off), which rewrites a few of the segment's own bytes with the values they already
+//     have. The scalar unit moves that block into place in UB (a DMA cannot start at an unaligned UB address): over
+//     the segment's last whole block, once the whole blocks' copies have read it, for all of the chunk's rows
+//     between one wait and the next. The plan keeps every segment at least 32 bytes wide, or runs the op on one
+//     core, which stores a narrower segment's bytes with the scalar unit (CopyOutExact, aqo_kernel_common.h).
 // No include guard (see aqo_kernel_common.h).
 
 template <class YT>
 class QmmCopyOut {
 public:
-    // y: the output, n: its row length; stride: UB row stride (elements); spare: UB element offset of the spare
-    // block in each y slot (no DataCopyPad).
-    __aicore__ inline void Init(GM_ADDR y, uint64_t yElems, uint32_t n, uint32_t stride, uint32_t spare, TPipe* pipe)
+    // y: the output, n: its row length; stride: UB row stride (elements).
+    __aicore__ inline void Init(GM_ADDR y, uint64_t yElems, uint32_t n, uint32_t stride, TPipe* pipe)
     {
         yGm_.SetGlobalBuffer(reinterpret_cast<__gm__ YT*>(y), yElems);
         n_ = n;
         stride_ = stride;
-        spare_ = spare;
         pipe_ = pipe;
     }
 
@@ -50,47 +49,71 @@ public:
             DataCopy(dst, y, prm);
             return;
         }
-        bool gathered = false;
-        for (uint32_t i = 0; i < rows; ++i) {
-            const LocalTensor<YT> row = y[i * stride_];
-            const GlobalTensor<YT> out = dst[static_cast<uint64_t>(i) * n_];
-            if (cols % perBlock == 0) {
-                DataCopy(out, row, cols);
-            } else if (cols >= perBlock) {
-                BackOff(out, row, y[spare_], cols, gathered);
-                gathered = true;
-            } else {
-                CopyOutExact(out, row, cols);  // one core only (the plan's single-writer case)
+        if (cols % perBlock == 0 || cols < perBlock) {
+            for (uint32_t i = 0; i < rows; ++i) {
+                const GlobalTensor<YT> out = dst[static_cast<uint64_t>(i) * n_];
+                if (cols % perBlock == 0) {
+                    DataCopy(out, y[i * stride_], cols);
+                } else {
+                    CopyOutExact(out, y[i * stride_], cols);  // one core only (the plan's single-writer case)
+                }
             }
+            return;
+        }
+        // Back-off: every row's whole blocks; once their copies have read UB, each row's last whole block becomes the
+        // block ending at the row's end; then those blocks.
+        const uint32_t whole = cols / perBlock * perBlock;
+        for (uint32_t i = 0; i < rows; ++i) {
+            DataCopy(dst[static_cast<uint64_t>(i) * n_], y[i * stride_], whole);
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);    // the rows' elements come from the vector unit
+        aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // the whole blocks' copies have read the blocks rewritten
+        const uint32_t shift = (cols - whole) * static_cast<uint32_t>(sizeof(YT));  // bytes, 1 .. 31
+        for (uint32_t i = 0; i < rows; ++i) {
+            ShiftIntoLastBlock(y[i * stride_ + whole - perBlock], shift);
+        }
+        aqo_kernel::WaitPipe<HardEvent::S_MTE3>(pipe_);  // the blocks are in UB before the DMAs read them
+        for (uint32_t i = 0; i < rows; ++i) {
+            DataCopy(dst[static_cast<uint64_t>(i) * n_ + cols - perBlock], y[i * stride_ + whole - perBlock],
+                     perBlock);
         }
 #endif
     }
 
 private:
 #if !AQO_SOC_HAS_DATACOPYPAD
-    // A segment's whole blocks, then the block ending at its end, gathered into `spare` by the scalar unit (a DMA
-    // cannot start at an unaligned UB address).
-    __aicore__ inline void BackOff(const GlobalTensor<YT>& dst, const LocalTensor<YT>& row, const LocalTensor<YT>& spare,
-                                   uint32_t cols, bool gatheredBefore)
+    // The 32 bytes from `shift` bytes into `block` (a 32-byte aligned block and the next one, which holds the row's
+    // last `shift` bytes) to the block's place, by the scalar unit in 4-byte words: word j takes the bytes of words
+    // j + shift / 4 and the one after (the words read lie at or after the one written, so the move may overlap
+    // itself); of the last word only the row's bytes are read, one by one (the rest of that block is not the row's).
+    // Bytes in memory order: little-endian words, as the DMA and the vector unit lay out multi-byte values in UB.
+    __aicore__ inline void ShiftIntoLastBlock(const LocalTensor<YT>& block, uint32_t shift)
     {
-        const uint32_t perBlock = kBlockBytes / static_cast<uint32_t>(sizeof(YT));
-        DataCopy(dst, row, cols / perBlock * perBlock);
-        if (gatheredBefore) {
-            aqo_kernel::WaitPipe<HardEvent::MTE3_S>(pipe_);  // the previous row's gathered block has left UB
+        const LocalTensor<uint32_t> w = block.template ReinterpretCast<uint32_t>();
+        const uint32_t words = kBlockBytes / 4, q = shift / 4, rest = shift % 4;
+        if (rest == 0) {
+            for (uint32_t j = 0; j < words; ++j) {
+                w.SetValue(j, w.GetValue(q + j));
+            }
+            return;
         }
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // the row's elements come from the vector unit
-        for (uint32_t i = 0; i < perBlock; ++i) {
-            spare.SetValue(i, row.GetValue(cols - perBlock + i));
+        const LocalTensor<uint8_t> bytes = block.template ReinterpretCast<uint8_t>();
+        uint32_t last = 0;  // word q + words: its first `rest` bytes are the row's last
+        for (uint32_t b = 0; b < rest; ++b) {
+            last |= static_cast<uint32_t>(bytes.GetValue(4 * (q + words) + b)) << (8 * b);
         }
-        aqo_kernel::WaitPipe<HardEvent::S_MTE3>(pipe_);  // the gathered block is in UB before the DMA reads it
-        GlobalTensor<YT> tail = dst[cols - perBlock];
-        DataCopy(tail, spare, perBlock);
+        const uint32_t r = 8 * rest;
+        uint32_t next = w.GetValue(q);
+        for (uint32_t j = 0; j < words; ++j) {
+            const uint32_t cur = next;
+            next = j + 1 < words ? w.GetValue(q + j + 1) : last;
+            w.SetValue(j, (cur >> r) | (next << (32 - r)));
+        }
     }
 #endif
 
     GlobalTensor<YT> yGm_;
     uint32_t n_ = 0;
     uint32_t stride_ = 0;
-    uint32_t spare_ = 0;
     TPipe* pipe_ = nullptr;
 };

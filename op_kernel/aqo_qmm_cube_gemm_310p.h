@@ -70,7 +70,7 @@ public:
         // UB in the plan's order (its explanation lists the same buffers).
         zp_.Init(aZp, bZp, t, pipe);
         epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
-        out_.Init(y, static_cast<uint64_t>(t.m) * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
+        out_.Init(y, static_cast<uint64_t>(t.m) * t.n, t.n, t.cStride, pipe);
         pipe->InitBuffer(work_, t.ubCgWork);
         pipe->InitBuffer(cBuf_, t.ubCgC);
         pipe->InitBuffer(stage_, t.ubCgStage);

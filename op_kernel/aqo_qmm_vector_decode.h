@@ -103,7 +103,7 @@ public:
         aSumWide_ = aSum_[t.m * kQmmVdF32PerBlock];
         aSumWork_ = aSumWide_[t.m * kQmmVdF32PerRepeat];
         epi_.Init(aScale, bScale, yScale, yZp, t, pipe);
-        out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, t.rowsPerChunk * t.cStride, pipe);
+        out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, pipe);
         // Set behind b's scales' DMA of a group, issued at the group's start; waited for by its epilogue.
         paramsFlag_ = static_cast<event_t>(pipe->template AllocEventID<HardEvent::MTE2_V>());
         worker_ = static_cast<uint64_t>(GetBlockIdx());

@@ -40,8 +40,7 @@ public:
         stage_.Init(a, b, userWs, t, pipe, mm, &zp_);
         zp_.Init(aZp, bZp, t, pipe);
         epi_.Init(aScale, bScale, bias, t, pipe);
-        const uint32_t spare = t.rowsPerChunk * t.cStride;  // the copy-out's spare block (no DataCopyPad)
-        out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, spare, pipe);
+        out_.Init(y, static_cast<uint64_t>(t.batch) * t.m * t.n, t.n, t.cStride, pipe);
     }
 
     // The block loop: the worker's calls (split SoCs: the next call's product requested before this one's

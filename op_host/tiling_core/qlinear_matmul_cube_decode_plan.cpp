@@ -43,8 +43,7 @@ CubeDecodeUb UbFor(uint32_t m, uint64_t k, uint32_t rows_a, uint32_t piece_k, ui
     u.row_f32 = row_bytes;
     u.multiplier = rows * g * 4;
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * 2, 32));
-    // Without DataCopyPad one more block per slot: the copy-out's spare block.
-    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * y_bytes, 32)) + 32u;
+    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * g * y_bytes, 32));
     uint32_t rows_lo = 0, piece_lo = 0;
     RowsWithoutOnes(m, rows_a, piece_k, k, &rows_lo, &piece_lo);
     u.work = std::max(aqo_qmm_layout::CdWorkBytes(m, rows_a, piece_k, g, chunk_k, b_trans),

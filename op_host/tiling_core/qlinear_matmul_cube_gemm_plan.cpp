@@ -43,8 +43,7 @@ CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint32_t work, uint32_t panel, ui
     u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(slab) * 4, 32));
     u.multiplier = DecodeEpiloguePatternBytes(t, rows, panel);
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
-    // Without DataCopyPad one more block per slot: the copy-out's spare block.
-    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32)) + 32u;
+    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32));
     u.work = work;
     u.c = aqo_qmm_layout::CgCBytes(slab, panel, rows);
     u.stage = 5 * aqo_qmm_layout::CgStageUnit(panel, slab);  // the zero points' staging: bytes, half, work

@@ -208,9 +208,9 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     cr.b_zp_batched = r.b_param_batched;
     cr.y_bytes = y_bytes;
     cr.epilogue_bytes_per_element = EpilogueBytesPerElement(y_bytes);
-    // Fixed epilogue buffers: b's scales (one block row), a's scales (a strip's rows), the copy-out's spare blocks.
+    // Fixed epilogue buffers: b's scales (one block row), a's scales (a strip's rows).
     const uint32_t col_f32 = 256 * 4, row_f32 = 256 * 4;
-    cr.epilogue_fixed_bytes = col_f32 + row_f32 + 2 * 32 + 64;
+    cr.epilogue_fixed_bytes = col_f32 + row_f32 + 64;
     cr.explain = r.explain;
     MatmulCubePlan cp;
     if (!PlanMatmulCube(cr, soc, &cp, v)) {
@@ -234,9 +234,7 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
     t.ubRowF32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.stripM) * 4, 32));
     t.ubPattern = elems * 4;
     t.ubHalf = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(elems) * 2, 32));
-    // Without DataCopyPad one more block per slot: the copy-out gathers a segment's last 32 bytes there.
-    t.ubYOut = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(elems) * y_bytes, 32)) +
-               (soc.has_data_copy_pad ? 0u : 32u);
+    t.ubYOut = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(elems) * y_bytes, 32));
     plan->cube = QmmCubeTiling(cp.tiling, soc);
     plan->workspace_bytes = cp.workspace_bytes;
     plan->system_workspace_bytes = cp.system_workspace_bytes;
@@ -279,6 +277,10 @@ bool PlanQLinearMatMul(const QLinearMatMulRequest& r, QLinearMatMulPlan* plan, C
             plan->explanation = PlanExplanation();
         }
         return true;
+    }
+    // The Matmul API path (the paths above take a 64-bit offset where it cannot).
+    if (!CheckMatmulApiB(cr, soc, cp.tiling, v)) {
+        return false;
     }
     const uint64_t ub_total = static_cast<uint64_t>(cp.ub_bytes) + t.ubColF32 + t.ubRowF32 + 2ull * t.ubPattern +
                               t.ubHalf + 2ull * t.ubYOut - static_cast<uint64_t>(cr.epilogue_fixed_bytes) -

@@ -55,8 +55,7 @@ VectorDecodeUb UbFor(uint32_t m, uint32_t g, uint32_t kp, uint32_t kc, uint32_t 
     u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * 4, 32));
     u.multiplier = m * g * 4;
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * g * 2, 32));
-    // Without DataCopyPad one more block per slot: the copy-out's spare block.
-    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * g * y_bytes, 32)) + (pad ? 0u : 32u);
+    u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(m) * g * y_bytes, 32));
     return u;
 }
 

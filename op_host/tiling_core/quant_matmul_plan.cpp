@@ -53,12 +53,11 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     cr.b_zp_batched = r.b_zp_batched;
     cr.y_bytes = y_bytes;
     cr.epilogue_bytes_per_element = EpilogueBytesPerElement(y_bytes);
-    // Fixed epilogue buffers: b's scales and the bias (one block row each), a's scales (a strip's rows), the
-    // copy-out's spare blocks.
-    cr.epilogue_fixed_bytes = 3 * 256 * 4 + 2 * 32 + 64;
+    // Fixed epilogue buffers: b's scales and the bias (one block row each), a's scales (a strip's rows).
+    cr.epilogue_fixed_bytes = 3 * 256 * 4 + 64;
     cr.explain = r.explain;
     MatmulCubePlan cp;
-    if (!PlanMatmulCube(cr, soc, &cp, v)) {
+    if (!PlanMatmulCube(cr, soc, &cp, v) || !CheckMatmulApiB(cr, soc, cp.tiling, v)) {
         return false;
     }
     QuantMatMulTiling& t = plan->tiling;
@@ -76,9 +75,7 @@ bool PlanQuantMatMul(const QuantMatMulRequest& r, QuantMatMulPlan* plan, Constra
     t.ubRowF32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(t.stripM) * 4, 32));
     t.ubBias = t.cStride * 4;
     t.ubPattern = elems * 4;
-    // Without DataCopyPad one more block per slot: the copy-out gathers a segment's last 32 bytes there.
-    t.ubYOut = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(elems) * y_bytes, 32)) +
-               (soc.has_data_copy_pad ? 0u : 32u);
+    t.ubYOut = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(elems) * y_bytes, 32));
     plan->cube = QmmCubeTiling(cp.tiling, soc);
     plan->workspace_bytes = cp.workspace_bytes;
     plan->system_workspace_bytes = cp.system_workspace_bytes;

@@ -519,8 +519,11 @@ def _expected_y_writes(t, m, n, batch):
     return out
 
 
-# (batch of a, M, K, N): M and K odd; N = 33, 40, 70 (one N block), 270 and 300 (several), 17 and 26885 (one core).
-PARTIAL_ROW_CASES = [((), 301, 45, 33), ((2,), 75, 29, 40), ((), 301, 45, 70), ((), 301, 45, 270),
+# (batch of a, M, K, N): M and K odd; N = 33, 40, 63, 70, 99 (one N block), 270 and 300 (several), 17 and 26885 (one
+# core). The back-off block starts 1, 8, 31, 6, 3, 14 and 12 bytes into the row's last whole block: the scalar unit's
+# move into place in words of 4 bytes, whole or with 1, 2 or 3 bytes over.
+PARTIAL_ROW_CASES = [((), 301, 45, 33), ((2,), 75, 29, 40), ((), 301, 45, 63), ((), 301, 45, 70),
+                     ((2,), 20, 29, 99), ((), 301, 45, 270),
                      ((3,), 37, 23, 270), ((), 301, 45, 300), ((), 1, 45, 300), ((), 301, 45, 17), ((), 3, 5, 26885)]
 
 
