@@ -73,3 +73,14 @@ def test_aclnn_argument_order_matches_operator_description():
 def test_current_version_macro():
     assert build.current_version_macro("2.13.0+cpu") == "V2R13"
     assert build.current_version_macro("2.1.0") == "V2R1"
+
+
+def test_a_lock_left_by_an_interrupted_build_is_removed_and_a_recent_one_kept(tmp_path):
+    # torch's cpp_extension waits without end for its build directory's lock file: one left by a killed build
+    # would hang every later build
+    lock = tmp_path / "lock"
+    lock.touch()
+    t = lock.stat().st_mtime
+    assert not build.clear_stale_lock(tmp_path, now=t + 60) and lock.exists()  # a build may be running
+    assert build.clear_stale_lock(tmp_path, now=t + build.STALE_LOCK_SECONDS + 1) and not lock.exists()
+    assert not build.clear_stale_lock(tmp_path)  # no lock

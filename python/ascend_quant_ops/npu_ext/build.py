@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import sysconfig
+import time
 from pathlib import Path
 from typing import List, Optional
 
@@ -49,6 +51,26 @@ def compile_flags(torch_npu_root: os.PathLike, torch_version: Optional[str] = No
     return flags
 
 
+#: torch.utils.cpp_extension waits, without end, for the `lock` file a build puts in its build directory; a build
+#: that was killed (Ctrl-C, a test timeout) leaves it there, and every later build would hang. The extension builds
+#: in a minute or two, so a lock this much older is such a leftover.
+STALE_LOCK_SECONDS = 900
+
+
+def clear_stale_lock(build_dir: os.PathLike, now: Optional[float] = None) -> bool:
+    """Remove `build_dir`/lock when it is older than STALE_LOCK_SECONDS (a killed build's); True if removed."""
+    lock = Path(build_dir) / "lock"
+    try:
+        age = (time.time() if now is None else now) - lock.stat().st_mtime
+    except FileNotFoundError:
+        return False
+    if age <= STALE_LOCK_SECONDS:
+        return False  # a build may be running now
+    lock.unlink(missing_ok=True)
+    sys.stderr.write(f"ascend_quant_ops: removed {lock}, left {age / 60:.0f} minutes ago by an interrupted build\n")
+    return True
+
+
 def jit_build(torch_npu_root: os.PathLike, build_dir: os.PathLike, verbose: bool = False) -> str:
     """Compile and load the extension with torch.utils.cpp_extension (needs torch_npu importable, i.e. CANN).
 
@@ -60,6 +82,7 @@ def jit_build(torch_npu_root: os.PathLike, build_dir: os.PathLike, verbose: bool
     root = Path(torch_npu_root)
     build_dir = Path(build_dir)
     build_dir.mkdir(parents=True, exist_ok=True)
+    clear_stale_lock(build_dir)
     cpp_extension.load(
         name=LIBRARY_NAME,
         sources=[str(SOURCE)],
