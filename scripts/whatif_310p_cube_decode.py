@@ -18,7 +18,8 @@ once. With --ksplit > 1 the cores split K too, and the int32 partial sums meet t
 requantisation at the end is costed as `--epilogue-passes` float32 passes (about 12 for the per-tensor epilogue).
 What it leaves out: the kernel's scalar bookkeeping beyond the instructions' issue, and the L0 tiling (one MMAD a
 chunk). The package does not split K over cores: the software SyncAll's GM counters would have to be zero at every
-launch, which nothing on the device guarantees (README, the 310p decode paragraph).
+launch, which nothing on the device guarantees (docs/performance.md, "310p decode: the cube decode path (tiling
+key 2)").
 """
 import argparse
 import sys

@@ -1,6 +1,6 @@
 """The timeline model's L2 cache against hand-built traces whose DMAs carry GM addresses. Every expected time and
-byte count is worked out here from the SoC table's parameters and the model's stated rules (README, "Performance
-model"): lines of l2_line_bytes, least recently used line replaced, empty at the launch's start; a read's missed
+byte count is worked out here from the SoC table's parameters and the model's stated rules (docs/performance.md, "The
+L2 cache"): lines of l2_line_bytes, least recently used line replaced, empty at the launch's start; a read's missed
 lines move at the GM bandwidth (the pipe receiving its own missed bytes at most at its GM rate), its other bytes at
 the L2 read bandwidth (each pipe at most mte2_l2_bytes_per_cycle); a read that finds lines another read is still
 bringing in waits for that read's bytes; writes allocate the lines they cover whole and move at the GM bandwidth."""

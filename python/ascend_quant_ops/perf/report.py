@@ -3,7 +3,7 @@ estimated time against the roofline, pipe utilisation, stalls by cause, and the 
 assumed parameter. Table on stdout, `--json`, `--html` (with a timeline picture of one core per launch).
 
 The estimate comes from stated parameters (the SoC table's timing section), not from a measurement: see
-README.md, "The timeline model".
+docs/performance.md, "The timeline model".
 """
 from __future__ import annotations
 

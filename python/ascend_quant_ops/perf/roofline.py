@@ -54,7 +54,7 @@ def latency_floor_us(soc: str, min_bytes: int, scale: Optional[Mapping[str, floa
 
         memory time (min_bytes / gm_bandwidth_gbps)  +  dma_latency_cycles / clock_mhz
 
-    What it counts, under the model's rules (README, "Performance model"): the chip's GM moves at most
+    What it counts, under the model's rules (docs/performance.md, "The timeline model"): the chip's GM moves at most
     gm_bandwidth_gbps, so the last byte of the launch moves no earlier than the memory time after the start; the DMA
     that moves it completes one GM round trip (dma_latency_cycles) after its last byte, and the launch ends when its
     last DMA has completed. That round trip is the only one counted: the first load's round trip before any compute
