@@ -482,6 +482,23 @@ inline void FaultBufferUnderClientMessage(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_AD
     mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: buffer_under_client_message
 }
 
+// ascend910b launched with a UB larger than the build's (a device-reported size, here 1 KiB more): a kernel buffer in
+// the last 128 bytes of the build's UB (196,608 bytes), where the client still stages its messages (TOTAL_UB_SIZE is
+// compiled in), although the launch's UB goes on past it.
+inline void FaultBufferUnderBuildMessageWindow(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
+{
+    TPipe pipe;
+    MmI8Checked mm;
+    TCubeTiling t = Tiling();
+    REGIST_MATMUL_OBJ(&pipe, GetSysWorkSpacePtr(), mm, &t);
+    Shapes<MmI8Checked, int8_t, int8_t>(mm, a, b, 512, 512, kSmall);
+    TBuf<TPosition::VECCALC> fill;
+    TBuf<TPosition::VECCALC> top;
+    pipe.InitBuffer(fill, 196608 - 64);
+    pipe.InitBuffer(top, 64);
+    mm.IterateAll(Gm<int32_t>(c, 256));  // FAULT: buffer_under_build_message_window
+}
+
 inline void FaultAsyncAOutOfBounds(GM_ADDR a, GM_ADDR b, GM_ADDR c, GM_ADDR)
 {
     TPipe pipe;
@@ -673,6 +690,7 @@ typedef void (*FaultKernel)(GM_ADDR, GM_ADDR, GM_ADDR, GM_ADDR);
 struct FaultEntry {
     const char* name;
     FaultKernel kernel;
+    uint32_t ub_override = 0;  // the launch's UB size where not the SoC table's
 };
 const FaultEntry kFaults[] = {
     {"iterate_before_set_tensor_b", &FaultIterateBeforeSetTensorB},
@@ -706,6 +724,7 @@ const FaultEntry kFaults[] = {
     {"async_c_written", &FaultAsyncCWritten},
     {"async_a_out_of_bounds", &FaultAsyncAOutOfBounds},
     {"buffer_under_client_message", &FaultBufferUnderClientMessage},
+    {"buffer_under_build_message_window", &FaultBufferUnderBuildMessageWindow, 196608 + 1024},
     {"async_never_waited", &FaultAsyncNeverWaited},
     {"async_past_the_flag_counter", &FaultAsyncPastTheFlagCounter},
     {"iterate_async_without_workspace", &FaultIterateAsyncWithoutWorkspace},
@@ -783,7 +802,7 @@ void RunFault(const std::string& name, const std::string& soc)
             continue;
         }
         std::vector<uint8_t> a(1 << 17, 1), b(1 << 17, 1), c(8192, 0), w(8192, 1);
-        aqo_emu::Launcher launch(soc, std::string("qmm_fault_") + name);
+        aqo_emu::Launcher launch(soc, std::string("qmm_fault_") + name, f.ub_override);
         launch.SetScheduleMode(1);  // as the host sets it for the matmul kernels (their preparation's SyncAll)
         MatmulTestLaunch setup(launch);
         uint8_t* ga = launch.AddGm("a", a.data(), a.size(), aqo_emu::GmAccess::kReadOnly);

@@ -67,6 +67,8 @@ EXPECTED = {
     "async_c_written": (SPLIT, "C of the asynchronous IterateAll started at"),
     "async_a_out_of_bounds": (ALL, "outside the GlobalTensor's extent"),
     "buffer_under_client_message": ((B,), "stages every message to the cube in the last 128 bytes of UB"),
+    # a launch UB larger than the build's: the client's window stays at the build's TOTAL_UB_SIZE
+    "buffer_under_build_message_window": ((B,), "[196480, 196608) (kfc_comm_client.h"),
     "async_never_waited": (SPLIT, "never waited for"),
     "async_past_the_flag_counter": (SPLIT, "16 asynchronous IterateAll notifications in flight"),
     "iterate_async_without_workspace": (SPLIT, "Iterate<false> without SetWorkspace"),

@@ -63,6 +63,7 @@ SocModel MakeSocModel(const std::string& soc_name, uint32_t ub_bytes_override)
         default: m.id = SocId::kAscend910B; break;
     }
     m.ub_bytes = spec.ub_bytes;
+    m.total_ub_bytes = spec.ub_bytes;
     m.level0_scratch_at = spec.id == aqo::Soc::ASCEND910_95 ? spec.ub_bytes : 0;
     m.has_data_copy_pad = spec.has_data_copy_pad;
     m.has_bfloat16 = spec.has_bfloat16;

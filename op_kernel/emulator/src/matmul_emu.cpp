@@ -387,9 +387,10 @@ void CheckMatmulScratchAtUbZero(CoreContext& c, uint64_t bytes, const char* file
                             });
 }
 
-void CheckMatmulClientMessageUb(CoreContext& c, const char* file, int line, const char* api)
+namespace {
+
+void CheckMatmulClientMessageWindow(CoreContext& c, uint64_t top, const char* file, int line, const char* api)
 {
-    const uint64_t top = c.soc.ub_bytes;
     const uint64_t lo = top > kMatmulClientMessageBytes ? top - kMatmulClientMessageBytes : 0;
     CheckKernelBuffersClear(c, lo, top, file, line,
                             [&](uint64_t begin, uint64_t end, const char* kind, const std::string& at) {
@@ -403,6 +404,18 @@ void CheckMatmulClientMessageUb(CoreContext& c, const char* file, int line, cons
                                        " (on the device its data is overwritten): keep the top of UB free";
                             });
     SetUbDefined(c, lo, top - lo, false);
+}
+
+}  // namespace
+
+void CheckMatmulClientMessageUb(CoreContext& c, const char* file, int line, const char* api)
+{
+    // The client's TOTAL_UB_SIZE is the build's (the SoC table's UB), whatever UB size the launch was given (a
+    // device-reported size): with a larger one, the build's window lies inside the kernel's UB too.
+    if (c.soc.total_ub_bytes != 0 && c.soc.total_ub_bytes < c.soc.ub_bytes) {
+        CheckMatmulClientMessageWindow(c, c.soc.total_ub_bytes, file, line, api);
+    }
+    CheckMatmulClientMessageWindow(c, c.soc.ub_bytes, file, line, api);
 }
 
 uint64_t MatmulHashBytes(const uint8_t* p, uint64_t n)

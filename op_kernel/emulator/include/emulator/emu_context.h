@@ -54,6 +54,9 @@ struct SocModel {
     SocId id = SocId::kAscend910B;
     std::string name = "(no SoC)";
     uint32_t ub_bytes = 0;
+    // The SoC table's UB, TOTAL_UB_SIZE of the build (ub_bytes may be a launch's override of it): where the APIs'
+    // compiled-in addresses (the Matmul client's message block) lie.
+    uint32_t total_ub_bytes = 0;
     // ascend910_95: TMP_UB_OFFSET, where the level-0 forms of the vector APIs keep 8 KiB of scratch (asc-devkit's
     // constants for this architecture: TMP_UB_OFFSET = TOTAL_UB_SIZE = 248 KiB, the table's UB); 0 elsewhere (the
     // scratch is the top kApiScratchUbBytes of ub_bytes).
