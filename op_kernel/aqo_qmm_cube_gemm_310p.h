@@ -145,6 +145,7 @@ public:
             WriteOnesColumn();
         }
         ConstantRowTerms();
+        LoadAllRowZeroPoints();
         if (t.exactConvert != 0) {
             QmmSplitMask(SplitMask());
             PipeBarrier<PIPE_V>();
@@ -235,11 +236,16 @@ private:
     __aicore__ inline LocalTensor<BT> OnesL0() { return bL0_.Get<BT>()[kQmmCgRing * kstep_ * t_->cgPanel]; }
 
     // The row terms that do not change from slab to slab, once: per-tensor za makes -za' every row's second term and
-    // K za' the block RA is subtracted from (RowTermsOfSlab). Per-row za: the scalar unit's, slab by slab.
+    // K za' the block RA is subtracted from (RowTermsOfSlab). Per-row za: slab by slab; the block after the slab's
+    // terms is then zeros, what VectorRowTerms subtracts za' from.
     __aicore__ inline void ConstantRowTerms()
     {
         const TD& t = *t_;
-        if (!zp_.NeedCorrection() || t.aZpKind == kQmmParamVector) {
+        if (!zp_.NeedCorrection()) {
+            return;
+        }
+        if (t.aZpKind == kQmmParamVector) {
+            Duplicate(rowTerms_[t.cgSlab * kQmmRowTermInts], 0, static_cast<int32_t>(kQmmRowTermInts / 2));
             return;
         }
         int32_t kza = 0, negS = 0;
@@ -247,6 +253,23 @@ private:
         zp_.RowTermsOver(kLen_, 0, 0, &kza, &negS);     // with RA = 0: -(0 - K za') and -za' (the pass's K)
         Duplicate(rowTerms_, negS, static_cast<int32_t>(t.cgSlab * kQmmRowTermInts));
         Duplicate(rowTerms_[t.cgSlab * kQmmRowTermInts], kza, static_cast<int32_t>(kQmmRowTermInts / 2));
+    }
+
+    // Per-row za' of all M rows at once where the plan's row buffer holds them (ubRowI32), through the zero points'
+    // staging a piece at a time: no GM round trip a slab (RowTermsOfSlab).
+    __aicore__ inline void LoadAllRowZeroPoints()
+    {
+        const TD& t = *t_;
+        rowsAll_ = t.aZpKind == kQmmParamVector && zp_.NeedCorrection() &&
+                   static_cast<uint64_t>(AlignUp32(t.m)) * sizeof(int32_t) <= t.ubRowI32;
+        if (!rowsAll_) {
+            return;
+        }
+        const uint32_t piece = aqo_qmm_layout::CgStageUnit(t.cgPanel, t.cgSlab) / 32 * 32;
+        for (uint32_t m0 = 0; m0 < t.m; m0 += piece) {
+            zp_.LoadRowsAt(0, m0, QmmMin(piece, t.m - m0), m0, stageIn_, stageHalf_);
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // a scalar fallback of RowTermsOfSlab reads them
     }
 
     // ---------------------------------------------------------------------------------------------- b's panel
@@ -780,18 +803,61 @@ private:
             }
             return;
         }
-        zp_.LoadRows(0, row0, rows, stageIn_, stageHalf_);
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // a's row sums (the L0C copy, on V) for the scalar unit
-        PipeBarrier<PIPE_V>();                        // the previous slab's correction read the row terms
+        // The slab's za' (int32): all M rows' were read once (LoadAllRowZeroPoints), else the slab's now.
+        const uint32_t at = rowsAll_ ? row0 : 0u;
+        if (!rowsAll_) {
+            zp_.LoadRowsAt(0, row0, rows, 0, stageIn_, stageHalf_);
+        }
+        PipeBarrier<PIPE_V>();  // the previous slab's correction read the row terms and tmp_; za' from the casts
+        if (VectorRowTerms(ra, at, rows)) {
+            PipeBarrier<PIPE_V>();
+            return;
+        }
+        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // a's row sums (the L0C copy) and za' for the scalar unit
         for (uint32_t i = 0; i < rows; ++i) {
             const int32_t sum = onesColumn_ ? ra.GetValue(i * 16) : 0;
             int32_t negR = 0, negS = 0;
-            zp_.RowTermsOver(kLen_, sum, i, &negR, &negS);
+            zp_.RowTermsOver(kLen_, sum, at + i, &negR, &negS);
             Duplicate(rowTerms_[i * kQmmRowTermInts], negR, static_cast<int32_t>(kQmmRowTermInts / 2));
             Duplicate(rowTerms_[i * kQmmRowTermInts + kQmmRowTermInts / 2], negS,
                       static_cast<int32_t>(kQmmRowTermInts / 2));
         }
         PipeBarrier<PIPE_V>();
+    }
+
+    // Per-row za', the slab's row terms on the vector unit: za'[at + i] broadcast over a block per row (Brcb into the
+    // chunk scratch, free between slabs), then 0 - za' into every row's second block (one Sub: a block an iteration,
+    // the rows the iterations) and K za' - RA into its first (one Sub against the row sums, as for a per-tensor za). The
+    // terms are integers of at most 255 (2 K + 1) in magnitude (|za'| <= 255, |RA| <= 255 K, K <= 33024): exact in int32.
+    // ascend310p's Brcb is software using the API's scratch at TMP_UB_OFFSET: the plan keeps the path's buffers below
+    // it where a has per-row parameters. False (nothing done) where the scratch or Brcb's alignment do not allow it.
+    __aicore__ inline bool VectorRowTerms(const LocalTensor<int32_t>& ra, uint32_t at, uint32_t rows)
+    {
+        const TD& t = *t_;
+        constexpr uint32_t perBlock = kBlockBytes / sizeof(int32_t);
+        const uint32_t reps = (rows + perBlock - 1) / perBlock;  // Brcb: 8 rows an iteration
+        if (at % perBlock != 0 || rows > kQmmMaxRepeat ||
+            reps * kQmmVecRepeatBytes > t.rowsPerChunk * t.cStride * sizeof(int32_t)) {
+            return false;
+        }
+        const LocalTensor<int32_t> blocks = tmp_;  // before the split mask (SplitMask)
+        Brcb(blocks, zp_.RowZeroPoints()[at], static_cast<uint8_t>(reps), BrcbRepeatParams(1, perBlock));
+        PipeBarrier<PIPE_V>();
+        const uint8_t termBlocks = static_cast<uint8_t>(kQmmRowTermInts * sizeof(int32_t) / kBlockBytes);
+        if (zp_.NeedColumnSums()) {  // 0 - za' (the zero block after the slab's terms: ConstantRowTerms)
+            Sub(rowTerms_[kQmmRowTermInts / 2], rowTerms_[t.cgSlab * kQmmRowTermInts], blocks,
+                static_cast<uint64_t>(perBlock), static_cast<uint8_t>(rows),
+                BinaryRepeatParams(1, 1, 1, termBlocks, 0, 1));
+        }
+        if (zp_.NeedRowSums()) {
+            PipeBarrier<PIPE_V>();  // the Sub above read the blocks
+            Muls(blocks, blocks, static_cast<int32_t>(kLen_), static_cast<int32_t>(reps * perBlock * perBlock));
+            PipeBarrier<PIPE_V>();
+            const uint8_t raBlocks = static_cast<uint8_t>(16 * sizeof(int32_t) / kBlockBytes);  // 16 sums a row
+            Sub(rowTerms_, blocks, ra, static_cast<uint64_t>(perBlock), static_cast<uint8_t>(rows),
+                BinaryRepeatParams(1, 1, 1, termBlocks, 1, raBlocks));
+        }
+        return true;
     }
 
     // The exact conversion's mask block: after a chunk's scratch (rowsPerChunk rows of cStride int32), which neither
@@ -834,7 +900,8 @@ private:
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
     uint32_t drainRow0_ = 0, drainRows_ = 0, drainPer_ = 0;  // the slab being drained: first row, rows, chunk rows
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
-    bool reverse_ = false;           // this panel walks the slabs from the last
+    bool reverse_ = false;
+    bool rowsAll_ = false;           // per-row za' of all M rows in the zero points' row buffer           // this panel walks the slabs from the last
     bool onesColumn_ = false;        // a's row sums from the cube: L0B's ones, a second Mmad a K step
     event_t loaded_[kQmmCgRing] = {};
     event_t inFree_[kQmmCgRing] = {};

@@ -3,7 +3,8 @@
 // in float32, the multiplier formed per element in that order (a_scale * b_scale rounded, then divided by y_scale),
 // round half to even first, then the zero point (onnxruntime's order). ascend910_95 also: float8 y (saturate to
 // +-max, then round to nearest even) and float8 x float8 accumulators (IEEE NaN / Inf carried through).
-// A chunk (rows x cStride of one block) is processed at once; per-row parameters take one instruction per row.
+// A chunk (rows x cStride of one block) is processed at once; per-row a scales with per-column b scales take a Brcb
+// and one instruction per 64 columns (RowColumnProducts), per-row a scales with a per-tensor b one per row.
 // No include guard (see aqo_kernel_common.h).
 //
 // Tiling fields read: aParamKind, bParamKind, aParamBatchStride, bParamBatchStride, yCode, yMax, yQMin, yQMax, m, n,
@@ -41,18 +42,38 @@ public:
         elems_ = t.rowsPerChunk * t.cStride;
     }
 
-    // Per call: the a scales of the strip's rows (per-row a), read by the scalar unit row by row. The first call
-    // also reads the per-tensor parameters (after its cube request went out: the scalar GM reads overlap the cube).
+    // Per call: the a scales of the strip's rows (per-row a). The first call also reads the per-tensor parameters
+    // (after its cube request went out: the scalar GM reads overlap the cube). Where the plan's row buffer holds all
+    // M rows and every matrix shares them, the first call reads all of them and the later ones only move the offset
+    // of their first row: no GM round trip (the scalar unit waits for this DMA) per call.
     __aicore__ inline void LoadRows(const QmmCall& c)
     {
         Prime();
         if (t_->aParamKind == 0) {
             return;
         }
-        const uint64_t base = (t_->aParamBatchStride ? c.ai * t_->m : 0) + c.m0;
+        const bool allRows = t_->aParamBatchStride == 0 &&
+                             static_cast<uint64_t>(t_->m) * sizeof(float) <= static_cast<uint64_t>(t_->ubRowF32);
+        if (allRows && rowsHeld_) {
+            rowOff_ = c.m0;
+            return;
+        }
+        const uint64_t base = allRows ? 0 : (t_->aParamBatchStride ? c.ai * t_->m : 0) + c.m0;
+        // With per-column b scales the vector unit reads row_ (RowColumnProducts' Brcb), and the scalar unit only
+        // where that cannot run (it waits for this DMA there): no wait of the scalar unit for the GM round trip.
+        const bool vectorReads = t_->bParamKind != 0;
         aqo_kernel::WaitPipe<HardEvent::S_MTE2>(pipe_);  // the previous call's rows were read by the scalar unit
-        QmmCopyBytesIn(row_, aScaleGm_, base, c.rows, aElems_);
-        aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        if (vectorReads) {
+            aqo_kernel::WaitPipe<HardEvent::V_MTE2>(pipe_);
+        }
+        QmmCopyBytesIn(row_, aScaleGm_, base, allRows ? t_->m : c.rows, aElems_);
+        if (vectorReads) {
+            aqo_kernel::WaitPipe<HardEvent::MTE2_V>(pipe_);
+        } else {
+            aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);
+        }
+        rowsHeld_ = allRows;
+        rowOff_ = allRows ? c.m0 : 0;
     }
 
     // Per block: the per-column multiplier (per-tensor a: (a_scale * b_scale[n]) / y_scale, replicated over the
@@ -196,20 +217,54 @@ private:
         if (t_->bParamKind == 0) {
             PipeBarrier<PIPE_V>();  // the rows are independent: one barrier for all
             for (uint32_t i = 0; i < rows; ++i) {
-                const float m = DivideF32(row_.GetValue(r0 + i) * bScale0_, yScale_);
+                const float m = DivideF32(row_.GetValue(rowOff_ + r0 + i) * bScale0_, yScale_);
                 Muls(f[i * stride], f[i * stride], m, stride);
             }
             return;
         }
-        // Per row and per column: a_scale[m] * b_scale[n] per row, then / y_scale and the product block-wide.
+        // Per row and per column: a_scale[m] * b_scale[n], then / y_scale and the product block-wide.
         PipeBarrier<PIPE_V>();  // the pattern's rows may still be read by the previous chunk (rows independent)
-        for (uint32_t i = 0; i < rows; ++i) {
-            Muls(pattern_[i * stride], col_, row_.GetValue(r0 + i), stride);
+        if (!RowColumnProducts(rowOff_ + r0, rows)) {
+            aqo_kernel::WaitPipe<HardEvent::MTE2_S>(pipe_);  // LoadRows' DMA (its scalar wait skipped: vectorReads)
+            for (uint32_t i = 0; i < rows; ++i) {
+                Muls(pattern_[i * stride], col_, row_.GetValue(rowOff_ + r0 + i), stride);
+            }
         }
         PipeBarrier<PIPE_V>();
         Div(pattern_, pattern_, ysPattern_, elems);
         PipeBarrier<PIPE_V>();
         Mul(f, f, pattern_, elems);
+    }
+
+    // pattern_[i][j] = row_[first + i] * col_[j] for a chunk's rows, without an instruction or a scalar read per row:
+    // the rows' a scales each broadcast over a 32-byte block (Brcb, from the block holding row `first`, into the half
+    // buffer, which Compute writes only later), then per 64 columns one Mul whose iterations are the rows (b's scales
+    // re-read: repeat stride 0; a row's block re-read for every column: block stride 0). The same float32 products as
+    // a Muls per row. ascend310p's Brcb is software using the API's scratch at TMP_UB_OFFSET: the plans keep their
+    // buffers below it where a has per-row parameters. False (nothing done) where the strides, the repeat count or the
+    // half buffer do not allow it.
+    __aicore__ inline bool RowColumnProducts(uint32_t first, uint32_t rows)
+    {
+        const uint32_t stride = t_->cStride;
+        const uint32_t perRepeat = kQmmVecRepeatBytes / static_cast<uint32_t>(sizeof(float));
+        const uint32_t perBlock = kBlockBytes / static_cast<uint32_t>(sizeof(float));
+        const uint32_t lead = first % perBlock;
+        const uint32_t brcbRepeats = (lead + rows + perBlock - 1) / perBlock;
+        const uint32_t rowBlocks = stride * static_cast<uint32_t>(sizeof(float)) / kBlockBytes;
+        if (rows > kQmmMaxRepeat || brcbRepeats > kQmmMaxRepeat || rowBlocks > 255 ||
+            brcbRepeats * kQmmVecRepeatBytes > t_->ubHalf ||
+            (first - lead + brcbRepeats * perBlock) * static_cast<uint32_t>(sizeof(float)) > t_->ubRowF32) {
+            return false;
+        }
+        const LocalTensor<float> blocks = half_.template ReinterpretCast<float>();
+        Brcb(blocks, row_[first - lead], static_cast<uint8_t>(brcbRepeats), BrcbRepeatParams(1, perBlock));
+        PipeBarrier<PIPE_V>();
+        const LocalTensor<float> rowBlock = blocks[lead * perBlock];
+        for (uint32_t c0 = 0; c0 < stride; c0 += perRepeat) {
+            Mul(pattern_[c0], col_[c0], rowBlock, static_cast<uint64_t>(QmmMin(perRepeat, stride - c0)),
+                static_cast<uint8_t>(rows), BinaryRepeatParams(1, 1, 0, static_cast<uint8_t>(rowBlocks), 0, 1));
+        }
+        return true;
     }
 
     // float8 operands: the float32 accumulators may hold NaN / +-Inf (IEEE, e.g. Inf * 0). What the vector unit's
@@ -267,6 +322,8 @@ private:
     TBuf<TPosition::VECCALC> colBuf_, rowBuf_, patternBuf_, ysBuf_, halfBuf_;
     TQue<QuePosition::VECOUT, 2> yQue_;
     LocalTensor<float> col_, row_, pattern_, ysPattern_;
+    uint32_t rowOff_ = 0;     // row_[rowOff_] holds the a scale of the current call's first row
+    bool rowsHeld_ = false;   // row_ holds all M rows (LoadRows)
     LocalTensor<half> half_;
     uint32_t elems_ = 0;
     float yScale_ = 1.0f, yZp_ = 0.0f, aScale0_ = 1.0f, bScale0_ = 1.0f;

@@ -98,15 +98,26 @@ public:
     __aicore__ inline void LoadRows(uint64_t ai, uint32_t m0, uint32_t rows, const LocalTensor<uint8_t>& in,
                                     const LocalTensor<half>& h)
     {
+        if (LoadRowsAt(ai, m0, rows, 0, in, h)) {
+            aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // RowTerms reads za_ with the scalar unit
+        }
+    }
+    // The same into za_[at, ...) (`at` a multiple of 32; its reader orders itself after the vector unit's casts),
+    // true where rows were read (per-row zero points and a correction).
+    __aicore__ inline bool LoadRowsAt(uint64_t ai, uint32_t m0, uint32_t rows, uint32_t at,
+                                      const LocalTensor<uint8_t>& in, const LocalTensor<half>& h)
+    {
         rowsScalar_ = t_->aZpKind != kQmmParamVector;
         za0_ = ScalarZp(aZpGm_, t_->aZpKind, t_->aCode, t_->zpShiftA);
         if (!NeedCorrection() || rowsScalar_) {
-            return;
+            return false;
         }
         const uint64_t base = (t_->aZpBatchStride ? ai * t_->m : 0) + m0;
-        ToInt32(za_, aZpGm_, base, rows, aElems_, t_->aCode, t_->zpShiftA, in, h);
-        aqo_kernel::WaitPipe<HardEvent::V_S>(pipe_);  // RowTerms reads za_ with the scalar unit
+        ToInt32(za_[at], aZpGm_, base, rows, aElems_, t_->aCode, t_->zpShiftA, in, h);
+        return true;
     }
+    // za' as the last LoadRows / LoadRowsAt left it (int32, one per row).
+    __aicore__ inline LocalTensor<int32_t> RowZeroPoints() const { return za_; }
 
     // The correction's factors of row r of the last LoadRows, whose row sum A'1 is raSum: -(RA - K za') and -za', in
     // 32-bit wrap-around (the scalar unit's arithmetic wraps by definition).

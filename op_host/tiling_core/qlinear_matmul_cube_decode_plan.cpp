@@ -141,8 +141,11 @@ bool PlanQmmCubeDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLinea
                      "<= " + Str(l1) + " bytes", Str(l1_need), "a shorter K");
         return false;
     }
-    // The epilogue's rows per chunk: as many of the M rows as UB holds.
-    const uint64_t ub_usable = KernelUbBytes(soc, false);
+    // The epilogue's rows per chunk: as many of the M rows as UB holds. All of UB, but with per-row a and per-column b
+    // scales: the epilogue's multiplier then calls Brcb, whose ascend310p implementation uses the API's scratch at
+    // TMP_UB_OFFSET (248 KiB), which the path's buffers stay below.
+    const uint64_t ub_usable =
+        KernelUbBytes(soc, r.a_param == QuantParamKind::ROW && r.b_param == QuantParamKind::COLUMN);
     uint32_t rows = m;
     while (rows > 1 && UbFor(m, t.k, rows_a, piece_k, g, chunk_k, trans, rows, y_bytes).Total() > ub_usable) {
         --rows;

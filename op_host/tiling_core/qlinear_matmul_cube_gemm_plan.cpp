@@ -33,14 +33,16 @@ uint32_t WorkBytes(uint64_t k, uint32_t kpart, uint32_t kstep, uint32_t kstep_ra
                     aqo_qmm_layout::CgWorkBytes(kk, kpart, kstep_ra, chunk_k, chunk_cols));
 }
 
+// param_rows: the rows of a whose per-row parameters (za', a's scales) UB holds at once: a slab's, or all M (read once
+// a launch, no GM round trip a slab).
 CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint32_t work, uint32_t panel, uint32_t slab, uint32_t rows,
-                 uint32_t y_bytes)
+                 uint32_t y_bytes, uint32_t param_rows)
 {
     CubeGemmUb u;
     u.zb = panel * 4;
-    u.za = static_cast<uint32_t>(AlignUp(slab, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
+    u.za = static_cast<uint32_t>(AlignUp(param_rows, 32)) * 4;  // QmmZeroPoints converts whole 32-byte blocks of them
     u.col_f32 = panel * 4;
-    u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(slab) * 4, 32));
+    u.row_f32 = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(param_rows) * 4, 32));
     u.multiplier = DecodeEpiloguePatternBytes(t, rows, panel);
     u.half = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * 2, 32));
     u.y_out = static_cast<uint32_t>(AlignUp(static_cast<uint64_t>(rows) * panel * y_bytes, 32));
@@ -166,16 +168,32 @@ bool PlanQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLinearM
         }
     }
     // The epilogue's rows per chunk: as many of a slab's rows as UB holds. All of UB: the path's buffers may reach past
-    // 248 KiB, the v200 API's scratch area (TMP_UB_OFFSET), which only API calls this path does not make use (Brcb,
-    // Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path.
-    const uint64_t ub_usable = KernelUbBytes(soc, false);
+    // 248 KiB, the v200 API's scratch area (TMP_UB_OFFSET), which only API calls this path does not otherwise make
+    // (Select's tensor form, the ND-to-NZ DataCopy), as on the cube decode path; with per-row parameters of a it calls
+    // Brcb (the row terms, the epilogue's multiplier), which uses that area: its buffers stay below it then.
+    const bool row_params = r.a_param == QuantParamKind::ROW;
+    const uint64_t ub_usable = KernelUbBytes(soc, row_params);
     const uint32_t work = WorkBytes(t.k, static_cast<uint32_t>(kpart), kstep, kstep_ra, chunk_k, chunk_cols);
-    uint32_t rows = slab;
-    while (rows > 1 &&
-           UbFor(t, work, panel, slab, rows, y_bytes).Total() > ub_usable) {
-        --rows;
+    const auto most_rows = [&](uint32_t param_rows) {
+        uint32_t rows = slab;
+        while (rows > 1 && UbFor(t, work, panel, slab, rows, y_bytes, param_rows).Total() > ub_usable) {
+            --rows;
+        }
+        return rows;
+    };
+    // Per-row parameters of all M rows where that costs no chunk a slab (each chunk is a round of the epilogue's
+    // instructions; each slab read for itself is two GM round trips of the scalar unit, za' and a's scales).
+    uint32_t param_rows = slab;
+    uint32_t rows = most_rows(slab);
+    if (row_params && t.m > slab) {
+        const uint32_t all_rows = most_rows(t.m);
+        if (UbFor(t, work, panel, slab, all_rows, y_bytes, t.m).Total() <= ub_usable &&
+            CeilDiv(slab, all_rows) <= CeilDiv(slab, rows)) {
+            param_rows = t.m;
+            rows = all_rows;
+        }
     }
-    const CubeGemmUb u = UbFor(t, work, panel, slab, rows, y_bytes);
+    const CubeGemmUb u = UbFor(t, work, panel, slab, rows, y_bytes, param_rows);
     if (u.Total() > ub_usable) {
         SetViolation(v, OpKind::QLINEAR_MATMUL, "ub_size", &soc, "unified buffer for the cube GEMM path",
                      ">= " + Str(u.Total()) + " bytes", Str(ub_usable) + " bytes",
@@ -213,7 +231,8 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const CubeGemmUb u = UbFor(t, t.ubCgWork, t.cgPanel, t.cgSlab, t.rowsPerChunk, y_bytes);
+    const uint32_t param_rows = t.ubRowF32 / 4 >= t.m ? t.m : t.cgSlab;
+    const CubeGemmUb u = UbFor(t, t.ubCgWork, t.cgPanel, t.cgSlab, t.rowsPerChunk, y_bytes, param_rows);
     const struct {
         const char* name;
         uint32_t bytes, slots;

@@ -263,6 +263,22 @@ def test_many_slabs_and_panels_walked_both_ways():
         _check(_operands(rng, (380, 512), (512, 2048), "int8", "int8", "row", "column", zps), y_scale=30.0)
 
 
+@pytest.mark.parametrize("b_param", ["column", "tensor"])
+@pytest.mark.parametrize("zps", ["random", "b0"])
+def test_per_row_parameters_of_all_rows_at_once_or_slab_by_slab(b_param, zps):
+    # a's per-row scales and zero points (per-token activations): all M rows read once a launch where UB holds them
+    # without an extra epilogue chunk a slab (300 rows), else a slab's at a time (2000 rows, b's scales per column);
+    # either way each slab's row terms (0 - za', K za' - RA) come from one Brcb of its za' and two vector instructions,
+    # and a chunk's per-row x per-column multiplier from one Brcb and one Mul per 64 columns
+    rng = np.random.default_rng(11 + len(zps))
+    for (a_shape, b_shape), all_rows in ((((300, 512), (512, 2048)), True), (((2000, 512), (512, 512)), False)):
+        t = _plan(a_shape, b_shape, "uint8", "int8", a_param="row", b_param=b_param).tiling
+        assert t["tiling_key"] == CUBE_GEMM
+        if b_param == "column":
+            assert (t["ubRowF32"] // 4 >= a_shape[0] and t["ubRowI32"] // 4 >= a_shape[0]) == all_rows
+        _check(_operands(rng, a_shape, b_shape, "uint8", "int8", "row", b_param, zps), y_scale=40.0)
+
+
 def test_the_zero_point_terms_stay_in_int32_vectors_at_every_accepted_k():
     # 255 x 255 x K < 2^31 up to the path's K limit: the correction and the passes' sums never need the scalar unit's
     # wrapping path here (the decode path's tests cover it)

@@ -240,6 +240,12 @@ def qmm_vector_decode_groups(t: dict, units: range):
         yield bi, first * gran, min(t["n"], (first + take) * gran) - first * gran
 
 
+def _epilogue_holds_all_rows(t: dict) -> bool:
+    """QmmRequantEpilogue::LoadRows: per-row a scales shared by every matrix (not batched) whose M rows the plan's row
+    buffer holds are read once, all M of them, by a worker's first call; the later calls read none."""
+    return bool(t["aParamKind"]) and t["aParamBatchStride"] == 0 and 4 * t["m"] <= t["ubRowF32"]
+
+
 def _copy_in_dma_bytes(off: int, count: int, elems: int, item: int) -> int:
     """GM bytes QmmCopyBytesIn (aqo_qmm_common.h) moves by DMA without DataCopyPad: whole 32-byte blocks, the ones
     that would pass the tensor's end left to the scalar unit."""
@@ -275,7 +281,8 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     (qmm_effective_zero_points): per core, a once (M x K), its columns of b in every K row once, y's M rows of them;
     the zero points' decisions (a's all, b's over the core's columns, chunk by chunk until a non-zero one); where a
     correction is needed, a's per-row zero points and, where b's are not all 0, b's per-column ones group by group;
-    per group b's per-column scales and a's per-row scales. Reads are whole 32-byte blocks; the few bytes of a
+    per group b's per-column scales, and a's per-row scales (once a core where the epilogue holds all M rows). Reads
+    are whole 32-byte blocks; the few bytes of a
     parameter vector that would pass its end come through the scalar unit (not counted here)."""
     m, n, k, g = t["m"], t["n"], t["k"], t["cdGroup"]
     cores, units = t["usedCores"], t["unitCount"]
@@ -288,13 +295,15 @@ def qmm_cube_decode_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
         total += decisions
         if t["aZpKind"] == 2 and (need_cb or need_ra):
             total += _copy_in_dma_bytes(0, m, m, 1)
+        if _epilogue_holds_all_rows(t):
+            total += _copy_in_dma_bytes(0, m, m, 4)
         for n0 in range(col0, col0 + width, g):
             cols = min(g, col0 + width - n0)
             if t["bZpKind"] == 2 and need_ra:
                 total += _copy_in_dma_bytes(n0, cols, n, 1)
             if t["bParamKind"]:
                 total += _copy_in_dma_bytes(n0, cols, n, 4)
-            if t["aParamKind"]:
+            if t["aParamKind"] and not _epilogue_holds_all_rows(t):
                 total += _copy_in_dma_bytes(0, m, m, 4)
     return total
 
@@ -317,18 +326,29 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     columns of b in every K row once, a's M x K once per panel of its columns, y's M rows of them; the zero points'
     decisions (as the decode path's); per panel b's per-column zero points (where a correction needs them; each pass
     over K) and scales, per slab of a (cgSlab rows, 16 fewer when b's column sums take the last row block) a's per-row
-    zero points (where a correction is needed; each pass) and scales. K in passes (cgKPart K values each): every pass
-    but the last writes the panel's M rows of int32 sums to the workspace, every pass but the first reads them."""
+    zero points (where a correction is needed; each pass) and scales, or all M rows of each once a core where the
+    plan's row buffers hold them (the zero points a staging piece at a time). K in passes (cgKPart K values each):
+    every pass but the last writes the panel's M rows of int32 sums to the workspace, every pass but the first reads
+    them."""
     m, n, k, panel, slab = t["m"], t["n"], t["k"], t["cgPanel"], t["cgSlab"]
     passes = -(-k // t["cgKPart"])
     cores, units = t["usedCores"], t["unitCount"]
     za, zb = np.asarray(za).reshape(-1), np.asarray(zb).reshape(-1)
     need_cb = bool(np.any(za != 0))
     rows_a = slab - 16 if need_cb else slab
+    # All M rows' per-row parameters at once (the kernel's LoadAllRowZeroPoints, QmmRequantEpilogue::LoadRows).
+    za_all = 4 * (-(-m // 32) * 32) <= t["ubRowI32"]
+    scales_all = _epilogue_holds_all_rows(t)
+    piece = max(panel, slab) // 32 * 32  # aqo_qmm_layout.h CgStageUnit, whole 32-element pieces
     total = 0
     for col0, width in _cube_core_columns(units, cores):
         decisions, need_ra = _cube_core_zero_point_decisions(t, za, zb, col0, width)
         total += decisions
+        za_rows = t["aZpKind"] == 2 and (need_cb or need_ra)
+        if za_rows and za_all:
+            total += sum(_copy_in_dma_bytes(m0, min(piece, m - m0), m, 1) for m0 in range(0, m, piece))
+        if t["aParamKind"] and scales_all:
+            total += _copy_in_dma_bytes(0, m, m, 4)
         for n0 in range(col0, col0 + width, panel):
             cols = min(panel, col0 + width - n0)
             total += k * cols + m * k + m * cols                 # b's panel, a, y
@@ -339,9 +359,9 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
                 total += _copy_in_dma_bytes(n0, cols, n, 4)
             for row0 in range(0, m, rows_a):
                 rows = min(rows_a, m - row0)
-                if t["aZpKind"] == 2 and (need_cb or need_ra):
+                if za_rows and not za_all:
                     total += passes * _copy_in_dma_bytes(row0, rows, m, 1)
-                if t["aParamKind"]:
+                if t["aParamKind"] and not scales_all:
                     total += _copy_in_dma_bytes(row0, rows, m, 4)
     return total
 
@@ -349,7 +369,7 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
 def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
     """GM traffic of the vector decode path: per group, its columns of b in the K rows it sums and a's M rows of
     them (panel by panel), b's per-column zero points; per group of the epilogue, b's per-column scales, a's per-row
-    scales and y's M rows. With K slices (vdSlices > 1) each worker's group sums go to the workspace (M x cols int32)
+    scales (the first group only where the epilogue holds all M rows) and y's M rows. With K slices (vdSlices > 1) each worker's group sums go to the workspace (M x cols int32)
     and every epilogue group reads all slices of its columns back. Without DataCopyPad (310p) every panel is whole
     blocks already (the plan requires N and K multiples of 32)."""
     def up32(v: int) -> int:
@@ -376,13 +396,13 @@ def qmm_vector_decode_traffic(t: dict, pad: bool) -> int:
                 total += up32(cols) if pad else cols
             if slices > 1:
                 total += 4 * m * cols                        # the slice's sums to the workspace
-        for _bi, _n0, cols in qmm_vector_decode_groups(t, share(t["unitCount"], workers, w)):
+        for i, (_bi, _n0, cols) in enumerate(qmm_vector_decode_groups(t, share(t["unitCount"], workers, w))):
             if slices > 1:
                 total += slices * 4 * m * cols               # every slice's sums of the epilogue's columns
             if t["bParamKind"]:
                 total += up32(4 * cols) if pad else 4 * cols
-            if t["aParamKind"]:
-                total += up32(4 * m) if pad else 4 * m
+            if t["aParamKind"] and (i == 0 or not _epilogue_holds_all_rows(t)):
+                total += up32(4 * m) if pad else 4 * m       # a's scales (a group's rows are all M)
             total += m * cols                                # y
     return total
 
@@ -531,6 +551,7 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                     total += copy_in(off, length, b_elems, 1) + up32(length)
         private = None
         slab = None
+        scales_read = False  # the epilogue holds all M rows' a scales after its first call (_epilogue_holds_all_rows)
         for bi, strip, nb0, blocks in qmm_worker_calls(t, w, ranges):
             ai, bj = operands(bi)
             m0 = strip * t["stripM"]
@@ -557,7 +578,10 @@ def qmm_traffic_model(t: dict, za: np.ndarray, zb: np.ndarray, pad: bool, per_wo
                 cw["b_bytes"] += k * cols
                 cw["c_bytes"] += 4 * rows_a * cols
                 total += a_bytes + k * cols + 4 * rows_a * cols
-            if t["aParamKind"]:
+            if _epilogue_holds_all_rows(t):
+                total += 0 if scales_read else copy_in(0, m, as_elems, 4)
+                scales_read = True
+            elif t["aParamKind"]:
                 total += copy_in((ai * m if t["aParamBatchStride"] else 0) + m0, rows, as_elems, 4)
             for j in range(blocks):
                 c0 = n0 + j * t["baseN"]
