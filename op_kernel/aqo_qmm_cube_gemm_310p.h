@@ -900,8 +900,8 @@ private:
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
     uint32_t drainRow0_ = 0, drainRows_ = 0, drainPer_ = 0;  // the slab being drained: first row, rows, chunk rows
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
-    bool reverse_ = false;
-    bool rowsAll_ = false;           // per-row za' of all M rows in the zero points' row buffer           // this panel walks the slabs from the last
+    bool reverse_ = false;           // this panel walks the slabs from the last
+    bool rowsAll_ = false;           // per-row za' of all M rows in the zero points' row buffer
     bool onesColumn_ = false;        // a's row sums from the cube: L0B's ones, a second Mmad a K step
     event_t loaded_[kQmmCgRing] = {};
     event_t inFree_[kQmmCgRing] = {};

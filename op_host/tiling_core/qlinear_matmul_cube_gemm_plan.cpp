@@ -231,7 +231,7 @@ void ExplainQmmCubeGemm(const QLinearMatMulRequest& r, const SocSpec& soc, QLine
     const QLinearMatMulTiling& t = plan->tiling;
     PlanExplanation& e = plan->explanation;
     const uint32_t y_bytes = DTypeBytes(r.y_dtype);
-    const uint32_t param_rows = t.ubRowF32 / 4 >= t.m ? t.m : t.cgSlab;
+    const uint32_t param_rows = t.m > t.cgSlab && t.ubRowF32 / 4 >= t.m ? t.m : t.cgSlab;  // as PlanQmmCubeGemm
     const CubeGemmUb u = UbFor(t, t.ubCgWork, t.cgPanel, t.cgSlab, t.rowsPerChunk, y_bytes, param_rows);
     const struct {
         const char* name;

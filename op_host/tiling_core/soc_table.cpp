@@ -178,6 +178,7 @@ bool SocFromName(const char* name, SocSpec* out)
     for (const SocSpec& spec : kTable) {
         if (s == spec.name) {
             *out = spec;
+            out->build_ub_bytes = spec.ub_bytes;
             return true;
         }
     }
@@ -196,6 +197,7 @@ bool SocFromName(const char* name, SocSpec* out)
             spec.qlinear_matmul_cores = spec.split_architecture ? alias.cube_cores : alias.ai_cores;
         }
         *out = spec;
+        out->build_ub_bytes = spec.ub_bytes;
         return true;
     }
     return false;

@@ -10,6 +10,7 @@
 #ifndef AQO_TILING_CORE_SOC_TABLE_H
 #define AQO_TILING_CORE_SOC_TABLE_H
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -89,6 +90,11 @@ struct SocSpec {
     // quant_matmul (QLinearMatMul's cube stage with a float epilogue; a and b int8 / uint8 as qmm_a / b_dtypes'
     // integer types): the output types its kernel writes; empty = no quant_matmul kernel on the SoC.
     DTypeSet quant_matmul_out_dtypes;
+
+    // The table's UB, TOTAL_UB_SIZE of the kernels' build, where the APIs keep compiled-in addresses (the Matmul
+    // client's message block on the split SoCs): set by SocFromName, left as it is by a device-reported UB size
+    // (ub_bytes); 0 = ub_bytes.
+    uint32_t build_ub_bytes = 0;
 };
 
 // UB a kernel may allocate: the SoC's (or the device's) UB less what the APIs it calls take at its top: the Matmul
@@ -99,7 +105,11 @@ struct SocSpec {
 inline uint64_t KernelUbBytes(const SocSpec& soc, bool matmul)
 {
     const uint64_t top = matmul && soc.split_architecture ? 128 : 0;
-    uint64_t ub = soc.ub_bytes > top ? soc.ub_bytes - top : 0;
+    // The message block lies at the build's UB end: with a larger UB reported, below it still.
+    const uint64_t end = matmul && soc.split_architecture && soc.build_ub_bytes != 0
+                             ? std::min<uint64_t>(soc.ub_bytes, soc.build_ub_bytes)
+                             : soc.ub_bytes;
+    uint64_t ub = end > top ? end - top : 0;
     if (matmul && !soc.split_architecture && ub > 248u * 1024u) {
         ub = 248u * 1024u;
     }

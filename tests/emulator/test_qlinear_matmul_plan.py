@@ -78,6 +78,33 @@ def test_kernel_allocates_exactly_the_planned_ub(soc):
     assert any(buf["name"] == "matmul_local_workspace" for buf in p.explanation["ub"]) == (soc == "ascend310p")
 
 
+def test_a_device_reporting_more_ub_than_the_build_keeps_the_api_addresses_free():
+    # The APIs' addresses are the build's: the Matmul client's message block at the end of 910b's 192 KiB
+    # (TOTAL_UB_SIZE), 310p's scratch at 248 KiB. A device reporting 256 KiB (ub_size) gets plans below them, and the
+    # emulator, checking both, runs them clean.
+    rng = np.random.default_rng(5)
+    golden = importlib.import_module("ascend_quant_ops.golden.qlinear_matmul")
+    emu = importlib.import_module("ascend_quant_ops.emulator.qlinear_matmul")
+    a = rng.integers(0, 256, (128, 64), dtype=np.uint8)
+    b = rng.integers(-128, 128, (64, 2048), dtype=np.int8)
+    args = (a, np.float32(0.05), np.uint8(7), b, rng.uniform(0.01, 0.1, 2048).astype(np.float32),
+            np.zeros(2048, np.int8), np.float32(3.0), np.uint8(1))
+    p = tiling.plan_qlinear_matmul(a.shape, b.shape, soc="ascend910b", a_dtype="uint8", b_dtype="int8",
+                                   y_dtype="uint8", b_param="column", ub_size=262144)
+    assert sum(buf["bytes"] * buf["slots"] for buf in p.explanation["ub"]) <= 196608 - 128
+    y = emu.qlinear_matmul(*args, soc="ascend910b", ub_size=262144)
+    np.testing.assert_array_equal(y, golden.qlinear_matmul(*args))
+    # ascend310p's cube GEMM path with per-row a (Brcb: the scratch at 248 KiB) and a device reporting less UB
+    a_rows = rng.uniform(0.01, 0.1, 300).astype(np.float32)
+    a_zp = rng.integers(0, 256, 300, dtype=np.uint8)
+    a = rng.integers(0, 256, (300, 512), dtype=np.uint8)
+    b = rng.integers(-128, 128, (512, 2048), dtype=np.int8)
+    args = (a, a_rows, a_zp, b, rng.uniform(0.01, 0.1, 2048).astype(np.float32), np.zeros(2048, np.int8),
+            np.float32(40.0), np.uint8(3))
+    y = emu.qlinear_matmul(*args, soc="ascend310p", ub_size=253952)
+    np.testing.assert_array_equal(y, golden.qlinear_matmul(*args))
+
+
 def test_ub_too_small_for_the_epilogue_is_refused():
     with pytest.raises(ConstraintError) as e:
         tiling.plan_qlinear_matmul((64, 64), (64, 64), soc="ascend310p", ub_size=16384)

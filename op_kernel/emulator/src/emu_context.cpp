@@ -288,6 +288,19 @@ bool SumExactInEveryOrder(const std::vector<double>& terms, ElemType t)
     return abs_sum <= max_finite;
 }
 
+// TMP_UB_OFFSET, a constant of the build: the top kApiScratchUbBytes of the table's UB (ascend910_95: asc-devkit's
+// constants for this architecture put it at TOTAL_UB_SIZE, 248 KiB, past the UB a kernel allocates with the table's
+// size). A launch given another UB size (an override) keeps it there: a larger UB reaches into it, and the part past a
+// smaller one is not the kernel's.
+static uint64_t ApiScratchStart(const CoreContext& c)
+{
+    if (c.soc.level0_scratch_at != 0) {
+        return c.soc.level0_scratch_at;
+    }
+    const uint64_t total = c.soc.total_ub_bytes != 0 ? c.soc.total_ub_bytes : c.soc.ub_bytes;
+    return total - kApiScratchUbBytes;
+}
+
 void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line, const char* api)
 {
     ApiScratchWriteAt(c, 0, nbytes, file, line, api);
@@ -295,14 +308,9 @@ void ApiScratchWrite(CoreContext& c, uint64_t nbytes, const char* file, int line
 
 void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const char* file, int line, const char* api)
 {
-    uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
-    if (c.soc.level0_scratch_at != 0) {
-        // asc-devkit's constants for this architecture put TMP_UB_OFFSET at TOTAL_UB_SIZE (248 KiB): past the UB a
-        // kernel allocates with the table's size; a larger UB (an override) reaches into the scratch.
-        at = c.soc.level0_scratch_at + offset;
-        if (at >= c.soc.ub_bytes) return;
-        nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
-    }
+    uint64_t at = ApiScratchStart(c) + offset;
+    if (at >= c.soc.ub_bytes) return;
+    nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
     for (uint64_t i = 0; i < nbytes; ++i) {
         if (c.ub_defined[at + i]) {
             Fail(file, line,
@@ -322,12 +330,9 @@ void ApiScratchWriteAt(CoreContext& c, uint64_t offset, uint64_t nbytes, const c
 
 void ApiScratchReadAt(CoreContext& c, uint64_t offset, uint64_t nbytes)
 {
-    uint64_t at = c.soc.ub_bytes - kApiScratchUbBytes + offset;
-    if (c.soc.level0_scratch_at != 0) {
-        at = c.soc.level0_scratch_at + offset;  // see ApiScratchWriteAt
-        if (at >= c.soc.ub_bytes) return;
-        nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
-    }
+    uint64_t at = ApiScratchStart(c) + offset;
+    if (at >= c.soc.ub_bytes) return;
+    nbytes = std::min<uint64_t>(nbytes, c.soc.ub_bytes - at);
     UbRead(c, at, nbytes, "the API's scratch (TMP_UB_OFFSET)");
 }
 
