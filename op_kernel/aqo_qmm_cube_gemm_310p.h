@@ -827,8 +827,9 @@ private:
 
     // Per-row za', the slab's row terms on the vector unit: za'[at + i] broadcast over a block per row (Brcb into the
     // chunk scratch, free between slabs), then 0 - za' into every row's second block (one Sub: a block an iteration,
-    // the rows the iterations) and K za' - RA into its first (one Sub against the row sums, as for a per-tensor za). The
-    // terms are integers of at most 255 (2 K + 1) in magnitude (|za'| <= 255, |RA| <= 255 K, K <= 33024): exact in int32.
+    // the rows the iterations) and K za' - RA into its first (one Sub against the row sums, as for a per-tensor za).
+    // The terms are integers of at most 255 (2 K + 1) in magnitude (|za'| <= 255, |RA| <= 255 K, K <= 33024): exact in
+    // int32.
     // ascend310p's Brcb is software using the API's scratch at TMP_UB_OFFSET: the plan keeps the path's buffers below
     // it where a has per-row parameters. False (nothing done) where the scratch or Brcb's alignment do not allow it.
     __aicore__ inline bool VectorRowTerms(const LocalTensor<int32_t>& ra, uint32_t at, uint32_t rows)
