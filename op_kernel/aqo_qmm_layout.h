@@ -49,15 +49,26 @@ constexpr unsigned kVdSumWorkBytes = 32;
 // its DMA longer than the GM round trip of the one before (with two panel buffers, a shorter DMA would leave MTE2
 // idle: 5 of a decode step's rows of at least 1 KiB take longer than the model's 400 cycles). Without DataCopyPad the
 // panels stay whole vdPanelK rows (a's chunks, whole panels, are whole 32-byte blocks of its rows there).
+// Staggered workers (VdStaggered: every odd one) have one more short panel, kp / 2 rows before the others, so that
+// their full panels lie half a panel off the even workers': a DMA's per-burst set-up holds only its own pipe, and
+// workers in step would all set up at once and leave the GM idle meanwhile; half a panel apart, one half's set-up
+// falls while the other half's bytes move.
 constexpr unsigned kVdTailFirst = 5;
 constexpr unsigned kVdTailMax = 12;  // short panels at most: 5 x 1.5^11 > 128 rows, the panel rows at most
+constexpr unsigned kVdTailEnds = kVdTailMax + 1;  // ... and a staggered worker's one more
 
-// Fills ends[q] with the rows of the last q + 1 short panels and returns their count.
-AQO_QMM_LAYOUT_FN unsigned VdTailPanels(unsigned kp, bool pad, unsigned* ends)
+AQO_QMM_LAYOUT_FN bool VdStaggered(unsigned long long worker) { return worker % 2u == 1u; }
+
+// Fills ends[q] (kVdTailEnds of them) with the rows of the last q + 1 short panels and returns their count.
+AQO_QMM_LAYOUT_FN unsigned VdTailPanels(unsigned kp, bool pad, bool staggered, unsigned* ends)
 {
     unsigned n = 0, rows = 0;
     for (unsigned r = kVdTailFirst; pad && r < kp && n < kVdTailMax; r += (r + 1) / 2) {
         rows += r;
+        ends[n++] = rows;
+    }
+    if (staggered && n > 0) {  // (n > 0: kp > kVdTailFirst, so kp / 2 >= 3 rows)
+        rows += kp / 2;
         ends[n++] = rows;
     }
     return n;

@@ -6,7 +6,8 @@
 //
 //   * a worker owns a contiguous range of y's column units (vdGranule columns, batch x vdGranules of them), cut into
 //     groups of at most cStride columns; a group streams its columns of b in panels of vdPanelK rows, the last ones
-//     shorter (aqo_qmm_layout.h VdTailPanels: the vector work after the stream's last byte is a short panel's),
+//     shorter (aqo_qmm_layout.h VdTailPanels: the vector work after the stream's last byte is a short panel's; every
+//     odd worker's panels half a panel off the even ones', so that not all workers' DMA set-ups fall at once),
 //     double buffered (the DMA of the panel two ahead goes out as soon as a panel's first casts free its buffers, so
 //     the pipe is not held by the scalar unit's issue of this panel's vector work); a's rows come with the first
 //     panel of each chunk of vdAChunkK / vdPanelK panels (one chunk for a decode step's K slice);
@@ -321,7 +322,8 @@ private:
     // after the stream's last byte).
     __aicore__ inline void PlanTail()
     {
-        tailLen_ = aqo_qmm_layout::VdTailPanels(t_->vdPanelK, AQO_SOC_HAS_DATACOPYPAD != 0, tailEnd_);
+        tailLen_ = aqo_qmm_layout::VdTailPanels(t_->vdPanelK, AQO_SOC_HAS_DATACOPYPAD != 0,
+                                                aqo_qmm_layout::VdStaggered(worker_), tailEnd_);
     }
 
     // Rows of the last q + 1 panels.
@@ -800,7 +802,7 @@ private:
     uint64_t u_ = 0, uEnd_ = 0;  // the units of the groups being cut (Groups, SumSlices)
     uint32_t aStride_ = 0, patternRow_ = 0, slice_ = 0;
     uint32_t kBegin_ = 0, kEnd_ = 0, panels_ = 0;  // the K rows of the groups being summed, their panels
-    unsigned tailEnd_[aqo_qmm_layout::kVdTailMax] = {};  // rows of the last 1, 2, ... short panels
+    unsigned tailEnd_[aqo_qmm_layout::kVdTailEnds] = {};  // rows of the last 1, 2, ... short panels
     uint32_t tailLen_ = 0;
     QmmCall earlyCall_;          // the epilogue's first group of a K slice worker, its columns' DMA
     bool earlyColumns_ = false;  // ... not issued yet (Groups issues it behind its first panel)

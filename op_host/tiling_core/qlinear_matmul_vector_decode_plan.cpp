@@ -166,10 +166,11 @@ bool PlanQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, QLin
     // a's chunk: the most panels (vdPanelK rows of a each in UB) of a worker's K range (a K slice's at most) that still
     // fit, so that a is read in as few DMAs as UB allows (one a group in a decode step) and b's zero-point term is
     // ready after the first panel of the last chunk, not after the group's last panel. The range's panels: the
-    // kernel's (aqo_qmm_layout.h VdPanelCount, its short last panels included).
+    // kernel's (aqo_qmm_layout.h VdPanelCount, its short last panels included; a staggered worker's, which has the
+    // most).
     const uint64_t range_rows = CeilDiv(t.k, slices);
-    unsigned tail_ends[aqo_qmm_layout::kVdTailMax];
-    const unsigned tail = aqo_qmm_layout::VdTailPanels(kp, pad, tail_ends);
+    unsigned tail_ends[aqo_qmm_layout::kVdTailEnds];
+    const unsigned tail = aqo_qmm_layout::VdTailPanels(kp, pad, /*staggered=*/true, tail_ends);
     const uint32_t range_panels =
         aqo_qmm_layout::VdPanelCount(static_cast<unsigned>(range_rows), kp, tail_ends, tail);
     uint32_t chunk_panels = 1;
@@ -290,7 +291,11 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
     const std::string b_type = r.b_dtype == DType::UINT8 ? "a uint8" : "an int8";
     e.notes.push_back("vector decode: M = " + Str(m) + " rows of a against " + b_type + " b, on the vector cores alone "
                       "(no mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
-                      Str(t.cStride) + " columns, a in chunks of " + Str(t.vdAChunkK) +
+                      Str(t.cStride) + " columns" +
+                      (pad && t.vdPanelK > aqo_qmm_layout::kVdTailFirst
+                           ? " (the last ones shorter, every odd worker's half a panel off the even ones')"
+                           : "") +
+                      ", a in chunks of " + Str(t.vdAChunkK) +
                       " rows; a float32 sum per panel row takes one product a panel for at most "
                       "256 panels (exact integers below 2^24), then int32 sums of the rows and panels (K <= " +
                       Str(kQmmVectorDecodeMaxK) + ": below 2^31); b's zero point once a group, b_zp times the sum of "

@@ -166,18 +166,57 @@ def test_six_rows_in_k_slices(soc):
     _check(soc, _operands(rng, a_shape, b_shape, "int8", "tensor", "column", "random"))
 
 
-def _panel_count(rows, kp, pad):
-    """The panels of `rows` rows of K, as the path documents them: from the end, with DataCopyPad, short panels of
-    5, 8, 12, 18, ... rows (each half as long again) while below kp rows, then kp rows each, the first panel the
-    rest."""
-    ends, r = [], 5
-    while pad and r < kp and len(ends) < 12:
-        ends.append((ends[-1] if ends else 0) + r)
+def _panel_rows(rows, kp, pad, staggered=False):
+    """The panels (their rows, in order) of `rows` rows of K, as the path documents them: from the end, with
+    DataCopyPad, short panels of 5, 8, 12, 18, ... rows (each half as long again) while below kp rows, on a staggered
+    (odd) worker one more of kp // 2 rows before them, then kp rows each, the first panel the rest."""
+    short, r = [], 5
+    while pad and r < kp and len(short) < 12:
+        short.append(r)
         r += (r + 1) // 2
-    short = ends[-1] if ends else 0
-    if rows > short:
-        return len(ends) + -(-(rows - short) // kp)
-    return 0 if rows == 0 else next(i for i, e in enumerate(ends) if e >= rows) + 1
+    if staggered and short:
+        short.append(kp // 2)
+    panels = []
+    for p in short:  # from the end
+        if rows <= 0:
+            break
+        panels.append(min(p, rows))
+        rows -= p
+    while rows > 0:
+        panels.append(min(kp, rows))
+        rows -= kp
+    # the first panel is the rest: whole kp-row panels counted from the short ones
+    return panels[::-1]
+
+
+def _panel_count(rows, kp, pad, staggered=False):
+    return len(_panel_rows(rows, kp, pad, staggered))
+
+
+@pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
+def test_odd_workers_panels_lie_half_a_panel_off_the_even_ones(soc):
+    # Each worker's DMAs of b (read off the emulator's trace) are the documented panels of its K slice: an odd
+    # worker has one more short panel, so its full panels' boundaries lie kp // 2 rows off an even worker's (their
+    # per-burst set-ups do not all fall at once). The results stay the golden's.
+    rng = np.random.default_rng(5)
+    a_shape, b_shape = (1, 4096), (4096, 4096)
+    t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
+                                   b_param="column").tiling
+    assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] > 1
+    kp, rows = t["vdPanelK"], 4096 // t["vdSlices"]
+    _check(soc, _operands(rng, a_shape, b_shape, "uint8", "tensor", "column", "random"))
+    for core in emulator.last_run_trace()["cores"]:
+        panels = [e["gm"][0]["blocks"] for e in core["events"]
+                  if e.get("pipe") == "MTE2" and e.get("gm") and e["gm"][0]["stride"] == 4096
+                  and e["gm"][0]["bytes"] > rows]  # (a's DMA: one row of `rows` bytes)
+        odd = core["core"] % 2 == 1
+        layout = _panel_rows(rows, kp, True, staggered=odd)
+        assert panels and len(panels) % len(layout) == 0
+        assert panels == layout * (len(panels) // len(layout)), core["core"]
+    even, odd = _panel_rows(rows, kp, True), _panel_rows(rows, kp, True, staggered=True)
+    full_even = {int(x) % kp for x, r in zip(np.cumsum(even), even[1:]) if r == kp}
+    full_odd = {int(x) % kp for x, r in zip(np.cumsum(odd), odd[1:]) if r == kp}
+    assert full_odd == {(x + kp // 2) % kp for x in full_even} and len(full_even) == 1
 
 
 @pytest.mark.parametrize("soc", SOCS)
@@ -239,7 +278,7 @@ def test_b_zero_point_when_the_last_flush_falls_on_the_groups_end(soc, b_param):
     # 256 panels exactly (panels of 128 rows and, with DataCopyPad, the short last ones; a batch: no K slices): the
     # float32 sums are flushed at the 256th panel, so the group ends with nothing left to flush, b's zero-point term
     # subtracted long before (once a's last chunk was in). A row more (a block of rows without DataCopyPad): a 257th
-    # panel, flushed at the group's end.
+    # panel, flushed at the group's end. (An even worker's panels; a staggered odd worker has one more.)
     rng = np.random.default_rng(17)
     pad = tiling.soc_table()[soc]["has_data_copy_pad"]
     step = 1 if pad else 32
