@@ -52,7 +52,9 @@ constexpr unsigned kVdSumWorkBytes = 32;
 // Staggered workers (VdStaggered: every odd one) have one more short panel, kp / 2 rows before the others, so that
 // their full panels lie half a panel off the even workers': a DMA's per-burst set-up holds only its own pipe, and
 // workers in step would all set up at once and leave the GM idle meanwhile; half a panel apart, one half's set-up
-// falls while the other half's bytes move.
+// falls while the other half's bytes move (a core's MTE2 limit is twice a worker's share of the GM). Where kp < 10
+// that panel is shorter than kVdTailFirst rows, an exception to the rule above: at most one DMA of a worker may then
+// end before the round trip of the one before (measured: the launch is faster all the same).
 constexpr unsigned kVdTailFirst = 5;
 constexpr unsigned kVdTailMax = 12;  // short panels at most: 5 x 1.5^11 > 128 rows, the panel rows at most
 constexpr unsigned kVdTailEnds = kVdTailMax + 1;  // ... and a staggered worker's one more

@@ -293,7 +293,8 @@ void ExplainQmmVectorDecode(const QLinearMatMulRequest& r, const SocSpec& soc, Q
                       "(no mapped copy of b, no cube): b read once, in panels of " + Str(t.vdPanelK) + " rows x " +
                       Str(t.cStride) + " columns" +
                       (pad && t.vdPanelK > aqo_qmm_layout::kVdTailFirst
-                           ? " (the last ones shorter, every odd worker's half a panel off the even ones')"
+                           ? " (the last ones shorter; an odd worker has one more, of " + Str(t.vdPanelK / 2) +
+                                 " rows, so that its full panels lie half a panel off the even workers')"
                            : "") +
                       ", a in chunks of " + Str(t.vdAChunkK) +
                       " rows; a float32 sum per panel row takes one product a panel for at most "

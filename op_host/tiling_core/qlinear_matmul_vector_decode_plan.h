@@ -7,8 +7,9 @@
 //
 // The split: y's columns in units of vdGranule (whole 32-byte blocks without DataCopyPad), batch x vdGranules
 // units, a contiguous range per vector worker (balanced to one unit); a worker's range is cut into groups of at most
-// cStride columns, each group's b columns streamed in panels of vdPanelK rows (the last ones shorter with DataCopyPad:
-// aqo_qmm_layout.h VdTailPanels), a's rows in chunks of vdAChunkK / vdPanelK panels (as many as UB holds). On split
+// cStride columns, each group's b columns streamed in panels of vdPanelK rows (the last ones shorter with DataCopyPad,
+// an odd worker's one more: aqo_qmm_layout.h VdTailPanels), a's rows in chunks of vdAChunkK / vdPanelK panels (as many
+// as UB holds; sized for the odd workers' panels). On split
 // SoCs with one y matrix, where N / workers columns would make short DMA bursts, K is cut into vdSlices slices too: worker w sums slice
 // w % vdSlices of its column range w / vdSlices (an even share of K rows) into the workspace ([vdSlices, M, N] int32),
 // a SyncAll, then every worker sums the slices of its own columns (units split over all workers) and requantizes.

@@ -195,9 +195,9 @@ def _panel_count(rows, kp, pad, staggered=False):
 
 @pytest.mark.parametrize("soc", ["ascend910b", "ascend910_95"])
 def test_odd_workers_panels_lie_half_a_panel_off_the_even_ones(soc):
-    # Each worker's DMAs of b (read off the emulator's trace) are the documented panels of its K slice: an odd
-    # worker has one more short panel, so its full panels' boundaries lie kp // 2 rows off an even worker's (their
-    # per-burst set-ups do not all fall at once). The results stay the golden's.
+    # Each worker's DMAs of b (read off the emulator's trace: the reads within b's GM buffer) are the documented
+    # panels of its K slice: an odd worker has one more short panel, so its full panels start kp // 2 rows off an
+    # even worker's (their per-burst set-ups do not all fall at once). The results stay the golden's.
     rng = np.random.default_rng(5)
     a_shape, b_shape = (1, 4096), (4096, 4096)
     t = tiling.plan_qlinear_matmul(a_shape, b_shape, soc=soc, a_dtype="uint8", b_dtype="uint8",
@@ -205,18 +205,20 @@ def test_odd_workers_panels_lie_half_a_panel_off_the_even_ones(soc):
     assert t["tiling_key"] == VECTOR_DECODE and t["vdSlices"] > 1
     kp, rows = t["vdPanelK"], 4096 // t["vdSlices"]
     _check(soc, _operands(rng, a_shape, b_shape, "uint8", "tensor", "column", "random"))
-    for core in emulator.last_run_trace()["cores"]:
-        panels = [e["gm"][0]["blocks"] for e in core["events"]
-                  if e.get("pipe") == "MTE2" and e.get("gm") and e["gm"][0]["stride"] == 4096
-                  and e["gm"][0]["bytes"] > rows]  # (a's DMA: one row of `rows` bytes)
+    trace = emulator.last_run_trace()
+    (b_buf,) = [g for g in trace["gm_buffers"] if g["name"] == "b"]
+    full_starts = {False: set(), True: set()}  # K rows (mod kp) where a worker's full panels start
+    for core in trace["cores"]:
+        reads = [e["gm"][0] for e in core["events"] if e.get("pipe") == "MTE2" and e.get("gm")
+                 and b_buf["addr"] <= e["gm"][0]["addr"] < b_buf["addr"] + b_buf["bytes"]]
         odd = core["core"] % 2 == 1
         layout = _panel_rows(rows, kp, True, staggered=odd)
-        assert panels and len(panels) % len(layout) == 0
-        assert panels == layout * (len(panels) // len(layout)), core["core"]
-    even, odd = _panel_rows(rows, kp, True), _panel_rows(rows, kp, True, staggered=True)
-    full_even = {int(x) % kp for x, r in zip(np.cumsum(even), even[1:]) if r == kp}
-    full_odd = {int(x) % kp for x, r in zip(np.cumsum(odd), odd[1:]) if r == kp}
-    assert full_odd == {(x + kp // 2) % kp for x in full_even} and len(full_even) == 1
+        assert reads and [r["blocks"] for r in reads] == layout * (len(reads) // len(layout)), core["core"]
+        for r in reads:
+            if r["blocks"] == kp:
+                full_starts[odd].add((r["addr"] - b_buf["addr"]) // 4096 % rows % kp)
+    (even_start,) = full_starts[False]
+    assert full_starts[True] == {(even_start + kp // 2) % kp}
 
 
 @pytest.mark.parametrize("soc", SOCS)
