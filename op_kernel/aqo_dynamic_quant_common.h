@@ -87,12 +87,15 @@ constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
 // its scale divided by the scalar unit and its values and divisor lifted by kTinyLift (exact powers of two) before
 // the vector division: a division that flushes subnormal operands or quotients (ascend910_95's Div is recorded as
 // doing so) would otherwise write a subnormal scale as 0 and lose the small quotients a float8 / hifloat8 y keeps.
-// The lifted quotient is the same real number, so the result is the golden's either way. This relies on the scalar
-// unit's float division and the vector Muls and Adds keeping subnormals (the asymmetric scalar fallback relies on
-// the former too; AsymOffsetBlock's prep on Adds): the recorded flush names Div, Exp, Sqrt, Log and Ln only; to be
-// confirmed on a device.
+// The lifted quotient is the same real number, so the result is the golden's either way. The scalar unit's part
+// (whether a row is tiny or zero, its scale, its lifted divisor) is integer arithmetic on the floats' bits
+// (aqo_kernel_common.h F32PositiveBelow, F32IsZero, F32TimesPow2, DivideF32), right whether or not that unit keeps
+// subnormals. This relies on the vector Muls and Adds keeping subnormals (AsymOffsetBlock's prep on Adds too): the
+// recorded flush names Div, Exp, Sqrt, Log and Ln only; to be confirmed on a device.
 constexpr float kTinyMax = 5.42101086e-20f;   // 2^-64
-constexpr float kTinyLift = 1.84467441e19f;   // 2^64
+constexpr float kTinyLift = 1.84467441e19f;   // 2^64 (the vector Muls' factor)
+constexpr int32_t kTinyLiftLog2 = 64;         // the same for the scalar unit's F32TimesPow2
+static_assert(kTinyLift == 18446744073709551616.0f, "kTinyLift is 2^kTinyLiftLog2");
 // A row's values before its division (DynamicQuantBase::PrepareForDivision): as they are, lifted by kTinyLift (a tiny
 // symmetric row), or with -0 made +0 (an asymmetric float8 row whose offset block holds -0: AsymOffsetBlock).
 constexpr uint8_t kPrepNone = 0;
@@ -950,11 +953,14 @@ protected:
 
     // Symmetric rows below kTinyMax (see there): whether row maximum m is one; its scale (the scalar unit's m / dmax
     // for a tiny row, else the vector unit's sc); the divisor its values are divided by (lifted for a tiny row).
-    __aicore__ inline bool TinyRow(float m) const { return m > 0.0f && m < kTinyMax; }
+    __aicore__ inline bool TinyRow(float m) const { return F32PositiveBelow(m, kTinyMax); }
 
     __aicore__ inline float SymScale(float m, float sc) const { return TinyRow(m) ? DivideF32(m, p_.dmax) : sc; }
 
-    __aicore__ inline float DivisorOf(float m, float sc) const { return TinyRow(m) ? sc * kTinyLift : sc; }
+    __aicore__ inline float DivisorOf(float m, float sc) const
+    {
+        return TinyRow(m) ? F32TimesPow2(sc, kTinyLiftLog2) : sc;
+    }
 
     // The offset an asymmetric row's broadcast block holds, and its division prep. A bfloat16 row's zero offset with
     // an e4m3fn / e5m2 y (frequent: hi == -lo) is held as -0 where that is exact: ascend910_95's Div flushes
@@ -999,7 +1005,7 @@ protected:
             }
             return RawRowHasNaN(i) ? RowKind::NAN_ROW : RowKind::INF_ROW;
         }
-        if (sc == 0.0f) {
+        if (F32IsZero(sc)) {  // (by its bits: a subnormal scale is not 0)
             return RowKind::ZERO;  // every element 0, or m / dmax underflowed: y = 0, scale 0 (the golden's rule)
         }
         return RowKind::NORMAL;

@@ -396,8 +396,8 @@ private:
         const bool prep = normal && this->divPrep_[i] != kPrepNone;
         if (normal) {
             PipeBarrier<PIPE_V>();
-            Duplicate(scaleBlocks_[i * kBlockFloats], this->divPrep_[i] == kPrepLift ? sc * kTinyLift : sc,
-                      static_cast<int32_t>(kBlockFloats));
+            const float divisor = this->divPrep_[i] == kPrepLift ? F32TimesPow2(sc, kTinyLiftLog2) : sc;
+            Duplicate(scaleBlocks_[i * kBlockFloats], divisor, static_cast<int32_t>(kBlockFloats));
         }
         for (uint32_t c = 0; c < p_.numChunks; ++c) {
             const uint32_t off = c * p_.chunk;

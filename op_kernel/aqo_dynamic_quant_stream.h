@@ -112,7 +112,7 @@ private:
         // ascend310p's chunks are sanitized as they arrive, so every row is finite there.
         RowKind kind = this->Classify(0, m, sc);
         if (kind == RowKind::RECHECK) {
-            kind = sc == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            kind = F32IsZero(sc) ? RowKind::ZERO : RowKind::NORMAL;
         }
         scales_.Put(s, i, kind == RowKind::NAN_ROW ? BitsToFloat(0x7FC00000u)
                               : (kind == RowKind::INF_ROW ? BitsToFloat(0x7F800000u)

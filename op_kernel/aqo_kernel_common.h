@@ -87,6 +87,37 @@ __aicore__ inline void NormalizeF32Significand(uint64_t& m, int32_t& e)
     }
 }
 
+// Decisions and scalings on float32 values that may be subnormal, by integer arithmetic on their bits: no document
+// says whether the scalar unit keeps subnormal operands in its comparisons and multiplies, and one that flushed them
+// would call a subnormal 0 (a tiny bfloat16 row's maximum or scale). These give the same answer either way.
+// Whether v is +0 or -0.
+__aicore__ inline bool F32IsZero(float v) { return (FloatToBits(v) & 0x7FFFFFFFu) == 0; }
+
+// Whether 0 < v < limit, for a positive finite limit (NaN and negative v: false).
+__aicore__ inline bool F32PositiveBelow(float v, float limit)
+{
+    const uint32_t u = FloatToBits(v);
+    return u != 0 && u < FloatToBits(limit);  // non-negative floats order as their bits; a negative v's sign bit is set
+}
+
+// v x 2^k for 0 <= k <= 254: exact by integer arithmetic where v is finite and nonzero (a subnormal v too) and the
+// product a normal float32; otherwise (zero, Inf, NaN, a product out of that range) the scalar unit's two multiplies.
+__aicore__ inline float F32TimesPow2(float v, int32_t k)
+{
+    const uint32_t u = FloatToBits(v);
+    int32_t e = static_cast<int32_t>((u >> 23) & 0xFFu);
+    uint64_t m = u & 0x7FFFFFu;
+    if ((u & 0x7FFFFFFFu) != 0 && e != 0xFF) {
+        NormalizeF32Significand(m, e);
+        if (e + k >= 1 && e + k <= 254) {
+            return BitsToFloat((u & 0x80000000u) | (static_cast<uint32_t>(e + k) << 23) |
+                               static_cast<uint32_t>(m & 0x7FFFFFu));
+        }
+    }
+    const int32_t k1 = k > 127 ? 127 : k;
+    return v * BitsToFloat(static_cast<uint32_t>(127 + k1) << 23) * BitsToFloat(static_cast<uint32_t>(127 + k - k1) << 23);
+}
+
 // a / b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic: the
 // scalar unit's float division is used by the bit-exact paths (the requantization multiplier, DynamicQuant's scalar
 // rows) and no document states its rounding or whether it keeps subnormals. Zero and Inf operands are answered

@@ -1,5 +1,6 @@
 // The kernels' scalar float division (DivideF32, op_kernel/aqo_kernel_common.h) on the host, exposed as
-// ascend_quant_ops_testing.scalar_divide_f32 for its test against IEEE float32 division; not for users. Its native
+// ascend_quant_ops_testing.scalar_divide_f32 for its test against IEEE float32 division, and the bit-exact helpers
+// beside it (scalar_bit_helpers); not for users. Its native
 // fallback (NaN results only) is a division that flushes subnormals here, as a scalar unit might.
 #include "kernel_operator.h"
 
@@ -61,8 +62,30 @@ nb::bytes ScalarDivideF32(const nb::bytes& a, const nb::bytes& b)
     return nb::bytes(out.data(), out.size());
 }
 
+// The scalar unit's bit-exact helpers for values that may be subnormal (aqo_kernel_common.h): per float32 of `v`,
+// F32IsZero(v), F32PositiveBelow(v, limit) as 0 / 1 bytes, and F32TimesPow2(v, k) as float32 bytes.
+nb::tuple ScalarBitHelpers(const nb::bytes& v, float limit, int k)
+{
+    if (v.size() % sizeof(float) != 0) {
+        throw nb::value_error("scalar_bit_helpers: v must be float32 bytes");
+    }
+    const size_t n = v.size() / sizeof(float);
+    std::string zero(n, '\0'), below(n, '\0'), times(v.size(), '\0');
+    for (size_t i = 0; i < n; ++i) {
+        float x = 0.0f;
+        std::memcpy(&x, v.c_str() + i * sizeof(float), sizeof(float));
+        zero[i] = static_cast<char>(aqo_testing_divide::aqo_kernel::F32IsZero(x));
+        below[i] = static_cast<char>(aqo_testing_divide::aqo_kernel::F32PositiveBelow(x, limit));
+        const float t = aqo_testing_divide::aqo_kernel::F32TimesPow2(x, k);
+        std::memcpy(&times[i * sizeof(float)], &t, sizeof(float));
+    }
+    return nb::make_tuple(nb::bytes(zero.data(), n), nb::bytes(below.data(), n), nb::bytes(times.data(), times.size()));
+}
+
 void RegisterScalarDivide(nb::module_& m)
 {
+    m.def("scalar_bit_helpers", &ScalarBitHelpers, nb::arg("v"), nb::arg("limit"), nb::arg("k"),
+          "F32IsZero, F32PositiveBelow and F32TimesPow2 of the kernels over float32 bytes.");
     m.def("scalar_divide_f32", &ScalarDivideF32, nb::arg("a"), nb::arg("b"),
           "DivideF32 of the kernels (integer-exact float32 division) over two float32 byte strings.");
 }

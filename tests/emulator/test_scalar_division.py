@@ -97,3 +97,30 @@ def test_the_edges_of_the_float_range():
         want = a / b
     got = _divide(a, b)
     assert _same(got, want).all(), [(x, y, g, w) for x, y, g, w in zip(a, b, got, want) if not _same(g, w)]
+
+
+def test_bit_helpers_for_values_that_may_be_subnormal():
+    # DynamicQuant's tiny rows (bfloat16 maxima below 2^-64) decide on the scalar unit whether a row is tiny or zero
+    # and lift its scale by 2^64 with these integer helpers, so a scalar unit that flushed subnormal operands in its
+    # comparisons or multiplies would decide the same (reference: numpy's IEEE comparisons and exact products).
+    rng = np.random.default_rng(11)
+    v = np.concatenate([_random_floats(rng, 100_000, -149, -100), _random_floats(rng, 100_000, -126, 127),
+                        np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -149, 2.0 ** -64, -(2.0 ** -140)],
+                                 np.float32)]).astype(np.float32)
+    limit = np.float32(2.0 ** -64)
+    zero, below, times = _testing.scalar_bit_helpers(v.tobytes(), float(limit), 64)
+    zero = np.frombuffer(zero, np.uint8).astype(bool)
+    below = np.frombuffer(below, np.uint8).astype(bool)
+    times = np.frombuffer(times, np.float32)
+    np.testing.assert_array_equal(zero, v == 0)
+    with np.errstate(invalid="ignore"):
+        np.testing.assert_array_equal(below, (v > 0) & (v < limit))
+    subnormal = (v != 0) & (np.abs(v) < np.float32(2.0 ** -126))
+    assert below[subnormal & (v > 0)].all() and not zero[subnormal].any()
+    with np.errstate(over="ignore", invalid="ignore"):
+        want = (v.astype(np.float64) * 2.0 ** 64).astype(np.float32)  # exact in float64, one rounding at most
+    assert _same(times, want).all()
+    # the lifted subnormals are normal floats: exact, the significand kept
+    lifted = times[subnormal]
+    assert (np.abs(lifted) >= np.float32(2.0 ** -126)).all()
+    np.testing.assert_array_equal(lifted.astype(np.float64), v[subnormal].astype(np.float64) * 2.0 ** 64)
