@@ -83,6 +83,13 @@ __aicore__ inline bool NextNormalRun(const RowKind* kinds, uint32_t n, uint32_t&
 // (bfloat16 x) it keeps is small enough to matter when the vector division flushes subnormal operands
 // (ascend910_95's: see kTinyMax), and such rows are astronomically rare.
 constexpr float kTinyRange = 5.42101086e-20f;  // 2^-64
+// Whether finite extremes hi >= lo span less than kTinyRange: F32Sub where one is subnormal (a scalar unit that
+// flushed it would misjudge the range), the scalar unit's subtraction otherwise (normal operands; a result it
+// flushed is below kTinyRange either way).
+__aicore__ inline bool AsymRangeBelowTiny(float hi, float lo)
+{
+    return F32Less(F32IsSubnormal(hi) || F32IsSubnormal(lo) ? F32Sub(hi, lo) : hi - lo, kTinyRange);
+}
 // A symmetric row whose largest magnitude is below kTinyMax (bfloat16 x only: a float16 row's is at least 2^-24) has
 // its scale divided by the scalar unit and its values and divisor lifted by kTinyLift (exact powers of two) before
 // the vector division: a division that flushes subnormal operands or quotients (ascend910_95's Div is recorded as
@@ -711,16 +718,17 @@ protected:
 
     // A finite row's kind for the vector path from its signed maximum and minimum (the zero-point mode widens them
     // to contain 0 first, as its formula does).
+    // (Comparisons and the range by the floats' bits: extremes may be subnormal, see F32Sub.)
     __aicore__ inline RowKind AsymKind(float& hi, float& lo) const
     {
         if (p_.asymmetric == kAsymZeroPoint) {
-            hi = hi > 0.0f ? hi : 0.0f;
-            lo = lo < 0.0f ? lo : 0.0f;
+            hi = F32Less(0.0f, hi) ? hi : 0.0f;
+            lo = F32Less(lo, 0.0f) ? lo : 0.0f;
         }
-        if (hi == lo) {
+        if (F32OrderKey(hi) == F32OrderKey(lo)) {
             return RowKind::ZERO;  // a constant row: scale 0 (the golden's zero-scale rule)
         }
-        if (!(hi - lo >= kTinyRange)) {
+        if (AsymRangeBelowTiny(hi, lo)) {
             return RowKind::FALLBACK;
         }
         return RowKind::NORMAL;
@@ -859,41 +867,42 @@ protected:
     {
         for (uint32_t j = 0; j < count; ++j) {
             const float e = v.GetValue(j);
-            if (e != e) {
+            if (F32IsNaN(e)) {
                 st.nan = true;
             } else if (!st.any) {
                 st.hi = e;
                 st.lo = e;
                 st.any = true;
-            } else {
-                st.hi = e > st.hi ? e : st.hi;
-                st.lo = e < st.lo ? e : st.lo;
+            } else {  // (by the bits: two subnormal values are not equal, see F32Less)
+                st.hi = F32Less(st.hi, e) ? e : st.hi;
+                st.lo = F32Less(e, st.lo) ? e : st.lo;
             }
         }
     }
 
     // The row's parameters, in the golden's float32 operations (NaN and Inf as IEEE arithmetic gives them; the
-    // divisions by DivideF32, correctly rounded whatever the scalar unit's own float division does).
+    // divisions by DivideF32, the subtractions by F32Sub and the comparisons by F32Less: correctly rounded and right
+    // on subnormal extremes, whatever the scalar unit's own float arithmetic does).
     __aicore__ inline void FallbackParams(FallbackRow& st)
     {
         const float nan = BitsToFloat(0x7FC00000u);
         float hi = st.nan ? nan : st.hi;
         float lo = st.nan ? nan : st.lo;
         if (p_.asymmetric == kAsymFloatOffset) {
-            st.scale = DivideF32(hi - lo, p_.quantRange);
-            st.offset = p_.dmax - DivideF32(hi, st.scale);
+            st.scale = DivideF32(F32Sub(hi, lo), p_.quantRange);
+            st.offset = F32Sub(p_.dmax, DivideF32(hi, st.scale));
         } else {
-            hi = st.nan ? nan : (hi > 0.0f ? hi : 0.0f);
-            lo = st.nan ? nan : (lo < 0.0f ? lo : 0.0f);
-            st.scale = DivideF32(hi - lo, p_.quantRange);
-            float zp = 0.0f - DivideF32(lo, st.scale);
+            hi = st.nan ? nan : (F32Less(0.0f, hi) ? hi : 0.0f);
+            lo = st.nan ? nan : (F32Less(lo, 0.0f) ? lo : 0.0f);
+            st.scale = DivideF32(F32Sub(hi, lo), p_.quantRange);
+            float zp = F32Sub(0.0f, DivideF32(lo, st.scale));
             if (zp != zp) {
                 zp = 0.0f;
             }
             zp = zp < 0.0f ? 0.0f : (zp > p_.clipHi ? p_.clipHi : zp);
             st.offset = RoundHalfEven(zp);
         }
-        st.zero = st.scale == 0.0f;
+        st.zero = F32IsZero(st.scale);
         if (st.zero) {
             st.scale = 0.0f;
             st.offset = 0.0f;

@@ -469,9 +469,9 @@ private:
             // NaN or Inf (or, bfloat16 only, values of at least 2^127); ascend310p: Inf or NaN in x, or the
             // saturation bound itself
             r.kind = kSocSaturationMode ? RowKind::RECHECK : RowKind::FALLBACK;
-        } else if (hi == lo) {
+        } else if (F32OrderKey(hi) == F32OrderKey(lo)) {  // (by the bits: the extremes may be subnormal)
             r.kind = RowKind::ZERO;  // a constant row (zero point: an all-zero row): scale 0, offset 0, y 0
-        } else if (!(hi - lo >= kTinyRange)) {
+        } else if (AsymRangeBelowTiny(hi, lo)) {
             r.kind = RowKind::FALLBACK;
         } else {
             r.scale = rowScale_.GetValue(2 * i);

@@ -454,7 +454,7 @@ private:
         RowKind kinds[kMaxRepeats];
         for (uint32_t i = 0; i < n; ++i) {
             const float m = rowMax_.GetValue(2 * i);
-            kinds[i] = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            kinds[i] = F32IsZero(m) ? RowKind::ZERO : RowKind::NORMAL;
             if (!(m <= p_.finiteMax)) {
                 if constexpr (kSocSaturationMode) {
                     LocalTensor<XT> xr = x[i * p_.colsPad];
@@ -564,7 +564,7 @@ private:
         bool again = false;
         for (uint32_t i = 0; i < n; ++i) {
             const float m = rowMax_.GetValue(2 * i);
-            kinds[i] = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+            kinds[i] = F32IsZero(m) ? RowKind::ZERO : RowKind::NORMAL;
             if (!(m <= p_.finiteMax)) {
                 if constexpr (kSocSaturationMode) {
                     for (uint32_t c = 0; c < p_.numChunks; ++c) {

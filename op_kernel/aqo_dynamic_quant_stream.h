@@ -129,7 +129,7 @@ private:
     __aicore__ inline RowKind AsymRow(uint32_t i, const LocalTensor<float>& s, const LocalTensor<OT>& o)
     {
         const float m = rowMax_.GetValue(0);
-        RowKind kind = m == 0.0f ? RowKind::ZERO : RowKind::NORMAL;
+        RowKind kind = F32IsZero(m) ? RowKind::ZERO : RowKind::NORMAL;
         if (!(m <= p_.finiteMax)) {
             kind = RowKind::FALLBACK;
         }

@@ -100,6 +100,94 @@ __aicore__ inline bool F32PositiveBelow(float v, float limit)
     return u != 0 && u < FloatToBits(limit);  // non-negative floats order as their bits; a negative v's sign bit is set
 }
 
+// Whether v is a subnormal float32 (nonzero, exponent field 0).
+__aicore__ inline bool F32IsSubnormal(float v)
+{
+    const uint32_t u = FloatToBits(v) & 0x7FFFFFFFu;
+    return u != 0 && u < 0x800000u;
+}
+
+// Whether v is NaN; the order of two non-NaN floats (-0 == +0), by their bits.
+__aicore__ inline bool F32IsNaN(float v) { return (FloatToBits(v) & 0x7FFFFFFFu) > 0x7F800000u; }
+__aicore__ inline int64_t F32OrderKey(float v)
+{
+    const uint32_t u = FloatToBits(v);
+    const int64_t mag = static_cast<int64_t>(u & 0x7FFFFFFFu);
+    return (u & 0x80000000u) != 0 ? -mag : mag;
+}
+__aicore__ inline bool F32Less(float a, float b) { return F32OrderKey(a) < F32OrderKey(b); }
+
+// a - b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic, for
+// finite a and b; others (Inf, NaN) get the scalar unit's subtraction, whose operands are then not subnormal.
+__aicore__ inline float F32Sub(float a, float b)
+{
+    const uint32_t ua = FloatToBits(a);
+    const uint32_t ub = FloatToBits(b) ^ 0x80000000u;  // a + (-b)
+    if ((ua & 0x7F800000u) == 0x7F800000u || (ub & 0x7F800000u) == 0x7F800000u) {
+        return a - b;
+    }
+    if ((ub & 0x7FFFFFFFu) == 0) {
+        return (ua & 0x7FFFFFFFu) == 0 ? BitsToFloat(ua & ub) : a;  // -0 - +0 = -0; otherwise a (+0 - +0 = +0)
+    }
+    if ((ua & 0x7FFFFFFFu) == 0) {
+        return BitsToFloat(ub);
+    }
+    // |x| >= |y| of the two addends x = a, y = -b
+    const bool swap = (ub & 0x7FFFFFFFu) > (ua & 0x7FFFFFFFu);
+    const uint32_t ux = swap ? ub : ua, uy = swap ? ua : ub;
+    int32_t ex = static_cast<int32_t>((ux >> 23) & 0xFFu), ey = static_cast<int32_t>((uy >> 23) & 0xFFu);
+    uint64_t mx = ux & 0x7FFFFFu, my = uy & 0x7FFFFFu;
+    NormalizeF32Significand(mx, ex);
+    NormalizeF32Significand(my, ey);
+    // significands at bit 55 (32 guard bits), y shifted to x's exponent, its lost bits as a sticky last bit
+    const uint64_t x = mx << 32;
+    const int32_t d = ex - ey;
+    uint64_t y = 0;
+    if (d < 56) {
+        const uint64_t full = my << 32;
+        y = full >> d;
+        if ((y << d) != full) {
+            y |= 1u;
+        }
+    } else {
+        y = 1u;
+    }
+    const bool same = ((ux ^ uy) & 0x80000000u) == 0;
+    const uint64_t sum = same ? x + y : x - y;
+    if (sum == 0) {
+        return BitsToFloat(0u);  // x - x = +0
+    }
+    int32_t top = 63;
+    while (((sum >> top) & 1u) == 0) {
+        --top;
+    }
+    // value = sum x 2^(ex - 127 - 55); the result's exponent field and the bits below its last place
+    int32_t e = ex + top - 55;
+    int32_t shift = top - 23;  // keeps 24 bits for a normal result
+    if (e < 1) {
+        shift += 1 - e;  // subnormal: the last place is 2^-149
+        e = 0;
+    }
+    uint64_t mant = 0;
+    bool half = false, below = false;
+    if (shift > 0) {
+        mant = shift < 64 ? sum >> shift : 0u;
+        half = shift <= 64 && ((sum >> (shift - 1)) & 1u) != 0;
+        below = shift >= 2 && (sum & ((static_cast<uint64_t>(1) << (shift - 1 > 63 ? 63 : shift - 1)) - 1)) != 0;
+    } else {
+        mant = sum << -shift;
+    }
+    if (half && (below || (mant & 1u) != 0)) {
+        ++mant;
+    }
+    const uint32_t sign = ux & 0x80000000u;
+    if (e >= 1) {
+        const uint64_t bits = (static_cast<uint64_t>(e - 1) << 23) + mant;  // the hidden bit carries into e
+        return BitsToFloat(sign | (bits >= 0x7F800000u ? 0x7F800000u : static_cast<uint32_t>(bits)));
+    }
+    return BitsToFloat(sign | static_cast<uint32_t>(mant));  // a carry out of 23 bits makes it the smallest normal
+}
+
 // v x 2^k for 0 <= k <= 254: exact by integer arithmetic where v is finite and nonzero (a subnormal v too) and the
 // product a normal float32; otherwise (zero, Inf, NaN, a product out of that range) the scalar unit's two multiplies.
 __aicore__ inline float F32TimesPow2(float v, int32_t k)

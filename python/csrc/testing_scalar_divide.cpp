@@ -82,8 +82,30 @@ nb::tuple ScalarBitHelpers(const nb::bytes& v, float limit, int k)
     return nb::make_tuple(nb::bytes(zero.data(), n), nb::bytes(below.data(), n), nb::bytes(times.data(), times.size()));
 }
 
+// Per pair of float32 of a and b: F32Sub(a, b) as float32 bytes and F32Less(a, b) as 0 / 1 bytes.
+nb::tuple ScalarSubLess(const nb::bytes& a, const nb::bytes& b)
+{
+    if (a.size() != b.size() || a.size() % sizeof(float) != 0) {
+        throw nb::value_error("scalar_sub_less_f32: a and b must be float32 bytes of one length");
+    }
+    const size_t n = a.size() / sizeof(float);
+    std::string diff(a.size(), '\0'), less(n, '\0');
+    for (size_t i = 0; i < n; ++i) {
+        float x = 0.0f;
+        float y = 0.0f;
+        std::memcpy(&x, a.c_str() + i * sizeof(float), sizeof(float));
+        std::memcpy(&y, b.c_str() + i * sizeof(float), sizeof(float));
+        const float d = aqo_testing_divide::aqo_kernel::F32Sub(x, y);
+        std::memcpy(&diff[i * sizeof(float)], &d, sizeof(float));
+        less[i] = static_cast<char>(aqo_testing_divide::aqo_kernel::F32Less(x, y));
+    }
+    return nb::make_tuple(nb::bytes(diff.data(), diff.size()), nb::bytes(less.data(), n));
+}
+
 void RegisterScalarDivide(nb::module_& m)
 {
+    m.def("scalar_sub_less_f32", &ScalarSubLess, nb::arg("a"), nb::arg("b"),
+          "F32Sub and F32Less of the kernels over two float32 byte strings.");
     m.def("scalar_bit_helpers", &ScalarBitHelpers, nb::arg("v"), nb::arg("limit"), nb::arg("k"),
           "F32IsZero, F32PositiveBelow and F32TimesPow2 of the kernels over float32 bytes.");
     m.def("scalar_divide_f32", &ScalarDivideF32, nb::arg("a"), nb::arg("b"),

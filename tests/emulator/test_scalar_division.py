@@ -1,7 +1,11 @@
 """The kernels' scalar float division (DivideF32 in op_kernel/aqo_kernel_common.h) is IEEE float32 division,
 correctly rounded to nearest even with gradual underflow, computed with integer arithmetic so that the bit-exact
 paths that divide on the scalar unit (the requantization multiplier, DynamicQuant's scalar rows) do not rest on the
-scalar unit's own float division, whose rounding no document states. Reference: numpy's float32 division (IEEE)."""
+scalar unit's own float division, whose rounding no document states. Reference: numpy's float32 division (IEEE).
+The helpers beside it (F32IsZero, F32PositiveBelow, F32TimesPow2, F32Sub, F32Less) are the same for DynamicQuant's
+decisions on values that may be subnormal: integer arithmetic, so they hold whether or not the scalar unit keeps
+subnormals (the emulator runs the kernels' scalar code natively, keeping them; these tests are where the
+helpers' exactness is shown)."""
 import numpy as np
 import pytest
 
@@ -124,3 +128,29 @@ def test_bit_helpers_for_values_that_may_be_subnormal():
     lifted = times[subnormal]
     assert (np.abs(lifted) >= np.float32(2.0 ** -126)).all()
     np.testing.assert_array_equal(lifted.astype(np.float64), v[subnormal].astype(np.float64) * 2.0 ** 64)
+
+
+@pytest.mark.parametrize("lo_exp,hi_exp", [(-149, -100), (-149, 127), (-30, 30), (-130, -120)])
+def test_subtraction_and_order_match_ieee(lo_exp, hi_exp):
+    # DynamicQuant's scalar fallback of an asymmetric row (a range below 2^-64) takes max - min and orders its values
+    # with these (integer arithmetic: a scalar unit that flushed subnormal operands gives the same). Reference: numpy's
+    # IEEE float32 subtraction and comparison; exact cancellations, equal operands, zeros of both signs, Inf and NaN.
+    rng = np.random.default_rng([lo_exp + 200, hi_exp + 200])
+    a = _random_floats(rng, 200_000, lo_exp, hi_exp)
+    b = _random_floats(rng, 200_000, lo_exp, hi_exp)
+    b[:2000] = a[:2000]                                   # x - x = +0
+    b[2000:4000] = -a[2000:4000]                          # x + x
+    b[4000:6000] = np.nextafter(a[4000:6000], np.float32(np.inf))  # cancellation to one ulp
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -149, -(2.0 ** -149), 2.0 ** -126],
+                        np.float32)
+    a = np.concatenate([a, np.repeat(specials, len(specials))]).astype(np.float32)
+    b = np.concatenate([b, np.tile(specials, len(specials))]).astype(np.float32)
+    diff, less = _testing.scalar_sub_less_f32(a.tobytes(), b.tobytes())
+    diff = np.frombuffer(diff, np.float32)
+    less = np.frombuffer(less, np.uint8).astype(bool)
+    with np.errstate(all="ignore"):
+        want = a - b
+    bad = ~_same(diff, want)
+    assert not bad.any(), (a[bad][:5], b[bad][:5], diff[bad][:5], want[bad][:5])
+    ordered = ~(np.isnan(a) | np.isnan(b))
+    np.testing.assert_array_equal(less[ordered], (a < b)[ordered])
