@@ -203,7 +203,8 @@ __aicore__ inline float F32TimesPow2(float v, int32_t k)
         }
     }
     const int32_t k1 = k > 127 ? 127 : k;
-    return v * BitsToFloat(static_cast<uint32_t>(127 + k1) << 23) * BitsToFloat(static_cast<uint32_t>(127 + k - k1) << 23);
+    const float p1 = BitsToFloat(static_cast<uint32_t>(127 + k1) << 23);
+    return v * p1 * BitsToFloat(static_cast<uint32_t>(127 + k - k1) << 23);
 }
 
 // a / b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic: the
