@@ -881,8 +881,9 @@ protected:
     }
 
     // The row's parameters, in the golden's float32 operations (NaN and Inf as IEEE arithmetic gives them; the
-    // divisions by DivideF32, the subtractions by F32Sub and the comparisons by F32Less: correctly rounded and right
-    // on subnormal extremes, whatever the scalar unit's own float arithmetic does).
+    // divisions by DivideF32, the subtractions and the widening comparisons by F32Sub and F32Less: correctly rounded
+    // and right on subnormal extremes whatever the scalar unit's own float arithmetic does. The zero point's
+    // clamp and rounding stay float operations: zp is +0 or more, so a flushed subnormal gives the same y).
     __aicore__ inline void FallbackParams(FallbackRow& st)
     {
         const float nan = BitsToFloat(0x7FC00000u);

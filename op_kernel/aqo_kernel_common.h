@@ -89,7 +89,8 @@ __aicore__ inline void NormalizeF32Significand(uint64_t& m, int32_t& e)
 
 // Decisions and scalings on float32 values that may be subnormal, by integer arithmetic on their bits: no document
 // says whether the scalar unit keeps subnormal operands in its comparisons and multiplies, and one that flushed them
-// would call a subnormal 0 (a tiny bfloat16 row's maximum or scale). These give the same answer either way.
+// would call a subnormal 0 (a tiny bfloat16 row's maximum or scale). These give the same answer either way, within
+// the domains each states (F32TimesPow2: a normal product).
 // Whether v is +0 or -0.
 __aicore__ inline bool F32IsZero(float v) { return (FloatToBits(v) & 0x7FFFFFFFu) == 0; }
 
@@ -107,7 +108,7 @@ __aicore__ inline bool F32IsSubnormal(float v)
     return u != 0 && u < 0x800000u;
 }
 
-// Whether v is NaN; the order of two non-NaN floats (-0 == +0), by their bits.
+// Whether v is NaN; the order of two non-NaN floats (-0 == +0), by their bits (a NaN operand: no meaning).
 __aicore__ inline bool F32IsNaN(float v) { return (FloatToBits(v) & 0x7FFFFFFFu) > 0x7F800000u; }
 __aicore__ inline int64_t F32OrderKey(float v)
 {
@@ -118,7 +119,8 @@ __aicore__ inline int64_t F32OrderKey(float v)
 __aicore__ inline bool F32Less(float a, float b) { return F32OrderKey(a) < F32OrderKey(b); }
 
 // a - b in float32, correctly rounded (to nearest, ties to even, with gradual underflow), by integer arithmetic, for
-// finite a and b; others (Inf, NaN) get the scalar unit's subtraction, whose operands are then not subnormal.
+// finite a and b; others (Inf, NaN) get the scalar unit's subtraction, whose result (Inf or NaN) a subnormal other
+// operand cannot change.
 __aicore__ inline float F32Sub(float a, float b)
 {
     const uint32_t ua = FloatToBits(a);
@@ -157,7 +159,7 @@ __aicore__ inline float F32Sub(float a, float b)
     if (sum == 0) {
         return BitsToFloat(0u);  // x - x = +0
     }
-    int32_t top = 63;
+    int32_t top = 56;  // sum < 2^57
     while (((sum >> top) & 1u) == 0) {
         --top;
     }

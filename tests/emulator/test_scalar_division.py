@@ -3,9 +3,10 @@ correctly rounded to nearest even with gradual underflow, computed with integer 
 paths that divide on the scalar unit (the requantization multiplier, DynamicQuant's scalar rows) do not rest on the
 scalar unit's own float division, whose rounding no document states. Reference: numpy's float32 division (IEEE).
 The helpers beside it (F32IsZero, F32PositiveBelow, F32TimesPow2, F32Sub, F32Less) are the same for DynamicQuant's
-decisions on values that may be subnormal: integer arithmetic, so they hold whether or not the scalar unit keeps
-subnormals (the emulator runs the kernels' scalar code natively, keeping them; these tests are where the
-helpers' exactness is shown)."""
+decisions on values that may be subnormal: integer arithmetic, so that they hold whether or not the scalar unit keeps
+subnormals. The emulator runs the kernels' scalar code natively, keeping them; here the helpers also run with the
+host's float operations flushing subnormal operands and results (x86 DAZ / FTZ), beside the native operations they
+replace, which then go wrong on subnormals."""
 import numpy as np
 import pytest
 
@@ -103,22 +104,29 @@ def test_the_edges_of_the_float_range():
     assert _same(got, want).all(), [(x, y, g, w) for x, y, g, w in zip(a, b, got, want) if not _same(g, w)]
 
 
-def test_bit_helpers_for_values_that_may_be_subnormal():
+FLUSH = [False] + ([True] if _testing.scalar_can_flush() else [])  # the host flushing subnormals as a scalar unit might
+
+
+@pytest.mark.parametrize("flush", FLUSH, ids=lambda f: "flushing" if f else "keeping")
+def test_bit_helpers_for_values_that_may_be_subnormal(flush):
     # DynamicQuant's tiny rows (bfloat16 maxima below 2^-64) decide on the scalar unit whether a row is tiny or zero
     # and lift its scale by 2^64 with these integer helpers, so a scalar unit that flushed subnormal operands in its
-    # comparisons or multiplies would decide the same (reference: numpy's IEEE comparisons and exact products).
+    # comparisons or multiplies decides the same: run with the host's float operations flushing subnormals too (x86
+    # DAZ / FTZ), the native forms beside them showing that the flush is on. Reference: numpy's IEEE comparisons and
+    # exact products.
     rng = np.random.default_rng(11)
     v = np.concatenate([_random_floats(rng, 100_000, -149, -100), _random_floats(rng, 100_000, -126, 127),
                         np.array([0.0, -0.0, np.inf, -np.inf, np.nan, 2.0 ** -149, 2.0 ** -64, -(2.0 ** -140)],
                                  np.float32)]).astype(np.float32)
     limit = np.float32(2.0 ** -64)
-    zero, below, times = _testing.scalar_bit_helpers(v.tobytes(), float(limit), 64)
+    zero, below, times, native_below, native_times = _testing.scalar_bit_helpers(v.tobytes(), float(limit), 64, flush)
     zero = np.frombuffer(zero, np.uint8).astype(bool)
     below = np.frombuffer(below, np.uint8).astype(bool)
     times = np.frombuffer(times, np.float32)
     np.testing.assert_array_equal(zero, v == 0)
     with np.errstate(invalid="ignore"):
-        np.testing.assert_array_equal(below, (v > 0) & (v < limit))
+        want_below = (v > 0) & (v < limit)
+    np.testing.assert_array_equal(below, want_below)
     subnormal = (v != 0) & (np.abs(v) < np.float32(2.0 ** -126))
     assert below[subnormal & (v > 0)].all() and not zero[subnormal].any()
     with np.errstate(over="ignore", invalid="ignore"):
@@ -128,13 +136,20 @@ def test_bit_helpers_for_values_that_may_be_subnormal():
     lifted = times[subnormal]
     assert (np.abs(lifted) >= np.float32(2.0 ** -126)).all()
     np.testing.assert_array_equal(lifted.astype(np.float64), v[subnormal].astype(np.float64) * 2.0 ** 64)
+    # the native forms: right while the host keeps subnormals, wrong on them while it flushes
+    native_below = np.frombuffer(native_below, np.uint8).astype(bool)
+    native_times = np.frombuffer(native_times, np.float32)
+    assert (native_below[subnormal] == want_below[subnormal]).all() != flush
+    assert _same(native_times[subnormal], want[subnormal]).all() != flush
 
 
+@pytest.mark.parametrize("flush", FLUSH, ids=lambda f: "flushing" if f else "keeping")
 @pytest.mark.parametrize("lo_exp,hi_exp", [(-149, -100), (-149, 127), (-30, 30), (-130, -120)])
-def test_subtraction_and_order_match_ieee(lo_exp, hi_exp):
+def test_subtraction_and_order_match_ieee(lo_exp, hi_exp, flush):
     # DynamicQuant's scalar fallback of an asymmetric row (a range below 2^-64) takes max - min and orders its values
-    # with these (integer arithmetic: a scalar unit that flushed subnormal operands gives the same). Reference: numpy's
-    # IEEE float32 subtraction and comparison; exact cancellations, equal operands, zeros of both signs, Inf and NaN.
+    # with these (integer arithmetic: a scalar unit that flushed subnormal operands gives the same; run with the host
+    # flushing too). Reference: numpy's IEEE float32 subtraction and comparison; exact cancellations, equal operands,
+    # zeros of both signs, Inf and NaN.
     rng = np.random.default_rng([lo_exp + 200, hi_exp + 200])
     a = _random_floats(rng, 200_000, lo_exp, hi_exp)
     b = _random_floats(rng, 200_000, lo_exp, hi_exp)
@@ -145,7 +160,7 @@ def test_subtraction_and_order_match_ieee(lo_exp, hi_exp):
                         np.float32)
     a = np.concatenate([a, np.repeat(specials, len(specials))]).astype(np.float32)
     b = np.concatenate([b, np.tile(specials, len(specials))]).astype(np.float32)
-    diff, less = _testing.scalar_sub_less_f32(a.tobytes(), b.tobytes())
+    diff, less, native_diff, _ = _testing.scalar_sub_less_f32(a.tobytes(), b.tobytes(), flush)
     diff = np.frombuffer(diff, np.float32)
     less = np.frombuffer(less, np.uint8).astype(bool)
     with np.errstate(all="ignore"):
@@ -154,3 +169,6 @@ def test_subtraction_and_order_match_ieee(lo_exp, hi_exp):
     assert not bad.any(), (a[bad][:5], b[bad][:5], diff[bad][:5], want[bad][:5])
     ordered = ~(np.isnan(a) | np.isnan(b))
     np.testing.assert_array_equal(less[ordered], (a < b)[ordered])
+    # the native subtraction: IEEE's while the host keeps subnormals, not on them while it flushes
+    subnormal = ((a != 0) & (np.abs(a) < np.float32(2.0 ** -126))) | ((b != 0) & (np.abs(b) < np.float32(2.0 ** -126)))
+    assert _same(np.frombuffer(native_diff, np.float32)[subnormal], want[subnormal]).all() != flush
