@@ -87,6 +87,24 @@ __aicore__ inline void NormalizeF32Significand(uint64_t& m, int32_t& e)
     }
 }
 
+// The float32 of sign and v x 2^-shift, rounded to nearest, ties to even (`inexact`: v had nonzero bits below its
+// own last one), for 1 <= shift <= 63: its exponent field e >= 1 (v >> shift then holds the hidden bit: a carry into
+// bit 24 moves the exponent by itself; Inf past the largest) or a subnormal (e < 1: a carry makes the smallest normal).
+__aicore__ inline float RoundPackF32(uint32_t sign, uint64_t v, uint32_t shift, int32_t e, bool inexact)
+{
+    uint64_t mant = v >> shift;
+    const bool half = ((v >> (shift - 1)) & 1u) != 0;
+    const bool below = (v & ((static_cast<uint64_t>(1) << (shift - 1)) - 1)) != 0 || inexact;
+    if (half && (below || (mant & 1u) != 0)) {
+        ++mant;
+    }
+    if (e >= 1) {
+        const uint64_t bits = (static_cast<uint64_t>(e - 1) << 23) + mant;
+        return BitsToFloat(sign | (bits >= 0x7F800000u ? 0x7F800000u : static_cast<uint32_t>(bits)));
+    }
+    return BitsToFloat(sign | static_cast<uint32_t>(mant));
+}
+
 // Decisions and scalings on float32 values that may be subnormal, by integer arithmetic on their bits: no document
 // says whether the scalar unit keeps subnormal operands in its comparisons and multiplies, and one that flushed them
 // would call a subnormal 0 (a tiny bfloat16 row's maximum or scale). These give the same answer either way, within
@@ -163,31 +181,11 @@ __aicore__ inline float F32Sub(float a, float b)
     while (((sum >> top) & 1u) == 0) {
         --top;
     }
-    // value = sum x 2^(ex - 127 - 55); the result's exponent field and the bits below its last place
-    int32_t e = ex + top - 55;
-    int32_t shift = top - 23;  // keeps 24 bits for a normal result
-    if (e < 1) {
-        shift += 1 - e;  // subnormal: the last place is 2^-149
-        e = 0;
-    }
-    uint64_t mant = 0;
-    bool half = false, below = false;
-    if (shift > 0) {
-        mant = shift < 64 ? sum >> shift : 0u;
-        half = shift <= 64 && ((sum >> (shift - 1)) & 1u) != 0;
-        below = shift >= 2 && (sum & ((static_cast<uint64_t>(1) << (shift - 1 > 63 ? 63 : shift - 1)) - 1)) != 0;
-    } else {
-        mant = sum << -shift;
-    }
-    if (half && (below || (mant & 1u) != 0)) {
-        ++mant;
-    }
-    const uint32_t sign = ux & 0x80000000u;
-    if (e >= 1) {
-        const uint64_t bits = (static_cast<uint64_t>(e - 1) << 23) + mant;  // the hidden bit carries into e
-        return BitsToFloat(sign | (bits >= 0x7F800000u ? 0x7F800000u : static_cast<uint32_t>(bits)));
-    }
-    return BitsToFloat(sign | static_cast<uint32_t>(mant));  // a carry out of 23 bits makes it the smallest normal
+    // value = sum x 2^(ex - 127 - 55): 24 bits kept for a normal result, down to the last place 2^-149 for a
+    // subnormal one (sum >= 2^31, so 8 <= shift <= 55)
+    const int32_t e = ex + top - 55;
+    const int32_t shift = e >= 1 ? top - 23 : 33 - ex;
+    return RoundPackF32(ux & 0x80000000u, sum, static_cast<uint32_t>(shift), e, false);
 }
 
 // v x 2^k for 0 <= k <= 254: exact by integer arithmetic where v is finite and nonzero (a subnormal v too) and the
@@ -253,17 +251,7 @@ __aicore__ inline float DivideF32(float a, float b)
     // Units of the result's last place: 2^-2 of q for a normal result (e >= 1), 2^(e - 3) below (subnormal).
     uint32_t shift = e >= 1 ? 2u : static_cast<uint32_t>(3 - e);
     shift = shift > 40u ? 40u : shift;
-    uint64_t mant = q >> shift;
-    const uint64_t half = (q >> (shift - 1)) & 1u;
-    const bool below = (q & ((static_cast<uint64_t>(1) << (shift - 1)) - 1)) != 0 || inexact;
-    if (half != 0 && (below || (mant & 1u) != 0)) {
-        ++mant;  // a carry into bit 24 (or into the normal range) moves the exponent by itself below
-    }
-    if (e >= 1) {
-        const uint64_t bits = (static_cast<uint64_t>(e - 1) << 23) + mant;
-        return BitsToFloat(sign | (bits >= 0x7F800000u ? 0x7F800000u : static_cast<uint32_t>(bits)));
-    }
-    return BitsToFloat(sign | static_cast<uint32_t>(mant));
+    return RoundPackF32(sign, q, shift, e, inexact);
 }
 
 // The IEEE mode for half / bfloat16 results (CTRL[48] = 1 on the split SoCs: Inf and NaN kept, overflow to Inf), set
