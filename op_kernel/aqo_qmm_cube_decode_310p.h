@@ -453,9 +453,8 @@ private:
             }
             SetFlag<HardEvent::MTE1_M>(inL0_[h]);
             WaitFlag<HardEvent::MTE1_M>(inL0_[h]);
-            if (loads_ > 0) {
-                PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
-            }
+            // (No barrier after the previous accumulation into the same L0C: the cube pipe orders its Mmads, as the
+            // Matmul API's K loop relies on; QmmMmad puts one after an Mmad of fewer than 10 fractals of C.)
             // a's fractals of these K rows: a fractal column per 32 rows (both row blocks' together), or TRANS the
             // piece's own (a chunk with two row blocks is the whole piece)
             const uint32_t aAt = ((c.k0 - pieceK0 + r) / kQmmCdKStep) * (TRANS ? 1u : rowBlocks_) * kQmmCdFractal;

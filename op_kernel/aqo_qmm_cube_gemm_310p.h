@@ -7,12 +7,13 @@
 //     (K x panel) is read in chunks of cgChunkK rows (one DMA, a burst per row), turned by TransDataTo5HD (four
 //     instructions per 32 rows, the panel's 32-column groups their iterations) and copied to its place in L1: all of
 //     its K rows in L0B's layout, kept while a streams past.
-//   * a goes through in slabs of cgSlab rows (whole 16-row blocks) x all of K, in pieces of a row block x a part of
-//     K (at most 2048 values): one DMA (a burst per row; each core from its own place in the slab, so that a slab
-//     comes from the DDR once and from the L2 cache for the other cores), two block gathers into L0A's order on the
-//     vector unit (an Or of 8 rows with themselves over uint16, whose 8 blocks are the rows' block q and whose
-//     iterations are q; two gathered buffers in turn), one copy of the row block's fractals of the part into one of
-//     two slab buffers in L1 (which hold a slab K step by K step, all its row blocks' fractals of a step together).
+//   * a goes through in slabs of cgSlab rows (whole 16-row blocks) x all of K, in pieces of 8 rows (half a row
+//     block) x the pass's K: one DMA (one burst where the rows are whole rows of a; each core from its own place in
+//     the slab, so that a slab comes from the DDR once and from the L2 cache for the other cores), one block gather
+//     into its half of the row block's fractals on the vector unit (an Or of the 8 rows with themselves over uint16,
+//     whose 8 blocks are the rows' block q and whose iterations are q); once both halves are gathered, one copy of
+//     the row block's fractals into one of two slab buffers in L1 (which hold a slab K step by K step, all its row
+//     blocks' fractals of a step together).
 //     Per cgKStep K values: one LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad
 //     accumulating the slab's C in one of two L0C regions.
 //   * a slab's C leaves L0C (the L0C -> UB copy, fractal order) and, rowsPerChunk rows at a time, becomes int32 rows
@@ -33,7 +34,7 @@
 //     scalar unit's, row by row (per-row za).
 //
 // Every hand-over between pipes is a flag of a ring (the classic double-buffered sample's: two buffers; a's pieces
-// three read slots and two gathered buffers), or, where the work region or the panel's L1 changes hands between a
+// three read slots and one gathered row block), or, where the work region or the panel's L1 changes hands between a
 // panel's load and its slabs, a PipeBarrier<PIPE_ALL>.
 //
 // No include guard (see aqo_kernel_common.h). Compiled for ascend310p only. Needs aqo_qmm_common.h,
@@ -42,10 +43,10 @@
 
 constexpr uint32_t kQmmCgFractal = 512;    // an 8-bit fractal: 16 rows x 32 bytes
 constexpr uint32_t kQmmCgRing = 2;         // buffers of every ring (the next fills while this one is used)
-// a's pieces: kCgReadSlots read slots and kCgGathered gathered buffers (the work region's), the DMAs two pieces ahead.
+// a's pieces: kCgReadSlots read slots and a gathered row block (the work region's), the DMAs two pieces ahead.
 constexpr uint32_t kQmmCgReadSlots = aqo_qmm_layout::kCgReadSlots;
-constexpr uint32_t kQmmCgGathered = aqo_qmm_layout::kCgGathered;
 constexpr uint32_t kQmmCgReadAhead = kQmmCgReadSlots - 1;
+constexpr uint32_t kQmmCgHalves = 2;       // the gathered row block's halves of K, each with its flags
 
 // TRANS: b stored transposed, [N, K] (nn.Linear's weight layout): a chunk of a panel is cgChunkK K values of 16
 // columns (a burst per column), put in L0B's layout by an Or gather of its blocks (no turn), copied to its column
@@ -102,12 +103,12 @@ public:
             aLoaded_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE2_V>());
             aInFree_[s] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE2>());
         }
-        gReady_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+        for (uint32_t g = 0; g < kQmmCgHalves; ++g) {
+            gReady_[g] = static_cast<event_t>(pipe->AllocEventID<HardEvent::V_MTE3>());
+            gFree_[g] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
+        }
         if (passes_ > 1) {
             passWritten_ = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
-        }
-        for (uint32_t g = 0; g < kQmmCgGathered; ++g) {
-            gFree_[g] = static_cast<event_t>(pipe->AllocEventID<HardEvent::MTE3_V>());
         }
         rowTerms_ = rowTermsBuf_.Get<int32_t>();
         tmp_ = tmpBuf_.Get<int32_t>();
@@ -188,12 +189,12 @@ private:
     }
 
     // The last row block of both slab buffers: a row of ones (C's row there is b's column sums), 15 rows of zeros,
-    // in L0A's order, through the work region: built once for a piece's part of K (every part's fractals are the same,
+    // in L0A's order, through the work region: built once for a part of K (every part's fractals are the same,
     // a shorter last part their first ones), copied into every part's place.
     __aicore__ inline void WriteOnesBlocks()
     {
         const TD& t = *t_;
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(kLen_, kstep_);
+        const uint32_t partK = aqo_qmm_layout::CgPartK(kLen_, kstep_);
         const uint32_t kbs = partK / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<int16_t> rows = work_.Get<int16_t>();
         Duplicate(rows, static_cast<int16_t>(0x0101), static_cast<int32_t>(partK / 2));
@@ -373,8 +374,9 @@ private:
 
     // ---------------------------------------------------------------------------------------------- a's slabs
     // Every slab of a against the panel in L1: slab x's loads go out between slab x - 1's K steps, its epilogue
-    // between slab x + 1's. Panels alternate the direction over M (the slabs read last are the next panel's first,
-    // still in the L2 cache).
+    // between slab x + 1's. Panels alternate the direction over M: the slab read last is the next panel's first,
+    // which (all of K in one pass) is still in its slab buffer and is not read again; the slabs read before it are
+    // still in the L2 cache.
     __aicore__ inline void StreamSlabs(uint32_t p, uint32_t n0, uint32_t cols)
     {
         const TD& t = *t_;
@@ -388,11 +390,19 @@ private:
             epi_.LoadColumns(c, n0, cols);
         }
         PipeBarrier<PIPE_ALL>();  // the panel in L1 (MTE3) before MTE1; the chunk slots (V, MTE3) become a's pieces
-        dmas_ = gathers_ = 0;
+        dmas_ = gathers_ = copies_ = 0;
         loads_ = 0;
         reverse_ = (p % 2) != 0;
-        for (uint32_t j = 0; j < Pieces(); ++j) {
-            GatherNext();
+        if (passes_ == 1 && p > 0) {
+            // Slab 0 is the previous panel's last, in its slab buffer (SlabBuf: the same one), written before the
+            // PipeBarrier<PIPE_ALL> above: its pieces are skipped.
+            keptPieces_ = Pieces();
+            SetFlag<HardEvent::MTE3_MTE1>(slabReady_[SlabBuf(0)]);
+        } else {
+            keptPieces_ = 0;
+            for (uint32_t j = 0; j < Pieces(); ++j) {
+                GatherNext();
+            }
         }
         for (uint32_t x = 0; x < slabs_; ++x) {
             Multiply(x);
@@ -405,63 +415,83 @@ private:
         for (uint32_t s = 0; s < kQmmCgReadSlots && s < dmas_; ++s) {
             WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
         }
-        for (uint32_t g = 0; g < kQmmCgGathered && g < gathers_; ++g) {
-            WaitFlag<HardEvent::MTE3_V>(gFree_[g]);
+        for (uint32_t g = 0, q0 = 0, q1 = 0; g < kQmmCgHalves && copies_ > 0; ++g) {
+            if (KHalf(g, &q0, &q1)) {
+                WaitFlag<HardEvent::MTE3_V>(gFree_[g]);
+            }
         }
         for (uint32_t s = 0; s < kQmmCgRing && s < slabs_; ++s) {
-            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[(slabs_ - 1 - s) % kQmmCgRing]);
+            WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[SlabBuf(slabs_ - 1 - s)]);
             WaitFlag<HardEvent::V_M>(cFree_[(slabs_ - 1 - s) % kQmmCgRing]);
         }
         for (uint32_t s = 0; s < kQmmCgRing && s < loads_; ++s) {
             WaitFlag<HardEvent::M_MTE1>(l0Free_[s]);
         }
         WaitPassWrite();
+        slabBufBase_ = SlabBuf(slabs_ - 1);  // the next panel's slab 0 (this one's last) keeps its buffer
     }
 
-    // Slab x of this panel's order: its first row of a and its rows of a; its pieces: row blocks x parts of K.
+    // The L1 slab buffer of slab x (its flags slabReady_ / slabFree_ too): alternating, slab 0 in the one the previous
+    // panel's last slab took. (L0C's regions alternate from slab 0 in each panel: x % kQmmCgRing.)
+    __aicore__ inline uint32_t SlabBuf(uint32_t x) const { return (x + slabBufBase_) % kQmmCgRing; }
+
+    // Slab x of this panel's order: its first row of a and its rows of a; its pieces: half row blocks.
     __aicore__ inline uint32_t SlabRow(uint32_t x) const { return (reverse_ ? slabs_ - 1 - x : x) * rowsA_; }
     __aicore__ inline uint32_t SlabRows(uint32_t x) const { return QmmMin(rowsA_, t_->m - SlabRow(x)); }
-    __aicore__ inline uint32_t Pieces() const
-    {
-        return rowsA_ / aqo_qmm_layout::kCgPieceRows * aqo_qmm_layout::CgKParts(kLen_, kstep_);
-    }
+    __aicore__ inline uint32_t Pieces() const { return rowsA_ / aqo_qmm_layout::kCgPieceRows; }
 
-    // A piece's place: its row block and part of K (each core starts at its own piece of the slab, so that a slab
-    // comes from the DDR once and from the L2 cache for the other cores), its first row, rows of a and K values.
+    // The j-th piece of slab x: its row block, its half (h), its first row and rows of a. Each core starts at its own
+    // piece of the slab (so that a slab comes from the DDR once and from the L2 cache for the other cores), then takes
+    // the other half of that row block, then the row blocks after it: a row block's two pieces are always the j-th
+    // and (j + 1)-th for an even j, which the one gathered buffer needs.
     struct Piece {
-        uint32_t rb, k0, len, row, valid;
+        uint32_t rb, h, row, valid;
     };
     __aicore__ inline Piece PieceAt(uint32_t x, uint32_t j) const
     {
         const TD& t = *t_;
-        const uint32_t parts = aqo_qmm_layout::CgKParts(kLen_, kstep_);
-        const uint32_t partK = aqo_qmm_layout::CgPieceK(kLen_, kstep_);
-        const uint32_t q = (j + static_cast<uint32_t>(GetBlockIdx())) % Pieces();
+        const uint32_t blocks = Pieces() / aqo_qmm_layout::kCgGatheredPieces;
+        const uint32_t lead = static_cast<uint32_t>(GetBlockIdx()) % Pieces();
         Piece pc;
-        pc.rb = q / parts;
-        pc.k0 = (q % parts) * partK;
-        pc.len = QmmMin(partK, kLen_ - pc.k0);
-        pc.row = SlabRow(x) + pc.rb * aqo_qmm_layout::kCgPieceRows;
+        pc.rb = (lead / 2 + j / 2) % blocks;
+        pc.h = (lead % 2) ^ (j % 2);
+        pc.row = SlabRow(x) + pc.rb * aqo_qmm_layout::kCgRowBlock + pc.h * aqo_qmm_layout::kCgPieceRows;
         pc.valid = pc.row < t.m ? QmmMin(aqo_qmm_layout::kCgPieceRows, t.m - pc.row) : 0u;
         return pc;
     }
+    // The K blocks [*q0, *q1) of the gathered buffer's half g of K: the first half whole K steps, half of them (all of
+    // K where there is one step: the second half is then empty, and has no flags).
+    __aicore__ inline bool KHalf(uint32_t g, uint32_t* q0, uint32_t* q1) const
+    {
+        const uint32_t kbs = kLen_ / aqo_qmm_layout::kCgKBlock;
+        const uint32_t perStep = kstep_ / aqo_qmm_layout::kCgKBlock;
+        const uint32_t steps = (kbs + perStep - 1) / perStep;
+        const uint32_t split = steps > 1 ? (steps / 2) * perStep : kbs;
+        *q0 = g == 0 ? 0u : split;
+        *q1 = g == 0 ? split : kbs;
+        return *q1 > *q0;
+    }
     __aicore__ inline LocalTensor<AT> ReadSlot(uint32_t s)
     {
-        return work_.Get<AT>()[s * aqo_qmm_layout::CgSlotBytes(t_->k, t_->cgKPart, kstep_)];
+        return work_.Get<AT>()[s * aqo_qmm_layout::CgSlotBytes(t_->cgKPart)];
     }
 
     // The panel's pieces in order (slab by slab): the DMAs run kQmmCgReadAhead pieces ahead of the gathers, so that a
     // gather (in the vector unit's in-order queue, before an epilogue) seldom waits for its bytes.
+    // (dmas_ and gathers_ count the pieces read: a kept slab 0's are not.)
     __aicore__ inline void GatherNext()
     {
-        const uint32_t total = slabs_ * Pieces();
+        const uint32_t total = slabs_ * Pieces() - keptPieces_;
         for (; dmas_ < total && dmas_ <= gathers_ + kQmmCgReadAhead; ++dmas_) {
-            PieceDma(dmas_ / Pieces(), dmas_ % Pieces());
+            const uint32_t i = dmas_ + keptPieces_;
+            PieceDma(i / Pieces(), i % Pieces());
         }
-        PieceGather(gathers_ / Pieces(), gathers_ % Pieces());
+        const uint32_t i = gathers_ + keptPieces_;
+        PieceGather(i / Pieces(), i % Pieces());
         ++gathers_;
     }
 
+    // A piece's rows: one burst where they are whole rows of a (one pass), else a burst per row.
     __aicore__ inline void PieceDma(uint32_t x, uint32_t j)
     {
         const TD& t = *t_;
@@ -471,62 +501,80 @@ private:
             WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
         }
         if (pc.valid > 0) {
-            DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + kBase_ + pc.k0],
-                     DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(pc.len / 32),
-                                    static_cast<uint16_t>((t.k - pc.len) / 32), 0));
+            const uint32_t rowBlocks = kLen_ / 32;
+            const DataCopyParams prm =
+                kLen_ == t.k ? DataCopyParams(1, static_cast<uint16_t>(pc.valid * rowBlocks), 0, 0)
+                             : DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(rowBlocks),
+                                              static_cast<uint16_t>((t.k - kLen_) / 32), 0);
+            DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + kBase_], prm);
         }
         SetFlag<HardEvent::MTE2_V>(aLoaded_[s]);
     }
 
-    // Piece j of slab x, once read: rows past M zeros, gathered into L0A's order (the row block's fractals of the part,
-    // together), copied to the slab buffer.
+    // Piece j of slab x, once read: rows past M zeros, gathered into its half of the row block's fractals; after the
+    // row block's second piece, the row block copied to the slab buffer.
     __aicore__ inline void PieceGather(uint32_t x, uint32_t j)
     {
-        const TD& t = *t_;
         const uint32_t s = gathers_ % kQmmCgReadSlots;
-        const uint32_t buf = x % kQmmCgRing;
+        const uint32_t buf = SlabBuf(x);
         const Piece pc = PieceAt(x, j);
-        const uint32_t kbs = pc.len / aqo_qmm_layout::kCgKBlock;
+        const uint32_t kbs = kLen_ / aqo_qmm_layout::kCgKBlock;
         const LocalTensor<AT> in = ReadSlot(s);
-        const uint32_t g = gathers_ % kQmmCgGathered;
-        const LocalTensor<AT> gathered = ReadSlot(kQmmCgReadSlots + g);
+        const LocalTensor<AT> gathered = ReadSlot(kQmmCgReadSlots);
         WaitFlag<HardEvent::MTE2_V>(aLoaded_[s]);
-        if (gathers_ >= kQmmCgGathered) {
-            WaitFlag<HardEvent::MTE3_V>(gFree_[g]);  // the copy to L1 of the piece gathered here before read it
-        }
         // (No barrier before the gathers otherwise: the slot's bytes come from MTE2 and the gathered buffer was last
-        // written by a gather that completed before its copy to L1 began, both behind flags.)
+        // written by gathers that completed before its copy to L1 began, behind flags; the row block's other half is
+        // other bytes of it.)
         if (pc.valid < aqo_qmm_layout::kCgPieceRows) {
             PipeBarrier<PIPE_V>();  // the slot's previous gather read it
-            Duplicate(in.template ReinterpretCast<int16_t>()[pc.valid * pc.len / 2], static_cast<int16_t>(0),
-                      static_cast<int32_t>((aqo_qmm_layout::kCgPieceRows - pc.valid) * pc.len / 2));
+            Duplicate(in.template ReinterpretCast<int16_t>()[pc.valid * kLen_ / 2], static_cast<int16_t>(0),
+                      static_cast<int32_t>((aqo_qmm_layout::kCgPieceRows - pc.valid) * kLen_ / 2));
             PipeBarrier<PIPE_V>();
         }
-        // Per 8 rows one Or of the rows with themselves over uint16, whose 8 blocks are the rows' block q (source block
-        // stride: a row) and whose iterations are q: the next fractal of the row block.
+        // The gathered buffer in two halves of K (whole K steps): the first half's copy to L1 starts while the second
+        // half is gathered, and the next row block's first half is gathered once that copy is done, not the whole
+        // row block's. Per half one Or of the 8 rows with themselves over uint16, whose 8 blocks are the rows' block q
+        // (source block stride: a row) and whose iterations are q: the h-th half (rows 8h .. 8h + 7) of the row
+        // block's fractal q.
         const LocalTensor<uint16_t> src = in.template ReinterpretCast<uint16_t>();
         const LocalTensor<uint16_t> dst = gathered.template ReinterpretCast<uint16_t>();
-        const uint8_t b = static_cast<uint8_t>(kbs);
-        for (uint32_t h = 0; h < 2; ++h) {
-            const uint32_t at = h * 8 * pc.len / 2;
-            Or(dst[h * 128], src[at], src[at], 128, b, BinaryRepeatParams(1, b, b, 16, 1, 1));
+        const uint8_t rowStride = static_cast<uint8_t>(kbs);
+        for (uint32_t g = 0, q0 = 0, q1 = 0; g < kQmmCgHalves; ++g) {
+            if (!KHalf(g, &q0, &q1)) {
+                continue;
+            }
+            if (j % 2 == 0 && copies_ > 0) {
+                WaitFlag<HardEvent::MTE3_V>(gFree_[g]);  // the previous row block's copy of this half read it
+            }
+            Or(dst[q0 * kQmmCgFractal / 2 + pc.h * 128], src[q0 * 16], src[q0 * 16], 128,
+               static_cast<uint8_t>(q1 - q0), BinaryRepeatParams(1, rowStride, rowStride, 16, 1, 1));
+            if (j % 2 == 1) {
+                SetFlag<HardEvent::V_MTE3>(gReady_[g]);
+            }
         }
         SetFlag<HardEvent::V_MTE2>(aInFree_[s]);
-        SetFlag<HardEvent::V_MTE3>(gReady_);
-        WaitFlag<HardEvent::V_MTE3>(gReady_);
-        if (j == 0 && x >= kQmmCgRing) {
+        if (j % 2 == 0) {
+            return;
+        }
+        if (j == 1 && x >= kQmmCgRing) {
             // slab x - 2's last LoadData. (Also implied today: DrainPrepare(x - 2), which waits for that slab's
             // Mmads, is issued before slab x's gathers; the flag keeps the order if that changes.)
             WaitFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
         }
-        CopyRowBlockToL1(buf, pc.rb, pc.k0 / aqo_qmm_layout::kCgKBlock, kbs, gathered);
-        SetFlag<HardEvent::MTE3_V>(gFree_[g]);
+        for (uint32_t g = 0, q0 = 0, q1 = 0; g < kQmmCgHalves; ++g) {
+            if (KHalf(g, &q0, &q1)) {
+                WaitFlag<HardEvent::V_MTE3>(gReady_[g]);
+                CopyRowBlockToL1(buf, pc.rb, q0, q1 - q0, gathered[q0 * kQmmCgFractal]);
+                SetFlag<HardEvent::MTE3_V>(gFree_[g]);
+            }
+        }
+        ++copies_;
         if (j + 1 == Pieces()) {
             SetFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
         }
     }
 
-    // Row block rb's fractals kb0 .. kb0 + kbs (a piece's K part: whole K steps, L0A's order in `src`) into slab buffer
+    // Row block rb's fractals kb0 .. kb0 + kbs (a part of K: whole K steps, L0A's order in `src`) into slab buffer
     // buf, whose fractals lie K step by K step, row block by row block in each: a burst per whole step, one more for
     // K's last step where it is shorter.
     __aicore__ inline void CopyRowBlockToL1(uint32_t buf, uint32_t rb, uint32_t kb0, uint32_t kbs,
@@ -554,7 +602,8 @@ private:
     __aicore__ inline void Multiply(uint32_t x)
     {
         const TD& t = *t_;
-        const uint32_t buf = x % kQmmCgRing;
+        const uint32_t buf = x % kQmmCgRing;  // L0C's region
+        const uint32_t sb = SlabBuf(x);
         const uint32_t rowBlocks = t.cgSlab / 16;
         const uint32_t n1 = PanelFractals();
         const uint32_t steps = (kLen_ + kstep_ - 1) / kstep_;
@@ -563,7 +612,7 @@ private:
         const uint32_t pieces = x + 1 < slabs_ ? Pieces() : 0u;
         const uint32_t between = pieces + (x > 0 ? 1u + DrainChunks(x - 1) : 0u);
         uint32_t done = 0;
-        WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[buf]);
+        WaitFlag<HardEvent::MTE3_MTE1>(slabReady_[sb]);
         if (x >= kQmmCgRing) {
             WaitFlag<HardEvent::V_M>(cFree_[buf]);  // slab x - 2's C has left this region (as above: also implied)
         }
@@ -576,7 +625,7 @@ private:
             }
             // L0A: the slab's row blocks' fractals of these K values (together in the slab buffer, as L0A wants them).
             LoadData(aL0_[h].template Get<AT>(),
-                     aL1_[buf].template Get<AT>()[st * rowBlocks * (kstep_ / aqo_qmm_layout::kCgKBlock) *
+                     aL1_[sb].template Get<AT>()[st * rowBlocks * (kstep_ / aqo_qmm_layout::kCgKBlock) *
                                                   kQmmCgFractal],
                      LoadData2DParams(0, static_cast<uint8_t>(rowBlocks * kbs), 1, 0, 0, false, 0));
             // L0B: the panel's rows k0.. (its fractals lie K block by K block, the columns' fractals in each)
@@ -584,13 +633,12 @@ private:
                      panelL1_.Get<BT>()[(k0 / aqo_qmm_layout::kCgKBlock) * n1 * kQmmCgFractal],
                      LoadData2DParams(0, static_cast<uint8_t>(kbs * n1), 1, 0, 0, false, 0));
             if (st + 1 == steps) {
-                SetFlag<HardEvent::MTE1_MTE3>(slabFree_[buf]);
+                SetFlag<HardEvent::MTE1_MTE3>(slabFree_[sb]);
             }
             SetFlag<HardEvent::MTE1_M>(inL0_[h]);
             WaitFlag<HardEvent::MTE1_M>(inL0_[h]);
-            if (st > 0) {
-                PipeBarrier<PIPE_M>();  // the previous accumulation into the same L0C
-            }
+            // (No barrier after the previous accumulation into the same L0C: the cube pipe orders its Mmads, as the
+            // Matmul API's K loop relies on; QmmMmad puts one after an Mmad of fewer than 10 fractals of C.)
             const MmadParams mp(static_cast<uint16_t>(t.cgSlab), static_cast<uint16_t>(n1 * 16),
                                 static_cast<uint16_t>(kbs * aqo_qmm_layout::kCgKBlock), 0, false, st == 0);
             QmmMmad(cL0_[buf].template Get<int32_t>(), aL0_[h].template Get<AT>(), BL0(h), mp);
@@ -899,6 +947,9 @@ private:
     uint32_t col0_ = 0, col1_ = 0;   // this core's columns
     uint32_t n0_ = 0, cols_ = 0;     // the panel
     uint32_t dmas_ = 0, gathers_ = 0;  // a's pieces of this panel read and gathered so far
+    uint32_t copies_ = 0;              // a's row blocks of this panel copied to L1 so far
+    uint32_t keptPieces_ = 0;          // slab 0's pieces where it is the previous panel's last, kept in L1
+    uint32_t slabBufBase_ = 0;         // the slab buffer of slab 0 (SlabBuf)
     uint32_t drainRow0_ = 0, drainRows_ = 0, drainPer_ = 0;  // the slab being drained: first row, rows, chunk rows
     uint32_t loads_ = 0;             // L0 loads (and Mmads) of this panel so far
     bool reverse_ = false;           // this panel walks the slabs from the last
@@ -910,7 +961,7 @@ private:
     event_t turnedFree_[kQmmCgRing] = {};
     event_t aLoaded_[kQmmCgReadSlots] = {};
     event_t aInFree_[kQmmCgReadSlots] = {};
-    event_t gReady_ = {}, gFree_[kQmmCgGathered] = {};
+    event_t gReady_[kQmmCgHalves] = {}, gFree_[kQmmCgHalves] = {};
     event_t passWritten_ = {};   // a chunk's sums have left for the workspace (passes)
     bool passWriting_ = false;
     event_t slabReady_[kQmmCgRing] = {};

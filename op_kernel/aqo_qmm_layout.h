@@ -169,40 +169,39 @@ AQO_QMM_LAYOUT_FN unsigned CdWorkBytes(unsigned m, unsigned rows_a, unsigned pie
 }
 
 // The cube GEMM path (aqo_qmm_cube_gemm_310p.h, planned by qlinear_matmul_cube_gemm_plan.cpp). Its work region is used
-// in turn by a's pieces (16 rows x a part of K: read at s * piece for s < 3, gathered into L0A's order at (3 + g) *
-// piece, two gathered buffers in turn), a panel's chunks of b (read at s * chunk, turned at (2 + s) * chunk) and, once
-// a launch, the block of a ones row for a piece's part of K (16 rows x the part at 0, the same in L0A's order after
-// them) and L0B's block of ones (a K step's fractals of 512 bytes of 1 at 0, where a's row sums need it). Its C region
-// holds a slab's C as it leaves L0C (slab x panel int32, fractal order) at 0, then one epilogue chunk's rows as int32
-// rows of cStride (rowsPerChunk of them, taken from the fractals chunk by chunk), then b's column sums' row, then a's
-// row sums as they leave L0C (slab rows of 16 equal int32).
-// a's piece: a row block (16 rows) x a part of K of whole K steps, at most kCgMaxPieceK values where a step is no
-// longer (parts of equal whole steps, the last one shorter): one DMA (a burst per row), two gathers, one copy into L1
-// (a burst per K step).
+// in turn by a's pieces (8 rows x the pass's K: read at s * piece for s < 3; a row block's two pieces gathered into
+// L0A's order in one gathered buffer of two pieces after them), a panel's chunks of b (read at s * chunk, turned at
+// (2 + s) * chunk) and, once a launch, the block of a ones row for a part of K (16 rows x the part at 0, the same in
+// L0A's order after them) and L0B's block of ones (a K step's fractals of 512 bytes of 1 at 0, where a's row sums need
+// it). Its C region holds a slab's C as it leaves L0C (slab x panel int32, fractal order) at 0, then one epilogue
+// chunk's rows as int32 rows of cStride (rowsPerChunk of them, taken from the fractals chunk by chunk), then b's column
+// sums' row, then a's row sums as they leave L0C (slab rows of 16 equal int32).
+// a's piece: half a row block (8 rows) x all of the pass's K: one DMA (one burst where the rows are whole rows of a,
+// else a burst per row), one gather into its half of each of the row block's fractals; a row block's two pieces
+// gathered, one copy into L1 (a burst per K step). A burst costs the DMA engine its set-up whatever its length: whole
+// rows of a take one for 8 rows where parts of K took one per row.
 // In L1 a slab lies K step by K step, in each step row block by row block (one LoadData a step for all of them).
-constexpr unsigned kCgPieceRows = 16;
+constexpr unsigned kCgPieceRows = 8;
+constexpr unsigned kCgRowBlock = 16;  // rows of an 8-bit fractal: a row block's two pieces
 // a's rows a slab takes in L1 and L0A at most (four row blocks; the plan takes fewer where K leaves L1 no room), a's
-// read slots in the work region, and its gathered buffers after them (a piece in L0A's order each: the next piece is
-// gathered while the last one's copy to L1 waits its turn on MTE3).
+// read slots in the work region, and the gathered buffer after them (a row block in L0A's order: the next row block's
+// pieces are gathered once its copy to L1 is done).
 constexpr unsigned kCgSlab = 64;
 constexpr unsigned kCgReadSlots = 3;
-constexpr unsigned kCgGathered = 2;
+constexpr unsigned kCgGatheredPieces = kCgRowBlock / kCgPieceRows;
 // The kernel's ToRows reads a column fractal's rows of the slab as one block stride (slab x 64 bytes, in blocks): a
 // uint8 field of its repeat parameters.
 static_assert(kCgSlab * 64u / 32u <= 255u, "a slab's column fractal must fit ToRows' source block stride");
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
-constexpr unsigned kCgMaxPieceK = 2048;
-AQO_QMM_LAYOUT_FN unsigned CgPieceK(unsigned k, unsigned kstep)
+// The ones row's block goes to L1 in parts of K of whole K steps, at most kCgMaxPartK values where a step is no longer
+// (parts of equal whole steps, the last one shorter).
+constexpr unsigned kCgMaxPartK = 2048;
+AQO_QMM_LAYOUT_FN unsigned CgPartK(unsigned k, unsigned kstep)
 {
-    const unsigned most = kCgMaxPieceK / kstep > 0 ? kCgMaxPieceK / kstep : 1u;  // whole steps a part holds
+    const unsigned most = kCgMaxPartK / kstep > 0 ? kCgMaxPartK / kstep : 1u;  // whole steps a part holds
     const unsigned steps = (k + kstep - 1) / kstep, parts = (steps + most - 1) / most;
     return (steps + parts - 1) / parts * kstep;
 }
-AQO_QMM_LAYOUT_FN unsigned CgKParts(unsigned k, unsigned kstep)
-{
-    return (k + CgPieceK(k, kstep) - 1) / CgPieceK(k, kstep);
-}
-AQO_QMM_LAYOUT_FN unsigned CgPieceBytes(unsigned k, unsigned kstep) { return kCgPieceRows * CgPieceK(k, kstep); }
 AQO_QMM_LAYOUT_FN unsigned CgChunkBytes(unsigned chunk_k, unsigned panel) { return chunk_k * panel; }
 // K beyond what L1 holds beside the panel and the slabs: passes over a of kpart K values each (the last one the
 // rest), whose int32 sums meet in the workspace (one pass: kpart = k).
@@ -215,20 +214,16 @@ AQO_QMM_LAYOUT_FN unsigned long long CgPassInts(unsigned m, unsigned cstride)
 {
     return static_cast<unsigned long long>(m) * cstride;
 }
-// A read slot of a's pieces: the longer piece of a full pass and of the last one (whose parts of K may differ).
-AQO_QMM_LAYOUT_FN unsigned CgSlotBytes(unsigned k, unsigned kpart, unsigned kstep)
-{
-    const unsigned full = CgPieceBytes(kpart, kstep), last = CgPieceBytes(CgLastPassK(k, kpart), kstep);
-    return full > last ? full : last;
-}
+// A read slot of a's pieces: a piece of a full pass (the last pass is no longer).
+AQO_QMM_LAYOUT_FN unsigned CgSlotBytes(unsigned kpart) { return kCgPieceRows * kpart; }
 // The ones row's block of a part (its rows, then in L0A's order) and L0B's block of ones (a K step's fractals).
 AQO_QMM_LAYOUT_FN unsigned CgOnesBytes(unsigned k, unsigned kstep)
 {
-    return 32u * CgPieceK(k, kstep) > 16u * kstep ? 32u * CgPieceK(k, kstep) : 16u * kstep;
+    return 32u * CgPartK(k, kstep) > 16u * kstep ? 32u * CgPartK(k, kstep) : 16u * kstep;
 }
 AQO_QMM_LAYOUT_FN unsigned CgWorkBytes(unsigned k, unsigned kpart, unsigned kstep, unsigned chunk_k, unsigned panel)
 {
-    const unsigned a = (kCgReadSlots + kCgGathered) * CgSlotBytes(k, kpart, kstep);
+    const unsigned a = (kCgReadSlots + kCgGatheredPieces) * CgSlotBytes(kpart);
     const unsigned b = 4u * CgChunkBytes(chunk_k, panel);
     const unsigned onesFull = CgOnesBytes(kpart, kstep), onesLast = CgOnesBytes(CgLastPassK(k, kpart), kstep);
     const unsigned ones = onesFull > onesLast ? onesFull : onesLast;

@@ -12,8 +12,9 @@
 // panels of at most cgPanel columns. Per panel: b's K x panel columns read in chunks of cgChunkK rows (one DMA, a
 // burst per row), turned, copied into the panel's place in L1 (L0B's layout for all of a pass's K); b stored [N, K]: chunks of
 // cgChunkK K values of 16 columns (a burst per column), gathered instead of turned. Then a, slab by slab (cgSlab
-// rows, whole 16-row blocks), in pieces of a row block x a part of K (one DMA, a burst per row; two block gathers into
-// L0A's order on the vector unit; a copy into one of two slab buffers in L1, which hold a slab K step by K step); per
+// rows, whole 16-row blocks), in pieces of half a row block x the pass's K (one DMA: one burst of 8 whole rows of a
+// in one pass, else a burst per row; a block gather into its half of the row block's fractals on the vector unit; a
+// row block's two halves one copy into one of two slab buffers in L1, which hold a slab K step by K step); per
 // cgKStep K values one LoadData into an L0A half, one of the panel's rows into an L0B half, one Mmad accumulating the
 // slab's C in one of two L0C regions. A slab's C leaves L0C while the next slab is multiplied: int32 rows, the
 // zero-point terms, the requantization epilogue and the copy-out, rowsPerChunk rows at a time. The scalar unit issues

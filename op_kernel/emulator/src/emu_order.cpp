@@ -826,6 +826,15 @@ void RequireBarrierAfterSmallMmad(CoreContext& c, const char* file, int line, co
     }
 }
 
+void OrderAfterEarlierMmads(CoreContext& c)
+{
+    OrderState& o = c.order;
+    const int m = static_cast<int>(Stream::kM);
+    if (o.current_stream == m && o.current_seq > 0) {
+        o.current.v[m] = std::max(o.current.v[m], o.current_seq - 1);
+    }
+}
+
 void NoteMmad(CoreContext& c, uint32_t m, uint32_t n, const char* file, int line)
 {
     if ((m / 16) * (n / 16) < 10) {

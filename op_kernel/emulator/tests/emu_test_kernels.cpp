@@ -1804,7 +1804,8 @@ struct CubeDemoBuffers {
 // second accumulating the upper half of K), the result copied L0C -> UB -> GM. Other t.mode values break one rule,
 // the line marked "CUBECASE(<name>)" (tests/emulator/test_emulator_cube.py):
 //   2 the Mmad without the MTE1 -> M flag; 3 the copy out without the M -> V flag; 4 the accumulating Mmad without
-//   PipeBarrier<PIPE_M> (N >= 160: C of 10 or more fractals, else 9's rule fires first); 5 LoadData with ifTranspose
+//   PipeBarrier<PIPE_M> (allowed for C of 10 or more fractals, N >= 160: the cube pipe orders its accumulations, as
+//   the Matmul API relies on; refused for fewer, by 9's rule); 5 LoadData with ifTranspose
 //   on int8; 6 an Mmad of m 1 (GEMV); 7 the copy out in BLOCK_MODE_VECTOR; 8 B loaded one fractal short (the Mmad
 //   reads L0B bytes never written); 9 a second Mmad right after one of fewer than 10 fractals of C, without the
 //   PipeBarrier<PIPE_M> the Matmul API puts after such an Mmad (17: with PipeBarrier<PIPE_V> between them); 16 an M
@@ -1873,7 +1874,7 @@ inline void DemoCube(GM_ADDR x, GM_ADDR y, GM_ADDR tiling)
             PipeBarrier<PIPE_M>();
         }
         const MmadParams upper(m, static_cast<uint16_t>(n), half, 0, false, false);
-        Mmad(l0c, l0a[(k1 / 2) * 512], l0b[(k1 / 2) * n1 * 512], upper);  // CUBECASE(accumulate_without_barrier)
+        Mmad(l0c, l0a[(k1 / 2) * 512], l0b[(k1 / 2) * n1 * 512], upper);  // CUBECASE(small_accumulate_without_barrier)
     } else {
         const MmadParams all(t.mode == 6 ? 1 : m, static_cast<uint16_t>(n), static_cast<uint16_t>(k), 0, false, true);
         Mmad(l0c, l0a, l0b, all);  // CUBECASE(mmad_before_its_load) CUBECASE(gemv) CUBECASE(b_short)

@@ -329,7 +329,8 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
     zero points (where a correction is needed; each pass) and scales, or all M rows of each once a core where the
     plan's row buffers hold them (the zero points a staging piece at a time). K in passes (cgKPart K values each):
     every pass but the last writes the panel's M rows of int32 sums to the workspace, every pass but the first reads
-    them."""
+    them. In one pass a core's panels after its first do not read a's slab that the panel before read last (the
+    panels alternate their direction over M; that slab stays in L1)."""
     m, n, k, panel, slab = t["m"], t["n"], t["k"], t["cgPanel"], t["cgSlab"]
     passes = -(-k // t["cgKPart"])
     cores, units = t["usedCores"], t["unitCount"]
@@ -349,9 +350,12 @@ def qmm_cube_gemm_traffic(t: dict, za: np.ndarray, zb: np.ndarray) -> int:
             total += sum(_copy_in_dma_bytes(m0, min(piece, m - m0), m, 1) for m0 in range(0, m, piece))
         if t["aParamKind"] and scales_all:
             total += _copy_in_dma_bytes(0, m, m, 4)
-        for n0 in range(col0, col0 + width, panel):
+        slabs = -(-m // rows_a)
+        for p, n0 in enumerate(range(col0, col0 + width, panel)):
             cols = min(panel, col0 + width - n0)
             total += k * cols + m * k + m * cols                 # b's panel, a, y
+            if passes == 1 and p > 0:                            # the previous panel's last slab, kept in L1
+                total -= k * (min(rows_a, m) if p % 2 == 0 else m - (slabs - 1) * rows_a)
             total += 2 * (passes - 1) * m * cols * 4             # the passes' sums, written and read back
             if t["bZpKind"] == 2 and need_ra:
                 total += passes * _copy_in_dma_bytes(n0, cols, n, 1)

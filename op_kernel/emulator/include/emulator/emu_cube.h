@@ -35,8 +35,10 @@
 //   deqScale, isRelu, padMode, sidStoreMode or deqTensorAddr set; src not 1024-byte or dst not 32-byte aligned;
 //   blockCount outside 1..4095, blockLen outside 1..65535; a burst outside its buffer.
 // Ordering: L0A / L0B are written by MTE1 and read by M; L0C written by M and read by M (accumulating) and V (the copy
-// out), per 32-byte block (emu_order.cpp LocalAccess). An M after an M on the same L0C needs PipeBarrier<PIPE_M>
-// here always (the Mmad page asks for it when (m / 16) * (n / 16) < 10: stricter).
+// out), per 32-byte block (emu_order.cpp LocalAccess). An Mmad after an Mmad on the same L0C is ordered by the cube
+// pipe, as CANN 8.1's Matmul API relies on (a K loop's accumulating Mmads without a barrier between them), except after
+// an Mmad of fewer than 10 fractals of C ((m / 16) x (n / 16) < 10), which needs PipeBarrier<PIPE_M> before the pipe's
+// next instruction or flag (the Mmad page; the API's barrier in stage/compute/mmad_compute.h).
 // Trace: LoadData an MTE1 dma_l1_to_l0 of its bytes; Mmad an M cube_mmad of 16 M1 x 16 N1 x 32 K1 MACs (whole
 // fractals); the copy a V fix_out of its bytes (the timeline's L0C -> UB rate).
 #pragma once
@@ -268,6 +270,7 @@ void Mmad(const AscendC::LocalTensor<DstT>& dst, const AscendC::LocalTensor<Src0
     const bool init = p.cmatrixInitVal;
     RequireBarrierAfterSmallMmad(c, file, line, api);
     Issue(c, Pipe::kM, false, InstrClass::kCubeMmad, 1, 16 * m1 * 16 * n1 * 32 * k1, 0, file, line, api);
+    OrderAfterEarlierMmads(c);
     NoteMmad(c, p.m, p.n, file, line);
     LocalAccess(c, Mem::kL0A, fm.byte_, m1 * k1 * kFractal, false, "fm");
     LocalAccess(c, Mem::kL0B, filter.byte_, k1 * n1 * kFractal, false, "filter");

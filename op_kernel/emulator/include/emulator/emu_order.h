@@ -70,6 +70,11 @@ void OrderPipeBarrier(CoreContext& c, int pipe_t_value, const char* file, int li
 // of the M pipe makes against it.
 void NoteMmad(CoreContext& c, uint32_t m, uint32_t n, const char* file, int line);
 void RequireBarrierAfterSmallMmad(CoreContext& c, const char* file, int line, const std::string& what);
+// The current Mmad (just issued) ordered after the core's earlier Mmads: the cube pipe accumulates them into L0C in
+// issue order. CANN 8.1's Matmul API issues a K loop's accumulating Mmads with no barrier between them (its
+// scheduler's CubeCompute -> stage/compute/mmad_compute.h; the v200 Mmad has none inside) and puts
+// PipeBarrier<PIPE_M> only after an Mmad of fewer than 10 fractals of C, which RequireBarrierAfterSmallMmad demands.
+void OrderAfterEarlierMmads(CoreContext& c);
 void OrderSetFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
                   FlagOwner owner = FlagOwner::kKernel);
 void OrderWaitFlag(CoreContext& c, int hard_event, int event_id, const char* file, int line, const char* api,
