@@ -501,10 +501,10 @@ private:
             WaitFlag<HardEvent::V_MTE2>(aInFree_[s]);
         }
         if (pc.valid > 0) {
-            const uint32_t rowBlocks = kLen_ / 32;
+            const uint32_t rowLen = kLen_ / 32;  // a row's 32-byte blocks
             const DataCopyParams prm =
-                kLen_ == t.k ? DataCopyParams(1, static_cast<uint16_t>(pc.valid * rowBlocks), 0, 0)
-                             : DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(rowBlocks),
+                kLen_ == t.k ? DataCopyParams(1, static_cast<uint16_t>(pc.valid * rowLen), 0, 0)
+                             : DataCopyParams(static_cast<uint16_t>(pc.valid), static_cast<uint16_t>(rowLen),
                                               static_cast<uint16_t>((t.k - kLen_) / 32), 0);
             DataCopy(ReadSlot(s), aGm_[static_cast<uint64_t>(pc.row) * t.k + kBase_], prm);
         }

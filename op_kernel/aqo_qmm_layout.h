@@ -193,6 +193,9 @@ constexpr unsigned kCgGatheredPieces = kCgRowBlock / kCgPieceRows;
 // uint8 field of its repeat parameters.
 static_assert(kCgSlab * 64u / 32u <= 255u, "a slab's column fractal must fit ToRows' source block stride");
 constexpr unsigned kCgKBlock = 32;     // K values of an 8-bit fractal row
+// A pass's K at most: a piece's row (its K / 32 blocks) is its gathers' source block stride and their iterations,
+// 8-bit fields of the Or's repeat parameters.
+constexpr unsigned kCgMaxPassK = 255u * kCgKBlock;
 // The ones row's block goes to L1 in parts of K of whole K steps, at most kCgMaxPartK values where a step is no longer
 // (parts of equal whole steps, the last one shorter).
 constexpr unsigned kCgMaxPartK = 2048;

@@ -58,9 +58,11 @@ CubeGemmUb UbFor(const QLinearMatMulTiling& t, uint32_t work, uint32_t panel, ui
 
 uint64_t QmmCubeGemmPassK(uint64_t k, uint64_t l1)
 {
-    // The longest K whose panel (the widest) and two slabs (the tallest) L1 holds: all of K in one pass where it fits;
-    // beyond, passes of even length, whole chunks of kQmmCubeGemmPassAlign but the last.
-    const uint64_t longest = l1 / (kQmmCubeGemmMaxPanel + 2ull * aqo_qmm_layout::kCgSlab);
+    // The longest K whose panel (the widest) and two slabs (the tallest) L1 holds, and a's pieces' gathers take
+    // (kCgMaxPassK): all of K in one pass where it fits; beyond, passes of even length, whole chunks of
+    // kQmmCubeGemmPassAlign but the last.
+    const uint64_t longest = std::min<uint64_t>(l1 / (kQmmCubeGemmMaxPanel + 2ull * aqo_qmm_layout::kCgSlab),
+                                                aqo_qmm_layout::kCgMaxPassK);
     if (k <= longest) {
         return k;
     }

@@ -2,8 +2,8 @@
 than the decode paths take against an int8 b, or a uint8 b with a uint8 a, stored [K, N] or transposed [N, K], on the
 AI cores' own cube pipeline: b turned (or gathered) once a panel and kept in L1, a streamed past it in slabs gathered
 into L0A's order. The plan takes it exactly where it applies, its results are byte-for-byte the golden's (every cube
-type pair, b layout, y type, parameter layout and zero-point case; partial slabs and row blocks, K in parts and steps
-with a short last one, narrow panels, several panels a core walked in both directions, K beyond what L1 holds in
+type pair, b layout, y type, parameter layout and zero-point case; partial slabs and row blocks, K in steps with a
+short last one, narrow panels, several panels a core walked in both directions, K beyond what L1 holds in
 passes whose int32 sums meet in the workspace), and its GM traffic is what its design says."""
 from __future__ import annotations
 
@@ -89,10 +89,11 @@ def test_the_epilogue_takes_half_a_slab_a_chunk_where_b_has_one_scale():
     for a_param in ("tensor", "row"):
         t = _plan((4096, 4096), (4096, 4096), a_param=a_param, b_param="column").tiling
         assert t["ubPattern"] == t["rowsPerChunk"] * t["cStride"] * 4
-    # The work region: three read slots and two gathered buffers of a piece (16 rows x 2048), or four chunks of b;
+    # The work region: three read slots of a piece (8 rows x K) and the gathered row block (16 rows x K), or four
+    # chunks of b;
     # the C region: a slab's fractals, one chunk's rows, b's column sums' row, a's row sums (a slab's rows x 16 int32).
     t = _plan((4096, 4096), (4096, 4096)).tiling
-    assert t["ubCgWork"] == max(5 * 16 * 2048, 4 * t["cgChunkK"] * t["cgPanel"])
+    assert t["ubCgWork"] == max(3 * 8 * 4096 + 16 * 4096, 4 * t["cgChunkK"] * t["cgPanel"])
     assert t["ubCgC"] == (t["cgSlab"] + t["rowsPerChunk"]) * t["cgPanel"] * 4 + t["cgPanel"] * 4 + t["cgSlab"] * 64
 
 
@@ -141,8 +142,9 @@ def _check(args, y_scale, y_zp=3, y_dtype=np.int8):
 
 
 PAIRS = [("int8", "int8"), ("uint8", "int8"), ("uint8", "uint8")]
-# (a shape, b shape): a partial last slab and row block with K in one step; K in two parts of whole steps and a short
-# last step (2976 = 11 x 256 + 160), narrow panels; 130 rows (three slabs with the ones row's), two panels a core.
+# (a shape, b shape): a partial last slab and row block with K in one step; K in whole steps and a short last step
+# (2976: the short step in the gathered row block's second half of K), narrow panels; 130 rows (three slabs with the
+# ones row's), two panels a core.
 SHAPES = [((100, 288), (288, 96)), ((70, 2976), (2976, 160)), ((130, 512), (512, 2048))]
 
 
@@ -359,8 +361,9 @@ def test_a_panel_after_the_first_reads_one_slab_fewer(m, zps):
     # Three panels of 128 columns a core; the panels alternate their direction over M, so each panel after a core's
     # first starts with the slab the panel before ended with, still in its L1 slab buffer, and does not read it again.
     # Bit-exact against the golden; each core's reads of a (off the emulator's trace: the DMAs within a's GM buffer)
-    # are all of a for every panel but those kept slabs, and the GM traffic is the model's to the byte. M = 150: a
-    # partial last slab; 64 with a0: two slabs of 48 rows (the ones row ends each), the second partial.
+    # are all of a for every panel but those kept slabs, and the GM traffic is the model's to the byte. M = 150 and
+    # 200: a partial last slab (with a's zero point, "random" and "b0", slabs of 48 rows and the ones row); M = 64
+    # with a's zero point 0 ("a0"): one slab, so a panel after a core's first reads no a at all.
     rng = np.random.default_rng(45 + m)
     k, n = 512, 3072
     args = _operands(rng, (m, k), (k, n), "int8", "int8", "tensor", "tensor", zps)
